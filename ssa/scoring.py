@@ -1,0 +1,503 @@
+r"""Attention scoring functions: the map from attention logits to attention weights.
+
+Every scorer takes logits of shape ``(..., queries, keys)`` and an optional boolean key mask
+(``True`` = the key may be attended; any shape that broadcasts to the logits) and returns
+weights of the logits' shape and dtype. Masked keys get exactly zero weight, and a row whose
+keys are all masked gets zeros, never NaN. Half-precision inputs are computed in float32 and
+cast back, so the dtype's extreme finite values neither overflow nor produce NaN.
+
+The scorers, with :math:`x` the logits of one query row over its :math:`N` unmasked keys:
+
+========================  =========================================================================
+``softmax``               :math:`w_i = e^{x_i} / \sum_j e^{x_j}`
+``ssa``                   Scaled Signed Averaging (the paper):
+                          :math:`w_i = (1+b|x_i|)^{\operatorname{sgn}(x_i)\,n} / \sum_j (1+b|x_j|)^{\operatorname{sgn}(x_j)\,n}`,
+                          computed as :math:`\operatorname{softmax}(\operatorname{sgn}(x)\, n \log(1+b|x|))`.
+                          Trainable :math:`b = \operatorname{softplus}(\beta) > 0` and
+                          :math:`n = 1 + \operatorname{softplus}(\nu) \ge 1`.
+``ssa_n1.5``, ``ssa_n2``  SSA with :math:`n` fixed (the paper's encoder runs), :math:`b` trainable.
+``temperature_softmax``   :math:`\operatorname{softmax}(x / T)`, :math:`T` fixed or trainable.
+``sparsemax``             Martins & Astudillo (2016), through the ``entmax`` package.
+``entmax15``              1.5-entmax, Peters et al. (2019), through the ``entmax`` package.
+``sa_softmax``            Self-Adjusting softmax: :math:`w_i = x_i \operatorname{softmax}(x)_i`.
+``sa_softmax_normalized`` :math:`w_i = \frac{x_i - \min(x_{\min},0)}{\max(x_{\max},0) - \min(x_{\min},0)} \operatorname{softmax}(x)_i`.
+``cosformer``             cosFormer in explicit-weight form:
+                          :math:`s_{ij} = \operatorname{relu}(q_i)\cdot\operatorname{relu}(k_j)\,
+                          \cos\!\big(\tfrac{\pi}{2}\tfrac{i-j}{M}\big)`, :math:`w_{ij} = s_{ij}/\sum_j s_{ij}`.
+``ssmax``                 Scalable-Softmax: :math:`\operatorname{softmax}(s \log N \cdot x)`, :math:`s` trainable.
+``sigmoid``               Sigmoid attention: :math:`w_i = \sigma(x_i - \log N)`.
+========================  =========================================================================
+
+Not every scorer is a probability distribution: ``sa_softmax`` can give negative weights, and
+``sa_softmax``, ``sa_softmax_normalized`` and ``sigmoid`` rows need not sum to one. Each
+scorer class says so in its ``normalized`` and ``nonnegative`` attributes, and the tests check
+exactly what each one declares.
+
+``cosformer`` depends on queries and keys separately, not only on their dot products: call
+:meth:`Scorer.weights_from_qk` (which :func:`ssa.attention.attention` does for every scorer).
+Its :math:`M` is the number of unmasked keys of the row, so masking keys equals removing them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+__all__ = [
+    "SCORER_NAMES",
+    "Scorer",
+    "make_scorer",
+    "register_scorer",
+    "masked_softmax",
+    "softmax",
+    "ssa",
+    "ssa_logits",
+    "temperature_softmax",
+    "sparsemax",
+    "entmax15",
+    "sa_softmax",
+    "cosformer_weights",
+    "ssmax",
+    "sigmoid_attention",
+]
+
+_HALF_DTYPES = (torch.float16, torch.bfloat16)
+
+
+# ----------------------------------------------------------------------------------------------
+# Shared plumbing: mask checks, moving the key axis last, half precision.
+
+
+def _check_mask(shape: torch.Size, mask: Tensor | None) -> Tensor | None:
+    if mask is None:
+        return None
+    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+        raise ValueError(
+            f"mask must be a boolean tensor (True = key may be attended), got "
+            f"{type(mask).__name__} of dtype {getattr(mask, 'dtype', None)}"
+        )
+    try:
+        return torch.broadcast_to(mask, shape)
+    except RuntimeError:
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} does not broadcast to logits of shape "
+            f"{tuple(shape)}"
+        ) from None
+
+
+def _key_axis_last(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """Run a last-axis scorer kernel along any ``dim``, with the mask checked and half
+    precision computed in float32."""
+
+    def wrapper(logits: Tensor, *args, mask: Tensor | None = None, dim: int = -1, **kwargs) -> Tensor:
+        mask = _check_mask(logits.shape, mask)
+        x = logits.float() if logits.dtype in _HALF_DTYPES else logits
+        x = x.movedim(dim, -1)
+        m = mask.movedim(dim, -1) if mask is not None else None
+        return fn(x, *args, mask=m, **kwargs).movedim(-1, dim).to(logits.dtype)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _valid_key_count(x: Tensor, mask: Tensor | None) -> Tensor:
+    """Number of unmasked keys per row, shape ``(..., 1)``, at least 1."""
+    if mask is None:
+        return torch.full_like(x[..., :1], x.shape[-1])
+    return mask.sum(-1, keepdim=True).clamp_min(1).to(x.dtype)
+
+
+def _masked_softmax_last(scores: Tensor, mask: Tensor | None) -> Tensor:
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    row_max = scores.amax(-1, keepdim=True)
+    # A fully masked row has max -inf; shifting by 0 instead keeps exp() at exactly 0.
+    row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max)).detach()
+    unnormalised = torch.exp(scores - row_max)
+    total = unnormalised.sum(-1, keepdim=True)
+    return unnormalised / total.clamp_min(torch.finfo(total.dtype).tiny)
+
+
+# ----------------------------------------------------------------------------------------------
+# Functional forms.
+
+
+@_key_axis_last
+def masked_softmax(scores: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    """Softmax over ``dim`` with masked keys at exactly 0 and fully masked rows at 0."""
+    return _masked_softmax_last(scores, mask)
+
+
+softmax = masked_softmax
+
+
+def ssa_logits(logits: Tensor, b: Tensor | float, n: Tensor | float) -> Tensor:
+    r"""The SSA score in log space, :math:`\operatorname{sgn}(x)\, n \log(1 + b|x|)`.
+
+    The sign is taken as +1 at :math:`x = 0` and :math:`|x|` is written as a ``where`` so that
+    autograd gives the true derivative :math:`nb` at zero (``abs`` would give 0 there)."""
+    positive = logits >= 0
+    magnitude = torch.where(positive, logits, -logits)
+    sign = torch.where(positive, 1.0, -1.0).to(logits.dtype)
+    return sign * n * torch.log1p(b * magnitude)
+
+
+@_key_axis_last
+def ssa(logits: Tensor, b: Tensor | float = 1.0, n: Tensor | float = 1.5, *, mask: Tensor | None = None) -> Tensor:
+    r"""Scaled Signed Averaging weights :math:`(1+b|x|)^{\operatorname{sgn}(x) n}` normalised
+    over the keys. ``b`` and ``n`` broadcast against the logits with the key axis last."""
+    return _masked_softmax_last(ssa_logits(logits, b, n), mask)
+
+
+@_key_axis_last
+def temperature_softmax(logits: Tensor, temperature: Tensor | float = 1.0, *, mask: Tensor | None = None) -> Tensor:
+    """Softmax of ``logits / temperature``."""
+    return _masked_softmax_last(logits / temperature, mask)
+
+
+def _shift_for_sparse(x: Tensor, mask: Tensor | None, gap: float) -> Tensor:
+    """Shift each row so its largest unmasked logit is 0 and put masked keys ``gap`` below it.
+
+    For sparsemax a logit at least 1 below the row maximum gets weight 0, for 1.5-entmax at
+    least 2 below; ``gap`` beyond that makes masked keys drop out of the support exactly, so
+    masking equals removing them. Shifting first keeps the gap representable at any magnitude.
+    """
+    row_max = (x if mask is None else x.masked_fill(~mask, float("-inf"))).amax(-1, keepdim=True)
+    row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max)).detach()
+    shifted = x - row_max
+    if mask is not None:
+        shifted = shifted.masked_fill(~mask, -gap)
+    return shifted
+
+
+def _zero_fully_masked(weights: Tensor, mask: Tensor | None) -> Tensor:
+    if mask is None:
+        return weights
+    return weights.masked_fill(~mask, 0.0)
+
+
+@_key_axis_last
+def sparsemax(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    """Sparsemax (Euclidean projection onto the simplex), via ``entmax.sparsemax``."""
+    from entmax import sparsemax as _sparsemax
+
+    # entmax's own handling of dim != -1 is unreliable on 3-D/4-D inputs; the wrapper always
+    # hands it the key axis last.
+    return _zero_fully_masked(_sparsemax(_shift_for_sparse(logits, mask, gap=4.0), dim=-1), mask)
+
+
+@_key_axis_last
+def entmax15(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    """1.5-entmax, via ``entmax.entmax15``."""
+    from entmax import entmax15 as _entmax15
+
+    return _zero_fully_masked(_entmax15(_shift_for_sparse(logits, mask, gap=8.0), dim=-1), mask)
+
+
+@_key_axis_last
+def sa_softmax(logits: Tensor, normalized: bool = False, *, mask: Tensor | None = None) -> Tensor:
+    """Self-Adjusting softmax: ``x * softmax(x)``, or with ``normalized`` the min-max scaled
+    ``x`` (with 0 kept inside the range) times ``softmax(x)``."""
+    probabilities = _masked_softmax_last(logits, mask)
+    if not normalized:
+        return _zero_fully_masked(logits * probabilities, mask)
+    valid = mask if mask is not None else torch.ones_like(logits, dtype=torch.bool)
+    low = logits.masked_fill(~valid, float("inf")).amin(-1, keepdim=True).clamp_max(0.0)
+    high = logits.masked_fill(~valid, float("-inf")).amax(-1, keepdim=True).clamp_min(0.0)
+    low = torch.where(torch.isfinite(low), low, torch.zeros_like(low))
+    high = torch.where(torch.isfinite(high), high, torch.zeros_like(high))
+    span = (high - low).clamp_min(torch.finfo(logits.dtype).tiny)
+    return _zero_fully_masked((logits - low) / span * probabilities, mask)
+
+
+@_key_axis_last
+def ssmax(logits: Tensor, s: Tensor | float = 0.43, *, mask: Tensor | None = None) -> Tensor:
+    """Scalable-Softmax: softmax of ``s * log(N) * x`` with ``N`` the row's unmasked keys."""
+    return _masked_softmax_last(s * torch.log(_valid_key_count(logits, mask)) * logits, mask)
+
+
+@_key_axis_last
+def sigmoid_attention(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    """Sigmoid attention with the ``-log N`` bias, ``N`` the row's unmasked keys."""
+    weights = torch.sigmoid(logits - torch.log(_valid_key_count(logits, mask)))
+    return _zero_fully_masked(weights, mask)
+
+
+def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None) -> Tensor:
+    r"""cosFormer weights in explicit form from queries ``(..., Q, D)`` and keys ``(..., K, D)``.
+
+    Query ``i`` sits at position ``i + K - Q`` (the last ``Q`` positions, as in decoding).
+    The row's :math:`M` is its number of unmasked keys, so that every weighted pair has
+    :math:`|i - j| < M` and the cosine is positive. Causal attention is the causal mask."""
+    logits_shape = (*torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2]), queries.shape[-2], keys.shape[-2])
+    mask = _check_mask(torch.Size(logits_shape), mask)
+    dtype = queries.dtype
+    q = F.relu(queries.float() if dtype in _HALF_DTYPES else queries)
+    k = F.relu(keys.float() if dtype in _HALF_DTYPES else keys)
+    # Row-wise and global rescaling cancel in the normalisation; they keep q·k finite at any magnitude.
+    tiny = torch.finfo(q.dtype).tiny
+    q = q / q.amax(-1, keepdim=True).clamp_min(tiny)
+    k = k / k.amax((-2, -1), keepdim=True).clamp_min(tiny)
+    similarity = q @ k.transpose(-2, -1)  # (..., Q, K)
+    n_queries, n_keys = similarity.shape[-2:]
+    query_pos = torch.arange(n_keys - n_queries, n_keys, device=q.device, dtype=q.dtype)
+    key_pos = torch.arange(n_keys, device=q.device, dtype=q.dtype)
+    distance = query_pos[:, None] - key_pos[None, :]  # (Q, K)
+    span = _valid_key_count(similarity, mask)  # (..., Q, 1)
+    similarity = similarity * torch.cos(0.5 * math.pi * distance / span).clamp_min(0.0)
+    if mask is not None:
+        similarity = similarity.masked_fill(~mask, 0.0)
+    total = similarity.sum(-1, keepdim=True)
+    return (similarity / total.clamp_min(tiny)).to(dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# Modules and the registry.
+
+
+def _inverse_softplus(value: float) -> float:
+    return value + math.log(-math.expm1(-value))
+
+
+class Scorer(nn.Module):
+    """Base class: ``forward(logits, mask=None, dim=-1) -> weights``.
+
+    ``weights_from_qk`` is what attention calls: it forms ``scale * q @ k^T`` and scores it;
+    scorers that need queries and keys themselves (cosFormer) override it."""
+
+    name: str = ""
+    normalized: bool = True  # rows over unmasked keys sum to one
+    nonnegative: bool = True
+
+    def forward(self, logits: Tensor, mask: Tensor | None = None, dim: int = -1) -> Tensor:
+        raise NotImplementedError
+
+    def weights_from_qk(self, queries: Tensor, keys: Tensor, mask: Tensor | None = None, scale: float | None = None) -> Tensor:
+        scale = queries.shape[-1] ** -0.5 if scale is None else scale
+        logits = (queries @ keys.transpose(-2, -1)) * scale  # (..., Q, K)
+        return self(logits, mask)
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}"
+
+
+_REGISTRY: dict[str, Callable[..., Scorer]] = {}
+
+
+def register_scorer(name: str, factory: Callable[..., Scorer] | None = None):
+    """Register a scorer factory under ``name``; usable as a decorator."""
+
+    def add(factory: Callable[..., Scorer]):
+        if name in _REGISTRY:
+            raise ValueError(f"scorer name {name!r} is already registered")
+        _REGISTRY[name] = factory
+        return factory
+
+    return add(factory) if factory is not None else add
+
+
+def scorer_names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def make_scorer(name: str | Scorer, **kwargs) -> Scorer:
+    """Build the scorer registered as ``name`` (a ``Scorer`` instance is returned as is)."""
+    if isinstance(name, Scorer):
+        if kwargs:
+            raise ValueError("scorer: keyword arguments cannot be applied to an existing Scorer instance")
+        return name
+    if name not in _REGISTRY:
+        raise ValueError(f"scorer must be one of {', '.join(_REGISTRY)}; got {name!r}")
+    return _REGISTRY[name](**kwargs)
+
+
+def _check_positive(parameter: str, value: float) -> float:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{parameter} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+class _ScalarParameters(nn.Module):
+    """A named scalar per layer (``num_heads=None``) or per head, fixed or trainable, kept in
+    its domain by a reparameterisation: value = ``offset + softplus(raw)``."""
+
+    def __init__(self, init: float, trainable: bool, num_heads: int | None, offset: float = 0.0):
+        super().__init__()
+        if num_heads is not None and (not isinstance(num_heads, int) or num_heads < 1):
+            raise ValueError(f"num_heads must be None (one value per layer) or an int >= 1, got {num_heads!r}")
+        self.num_heads = num_heads
+        self.offset = offset
+        # init == offset would need raw = -inf; start a hair above the bound instead.
+        raw = torch.full((num_heads or 1,), _inverse_softplus(max(init - offset, 1e-4)))
+        if trainable:
+            self.raw = nn.Parameter(raw)
+        else:
+            self.register_buffer("raw", raw)
+
+    def value(self, logits: Tensor) -> Tensor:
+        """The values, shaped to broadcast against logits ``(..., heads, Q, K)``."""
+        value = self.offset + F.softplus(self.raw)
+        if self.num_heads is None:
+            return value.reshape(()).to(logits.dtype)
+        if logits.dim() < 3 or logits.shape[-3] != self.num_heads:
+            raise ValueError(
+                f"logits of shape {tuple(logits.shape)} have no head axis of size num_heads="
+                f"{self.num_heads} at dim -3 (per-head parameters need (..., heads, queries, keys))"
+            )
+        return value.to(logits.dtype)[:, None, None]  # (H, 1, 1)
+
+
+@register_scorer("softmax")
+class Softmax(Scorer):
+    name = "softmax"
+
+    def forward(self, logits, mask=None, dim=-1):
+        return masked_softmax(logits, mask=mask, dim=dim)
+
+
+@register_scorer("ssa")
+class SSA(Scorer):
+    r"""Scaled Signed Averaging, :math:`x \mapsto (1+b|x|)^{\operatorname{sgn}(x) n}` normalised.
+
+    Parameters: ``b`` and ``n`` initial values (defaults ``b=1``, ``n=1.5``: ``n`` as in the
+    paper's decoder run; ``b`` the neutral scale of the logits), ``learn_b`` / ``learn_n``
+    (fixed values are buffers), ``num_heads`` (``None``: one pair per layer, shared by its heads,
+    as the authors' code; an int: one pair per head, as the paper's text). Constraints hold for
+    any raw value: ``b = softplus(raw_b) > 0``, ``n = 1 + softplus(raw_n) >= 1``.
+    """
+
+    name = "ssa"
+
+    def __init__(self, b: float = 1.0, n: float = 1.5, learn_b: bool = True, learn_n: bool = True, num_heads: int | None = None):
+        super().__init__()
+        _check_positive("b", b)
+        if not (isinstance(n, (int, float)) and math.isfinite(n) and n >= 1):
+            raise ValueError(f"n must be a finite number >= 1, got {n!r}")
+        self.b_param = _ScalarParameters(b, learn_b, num_heads)
+        self.n_param = _ScalarParameters(n, learn_n, num_heads, offset=1.0)
+
+    @property
+    def b(self) -> Tensor:
+        return self.b_param.offset + F.softplus(self.b_param.raw.detach())
+
+    @property
+    def n(self) -> Tensor:
+        return self.n_param.offset + F.softplus(self.n_param.raw.detach())
+
+    def forward(self, logits, mask=None, dim=-1):
+        return ssa(logits, self.b_param.value(logits), self.n_param.value(logits), mask=mask, dim=dim)
+
+    def extra_repr(self):
+        return f"name={self.name!r}, b={self.b.tolist()}, n={self.n.tolist()}"
+
+
+register_scorer("ssa_n1.5", lambda **kw: SSA(**{"n": 1.5, "learn_n": False, **kw}))
+register_scorer("ssa_n2", lambda **kw: SSA(**{"n": 2.0, "learn_n": False, **kw}))
+
+
+@register_scorer("temperature_softmax")
+class TemperatureSoftmax(Scorer):
+    """Softmax of ``logits / T``; ``T`` fixed (``learn_temperature=False``) or trainable (> 0)."""
+
+    name = "temperature_softmax"
+
+    def __init__(self, temperature: float = 1.0, learn_temperature: bool = True, num_heads: int | None = None):
+        super().__init__()
+        _check_positive("temperature", temperature)
+        self.temperature = _ScalarParameters(temperature, learn_temperature, num_heads)
+
+    def forward(self, logits, mask=None, dim=-1):
+        return temperature_softmax(logits, self.temperature.value(logits), mask=mask, dim=dim)
+
+
+@register_scorer("sparsemax")
+class Sparsemax(Scorer):
+    name = "sparsemax"
+
+    def forward(self, logits, mask=None, dim=-1):
+        return sparsemax(logits, mask=mask, dim=dim)
+
+
+@register_scorer("entmax15")
+class Entmax15(Scorer):
+    name = "entmax15"
+
+    def forward(self, logits, mask=None, dim=-1):
+        return entmax15(logits, mask=mask, dim=dim)
+
+
+@register_scorer("sa_softmax")
+class SASoftmax(Scorer):
+    """Self-Adjusting softmax. ``x * softmax(x)`` can be negative and does not sum to one."""
+
+    name = "sa_softmax"
+    normalized = False
+    nonnegative = False
+    scaled = False
+
+    def forward(self, logits, mask=None, dim=-1):
+        return sa_softmax(logits, self.scaled, mask=mask, dim=dim)
+
+
+@register_scorer("sa_softmax_normalized")
+class SASoftmaxNormalized(SASoftmax):
+    """Self-Adjusting softmax with min-max scaled logits: non-negative, rows sum to at most 1."""
+
+    name = "sa_softmax_normalized"
+    nonnegative = True
+    scaled = True
+
+
+@register_scorer("cosformer")
+class CosFormer(Scorer):
+    """cosFormer's re-weighted ReLU-feature attention in explicit-weight form."""
+
+    name = "cosformer"
+
+    def forward(self, logits, mask=None, dim=-1):
+        raise TypeError(
+            "cosformer scores queries and keys, not their dot products: call "
+            "weights_from_qk(queries, keys, mask) or ssa.attention.attention(...)"
+        )
+
+    def weights_from_qk(self, queries, keys, mask=None, scale=None):
+        return cosformer_weights(queries, keys, mask)
+
+
+@register_scorer("ssmax")
+class SSMax(Scorer):
+    """Scalable-Softmax with trainable ``s > 0`` (default 0.43, so ``s log N = 1`` near N = 10;
+    our choice)."""
+
+    name = "ssmax"
+
+    def __init__(self, s: float = 0.43, learn_s: bool = True, num_heads: int | None = None):
+        super().__init__()
+        _check_positive("s", s)
+        self.s = _ScalarParameters(s, learn_s, num_heads)
+
+    def forward(self, logits, mask=None, dim=-1):
+        return ssmax(logits, self.s.value(logits), mask=mask, dim=dim)
+
+
+@register_scorer("sigmoid")
+class SigmoidAttention(Scorer):
+    """Element-wise ``sigmoid(x - log N)``; rows do not sum to one."""
+
+    name = "sigmoid"
+    normalized = False
+
+    def forward(self, logits, mask=None, dim=-1):
+        return sigmoid_attention(logits, mask=mask, dim=dim)
+
+
+def __getattr__(attribute: str):
+    # SCORER_NAMES always reflects the registry, including scorers registered later.
+    if attribute == "SCORER_NAMES":
+        return scorer_names()
+    raise AttributeError(attribute)
