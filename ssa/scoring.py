@@ -29,13 +29,15 @@ The scorers, with :math:`x` the logits of one query row over its :math:`N` unmas
 ========================  =========================================================================
 
 Not every scorer is a probability distribution: ``sa_softmax`` can give negative weights, and
-``sa_softmax``, ``sa_softmax_normalized`` and ``sigmoid`` rows need not sum to one. Each
+``sa_softmax``, ``sa_softmax_normalized`` and ``sigmoid`` rows need not sum to one (nor do
+``cosformer`` rows whose ReLU features share no support with any key: those rows are zero). Each
 scorer class says so in its ``normalized`` and ``nonnegative`` attributes, and the tests check
 exactly what each one declares.
 
 ``cosformer`` depends on queries and keys separately, not only on their dot products: call
 :meth:`Scorer.weights_from_qk` (which :func:`ssa.attention.attention` does for every scorer).
-Its :math:`M` is the number of unmasked keys of the row, so masking keys equals removing them.
+Its :math:`M` is one more than the row's largest distance to an unmasked key, so masking keys
+equals removing them, and it is not permutation equivariant: it weighs keys by position.
 """
 
 from __future__ import annotations
@@ -232,8 +234,9 @@ def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None)
     r"""cosFormer weights in explicit form from queries ``(..., Q, D)`` and keys ``(..., K, D)``.
 
     Query ``i`` sits at position ``i + K - Q`` (the last ``Q`` positions, as in decoding).
-    The row's :math:`M` is its number of unmasked keys, so that every weighted pair has
-    :math:`|i - j| < M` and the cosine is positive. Causal attention is the causal mask."""
+    A row's :math:`M` is one more than its largest distance to an unmasked key, so every
+    weighted pair has a positive cosine and masking keys equals removing them. Causal attention
+    is the causal mask. A row whose ReLU-feature similarities are all zero gets zero weights."""
     logits_shape = (*torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2]), queries.shape[-2], keys.shape[-2])
     mask = _check_mask(torch.Size(logits_shape), mask)
     dtype = queries.dtype
@@ -247,9 +250,10 @@ def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None)
     n_queries, n_keys = similarity.shape[-2:]
     query_pos = torch.arange(n_keys - n_queries, n_keys, device=q.device, dtype=q.dtype)
     key_pos = torch.arange(n_keys, device=q.device, dtype=q.dtype)
-    distance = query_pos[:, None] - key_pos[None, :]  # (Q, K)
-    span = _valid_key_count(similarity, mask)  # (..., Q, 1)
-    similarity = similarity * torch.cos(0.5 * math.pi * distance / span).clamp_min(0.0)
+    distance = (query_pos[:, None] - key_pos[None, :]).abs().expand_as(similarity)  # (..., Q, K)
+    valid_distance = distance if mask is None else distance.masked_fill(~mask, 0.0)
+    span = valid_distance.amax(-1, keepdim=True) + 1  # (..., Q, 1)
+    similarity = similarity * torch.cos(0.5 * math.pi * distance / span)
     if mask is not None:
         similarity = similarity.masked_fill(~mask, 0.0)
     total = similarity.sum(-1, keepdim=True)
@@ -458,6 +462,7 @@ class CosFormer(Scorer):
     """cosFormer's re-weighted ReLU-feature attention in explicit-weight form."""
 
     name = "cosformer"
+    normalized = False  # a row whose ReLU features meet no key's is all zeros
 
     def forward(self, logits, mask=None, dim=-1):
         raise TypeError(
