@@ -1,0 +1,85 @@
+# The SSA book. Two commands do everything, each setting itself up on a fresh machine:
+#
+#   make book              execute every notebook at the cpu profile, build _build/html/index.html
+#   make test              unit tests + every notebook at the smoke profile + the book from the cache
+#
+# Options (on the command line, e.g. `make book TORCH=cuda DEVICE=cuda`):
+#   TORCH=cpu|cuda         which torch build .venv gets (default cpu; cuda = the PyPI build, which
+#                          bundles CUDA on Linux). Switching rebuilds the install step only.
+#   DEVICE=auto|cpu|cuda|mps   the device the notebooks use for `make book` (default auto)
+#   PYTHON=python3.11      the interpreter that creates .venv (3.11 or newer)
+#
+# Other targets: `make data` (datasets into data/, from $SSA_DATA_MIRROR or the public sources),
+# `make lock` (rewrite requirements/lock.txt from the current .venv), `make clean`, `make distclean`.
+
+PYTHON ?= python3
+VENV ?= .venv
+TORCH ?= cpu
+DEVICE ?= auto
+TORCH_VERSION := 2.13.0
+
+VENV_PYTHON := $(VENV)/bin/python
+PIP := $(VENV_PYTHON) -m pip
+
+ifeq ($(TORCH),cpu)
+  # Linux needs the CPU-only wheel from PyTorch's index (PyPI's Linux wheel bundles CUDA);
+  # macOS wheels on PyPI are CPU builds already.
+  ifeq ($(shell uname -s),Darwin)
+    TORCH_REQUIREMENT := torch==$(TORCH_VERSION)
+    TORCH_INDEX_ARGS :=
+  else
+    TORCH_REQUIREMENT := torch==$(TORCH_VERSION)+cpu
+    TORCH_INDEX_ARGS := --extra-index-url https://download.pytorch.org/whl/cpu
+  endif
+  # torch's own dependencies are pinned in the lock file (installed next), so the PyTorch index
+  # is asked about torch alone.
+  TORCH_INSTALL_ARGS := --no-deps $(TORCH_INDEX_ARGS)
+else ifeq ($(TORCH),cuda)
+  TORCH_REQUIREMENT := torch==$(TORCH_VERSION)
+  # With its dependencies: the CUDA build brings the nvidia-* libraries, which the lock lacks.
+  TORCH_INSTALL_ARGS :=
+else
+  $(error TORCH must be cpu or cuda, got '$(TORCH)')
+endif
+
+# The install step re-runs only when the lock file, pyproject.toml or TORCH change.
+INSTALL_KEY := $(shell cat requirements/lock.txt pyproject.toml | sha256sum | cut -c1-16)-$(TORCH)
+STAMP := $(VENV)/.installed-$(INSTALL_KEY)
+
+.PHONY: test book data lock clean distclean venv
+
+venv: $(STAMP)
+
+$(STAMP):
+	@test -x $(VENV_PYTHON) || $(PYTHON) -m venv $(VENV)
+	@# Replace a torch of the other build (cpu vs cuda); `pip install` alone keeps a matching version.
+	@$(VENV_PYTHON) -c "import importlib.metadata as m, sys; v = m.version('torch'); sys.exit(0 if ('+cpu' in v) == ('$(TORCH_REQUIREMENT)'.endswith('+cpu')) else 1)" 2>/dev/null \
+		|| $(PIP) uninstall -y -q torch 2>/dev/null || true
+	$(PIP) install -q "$(TORCH_REQUIREMENT)" $(TORCH_INSTALL_ARGS)
+	$(PIP) install -q -r requirements/lock.txt
+	$(PIP) install -q -e . --no-deps
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+test: $(STAMP)
+	$(VENV_PYTHON) -m pytest -q tests
+	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html
+	$(VENV_PYTHON) -m ssa.book run --profile cpu --device cpu --require-cache
+
+book: $(STAMP)
+	$(VENV_PYTHON) -m ssa.book run --profile cpu --device $(DEVICE)
+
+data: $(STAMP)
+	$(VENV_PYTHON) -m ssa.data fetch
+
+lock: $(STAMP)
+	{ echo '# Exact versions that make installs: pip freeze of a working .venv, rewritten by make lock.'; \
+	  echo '# torch is installed first by the Makefile, as the CPU or CUDA build of this version (TORCH=cpu|cuda).'; \
+	  $(PIP) freeze --exclude-editable --exclude ssa-book | sed 's/^torch==.*/torch==$(TORCH_VERSION)/'; \
+	} > requirements/lock.txt.tmp && mv requirements/lock.txt.tmp requirements/lock.txt
+
+clean:
+	rm -rf _build results/smoke .pytest_cache .hypothesis
+
+distclean: clean
+	rm -rf $(VENV) data

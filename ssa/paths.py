@@ -1,0 +1,39 @@
+"""Where the book's folders are: the repository root, its data and its result cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# Markers that tell a checkout of this repository apart from a folder that merely holds notebooks.
+_ROOT_MARKERS = ("pyproject.toml", "_toc.yml")
+
+
+def repository_root() -> Path | None:
+    """The checkout this package was installed from (editable install), or ``None``.
+
+    Notebooks execute inside ``_build/src/``, so the current directory cannot be trusted;
+    the package's own location can.
+    """
+    candidate = Path(__file__).resolve().parent.parent
+    if all((candidate / marker).is_file() for marker in _ROOT_MARKERS):
+        return candidate
+    return None
+
+
+def _default_under_root(folder: str) -> Path:
+    root = repository_root()
+    # Installed from an index (e.g. on Colab): fall back to the working directory.
+    return (root if root is not None else Path.cwd()) / folder
+
+
+def data_dir() -> Path:
+    """The dataset folder: ``$SSA_DATA_DIR``, else ``data/`` in the repository."""
+    configured = os.environ.get("SSA_DATA_DIR")
+    return Path(configured).expanduser().resolve() if configured else _default_under_root("data")
+
+
+def results_dir() -> Path:
+    """The result cache folder: ``$SSA_RESULTS_DIR``, else ``results/`` in the repository."""
+    configured = os.environ.get("SSA_RESULTS_DIR")
+    return Path(configured).expanduser().resolve() if configured else _default_under_root("results")

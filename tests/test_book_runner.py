@@ -1,0 +1,147 @@
+"""The runner: table-of-contents parsing, notebook selection, execution and failure messages."""
+
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from ssa import book
+
+ROOT = Path(__file__).resolve().parent.parent
+
+NESTED_TOC = """
+format: jb-book
+root: book/intro
+parts:
+  - caption: One
+    chapters:
+      - file: notebooks/first
+        sections:
+          - file: book/detail
+  - caption: Two
+    chapters:
+      - file: notebooks/second.ipynb
+      - url: https://example.org
+"""
+
+
+def _write_book(root: Path, toc: str, notebooks: dict[str, list[str]], pages=("book/intro",)) -> None:
+    (root / "_config.yml").write_text("title: test\nexecute:\n  execute_notebooks: 'off'\n")
+    (root / "_toc.yml").write_text(toc)
+    for page in pages:
+        (root / f"{page}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"{page}.md").write_text(f"# {page}\n")
+    for name, sources in notebooks.items():
+        cells = [new_markdown_cell(f"# {name}"), new_code_cell('profile = "cpu"\ndevice = "auto"\nseed = 0', metadata={"tags": ["parameters"]})]
+        cells += [new_code_cell(source) for source in sources]
+        path = root / f"{name}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(new_notebook(cells=cells), path)
+
+
+def test_toc_documents_walks_parts_chapters_and_sections(tmp_path):
+    (tmp_path / "_toc.yml").write_text(NESTED_TOC)
+    assert book.toc_documents(tmp_path / "_toc.yml") == [
+        "book/intro",
+        "notebooks/first",
+        "book/detail",
+        "notebooks/second.ipynb",
+    ]
+
+
+def test_toc_notebooks_resolves_suffixes_and_keeps_order(tmp_path):
+    _write_book(tmp_path, NESTED_TOC, {"notebooks/first": [], "notebooks/second": []}, pages=("book/intro", "book/detail"))
+    assert book.toc_notebooks(tmp_path) == [Path("notebooks/first.ipynb"), Path("notebooks/second.ipynb")]
+
+
+def test_toc_entry_without_a_file_is_an_error(tmp_path):
+    _write_book(tmp_path, NESTED_TOC, {"notebooks/first": []}, pages=("book/intro", "book/detail"))
+    with pytest.raises(FileNotFoundError, match="notebooks/second.ipynb"):
+        book.toc_notebooks(tmp_path)
+
+
+def test_select_by_stem_or_path_and_reject_unknown_names():
+    notebooks = [Path("notebooks/theory.ipynb"), Path("notebooks/decoder.ipynb")]
+    assert book.select_notebooks(notebooks, None) == notebooks
+    assert book.select_notebooks(notebooks, ["decoder"]) == [Path("notebooks/decoder.ipynb")]
+    assert book.select_notebooks(notebooks, ["notebooks/theory"]) == [Path("notebooks/theory.ipynb")]
+    with pytest.raises(ValueError, match="choose from theory, decoder"):
+        book.select_notebooks(notebooks, ["encoder"])
+
+
+def test_the_book_toc_has_every_planned_part():
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    assert toc["root"] == "book/intro"
+    assert [part["caption"] for part in toc["parts"]] == [
+        "Introduction",
+        "Theory",
+        "In-context learning",
+        "Alternative scorers",
+        "Decoder language model",
+        "Encoder and grammatical probing",
+        "Performance",
+        "Reproducing this book",
+    ]
+    for document in book.toc_documents(ROOT / "_toc.yml"):
+        book.resolve_document(ROOT, document)
+
+
+def _settings(**overrides) -> book.RunSettings:
+    values = {"profile": "smoke", "device": "cpu", "seed": 5, "cell_timeout_s": 60, "require_cache": True}
+    return book.RunSettings(**{**values, **overrides})
+
+
+REPORT_CELL = """import json, os, sys
+with open("report.json", "w") as stream:
+    json.dump({"profile": profile, "device": device, "seed": seed, "python": sys.executable,
+               "require": os.environ.get("SSA_REQUIRE_CACHE"), "cwd": os.getcwd()}, stream)"""
+
+
+def test_run_injects_parameters_into_a_staged_copy_with_this_interpreter(tmp_path, capsys):
+    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": [REPORT_CELL]})
+    committed = (tmp_path / "notebooks" / "report.ipynb").read_text()
+    assert book.run(tmp_path, _settings(), html=False) is None
+    staged = tmp_path / "_build" / "src" / "notebooks"
+    report = json.loads((staged / "report.json").read_text())
+    assert report == {
+        "profile": "smoke",
+        "device": "cpu",
+        "seed": 5,
+        "python": sys.executable,
+        "require": "1",
+        "cwd": str(staged),
+    }
+    assert (tmp_path / "notebooks" / "report.ipynb").read_text() == committed, "the committed notebook was modified"
+    assert (tmp_path / "_build" / "src" / "book" / "intro.md").is_file()
+    assert "[1/1] notebooks/report.ipynb ... ok" in capsys.readouterr().out
+
+
+def test_failing_cell_names_notebook_cell_and_error(tmp_path, capsys):
+    toc = "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/broken\n"
+    _write_book(tmp_path, toc, {"notebooks/broken": ["x = 1", "\n# divide\nratio = x / 0\nprint(ratio)"]})
+    with pytest.raises(book.NotebookFailed) as raised:
+        book.run(tmp_path, _settings(), html=False)
+    message = str(raised.value)
+    # Cells: 0 title, 1 parameters, 2 "x = 1", 3 the failing one (papermill's injected cell is not counted).
+    assert "notebooks/broken.ipynb failed at cell 3" in message
+    assert "'# divide'" in message
+    assert "ZeroDivisionError: division by zero" in message
+    assert "FAILED" in capsys.readouterr().out
+
+
+def test_cell_timeout_is_reported(tmp_path):
+    toc = "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/slow\n"
+    _write_book(tmp_path, toc, {"notebooks/slow": ["import time\ntime.sleep(60)"]})
+    with pytest.raises(book.NotebookFailed, match=r"(?s)notebooks/slow.ipynb failed at cell 2 .*timed out after 2 s"):
+        book.run(tmp_path, _settings(cell_timeout_s=2), html=False)
+
+
+def test_main_reports_errors_without_a_traceback(tmp_path, capsys):
+    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []})
+    assert book.main(["run", "--root", str(tmp_path), "--only", "nonexistent", "--no-html"]) == 1
+    assert "choose from report" in capsys.readouterr().err

@@ -1,0 +1,84 @@
+"""Conventions every chapter follows; see README.md, "Writing a chapter".
+
+* committed without outputs or execution counts;
+* first code cell: the Colab install cell, installing from the repository URL in _config.yml,
+  tagged ``remove-cell`` (readers of the HTML do not need it);
+* second code cell: tagged ``parameters``, assigning exactly ``profile``, ``device``, ``seed``
+  with the defaults ``"cpu"``, ``"auto"``, ``0``;
+* one H1 per page, in the first cell;
+* every notebook is in _toc.yml, and no placeholder page remains for a notebook that exists.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from ssa import book
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+PAGES = sorted((ROOT / "book").glob("*.md"))
+REPOSITORY_URL = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+PARAMETER_DEFAULTS = {"profile": "cpu", "device": "auto", "seed": 0}
+
+
+def _code_cells(notebook):
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def _h1_lines(markdown: str) -> list[str]:
+    # Lines inside fenced code blocks are code, not headings.
+    without_code = re.sub(r"(?ms)^(```|~~~).*?^\1", "", markdown)
+    return [line for line in without_code.splitlines() if re.match(r"#\s", line)]
+
+
+def test_there_is_at_least_one_notebook():
+    assert NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
+class TestNotebook:
+    def test_is_valid_and_committed_without_outputs(self, path):
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+        for index, cell in enumerate(_code_cells(notebook)):
+            assert cell.outputs == [], f"code cell {index} has outputs: clear them before committing"
+            assert cell.execution_count is None, f"code cell {index} has an execution count"
+
+    def test_first_code_cell_installs_from_the_configured_repository(self, path):
+        install = _code_cells(nbformat.read(path, as_version=4))[0]
+        assert "import ssa" in install.source and "except ImportError" in install.source
+        assert f'%pip install -q "ssa-book @ git+{REPOSITORY_URL}"' in install.source
+        assert "remove-cell" in install.metadata.get("tags", [])
+
+    def test_second_code_cell_holds_the_tagged_parameters(self, path):
+        parameters = _code_cells(nbformat.read(path, as_version=4))[1]
+        assert "parameters" in parameters.metadata.get("tags", [])
+        assigned = {
+            statement.targets[0].id: ast.literal_eval(statement.value)
+            for statement in ast.parse(parameters.source).body
+            if isinstance(statement, ast.Assign)
+        }
+        assert assigned == PARAMETER_DEFAULTS
+
+    def test_has_one_h1_in_its_first_cell(self, path):
+        notebook = nbformat.read(path, as_version=4)
+        headings = [(index, line) for index, cell in enumerate(notebook.cells) if cell.cell_type == "markdown" for line in _h1_lines(cell.source)]
+        assert len(headings) == 1 and headings[0][0] == 0, f"H1 headings (cell, line): {headings}"
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda path: path.name)
+def test_markdown_page_has_one_h1(path):
+    assert len(_h1_lines(path.read_text())) == 1
+
+
+def test_every_notebook_is_in_the_toc_and_no_placeholder_shadows_one():
+    in_toc = set(book.toc_notebooks(ROOT))
+    for path in NOTEBOOKS:
+        assert path.relative_to(ROOT) in in_toc, f"{path.name} is not in _toc.yml, so it is never built"
+        placeholder = ROOT / "book" / f"{path.stem}.md"
+        assert not placeholder.exists(), f"delete {placeholder.relative_to(ROOT)}: notebooks/{path.name} replaces it"

@@ -1,0 +1,170 @@
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ssa import results
+from ssa.results import CACHE_SCHEMA_VERSION, CacheMissError, cached, entry_path, list_entries
+
+REGENERATE = "python -m ssa.book run --profile cpu --only demo"
+
+
+class Counter:
+    """A compute function that remembers how often it ran."""
+
+    def __init__(self, value=None):
+        self.calls = 0
+        self.value = value if value is not None else {"loss": 0.25, "curve": (1, 2, 3)}
+
+    def __call__(self):
+        self.calls += 1
+        return self.value
+
+
+@pytest.fixture(autouse=True)
+def no_required_cache(monkeypatch):
+    monkeypatch.delenv(results.REQUIRE_CACHE_ENV, raising=False)
+
+
+def test_second_call_is_a_cache_hit_with_the_same_value(tmp_path):
+    compute = Counter()
+    config = {"seed": 3, "steps": 10}
+    first = cached("demo/run", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    second = cached("demo/run", dict(config), compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    assert compute.calls == 1
+    # A fresh result and a cached one look the same: JSON round trip (tuples become lists).
+    assert first == second == {"loss": 0.25, "curve": [1, 2, 3]}
+
+
+def test_entry_layout_and_provenance(tmp_path):
+    config = {"seed": 7, "width": 4}
+    cached("demo/run", config, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, device="cpu")
+    path = entry_path("demo/run", config, profile="cpu", results_dir=tmp_path)
+    assert path.parent == tmp_path / "cpu" / "demo" / "run"
+    assert len(path.stem) == 16
+    stored = json.loads(path.read_text())
+    assert stored["config"] == config
+    assert stored["schema_version"] == CACHE_SCHEMA_VERSION
+    provenance = stored["provenance"]
+    assert provenance["seed"] == 7
+    assert provenance["device"] == "cpu"
+    for field in ("git_commit", "git_dirty", "torch", "transformers", "python", "platform", "wall_time_s", "created_utc"):
+        assert field in provenance
+    assert not list(path.parent.glob("*.tmp")), "the atomic write left a temporary file behind"
+
+
+def test_key_ignores_key_order_but_not_values(tmp_path):
+    a = entry_path("demo", {"x": 1, "y": 2}, profile="cpu", results_dir=tmp_path)
+    b = entry_path("demo", {"y": 2, "x": 1}, profile="cpu", results_dir=tmp_path)
+    c = entry_path("demo", {"x": 1, "y": 3}, profile="cpu", results_dir=tmp_path)
+    assert a == b != c
+
+
+def test_dataclass_config_equals_its_dict(tmp_path):
+    @dataclasses.dataclass
+    class Config:
+        seed: int = 0
+        scorer: str = "ssa"
+
+    assert entry_path("demo", Config(), profile="cpu", results_dir=tmp_path) == entry_path(
+        "demo", {"seed": 0, "scorer": "ssa"}, profile="cpu", results_dir=tmp_path
+    )
+
+
+def test_stored_entry_with_another_config_is_recomputed_not_reused(tmp_path):
+    config = {"seed": 0}
+    cached("demo", config, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    path = entry_path("demo", config, profile="cpu", results_dir=tmp_path)
+    stored = json.loads(path.read_text())
+    stored["config"] = {"seed": 1}  # e.g. a truncated-key collision or a hand edit
+    path.write_text(json.dumps(stored))
+    compute = Counter({"loss": 9.0})
+    assert cached("demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path) == {"loss": 9.0}
+    assert compute.calls == 1
+
+
+def test_stored_entry_of_another_schema_version_is_recomputed(tmp_path):
+    config = {"seed": 0}
+    cached("demo", config, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    path = entry_path("demo", config, profile="cpu", results_dir=tmp_path)
+    stored = json.loads(path.read_text())
+    stored["schema_version"] = CACHE_SCHEMA_VERSION - 1
+    path.write_text(json.dumps(stored))
+    compute = Counter()
+    cached("demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    assert compute.calls == 1
+
+
+def test_required_missing_entry_names_the_regenerate_command(tmp_path, monkeypatch):
+    monkeypatch.setenv(results.REQUIRE_CACHE_ENV, "1")
+    compute = Counter()
+    with pytest.raises(CacheMissError) as raised:
+        cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    assert REGENERATE in str(raised.value)
+    assert "demo" in str(raised.value) and "is missing" in str(raised.value)
+    assert compute.calls == 0
+
+
+def test_require_argument_overrides_the_environment(tmp_path):
+    with pytest.raises(CacheMissError):
+        cached("demo", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, require=True)
+
+
+def test_non_finite_results_are_refused_naming_the_key_path(tmp_path):
+    compute = Counter({"curves": {"ssa": [0.5, math.nan]}})
+    with pytest.raises(ValueError, match=r"result\['curves'\]\['ssa'\]\[1\] is nan"):
+        cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_non_finite_results_are_stored_when_allowed(tmp_path):
+    compute = Counter({"loss": math.inf})
+    first = cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, allow_nonfinite=True)
+    second = cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    assert first == second == {"loss": math.inf}
+    assert compute.calls == 1
+
+
+def test_numpy_values_are_stored_as_plain_numbers(tmp_path):
+    compute = Counter({"accuracy": np.float32(0.5), "per_step": np.arange(3)})
+    assert cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path) == {
+        "accuracy": 0.5,
+        "per_step": [0, 1, 2],
+    }
+
+
+@pytest.mark.parametrize("bad", [{"seed": object()}, {1: "integer key"}])
+def test_unstorable_config_is_a_type_error(tmp_path, bad):
+    with pytest.raises(TypeError, match="config"):
+        cached("demo", bad, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+
+
+@pytest.mark.parametrize("experiment", ["", "/abs", "../escape"])
+def test_experiment_must_be_a_relative_name(tmp_path, experiment):
+    with pytest.raises(ValueError, match="experiment"):
+        entry_path(experiment, {}, profile="cpu", results_dir=tmp_path)
+
+
+def test_unknown_profile_is_rejected(tmp_path):
+    with pytest.raises(ValueError, match="profile must be one of"):
+        cached("demo", {}, Counter(), profile="gpu", regenerate=REGENERATE, results_dir=tmp_path)
+
+
+def test_list_entries_reports_problems(tmp_path):
+    cached("demo/a", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    cached("demo/b", {"seed": 1}, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path)
+    renamed = tmp_path / "cpu" / "demo" / "a" / "0000000000000000.json"
+    next((tmp_path / "cpu" / "demo" / "a").glob("*.json")).rename(renamed)
+    entries = {entry.experiment: entry for entry in list_entries(tmp_path)}
+    assert set(entries) == {"demo/a", "demo/b"}
+    assert entries["demo/b"].problems == ()
+    assert entries["demo/a"].problems == ("file name does not match the key of its config",)
+    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 1
+
+
+def test_committed_results_are_valid():
+    """Every entry under results/ (cpu and paper are committed) passes validation."""
+    invalid = [(str(entry.path), entry.problems) for entry in list_entries() if entry.problems]
+    assert not invalid
