@@ -1,0 +1,111 @@
+"""Command line of the decoder chapter.
+
+    python -m ssa.lm train --profile smoke --scorer ssa --out _build/runs/try
+    torchrun --nproc_per_node=2 -m ssa.lm train --profile smoke --out _build/runs/ddp
+    python -m ssa.lm evaluate --profile smoke --checkpoint _build/runs/try/checkpoint
+    python -m ssa.lm regenerate --profile cpu          # every cached result the chapter shows
+    python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=CHECKPOINT --tasks hellaswag
+    python -m ssa.lm params --profile paper
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ssa.profiles import DEVICES, PROFILES
+from ssa.scoring import scorer_names
+
+
+def _run_from(arguments):
+    from ssa.lm.config import run_config
+
+    run = run_config(arguments.profile, arguments.scorer, arguments.seed)
+    data, train = {}, {}
+    for option, section, field in (
+        ("train_source", data, "train_source"), ("ood_source", data, "ood_source"), ("max_train_documents", data, "max_train_documents"),
+        ("steps", train, "steps"), ("global_batch", train, "global_batch"), ("micro_batch", train, "micro_batch"),
+    ):
+        value = getattr(arguments, option, None)
+        if value is not None:
+            section[field] = value
+    if "steps" in train:
+        train["warmup_steps"] = min(run.train.warmup_steps, train["steps"] - 1)
+    return run.replace(data=data, train=train)
+
+
+def _set_threads(threads: int | None) -> None:
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["lm-eval"]:
+        from ssa.lm.lm_eval_adapter import run_cli
+
+        return run_cli(argv[1:])
+    parser = argparse.ArgumentParser(prog="python -m ssa.lm", description="Decoder language model: train, evaluate, regenerate the chapter's results.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("train", "evaluate", "regenerate", "params"):
+        command = commands.add_parser(name)
+        command.add_argument("--profile", choices=PROFILES, default="smoke")
+        command.add_argument("--device", choices=DEVICES, default="auto")
+        command.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    commands.add_parser("lm-eval", help="lm-eval's command line with the model 'ssa-lm' registered")
+    train = commands.choices["train"]
+    train.add_argument("--out", required=True, help="run folder (resumed when it holds a checkpoint)")
+    for command in (train, commands.choices["evaluate"]):
+        command.add_argument("--scorer", choices=scorer_names(), default="softmax")
+        command.add_argument("--seed", type=int)
+        command.add_argument("--train-source", help="webtext, fineweb-edu or a .jsonl/.txt file")
+        command.add_argument("--ood-source", help="wikitext-2, wikipedia or a .jsonl/.txt file")
+        command.add_argument("--max-train-documents", type=int)
+    train.add_argument("--steps", type=int)
+    train.add_argument("--global-batch", type=int)
+    train.add_argument("--micro-batch", type=int)
+    train.add_argument("--no-progress", action="store_true")
+    commands.choices["evaluate"].add_argument("--checkpoint", required=True)
+    regenerate = commands.choices["regenerate"]
+    regenerate.add_argument("--scorers", nargs="+", choices=scorer_names())
+    regenerate.add_argument("--seeds", nargs="+", type=int)
+    arguments = parser.parse_args(argv)
+    _set_threads(arguments.threads)
+
+    try:
+        if arguments.command == "train":
+            from ssa.lm.train import train as train_run
+
+            summary = train_run(_run_from(arguments), arguments.out, device=arguments.device, progress=not arguments.no_progress)
+            losses = summary["history"]["train_loss"]
+            print(f"trained {len(losses)} steps; last loss {losses[-1]:.4f}" if losses else "nothing left to train")
+        elif arguments.command == "evaluate":
+            from ssa.lm.evaluate import evaluate_checkpoint
+            from ssa.profiles import resolve_device
+
+            result = evaluate_checkpoint(arguments.checkpoint, _run_from(arguments), device=resolve_device(arguments.device))
+            print(json.dumps({key: value for key, value in result.items() if key != "blimp"} | {"blimp_accuracy": result["blimp"]["accuracy"]}, indent=1))
+        elif arguments.command == "regenerate":
+            from ssa.lm.experiment import results
+
+            for result in results(arguments.profile, scorers=arguments.scorers, seeds=arguments.seeds, device=arguments.device, progress=True):
+                print(f"{result['scorer']:8} seed {result['seed']}: ppl id {result['perplexity_id']:.2f}, ood {result['perplexity_ood']:.2f}, "
+                      f"BLiMP {result['blimp']['accuracy']:.3f}")
+        else:
+            from ssa.lm.config import run_config
+            from ssa.lm.model import build_model, parameter_count
+
+            run = run_config(arguments.profile)
+            count = parameter_count(build_model(run.model, device="meta"))
+            print(f"{arguments.profile}: {count:,} parameters ({count / 1e6:.1f}M)")
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
