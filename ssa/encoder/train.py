@@ -1,0 +1,227 @@
+"""Train one BabyBERTa on AO-CHILDES and probe it on Zorro, resumably.
+
+    result = train_and_probe(EncoderConfig.for_profile("cpu"), "ssa", seed=0,
+                             checkpoint_dir=Path("_build/checkpoints/encoder/x"))
+
+Everything random is a function of the seed and the step (the order of a pass over the
+corpus, each batch's masks), so a run killed and restarted from its last checkpoint takes
+exactly the batches it would have taken; the checkpoint also keeps the torch RNG state
+(dropout) and the training history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ssa.encoder import zorro
+from ssa.encoder.corpus import Corpus, load_corpus, split_held_out
+from ssa.encoder.model import EncoderConfig, build_model, learning_rate_factor, mask_tokens, masked_lm_logits
+from ssa.encoder.tokenizer import encode, load_tokenizer, pad, train_tokenizer
+
+CHECKPOINT_FILE = "checkpoint.pt"
+TOKENIZER_FILE = "tokenizer.json"
+HELD_OUT_MASK_SEED = 12345  # the held-out masks are the same for every run and evaluation
+_EVAL_BATCH = 64
+
+
+class BatchStream:
+    """Batch ``step`` of an endless sequence of passes over ``sequences``.
+
+    Pass ``p`` visits the sequences in a permutation drawn from ``(seed, p)`` (or in corpus
+    order for ``order="age"``); the last incomplete batch of a pass is skipped.
+    """
+
+    def __init__(self, sequences: list[list[int]], batch_size: int, seed: int, order: str):
+        if len(sequences) < batch_size:
+            raise ValueError(f"batch_size ({batch_size}) exceeds the number of training sequences ({len(sequences)})")
+        self.sequences, self.batch_size, self.seed, self.order = sequences, batch_size, seed, order
+        self.batches_per_pass = len(sequences) // batch_size
+        self._pass_index, self._permutation = -1, None
+
+    def _order_of_pass(self, pass_index: int) -> np.ndarray:
+        if pass_index != self._pass_index:
+            if self.order == "age":
+                self._permutation = np.arange(len(self.sequences))
+            else:
+                self._permutation = np.random.default_rng([self.seed, pass_index]).permutation(len(self.sequences))
+            self._pass_index = pass_index
+        return self._permutation
+
+    def batch(self, step: int) -> list[list[int]]:
+        pass_index, offset = divmod(step, self.batches_per_pass)
+        indices = self._order_of_pass(pass_index)[offset * self.batch_size : (offset + 1) * self.batch_size]
+        return [self.sequences[index] for index in indices]
+
+
+def step_generator(seed: int, step: int) -> torch.Generator:
+    # Large odd multiplier: distinct (seed, step) pairs give distinct generator seeds.
+    return torch.Generator().manual_seed(seed * 1_000_003 + step)
+
+
+def layer_scalars(model: nn.Module) -> dict[str, list[float]]:
+    """Scorer parameters per layer, ``{"b": [layer 0, layer 1, ...], "n": [...]}`` (empty for softmax)."""
+    import ssa.hf
+
+    values: dict[str, list[float]] = {}
+    for parameters in ssa.hf.scorer_values(model).values():
+        for name, value in parameters.items():
+            values.setdefault(name, []).append(value[0] if len(value) == 1 else value)
+    return values
+
+
+def masked_lm_loss(model: nn.Module, ids: torch.Tensor, attention_mask: torch.Tensor, config: EncoderConfig, generator: torch.Generator, device: str) -> torch.Tensor:
+    inputs, selected = mask_tokens(ids, config, generator)
+    logits = masked_lm_logits(model, inputs.to(device), attention_mask.to(device), selected.to(device))
+    return F.cross_entropy(logits, ids[selected].to(device))
+
+
+@torch.no_grad()
+def held_out_loss(model: nn.Module, sequences: list[list[int]], config: EncoderConfig, device: str) -> float:
+    model.eval()
+    generator = torch.Generator().manual_seed(HELD_OUT_MASK_SEED)
+    total, count = 0.0, 0
+    for start in range(0, len(sequences), _EVAL_BATCH):
+        ids, attention_mask = pad(sequences[start : start + _EVAL_BATCH])
+        loss = masked_lm_loss(model, ids, attention_mask, config, generator, device)
+        total, count = total + loss.item() * len(ids), count + len(ids)
+    return total / count
+
+
+def prepare_data(config: EncoderConfig, corpus: Corpus | None, tokenizer_path: Path | None):
+    """Training and held-out token sequences, and the tokenizer (trained on the training
+    utterances, or loaded from ``tokenizer_path`` when a checkpointed run resumes)."""
+    corpus = corpus if corpus is not None else load_corpus()
+    utterances = list(corpus.utterances)
+    if config.max_utterances is not None and config.max_utterances < len(utterances):
+        # Evenly spaced, so that a subsample still spans every age.
+        keep = np.linspace(0, len(utterances) - 1, config.max_utterances).round().astype(int)
+        utterances = [utterances[index] for index in keep]
+    train_utterances, held_out = split_held_out(utterances, config.held_out_every)
+    if tokenizer_path is not None and tokenizer_path.is_file():
+        tokenizer = load_tokenizer(tokenizer_path)
+    else:
+        tokenizer = train_tokenizer(train_utterances, config.vocab_size)
+        if tokenizer_path is not None:
+            tokenizer_path.parent.mkdir(parents=True, exist_ok=True)
+            tokenizer.save(str(tokenizer_path))
+    limit = config.max_tokens + 2  # + <s>, </s>
+    train_sequences = [ids for ids in encode(tokenizer, train_utterances) if len(ids) <= limit]
+    held_out_sequences = [ids for ids in encode(tokenizer, held_out) if len(ids) <= limit][: config.held_out_utterances]
+    return tokenizer, train_sequences, held_out_sequences, len(train_utterances) - len(train_sequences)
+
+
+def _save_checkpoint(path: Path, state: dict) -> None:
+    temporary = path.with_suffix(".tmp")
+    torch.save(state, temporary)
+    os.replace(temporary, path)
+
+
+def train_and_probe(
+    config: EncoderConfig,
+    scorer: str,
+    seed: int,
+    *,
+    device: str = "cpu",
+    checkpoint_dir: str | Path | None = None,
+    corpus: Corpus | None = None,
+    zorro_folder: str | Path | None = None,
+    progress: bool = True,
+) -> dict:
+    """Train BabyBERTa with ``scorer`` for ``config.steps`` steps, then score it on Zorro.
+
+    Returns JSON-able results: training curves, the learned scorer parameters, per-paradigm
+    holistic and pseudo-log-likelihood accuracies, sizes and wall times.
+    """
+    from tqdm.auto import tqdm
+
+    checkpoint_dir = Path(checkpoint_dir) if checkpoint_dir is not None else None
+    torch.manual_seed(seed)
+    tokenizer, train_sequences, held_out_sequences, too_long = prepare_data(
+        config, corpus, checkpoint_dir / TOKENIZER_FILE if checkpoint_dir else None
+    )
+    stream = BatchStream(train_sequences, config.batch_size, seed, config.order)
+    model = build_model(config, scorer).to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.0, fused=device != "mps")
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate_factor(step, config))
+    history = {"step": [], "train_loss": [], "held_out_loss": [], "zorro_accuracy": [], "scorer_values": []}
+    step, timings = 0, {"train_seconds": 0.0, "eval_seconds": 0.0}
+    checkpoint_path = checkpoint_dir / CHECKPOINT_FILE if checkpoint_dir else None
+    if checkpoint_path is not None and checkpoint_path.is_file():
+        state = torch.load(checkpoint_path, map_location=device, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        torch.set_rng_state(state["torch_rng"])
+        step, history, timings = state["step"], state["history"], state["timings"]
+
+    def evaluate_curve_point(train_loss: float) -> None:
+        started = time.perf_counter()
+        history["step"].append(step)
+        history["train_loss"].append(train_loss)
+        history["held_out_loss"].append(held_out_loss(model, held_out_sequences, config, device))
+        curve = zorro.evaluate(model, tokenizer, max_pairs=config.curve_pairs, folder=zorro_folder, device=device)
+        history["zorro_accuracy"].append(zorro.mean_accuracy(curve))
+        history["scorer_values"].append(layer_scalars(model))
+        timings["eval_seconds"] += time.perf_counter() - started
+
+    if step == 0 and not history["step"]:
+        evaluate_curve_point(math.nan)  # the untrained model: the curves' starting point
+    loss_sum, loss_count = 0.0, 0
+    bar = tqdm(total=config.steps, initial=step, desc=f"{scorer} seed {seed}", disable=not progress, mininterval=5)
+    while step < config.steps:
+        started = time.perf_counter()
+        model.train()
+        ids, attention_mask = pad(stream.batch(step))
+        loss = masked_lm_loss(model, ids, attention_mask, config, step_generator(seed, step), device)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.gradient_clip)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad(set_to_none=True)
+        if not math.isfinite(loss.item()):
+            raise FloatingPointError(f"{scorer} seed {seed}: the training loss became {loss.item()} at step {step}")
+        loss_sum, loss_count = loss_sum + loss.item(), loss_count + 1
+        step += 1
+        timings["train_seconds"] += time.perf_counter() - started
+        bar.update(1)
+        if step % config.eval_every == 0 or step == config.steps:
+            evaluate_curve_point(loss_sum / loss_count)
+            bar.set_postfix(loss=f"{loss_sum / loss_count:.3f}", zorro=f"{history['zorro_accuracy'][-1]:.3f}")
+            loss_sum, loss_count = 0.0, 0
+        if checkpoint_path is not None and (step % config.checkpoint_every == 0 or step == config.steps):
+            _save_checkpoint(checkpoint_path, {
+                "model": model.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
+                "torch_rng": torch.get_rng_state(), "step": step, "history": history, "timings": timings,
+            })
+    bar.close()
+
+    started = time.perf_counter()
+    holistic = zorro.evaluate(model, tokenizer, method="holistic", max_pairs=config.probe_pairs, folder=zorro_folder, device=device)
+    pll = zorro.evaluate(model, tokenizer, method="pll", max_pairs=config.pll_pairs, folder=zorro_folder, device=device)
+    timings["probe_seconds"] = time.perf_counter() - started
+    # The first curve point has no training loss yet; JSON has no NaN, so it is stored as None.
+    history["train_loss"] = [None if isinstance(value, float) and math.isnan(value) else value for value in history["train_loss"]]
+    return {
+        "scorer": scorer,
+        "seed": seed,
+        "config": dataclasses.asdict(config),
+        "num_parameters": sum(parameter.numel() for parameter in model.parameters()),
+        "train_sequences": len(train_sequences),
+        "held_out_sequences": len(held_out_sequences),
+        "too_long_utterances_dropped": too_long,
+        "passes_over_corpus": config.steps / stream.batches_per_pass,
+        "curve": history,
+        "scorer_values": layer_scalars(model),
+        "holistic": holistic,
+        "pll": pll,
+        "timings": timings,
+    }

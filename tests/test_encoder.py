@@ -1,0 +1,284 @@
+"""The encoder chapter's package: AO-CHILDES cleaning, Zorro format and scoring, BabyBERTa
+masking, resumable training, verdict. Fast: tiny synthetic corpora and models."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pytest
+import torch
+
+from ssa.encoder import experiment, zorro
+from ssa.encoder.corpus import CorpusError, clean_gloss, load_corpus, split_held_out
+from ssa.encoder.model import EncoderConfig, build_model, learning_rate_factor, mask_tokens
+from ssa.encoder.tokenizer import BOS_ID, EOS_ID, MASK_ID, NUM_SPECIAL, PAD_ID, encode, pad, train_tokenizer
+from ssa.encoder.train import BatchStream, train_and_probe
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    # Tiny models on a shared CPU run many times faster on one thread.
+    with experiment.torch_threads(1):
+        yield
+
+
+COLUMNS = ["gloss", "speaker_role", "target_child_age", "type", "collection_name", "transcript_id", "utterance_order"]
+
+
+def write_transcript(folder, name, rows):
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.csv", "w", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
+
+
+@pytest.fixture
+def corpus_folder(tmp_path):
+    folder = tmp_path / "aochildes" / "original_transcripts"
+    write_transcript(folder, "A", [
+        ["look at the ice+cream", "Mother", "800.5", "declarative", "Eng-NA", "2", "1"],
+        ["what's that", "Father", "400", "question", "Eng-NA", "1", "1"],
+        ["I want xxx", "Mother", "400", "declarative", "Eng-NA", "1", "2"],
+        ["mine", "Child", "400", "declarative", "Eng-NA", "1", "3"],
+        ["stop it", "Mother", "NA", "imperative_emphatic", "Eng-NA", "3", "1"],
+        ["too old", "Mother", "3000", "declarative", "Eng-NA", "4", "1"],
+        ["clinical", "Mother", "500", "declarative", "Clinical-MOR", "5", "1"],
+        ["", "Mother", "500", "declarative", "Eng-NA", "1", "4"],
+    ])
+    write_transcript(folder, "B", [["where's Big_Bird", "Mother", "300", "question", "Eng-NA", "9", "1"]])
+    return tmp_path / "aochildes"
+
+
+def test_corpus_keeps_child_directed_speech_cleaned_and_ordered_by_age(corpus_folder):
+    corpus = load_corpus(corpus_folder)
+    assert corpus.utterances == ("where's Big Bird ?", "what's that ?", "look at the ice cream .", "stop it !")
+    assert corpus.corpus_names == ("B", "A", "A", "A")
+    assert math.isnan(corpus.ages_days[-1])  # unknown age goes last
+    assert corpus.dropped == {"untranscribable": 1, "speaker": 1, "age": 1, "collection": 1, "empty": 1}
+    summary = corpus.summary()
+    assert (summary["utterances"], summary["words"], summary["corpora"]) == (4, 12, 2)
+    assert (summary["min_age_days"], summary["max_age_days"], summary["unknown_age_utterances"]) == (300.0, 800.5, 1)
+
+
+def test_clean_gloss_rules():
+    assert clean_gloss("yyy", "declarative") is None
+    assert clean_gloss("a www b", "question") is None
+    assert clean_gloss("thank_you", "trail off question") == "thank you ?"
+    assert clean_gloss("  ", "declarative") is None
+
+
+def test_corpus_errors_name_the_folder_file_and_line(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CorpusError, match="holds no transcripts"):
+        load_corpus(tmp_path / "empty")
+    with pytest.raises(CorpusError, match="does not exist"):
+        load_corpus(tmp_path / "nowhere")
+    bad = tmp_path / "bad"
+    write_transcript(bad, "C", [["hi", "Mother", "soon", "declarative", "Eng-NA", "1", "1"]])
+    with pytest.raises(CorpusError, match=r"C\.csv, line 2: target_child_age 'soon'"):
+        load_corpus(bad)
+    (bad / "C.csv").write_text("gloss,speaker_role\nhi,Mother\n")
+    with pytest.raises(CorpusError, match=r"C\.csv, line 1: .*target_child_age"):
+        load_corpus(bad)
+
+
+def test_split_held_out_takes_every_kth():
+    train, held_out = split_held_out([str(i) for i in range(10)], every=5)
+    assert held_out == ["4", "9"] and len(train) == 8
+    with pytest.raises(ValueError, match="every"):
+        split_held_out(["a"], every=1)
+
+
+# ---- Zorro ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_zorro():
+    from ssa import data
+
+    try:
+        return data.path("zorro")
+    except data.DatasetError as error:
+        pytest.skip(f"Zorro not in the data directory: {error}")
+
+
+def test_real_zorro_has_23_paradigms_of_2000_pairs_odd_line_ungrammatical(real_zorro):
+    files = sorted(path.stem for path in (real_zorro / "sentences").glob("*.txt"))
+    assert files == sorted(zorro.PARADIGMS)
+    first = zorro.load_paradigm("irregular-verb", real_zorro, max_pairs=1)[0]
+    assert first.ungrammatical == "Michael chosen the good one some time ago ."  # line 1
+    assert first.grammatical == "Michael chose the good one some time ago ."  # line 2
+    assert all(len(zorro.load_paradigm(name, real_zorro)) == 2000 for name in zorro.PARADIGMS)
+
+
+def test_malformed_probing_files_name_the_file_and_line(tmp_path):
+    odd = tmp_path / "odd.txt"
+    odd.write_text("bad one .\ngood one .\nlonely .\n")
+    with pytest.raises(zorro.ZorroFormatError, match=r"odd\.txt, line 3: odd number of lines"):
+        zorro.read_pairs(odd)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("bad one .\n\ngood one .\nx .\n")
+    with pytest.raises(zorro.ZorroFormatError, match=r"empty\.txt, line 2: empty line"):
+        zorro.read_pairs(empty)
+    with pytest.raises(zorro.ZorroFormatError, match="not found"):
+        zorro.read_pairs(tmp_path / "missing.txt")
+    with pytest.raises(ValueError, match="paradigm must be one of the 23"):
+        zorro.load_paradigm("no-such-paradigm", tmp_path)
+
+
+def test_wilson_interval():
+    low, high = zorro.wilson_interval(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    assert zorro.wilson_interval(0, 10)[0] == 0.0 and zorro.wilson_interval(10, 10)[1] == 1.0
+
+
+def test_pair_accuracy_counts_lower_score_of_grammatical_as_correct():
+    pairs = [zorro.MinimalPair("good a", "bad a"), zorro.MinimalPair("good b", "bad b")]
+    scores = {"good a": 1.0, "bad a": 2.0, "good b": 3.0, "bad b": 3.0}  # a tie counts as wrong
+    result = zorro.pair_accuracy(pairs, lambda sentences: [scores[s] for s in sentences])
+    assert (result["correct"], result["total"], result["accuracy"]) == (1, 2, 0.5)
+
+
+# ---- tokenizer, model, masking -------------------------------------------------------------
+
+SENTENCES = ["the dog is here .", "where is the ball ?", "you want the cup .", "look at the big dog !"] * 30
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return train_tokenizer(SENTENCES, vocab_size=300)
+
+
+def test_tokenizer_uses_roberta_special_ids(tokenizer):
+    assert [tokenizer.token_to_id(t) for t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>")] == [BOS_ID, PAD_ID, EOS_ID, 3, MASK_ID]
+    ids = encode(tokenizer, ["the dog ."])[0]
+    assert ids[0] == BOS_ID and ids[-1] == EOS_ID and all(i >= NUM_SPECIAL for i in ids[1:-1])
+    with pytest.raises(ValueError, match="vocab_size"):
+        train_tokenizer(SENTENCES, vocab_size=100)
+
+
+def test_masking_selects_real_tokens_and_never_leaves_them_unchanged():
+    config = EncoderConfig.for_profile("smoke", vocab_size=300, random_token_probability=0.0)
+    ids, _ = pad([[0, 10, 11, 12, 2], [0, 20, 2], [0, 30, 31, 32, 33, 34, 35, 2]] * 50)
+    inputs, selected = mask_tokens(ids, config, torch.Generator().manual_seed(0))
+    assert selected.any(1).all()  # at least one prediction per utterance
+    assert not selected[ids < NUM_SPECIAL].any()  # never <s>, </s> or padding
+    assert (inputs[selected] == MASK_ID).all() and (inputs[~selected] == ids[~selected]).all()
+    config = EncoderConfig.for_profile("smoke", vocab_size=300, random_token_probability=0.5)
+    inputs, selected = mask_tokens(ids, config, torch.Generator().manual_seed(0))
+    replaced = inputs[selected]
+    assert 0.3 < (replaced != MASK_ID).float().mean() < 0.7
+    assert ((replaced >= NUM_SPECIAL) | (replaced == MASK_ID)).all()  # random tokens are never special
+
+
+def test_learning_rate_warms_up_then_decays_to_zero():
+    config = EncoderConfig.for_profile("smoke", warmup_steps=10, steps=20)
+    assert learning_rate_factor(0, config) == pytest.approx(0.1)
+    assert learning_rate_factor(9, config) == pytest.approx(1.0)
+    assert learning_rate_factor(20, config) == 0.0
+
+
+def test_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="order must be one of"):
+        EncoderConfig(order="random")
+    with pytest.raises(ValueError, match="profile must be one of"):
+        EncoderConfig.for_profile("huge")
+    with pytest.raises(ValueError, match="scorer must be one of"):
+        build_model(EncoderConfig.for_profile("smoke"), "nope")
+
+
+@pytest.mark.parametrize("scorer", ["softmax", "ssa"])
+def test_holistic_score_ignores_padding(tokenizer, scorer):
+    model = build_model(EncoderConfig.for_profile("smoke", vocab_size=300), scorer)
+    alone = zorro.holistic_scores(model, tokenizer, ["the dog ."])
+    padded = zorro.holistic_scores(model, tokenizer, ["the dog .", "look at the big dog here you want the cup ."])
+    assert alone[0] == pytest.approx(padded[0], rel=1e-5)
+    pll_alone = zorro.pseudo_log_likelihood_scores(model, tokenizer, ["the dog ."])
+    pll_padded = zorro.pseudo_log_likelihood_scores(model, tokenizer, ["the dog .", "look at the big dog here ."])
+    assert pll_alone[0] == pytest.approx(pll_padded[0], rel=1e-5)
+
+
+def test_batch_stream_is_a_function_of_seed_and_step():
+    sequences = [[0, i, 2] for i in range(10, 30)]
+    first, second = BatchStream(sequences, 4, seed=1, order="shuffled"), BatchStream(sequences, 4, seed=1, order="shuffled")
+    assert [first.batch(s) for s in range(12)] == [second.batch(s) for s in reversed(range(12))][::-1]
+    assert sorted(map(tuple, sum((first.batch(s) for s in range(5)), []))) == sorted(map(tuple, sequences))  # one pass
+    assert BatchStream(sequences, 4, seed=1, order="age").batch(0) == sequences[:4]
+
+
+# ---- training end to end, and resuming -----------------------------------------------------
+
+
+@pytest.fixture
+def tiny_zorro(tmp_path):
+    folder = tmp_path / "zorro" / "sentences"
+    folder.mkdir(parents=True)
+    for name in zorro.PARADIGMS:
+        (folder / f"{name}.txt").write_text("dog the is here .\nthe dog is here .\nball where the is ?\nwhere is the ball ?\n")
+    return tmp_path / "zorro"
+
+
+def tiny_config():
+    return EncoderConfig.for_profile(
+        "smoke", vocab_size=300, max_utterances=None, held_out_every=10, steps=6, eval_every=3,
+        checkpoint_every=3, curve_pairs=1, probe_pairs=None, pll_pairs=1, held_out_utterances=5,
+    )
+
+
+def tiny_corpus():
+    from ssa.encoder.corpus import Corpus
+
+    return Corpus(utterances=tuple(SENTENCES), ages_days=(1.0,) * len(SENTENCES), corpus_names=("T",) * len(SENTENCES), dropped={})
+
+
+def test_training_resumes_exactly_after_an_interruption(tmp_path, tiny_zorro, monkeypatch):
+    common = dict(corpus=tiny_corpus(), zorro_folder=tiny_zorro, progress=False)
+    straight = train_and_probe(tiny_config(), "ssa", 3, checkpoint_dir=tmp_path / "straight", **common)
+    assert straight["curve"]["step"] == [0, 3, 6]
+    assert set(straight["holistic"]) == set(zorro.PARADIGMS) and straight["holistic"]["irregular-verb"]["total"] == 2
+    assert len(straight["scorer_values"]["n"]) == tiny_config().num_layers
+
+    original = BatchStream.batch
+
+    def interrupt(self, step):
+        if step == 4:
+            raise KeyboardInterrupt
+        return original(self, step)
+
+    monkeypatch.setattr(BatchStream, "batch", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        train_and_probe(tiny_config(), "ssa", 3, checkpoint_dir=tmp_path / "resumed", **common)
+    monkeypatch.setattr(BatchStream, "batch", original)
+    resumed = train_and_probe(tiny_config(), "ssa", 3, checkpoint_dir=tmp_path / "resumed", **common)
+    assert resumed["curve"]["train_loss"] == pytest.approx(straight["curve"]["train_loss"])
+    assert resumed["curve"]["held_out_loss"] == pytest.approx(straight["curve"]["held_out_loss"])
+    for name in ("b", "n"):
+        assert resumed["scorer_values"][name] == pytest.approx(straight["scorer_values"][name])
+
+
+# ---- verdict -------------------------------------------------------------------------------
+
+
+def fake_run(variant, seed, accuracy):
+    entry = {"correct": 0, "total": 2000, "accuracy": accuracy, "low": accuracy - 0.02, "high": accuracy + 0.02}
+    return {"scorer": variant, "seed": seed, "holistic": {name: dict(entry) for name in zorro.PARADIGMS}}
+
+
+def test_verdict_thresholds():
+    softmax = [fake_run("softmax", s, 0.60) for s in range(3)]
+    better = [fake_run(v, s, 0.65) for v in ("ssa", "ssa_n1.5", "ssa_n2") for s in range(3)]
+    same = [fake_run(v, s, 0.61) for v in ("ssa", "ssa_n1.5", "ssa_n2") for s in range(3)]
+    assert experiment.verdict(softmax + better) == "reproduced"
+    assert experiment.verdict(softmax + same) == "not reproduced at this scale"
+    assert experiment.verdict(softmax) == "not tested"
+    mixed = softmax + [fake_run("ssa_n2", s, 0.65) for s in range(3)] + [fake_run("ssa_n1.5", s, 0.60) for s in range(3)]
+    assert experiment.verdict(mixed) == "partly"
+    table = experiment.paper_comparison(softmax + better)
+    assert table["our gain"].tolist() == pytest.approx([5.0] * 4)
+    assert experiment.accuracy_table(softmax + better).loc["mean over paradigms", "ssa"] == pytest.approx(65.0)
+
+
+def test_unknown_variant_is_refused():
+    with pytest.raises(ValueError, match="variant must be one of"):
+        experiment.run_config("smoke", "linear", 0)
