@@ -25,8 +25,9 @@ exact weights against the asymptotics, fitted slopes, the contextual mass of any
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import mpmath
@@ -52,6 +53,8 @@ __all__ = [
     "ssa_inner_disproportion",
     "EntmaxThreshold",
     "entmax_hardmax_threshold",
+    "asymptotic_check",
+    "show_steps",
     "log_values",
     "relative_errors",
     "fitted_slope",
@@ -133,7 +136,9 @@ def _try_limit(expr: sp.Expr, variable: sp.Symbol, point, direction: str = "+") 
 def _tidy(expr: sp.Expr) -> sp.Expr:
     # Split powers of products, (b q)^n -> b^n q^n, which is valid here because every symbol
     # that reaches a power is declared positive.
-    return sp.expand_power_base(sp.simplify(expr), deep=True)
+    simplified = sp.expand_power_base(sp.simplify(expr), deep=True)
+    # simplify likes one big fraction; a sum over the logits reads better when shorter.
+    return min((simplified, sp.factor_terms(sp.expand(simplified))), key=sp.count_ops)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -198,12 +203,13 @@ def _ordered_gaps(logits: tuple[sp.Expr, ...]) -> tuple[sp.Expr, tuple[sp.Expr, 
     )
 
 
-def softmax_magnification(logits: Sequence) -> SoftmaxMagnification:
+def softmax_magnification(logits: Sequence, cross_check: bool = False) -> SoftmaxMagnification:
     r"""Derive Theorem 1 for softmax: the hardmax limit, the gap :math:`\Delta` and the constant
     :math:`C` of the non-max mass :math:`\mu(\lambda) \sim C e^{-\lambda\Delta}`.
 
     ``logits`` need at least two distinct values (with all logits equal the weights are
-    uniform for every :math:`\lambda` and there is no gap)."""
+    uniform for every :math:`\lambda` and there is no gap). With ``cross_check`` sympy also
+    tries the limit on the unshifted weights, and the first step says whether it could."""
     xs = _as_logits("logits", logits, minimum=2)
     top, gaps = _ordered_gaps(xs)
     maxima = [i for i, g in enumerate(gaps) if g.is_zero]
@@ -216,15 +222,14 @@ def softmax_magnification(logits: Sequence) -> SoftmaxMagnification:
     shifted = [sp.exp(-LAMBDA * g) for g in gaps]
     shifted_total = sp.Add(*shifted)
     non_max_mass = sp.Add(*[shifted[j] for j in range(len(xs)) if j not in maxima]) / shifted_total
-    direct = _try_limit(sp.Add(*[weights[j] for j in range(len(xs)) if j not in maxima]), LAMBDA, sp.oo)
-    steps.append(Step(
-        "By hand: divide numerator and denominator by $e^{\\lambda M}$ (softmax is shift invariant), "
-        "so that every exponent is $-\\lambda d_j \\le 0$ with $d_j = M - x_j$. "
-        + ("sympy could also take the limit of the unshifted mass directly."
-           if direct is not None else
-           "sympy's `limit` fails on the unshifted form here: it cannot decide the signs of the exponents."),
-        sp.Eq(sp.Function("mu")(LAMBDA), non_max_mass),
-    ))
+    text = ("By hand: divide numerator and denominator by $e^{\\lambda M}$ (softmax is shift invariant), "
+            "so that every exponent is $-\\lambda d_j \\le 0$ with $d_j = M - x_j$.")
+    if cross_check:
+        unshifted_mass = sp.Add(*[weights[j] for j in range(len(xs)) if j not in maxima])
+        text += (" sympy could also take the limit of the unshifted weights directly."
+                 if _try_limit(unshifted_mass, LAMBDA, sp.oo) is not None else
+                 " sympy's `limit` fails on the unshifted weights here: it cannot decide the signs of the exponents.")
+    steps.append(Step(text, sp.Eq(sp.Function("mu")(LAMBDA), non_max_mass)))
     limit_weights = tuple(sp.limit(s / shifted_total, LAMBDA, sp.oo) for s in shifted)
     steps.append(Step(
         "sympy: the limit of each weight as $\\lambda \\to \\infty$ (hardmax, shared among tied maxima).",
@@ -245,7 +250,7 @@ def softmax_magnification(logits: Sequence) -> SoftmaxMagnification:
         "sympy: the constant. The limit is finite and positive, which proves the rate $e^{-\\lambda\\Delta}$.",
         sp.Eq(sp.Limit(sp.exp(LAMBDA * sp.Symbol("Delta")) * sp.Function("mu")(LAMBDA), LAMBDA, sp.oo), constant),
     ))
-    return SoftmaxMagnification(xs, weights, limit_weights, _tidy(non_max_mass), gap, constant, tuple(steps))
+    return SoftmaxMagnification(xs, weights, limit_weights, non_max_mass, gap, constant, tuple(steps))
 
 
 @dataclass(frozen=True)
@@ -271,12 +276,14 @@ class SSAMagnification:
         return _tidy(1 - sp.Max(*self.limit_weights))
 
 
-def ssa_magnification(logits: Sequence, b: sp.Expr = B, n: sp.Expr = N) -> SSAMagnification:
+def ssa_magnification(logits: Sequence, b: sp.Expr = B, n: sp.Expr = N, cross_check: bool = False) -> SSAMagnification:
     r"""Derive Theorem 1 for SSA: limit weights, rates :math:`r_i` and constants :math:`c_i` with
     :math:`\lambda^{r_i} w_i(\lambda) \to c_i > 0`.
 
     Needs at least one positive logit: with none, the sum of scores no longer grows like
-    :math:`\lambda^n` and the limit is a different one (raises ``ValueError``)."""
+    :math:`\lambda^n` and the limit is a different one (raises ``ValueError``). With
+    ``cross_check`` sympy also tries every limit directly on the raw weights (slow: seconds
+    per logit) and ``direct`` holds the results; otherwise ``direct`` is all ``None``."""
     xs = _as_logits("logits", logits, minimum=1)
     b, n = _check_b(b), _check_n(n)
     signs = [_sign("logits", x) for x in xs]
@@ -314,13 +321,15 @@ def ssa_magnification(logits: Sequence, b: sp.Expr = B, n: sp.Expr = N) -> SSAMa
         sp.Matrix([constants, rates]),
     ))
     limit_weights = tuple(c if r == 0 else sp.S.Zero for c, r in zip(constants, rates))
-    direct = tuple(_try_limit(LAMBDA**r * w, LAMBDA, sp.oo) for r, w in zip(rates, weights))
-    failed = sum(d is None for d in direct)
-    steps.append(Step(
-        f"Cross-check: sympy's `limit` applied directly to $\\lambda^{{r_i}} w_i(\\lambda)$ succeeded for "
-        f"{len(xs) - failed} of {len(xs)} logits" + (" (it raises NotImplementedError on the others)." if failed else "."),
-        sp.Matrix([[d if d is not None else sp.Symbol("\\text{--}") for d in direct]]),
-    ))
+    direct = tuple(None for _ in xs)
+    if cross_check:
+        direct = tuple(_try_limit(LAMBDA**r * w, LAMBDA, sp.oo) for r, w in zip(rates, weights))
+        failed = sum(d is None for d in direct)
+        steps.append(Step(
+            f"Cross-check: sympy's `limit` applied directly to $\\lambda^{{r_i}} w_i(\\lambda)$ succeeded for "
+            f"{len(xs) - failed} of {len(xs)} logits" + (" (it raises NotImplementedError on the others)." if failed else "."),
+            sp.Matrix([[d if d is not None else sp.Symbol("\\text{--}") for d in direct]]),
+        ))
     return SSAMagnification(xs, b, n, weights, limit_weights, rates, constants, direct, tuple(steps))
 
 
@@ -344,9 +353,11 @@ class InnerDisproportion:
         return self.constant * self.decay
 
 
-def _inner_disproportion(scorer: str, others: tuple[sp.Expr, ...], weights: tuple[sp.Expr, ...],
+def _inner_disproportion(scorer: str, others: tuple[sp.Expr, ...], scores: Sequence[sp.Expr],
                          decay: sp.Expr) -> InnerDisproportion:
-    mass = _tidy(sp.Add(*weights[1:]))
+    # mu(t) = R / (s(t) + R), R the others' total score: exact, and small enough for sympy's limit.
+    others_total = sp.Add(*scores[1:])
+    mass = others_total / (scores[0] + others_total)
     steps = [Step(f"The exact {scorer} mass of the fixed logits when the first logit is $t$:",
                   sp.Eq(sp.Function("mu")(T), mass))]
     constant = _try_limit(mass / decay, T, sp.oo)
@@ -370,8 +381,7 @@ def softmax_inner_disproportion(others: Sequence) -> InnerDisproportion:
     r"""Derive Theorem 2 for softmax: with logits :math:`(t, y_1, \dots, y_m)`, the mass of the
     :math:`y`'s satisfies :math:`e^{t}\mu(t) \to \sum_j e^{y_j}`."""
     ys = _as_logits("others", others, minimum=1)
-    weights = softmax_weights((T, *ys), scale=1)
-    return _inner_disproportion("softmax", ys, weights, sp.exp(-T))
+    return _inner_disproportion("softmax", ys, [sp.exp(x) for x in (T, *ys)], sp.exp(-T))
 
 
 def ssa_inner_disproportion(others: Sequence, b: sp.Expr = B, n: sp.Expr = N) -> InnerDisproportion:
@@ -381,8 +391,7 @@ def ssa_inner_disproportion(others: Sequence, b: sp.Expr = B, n: sp.Expr = N) ->
     b, n = _check_b(b), _check_n(n)
     for y in ys:
         _sign("others", y)
-    weights = ssa_weights((T, *ys), b, n, scale=1)
-    return _inner_disproportion("SSA", ys, weights, T ** (-n))
+    return _inner_disproportion("SSA", ys, [ssa_score(x, b, n) for x in (T, *ys)], T ** (-n))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -428,30 +437,41 @@ def entmax_hardmax_threshold(gap: sp.Expr = sp.Symbol("Delta", positive=True), a
 # Numerics: mpmath evaluation, slopes, and the package's scorers.
 
 
-def _mp_function(expr: sp.Expr, variable: sp.Symbol) -> Callable:
-    free = expr.free_symbols - {variable}
+@functools.lru_cache(maxsize=256)
+def _mp_function(expr: sp.Expr, variable: sp.Symbol, parameters: tuple[sp.Symbol, ...]) -> Callable:
+    free = expr.free_symbols - {variable, *parameters}
     if free:
-        raise ValueError(f"expr has free symbols {sorted(map(str, free))} besides {variable}; substitute numbers first")
-    return sp.lambdify(variable, expr, modules="mpmath")
+        raise ValueError(f"expr has free symbols {sorted(map(str, free))} besides {variable}; give their values")
+    return sp.lambdify((variable, *parameters), expr, modules="mpmath")
 
 
-def log_values(expr: sp.Expr, variable: sp.Symbol, points: Sequence[float], dps: int = 50) -> np.ndarray:
+def _evaluate(expr: sp.Expr, variable: sp.Symbol, points: Sequence[float], values: Mapping | None) -> list:
+    """``expr`` at each point in mpmath (the caller sets the precision). ``values`` gives other
+    symbols numbers; the expression is lambdified once and cached, so that a grid of parameter
+    values costs one lambdify."""
+    values = dict(values or {})
+    fn = _mp_function(expr, variable, tuple(values))
+    arguments = [mpmath.mpmathify(sp.nsimplify(v) if isinstance(v, float) else v) for v in values.values()]
+    return [fn(mpmath.mpf(p), *arguments) for p in points]
+
+
+def log_values(expr: sp.Expr, variable: sp.Symbol, points: Sequence[float], dps: int = 50,
+               values: Mapping | None = None) -> np.ndarray:
     """``ln expr`` at ``points``, evaluated with ``dps`` decimal digits: values such as
     :math:`e^{-10^6}` that underflow float64 keep their logarithm."""
-    fn = _mp_function(expr, variable)
     with mpmath.workdps(dps):
-        values = [fn(mpmath.mpf(p)) for p in points]
-        if any(not (v > 0) for v in values):
+        evaluated = _evaluate(expr, variable, points, values)
+        if any(not (v > 0) for v in evaluated):
             raise ValueError(f"expr must be positive at every point to take its logarithm: {expr}")
-        return np.array([float(mpmath.log(v)) for v in values])
+        return np.array([float(mpmath.log(v)) for v in evaluated])
 
 
 def relative_errors(exact: sp.Expr, approximation: sp.Expr, variable: sp.Symbol, points: Sequence[float],
-                    dps: int = 50) -> np.ndarray:
+                    dps: int = 50, values: Mapping | None = None) -> np.ndarray:
     """``|exact / approximation - 1|`` at ``points``, in ``dps``-digit arithmetic."""
-    exact_fn, approx_fn = _mp_function(exact, variable), _mp_function(approximation, variable)
     with mpmath.workdps(dps):
-        return np.array([float(abs(exact_fn(mpmath.mpf(p)) / approx_fn(mpmath.mpf(p)) - 1)) for p in points])
+        pairs = zip(_evaluate(exact, variable, points, values), _evaluate(approximation, variable, points, values))
+        return np.array([float(abs(e / a - 1)) for e, a in pairs])
 
 
 def fitted_slope(x: Sequence[float], y: Sequence[float]) -> float:
@@ -460,6 +480,38 @@ def fitted_slope(x: Sequence[float], y: Sequence[float]) -> float:
     if x.shape != y.shape or x.size < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise ValueError("x and y must be finite arrays of the same length >= 2")
     return float(np.polyfit(x, y, 1)[0])
+
+
+def asymptotic_check(exact: sp.Expr, asymptotic: sp.Expr, variable: sp.Symbol, points: Sequence[float],
+                     decay: str, fit_from: float, dps: int = 50, values: Mapping | None = None) -> dict:
+    """Compare an exact weight (or mass) with its derived asymptotic at ``points``.
+
+    Returns ``log_exact`` (its natural log at each point), ``relative_error`` and ``slope``: the
+    least-squares slope over the points ``>= fit_from`` of ``ln exact`` against the variable
+    (``decay="exponential"``, a semi-log slope) or against its log (``decay="power"``, log-log).
+    ``values`` gives numbers to other symbols of the expressions (SSA's ``b`` and ``n``)."""
+    if decay not in ("exponential", "power"):
+        raise ValueError(f"decay must be 'exponential' or 'power', got {decay!r}")
+    points = np.asarray(points, dtype=float)
+    fitted = points >= fit_from
+    if fitted.sum() < 2:
+        raise ValueError(f"fit_from={fit_from} leaves fewer than 2 of the points to fit a slope")
+    log_exact = log_values(exact, variable, points, dps, values)
+    abscissa = points if decay == "exponential" else np.log(points)
+    return {
+        "log_exact": log_exact,
+        "relative_error": relative_errors(exact, asymptotic, variable, points, dps, values),
+        "slope": fitted_slope(abscissa[fitted], log_exact[fitted]),
+    }
+
+
+def show_steps(steps: Sequence[Step]) -> None:
+    """Render a derivation in a notebook: each step's text, then its result as LaTeX (MathJax)."""
+    from IPython.display import Markdown, Math, display
+
+    for number, step in enumerate(steps, start=1):
+        display(Markdown(f"**Step {number}.** {step.text}"))
+        display(Math(sp.latex(step.result)))
 
 
 def contextual_mass(weights):
@@ -489,21 +541,29 @@ def contextual_mass_curve(scorer: Callable, logits: Sequence[float], scales: Seq
     return mass
 
 
-def lambdified_weights(kind: str, n_keys: int, **parameters) -> Callable[[np.ndarray], np.ndarray]:
+def lambdified_weights(kind: str, n_keys: int) -> Callable[..., np.ndarray]:
     """The symbolic weights of ``kind`` ("softmax" or "ssa") over ``n_keys`` real logits, turned
-    into a numpy function of an array ``(rows, n_keys)``. ``parameters`` are SSA's ``b`` and ``n``."""
+    into a numpy function ``evaluate(logits, **parameters)`` of an array ``(rows, n_keys)``;
+    SSA's parameters are ``b`` and ``n``. Lambdified once, evaluated at any ``b`` and ``n``."""
     if kind not in ("softmax", "ssa"):
         raise ValueError(f"kind must be 'softmax' or 'ssa', got {kind!r}")
     if not (isinstance(n_keys, int) and n_keys >= 1):
         raise ValueError(f"n_keys must be an int >= 1, got {n_keys!r}")
     xs = sp.symbols(f"x0:{n_keys}", real=True)
-    weights = softmax_weights(xs, scale=1) if kind == "softmax" else ssa_weights(xs, scale=1, **parameters)
-    fn = sp.lambdify(xs, list(weights), modules="numpy")
+    if kind == "softmax":
+        fn, names = sp.lambdify(xs, list(softmax_weights(xs, scale=1)), modules="numpy"), ()
+    else:
+        fn, names = sp.lambdify((*xs, B, N), list(ssa_weights(xs, scale=1)), modules="numpy"), ("b", "n")
 
-    def evaluate(logits: np.ndarray) -> np.ndarray:
+    def evaluate(logits: np.ndarray, **parameters) -> np.ndarray:
+        if set(parameters) != set(names):
+            raise ValueError(f"parameters must be exactly {names or 'none'} for {kind}, got {tuple(parameters)}")
+        if kind == "ssa":
+            _check_b(parameters["b"]), _check_n(parameters["n"])
         logits = np.asarray(logits, dtype=np.float64)
         if logits.ndim != 2 or logits.shape[1] != n_keys:
             raise ValueError(f"logits must have shape (rows, {n_keys}), got {logits.shape}")
-        return np.stack(np.broadcast_arrays(*fn(*logits.T)), axis=-1)  # (rows, n_keys)
+        values = fn(*logits.T, *(float(parameters[name]) for name in names))
+        return np.stack(np.broadcast_arrays(*values), axis=-1)  # (rows, n_keys)
 
     return evaluate

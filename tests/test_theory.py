@@ -63,7 +63,7 @@ def test_ssa_magnification_symbolic_closed_forms(ssa_symbolic):
 
 def test_ssa_magnification_numeric_direct_limits_agree():
     # With numbers for b and n sympy's limit works on the raw weights: it must agree.
-    result = theory.ssa_magnification([sp.Rational(1, 2), 2, 0, -1], b=sp.Rational(3, 2), n=sp.Rational(3, 2))
+    result = theory.ssa_magnification([sp.Rational(1, 2), 2, 0, -1], b=sp.Rational(3, 2), n=sp.Rational(3, 2), cross_check=True)
     assert all(d is not None and same(d, c) for d, c in zip(result.direct, result.constants))
     assert same(result.contextual_mass, 1 - 2**sp.Rational(3, 2) / (2**sp.Rational(3, 2) + sp.Rational(1, 2) ** sp.Rational(3, 2)))
 
@@ -122,7 +122,7 @@ def test_softmax_asymptotics_numerically():
 def test_lambdified_ssa_equals_scoring(b, n):
     logits = np.random.default_rng(0).normal(0.0, 3.0, (200, 7))
     logits[0, 2] = 0.0  # SSA's score at exactly zero
-    symbolic = theory.lambdified_weights("ssa", 7, b=b, n=n)(logits)
+    symbolic = theory.lambdified_weights("ssa", 7)(logits, b=b, n=n)
     package = scoring.ssa(torch.from_numpy(logits), b, n).numpy()
     assert np.abs(symbolic - package).max() < 1e-14
 
@@ -166,6 +166,8 @@ def test_contextual_mass_of_sigmoid_divides_by_row_total():
         (lambda: theory.softmax_magnification("12"), "sequence"),
         (lambda: theory.entmax_hardmax_threshold(alpha=1), "alpha must be > 1"),
         (lambda: theory.lambdified_weights("sparsemax", 3), "kind must be"),
+        (lambda: theory.lambdified_weights("ssa", 2)(np.zeros((1, 2)), b=1.0, n=0.5), "n must be"),
+        (lambda: theory.lambdified_weights("ssa", 2)(np.zeros((1, 2)), b=1.0), "parameters must be"),
         (lambda: theory.ssa_weights([1, float("nan")]), "finite real"),
     ],
 )
