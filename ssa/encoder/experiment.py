@@ -126,7 +126,7 @@ def data_summary(profile: str) -> dict:
             "zorro_example": dataclasses.asdict(example),
         }
 
-    return cached(f"{EXPERIMENT}/data", config, compute, profile=check_profile(profile), regenerate=regenerate_command(profile))
+    return cached(f"{EXPERIMENT}/dataset_summary", config, compute, profile=check_profile(profile), regenerate=regenerate_command(profile))
 
 
 # ----------------------------------------------------------------------------------------------
