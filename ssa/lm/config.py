@@ -73,7 +73,9 @@ class TrainConfig:
     scorer_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. SSA's b, n, learn_b
     per_head: bool = False  # one scorer parameter set per layer (the authors' code), or per head
     global_batch: int = 768  # sequences per optimizer step, over all processes and accumulation
-    micro_batch: int = 16  # sequences per forward pass on one device
+    # Sequences per forward pass on one device: a memory knob only (the global batch is fixed).
+    # 4 x 1024 tokens keeps SSA's explicit attention weights (no fused kernel) well inside 80 GB.
+    micro_batch: int = 4
     steps: int = 22_000
     warmup_steps: int = 500
     lr: float = 6e-4
@@ -142,7 +144,7 @@ _PROFILES = {
                     eval_every=50, eval_windows_during_training=64, checkpoint_every=50),
     ),
     "smoke": RunConfig(
-        ModelConfig(vocab_size=384, hidden_size=32, num_layers=2, num_heads=4, num_kv_heads=2, ffn_size=64, seq_len=64),
+        ModelConfig(vocab_size=384, hidden_size=32, num_layers=2, num_heads=4, num_kv_heads=2, ffn_size=64, seq_len=128),
         DataConfig(train_source="webtext", ood_source="wikitext-2", held_out_per_mille=100, max_train_documents=150,
                    tokenizer_documents=150, eval_windows=8, blimp_pairs_per_paradigm=4),
         TrainConfig(global_batch=4, micro_batch=2, steps=6, warmup_steps=2, lr=3e-3, seed=0,

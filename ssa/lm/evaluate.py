@@ -96,12 +96,18 @@ def evaluation_windows(run: RunConfig, tokenizer) -> dict[str, torch.Tensor]:
 def unigram_counts(run: RunConfig, tokenizer) -> torch.Tensor:
     """Token counts of (up to ``tokenizer_documents``) training documents."""
     texts = data.split_documents(run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents)
-    ids = torch.tensor(list(data.token_stream(itertools.islice(texts, run.data.tokenizer_documents), tokenizer)), dtype=torch.long)
-    return torch.bincount(ids, minlength=len(tokenizer))
+    stream = data.token_stream(itertools.islice(texts, run.data.tokenizer_documents), tokenizer)
+    counts = torch.zeros(len(tokenizer), dtype=torch.long)
+    while chunk := list(itertools.islice(stream, 1 << 20)):  # bounded memory on a large corpus
+        counts += torch.bincount(torch.tensor(chunk), minlength=len(tokenizer))
+    return counts
 
 
 def evaluate(model, tokenizer, run: RunConfig, *, device="cpu", batch_size: int | None = None) -> dict:
-    """Perplexities (model and unigram baseline, in and out of distribution) and BLiMP."""
+    """Perplexities (model and unigram baseline, in and out of distribution) and BLiMP.
+
+    ``batch_size`` is for the perplexity windows (default: the training micro-batch, which fits
+    in memory); BLiMP's short sentences go 64 at a time."""
     batch_size = batch_size or run.train.micro_batch
     windows = evaluation_windows(run, tokenizer)
     counts = unigram_counts(run, tokenizer)
@@ -109,7 +115,7 @@ def evaluate(model, tokenizer, run: RunConfig, *, device="cpu", batch_size: int 
     for name, tensor in windows.items():
         result[f"perplexity_{name}"] = math.exp(mean_loss(model, tensor, batch_size, device))
         result[f"unigram_perplexity_{name}"] = data.unigram_perplexity(counts, tensor)
-    result["blimp"] = blimp_accuracy(model, tokenizer, load_blimp(run.data.blimp_pairs_per_paradigm), batch_size=batch_size, device=device)
+    result["blimp"] = blimp_accuracy(model, tokenizer, load_blimp(run.data.blimp_pairs_per_paradigm), device=device)
     return result
 
 

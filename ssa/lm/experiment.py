@@ -208,10 +208,14 @@ def blimp_table(runs: list[dict]):
 
 
 def paper_commands(nodes: int = 2, gpus_per_node: int = 8) -> dict[str, str]:
-    """The commands that run the paper's configuration on GPUs."""
+    """The commands that run the paper's configuration on GPUs (the SSA model; the softmax twin
+    is the same with ``--scorer softmax`` and its own ``--out``)."""
     train = "-m ssa.lm train --profile paper --device cuda"
     return {
-        "single GPU": f"python {train} --scorer ssa --out runs/paper-ssa",
+        "single GPU, both scorers": (
+            f"python {train} --scorer softmax --out runs/paper-softmax\n"
+            f"python {train} --scorer ssa --out runs/paper-ssa"
+        ),
         "one node": f"torchrun --standalone --nproc_per_node={gpus_per_node} {train} --scorer ssa --out runs/paper-ssa",
         "multi-node (run on every node)": (
             f"torchrun --nnodes={nodes} --nproc_per_node={gpus_per_node} --rdzv_backend=c10d "
