@@ -99,6 +99,27 @@ def test_a_missing_dataset_names_the_fetch_command(tmp_path, monkeypatch):
         data.documents("nowhere")
 
 
+def test_fineweb_edu_is_streamed_sharded_and_packed_on_the_fly(corpus, tmp_path, monkeypatch):
+    import datasets
+
+    from ssa.lm.train import train
+
+    documents = [{"text": text} for text in data.documents(str(corpus))]
+    requested = []
+
+    def fake_load_dataset(path, name=None, split=None, streaming=False):
+        requested.append((path, name, split, streaming))
+        return datasets.IterableDataset.from_generator(lambda: iter(documents))
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
+    shard = list(data.documents("fineweb-edu", rank=1, world_size=2))
+    assert requested[0] == (*data.FINEWEB_EDU, "train", True)
+    assert [text for text in shard] == [row["text"] for row in documents[1::2]]
+    run = run_config("smoke", "ssa").replace(data={"train_source": "fineweb-edu", "ood_source": str(corpus)}, train={"steps": 2, "warmup_steps": 1})
+    history = train(run, tmp_path / "streamed", device="cpu", progress=False)["history"]
+    assert len(history["train_loss"]) == 2
+
+
 def test_unigram_baseline_of_a_uniform_distribution_is_the_vocabulary_size():
     counts = torch.full((50,), 1000)
     held_out = torch.randint(0, 50, (4, 9))

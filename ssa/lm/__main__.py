@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 
+from ssa.data import DatasetError
 from ssa.profiles import DEVICES, PROFILES
 from ssa.scoring import scorer_names
 
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             run = run_config(arguments.profile)
             count = parameter_count(build_model(run.model, device="meta"))
             print(f"{arguments.profile}: {count:,} parameters ({count / 1e6:.1f}M)")
-    except ValueError as error:
+    except (ValueError, DatasetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
