@@ -84,14 +84,16 @@ PROFILE_SETTINGS = {
         batch_size=8, learning_rate=1e-3, warmup_steps=5, steps=20, eval_every=10, held_out_utterances=20,
         curve_pairs=4, probe_pairs=10, pll_pairs=3, checkpoint_every=10,
     ),
-    # About 25 minutes per model on one core of a shared laptop-class CPU (measured; see the
-    # chapter): half of BabyBERTa's depth and width, its tokenizer, batch and masking, a
-    # learning rate raised to 1e-3 with a short warm-up because 6,000 steps (half a pass over
-    # the corpus) is all the time there is.
+    # 15 to 30 minutes per model on one thread of a shared 2-core machine (measured with other
+    # jobs running: 0.1-0.2 s per step, 20-40 s of holistic scoring per 1,000 pairs): half of
+    # BabyBERTa's depth and width, its tokenizer, batch and masking; a learning rate raised to
+    # 1e-3 with a short warm-up, because 6,000 steps (half a pass over the corpus) is all the
+    # time there is; the first 1,000 of the 2,000 pairs of each paradigm (scoring all of them
+    # would double the probing time: the LM head over 8k tokens at every position dominates).
     "cpu": dict(
         num_layers=4, num_heads=4, hidden_size=128, ffn_size=512, vocab_size=8192,
         batch_size=16, learning_rate=1e-3, warmup_steps=500, steps=6000, eval_every=1000,
-        held_out_utterances=1000, curve_pairs=50, probe_pairs=None, pll_pairs=100, checkpoint_every=1000,
+        held_out_utterances=1000, curve_pairs=50, probe_pairs=1000, pll_pairs=100, checkpoint_every=500,
     ),
     # The paper's (BabyBERTa's) configuration: the dataclass defaults.
     "paper": dict(),
