@@ -43,6 +43,18 @@ def _boolean_mask(attention_mask: Tensor | None) -> Tensor | None:
     return attention_mask > torch.finfo(attention_mask.dtype).min / 2
 
 
+def _attentions_recorded() -> bool:
+    """Whether transformers is collecting attention weights right now. Models whose forward takes
+    ``output_attentions`` through ``capture_outputs`` (GPT-2 in transformers 5) drop the flag before
+    it reaches the attention function and record the weights with a hook instead."""
+    try:
+        from transformers.utils.output_capturing import _active_collector
+    except ImportError:  # older transformers pass output_attentions down instead
+        return False
+    collected = _active_collector.get()
+    return collected is not None and "attentions" in collected
+
+
 def attention_forward(
     module: nn.Module,
     query: Tensor,
@@ -66,7 +78,7 @@ def attention_forward(
     # transformers omits the mask when plain causal masking suffices (no padding, no cache offset).
     causal = bool(causal) and mask is None and query.shape[2] > 1
     # Only the fused softmax path has no weights to hand back for free.
-    want_weights = bool(kwargs.get("output_attentions", False)) or not isinstance(scorer, Softmax)
+    want_weights = bool(kwargs.get("output_attentions", False)) or _attentions_recorded() or not isinstance(scorer, Softmax)
     result = attention(
         query,
         key,

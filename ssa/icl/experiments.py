@@ -1,0 +1,252 @@
+"""One in-context-learning experiment = one trained model (task x scorer x seed) and everything
+the chapters measure on it, cached as one result file.
+
+:class:`ICLExperiment` is the single config of an experiment; :func:`experiment_config` fills it
+for a profile:
+
+* ``paper``: the paper's setup (FACTS.md): GPT-2 with 12 layers, 8 heads, embedding 256; Adam
+  1e-4, batch 64, 500k steps, curriculum 11 -> 41 points (+2 every 2000 steps), 256 positions.
+* ``cpu``: what the book shows, sized so that one model trains in minutes on one CPU core (the
+  chapters state how the size was chosen and the times measured).
+* ``smoke``: seconds; checks that the code runs.
+
+:func:`run` trains (or resumes, or loads) the model and evaluates it; :func:`cached_run` goes
+through :func:`ssa.results.cached`, keyed by the whole config, so a result is reused only for an
+identical config and version. ``python -m ssa.icl regenerate --profile cpu`` recomputes them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+from ssa.icl import diagnostics
+from ssa.icl.curriculum import Curriculum
+from ssa.icl.evaluate import baselines, evaluate, model_predictor, sweep
+from ssa.icl.models import ModelConfig
+from ssa.icl.samplers import PromptSpec, generator, sample_prompts
+from ssa.icl.tasks import check_task, is_classification
+from ssa.icl.train import TrainConfig, train
+from ssa.profiles import check_profile, resolve_device
+from ssa.scoring import scorer_names
+
+# Bump when what a result file means changes (a metric, a stored field): every cached key changes.
+RESULT_VERSION = 1
+CHAPTER_SCORERS = ("softmax", "ssa")
+SEEDS = (0, 1, 2)
+
+# SSA as in the authors' ICL code (FACTS.md): b = exp(1) ~ 2.72 and n = exp(0.4) ~ 1.49 at
+# initialisation, both trained, one pair per layer shared by its heads. Other scorers start from
+# their registry defaults.
+SCORER_DEFAULTS: dict[str, dict[str, float]] = {"ssa": {"b": math.e, "n": math.exp(0.4)}}
+
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalConfig:
+    sigmas: tuple[float, ...] = tuple(range(1, 30))  # test scales (quantification 1..29, linear 1..10)
+    points: int = 41  # points per prompt in the sigma sweeps (linear: 9, as the paper)
+    lengths: tuple[int, ...] = tuple(range(10, 201, 10))  # prompt lengths (points) at sigma 1
+    prompts: int = 256  # prompts per cell (paper: 64 quantification, 100 linear functions)
+    inject_position: int = 5  # 0-based point that gets one extreme x
+    inject_magnitude: float = 10.0  # |x| of the injected value (training x ~ N(0, 1))
+    diagnostic_prompts: int = 64  # prompts per sigma for the attention statistics
+    seed: int = 1_000_003  # evaluation prompts: the same for every model, so comparisons are paired
+
+    def __post_init__(self) -> None:
+        if any(not (math.isfinite(s) and s > 0) for s in self.sigmas):
+            raise ValueError(f"sigmas must all be finite and > 0; got {self.sigmas}")
+        if self.points <= 2 or any(length <= 2 for length in self.lengths):
+            raise ValueError("points and lengths must exceed 2 (the metric scores points 3 on)")
+        if not 0 <= self.inject_position < self.points - 1:
+            raise ValueError(f"inject_position must be in 0..{self.points - 2}; got {self.inject_position}")
+
+
+@dataclasses.dataclass(frozen=True)
+class ICLExperiment:
+    train: TrainConfig
+    eval: EvalConfig
+    version: int = RESULT_VERSION
+
+    def __post_init__(self) -> None:
+        longest = max((self.eval.points, *self.eval.lengths))
+        if longest > self.train.model.n_positions:
+            raise ValueError(
+                f"evaluation prompts of {longest} points exceed the model's n_positions="
+                f"{self.train.model.n_positions}; shorten eval.lengths/eval.points or enlarge the model"
+            )
+
+    @property
+    def name(self) -> str:
+        """The cache folder: ``icl/<task>/<scorer>``."""
+        return f"icl/{self.train.task}/{self.train.model.scorer}"
+
+
+def _profile_sizes(profile: str) -> tuple[ModelConfig, Curriculum, dict]:
+    """(model sizes without scorer, curriculum, training and evaluation settings) of a profile."""
+    if profile == "paper":
+        return (
+            ModelConfig(n_layer=12, n_head=8, n_embd=256, n_positions=256),
+            Curriculum(start=11, end=41, increment=2, interval=2000),
+            {"train_steps": 500_000, "learning_rate": 1e-4, "prompts": 256, "lengths": tuple(range(10, 201, 10))},
+        )
+    if profile == "cpu":
+        return (
+            ModelConfig(n_layer=4, n_head=4, n_embd=64, n_positions=200),
+            Curriculum(start=5, end=21, increment=2, interval=200),
+            {"train_steps": 2000, "learning_rate": 1e-3, "prompts": 256, "lengths": tuple(range(10, 201, 10))},
+        )
+    return (
+        ModelConfig(n_layer=1, n_head=2, n_embd=16, n_positions=40),
+        Curriculum(start=5, end=9, increment=2, interval=10),
+        {"train_steps": 30, "learning_rate": 1e-3, "prompts": 16, "lengths": (10, 20)},
+    )
+
+
+def experiment_config(task: str, scorer: str, profile: str = "cpu", seed: int = 0, **scorer_kwargs: float) -> ICLExperiment:
+    """The experiment of ``task`` x ``scorer`` x ``seed`` at ``profile``; ``scorer_kwargs``
+    override :data:`SCORER_DEFAULTS` (e.g. ``n=2.0``)."""
+    check_task(task)
+    check_profile(profile)
+    if scorer not in scorer_names():
+        raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {scorer!r}")
+    model, curriculum, settings = _profile_sizes(profile)
+    kwargs = {**SCORER_DEFAULTS.get(scorer, {}), **scorer_kwargs}
+    model = dataclasses.replace(model, scorer=scorer, scorer_kwargs=tuple(sorted(kwargs.items())))
+    train_config = TrainConfig(
+        task=task, model=model, curriculum=curriculum, batch_size=64,
+        learning_rate=settings["learning_rate"], train_steps=settings["train_steps"], seed=seed,
+        log_every=max(1, min(50, settings["train_steps"] // 20)),
+    )
+    classification = is_classification(task)
+    quick = profile == "smoke"
+    sigmas = (1, 5, 29) if quick and classification else (1, 5, 10) if quick else tuple(range(1, 30 if classification else 11))
+    eval_config = EvalConfig(
+        sigmas=sigmas,
+        points=curriculum.end if classification else 9,
+        lengths=settings["lengths"],
+        prompts=settings["prompts"],
+        diagnostic_prompts=8 if quick else 64,
+    )
+    return ICLExperiment(train_config, eval_config)
+
+
+def shifts(experiment: ICLExperiment) -> dict[str, list[PromptSpec]]:
+    """The sigma sweeps of the task: ``sigma_x`` (inputs), and for the linear task ``sigma_ab``
+    (function parameters), each with the other scale at 1."""
+    points, sigmas = experiment.eval.points, experiment.eval.sigmas
+    sweeps = {"sigma_x": [PromptSpec(points, sigma_x=s) for s in sigmas]}
+    if not is_classification(experiment.train.task):
+        sweeps["sigma_ab"] = [PromptSpec(points, sigma_ab=s) for s in sigmas]
+    return sweeps
+
+
+def injection_spec(experiment: ICLExperiment) -> PromptSpec:
+    """A sigma-1 prompt with one extreme x whose sign leaves the label rule untouched: a large
+    positive x cannot make "every" true, a large negative one cannot make "some" false; a model
+    that copies the extreme token's sign is wrong."""
+    sign = -1.0 if experiment.train.task == "some" else 1.0
+    return PromptSpec(
+        experiment.eval.points,
+        inject_position=experiment.eval.inject_position,
+        inject_value=sign * experiment.eval.inject_magnitude,
+    )
+
+
+def _rounded(value, digits: int = 6):
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, list):
+        return [_rounded(item, digits) for item in value]
+    if isinstance(value, dict):
+        return {key: _rounded(item, digits) for key, item in value.items()}
+    return value
+
+
+def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> dict:
+    """Every measurement of the chapters on a trained ``model``, with the baselines on the same prompts."""
+    task, ev = experiment.train.task, experiment.eval
+    predictors = {"model": model_predictor(model, device), **baselines(task)}
+
+    def everywhere(specs: list[PromptSpec], seed: int, keep_positions: bool = True) -> dict:
+        results = {name: sweep(predictor, task, specs, ev.prompts, seed) for name, predictor in predictors.items()}
+        return {
+            name: {
+                "prompt_error": [cell["prompt_error"] for cell in cells],
+                **({"per_position": [cell["per_position"] for cell in cells]} if keep_positions else {}),
+            }
+            for name, cells in results.items()
+        }
+
+    out: dict = {"shifts": {}, "concentration": {}}
+    for offset, (shift, specs) in enumerate(shifts(experiment).items()):
+        seed = ev.seed + 1000 * offset
+        out["shifts"][shift] = {"sigmas": list(ev.sigmas), **everywhere(specs, seed)}
+        out["concentration"][shift] = {
+            "sigmas": list(ev.sigmas),
+            **diagnostics.concentration_sweep(model, task, specs, ev.diagnostic_prompts, seed, device),
+        }
+    out["length"] = {"lengths": list(ev.lengths), **everywhere([PromptSpec(n) for n in ev.lengths], ev.seed + 5000, keep_positions=False)}
+
+    spec = injection_spec(experiment)
+    out["injection"] = {
+        "position": spec.inject_position, "value": spec.inject_value,
+        **{name: evaluate(predictor, task, spec, ev.prompts, ev.seed + 7000) for name, predictor in predictors.items()},
+    }
+    xs, ys = sample_prompts(task, spec, ev.diagnostic_prompts, generator(ev.seed + 7000))
+    weights = diagnostics.attention_weights(model, xs, ys, device)
+    out["injection"]["injected_mass"] = diagnostics.injected_token_mass(weights, spec.inject_position)
+    out["attention_map"] = {"xs": xs[0].tolist(), "ys": ys[0].tolist(), "weights": diagnostics.attention_map(weights)}
+    return out
+
+
+def run(experiment: ICLExperiment, *, device: str = "auto", progress: bool = True) -> dict:
+    """Train (resuming from a checkpoint if one exists) and evaluate; a JSON-able dict."""
+    device = resolve_device(device)
+    trained = train(experiment.train, device=device, progress=progress)
+    started = time.perf_counter()
+    result = evaluate_trained(experiment, trained.model, device)
+    result["training"] = {
+        "history": [list(item) for item in trained.history],
+        "steps": trained.steps,
+        "wall_time_s": trained.wall_time_s,
+        "steps_per_s": trained.steps / trained.wall_time_s if trained.wall_time_s > 0 else None,
+        "device": trained.device,
+        "evaluation_wall_time_s": time.perf_counter() - started,
+    }
+    result["scorer_values"] = trained.model.scorer_values()
+    return _rounded(result)
+
+
+def regenerate_command(profile: str, task: str | None = None, scorer: str | None = None) -> str:
+    command = f"python -m ssa.icl regenerate --profile {profile}"
+    if task:
+        command += f" --task {task}"
+    if scorer:
+        command += f" --scorer {scorer}"
+    return command
+
+
+def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None) -> dict:
+    """:func:`run` through the result cache, keyed by the whole experiment config."""
+    from ssa.results import cached
+
+    resolved = resolve_device(device)
+    return cached(
+        experiment.name,
+        experiment,
+        lambda: run(experiment, device=resolved, progress=progress),
+        profile=profile,
+        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer),
+        results_dir=results_dir,
+        device=resolved,
+    )
+
+
+def load_runs(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto", progress: bool = False) -> dict[str, list[dict]]:
+    """``{scorer: [result of each seed]}``, from the cache (or computed, unless the cache is required)."""
+    return {
+        scorer: [cached_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress) for seed in seeds]
+        for scorer in scorers
+    }
