@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from ssa.data import DatasetError
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
 
             summary = train_run(_run_from(arguments), arguments.out, device=arguments.device, progress=not arguments.no_progress)
             losses = summary["history"]["train_loss"]
-            print(f"trained {len(losses)} steps; last loss {losses[-1]:.4f}" if losses else "nothing left to train")
+            if os.environ.get("RANK", "0") == "0":  # torchrun: one report, not one per process
+                print(f"trained {len(losses)} steps; last loss {losses[-1]:.4f}" if losses else "nothing left to train")
         elif arguments.command == "evaluate":
             from ssa.lm.evaluate import evaluate_checkpoint
             from ssa.profiles import resolve_device

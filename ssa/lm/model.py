@@ -60,9 +60,15 @@ def parameter_count(model: nn.Module) -> int:
 
 
 def save_checkpoint(model: nn.Module, tokenizer, folder: str | Path) -> Path:
+    from transformers.utils import logging
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)
+    logging.disable_progress_bar()  # one bar per checkpoint would drown the training bar
+    try:
+        model.save_pretrained(folder)
+    finally:
+        logging.enable_progress_bar()
     tokenizer.save_pretrained(folder)
     return folder
 

@@ -204,6 +204,13 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
     wrapped = DistributedDataParallel(model) if processes.world_size > 1 else model
     tokens_per_step = run.train.global_batch * run.model.seq_len
 
+    def record_evaluation(done: int) -> None:
+        history["eval_step"].append(done)
+        history["eval_loss"].append(mean_loss(model, eval_windows, run.train.micro_batch, processes.device))
+        history["scorer_values"].append(ssa.hf.scorer_values(model))
+
+    if processes.main and start == 0:
+        record_evaluation(0)  # the curves start from the initial model
     bar = tqdm(total=run.train.steps, initial=start, desc=f"{run.train.scorer} seed {run.train.seed}", disable=not (progress and processes.main), unit="step")
     started = time.perf_counter()
     for step in range(start, run.train.steps):
@@ -231,9 +238,7 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
         history["lr"].append(learning_rate(step, run))
         history["tokens"].append(done * tokens_per_step)
         if processes.main and (done % run.train.eval_every == 0 or done == run.train.steps):
-            history["eval_step"].append(done)
-            history["eval_loss"].append(mean_loss(model, eval_windows, run.train.micro_batch, processes.device))
-            history["scorer_values"].append(ssa.hf.scorer_values(model))
+            record_evaluation(done)
         if processes.main and (done % run.train.checkpoint_every == 0 or done == run.train.steps):
             _save(model, tokenizer, optimizer, run, done, history, out)
         bar.update(1)
