@@ -282,3 +282,13 @@ def test_verdict_thresholds():
 def test_unknown_variant_is_refused():
     with pytest.raises(ValueError, match="variant must be one of"):
         experiment.run_config("smoke", "linear", 0)
+
+
+def test_command_line_refuses_unknown_profile_and_variant(capsys):
+    from ssa.encoder.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["regenerate", "--profile", "huge"])
+    with pytest.raises(SystemExit):
+        main(["regenerate", "--profile", "cpu", "--variants", "linear"])
+    assert "invalid choice" in capsys.readouterr().err
