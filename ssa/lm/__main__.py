@@ -2,6 +2,7 @@
 
     python -m ssa.lm train --profile smoke --scorer ssa --out _build/runs/try
     torchrun --nproc_per_node=2 -m ssa.lm train --profile smoke --out _build/runs/ddp
+    torchrun --nproc_per_node=8 -m ssa.lm train --profile paper --scorer ssa   # then `regenerate` evaluates it
     python -m ssa.lm evaluate --profile smoke --checkpoint _build/runs/try/checkpoint
     python -m ssa.lm regenerate --profile cpu          # every cached result the chapter shows
     python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=CHECKPOINT --tasks hellaswag
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     commands.add_parser("lm-eval", help="lm-eval's command line with the model 'ssa-lm' registered")
     train = commands.choices["train"]
-    train.add_argument("--out", required=True, help="run folder (resumed when it holds a checkpoint)")
+    train.add_argument("--out", help="run folder, resumed when it holds a checkpoint (default: the folder `regenerate` uses for this run, under $SSA_RUNS_DIR or _build/runs)")
     for command in (train, commands.choices["evaluate"]):
         command.add_argument("--scorer", choices=scorer_names(), default="softmax")
         command.add_argument("--seed", type=int)
@@ -79,9 +80,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if arguments.command == "train":
+            from ssa.lm.experiment import run_folder
             from ssa.lm.train import train as train_run
 
-            summary = train_run(_run_from(arguments), arguments.out, device=arguments.device, progress=not arguments.no_progress)
+            run = _run_from(arguments)
+            summary = train_run(run, arguments.out or run_folder(arguments.profile, run), device=arguments.device, progress=not arguments.no_progress)
             losses = summary["history"]["train_loss"]
             if os.environ.get("RANK", "0") == "0":  # torchrun: one report, not one per process
                 print(f"trained {len(losses)} steps; last loss {losses[-1]:.4f}" if losses else "nothing left to train")

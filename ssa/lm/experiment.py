@@ -62,7 +62,6 @@ def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", pr
     from ssa.lm.train import train
 
     device = resolve_device(device)
-    started = time.perf_counter()
     summary = train(run, folder, device=device, progress=progress)
     trained = time.perf_counter()
     model, tokenizer = load_checkpoint(folder / "checkpoint", device=device)
@@ -75,7 +74,7 @@ def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", pr
         "parameters": summary["parameters"],
         "tokens_trained": summary["tokens_trained"],
         "scorer_values": scorer_values(model),
-        "train_seconds": trained - started,
+        "train_seconds": summary["train_seconds"],  # over every session, if the run was resumed
         "evaluate_seconds": time.perf_counter() - trained,
     }
 
@@ -208,23 +207,21 @@ def blimp_table(runs: list[dict]):
 
 
 def paper_commands(nodes: int = 2, gpus_per_node: int = 8) -> dict[str, str]:
-    """The commands that run the paper's configuration on GPUs (the SSA model; the softmax twin
-    is the same with ``--scorer softmax`` and its own ``--out``)."""
+    """The commands that run the paper's configuration on GPUs.
+
+    ``train`` without ``--out`` writes to the run folder that ``regenerate`` uses, so training
+    (on any number of GPUs) and the cached evaluation meet: ``regenerate`` finds the finished
+    checkpoint, evaluates it on one GPU and stores the result."""
     train = "-m ssa.lm train --profile paper --device cuda"
+    multi_node = (f"torchrun --nnodes={nodes} --nproc_per_node={gpus_per_node} --rdzv_backend=c10d "
+                  f"--rdzv_endpoint=$MASTER_HOST:29500 --rdzv_id=ssa-lm-$SCORER {train} --scorer $SCORER")
     return {
-        "single GPU, both scorers": (
-            f"python {train} --scorer softmax --out runs/paper-softmax\n"
-            f"python {train} --scorer ssa --out runs/paper-ssa"
-        ),
-        "one node": f"torchrun --standalone --nproc_per_node={gpus_per_node} {train} --scorer ssa --out runs/paper-ssa",
-        "multi-node (run on every node)": (
-            f"torchrun --nnodes={nodes} --nproc_per_node={gpus_per_node} --rdzv_backend=c10d "
-            f"--rdzv_endpoint=$MASTER_HOST:29500 --rdzv_id=ssa-lm {train} --scorer ssa --out /shared/runs/paper-ssa"
-        ),
-        "evaluate": "python -m ssa.lm evaluate --profile paper --device cuda --scorer ssa --checkpoint runs/paper-ssa/checkpoint",
-        "lm-eval": (
-            "python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=runs/paper-ssa/checkpoint,device=cuda "
+        "one GPU": f"for SCORER in softmax ssa; do python {train} --scorer $SCORER; done",
+        "one node, 8 GPUs": f"for SCORER in softmax ssa; do torchrun --standalone --nproc_per_node={gpus_per_node} {train} --scorer $SCORER; done",
+        f"{nodes} nodes (on every node, with SSA_RUNS_DIR on a shared file system)": f"for SCORER in softmax ssa; do {multi_node}; done",
+        "evaluate and cache (one GPU)": f"{regenerate_command('paper')} --device cuda",
+        "lm-eval benchmarks": (
+            "python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=$(ls -d _build/runs/paper/ssa-seed1234-*)/checkpoint,device=cuda "
             "--tasks arc_challenge,arc_easy,boolq,cb,copa,hellaswag,record,winogrande --batch_size 32"
         ),
-        "all cached results": regenerate_command("paper"),
     }

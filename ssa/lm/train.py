@@ -123,7 +123,7 @@ def _optimizer(model: torch.nn.Module, run: RunConfig) -> torch.optim.Optimizer:
 
 
 def _new_history() -> dict:
-    return {"step": [], "train_loss": [], "lr": [], "tokens": [], "eval_step": [], "eval_loss": [], "scorer_values": []}
+    return {"step": [], "train_loss": [], "lr": [], "tokens": [], "eval_step": [], "eval_loss": [], "scorer_values": [], "train_seconds": 0.0}
 
 
 def _save(model, tokenizer, optimizer, run: RunConfig, step: int, history: dict, out: Path) -> None:
@@ -212,7 +212,6 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
     if processes.main and start == 0:
         record_evaluation(0)  # the curves start from the initial model
     bar = tqdm(total=run.train.steps, initial=start, desc=f"{run.train.scorer} seed {run.train.seed}", disable=not (progress and processes.main), unit="step")
-    started = time.perf_counter()
     for step in range(start, run.train.steps):
         step_started = time.perf_counter()
         for group in optimizer.param_groups:
@@ -237,12 +236,14 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
         history["train_loss"].append(step_loss)
         history["lr"].append(learning_rate(step, run))
         history["tokens"].append(done * tokens_per_step)
+        compute_seconds = time.perf_counter() - step_started
         if processes.main and (done % run.train.eval_every == 0 or done == run.train.steps):
             record_evaluation(done)
+        history["train_seconds"] += time.perf_counter() - step_started  # summed over sessions if resumed
+        bar.update(1)
+        bar.set_postfix(loss=f"{step_loss:.3f}", tok_s=f"{tokens_per_step / compute_seconds:,.0f}")
         if processes.main and (done % run.train.checkpoint_every == 0 or done == run.train.steps):
             _save(model, tokenizer, optimizer, run, done, history, out)
-        bar.update(1)
-        bar.set_postfix(loss=f"{step_loss:.3f}", tok_s=f"{tokens_per_step / (time.perf_counter() - step_started):,.0f}")
     bar.close()
 
     summary = {
@@ -250,7 +251,7 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
         "parameters": parameter_count(model),
         "tokens_trained": run.train.steps * tokens_per_step,
         "processes": processes.world_size,
-        "train_seconds_this_session": time.perf_counter() - started,
+        "train_seconds": history["train_seconds"],
     }
     if processes.main:
         (out / HISTORY_FILE).write_text(json.dumps(summary, indent=1) + "\n")
