@@ -265,6 +265,7 @@ class SSAMagnification:
     rates: tuple[sp.Expr, ...]  # r_i = n (1 - sgn x_i): 0, n or 2n
     constants: tuple[sp.Expr, ...]  # c_i = lim lambda^{r_i} w_i
     direct: tuple[sp.Expr | None, ...]  # the same limits taken by sympy on the raw form, None where it fails
+    direct_rates: tuple[sp.Expr | None, ...]  # lim -ln w_i / ln lambda by sympy, for the decaying weights
     steps: tuple[Step, ...]
 
     def asymptotic(self, index: int) -> sp.Expr:
@@ -321,16 +322,22 @@ def ssa_magnification(logits: Sequence, b: sp.Expr = B, n: sp.Expr = N, cross_ch
         sp.Matrix([constants, rates]),
     ))
     limit_weights = tuple(c if r == 0 else sp.S.Zero for c, r in zip(constants, rates))
-    direct = tuple(None for _ in xs)
+    direct = direct_rates = tuple(None for _ in xs)
     if cross_check:
         direct = tuple(_try_limit(LAMBDA**r * w, LAMBDA, sp.oo) for r, w in zip(rates, weights))
+        direct = tuple(None if d is None else _tidy(d) for d in direct)
+        direct_rates = tuple(None if r == 0 else _try_limit(-sp.log(w) / sp.log(LAMBDA), LAMBDA, sp.oo)
+                             for r, w in zip(rates, weights))
         failed = sum(d is None for d in direct)
+        dash = sp.Symbol("\\text{--}")
         steps.append(Step(
-            f"Cross-check: sympy's `limit` applied directly to $\\lambda^{{r_i}} w_i(\\lambda)$ succeeded for "
-            f"{len(xs) - failed} of {len(xs)} logits" + (" (it raises NotImplementedError on the others)." if failed else "."),
-            sp.Matrix([[d if d is not None else sp.Symbol("\\text{--}") for d in direct]]),
+            f"Cross-check on the raw weights: sympy's `limit` of $\\lambda^{{r_i}} w_i(\\lambda)$ (first row) succeeded "
+            f"for {len(xs) - failed} of {len(xs)} logits" + (" (NotImplementedError on the others)" if failed else "")
+            + "; the second row is sympy's own $\\lim -\\ln w_i / \\ln \\lambda$ for the decaying weights, "
+            "which finds the rates without the hand step.",
+            sp.Matrix([[dash if d is None else d for d in direct], [dash if d is None else d for d in direct_rates]]),
         ))
-    return SSAMagnification(xs, b, n, weights, limit_weights, rates, constants, direct, tuple(steps))
+    return SSAMagnification(xs, b, n, weights, limit_weights, rates, constants, direct, direct_rates, tuple(steps))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -65,6 +65,8 @@ def test_ssa_magnification_numeric_direct_limits_agree():
     # With numbers for b and n sympy's limit works on the raw weights: it must agree.
     result = theory.ssa_magnification([sp.Rational(1, 2), 2, 0, -1], b=sp.Rational(3, 2), n=sp.Rational(3, 2), cross_check=True)
     assert all(d is not None and same(d, c) for d, c in zip(result.direct, result.constants))
+    assert result.direct_rates[:2] == (None, None)  # positive logits do not decay
+    assert all(same(d, r) for d, r in zip(result.direct_rates[2:], result.rates[2:]))
     assert same(result.contextual_mass, 1 - 2**sp.Rational(3, 2) / (2**sp.Rational(3, 2) + sp.Rational(1, 2) ** sp.Rational(3, 2)))
 
 
