@@ -61,10 +61,13 @@ $(STAMP):
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
+# In tests no cell may run long: a smoke cell is seconds, and a cpu cell reads the result cache.
+TEST_CELL_TIMEOUT_S := 600
+
 test: $(STAMP)
 	$(VENV_PYTHON) -m pytest -q tests
-	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html
-	$(VENV_PYTHON) -m ssa.book run --profile cpu --device cpu --require-cache
+	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html --timeout $(TEST_CELL_TIMEOUT_S)
+	$(VENV_PYTHON) -m ssa.book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
 
 book: $(STAMP)
 	$(VENV_PYTHON) -m ssa.book run --profile cpu --device $(DEVICE)
