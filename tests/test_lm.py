@@ -162,7 +162,7 @@ def test_windows_longer_than_the_models_positions_are_refused(trained):
 def test_resumed_training_equals_uninterrupted_training(corpus, tmp_path, monkeypatch):
     import ssa.lm.train as training
 
-    run = tiny_run(corpus, steps=4, warmup_steps=1, checkpoint_every=1)
+    run = tiny_run(corpus, steps=3, warmup_steps=1, checkpoint_every=1)
     whole = training.train(run, tmp_path / "whole", device="cpu", progress=False)["history"]["train_loss"]
     schedule = training.learning_rate
 

@@ -208,7 +208,8 @@ class StreamedBatches:
     """Training batches packed on the fly from a sharded document stream (FineWeb-Edu).
 
     Each process packs its own shard, so the global batch is the union of the local ones.
-    Resuming re-reads the stream up to the step (tokenising without training)."""
+    Resuming re-reads the stream up to the step (tokenising without training: about half an
+    hour per process at the end of the paper's run)."""
 
     def __init__(self, texts: Iterable[str], tokenizer, seq_len: int, local_batch: int):
         self._sequences = pack(texts, tokenizer, seq_len)

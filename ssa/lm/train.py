@@ -14,6 +14,7 @@ uninterrupted one.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import itertools
 import json
 import math
@@ -82,7 +83,8 @@ def start_processes(device: str) -> Processes:
     if device == "cuda":
         torch.cuda.set_device(local_rank)
     if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if device == "cuda" else "gloo")
+        # Generous timeout: rank 0 alone fits the tokenizer (minutes on FineWeb-Edu) while the others wait.
+        dist.init_process_group(backend="nccl" if device == "cuda" else "gloo", timeout=datetime.timedelta(hours=2))
     where = torch.device(f"cuda:{local_rank}") if device == "cuda" else torch.device(device)
     return Processes(dist.get_rank(), dist.get_world_size(), where)
 
