@@ -3,19 +3,57 @@ r"""Scaled dot-product attention with any scorer from :mod:`ssa.scoring`.
 .. math:: \operatorname{Attention}(Q, K, V) = \operatorname{score}\!\big(\tfrac{QK^\top}{\sqrt{d}},\ \text{mask}\big)\, V
 
 Softmax without returned weights goes through ``torch.nn.functional.scaled_dot_product_attention``
-(the fused kernels); every other scorer, and softmax when the weights are asked for, through the
-readable reference path below. ``tests/test_attention.py`` checks that the two paths agree.
+(the fused kernels). SSA without returned weights and without dropout goes through a fast path
+of :mod:`ssa.kernels` (FlexAttention on CUDA, a memory-efficient blockwise kernel on CPUs for
+all but tiny problems). Every other scorer, and any scorer when the weights are asked for,
+goes through the readable reference path below. ``tests/test_attention.py`` and
+``tests/test_kernels.py`` check that the paths agree.
+
+To force a path for SSA (tests, agreement checks, benchmarks)::
+
+    with ssa.attention.attention_path("reference"):
+        ...
+
+or set the environment variable ``SSA_ATTENTION_PATH`` (one of :data:`ssa.kernels.PATHS`).
 """
 
 from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ssa.scoring import Scorer, Softmax, make_scorer
+from ssa.scoring import SSA, Scorer, Softmax, make_scorer
 
-__all__ = ["attention", "causal_mask", "combine_masks"]
+__all__ = ["attention", "attention_path", "causal_mask", "combine_masks", "current_path"]
+
+PATH_ENV = "SSA_ATTENTION_PATH"
+_forced_path: contextvars.ContextVar[str | None] = contextvars.ContextVar("ssa_attention_path", default=None)
+
+
+def current_path() -> str:
+    """The SSA attention path in force: :func:`attention_path`, else ``$SSA_ATTENTION_PATH``,
+    else ``"auto"``."""
+    from ssa.kernels import check_path
+
+    return check_path(_forced_path.get() or os.environ.get(PATH_ENV, "auto"))
+
+
+@contextlib.contextmanager
+def attention_path(path: str):
+    """Within the block, SSA attention takes ``path`` (``"reference"``, ``"blockwise"``, ...)."""
+    from ssa.kernels import check_path
+
+    token = _forced_path.set(check_path(path))
+    try:
+        yield
+    finally:
+        _forced_path.reset(token)
+
 
 
 def causal_mask(n_queries: int, n_keys: int, device=None) -> Tensor:
@@ -71,6 +109,13 @@ def attention(
     group = _check_shapes(query, key, value)
     scorer = make_scorer(scorer)
     n_queries, n_keys = query.shape[-2], key.shape[-2]
+    if isinstance(scorer, SSA) and not return_weights and dropout_p == 0:
+        from ssa.kernels import choose_path, fast_ssa_attention
+
+        path = choose_path(query, key, current_path())
+        if path != "reference":
+            combine_masks(mask, False, n_queries, n_keys)  # validates the mask
+            return fast_ssa_attention(query, key, value, scorer, mask=mask, causal=causal, scale=scale, path=path)
     full_mask = combine_masks(mask, causal, n_queries, n_keys, query.device)
 
     if isinstance(scorer, Softmax) and not return_weights:

@@ -1,0 +1,134 @@
+"""Fast SSA attention: the paths, and the rule that picks one.
+
+=============  ===============================================================================
+path           what it is
+=============  ===============================================================================
+``reference``  :meth:`ssa.scoring.Scorer.weights_from_qk` then ``weights @ v`` (readable; stores
+               the ``(B, H, Q, K)`` matrix and every intermediate for autograd)
+``compiled``   the same computation through ``torch.compile`` (fused element-wise work; still
+               stores the matrix)
+``blockwise``  :mod:`ssa.kernels.blockwise`: FlashAttention-style custom autograd function,
+               memory linear in the sequence length, tile kernels fused by ``torch.compile``
+               (eager tile kernels where compilation is unavailable)
+``flex``       :mod:`ssa.kernels.flex`: FlexAttention ``score_mod`` (CUDA)
+=============  ===============================================================================
+
+``auto`` (the default of :func:`ssa.attention.attention`) takes ``flex`` on CUDA; on other
+devices ``reference`` for problems too small for a fused kernel to pay off (fewer than
+:data:`FUSED_MIN_ELEMENTS` attention-matrix entries, e.g. unit tests) and ``blockwise``
+above. Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+import os
+
+from ssa.kernels.blockwise import EAGER_KERNELS, TileKernels, blockwise_ssa_attention, compile_with_fallback
+from ssa.kernels.flex import flex_available, flex_ssa_attention
+
+__all__ = ["PATHS", "FUSED_MIN_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
+
+PATHS = ("auto", "reference", "compiled", "blockwise", "flex")
+
+# Below this many attention-matrix entries (B * H * Q * K) a fused kernel's call overhead
+# outweighs what it saves, and a first call would pay a torch.compile for nothing.
+FUSED_MIN_ELEMENTS = 2**18
+
+
+def check_path(path: str) -> str:
+    if path not in PATHS:
+        raise ValueError(f"attention path must be one of {', '.join(PATHS)}; got {path!r}")
+    return path
+
+
+def choose_path(query: Tensor, key: Tensor, requested: str = "auto") -> str:
+    """The path ``auto`` resolves to for these inputs (an explicit path is returned as is)."""
+    if check_path(requested) != "auto":
+        return requested
+    if query.is_cuda and flex_available():
+        return "flex"
+    batch, heads, n_queries, _ = query.shape
+    if batch * heads * n_queries * key.shape[-2] < FUSED_MIN_ELEMENTS:
+        return "reference"
+    return "blockwise"
+
+
+def ssa_values(scorer) -> tuple[Tensor, Tensor]:
+    """SSA's ``b`` and ``n`` as differentiable tensors of shape ``()`` (one per layer) or ``(H,)``."""
+    values = []
+    for parameter in (scorer.b_param, scorer.n_param):
+        value = parameter.offset + F.softplus(parameter.raw)
+        values.append(value.reshape(()) if parameter.num_heads is None else value)
+    return values[0], values[1]
+
+
+def _reference_ssa_attention(q, k, v, b, n, mask, causal_offset, scale):
+    """The reference computation as one function of tensors (what ``compiled`` compiles)."""
+    from ssa.scoring import ssa
+
+    heads = q.shape[1]
+    if k.shape[1] != heads:
+        k = k.repeat_interleave(heads // k.shape[1], dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
+        v = v.repeat_interleave(heads // v.shape[1], dim=1)
+    if causal_offset is not None:
+        n_queries, n_keys = q.shape[-2], k.shape[-2]
+        causal = torch.arange(n_keys, device=q.device)[None, :] <= torch.arange(n_queries, device=q.device)[:, None] + causal_offset
+        mask = causal if mask is None else mask & causal
+    per_head = (lambda value: value[:, None, None]) if b.dim() == 1 else (lambda value: value)
+    weights = ssa((q @ k.transpose(-2, -1)) * scale, per_head(b), per_head(n), mask=mask)  # (B, H, Q, K)
+    return weights @ v
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled_reference():
+    return compile_with_fallback(_reference_ssa_attention)
+
+
+COMPILE_ENV = "SSA_ATTENTION_COMPILE"
+
+
+def compile_enabled() -> bool:
+    """Whether the fast paths use ``torch.compile`` (``$SSA_ATTENTION_COMPILE``, default on;
+    ``0`` runs the same algorithms eagerly, e.g. in unit tests)."""
+    return os.environ.get(COMPILE_ENV, "1").strip().lower() not in {"0", "false", "no"}
+
+
+@functools.lru_cache(maxsize=1)
+def compiled_tile_kernels() -> TileKernels:
+    return TileKernels(compiled=True)
+
+
+def fast_ssa_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    scorer,
+    *,
+    mask: Tensor | None,
+    causal: bool,
+    scale: float | None,
+    path: str,
+    compile: bool | None = None,
+) -> Tensor:
+    """SSA attention output through ``path`` (not ``reference`` or ``auto``: the caller resolves
+    those). ``compile`` (default :func:`compile_enabled`) ``False`` runs the same algorithm
+    without ``torch.compile``."""
+    compile = compile_enabled() if compile is None else compile
+    b, n = ssa_values(scorer)
+    scale = query.shape[-1] ** -0.5 if scale is None else scale
+    if path == "flex":
+        return flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile)
+    if path == "blockwise":
+        kernels = compiled_tile_kernels() if compile else EAGER_KERNELS
+        return blockwise_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, kernels=kernels)
+    if path == "compiled":
+        run = _compiled_reference() if compile else _reference_ssa_attention
+        causal_offset = key.shape[-2] - query.shape[-2] if causal else None
+        return run(query, key, value, b, n, mask, causal_offset, scale)
+    raise ValueError(f"fast_ssa_attention: path must be one of flex, blockwise, compiled; got {path!r}")

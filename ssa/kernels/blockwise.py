@@ -1,0 +1,272 @@
+r"""Memory-efficient SSA attention for the CPU: a FlashAttention-style custom autograd function.
+
+SSA is a softmax of the transformed logits :math:`s = \operatorname{sgn}(x)\, n \log(1+b|x|)`,
+so the streaming ("online") softmax of FlashAttention applies to :math:`s` unchanged. The
+forward pass walks over tiles of (query block, key block), keeps per query row a running
+maximum :math:`m`, a running sum :math:`\ell` of :math:`e^{s-m}` and a running output, and
+stores only the output and the row log-sum-exp :math:`L = m + \log \ell`. The backward pass
+recomputes each tile's probabilities :math:`p = e^{s-L}` and uses, with
+:math:`\Delta_i = \sum_d dO_{id} O_{id}` and :math:`ds = p\,(dO\,V^\top - \Delta)`,
+
+.. math::
+    \frac{\partial s}{\partial x} = \frac{n b}{1+b|x|},\qquad
+    \frac{\partial s}{\partial b} = \frac{n x}{1+b|x|},\qquad
+    \frac{\partial s}{\partial n} = \frac{s}{n}.
+
+Peak memory is a few tiles instead of the ``(B, H, Q, K)`` matrix, and causal attention skips
+the tiles above the diagonal. The per-tile arithmetic lives in :func:`forward_tile` and
+:func:`backward_tile`; :class:`TileKernels` runs them eagerly or through ``torch.compile``
+(which fuses the element-wise work into one loop per tile), falling back to eager if
+compilation is unavailable.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import torch
+from torch import Tensor
+
+__all__ = ["TileKernels", "blockwise_ssa_attention", "forward_tile", "backward_tile", "ssa_scores"]
+
+
+def ssa_scores(logits: Tensor, b: Tensor, n: Tensor) -> Tensor:
+    """:math:`\\operatorname{sgn}(x)\\, n \\log(1 + b|x|)`; ``copysign`` makes it one fused op."""
+    return torch.copysign(n * torch.log1p(b * logits.abs()), logits)
+
+
+def _masked(scores: Tensor, mask: Tensor | None, causal_shift: Tensor | None) -> Tensor:
+    """Scores with hidden keys at -inf. ``causal_shift``: key ``c`` of the tile is visible to
+    query ``r`` of the tile iff ``c <= r + causal_shift`` (built here so that it fuses)."""
+    if causal_shift is not None:
+        rows, cols = scores.shape[-2:]
+        visible = torch.arange(cols, device=scores.device)[None, :] <= torch.arange(rows, device=scores.device)[:, None] + causal_shift
+        mask = visible if mask is None else mask & visible
+    return scores if mask is None else scores.masked_fill(~mask, float("-inf"))
+
+
+def forward_tile(q, k, v, b, n, row_max, row_sum, output, mask, causal_shift):
+    """One (query block, key block) step of the streaming softmax of the SSA scores.
+
+    ``q`` is already multiplied by the attention scale. Returns the updated running maximum,
+    running sum and (unnormalised) output of the query block."""
+    logits = q @ k.transpose(-2, -1)  # (B, H, Bq, D) @ (B, H, D, Bk) -> (B, H, Bq, Bk)
+    scores = _masked(ssa_scores(logits, b, n), mask, causal_shift)
+    new_max = torch.maximum(row_max, scores.amax(-1, keepdim=True))
+    # A row with no visible key so far has max -inf; shifting by 0 keeps exp() at exactly 0.
+    shift = torch.where(torch.isfinite(new_max), new_max, torch.zeros_like(new_max))
+    probabilities = torch.exp(scores - shift)
+    rescale = torch.exp(row_max - shift)
+    row_sum = row_sum * rescale + probabilities.sum(-1, keepdim=True)
+    output = output * rescale + probabilities @ v  # (B, H, Bq, Bk) @ (B, H, Bk, Dv)
+    return new_max, row_sum, output
+
+
+def backward_tile(q, k, v, grad_output, log_sum_exp, delta, b, n, mask, causal_shift):
+    """Gradients of one tile: ``(dq, dk, dv, db, dn)`` with ``dq`` still to be multiplied by the
+    scale (``q`` is pre-scaled, so ``dk`` already carries it) and ``db``, ``dn`` per (B, H)."""
+    logits = q @ k.transpose(-2, -1)  # (B, H, Bq, Bk)
+    scores = ssa_scores(logits, b, n)
+    probabilities = torch.exp(_masked(scores, mask, causal_shift) - log_sum_exp)
+    grad_v = probabilities.transpose(-2, -1) @ grad_output  # (B, H, Bk, Dv)
+    grad_scores = probabilities * (grad_output @ v.transpose(-2, -1) - delta)  # softmax backward
+    # Hidden entries have p = 0, hence grad_scores = 0; scores stay finite there, so no 0 * inf.
+    per_unit_slope = grad_scores / (1.0 + b * logits.abs())
+    grad_logits = (n * b) * per_unit_slope
+    grad_q = grad_logits @ k  # (B, H, Bq, D)
+    grad_k = grad_logits.transpose(-2, -1) @ q  # (B, H, Bk, D)
+    grad_b = n.squeeze(-1).squeeze(-1) * (per_unit_slope * logits).sum((-2, -1))  # (B, H)
+    grad_n = (grad_scores * scores).sum((-2, -1)) / n.squeeze(-1).squeeze(-1)
+    return grad_q, grad_k, grad_v, grad_b, grad_n
+
+
+def compile_with_fallback(function):
+    """``torch.compile(function)``, falling back to ``function`` itself (with one warning) if
+    compilation fails: no C++ compiler, an unsupported platform, ..."""
+    compiled_function = torch.compile(function, dynamic=None)
+    state = {"compiled": True}
+
+    @functools.wraps(function)
+    def run(*arguments):
+        if state["compiled"]:
+            try:
+                return compiled_function(*arguments)
+            except Exception as error:
+                state["compiled"] = False
+                warnings.warn(
+                    f"torch.compile of {function.__name__} failed ({type(error).__name__}: "
+                    f"{str(error)[:200]}); using the eager version",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+        return function(*arguments)
+
+    return run
+
+
+class TileKernels:
+    """The two tile functions, eager or compiled (one compilation per tile shape family;
+    shapes that vary are then compiled once with dynamic sizes)."""
+
+    def __init__(self, compiled: bool):
+        self.compiled = compiled
+        wrap = compile_with_fallback if compiled else (lambda function: function)
+        self.forward_tile = wrap(forward_tile)
+        self.backward_tile = wrap(backward_tile)
+
+
+def _blocks(length: int, size: int) -> list[slice]:
+    return [slice(start, min(start + size, length)) for start in range(0, length, size)]
+
+
+class _Tiling:
+    """Which tiles to visit: batch blocks x query blocks x the key blocks each query block sees.
+
+    Query ``i`` sits at key position ``i + offset`` (``offset = K - Q``, as in decoding); with
+    ``causal`` it sees keys ``j <= i + offset``, so key blocks past its last visible key are
+    skipped and the causal mask of the others is built inside the tile kernel."""
+
+    def __init__(self, batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask, device):
+        self.batch, self.n_queries, self.n_keys = batch, n_queries, n_keys
+        self.offset = n_keys - n_queries if causal else None
+        self.block_q, self.block_k, self.batch_block = block_q, block_k, batch_block
+        self.full_mask, self.device = full_mask, device
+
+    def row_blocks(self):
+        for items in _blocks(self.batch, self.batch_block):
+            for rows in _blocks(self.n_queries, self.block_q):
+                yield items, rows
+
+    def key_blocks(self, items: slice, rows: slice):
+        """``(cols, user mask tile or None, causal shift or None)`` for the keys ``rows`` see."""
+        visible_end = self.n_keys if self.offset is None else max(0, min(self.n_keys, rows.stop + self.offset))
+        for cols in _blocks(visible_end, self.block_k):
+            mask = None if self.full_mask is None else self.full_mask[items, :, rows, cols]
+            shift = None
+            if self.offset is not None and cols.stop - 1 > rows.start + self.offset:  # straddles the diagonal
+                shift = torch.tensor(rows.start + self.offset - cols.start, device=self.device)
+            yield cols, mask, shift
+
+
+class BlockwiseSSAAttention(torch.autograd.Function):
+    """``(q, k, v, b, n, mask, causal, scale, tiling sizes, kernels) -> output``.
+
+    ``q`` is ``(B, H, Q, D)``, ``k``/``v`` ``(B, H, K, D)`` (grouped-query heads expanded by
+    the caller), ``b``/``n`` shape ``()`` or ``(H,)``, ``mask`` boolean broadcastable to
+    ``(B, H, Q, K)`` or ``None``."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, b, n, mask, causal, scale, block_q, block_k, batch_block, kernels):
+        batch, heads, n_queries, _ = q.shape
+        n_keys = k.shape[-2]
+        b_heads, n_heads = _per_head(b, heads, q), _per_head(n, heads, q)
+        scaled_q = q * scale
+        full_mask = None if mask is None else torch.broadcast_to(mask, (batch, heads, n_queries, n_keys))
+        tiling = _Tiling(batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask, q.device)
+
+        output = q.new_zeros(*q.shape[:-1], v.shape[-1])
+        log_sum_exp = q.new_full((batch, heads, n_queries, 1), float("-inf"))
+        for items, rows in tiling.row_blocks():
+            row_max = q.new_full((items.stop - items.start, heads, rows.stop - rows.start, 1), float("-inf"))
+            row_sum = torch.zeros_like(row_max)
+            block_output = q.new_zeros(*row_max.shape[:-1], v.shape[-1])
+            for cols, tile_mask, causal_shift in tiling.key_blocks(items, rows):
+                row_max, row_sum, block_output = kernels.forward_tile(
+                    scaled_q[items, :, rows], k[items, :, cols], v[items, :, cols], b_heads, n_heads,
+                    row_max, row_sum, block_output, tile_mask, causal_shift,
+                )
+            # Rows that saw no key have row_sum 0: output 0 (as the reference) and L = -inf.
+            output[items, :, rows] = block_output / row_sum.clamp_min(torch.finfo(row_sum.dtype).tiny)
+            log_sum_exp[items, :, rows] = row_max + torch.log(row_sum)
+
+        ctx.save_for_backward(scaled_q, k, v, b_heads, n_heads, output, log_sum_exp)
+        ctx.config = (tiling, scale, kernels, b.shape, n.shape)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        scaled_q, k, v, b_heads, n_heads, output, log_sum_exp = ctx.saved_tensors
+        tiling, scale, kernels, b_shape, n_shape = ctx.config
+        grad_output = grad_output.contiguous()
+        delta = (grad_output * output).sum(-1, keepdim=True)  # (B, H, Q, 1)
+        # Rows without any visible key: p = exp(-inf - 0) = 0 everywhere.
+        log_sum_exp = torch.where(torch.isfinite(log_sum_exp), log_sum_exp, torch.zeros_like(log_sum_exp))
+
+        grad_q = torch.zeros_like(scaled_q)
+        grad_k, grad_v = torch.zeros_like(k), torch.zeros_like(v)
+        grad_b = scaled_q.new_zeros(scaled_q.shape[:2])  # (B, H)
+        grad_n = torch.zeros_like(grad_b)
+        for items, rows in tiling.row_blocks():
+            for cols, tile_mask, causal_shift in tiling.key_blocks(items, rows):
+                tile_q, tile_k, tile_v, tile_b, tile_n = kernels.backward_tile(
+                    scaled_q[items, :, rows], k[items, :, cols], v[items, :, cols], grad_output[items, :, rows],
+                    log_sum_exp[items, :, rows], delta[items, :, rows], b_heads, n_heads, tile_mask, causal_shift,
+                )
+                grad_q[items, :, rows] += tile_q
+                grad_k[items, :, cols] += tile_k
+                grad_v[items, :, cols] += tile_v
+                grad_b[items] += tile_b
+                grad_n[items] += tile_n
+        return (
+            grad_q * scale, grad_k, grad_v, _reduce_to(grad_b, b_shape), _reduce_to(grad_n, n_shape),
+            None, None, None, None, None, None, None,
+        )
+
+
+def _per_head(value: Tensor, heads: int, like: Tensor) -> Tensor:
+    """A scalar or per-head parameter as ``(H, 1, 1)``, broadcasting against ``(B, H, Bq, Bk)``."""
+    return value.to(like.dtype).expand(heads).reshape(heads, 1, 1).contiguous()
+
+
+def _reduce_to(grad: Tensor, shape: torch.Size) -> Tensor:
+    """Sum a ``(B, H)`` gradient down to the parameter's shape ``()`` or ``(H,)``."""
+    per_head = grad.sum(0)
+    return per_head.sum().reshape(shape) if shape.numel() == 1 else per_head.reshape(shape)
+
+
+def blockwise_ssa_attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    b: Tensor,
+    n: Tensor,
+    *,
+    mask: Tensor | None = None,
+    causal: bool = False,
+    scale: float | None = None,
+    block_q: int = 128,
+    block_k: int = 1024,
+    batch_block: int | None = None,
+    kernels: TileKernels | None = None,
+) -> Tensor:
+    """SSA attention output ``(B, H, Q, Dv)`` without materialising the attention matrix.
+
+    ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention). ``b`` and ``n`` are
+    the SSA values (not the raw parameters), scalars or one per query head; gradients flow
+    to them. Half-precision inputs are computed in float32."""
+    for name, size in (("block_q", block_q), ("block_k", block_k)):
+        if not isinstance(size, int) or size < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {size!r}")
+    heads, kv_heads = q.shape[1], k.shape[1]
+    if kv_heads != heads:
+        k = k.repeat_interleave(heads // kv_heads, dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
+        v = v.repeat_interleave(heads // kv_heads, dim=1)
+    dtype = q.dtype
+    if dtype in (torch.float16, torch.bfloat16):
+        q, k, v = q.float(), k.float(), v.float()
+    b = torch.as_tensor(b, dtype=q.dtype, device=q.device)
+    n = torch.as_tensor(n, dtype=q.dtype, device=q.device)
+    for name, value in (("b", b), ("n", n)):
+        if value.dim() > 1 or (value.dim() == 1 and value.shape[0] not in (1, heads)):
+            raise ValueError(f"{name} must be a scalar or have one value per query head ({heads}); got shape {tuple(value.shape)}")
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    kernels = kernels or EAGER_KERNELS
+    if batch_block is None:  # keep one tile tensor near TILE_ELEMENTS, so that it stays in cache
+        batch_block = max(1, TILE_ELEMENTS // (heads * min(block_q, q.shape[-2]) * min(block_k, k.shape[-2])))
+    output = BlockwiseSSAAttention.apply(q, k, v, b, n, mask, causal, scale, block_q, block_k, batch_block, kernels)
+    return output.to(dtype)
+
+
+EAGER_KERNELS = TileKernels(compiled=False)
+TILE_ELEMENTS = 2**20

@@ -1,0 +1,195 @@
+"""The fast SSA paths agree with the reference path, forward and backward, with masks and GQA.
+
+The blockwise and compiled paths run here without ``torch.compile`` (the same algorithm, eager;
+compilation takes minutes on a busy CPU): ``python -m ssa.bench`` checks the compiled kernels'
+agreement at the benchmark sizes, and ``SSA_TEST_COMPILE=1`` runs the compiled test below.
+FlexAttention has no backward on CPUs: its forward is tested here, forward and backward on CUDA.
+"""
+
+import os
+
+import pytest
+import torch
+
+from ssa.attention import attention, attention_path, current_path
+from ssa.kernels import PATHS, choose_path, fast_ssa_attention, ssa_values
+from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, blockwise_ssa_attention
+from ssa.kernels.flex import flex_ssa_attention
+from ssa.scoring import SSA
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+def inputs(batch=2, heads=4, kv_heads=2, n_queries=19, n_keys=19, dim=8, dtype=torch.float32, device="cpu", seed=0):
+    generator = torch.Generator().manual_seed(seed)
+    shapes = [(batch, heads, n_queries, dim), (batch, kv_heads, n_keys, dim), (batch, kv_heads, n_keys, dim)]
+    # Logits of order 1-10, where SSA's log map is far from linear.
+    return [(3 * torch.randn(shape, generator=generator, dtype=dtype)).to(device).requires_grad_() for shape in shapes]
+
+
+def padding_mask(lengths, n_keys, device="cpu"):
+    return (torch.arange(n_keys)[None, :] < torch.tensor(lengths)[:, None])[:, None, None, :].to(device)  # (B, 1, 1, K)
+
+
+CASES = {
+    "plain": dict(),
+    "causal": dict(causal=True),
+    "padding": dict(mask=padding_mask([19, 7], 19)),
+    # The second item's first query rows see no key at all: output 0, gradients 0, no NaN.
+    "causal+left padding": dict(causal=True, mask=~padding_mask([0, 5], 19)),
+    "full mask": dict(mask=torch.rand(2, 4, 19, 19, generator=torch.Generator().manual_seed(1)) > 0.3),
+}
+
+
+def scorer_for(per_head, dtype=torch.float32, device="cpu"):
+    return SSA(b=0.7, n=1.8, num_heads=4 if per_head else None).to(dtype=dtype, device=device)
+
+
+def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
+    parameters = [q, k, v, scorer.b_param.raw, scorer.n_param.raw]
+    if path == "reference":
+        with attention_path("reference"):
+            output = attention(q, k, v, scorer, **case)
+    else:
+        output = fast_ssa_attention(q, k, v, scorer, path=path, compile=False, scale=None, **{"mask": None, "causal": False, **case})
+    return output, torch.autograd.grad(output, parameters, grad_output)
+
+
+@pytest.mark.parametrize("path", ["blockwise", "compiled"])
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("per_head", [False, True])
+def test_fast_paths_match_reference_forward_and_backward(path, case, per_head):
+    q, k, v = inputs()
+    scorer = scorer_for(per_head)
+    grad_output = torch.randn(q.shape)
+    expected, expected_grads = outputs_and_grads("reference", q, k, v, scorer, grad_output, **CASES[case])
+    output, grads = outputs_and_grads(path, q, k, v, scorer, grad_output, **CASES[case])
+    torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+    for name, got, want in zip(["q", "k", "v", "b", "n"], grads, expected_grads):
+        torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4, msg=lambda m: f"d{name}: {m}")
+
+
+@pytest.mark.parametrize("block_q, block_k", [(4, 4), (5, 8), (19, 6), (64, 64)])
+@pytest.mark.parametrize("n_queries", [19, 6])
+def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries):
+    """Tiles that do not divide the lengths, streaming over several key blocks, and fewer
+    queries than keys (queries aligned to the last keys, as in decoding)."""
+    q, k, v = inputs(n_queries=n_queries)
+    scorer = scorer_for(per_head=True)
+    b, n = ssa_values(scorer)
+    for case in ("plain", "causal", "causal+left padding"):
+        arguments = {"causal": False, "mask": None, **CASES[case]}
+        if arguments["mask"] is not None:
+            arguments["mask"] = arguments["mask"][..., -n_queries:, :] if arguments["mask"].shape[-2] > 1 else arguments["mask"]
+        with attention_path("reference"):
+            expected = attention(q, k, v, scorer, **arguments)
+        output = blockwise_ssa_attention(q, k, v, b, n, block_q=block_q, block_k=block_k, **arguments)
+        torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+
+
+def test_blockwise_gradcheck_float64():
+    """Numerical gradients of the custom autograd function, for q, k, v, b and n."""
+    generator = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 5, 3, generator=generator, dtype=torch.float64, requires_grad=True) for _ in range(3))
+    b = torch.tensor([0.7, 1.3], dtype=torch.float64, requires_grad=True)
+    n = torch.tensor([1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    mask = padding_mask([4], 5)
+    for causal, block in [(True, 2), (False, 3)]:
+        def function(q, k, v, b, n):
+            return BlockwiseSSAAttention.apply(q, k, v, b, n, mask, causal, 0.5, block, block, 1, EAGER_KERNELS)
+
+        assert torch.autograd.gradcheck(function, (q, k, v, b, n), eps=1e-6, atol=1e-6)
+
+
+def test_blockwise_half_precision_and_bad_sizes():
+    q, k, v = (t.detach().to(torch.bfloat16) for t in inputs())
+    b, n = torch.tensor(1.0), torch.tensor(1.5)
+    output = blockwise_ssa_attention(q, k, v, b, n, causal=True)
+    assert output.dtype == torch.bfloat16 and torch.isfinite(output).all()
+    with pytest.raises(ValueError, match="block_q must be"):
+        blockwise_ssa_attention(q, k, v, b, n, block_q=0)
+    with pytest.raises(ValueError, match="one value per query head"):
+        blockwise_ssa_attention(q, k, v, torch.ones(3), n)
+
+
+@pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
+@pytest.mark.parametrize("case", CASES)
+def test_flex_forward_matches_reference_on_cpu(case):
+    q, k, v = (t.detach() for t in inputs(kv_heads=2))
+    scorer = scorer_for(per_head=True)
+    b, n = ssa_values(scorer)
+    arguments = {"causal": False, "mask": None, **CASES[case]}
+    with torch.no_grad(), attention_path("reference"):
+        expected = attention(q, k, v, scorer, **arguments)
+        output = flex_ssa_attention(q, k, v, b, n, compiled=False, **arguments)
+    torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+
+
+@cuda
+@pytest.mark.parametrize("case", ["plain", "causal", "padding", "causal+left padding"])
+@pytest.mark.parametrize("per_head", [False, True])
+def test_flex_on_cuda_matches_reference_forward_and_backward(case, per_head):
+    arguments = {key: (value.cuda() if isinstance(value, torch.Tensor) else value) for key, value in CASES[case].items()}
+    q, k, v = inputs(n_queries=256, n_keys=256, dim=64, device="cuda", batch=2, heads=4, kv_heads=2)
+    if "mask" in arguments:  # the cases' masks are for 19 keys: rebuild them for 256
+        lengths = [256, 100] if case == "padding" else [0, 77]
+        mask = padding_mask(lengths, 256, "cuda")
+        arguments["mask"] = mask if case == "padding" else ~mask
+    scorer = scorer_for(per_head, device="cuda")
+    grad_output = torch.randn(q.shape, device="cuda")
+    expected, expected_grads = outputs_and_grads("reference", q, k, v, scorer, grad_output, **arguments)
+    output, grads = outputs_and_grads("flex", q, k, v, scorer, grad_output, **arguments)
+    torch.testing.assert_close(output, expected, atol=1e-4, rtol=1e-3)
+    for name, got, want in zip(["q", "k", "v", "b", "n"], grads, expected_grads):
+        torch.testing.assert_close(got, want, atol=1e-3, rtol=1e-3, msg=lambda m: f"d{name}: {m}")
+
+
+@cuda
+def test_auto_path_on_cuda_is_flex():
+    q, k, _ = inputs(device="cuda")
+    assert choose_path(q, k) == "flex"
+
+
+@pytest.mark.skipif(os.environ.get("SSA_TEST_COMPILE") != "1", reason="torch.compile takes minutes; set SSA_TEST_COMPILE=1")
+@pytest.mark.parametrize("path", ["blockwise", "compiled"])
+def test_compiled_kernels_match_reference(path):
+    q, k, v = inputs(batch=4, heads=4, n_queries=100, n_keys=100, dim=16)
+    scorer = scorer_for(per_head=True)
+    grad_output = torch.randn(q.shape)
+    case = dict(causal=True, mask=padding_mask([100, 60, 30, 1], 100))
+    expected, expected_grads = outputs_and_grads("reference", q, k, v, scorer, grad_output, **case)
+    output = fast_ssa_attention(q, k, v, scorer, path=path, compile=True, scale=None, **case)
+    grads = torch.autograd.grad(output, [q, k, v, scorer.b_param.raw, scorer.n_param.raw], grad_output)
+    torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+    for got, want in zip(grads, expected_grads):
+        torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+
+
+def test_dispatch_by_size_and_forced_paths(monkeypatch):
+    small = inputs(batch=1, heads=1, n_queries=4, n_keys=4, kv_heads=1)
+    large = inputs(batch=64, heads=8, n_queries=82, n_keys=82, kv_heads=8, dim=4)
+    assert choose_path(small[0], small[1]) == "reference"
+    assert choose_path(large[0], large[1]) == "blockwise"
+    assert current_path() == "auto"
+    with attention_path("blockwise"):
+        assert current_path() == "blockwise" and choose_path(small[0], small[1], current_path()) == "blockwise"
+    monkeypatch.setenv("SSA_ATTENTION_PATH", "reference")
+    assert current_path() == "reference"
+    with pytest.raises(ValueError, match="attention path must be one of"):
+        with attention_path("fastest"):
+            pass
+    assert set(PATHS) >= {"auto", "reference", "blockwise", "compiled", "flex"}
+
+
+def test_attention_uses_the_fast_path_and_keeps_the_reference_for_weights(monkeypatch):
+    monkeypatch.setenv("SSA_ATTENTION_COMPILE", "0")
+    q, k, v = inputs()
+    scorer = scorer_for(per_head=False)
+    with attention_path("blockwise"):
+        fast = attention(q, k, v, scorer, causal=True)
+        output, weights = attention(q, k, v, scorer, causal=True, return_weights=True)
+    with attention_path("reference"):
+        reference = attention(q, k, v, scorer, causal=True)
+    torch.testing.assert_close(fast, reference, atol=2e-5, rtol=1e-4)
+    torch.testing.assert_close(output, reference)
+    assert weights.shape == (2, 4, 19, 19)
