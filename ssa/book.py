@@ -107,6 +107,11 @@ def stage_book(root: Path, stage: Path) -> None:
     for name in STAGED_FILES:
         shutil.copy2(root / name, stage / name)
     for name in STAGED_FOLDERS:
+        # Drop staged pages and assets first, so a page deleted from the repository (e.g. a
+        # placeholder replaced by its notebook) does not linger in the build.
+        for staged in (stage / name).rglob("*") if (stage / name).is_dir() else ():
+            if staged.is_file() and staged.suffix != ".ipynb":
+                staged.unlink()
         if (root / name).is_dir():
             # Notebooks already in the stage may be outputs of an earlier run (kept for --only).
             shutil.copytree(

@@ -76,7 +76,6 @@ def test_the_book_toc_has_every_planned_part():
     import yaml
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    assert toc["root"] == "book/intro"
     assert [part["caption"] for part in toc["parts"]] == [
         "Introduction",
         "Theory",
@@ -145,3 +144,11 @@ def test_main_reports_errors_without_a_traceback(tmp_path, capsys):
     _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []})
     assert book.main(["run", "--root", str(tmp_path), "--only", "nonexistent", "--no-html"]) == 1
     assert "choose from report" in capsys.readouterr().err
+
+
+def test_staging_drops_pages_deleted_from_the_repository(tmp_path):
+    _write_book(tmp_path, "format: jb-book\nroot: book/intro\n", {}, pages=("book/intro", "book/theory"))
+    book.stage_book(tmp_path, tmp_path / "stage")
+    (tmp_path / "book" / "theory.md").unlink()
+    book.stage_book(tmp_path, tmp_path / "stage")
+    assert sorted(path.name for path in (tmp_path / "stage" / "book").iterdir()) == ["intro.md"]
