@@ -27,7 +27,7 @@ import torch
 from torch import Tensor, nn
 
 from ssa.attention import attention
-from ssa.scoring import Scorer, Softmax, make_scorer
+from ssa.scoring import SSA, Scorer, Softmax, make_scorer
 
 __all__ = ["ATTN_IMPLEMENTATION", "attention_modules", "from_pretrained", "register", "scorer_values", "use_scorer"]
 
@@ -77,8 +77,9 @@ def attention_forward(
     causal = is_causal if is_causal is not None else getattr(module, "is_causal", False)
     # transformers omits the mask when plain causal masking suffices (no padding, no cache offset).
     causal = bool(causal) and mask is None and query.shape[2] > 1
-    # Only the fused softmax path has no weights to hand back for free.
-    want_weights = bool(kwargs.get("output_attentions", False)) or _attentions_recorded() or not isinstance(scorer, Softmax)
+    # The fused paths (softmax's SDPA, SSA's ssa.kernels) have no weights to hand back for free;
+    # the other scorers compute them anyway.
+    want_weights = bool(kwargs.get("output_attentions", False)) or _attentions_recorded() or not isinstance(scorer, (Softmax, SSA))
     result = attention(
         query,
         key,
