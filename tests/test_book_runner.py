@@ -152,3 +152,10 @@ def test_staging_drops_pages_deleted_from_the_repository(tmp_path):
     (tmp_path / "book" / "theory.md").unlink()
     book.stage_book(tmp_path, tmp_path / "stage")
     assert sorted(path.name for path in (tmp_path / "stage" / "book").iterdir()) == ["intro.md"]
+
+
+def test_drafts_are_the_notebooks_outside_the_toc_and_never_go_into_html(tmp_path):
+    _write_book(tmp_path, NESTED_TOC, {"notebooks/first": [], "notebooks/second": [], "notebooks/draft": []}, pages=("book/intro", "book/detail"))
+    assert book.draft_notebooks(tmp_path) == [Path("notebooks/draft.ipynb")]
+    with pytest.raises(ValueError, match="--drafts .* --no-html"):
+        book.run(tmp_path, _settings(), html=True, drafts=True)
