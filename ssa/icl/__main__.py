@@ -14,27 +14,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 
-from ssa.icl.experiments import CHAPTER_SCORERS, SEEDS, cached_run, experiment_config
+# The pool's workers import these by name: functions defined in __main__ cannot cross a spawn.
+from ssa.icl.experiments import CHAPTER_SCORERS, SEEDS, regenerate_one, single_thread
 from ssa.icl.tasks import TASKS
 from ssa.profiles import DEVICES, PROFILES
 from ssa.scoring import scorer_names
-
-
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
-
-
-def _run_one(task: str, scorer: str, seed: int, profile: str, device: str, progress: bool) -> tuple[str, float]:
-    started = time.perf_counter()
-    result = cached_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
-    training = result["training"]
-    summary = (
-        f"{task}/{scorer}/seed{seed}: {training['steps']} steps in {training['wall_time_s']:.0f} s training; "
-        f"in-distribution prompt error {result['shifts']['sigma_x']['model']['prompt_error'][0]:.4g}"
-    )
-    return summary, time.perf_counter() - started
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,14 +43,14 @@ def main(argv: list[str] | None = None) -> int:
     progress = not arguments.no_progress and arguments.jobs == 1
     started = time.perf_counter()
     if arguments.jobs == 1:
-        _one_thread()
+        single_thread()
         for task, scorer, seed in runs:
-            summary, seconds = _run_one(task, scorer, seed, arguments.profile, arguments.device, progress)
+            summary, seconds = regenerate_one(task, scorer, seed, arguments.profile, arguments.device, progress)
             print(f"[{time.perf_counter() - started:7.0f} s] {summary} ({seconds:.0f} s)", flush=True)
         return 0
     failures = 0
-    with ProcessPoolExecutor(arguments.jobs, mp_context=get_context("spawn"), initializer=_one_thread) as pool:
-        futures = {pool.submit(_run_one, *run, arguments.profile, arguments.device, False): run for run in runs}
+    with ProcessPoolExecutor(arguments.jobs, mp_context=get_context("spawn"), initializer=single_thread) as pool:
+        futures = {pool.submit(regenerate_one, *run, arguments.profile, arguments.device, False): run for run in runs}
         for future in as_completed(futures):
             try:
                 summary, seconds = future.result()

@@ -28,36 +28,34 @@ FIRST_SCORED = 2  # predictions from the 3rd point on count in the prompt-level 
 
 # --- baselines ---------------------------------------------------------------------------------
 
-def least_squares(xs: Tensor, ys: Tensor) -> Tensor:
-    """Minimum-norm least squares for ``y = a x + b`` on the points seen so far (0 with none).
-
-    With two or more distinct noiseless points it recovers ``a`` and ``b`` exactly. With one point
-    the minimum-norm fit is also the posterior mean under any isotropic Gaussian prior on
-    ``(a, b)``, so on noiseless data it coincides with :func:`bayes_linear`.
-    """
-    predictions = torch.zeros_like(xs)
-    features = torch.stack((xs, torch.ones_like(xs)), dim=-1).double()  # (B, N, 2)
-    for i in range(1, xs.shape[1]):
-        solution = torch.linalg.pinv(features[:, :i]) @ ys[:, :i, None].double()  # (B, 2, 1)
-        predictions[:, i] = (features[:, i : i + 1] @ solution)[:, 0, 0].to(xs.dtype)
-    return predictions
-
-
 def bayes_linear(xs: Tensor, ys: Tensor, prior_sigma: float = 1.0, noise_sigma: float = 0.0) -> Tensor:
-    """Posterior-mean prediction for ``y = a x + b`` with ``a, b ~ N(0, prior_sigma^2)`` and
-    observation noise ``noise_sigma`` (0: the paper's noiseless data). This is the Bayes-optimal
-    predictor under squared error when the prior is the one the data came from (N(0, 1) in training).
+    """Posterior-mean prediction for ``y = a x + b`` from the points seen so far, with
+    ``a, b ~ N(0, prior_sigma^2)`` and observation noise ``noise_sigma``: the Bayes-optimal
+    predictor under squared error when the data follow that prior (N(0, 1) in training).
+
+    The posterior mean is ``(G + r I)^+ Phi^T y`` with ``G = Phi^T Phi`` the 2x2 Gram matrix of the
+    features ``(x, 1)`` and ``r = noise_sigma^2 / prior_sigma^2``. Noiseless data (``r = 0``, the
+    paper's setting) give the minimum-norm least-squares fit, whatever the prior scale: so on this
+    task the Bayes-optimal predictor and least squares coincide, exact from two distinct points on.
+    Running sums make every prefix cost the same 2x2 solve.
     """
-    predictions = torch.zeros_like(xs)
     features = torch.stack((xs, torch.ones_like(xs)), dim=-1).double()  # (B, N, 2)
-    for i in range(1, xs.shape[1]):
-        seen = features[:, :i]  # (B, i, 2)
-        gram = prior_sigma**2 * seen @ seen.transpose(1, 2)  # (B, i, i)
-        gram = gram + (noise_sigma**2 + 1e-12) * torch.eye(i, dtype=gram.dtype)
-        weights = torch.linalg.solve(gram, ys[:, :i, None].double())  # (B, i, 1)
-        mean = prior_sigma**2 * seen.transpose(1, 2) @ weights  # (B, 2, 1)
-        predictions[:, i] = (features[:, i : i + 1] @ mean)[:, 0, 0].to(xs.dtype)
-    return predictions
+    gram = torch.cumsum(features[..., :, None] * features[..., None, :], dim=1)  # (B, N, 2, 2), points <= i
+    moment = torch.cumsum(features * ys[..., None].double(), dim=1)  # (B, N, 2)
+    # Prediction i uses points < i: shift the running sums by one point (nothing seen before point 1).
+    gram = torch.cat((torch.zeros_like(gram[:, :1]), gram[:, :-1]), dim=1)
+    moment = torch.cat((torch.zeros_like(moment[:, :1]), moment[:, :-1]), dim=1)
+    ratio = (noise_sigma / prior_sigma) ** 2
+    if ratio > 0:
+        gram = gram + ratio * torch.eye(2, dtype=gram.dtype)
+    coefficients = torch.linalg.pinv(gram, hermitian=True) @ moment[..., None]  # (B, N, 2, 1)
+    return (features[..., None, :] @ coefficients)[..., 0, 0].to(xs.dtype)
+
+
+def least_squares(xs: Tensor, ys: Tensor) -> Tensor:
+    """Minimum-norm least squares for ``y = a x + b`` on the points seen so far (0 with none);
+    exact with two or more distinct noiseless points. It is :func:`bayes_linear` without noise."""
+    return bayes_linear(xs, ys, noise_sigma=0.0)
 
 
 def zero_predictor(xs: Tensor, ys: Tensor) -> Tensor:

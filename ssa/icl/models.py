@@ -56,6 +56,9 @@ class InContextLearner(nn.Module):
 
         self.config = config
         backbone_config = GPT2Config(
+            vocab_size=1,  # inputs arrive as embeddings through read_in; GPT-2's 50k-token table would be dead weight
+            bos_token_id=0,
+            eos_token_id=0,
             n_positions=2 * config.n_positions,
             n_embd=config.n_embd,
             n_layer=config.n_layer,

@@ -119,6 +119,12 @@ def _load(path: Path, config: TrainConfig) -> dict | None:
     return state
 
 
+def _fits(model: torch.nn.Module, state: dict) -> bool:
+    """Whether a checkpoint's tensors match the model the current code builds (names and shapes)."""
+    expected = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+    return expected == {name: tuple(tensor.shape) for name, tensor in state["model"].items()}
+
+
 def train(
     config: TrainConfig,
     *,
@@ -140,7 +146,7 @@ def train(
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
     step, history, wall_time_s, running = 0, [], 0.0, 0.0  # running: loss summed since the last history point
     state = _load(path, config) if path is not None else None
-    if state is not None:
+    if state is not None and _fits(model, state):
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         step, history, wall_time_s = state["step"], [tuple(item) for item in state["history"]], state["wall_time_s"]

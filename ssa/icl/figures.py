@@ -1,0 +1,158 @@
+"""Figures and tables of the in-context-learning chapters, from cached results.
+
+Every function takes ``runs``: ``{scorer: [result of each seed]}`` as returned by
+:func:`ssa.icl.experiments.load_runs`, and draws the mean over seeds with its 95% bootstrap band
+(:func:`ssa.icl.evaluate.bootstrap_band`); baselines are drawn dashed, in grey.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ssa.icl.evaluate import FIRST_SCORED, bootstrap_band
+from ssa.icl.tasks import is_classification
+from ssa.icl.verdicts import error_curve, head_mean, length_curve
+from ssa.plotting import scorer_color, scorer_label
+
+BASELINE_STYLES = {"least squares": ":", "Bayes-optimal": (0, (1, 3)), "zero": "--", "exact rule": ":", "majority class": "--"}
+
+
+def _band(ax, x, values, *, color, label, marker="o"):
+    band = bootstrap_band(values)
+    ax.plot(x, band["mean"], color=color, label=label, marker=marker, markersize=3)
+    ax.fill_between(x, band["low"], band["high"], color=color, alpha=0.25, linewidth=0)
+
+
+def error_label(task: str) -> str:
+    if is_classification(task):
+        return "prompt error (any wrong from point 3 on)"
+    return "normalised MSE (model / zero predictor)"
+
+
+def _baselines(runs: dict, task: str, curve) -> dict[str, np.ndarray]:
+    first = next(iter(runs.values()))
+    names = [name for name in first[0]["shifts"]["sigma_x"] if name not in ("model", "sigmas")]
+    # Baselines see the same prompts in every run: one seed's values are theirs.
+    return {name: curve(first[:1], name)[0] for name in names if not (name == "zero" and not is_classification(task))}
+
+
+def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | None = None) -> None:
+    """Error against sigma, per scorer, with the baselines."""
+    sigmas = next(iter(runs.values()))[0]["shifts"][shift]["sigmas"]
+    for scorer, seeds in runs.items():
+        _band(ax, sigmas, error_curve(seeds, task, shift), color=scorer_color(scorer), label=scorer_label(scorer))
+    for name, values in _baselines(runs, task, lambda r, p: error_curve(r, task, shift, p)).items():
+        ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
+    if not is_classification(task):  # the zero predictor is 1 by construction after normalising
+        ax.axhline(1.0, color="grey", linestyle="--", label="zero (prior mean)")
+    ax.set(xlabel={"sigma_x": r"$\sigma_x$ (x ~ N(0, $\sigma_x^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
+           ylabel=error_label(task), title=title)
+    ax.legend(fontsize=8)
+
+
+def plot_length(ax, runs: dict, task: str, trained_points: int, title: str | None = None) -> None:
+    """Error against prompt length at sigma 1, with the longest trained prompt marked."""
+    lengths = next(iter(runs.values()))[0]["length"]["lengths"]
+    for scorer, seeds in runs.items():
+        _band(ax, lengths, length_curve(seeds, task), color=scorer_color(scorer), label=scorer_label(scorer))
+    for name, values in _baselines(runs, task, lambda r, p: length_curve(r, task, p)).items():
+        ax.plot(lengths, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
+    ax.axvline(trained_points, color="black", linewidth=0.8, linestyle="-.", label="longest trained prompt")
+    ax.set(xlabel="prompt length (points)", ylabel=error_label(task), title=title)
+    ax.legend(fontsize=8)
+
+
+def plot_per_position(ax, runs: dict, task: str, shift: str, sigma: float, title: str | None = None) -> None:
+    """Mean pointwise error at each point of the prompt, at one sigma (raw, not normalised)."""
+    sigmas = next(iter(runs.values()))[0]["shifts"][shift]["sigmas"]
+    index = sigmas.index(sigma)
+    for scorer, seeds in runs.items():
+        values = np.array([run["shifts"][shift]["model"]["per_position"][index] for run in seeds])
+        _band(ax, np.arange(1, values.shape[1] + 1), values, color=scorer_color(scorer), label=scorer_label(scorer))
+    ax.axvspan(0.5, FIRST_SCORED + 0.5, color="grey", alpha=0.1, label="not scored")
+    ax.set(xlabel="point in the prompt", ylabel="error rate" if is_classification(task) else "squared error",
+           title=title or f"{shift.replace('_', ' ')} = {sigma:g}")
+    if not is_classification(task):
+        ax.set_yscale("log")
+    ax.legend(fontsize=8)
+
+
+def plot_training(ax, runs: dict, title: str | None = None) -> None:
+    """Training loss (mean over each logging window) against step."""
+    for scorer, seeds in runs.items():
+        steps = [step for step, _ in seeds[0]["training"]["history"]]
+        values = np.array([[loss for _, loss in run["training"]["history"]] for run in seeds])
+        _band(ax, steps, values, color=scorer_color(scorer), label=scorer_label(scorer), marker="")
+    ax.set(xlabel="training step", ylabel="training loss", yscale="log", title=title)
+    ax.legend(fontsize=8)
+
+
+def plot_concentration(axes, runs: dict, shift: str, statistic: str) -> None:
+    """One panel per layer: the attention statistic (mean over heads) against sigma."""
+    first = next(iter(runs.values()))[0]["concentration"][shift]
+    sigmas, layers = first["sigmas"], len(first[statistic][0])
+    for layer, ax in zip(range(layers), np.ravel(axes)):
+        for scorer, seeds in runs.items():
+            values = np.array([np.mean(np.array(run["concentration"][shift][statistic])[:, layer], axis=1) for run in seeds])
+            _band(ax, sigmas, values, color=scorer_color(scorer), label=scorer_label(scorer))
+        ax.set(title=f"layer {layer + 1}", xlabel=r"$\sigma$", ylabel={"entropy": "normalised entropy", "max_weight": "max weight"}[statistic])
+    np.ravel(axes)[0].legend(fontsize=8)
+
+
+def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1) -> None:
+    """Every head of every seed at one sigma: a strip per scorer and layer (is any head collapsing?)."""
+    for offset, (scorer, seeds) in enumerate(runs.items()):
+        for run in seeds:
+            values = np.array(run["concentration"][shift][statistic][sigma_index])  # (layers, heads)
+            for layer, heads in enumerate(values):
+                ax.scatter(np.full(len(heads), layer + 1 + 0.15 * (2 * offset - 1)), heads, s=10,
+                           color=scorer_color(scorer), label=scorer_label(scorer) if layer == 0 and run is seeds[0] else None, alpha=0.7)
+    ax.set(xlabel="layer", ylabel={"entropy": "normalised entropy", "max_weight": "max weight"}[statistic])
+    ax.legend(fontsize=8)
+
+
+def plot_attention_maps(axes, runs: dict, seed_index: int = 0) -> None:
+    """Head-averaged attention of one prompt with an injected extreme value, one row per scorer,
+    one column per layer; the injected token's column is outlined."""
+    import matplotlib.patches as patches
+
+    for row, (scorer, seeds) in enumerate(runs.items()):
+        run = seeds[seed_index]
+        maps = np.array(run["attention_map"]["weights"])
+        token = 2 * run["injection"]["position"]
+        for layer in range(maps.shape[0]):
+            ax = axes[row, layer]
+            ax.imshow(maps[layer], cmap="magma", vmin=0, vmax=1, interpolation="nearest")
+            ax.add_patch(patches.Rectangle((token - 0.5, -0.5), 1, maps.shape[1], fill=False, edgecolor="cyan", linewidth=1))
+            ax.set(xticks=[], yticks=[], title=f"{scorer_label(scorer)}, layer {layer + 1}")
+            if layer == 0:
+                ax.set_ylabel("query token")
+            ax.set_xlabel("key token")
+
+
+def scorer_values_table(runs: dict):
+    """Learned scorer parameters (e.g. SSA's b and n) per layer: mean and range over seeds."""
+    import pandas as pd
+
+    rows = []
+    for scorer, seeds in runs.items():
+        for layer in seeds[0]["scorer_values"]:
+            for parameter in seeds[0]["scorer_values"][layer]:
+                values = np.array([np.mean(run["scorer_values"][layer][parameter]) for run in seeds])
+                rows.append({"scorer": scorer_label(scorer), "layer": layer, "parameter": parameter,
+                             "mean": values.mean(), "min": values.min(), "max": values.max()})
+    return pd.DataFrame(rows)
+
+
+def timing_table(runs: dict, provenance: dict):
+    """Measured training time per run (seconds and steps per second) and the device."""
+    import pandas as pd
+
+    rows = []
+    for scorer, seeds in runs.items():
+        for index, run in enumerate(seeds):
+            info = provenance[scorer][index]
+            rows.append({"scorer": scorer_label(scorer), "seed": info.get("seed"), "device": info.get("device"),
+                         "training (min)": run["training"]["wall_time_s"] / 60, "steps/s": run["training"]["steps_per_s"],
+                         "run incl. evaluation (min)": info.get("wall_time_s", float("nan")) / 60})
+    return pd.DataFrame(rows)

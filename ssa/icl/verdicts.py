@@ -1,0 +1,191 @@
+"""From cached results to the numbers the chapters quote and to their verdicts.
+
+A verdict is computed, never typed: each claim of the paper is turned into a measurable statement
+with the explicit thresholds below, checked on the per-seed results, and labelled
+
+* **reproduced**: the effect has the paper's direction, is at least :data:`MIN_EFFECT` large,
+  and its 95% bootstrap band over seeds excludes zero;
+* **partly reproduced**: the direction is the paper's but the effect is smaller than
+  :data:`MIN_EFFECT` or its band includes zero;
+* **not reproduced at this scale**: the effect is absent or reversed;
+* **not tested**: a model did not learn the task in distribution (its error at sigma 1 is not
+  below :data:`LEARNED_FRACTION` times the trivial baseline's), so a shift tests nothing.
+
+Errors are made comparable across tasks and scales: quantification errors are the paper's
+prompt-level error (a fraction of prompts); linear errors are *normalised*: the model's mean
+squared error divided by that of the zero predictor on the same prompts (0 = exact, 1 = no better
+than predicting 0), since raw squared errors grow with sigma^2 for any imperfect predictor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ssa.icl.evaluate import bootstrap_band
+from ssa.icl.tasks import is_classification
+
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced at this scale", "not tested")
+MIN_EFFECT = 0.1  # smallest effect (in error units above, or in attention weight) that counts as reproduced
+MIN_RELATIVE_GAIN = 0.25  # "SSA lower than softmax": SSA must remove at least this share of softmax's error
+LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baseline by this factor
+LEVEL = 0.95  # bootstrap band level
+
+
+def trivial_baseline(task: str) -> str:
+    """The predictor that knows nothing about the prompt: the majority class, or predicting 0."""
+    return "majority class" if is_classification(task) else "zero"
+
+
+def error_curve(runs: list[dict], task: str, shift: str, predictor: str = "model") -> np.ndarray:
+    """``(seeds, sigmas)`` errors of ``predictor`` along a sigma sweep (normalised for linear)."""
+    values = np.array([run["shifts"][shift][predictor]["prompt_error"] for run in runs], dtype=float)
+    if is_classification(task):
+        return values
+    zero = np.array([run["shifts"][shift]["zero"]["prompt_error"] for run in runs], dtype=float)
+    return values / zero
+
+
+def length_curve(runs: list[dict], task: str, predictor: str = "model") -> np.ndarray:
+    """``(seeds, lengths)`` errors along the prompt-length sweep (normalised for linear)."""
+    values = np.array([run["length"][predictor]["prompt_error"] for run in runs], dtype=float)
+    if is_classification(task):
+        return values
+    zero = np.array([run["length"]["zero"]["prompt_error"] for run in runs], dtype=float)
+    return values / zero
+
+
+def learned(runs_by_scorer: dict[str, list[dict]], task: str) -> dict[str, bool]:
+    """Whether each scorer's models (mean over seeds) learned the task at sigma 1."""
+    return {
+        scorer: bool(error_curve(runs, task, "sigma_x")[:, 0].mean() < LEARNED_FRACTION * error_curve(runs, task, "sigma_x", trivial_baseline(task))[:, 0].mean())
+        for scorer, runs in runs_by_scorer.items()
+    }
+
+
+def difference_band(first: np.ndarray, second: np.ndarray, *, seed: int = 0, resamples: int = 4000) -> tuple[float, float, float]:
+    """mean(first) - mean(second) over seeds, with a bootstrap band that resamples each group's
+    seeds independently (the two groups are separately trained models)."""
+    first, second = np.asarray(first, float), np.asarray(second, float)
+    if not (np.all(np.isfinite(first)) and np.all(np.isfinite(second))):
+        raise ValueError("values contain NaN or infinity")
+    rng = np.random.default_rng(seed)
+    draws = (first[rng.integers(0, len(first), (resamples, len(first)))].mean(1)
+             - second[rng.integers(0, len(second), (resamples, len(second)))].mean(1))
+    low, high = np.quantile(draws, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    return float(first.mean() - second.mean()), float(low), float(high)
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    claim: str  # the paper's claim, as we test it
+    verdict: str  # one of VERDICTS
+    effect: float  # the measured effect in the claim's direction (positive = as the paper says)
+    low: float  # its bootstrap band
+    high: float
+    evidence: str  # one sentence with the numbers
+
+    def as_row(self) -> dict:
+        return {"claim": self.claim, "verdict": self.verdict, "evidence": self.evidence}
+
+
+def _label(effect: float, low: float, large_enough: bool) -> str:
+    if effect <= 0:
+        return VERDICTS[2]
+    return VERDICTS[0] if large_enough and low > 0 else VERDICTS[1]
+
+
+def not_tested(claim: str, why: str) -> Verdict:
+    return Verdict(claim, VERDICTS[3], float("nan"), float("nan"), float("nan"), why)
+
+
+def grows(claim: str, before: np.ndarray, after: np.ndarray, what: str) -> Verdict:
+    """Claim: a per-seed quantity is larger ``after`` a shift than ``before`` it, by >= MIN_EFFECT."""
+    effect, low, high = difference_band(after, before)
+    return Verdict(claim, _label(effect, low, effect >= MIN_EFFECT), effect, low, high,
+                   f"{what} goes from {np.mean(before):.3g} to {np.mean(after):.3g} "
+                   f"(change {effect:+.3g}, 95% band [{low:+.3g}, {high:+.3g}] over seeds)")
+
+
+def lower(claim: str, softmax: np.ndarray, ssa: np.ndarray, what: str) -> Verdict:
+    """Claim: SSA's per-seed quantity is lower than softmax's, by >= MIN_RELATIVE_GAIN of softmax's."""
+    effect, low, high = difference_band(softmax, ssa)
+    base = float(np.mean(softmax))
+    relative = effect / base if base > 0 else 0.0
+    return Verdict(claim, _label(effect, low, relative >= MIN_RELATIVE_GAIN), effect, low, high,
+                   f"{what}: softmax {base:.3g}, SSA {np.mean(ssa):.3g} (difference {effect:+.3g}, "
+                   f"{100 * relative:.0f}% of softmax's; 95% band [{low:+.3g}, {high:+.3g}])")
+
+
+def shift_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
+    """The two claims along a sigma sweep: softmax degrades; SSA's error is lower under shift."""
+    degrade = f"{label}: softmax's error grows with the shift"
+    better = f"{label}: SSA's error is lower than softmax's under shift"
+    ok = learned(runs_by_scorer, task)
+    if not all(ok.values()):
+        failed = ", ".join(scorer for scorer, good in ok.items() if not good)
+        why = f"{failed} did not learn the task in distribution (error at sigma 1 not below {LEARNED_FRACTION} x the {trivial_baseline(task)} baseline)"
+        return [not_tested(degrade, why), not_tested(better, why)]
+    softmax, ssa = (error_curve(runs_by_scorer[name], task, shift) for name in ("softmax", "ssa"))
+    return [
+        grows(degrade, softmax[:, 0], softmax[:, -1], "softmax's error from the smallest to the largest sigma"),
+        lower(better, softmax[:, 1:].mean(1), ssa[:, 1:].mean(1), "mean error over the shifted sigmas (> 1)"),
+    ]
+
+
+def length_verdict(runs_by_scorer: dict[str, list[dict]], task: str, trained_points: int) -> Verdict:
+    claim = "longer prompts than in training: SSA's error is lower than softmax's"
+    if not all(learned(runs_by_scorer, task).values()):
+        return not_tested(claim, "a model did not learn the task in distribution")
+    lengths = np.array(runs_by_scorer["softmax"][0]["length"]["lengths"])
+    longer = lengths > trained_points
+    if not longer.any():
+        return not_tested(claim, f"no evaluated length exceeds the {trained_points} trained points")
+    softmax, ssa = (length_curve(runs_by_scorer[name], task)[:, longer].mean(1) for name in ("softmax", "ssa"))
+    return lower(claim, softmax, ssa, f"mean error over lengths {lengths[longer].min()}-{lengths[longer].max()}")
+
+
+def head_mean(runs: list[dict], shift: str, statistic: str) -> np.ndarray:
+    """``(seeds, sigmas)`` attention statistic averaged over layers and heads."""
+    return np.array([np.mean(run["concentration"][shift][statistic], axis=(1, 2)) for run in runs], dtype=float)
+
+
+def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], shift: str, label: str) -> list[Verdict]:
+    """Softmax's attention concentrates (max weight grows) with sigma; SSA's grows less."""
+    softmax, ssa = (head_mean(runs_by_scorer[name], shift, "max_weight") for name in ("softmax", "ssa"))
+    return [
+        grows(f"{label}: softmax attention concentrates as sigma grows", softmax[:, 0], softmax[:, -1],
+              "softmax's mean maximum attention weight"),
+        lower(f"{label}: SSA attention concentrates less than softmax's", softmax[:, -1] - softmax[:, 0],
+              ssa[:, -1] - ssa[:, 0], "growth of the mean maximum weight from the smallest to the largest sigma"),
+    ]
+
+
+def injection_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, label: str) -> list[Verdict]:
+    """One extreme value draws more of softmax's attention than SSA's, and hurts softmax more."""
+    mass = {name: np.array([np.mean(run["injection"]["injected_mass"]) for run in runs]) for name, runs in runs_by_scorer.items()}
+
+    def harm(runs: list[dict]) -> np.ndarray:  # error with the injected value minus error without, per seed
+        return error_with_injection(runs, task) - error_curve(runs, task, "sigma_x")[:, 0]
+
+    return [
+        lower(f"{label}: SSA puts less attention on an injected extreme value than softmax",
+              mass["softmax"], mass["ssa"], "mean attention share on the injected token"),
+        lower(f"{label}: an injected extreme value hurts SSA less than softmax", harm(runs_by_scorer["softmax"]),
+              harm(runs_by_scorer["ssa"]), "error increase caused by the injected value"),
+    ]
+
+
+def error_with_injection(runs: list[dict], task: str) -> np.ndarray:
+    values = np.array([run["injection"]["model"]["prompt_error"] for run in runs], dtype=float)
+    if is_classification(task):
+        return values
+    return values / np.array([run["injection"]["zero"]["prompt_error"] for run in runs], dtype=float)
+
+
+def table(verdicts: list[Verdict]):
+    """A pandas table of verdicts for display."""
+    import pandas as pd
+
+    return pd.DataFrame([verdict.as_row() for verdict in verdicts])
