@@ -32,7 +32,7 @@ from ssa.profiles import check_profile, resolve_device
 from ssa.scoring import scorer_names
 
 # Bump when what a result file means changes (a metric, a stored field): every cached key changes.
-RESULT_VERSION = 1
+RESULT_VERSION = 2  # 2: the injection block also scores the same prompts without the injected value
 CHAPTER_SCORERS = ("softmax", "ssa")
 SEEDS = (0, 1, 2)
 
@@ -198,9 +198,13 @@ def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> d
     out["length"] = {"lengths": list(ev.lengths), **everywhere([PromptSpec(n) for n in ev.lengths], ev.seed + 5000, ev.length_prompts, keep_positions=False)}
 
     spec = injection_spec(experiment)
+    # The same seed draws the same prompts with and without the injected value (it only overwrites
+    # one input), so "clean" is the paired control.
+    clean = dataclasses.replace(spec, inject_position=None)
     out["injection"] = {
         "position": spec.inject_position, "value": spec.inject_value,
         **{name: evaluate(predictor, task, spec, ev.prompts, ev.seed + 7000) for name, predictor in predictors.items()},
+        "clean": {name: evaluate(predictor, task, clean, ev.prompts, ev.seed + 7000) for name, predictor in predictors.items()},
     }
     xs, ys = sample_prompts(task, spec, ev.diagnostic_prompts, generator(ev.seed + 7000))
     weights = diagnostics.attention_weights(model, xs, ys, device)
@@ -250,6 +254,11 @@ def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto",
         results_dir=results_dir,
         device=resolved,
     )
+
+
+def chapter_seeds(first_seed: int = 0) -> tuple[int, ...]:
+    """The seeds a chapter shows: ``first_seed`` and the next ones, :data:`SEEDS` many."""
+    return tuple(first_seed + offset for offset in SEEDS)
 
 
 def load_runs(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto", progress: bool = False) -> dict[str, list[dict]]:

@@ -23,30 +23,32 @@ def _band(ax, x, values, *, color, label, marker="o"):
     ax.fill_between(x, band["low"], band["high"], color=color, alpha=0.25, linewidth=0)
 
 
-def error_label(task: str) -> str:
+def error_label(task: str, normalise: bool = True) -> str:
     if is_classification(task):
         return "prompt error (any wrong from point 3 on)"
-    return "normalised MSE (model / zero predictor)"
+    return "normalised MSE (model / zero predictor)" if normalise else "MSE from point 3 on"
 
 
-def _baselines(runs: dict, task: str, curve) -> dict[str, np.ndarray]:
+def _baselines(runs: dict, curve) -> dict[str, np.ndarray]:
     first = next(iter(runs.values()))
     names = [name for name in first[0]["shifts"]["sigma_x"] if name not in ("model", "sigmas")]
     # Baselines see the same prompts in every run: one seed's values are theirs.
-    return {name: curve(first[:1], name)[0] for name in names if not (name == "zero" and not is_classification(task))}
+    return {name: curve(first[:1], name)[0] for name in names}
 
 
-def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | None = None) -> None:
-    """Error against sigma, per scorer, with the baselines."""
+def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | None = None, normalise: bool = True) -> None:
+    """Error against sigma, per scorer, with the baselines (linear: normalised by the zero
+    predictor, or the raw MSE on a log scale with ``normalise=False``)."""
     sigmas = next(iter(runs.values()))[0]["shifts"][shift]["sigmas"]
     for scorer, seeds in runs.items():
-        _band(ax, sigmas, error_curve(seeds, task, shift), color=scorer_color(scorer), label=scorer_label(scorer))
-    for name, values in _baselines(runs, task, lambda r, p: error_curve(r, task, shift, p)).items():
-        ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
-    if not is_classification(task):  # the zero predictor is 1 by construction after normalising
-        ax.axhline(1.0, color="grey", linestyle="--", label="zero (prior mean)")
+        _band(ax, sigmas, error_curve(seeds, task, shift, normalise=normalise), color=scorer_color(scorer), label=scorer_label(scorer))
+    for name, values in _baselines(runs, lambda r, p: error_curve(r, task, shift, p, normalise=normalise)).items():
+        if normalise or is_classification(task) or name == "zero":  # exact baselines have raw error ~0: invisible on a log scale
+            ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
+    if not (normalise or is_classification(task)):
+        ax.set_yscale("log")
     ax.set(xlabel={"sigma_x": r"$\sigma_x$ (x ~ N(0, $\sigma_x^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
-           ylabel=error_label(task), title=title)
+           ylabel=error_label(task, normalise), title=title)
     ax.legend(fontsize=8)
 
 
@@ -55,7 +57,7 @@ def plot_length(ax, runs: dict, task: str, trained_points: int, title: str | Non
     lengths = next(iter(runs.values()))[0]["length"]["lengths"]
     for scorer, seeds in runs.items():
         _band(ax, lengths, length_curve(seeds, task), color=scorer_color(scorer), label=scorer_label(scorer))
-    for name, values in _baselines(runs, task, lambda r, p: length_curve(r, task, p)).items():
+    for name, values in _baselines(runs, lambda r, p: length_curve(r, task, p)).items():
         ax.plot(lengths, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
     ax.axvline(trained_points, color="black", linewidth=0.8, linestyle="-.", label="longest trained prompt")
     ax.set(xlabel="prompt length (points)", ylabel=error_label(task), title=title)
@@ -144,15 +146,15 @@ def scorer_values_table(runs: dict):
     return pd.DataFrame(rows)
 
 
-def timing_table(runs: dict, provenance: dict):
-    """Measured training time per run (seconds and steps per second) and the device."""
+def timing_table(runs: dict, provenance: dict, seeds):
+    """Measured training time per run (minutes and steps per second) and the device."""
     import pandas as pd
 
     rows = []
     for scorer, seeds in runs.items():
         for index, run in enumerate(seeds):
             info = provenance[scorer][index]
-            rows.append({"scorer": scorer_label(scorer), "seed": info.get("seed"), "device": info.get("device"),
+            rows.append({"scorer": scorer_label(scorer), "seed": seeds[index], "device": info.get("device"),
                          "training (min)": run["training"]["wall_time_s"] / 60, "steps/s": run["training"]["steps_per_s"],
                          "run incl. evaluation (min)": info.get("wall_time_s", float("nan")) / 60})
     return pd.DataFrame(rows)

@@ -38,10 +38,11 @@ def trivial_baseline(task: str) -> str:
     return "majority class" if is_classification(task) else "zero"
 
 
-def error_curve(runs: list[dict], task: str, shift: str, predictor: str = "model") -> np.ndarray:
-    """``(seeds, sigmas)`` errors of ``predictor`` along a sigma sweep (normalised for linear)."""
+def error_curve(runs: list[dict], task: str, shift: str, predictor: str = "model", normalise: bool = True) -> np.ndarray:
+    """``(seeds, sigmas)`` errors of ``predictor`` along a sigma sweep (normalised for linear
+    unless ``normalise=False``: then the raw mean squared error, as the paper plots it)."""
     values = np.array([run["shifts"][shift][predictor]["prompt_error"] for run in runs], dtype=float)
-    if is_classification(task):
+    if is_classification(task) or not normalise:
         return values
     zero = np.array([run["shifts"][shift]["zero"]["prompt_error"] for run in runs], dtype=float)
     return values / zero
@@ -112,20 +113,21 @@ def lower(claim: str, softmax: np.ndarray, ssa: np.ndarray, what: str) -> Verdic
     """Claim: SSA's per-seed quantity is lower than softmax's, by >= MIN_RELATIVE_GAIN of softmax's."""
     effect, low, high = difference_band(softmax, ssa)
     base = float(np.mean(softmax))
-    relative = effect / base if base > 0 else 0.0
+    numbers = f"{what}: softmax {base:.3g}, SSA {np.mean(ssa):.3g}"
+    if base <= 0:  # softmax shows nothing for SSA to improve on: the premise of the claim is absent
+        return Verdict(claim, VERDICTS[2], effect, low, high, f"{numbers}: softmax shows no effect to reduce")
+    relative = effect / base
     return Verdict(claim, _label(effect, low, relative >= MIN_RELATIVE_GAIN), effect, low, high,
-                   f"{what}: softmax {base:.3g}, SSA {np.mean(ssa):.3g} (difference {effect:+.3g}, "
-                   f"{100 * relative:.0f}% of softmax's; 95% band [{low:+.3g}, {high:+.3g}])")
+                   f"{numbers} (difference {effect:+.3g}, {100 * relative:.0f}% of softmax's; "
+                   f"95% band [{low:+.3g}, {high:+.3g}])")
 
 
 def shift_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
     """The two claims along a sigma sweep: softmax degrades; SSA's error is lower under shift."""
     degrade = f"{label}: softmax's error grows with the shift"
     better = f"{label}: SSA's error is lower than softmax's under shift"
-    ok = learned(runs_by_scorer, task)
-    if not all(ok.values()):
-        failed = ", ".join(scorer for scorer, good in ok.items() if not good)
-        why = f"{failed} did not learn the task in distribution (error at sigma 1 not below {LEARNED_FRACTION} x the {trivial_baseline(task)} baseline)"
+    why = _unlearned(runs_by_scorer, task)
+    if why:
         return [not_tested(degrade, why), not_tested(better, why)]
     softmax, ssa = (error_curve(runs_by_scorer[name], task, shift) for name in ("softmax", "ssa"))
     return [
@@ -136,8 +138,9 @@ def shift_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str,
 
 def length_verdict(runs_by_scorer: dict[str, list[dict]], task: str, trained_points: int) -> Verdict:
     claim = "longer prompts than in training: SSA's error is lower than softmax's"
-    if not all(learned(runs_by_scorer, task).values()):
-        return not_tested(claim, "a model did not learn the task in distribution")
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return not_tested(claim, why)
     lengths = np.array(runs_by_scorer["softmax"][0]["length"]["lengths"])
     longer = lengths > trained_points
     if not longer.any():
@@ -151,37 +154,57 @@ def head_mean(runs: list[dict], shift: str, statistic: str) -> np.ndarray:
     return np.array([np.mean(run["concentration"][shift][statistic], axis=(1, 2)) for run in runs], dtype=float)
 
 
-def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], shift: str, label: str) -> list[Verdict]:
+def _unlearned(runs_by_scorer: dict[str, list[dict]], task: str) -> str | None:
+    """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
+    ok = learned(runs_by_scorer, task)
+    if all(ok.values()):
+        return None
+    failed = ", ".join(scorer for scorer, good in ok.items() if not good)
+    return (f"{failed} did not learn the task in distribution (error at sigma 1 not below "
+            f"{LEARNED_FRACTION} x the {trivial_baseline(task)} baseline)")
+
+
+def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
     """Softmax's attention concentrates (max weight grows) with sigma; SSA's grows less."""
+    claims = (f"{label}: softmax attention concentrates as sigma grows", f"{label}: SSA attention concentrates less than softmax's")
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [not_tested(claim, why) for claim in claims]
     softmax, ssa = (head_mean(runs_by_scorer[name], shift, "max_weight") for name in ("softmax", "ssa"))
     return [
-        grows(f"{label}: softmax attention concentrates as sigma grows", softmax[:, 0], softmax[:, -1],
-              "softmax's mean maximum attention weight"),
-        lower(f"{label}: SSA attention concentrates less than softmax's", softmax[:, -1] - softmax[:, 0],
+        grows(claims[0], softmax[:, 0], softmax[:, -1], "softmax's mean maximum attention weight"),
+        lower(claims[1], softmax[:, -1] - softmax[:, 0],
               ssa[:, -1] - ssa[:, 0], "growth of the mean maximum weight from the smallest to the largest sigma"),
     ]
 
 
 def injection_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, label: str) -> list[Verdict]:
     """One extreme value draws more of softmax's attention than SSA's, and hurts softmax more."""
+    claims = (f"{label}: SSA puts less attention on an injected extreme value than softmax",
+              f"{label}: an injected extreme value hurts SSA less than softmax")
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [not_tested(claim, why) for claim in claims]
     mass = {name: np.array([np.mean(run["injection"]["injected_mass"]) for run in runs]) for name, runs in runs_by_scorer.items()}
 
-    def harm(runs: list[dict]) -> np.ndarray:  # error with the injected value minus error without, per seed
-        return error_with_injection(runs, task) - error_curve(runs, task, "sigma_x")[:, 0]
+    def harm(runs: list[dict]) -> np.ndarray:  # error with the injected value minus without, same prompts, per seed
+        return injection_error(runs, task) - injection_error(runs, task, clean=True)
 
     return [
-        lower(f"{label}: SSA puts less attention on an injected extreme value than softmax",
-              mass["softmax"], mass["ssa"], "mean attention share on the injected token"),
-        lower(f"{label}: an injected extreme value hurts SSA less than softmax", harm(runs_by_scorer["softmax"]),
-              harm(runs_by_scorer["ssa"]), "error increase caused by the injected value"),
+        lower(claims[0], mass["softmax"], mass["ssa"], "mean attention share on the injected token"),
+        lower(claims[1], harm(runs_by_scorer["softmax"]), harm(runs_by_scorer["ssa"]),
+              "error increase caused by the injected value"),
     ]
 
 
-def error_with_injection(runs: list[dict], task: str) -> np.ndarray:
-    values = np.array([run["injection"]["model"]["prompt_error"] for run in runs], dtype=float)
+def injection_error(runs: list[dict], task: str, clean: bool = False) -> np.ndarray:
+    """Per-seed error on the prompts with one injected extreme value (``clean=True``: the same
+    prompts without it), normalised for linear."""
+    block = [run["injection"]["clean"] if clean else run["injection"] for run in runs]
+    values = np.array([entry["model"]["prompt_error"] for entry in block], dtype=float)
     if is_classification(task):
         return values
-    return values / np.array([run["injection"]["zero"]["prompt_error"] for run in runs], dtype=float)
+    return values / np.array([entry["zero"]["prompt_error"] for entry in block], dtype=float)
 
 
 def table(verdicts: list[Verdict]):
