@@ -46,12 +46,12 @@ def _masked(scores: Tensor, mask: Tensor | None, causal_shift: Tensor | None) ->
     return scores if mask is None else scores.masked_fill(~mask, float("-inf"))
 
 
-def forward_tile(q, k, v, b, n, row_max, row_sum, output, mask, causal_shift):
+def forward_tile(q, k, v, b, n, scale, row_max, row_sum, output, mask, causal_shift):
     """One (query block, key block) step of the streaming softmax of the SSA scores.
 
-    ``q`` is already multiplied by the attention scale. Returns the updated running maximum,
-    running sum and (unnormalised) output of the query block."""
-    logits = q @ k.transpose(-2, -1)  # (B, H, Bq, D) @ (B, H, D, Bk) -> (B, H, Bq, Bk)
+    Returns the updated running maximum, running sum and (unnormalised) output of the query
+    block."""
+    logits = (q @ k.transpose(-2, -1)) * scale  # (B, H, Bq, D) @ (B, H, D, Bk) -> (B, H, Bq, Bk)
     scores = _masked(ssa_scores(logits, b, n), mask, causal_shift)
     new_max = torch.maximum(row_max, scores.amax(-1, keepdim=True))
     # A row with no visible key so far has max -inf; shifting by 0 keeps exp() at exactly 0.
@@ -63,19 +63,18 @@ def forward_tile(q, k, v, b, n, row_max, row_sum, output, mask, causal_shift):
     return new_max, row_sum, output
 
 
-def backward_tile(q, k, v, grad_output, log_sum_exp, delta, b, n, mask, causal_shift):
-    """Gradients of one tile: ``(dq, dk, dv, db, dn)`` with ``dq`` still to be multiplied by the
-    scale (``q`` is pre-scaled, so ``dk`` already carries it) and ``db``, ``dn`` per (B, H)."""
-    logits = q @ k.transpose(-2, -1)  # (B, H, Bq, Bk)
+def backward_tile(q, k, v, grad_output, log_sum_exp, delta, b, n, scale, mask, causal_shift):
+    """Gradients of one tile: ``(dq, dk, dv, db, dn)``, ``db`` and ``dn`` per (B, H)."""
+    logits = (q @ k.transpose(-2, -1)) * scale  # (B, H, Bq, Bk)
     scores = ssa_scores(logits, b, n)
     probabilities = torch.exp(_masked(scores, mask, causal_shift) - log_sum_exp)
     grad_v = probabilities.transpose(-2, -1) @ grad_output  # (B, H, Bk, Dv)
     grad_scores = probabilities * (grad_output @ v.transpose(-2, -1) - delta)  # softmax backward
     # Hidden entries have p = 0, hence grad_scores = 0; scores stay finite there, so no 0 * inf.
     per_unit_slope = grad_scores / (1.0 + b * logits.abs())
-    grad_logits = (n * b) * per_unit_slope
-    grad_q = grad_logits @ k  # (B, H, Bq, D)
-    grad_k = grad_logits.transpose(-2, -1) @ q  # (B, H, Bk, D)
+    grad_dot_products = (n * b * scale) * per_unit_slope  # d loss / d (q . k)
+    grad_q = grad_dot_products @ k  # (B, H, Bq, D)
+    grad_k = grad_dot_products.transpose(-2, -1) @ q  # (B, H, Bk, D)
     grad_b = n.squeeze(-1).squeeze(-1) * (per_unit_slope * logits).sum((-2, -1))  # (B, H)
     grad_n = (grad_scores * scores).sum((-2, -1)) / n.squeeze(-1).squeeze(-1)
     return grad_q, grad_k, grad_v, grad_b, grad_n
@@ -84,7 +83,7 @@ def backward_tile(q, k, v, grad_output, log_sum_exp, delta, b, n, mask, causal_s
 def compile_with_fallback(function):
     """``torch.compile(function)``, falling back to ``function`` itself (with one warning) if
     compilation fails: no C++ compiler, an unsupported platform, ..."""
-    compiled_function = torch.compile(function, dynamic=None)
+    compiled_function = torch.compile(function, dynamic=True)
     state = {"compiled": True}
 
     @functools.wraps(function)
@@ -106,8 +105,8 @@ def compile_with_fallback(function):
 
 
 class TileKernels:
-    """The two tile functions, eager or compiled (one compilation per tile shape family;
-    shapes that vary are then compiled once with dynamic sizes)."""
+    """The two tile functions, eager or compiled (with dynamic sizes: tiles at the sequence
+    ends and prompts of other lengths reuse one compilation)."""
 
     def __init__(self, compiled: bool):
         self.compiled = compiled
@@ -161,7 +160,6 @@ class BlockwiseSSAAttention(torch.autograd.Function):
         batch, heads, n_queries, _ = q.shape
         n_keys = k.shape[-2]
         b_heads, n_heads = _per_head(b, heads, q), _per_head(n, heads, q)
-        scaled_q = q * scale
         full_mask = None if mask is None else torch.broadcast_to(mask, (batch, heads, n_queries, n_keys))
         tiling = _Tiling(batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask, q.device)
 
@@ -173,35 +171,36 @@ class BlockwiseSSAAttention(torch.autograd.Function):
             block_output = q.new_zeros(*row_max.shape[:-1], v.shape[-1])
             for cols, tile_mask, causal_shift in tiling.key_blocks(items, rows):
                 row_max, row_sum, block_output = kernels.forward_tile(
-                    scaled_q[items, :, rows], k[items, :, cols], v[items, :, cols], b_heads, n_heads,
+                    _tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), b_heads, n_heads, scale,
                     row_max, row_sum, block_output, tile_mask, causal_shift,
                 )
             # Rows that saw no key have row_sum 0: output 0 (as the reference) and L = -inf.
             output[items, :, rows] = block_output / row_sum.clamp_min(torch.finfo(row_sum.dtype).tiny)
             log_sum_exp[items, :, rows] = row_max + torch.log(row_sum)
 
-        ctx.save_for_backward(scaled_q, k, v, b_heads, n_heads, output, log_sum_exp)
+        ctx.save_for_backward(q, k, v, b_heads, n_heads, output, log_sum_exp)
         ctx.config = (tiling, scale, kernels, b.shape, n.shape)
         return output
 
     @staticmethod
     def backward(ctx, grad_output):
-        scaled_q, k, v, b_heads, n_heads, output, log_sum_exp = ctx.saved_tensors
+        q, k, v, b_heads, n_heads, output, log_sum_exp = ctx.saved_tensors
         tiling, scale, kernels, b_shape, n_shape = ctx.config
         grad_output = grad_output.contiguous()
         delta = (grad_output * output).sum(-1, keepdim=True)  # (B, H, Q, 1)
         # Rows without any visible key: p = exp(-inf - 0) = 0 everywhere.
         log_sum_exp = torch.where(torch.isfinite(log_sum_exp), log_sum_exp, torch.zeros_like(log_sum_exp))
 
-        grad_q = torch.zeros_like(scaled_q)
+        grad_q = torch.zeros_like(q)
         grad_k, grad_v = torch.zeros_like(k), torch.zeros_like(v)
-        grad_b = scaled_q.new_zeros(scaled_q.shape[:2])  # (B, H)
+        grad_b = q.new_zeros(q.shape[:2])  # (B, H)
         grad_n = torch.zeros_like(grad_b)
         for items, rows in tiling.row_blocks():
             for cols, tile_mask, causal_shift in tiling.key_blocks(items, rows):
                 tile_q, tile_k, tile_v, tile_b, tile_n = kernels.backward_tile(
-                    scaled_q[items, :, rows], k[items, :, cols], v[items, :, cols], grad_output[items, :, rows],
-                    log_sum_exp[items, :, rows], delta[items, :, rows], b_heads, n_heads, tile_mask, causal_shift,
+                    _tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), _tile(grad_output, items, rows),
+                    _tile(log_sum_exp, items, rows), _tile(delta, items, rows), b_heads, n_heads, scale,
+                    tile_mask, causal_shift,
                 )
                 grad_q[items, :, rows] += tile_q
                 grad_k[items, :, cols] += tile_k
@@ -209,9 +208,15 @@ class BlockwiseSSAAttention(torch.autograd.Function):
                 grad_b[items] += tile_b
                 grad_n[items] += tile_n
         return (
-            grad_q * scale, grad_k, grad_v, _reduce_to(grad_b, b_shape), _reduce_to(grad_n, n_shape),
+            grad_q, grad_k, grad_v, _reduce_to(grad_b, b_shape), _reduce_to(grad_n, n_shape),
             None, None, None, None, None, None, None,
         )
+
+
+def _tile(tensor: Tensor, items: slice, positions: slice) -> Tensor:
+    """A contiguous ``(batch block, H, positions, ...)`` tile: one memory layout for every tile
+    keeps the compiled kernels from recompiling for each slice's strides."""
+    return tensor[items, :, positions].contiguous()
 
 
 def _per_head(value: Tensor, heads: int, like: Tensor) -> Tensor:

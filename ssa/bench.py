@@ -1,0 +1,451 @@
+r"""``python -m ssa.bench``: how much SSA attention costs next to softmax attention.
+
+One run measures, for each attention size (causal self-attention, forward plus backward):
+
+* ``softmax_sdpa``: softmax through ``torch.nn.functional.scaled_dot_product_attention``
+  (FlashAttention-style fused kernels on CPU and GPU);
+* ``ssa_reference``: SSA through the reference path (weights matrix, then ``weights @ v``);
+* ``ssa_fast``: SSA through the path :func:`ssa.attention.attention` picks by itself
+  (:mod:`ssa.kernels`: blockwise on CPUs, FlexAttention on CUDA);
+
+their median time (``torch.utils.benchmark``, repeated runs after warm-up calls that include
+any compilation), their peak memory, and both as ratios to softmax; the fast path's largest
+deviation from the reference (output and every gradient); and the whole training run of the
+in-context-learning ``cpu`` model with softmax and with SSA (:mod:`ssa.icl`), timed per
+curriculum stage and summed over the schedule.
+
+Peak memory. CUDA: ``torch.cuda.max_memory_allocated`` during the call minus the memory
+allocated before it. CPU: there is no allocator peak counter, so the call runs once under
+``torch.profiler`` with ``profile_memory=True``, which records every allocation and free of
+the CPU allocator with the allocator's running total since the profiler started; the largest
+running total is the peak. Inputs exist before the call and are not counted; their gradients
+(reset to ``None`` first), the output, everything autograd saves and every temporary are.
+
+Results go through the result cache (``results/<profile>/performance/``); ``--json PATH``
+also writes them to ``PATH``. The targets of issue 8 are checked in :func:`verdicts`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from ssa.attention import attention, attention_path
+from ssa.profiles import check_profile, resolve_device
+
+EXPERIMENT = "performance/bench"
+CPU_THREADS = 2  # the CPU benchmark's torch threads unless --threads says otherwise (the targets: 2 cores)
+REGENERATE = "python -m ssa.bench --profile {profile} --force"
+PATH_NAMES = ("softmax_sdpa", "ssa_reference", "ssa_fast")
+
+# Issue 8's targets: ratios to softmax SDPA measured in the same run.
+TARGETS = {
+    "icl_training_time": 1.15,  # whole ICL cpu-model training run, SSA / softmax
+    "lm_attention_time": 2.0,  # attention forward+backward at the LM size (1024 tokens), CPU
+    "lm_attention_memory": 1.5,  # its peak memory
+    "gpu_attention_time": 1.3,  # on a GPU, at 1024 and 4096 tokens, against FlashAttention-backed SDPA
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class AttentionSize:
+    name: str
+    batch: int
+    heads: int
+    tokens: int
+    head_dim: int
+
+    @property
+    def label(self) -> str:
+        return f"B={self.batch} H={self.heads} T={self.tokens} D={self.head_dim}"
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchConfig:
+    profile: str
+    device: str  # a benchmark measures its device, so the device is part of the config
+    threads: int  # torch intra-op threads for every measurement (CPU)
+    icl: AttentionSize  # the paper's ICL attention (batch 64, 8 heads, 41 points = 82 tokens, head 32)
+    lm_shape: AttentionSize  # the LM attention shape; its sequence-length sweep is lm_tokens
+    lm_tokens: tuple[int, ...]
+    lm_target_tokens: tuple[int, ...]  # the lengths the time/memory targets are checked at
+    reference_max_tokens: int  # longer sequences skip the reference path (its matrix would not fit)
+    min_run_time: float  # seconds of repeated runs per timing
+    compile: bool  # torch.compile in the fast paths (off at smoke: compilation takes minutes)
+    training_profile: str | None  # ICL profile whose training run is timed (None: not timed)
+    seed: int = 0
+    version: int = 1
+
+
+def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:
+    check_profile(profile)
+    device = resolve_device(device)
+    threads = threads or CPU_THREADS
+    if profile == "smoke":
+        return BenchConfig(
+            profile, device, threads, icl=AttentionSize("icl", 4, 2, 16, 8), lm_shape=AttentionSize("lm", 2, 2, 64, 16),
+            lm_tokens=(32, 64), lm_target_tokens=(64,), reference_max_tokens=64, min_run_time=0.05, compile=False,
+            training_profile="smoke", seed=seed,
+        )
+    icl = AttentionSize("icl", 64, 8, 82, 32)
+    if profile == "paper" or device == "cuda":
+        return BenchConfig(
+            profile, device, threads, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+            lm_tokens=(1024, 2048, 4096), lm_target_tokens=(1024, 4096), reference_max_tokens=4096,
+            min_run_time=1.0, compile=True, training_profile=None, seed=seed,
+        )
+    return BenchConfig(
+        profile, device, threads, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+        lm_tokens=(128, 256, 512, 1024, 2048), lm_target_tokens=(1024,), reference_max_tokens=1024,
+        min_run_time=2.0, compile=True, training_profile="cpu", seed=seed,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Measuring one callable.
+
+
+def interleaved_medians(functions: dict, min_run_time: float, threads: int, min_rounds: int = 3, max_rounds: int = 25) -> dict:
+    """Median seconds per call of each function, timed in interleaved rounds (one call of each
+    per round, with ``torch.utils.benchmark``) so that every function sees the same load of a
+    shared machine. Rounds continue until the fastest function has run ``min_run_time`` seconds
+    in total (at least ``min_rounds``, at most ``max_rounds``). Returns name -> (median, calls)."""
+    import statistics
+
+    from torch.utils import benchmark
+
+    timers = {name: benchmark.Timer("function()", globals={"function": function}, num_threads=threads)
+              for name, function in functions.items()}
+    times = {name: [] for name in functions}
+    while True:
+        for name, timer in timers.items():
+            times[name].append(timer.timeit(1).median)
+        rounds = len(times[next(iter(times))])
+        fastest_total = min(sum(samples) for samples in times.values())
+        if rounds >= max_rounds or (rounds >= min_rounds and fastest_total >= min_run_time):
+            return {name: (statistics.median(samples), len(samples)) for name, samples in times.items()}
+
+
+def peak_memory_bytes(function, device: str) -> int:
+    """Peak bytes allocated during one call beyond what existed before it (see the module doc)."""
+    if device == "cuda":
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        function()
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - before
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as profiler:
+        function()
+    with tempfile.TemporaryDirectory() as folder:
+        trace = Path(folder) / "trace.json"
+        profiler.export_chrome_trace(str(trace))
+        events = json.loads(trace.read_text())["traceEvents"]
+    totals = [
+        event["args"]["Total Allocated"]
+        for event in events
+        if event.get("name") == "[memory]" and event["args"].get("Device Type") == 0
+    ]
+    return max([0, *totals])
+
+
+# ----------------------------------------------------------------------------------------------
+# Attention forward + backward.
+
+
+def _attention_inputs(size: AttentionSize, tokens: int, device: str, seed: int):
+    generator = torch.Generator().manual_seed(seed)
+    shape = (size.batch, size.heads, tokens, size.head_dim)
+    q, k, v = (torch.randn(shape, generator=generator).to(device).requires_grad_() for _ in range(3))
+    grad_output = torch.randn(shape, generator=generator).to(device)
+    return q, k, v, grad_output
+
+
+def _ssa_scorer(device: str):
+    from ssa.scoring import SSA
+
+    return SSA().to(device)  # one learnable b, n per layer (the book's default)
+
+
+def _forward_backward(path_name: str, q, k, v, grad_output, scorer):
+    """The callable one measurement times: output, backward, inputs' grads cleared first."""
+    scorer_name, path = {
+        "softmax_sdpa": ("softmax", "auto"),
+        "ssa_reference": (scorer, "reference"),
+        "ssa_fast": (scorer, "auto"),
+    }[path_name]
+    parameters = [q, k, v, *scorer.parameters()]
+
+    def run():
+        for tensor in parameters:
+            tensor.grad = None
+        with attention_path(path):
+            attention(q, k, v, scorer_name, causal=True).backward(grad_output)
+
+    return run
+
+
+def _max_deviation(size: AttentionSize, tokens: int, device: str, seed: int, compile: bool) -> dict:
+    """Largest |fast - reference| of the output and of each gradient, on one batch item."""
+    from ssa.kernels import choose_path, fast_ssa_attention
+
+    q, k, v, grad_output = _attentions_one_item(size, tokens, device, seed)
+    scorer = _ssa_scorer(device)
+    parameters = [q, k, v, scorer.b_param.raw, scorer.n_param.raw]
+    with attention_path("reference"):
+        reference = attention(q, k, v, scorer, causal=True)
+    reference_grads = torch.autograd.grad(reference, parameters, grad_output)
+    path = choose_path(q, k) if choose_path(q, k) != "reference" else "blockwise"
+    fast = fast_ssa_attention(q, k, v, scorer, mask=None, causal=True, scale=None, path=path, compile=compile)
+    fast_grads = torch.autograd.grad(fast, parameters, grad_output)
+    deviations = {"output": (fast - reference).abs().max().item()}
+    for name, got, want in zip(("q", "k", "v", "b", "n"), fast_grads, reference_grads):
+        deviations[f"grad_{name}"] = (got - want).abs().max().item()
+    return deviations
+
+
+def _attentions_one_item(size: AttentionSize, tokens: int, device: str, seed: int):
+    return _attention_inputs(dataclasses.replace(size, batch=1), tokens, device, seed)
+
+
+def attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -> dict:
+    """Time and peak memory of every path at one size, ratios to softmax, fast-path deviation."""
+    from ssa.kernels import choose_path
+
+    os.environ["SSA_ATTENTION_COMPILE"] = "1" if config.compile else "0"
+    q, k, v, grad_output = _attention_inputs(size, tokens, config.device, config.seed)
+    scorer = _ssa_scorer(config.device)
+    row = {"size": size.name, "tokens": tokens, "label": dataclasses.replace(size, tokens=tokens).label,
+           "fast_path": choose_path(q, k)}
+    runs = {path_name: _forward_backward(path_name, q, k, v, grad_output, scorer) for path_name in PATH_NAMES
+            if not (path_name == "ssa_reference" and tokens > config.reference_max_tokens)}
+    first_call_s = {}
+    for path_name, run in runs.items():
+        started = time.perf_counter()
+        run()  # first call: compilation, if any
+        first_call_s[path_name] = time.perf_counter() - started
+        if path_name == "ssa_fast":
+            run()
+    medians = interleaved_medians(runs, config.min_run_time, config.threads)
+    for path_name, run in runs.items():
+        seconds, calls = medians[path_name]
+        row[path_name] = {"time_s": seconds, "calls_timed": calls, "first_call_s": first_call_s[path_name],
+                          "peak_bytes": peak_memory_bytes(run, config.device)}
+    softmax = row["softmax_sdpa"]
+    for path_name in PATH_NAMES[1:]:
+        if path_name in row:
+            row[path_name]["time_ratio"] = row[path_name]["time_s"] / softmax["time_s"]
+            row[path_name]["memory_ratio"] = row[path_name]["peak_bytes"] / max(1, softmax["peak_bytes"])
+    if tokens <= config.reference_max_tokens:
+        row["fast_max_deviation"] = _max_deviation(size, tokens, config.device, config.seed, config.compile)
+    return row
+
+
+# ----------------------------------------------------------------------------------------------
+# The ICL model's training run.
+
+
+def training_benchmark(config: BenchConfig) -> dict:
+    """Training-step time of the ICL model with softmax and SSA at every curriculum stage, and
+    the whole schedule's time (steps per stage x step time) as the ratio SSA / softmax."""
+    from ssa.icl.experiments import experiment_config
+    from ssa.icl.tasks import loss as task_loss
+    from ssa.icl.train import build_model, training_batch
+
+    os.environ["SSA_ATTENTION_COMPILE"] = "1" if config.compile else "0"
+    scorers = ("softmax", "ssa")
+    train_configs = {scorer: experiment_config("linear", scorer, config.training_profile, seed=config.seed).train for scorer in scorers}
+    curriculum, train_steps = train_configs["softmax"].curriculum, train_configs["softmax"].train_steps
+    steps_per_points = collections.Counter(curriculum.points(step) for step in range(train_steps))
+    models = {scorer: build_model(train_config).to(config.device) for scorer, train_config in train_configs.items()}
+    optimizers = {scorer: torch.optim.Adam(model.parameters(), lr=train_configs[scorer].learning_rate) for scorer, model in models.items()}
+
+    def training_step(scorer, xs, ys):
+        def step():
+            loss = task_loss("linear", models[scorer](xs, ys), ys)
+            optimizers[scorer].zero_grad(set_to_none=True)
+            loss.backward()
+            optimizers[scorer].step()
+        return step
+
+    result = {"task": "linear", "profile": config.training_profile, "scorers": {scorer: {"stages": {}} for scorer in scorers},
+              "model": dataclasses.asdict(train_configs["ssa"].model) | {"batch_size": train_configs["ssa"].batch_size}}
+    for points in sorted(steps_per_points):
+        first_step = next(step for step in range(train_steps) if curriculum.points(step) == points)
+        xs, ys = (tensor.to(config.device) for tensor in training_batch(train_configs["softmax"], first_step))
+        steps = {scorer: training_step(scorer, xs, ys) for scorer in scorers}
+        for scorer, step in steps.items():
+            started = time.perf_counter()
+            step()  # first call: compilation, if any
+            result["scorers"][scorer].setdefault("first_step_s", time.perf_counter() - started)
+            step()
+        for scorer, (seconds, _) in interleaved_medians(steps, config.min_run_time / 2, config.threads).items():
+            result["scorers"][scorer]["stages"][str(points)] = {"tokens": 2 * points, "steps": steps_per_points[points], "step_s": seconds}
+    for scorer in scorers:
+        stages = result["scorers"][scorer]["stages"].values()
+        result["scorers"][scorer]["schedule_s"] = sum(stage["steps"] * stage["step_s"] for stage in stages)
+    result["schedule_ratio"] = result["scorers"]["ssa"]["schedule_s"] / result["scorers"]["softmax"]["schedule_s"]
+    result["stage_ratios"] = {
+        points: result["scorers"]["ssa"]["stages"][points]["step_s"] / stage["step_s"]
+        for points, stage in result["scorers"]["softmax"]["stages"].items()
+    }
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# The whole run, its verdicts, and the command line.
+
+
+def _machine(config: BenchConfig) -> dict:
+    cpu_name = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu_name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    machine = {"cpu": cpu_name, "logical_cpus": os.cpu_count(), "threads": config.threads, "device": config.device}
+    if config.device == "cuda":
+        machine["gpu"] = torch.cuda.get_device_name()
+    if hasattr(os, "getloadavg"):
+        machine["load_average_at_start"] = list(os.getloadavg())
+    return machine
+
+
+def run_benchmark(config: BenchConfig, log=print) -> dict:
+    torch.manual_seed(config.seed)
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    try:
+        result = {"machine": _machine(config), "attention": []}
+        sizes = [(config.icl, config.icl.tokens)] + [(config.lm_shape, tokens) for tokens in config.lm_tokens]
+        for size, tokens in sizes:
+            started = time.perf_counter()
+            result["attention"].append(attention_benchmark(config, size, tokens))
+            log(f"{size.name} {tokens} tokens: {time.perf_counter() - started:.0f} s")
+        if config.training_profile is not None:
+            result["training"] = training_benchmark(config)
+        if hasattr(os, "getloadavg"):
+            result["machine"]["load_average_at_end"] = list(os.getloadavg())
+    finally:
+        torch.set_num_threads(previous_threads)
+    result["verdicts"] = verdicts(config, result)
+    return result
+
+
+def verdicts(config: BenchConfig, result: dict) -> dict:
+    """Each of issue 8's targets that this run measures: the measured ratio, the target, met."""
+    checks = {}
+    rows = {(row["size"], row["tokens"]): row for row in result["attention"]}
+    gpu = config.device == "cuda"
+    for tokens in config.lm_target_tokens:
+        fast = rows[("lm", tokens)]["ssa_fast"]
+        # CPU targets are checked at one length (names without it), GPU ones at several.
+        suffix = f"_{tokens}" if len(config.lm_target_tokens) > 1 else ""
+        if gpu:
+            checks[f"gpu_attention_time{suffix}"] = (fast["time_ratio"], TARGETS["gpu_attention_time"], tokens)
+        else:
+            checks[f"lm_attention_time{suffix}"] = (fast["time_ratio"], TARGETS["lm_attention_time"], tokens)
+            checks[f"lm_attention_memory{suffix}"] = (fast["memory_ratio"], TARGETS["lm_attention_memory"], tokens)
+    if "training" in result:
+        checks["icl_training_time"] = (result["training"]["schedule_ratio"], TARGETS["icl_training_time"], None)
+    return {
+        name: {"ratio": ratio, "target": target, "met": ratio <= target, "tokens": tokens}
+        for name, (ratio, target, tokens) in checks.items()
+    }
+
+
+def benchmark(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0, *,
+              force: bool = False, log=print) -> dict:
+    """The benchmark result of ``profile`` from the cache, computed if missing (or ``force``)."""
+    return benchmark_entry(profile, device, threads, seed, force=force, log=log)["result"]
+
+
+def benchmark_entry(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0, *,
+                    force: bool = False, log=print) -> dict:
+    """The whole cache entry (``result`` and ``provenance``) of :func:`benchmark`."""
+    from ssa.results import cached, entry_path
+
+    config = bench_config(profile, device, threads, seed)
+    path = entry_path(EXPERIMENT, config, profile=profile)
+    if force:
+        path.unlink(missing_ok=True)
+    cached(
+        EXPERIMENT, config, lambda: run_benchmark(config, log), profile=profile,
+        regenerate=REGENERATE.format(profile=profile), device=config.device,
+    )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def cached_gpu_entry() -> dict | None:
+    """The newest cached GPU benchmark (from ``scripts/gpu_check.sh``), or ``None``."""
+    from ssa import paths
+
+    entries = []
+    for path in (paths.results_dir() / "paper" / EXPERIMENT).glob("*.json"):
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        if entry["config"].get("device") == "cuda":
+            entries.append(entry)
+    return max(entries, key=lambda entry: entry["provenance"]["created_utc"], default=None)
+
+
+def format_result(result: dict) -> str:
+    lines = [f"machine: {result['machine']}", ""]
+    header = f"{'size':28} {'path':14} {'fast path':10} {'time (s)':>10} {'x softmax':>10} {'peak MiB':>10} {'x softmax':>10} {'max |fast-ref|':>15}"
+    lines.append(header)
+    for row in result["attention"]:
+        for path_name in PATH_NAMES:
+            if path_name not in row:
+                continue
+            cell = row[path_name]
+            deviation = ""
+            if path_name == "ssa_fast" and "fast_max_deviation" in row:
+                deviation = f"{max(row['fast_max_deviation'].values()):.1e}"
+            lines.append(
+                f"{row['label']:28} {path_name:14} {row['fast_path'] if path_name == 'ssa_fast' else '':10} "
+                f"{cell['time_s']:10.4f} {cell.get('time_ratio', 1.0):10.2f} {cell['peak_bytes'] / 2**20:10.1f} "
+                f"{cell.get('memory_ratio', 1.0):10.2f} {deviation:>15}"
+            )
+    if "training" in result:
+        training = result["training"]
+        lines += ["", f"ICL {training['profile']} model, whole training schedule: SSA / softmax = {training['schedule_ratio']:.3f}"]
+        for points, ratio in training["stage_ratios"].items():
+            softmax_step = training["scorers"]["softmax"]["stages"][points]["step_s"]
+            lines.append(f"  {int(points) * 2:4d} tokens: softmax step {softmax_step * 1000:7.1f} ms, SSA / softmax {ratio:.3f}")
+    lines += ["", "targets:"]
+    for name, verdict in result["verdicts"].items():
+        lines.append(f"  {name:28} {verdict['ratio']:.3f} <= {verdict['target']}: {'met' if verdict['met'] else 'NOT met'}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ssa.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="cpu", help="smoke | cpu | paper (paper: GPU sizes)")
+    parser.add_argument("--device", default="auto", help="auto | cpu | cuda | mps")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's default)")
+    parser.add_argument("--force", action="store_true", help="measure again even if the result is cached")
+    parser.add_argument("--json", type=Path, help="also write the result to this file")
+    arguments = parser.parse_args(argv)
+    result = benchmark(arguments.profile, arguments.device, arguments.threads, force=arguments.force,
+                       log=lambda message: print(message, file=sys.stderr, flush=True))
+    print(format_result(result))
+    if arguments.json is not None:
+        arguments.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,36 @@
+"""The benchmark's measuring tools (the benchmark itself runs in the performance notebook)."""
+
+import pytest
+import torch
+
+from ssa import bench
+
+
+def test_peak_memory_counts_what_a_call_allocates():
+    def allocate():
+        first = torch.ones(2**20)  # 4 MiB
+        second = first * 2  # 4 MiB more while the first is alive
+        del first, second
+
+    peak = bench.peak_memory_bytes(allocate, "cpu")
+    assert 8 * 2**20 <= peak < 9 * 2**20
+
+
+def test_interleaved_medians_time_every_function():
+    medians = bench.interleaved_medians({"a": lambda: None, "b": lambda: sum(range(1000))}, 0.0, 1)
+    assert set(medians) == {"a", "b"} and all(calls == 3 and seconds >= 0 for seconds, calls in medians.values())
+
+
+def test_configs_and_verdicts():
+    config = bench.bench_config("cpu", "cpu")
+    assert (config.icl.batch, config.icl.heads, config.icl.tokens, config.icl.head_dim) == (64, 8, 82, 32)
+    assert 1024 in config.lm_tokens and config.lm_target_tokens == (1024,)
+    result = {
+        "attention": [{"size": "lm", "tokens": 1024, "ssa_fast": {"time_ratio": 1.9, "memory_ratio": 1.6}}],
+        "training": {"schedule_ratio": 1.1},
+    }
+    verdicts = bench.verdicts(config, result)
+    assert verdicts["lm_attention_time"]["met"] and not verdicts["lm_attention_memory"]["met"]
+    assert verdicts["icl_training_time"] == {"ratio": 1.1, "target": 1.15, "met": True, "tokens": None}
+    with pytest.raises(ValueError, match="profile must be one of"):
+        bench.bench_config("huge")
