@@ -7,8 +7,10 @@
 #   TORCH=cpu|cuda         which torch build .venv gets (default cpu; cuda = the PyPI build, which
 #                          bundles CUDA on Linux). Switching rebuilds the install step only.
 #   DEVICE=auto|cpu|cuda|mps   the device the notebooks use for `make book` (default auto)
+#   PROFILE=cpu|paper|smoke    the profile `make book` runs (default cpu; paper = the paper's sizes, for GPUs)
 #   PYTHON=python3.11      the interpreter that creates .venv (3.11 or newer)
 #
+# `make browser` opens the built HTML in headless Chromium and checks every page (make test runs it).
 # Other targets: `make data` (datasets into data/, from $SSA_DATA_MIRROR or the public sources),
 # `make lock` (rewrite requirements/lock.txt from the current .venv), `make clean`, `make distclean`.
 
@@ -16,6 +18,7 @@ PYTHON ?= python3
 VENV ?= .venv
 TORCH ?= cpu
 DEVICE ?= auto
+PROFILE ?= cpu
 TORCH_VERSION := 2.13.0
 
 VENV_PYTHON := $(VENV)/bin/python
@@ -46,7 +49,7 @@ endif
 INSTALL_KEY := $(shell cat requirements/lock.txt pyproject.toml | sha256sum | cut -c1-16)-$(TORCH)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test book data lock clean distclean venv
+.PHONY: test book browser chromium data lock clean distclean venv
 
 venv: $(STAMP)
 
@@ -68,9 +71,22 @@ test: $(STAMP)
 	$(VENV_PYTHON) -m pytest -q tests
 	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html --timeout $(TEST_CELL_TIMEOUT_S)
 	$(VENV_PYTHON) -m ssa.book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
+	$(MAKE) browser
+
+# The built book in a real browser: Debian's chromium, driven by Playwright (tests/test_browser.py).
+# The front page's screenshot is kept in _build/artifacts/front-page.png.
+CHROMIUM ?= /usr/bin/chromium
+
+chromium:
+	@test -x $(CHROMIUM) || { echo "installing Debian's chromium (needs root)"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+
+browser: $(STAMP) chromium
+	SSA_BOOK_HTML=_build/html SSA_BOOK_ARTIFACTS=_build/artifacts SSA_CHROMIUM=$(CHROMIUM) \
+		$(VENV_PYTHON) -m pytest -q tests/test_browser.py
 
 book: $(STAMP)
-	$(VENV_PYTHON) -m ssa.book run --profile cpu --device $(DEVICE)
+	$(VENV_PYTHON) -m ssa.book run --profile $(PROFILE) --device $(DEVICE)
 
 data: $(STAMP)
 	$(VENV_PYTHON) -m ssa.data fetch

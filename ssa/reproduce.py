@@ -1,0 +1,136 @@
+"""What the "Reproducing this book" page computes: the command behind every chapter, the times
+measured here (from the provenance of the committed results), and the data sources.
+
+    chapter_commands("cpu")     # one row per page of _toc.yml: how to run it and regenerate its cache
+    measured_times("cpu")       # per cache folder: entries, compute time, devices, from provenance
+    dataset_table()             # every dataset: files, size, the public repositories and licence
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlparse
+
+from ssa import paths
+from ssa.profiles import check_profile
+
+# Chapter (toc file stem) -> (the module whose regenerate_command(profile) fills its cache, the
+# folder of results/<profile>/ it writes). A chapter without an entry computes everything live.
+CHAPTER_CACHES = {
+    "icl_quantification": ("ssa.icl.experiments", "icl"),
+    "icl_linear": ("ssa.icl.experiments", "icl"),
+    "icl_collapse": ("ssa.icl.experiments", "icl"),
+    "alternative_scorers": ("ssa.icl.experiments", "icl"),
+    "decoder": ("ssa.lm.experiment", "lm"),
+    "encoder": ("ssa.encoder.experiment", "encoder"),
+    "performance": ("ssa.bench", "bench"),
+}
+
+# Licences, from each dataset's public repository (see also the References page).
+DATA_LICENCES = {
+    "zorro": "MIT",
+    "blimp": "CC BY 4.0",
+    "aochildes": "CC BY-NC-SA 3.0 (non-commercial)",
+    "wikitext-2": "CC BY-SA 3.0",
+    "webtext": "ODC-BY 1.0 and the Common Crawl terms (C4, CCNet, raw Common Crawl); OpenAI WebText: research use",
+}
+DATA_DESCRIPTIONS = {
+    "zorro": "grammatical minimal pairs over the AO-CHILDES vocabulary (encoder probing)",
+    "blimp": "English minimal pairs (decoder probing)",
+    "aochildes": "child-directed speech from CHILDES, ordered by age (encoder training)",
+    "wikitext-2": "WikiText-2 raw, validation and test splits (decoder, out of distribution)",
+    "webtext": "small samples of C4, CCNet, raw Common Crawl and OpenAI WebText (decoder training at cpu scale)",
+}
+
+
+def book_command(profile: str, chapter: str) -> str:
+    return f"python -m ssa.book run --profile {profile} --only {chapter}"
+
+
+def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dict]:
+    """One dict per notebook of the book, in _toc.yml order: ``chapter``, ``page`` (the toc
+    entry), ``run`` (executes the page) and ``regenerate`` (fills its result cache; ``None``
+    when the page computes everything live or its chapter code has not landed)."""
+    from ssa.book import toc_notebooks
+
+    check_profile(profile)
+    root = root if root is not None else paths.repository_root()
+    if root is None:
+        raise ValueError("root: no checkout of the book found; pass the repository folder")
+    rows = []
+    for notebook in toc_notebooks(root):
+        chapter = notebook.stem
+        regenerate = None
+        if chapter in CHAPTER_CACHES:
+            try:
+                regenerate = importlib.import_module(CHAPTER_CACHES[chapter][0]).regenerate_command(profile)
+            except (ImportError, AttributeError):
+                regenerate = None
+        rows.append({"chapter": chapter, "page": notebook.with_suffix("").as_posix(),
+                     "run": book_command(profile, chapter), "regenerate": regenerate})
+    return rows
+
+
+def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) -> dict[str, dict]:
+    """Per folder of ``results/<profile>/`` (``icl``, ``encoder``, ``lm``, ...): the number of
+    valid entries, their summed compute time in seconds, the devices and the date of the
+    newest, read from the provenance each entry stores."""
+    from ssa.results import list_entries
+
+    check_profile(profile)
+    totals: dict[str, dict] = {}
+    for entry in list_entries(results_dir, profile):
+        if entry.problems:
+            continue
+        provenance = json.loads(entry.path.read_text(encoding="utf-8"))["provenance"]
+        folder = entry.experiment.split("/")[0]
+        total = totals.setdefault(folder, {"entries": 0, "wall_time_s": 0.0, "devices": set(), "newest_utc": ""})
+        total["entries"] += 1
+        total["wall_time_s"] += float(provenance.get("wall_time_s") or 0.0)
+        total["devices"].add(str(provenance.get("device", "unspecified")))
+        total["newest_utc"] = max(total["newest_utc"], str(provenance.get("created_utc", "")))
+    for total in totals.values():
+        total["devices"] = sorted(total["devices"])
+    return dict(sorted(totals.items()))
+
+
+def _source(url: str) -> str:
+    """``owner/repository@commit`` of a raw GitHub URL, else the host."""
+    parsed = urlparse(url)
+    parts = parsed.path.strip("/").split("/")
+    if parsed.netloc == "raw.githubusercontent.com" and len(parts) >= 3:
+        return f"{parts[0]}/{parts[1]}@{parts[2][:7]}"
+    return parsed.netloc
+
+
+def dataset_table() -> list[dict]:
+    """Every dataset of ``ssa/datasets.json``: files, megabytes, source repositories, licence."""
+    from ssa.data import load_manifest
+
+    rows = []
+    for name, dataset in load_manifest().items():
+        files = dataset["files"].values()
+        sources = Counter(_source(entry["url"]) for entry in files)
+        rows.append({
+            "dataset": name,
+            "what": DATA_DESCRIPTIONS.get(name, ""),
+            "files": len(dataset["files"]),
+            "MB": sum(entry["size"] for entry in files) / 1e6,
+            "sources": ", ".join(sources),
+            "licence": DATA_LICENCES.get(name, "see its source repository"),
+        })
+    return rows
+
+
+def install_cell(root: Path | None = None) -> str:
+    """The install cell every notebook starts with (tests/test_notebooks.py checks they agree)."""
+    import nbformat
+
+    root = root if root is not None else paths.repository_root()
+    if root is None:
+        raise ValueError("root: no checkout of the book found; pass the repository folder")
+    notebook = nbformat.read(root / "notebooks" / "scorers.ipynb", as_version=4)
+    return next(cell.source for cell in notebook.cells if cell.cell_type == "code")

@@ -1,0 +1,218 @@
+"""The built book, opened in a real browser (headless Chromium driven by Playwright).
+
+Run by ``make browser`` (which ``make test`` calls after building the HTML) with
+``SSA_BOOK_HTML=_build/html``; skipped in the plain unit-test run, where no fresh build exists.
+For every page of ``_toc.yml`` (plus the index, search and general-index pages): the page loads
+with no JavaScript error and no failed or off-machine request, every image has loaded, MathJax
+has typeset every formula (no raw ``$$`` or ``\\(`` left in the text, no MathJax error), no
+output shows a Python traceback or an error, and every local link points to an existing file and
+anchor. A screenshot of the front page is kept in ``_build/artifacts/front-page.png``.
+
+Chromium is Debian's ``chromium`` package (``make browser`` installs it when missing); the book
+is served from ``127.0.0.1`` and MathJax comes from the book's own ``_static/`` (see
+``ssa.sphinx_assets``), so nothing here needs the internet.
+"""
+
+import functools
+import http.server
+import os
+import posixpath
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+import pytest
+
+from ssa import book
+
+HTML_ENV = "SSA_BOOK_HTML"
+ARTIFACTS_ENV = "SSA_BOOK_ARTIFACTS"
+CHROMIUM = Path(os.environ.get("SSA_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-quic",
+]
+ROOT = Path(__file__).resolve().parent.parent
+PAGE_TIMEOUT_MS = 60_000  # the machine may be busy; a page that takes longer has a real problem
+MATHJAX_TIMEOUT_MS = 180_000  # the theory page typesets hundreds of formulas
+POLL_MS = 250  # poll by timer: animation frames may be throttled in a headless page
+
+if not os.environ.get(HTML_ENV):
+    pytest.skip(f"the browser check runs with {HTML_ENV} set, after the HTML build (make browser)", allow_module_level=True)
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+HTML = Path(os.environ[HTML_ENV]).resolve()
+ARTIFACTS = Path(os.environ.get(ARTIFACTS_ENV, HTML.parent / "artifacts")).resolve()
+
+
+def book_pages() -> list[str]:
+    """The HTML pages of this build, relative to HTML: one per _toc.yml entry, plus the index,
+    search and general-index pages (older builds may have left other files behind)."""
+    documents = [book.resolve_document(ROOT, document).with_suffix(".html").as_posix()
+                 for document in book.toc_documents(ROOT / "_toc.yml")]
+    return ["index.html", *documents, "genindex.html", "search.html"]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    assert (HTML / "index.html").is_file(), f"{HTML}/index.html does not exist: build the book first"
+    handler = functools.partial(_QuietHandler, directory=str(HTML))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory):
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: `make browser` installs Debian's chromium (apt-get install -y chromium)")
+    with playwright_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),  # a fresh --user-data-dir
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+# Runs in the page: everything the checks need, in one round trip.
+_INSPECT = """() => {
+  const skip = new Set(['SCRIPT', 'STYLE', 'PRE', 'CODE', 'TEXTAREA', 'NOSCRIPT']);
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    let parent = node.parentElement, skipped = false;
+    for (let e = parent; e; e = e.parentElement) {
+      if (skip.has(e.tagName) || e.tagName.startsWith('MJX-') || e.classList.contains('highlight')) { skipped = true; break; }
+    }
+    const text = node.textContent;
+    if (!skipped && (text.includes('$$') || text.includes('\\\\(') || text.includes('\\\\['))) raw.push(text.trim().slice(0, 120));
+  }
+  const maths = [...document.querySelectorAll('.math')];
+  return {
+    images: [...document.images].map(img => ({src: img.currentSrc || img.src, complete: img.complete, width: img.naturalWidth})),
+    maths: maths.length,
+    untypeset: maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.trim().slice(0, 120)),
+    mathErrors: [...document.querySelectorAll('mjx-merror')].map(e => e.textContent.slice(0, 120)),
+    raw: raw,
+    errorOutputs: [...document.querySelectorAll('.output.traceback, .output.error, .output_error, .nb-error')]
+      .map(e => e.textContent.trim().slice(0, 200)),
+    tracebackText: document.body.innerText.includes('Traceback (most recent call last)'),
+    links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
+    ids: [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
+  };
+}"""
+
+
+def _visit(context, url: str) -> tuple[dict, list[str], str]:
+    """Load ``url``; return (what _INSPECT found, problems seen while loading, final URL)."""
+    page = context.new_page()
+    problems: list[str] = []
+    origin = urlparse(url).netloc
+    page.on("pageerror", lambda error: problems.append(f"JavaScript error: {error}"))
+    page.on("requestfailed", lambda request: problems.append(f"request failed: {request.url} ({request.failure})"))
+    page.on("response", lambda response: response.status >= 400 and problems.append(f"HTTP {response.status}: {response.url}"))
+    page.on("request", lambda request: urlparse(request.url).scheme in ("http", "https")
+            and urlparse(request.url).netloc != origin and problems.append(f"off-machine request: {request.url}"))
+    try:
+        response = page.goto(url, wait_until="load", timeout=PAGE_TIMEOUT_MS)
+        if response is None or not response.ok:
+            problems.append(f"page did not load: {url} ({response.status if response else 'no response'})")
+        page.wait_for_load_state("networkidle", timeout=PAGE_TIMEOUT_MS)
+        has_mathjax = page.evaluate("() => Boolean(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)")
+        if page.locator(".math").count():
+            if not has_mathjax:
+                problems.append("the page has maths but MathJax did not start")
+            else:
+                page.evaluate("() => window.MathJax.startup.promise")
+                page.wait_for_function("() => !document.querySelector('.math:not(:has(mjx-container))')", timeout=MATHJAX_TIMEOUT_MS, polling=POLL_MS)
+        # Images below the fold may load lazily: scroll through the page, then wait for them.
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_function("() => [...document.images].every(img => img.complete)", timeout=PAGE_TIMEOUT_MS, polling=POLL_MS)
+        found = page.evaluate(_INSPECT)
+        return found, problems, page.url
+    except playwright_api.Error as error:
+        return {}, [*problems, f"{type(error).__name__}: {str(error).splitlines()[0]}"], url
+    finally:
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def visited(server, browser_context):
+    """{page: (inspection, problems)} for every page of the book."""
+    results = {}
+    for page in book_pages():
+        found, problems, final_url = _visit(browser_context, urljoin(server, page))
+        results[page] = (found, problems, final_url)
+    return results
+
+
+def _page_problems(found: dict) -> list[str]:
+    problems = []
+    problems += [f"image did not load: {image['src']}" for image in found.get("images", []) if not image["complete"] or image["width"] == 0]
+    problems += [f"maths not typeset: {text}" for text in found.get("untypeset", [])]
+    problems += [f"MathJax error: {text}" for text in found.get("mathErrors", [])]
+    problems += [f"raw LaTeX delimiters in the text: {text!r}" for text in found.get("raw", [])]
+    problems += [f"error output: {text}" for text in found.get("errorOutputs", [])]
+    if found.get("tracebackText"):
+        problems.append("the page shows a Python traceback")
+    return problems
+
+
+@pytest.mark.parametrize("page", book_pages())
+def test_page_loads_and_renders(visited, page):
+    found, problems, _ = visited[page]
+    problems = problems + _page_problems(found)
+    assert found, f"{page} could not be inspected: {problems}"
+    assert not problems, f"{page}:\n  " + "\n  ".join(problems)
+
+
+def test_pages_with_maths_have_mathjax_output(visited):
+    with_maths = [page for page, (found, _, _) in visited.items() if found.get("maths")]
+    assert with_maths, "no page has maths: the MathJax check checked nothing"
+
+
+def test_internal_links_resolve(visited, server):
+    ids = {urlparse(final_url).path: set(found.get("ids", [])) for found, _, final_url in visited.values()}
+    broken = []
+    for page, (found, _, final_url) in visited.items():
+        for href in found.get("links", []):
+            target = urlparse(urljoin(final_url, href))
+            if target.scheme not in ("http", "https") or target.netloc != urlparse(server).netloc:
+                continue  # mailto:, the launch buttons' and the repository's external links
+            path = unquote(target.path)
+            file = HTML / posixpath.normpath(path.lstrip("/"))
+            if path.endswith("/"):
+                file = file / "index.html"
+            if not file.is_file():
+                broken.append(f"{page}: {href} -> missing file {file.relative_to(HTML) if file.is_relative_to(HTML) else file}")
+            elif target.fragment and target.path in ids and unquote(target.fragment) not in ids[target.path]:
+                broken.append(f"{page}: {href} -> no anchor #{target.fragment}")
+    assert not broken, "broken internal links:\n  " + "\n  ".join(broken)
+
+
+def test_front_page_screenshot(server, browser_context):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser_context.new_page()
+    try:
+        page.goto(server, wait_until="load", timeout=PAGE_TIMEOUT_MS)  # index.html redirects to the root page
+        page.wait_for_load_state("networkidle", timeout=PAGE_TIMEOUT_MS)
+        if page.locator(".math").count():
+            page.evaluate("() => window.MathJax.startup.promise")
+        path = ARTIFACTS / "front-page.png"
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        page.close()
+    assert path.stat().st_size > 10_000, "the screenshot is suspiciously small"
