@@ -135,3 +135,25 @@ def test_bad_input_is_refused_with_clear_errors():
         InContextLearner(TINY)(torch.randn(1, 13), torch.randn(1, 13))
     with pytest.raises(ValueError, match="n_positions"):
         experiments.ICLExperiment(tiny_config(), experiments.EvalConfig(points=9, lengths=(10, 20)))
+
+
+def test_injection_control_is_the_same_prompts_without_the_value():
+    spec = PromptSpec(8, inject_position=3, inject_value=-10.0)
+    injected, _ = sample_prompts("some", spec, 4, generator(5))
+    clean, _ = sample_prompts("some", dataclasses.replace(spec, inject_position=None), 4, generator(5))
+    changed = (injected != clean).any(dim=0)
+    assert changed.tolist() == [False, False, False, True, False, False, False, False]
+
+
+def test_verdict_thresholds():
+    from ssa.icl import verdicts
+
+    clear = verdicts.grows("c", np.array([0.1, 0.1, 0.12]), np.array([0.5, 0.55, 0.6]), "x")
+    assert clear.verdict == "reproduced"
+    small = verdicts.grows("c", np.array([0.1, 0.1, 0.1]), np.array([0.12, 0.13, 0.12]), "x")
+    assert small.verdict == "partly reproduced"
+    reversed_ = verdicts.lower("c", np.array([0.2, 0.2, 0.2]), np.array([0.3, 0.3, 0.3]), "x")
+    assert reversed_.verdict == "not reproduced at this scale"
+    nothing_to_reduce = verdicts.lower("c", np.array([-0.1, 0.0, -0.05]), np.array([-0.3, -0.2, -0.4]), "x")
+    assert nothing_to_reduce.verdict == "not reproduced at this scale"
+    assert verdicts.lower("c", np.array([0.8, 0.9, 0.85]), np.array([0.1, 0.2, 0.1]), "x").verdict == "reproduced"
