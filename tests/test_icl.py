@@ -157,3 +157,11 @@ def test_verdict_thresholds():
     nothing_to_reduce = verdicts.lower("c", np.array([-0.1, 0.0, -0.05]), np.array([-0.3, -0.2, -0.4]), "x")
     assert nothing_to_reduce.verdict == "not reproduced at this scale"
     assert verdicts.lower("c", np.array([0.8, 0.9, 0.85]), np.array([0.1, 0.2, 0.1]), "x").verdict == "reproduced"
+
+
+def test_logit_spread_has_one_value_per_layer_and_head():
+    from ssa.icl import diagnostics
+
+    model = InContextLearner(dataclasses.replace(TINY, n_layer=2, scorer="ssa"))
+    spreads = diagnostics.logit_ranges(model, torch.randn(3, 6), torch.randn(3, 6))
+    assert np.array(spreads).shape == (2, 2) and np.all(np.array(spreads) >= 0)

@@ -75,7 +75,36 @@ def attention_map(weights: Tensor, prompt: int = 0, decimals: int = 4) -> list:
     return (torch.round(maps * scale) / scale).tolist()
 
 
-def uniform_entropy_reference(points: int) -> float:
-    """Normalised entropy is 1 for uniform rows by construction; this returns log(keys) at the last
-    scored query for readers who want unnormalised values."""
-    return math.log(2 * points - 1)
+def logit_ranges(model, xs: Tensor, ys: Tensor, device: str = "cpu") -> list:
+    """Spread of the attention logits ``q.k / sqrt(d)`` that each head hands its scorer, per layer
+    and head: ``[layer][head]`` mean over the scored x-token rows of (largest - smallest logit
+    among the visible keys). Softmax concentrates when this spread grows; the paper's mechanism
+    needs large inputs to produce large logits.
+
+    GPT-2 is pre-LN: each attention layer sees its input through a LayerNorm, so the logits need
+    not grow with the inputs at all. Measured with a hook on each layer's query-key-value
+    projection, so the scorer (whichever it is) is not involved.
+    """
+    backbone = model.backbone
+    heads, captured = backbone.config.n_head, []
+    hooks = [block.attn.c_attn.register_forward_hook(lambda module, args, output: captured.append(output.detach()))
+             for block in backbone.h]
+    try:
+        with torch.no_grad():
+            model(xs.to(device), ys.to(device))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    ranges = []
+    for projection in captured:
+        queries, keys, _ = projection.float().cpu().chunk(3, dim=-1)  # each (B, T, E)
+        batch, tokens, width = queries.shape
+        queries = queries.reshape(batch, tokens, heads, width // heads).transpose(1, 2)  # (B, H, T, D)
+        keys = keys.reshape(batch, tokens, heads, width // heads).transpose(1, 2)
+        logits = queries @ keys.transpose(-1, -2) / math.sqrt(width // heads)  # (B, H, T, T)
+        visible = torch.ones(tokens, tokens, dtype=torch.bool).tril()
+        high = logits.masked_fill(~visible, -math.inf).amax(dim=-1)
+        low = logits.masked_fill(~visible, math.inf).amin(dim=-1)
+        spread = (high - low)[..., 2 * FIRST_SCORED :: 2]  # scored x-token rows: (B, H, Q)
+        ranges.append(spread.mean(dim=(0, 2)).tolist())
+    return ranges

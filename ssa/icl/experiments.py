@@ -231,6 +231,36 @@ def run(experiment: ICLExperiment, *, device: str = "auto", progress: bool = Tru
     return _rounded(result)
 
 
+def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: bool = True) -> dict:
+    """Attention-logit spread per layer and head along the input-scale sweep, measured on the
+    trained model of ``experiment`` (loaded from its final checkpoint, trained if there is none)."""
+    device = resolve_device(device)
+    model = train(experiment.train, device=device, progress=progress).model
+    ev, task = experiment.eval, experiment.train.task
+    specs = shifts(experiment)["sigma_x"]
+    spreads = []
+    for index, spec in enumerate(specs):
+        xs, ys = sample_prompts(task, spec, ev.diagnostic_prompts, generator(ev.seed + index))
+        spreads.append(diagnostics.logit_ranges(model, xs, ys, device))
+    return _rounded({"sigmas": list(ev.sigmas), "logit_spread": spreads})
+
+
+def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None) -> dict:
+    """:func:`logit_spread` through the result cache (its own entry, beside the experiment's)."""
+    from ssa.results import cached
+
+    resolved = resolve_device(device)
+    return cached(
+        f"icl_logits/{experiment.train.task}/{experiment.train.model.scorer}",
+        {"experiment": dataclasses.asdict(experiment), "measure": "logit_spread"},
+        lambda: logit_spread(experiment, device=resolved, progress=progress),
+        profile=profile,
+        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer),
+        results_dir=results_dir,
+        device=resolved,
+    )
+
+
 def regenerate_command(profile: str, task: str | None = None, scorer: str | None = None) -> str:
     command = f"python -m ssa.icl regenerate --profile {profile}"
     if task:
@@ -269,6 +299,14 @@ def load_runs(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, 
     }
 
 
+def load_logit_spreads(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto") -> dict[str, list[dict]]:
+    """``{scorer: [logit spread of each seed]}`` (see :func:`logit_spread`), cached."""
+    return {
+        scorer: [cached_logit_spread(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=False) for seed in seeds]
+        for scorer in scorers
+    }
+
+
 def load_provenance(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, results_dir=None) -> dict[str, list[dict]]:
     """``{scorer: [provenance of each seed]}`` of cached runs (config, versions, device, wall time)."""
     import json
@@ -295,7 +333,9 @@ def single_thread() -> None:
 def regenerate_one(task: str, scorer: str, seed: int, profile: str, device: str, progress: bool) -> tuple[str, float]:
     """One experiment through the cache, for ``python -m ssa.icl regenerate``: (summary line, seconds)."""
     started = time.perf_counter()
-    result = cached_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
+    experiment = experiment_config(task, scorer, profile, seed)
+    result = cached_run(experiment, profile=profile, device=device, progress=progress)
+    cached_logit_spread(experiment, profile=profile, device=device, progress=progress)
     training = result["training"]
     summary = (
         f"{task}/{scorer}/seed{seed}: {training['steps']} steps in {training['wall_time_s']:.0f} s training; "

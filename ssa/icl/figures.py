@@ -89,16 +89,32 @@ def plot_training(ax, runs: dict, title: str | None = None) -> None:
     ax.legend(fontsize=8)
 
 
+STATISTIC_LABELS = {"entropy": "normalised entropy", "max_weight": "max weight", "logit_spread": "logit spread"}
+
+
+def plot_per_layer(axes, per_seed: dict[str, list], sigmas, ylabel: str) -> None:
+    """One panel per layer: a per-head statistic (mean over heads) against sigma, per scorer.
+    ``per_seed``: ``{scorer: [array (sigmas, layers, heads) for each seed]}``."""
+    layers = np.asarray(next(iter(per_seed.values()))[0]).shape[1]
+    for layer, ax in zip(range(layers), np.ravel(axes)):
+        for scorer, seeds in per_seed.items():
+            values = np.array([np.asarray(run)[:, layer].mean(axis=1) for run in seeds])  # (seeds, sigmas)
+            _band(ax, sigmas, values, color=scorer_color(scorer), label=scorer_label(scorer))
+        ax.set(title=f"layer {layer + 1}", xlabel=r"$\sigma$", ylabel=ylabel)
+    np.ravel(axes)[0].legend(fontsize=8)
+
+
 def plot_concentration(axes, runs: dict, shift: str, statistic: str) -> None:
     """One panel per layer: the attention statistic (mean over heads) against sigma."""
-    first = next(iter(runs.values()))[0]["concentration"][shift]
-    sigmas, layers = first["sigmas"], len(first[statistic][0])
-    for layer, ax in zip(range(layers), np.ravel(axes)):
-        for scorer, seeds in runs.items():
-            values = np.array([np.mean(np.array(run["concentration"][shift][statistic])[:, layer], axis=1) for run in seeds])
-            _band(ax, sigmas, values, color=scorer_color(scorer), label=scorer_label(scorer))
-        ax.set(title=f"layer {layer + 1}", xlabel=r"$\sigma$", ylabel={"entropy": "normalised entropy", "max_weight": "max weight"}[statistic])
-    np.ravel(axes)[0].legend(fontsize=8)
+    sigmas = next(iter(runs.values()))[0]["concentration"][shift]["sigmas"]
+    per_seed = {scorer: [run["concentration"][shift][statistic] for run in seeds] for scorer, seeds in runs.items()}
+    plot_per_layer(axes, per_seed, sigmas, STATISTIC_LABELS[statistic])
+
+
+def plot_logit_spread(axes, spreads: dict) -> None:
+    """One panel per layer: the attention-logit spread (mean over heads) against sigma."""
+    sigmas = next(iter(spreads.values()))[0]["sigmas"]
+    plot_per_layer(axes, {scorer: [run["logit_spread"] for run in seeds] for scorer, seeds in spreads.items()}, sigmas, STATISTIC_LABELS["logit_spread"])
 
 
 def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1) -> None:
@@ -109,7 +125,7 @@ def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1
             for layer, heads in enumerate(values):
                 ax.scatter(np.full(len(heads), layer + 1 + 0.15 * (2 * offset - 1)), heads, s=10,
                            color=scorer_color(scorer), label=scorer_label(scorer) if layer == 0 and run is seeds[0] else None, alpha=0.7)
-    ax.set(xlabel="layer", ylabel={"entropy": "normalised entropy", "max_weight": "max weight"}[statistic])
+    ax.set(xlabel="layer", ylabel=STATISTIC_LABELS[statistic])
     ax.legend(fontsize=8)
 
 

@@ -178,6 +178,14 @@ def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: s
     ]
 
 
+def logit_verdict(spreads_by_scorer: dict[str, list[dict]], label: str) -> Verdict:
+    """The premise of the collapse mechanism: larger inputs give softmax larger attention logits
+    (spread = largest minus smallest visible logit, mean over layers, heads and rows)."""
+    spread = np.array([np.mean(run["logit_spread"], axis=(1, 2)) for run in spreads_by_scorer["softmax"]], dtype=float)
+    return grows(f"{label}: larger inputs give softmax larger attention logits", spread[:, 0], spread[:, -1],
+                 "softmax's mean logit spread from the smallest to the largest sigma")
+
+
 def injection_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, label: str) -> list[Verdict]:
     """One extreme value draws more of softmax's attention than SSA's, and hurts softmax more."""
     claims = (f"{label}: SSA puts less attention on an injected extreme value than softmax",
