@@ -266,20 +266,21 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
     mass = float(ssa.contextual_mass)
     first = all([agrees(softmax_slope, softmax.gap), *(agrees(ssa_slopes[i], ssa.rates[i]) for i in ssa_slopes), mass > 0])
     logits = ", ".join(map(str, THEOREM_LOGITS))
-    ours_1 = (f"Logits ({logits}) × λ, λ from {THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e}: softmax's non-max "
-              f"mass has semi-log slope {softmax_slope:.4f} (derived: −Δ = −{float(softmax.gap):g}); SSA (b = {b}, "
-              f"n = {n}) weights of the zero and negative logits have log-log slopes {ssa_slopes[zero]:.4f} and "
-              f"{ssa_slopes[negative]:.4f} (derived: −n, −2n), and its contextual mass tends to {mass:.3f}, not 0.")
+    ours_1 = (f"Logits ({logits}) × λ: softmax's non-max mass decays with semi-log slope {softmax_slope:.4f} "
+              f"(derived −Δ = −{float(softmax.gap):g}); SSA (b = {b}, n = {n}): the zero and negative logits' weights "
+              f"with log-log slopes {ssa_slopes[zero]:.4f}, {ssa_slopes[negative]:.4f} (derived −n, −2n); "
+              f"contextual mass → {mass:.3f}.")
 
     inner_softmax = theory.softmax_inner_disproportion(THEOREM_OTHERS)
     inner_ssa = theory.ssa_inner_disproportion(THEOREM_OTHERS, b=b, n=n)
     inner_softmax_slope = slope(inner_softmax.others_mass, inner_softmax.asymptotic, theory.T, "exponential")
     inner_ssa_slope = slope(inner_ssa.others_mass, inner_ssa.asymptotic, theory.T, "power")
     second = agrees(inner_softmax_slope, 1) and agrees(inner_ssa_slope, n)
-    ours_2 = (f"One logit t grows beside ({', '.join(map(str, THEOREM_OTHERS))}): the others' softmax mass has "
-              f"semi-log slope {inner_softmax_slope:.4f} (derived: −1), their SSA mass log-log slope "
-              f"{inner_ssa_slope:.4f} (derived: −n = −{n}).")
-    qualifier = f" Our precise version of the theorem, derived with sympy and checked in {THEOREM_DPS}-digit arithmetic."
+    ours_2 = (f"One logit t grows beside ({', '.join(map(str, THEOREM_OTHERS))}): the others' softmax mass decays "
+              f"with semi-log slope {inner_softmax_slope:.4f} (derived −1), their SSA mass with log-log slope "
+              f"{inner_ssa_slope:.4f} (derived −n = −{n}).")
+    qualifier = (f" Our precise version of the theorem, derived with sympy; slopes fitted for λ from "
+                 f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
     return [
         LedgerRow(key, PAPER[key].claim, paper_figure(key), ours + qualifier, "live", (),
                   REPRODUCED if ok else NOT_REPRODUCED, None, None)
@@ -517,19 +518,20 @@ def _cell(text: str) -> str:
 
 def _seeds_text(row: LedgerRow) -> str:
     if row.profile == "live":
-        return "live (deterministic)"
-    if row.verdict == NOT_TESTED and not row.seeds:
-        return f"`{row.profile}`: —"
-    return f"`{row.profile}`, seeds {', '.join(map(str, row.seeds))}"
+        return "computed live, deterministic"
+    if not row.seeds:
+        return f"profile {row.profile}"
+    return f"profile {row.profile}, {_count(len(row.seeds), 'seed')}: {', '.join(map(str, row.seeds))}"
 
 
 def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
-    """A MyST table (glue it with ``{glue:md}`` and ``:format: myst``): links are ``{doc}`` roles."""
-    lines = ["| claim | paper | ours | profile, seeds | verdict | section |", "|---|---|---|---|---|---|"]
+    """A MyST table (glue it with ``{glue:md}`` and ``:format: myst``): each claim links to its
+    page with a ``{doc}`` role, and our side ends with the profile and seeds it comes from."""
+    lines = ["| claim | verdict | paper | ours |", "|---|---|---|---|"]
     for row in rows:
-        section = f"{{doc}}`/{row.section}`" if row.section else "—"
-        lines.append("| " + " | ".join(_cell(text) for text in (
-            f"**{row.claim}**", row.paper, row.ours, _seeds_text(row), f"**{row.verdict}**", section)) + " |")
+        claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
+        ours = f"{row.ours} *({_seeds_text(row)})*"
+        lines.append("| " + " | ".join(_cell(text) for text in (claim, f"**{row.verdict}**", row.paper, ours)) + " |")
     return "\n".join(lines)
 
 

@@ -1,4 +1,5 @@
-"""Sphinx extension of the book (listed in ``_config.yml``): MathJax served by the book itself.
+"""Sphinx extension of the book (listed in ``_config.yml``): MathJax served by the book itself,
+and the book's few style rules.
 
 Sphinx loads MathJax from a CDN by default, so the maths of a book opened offline, or checked in
 CI without internet, stays raw LaTeX. This extension points ``mathjax_path`` at a copy of
@@ -43,6 +44,20 @@ def copy_mathjax(destination: Path) -> Path:
     return destination
 
 
+# The book's own style rules. Markdown tables (the claims ledger, the command tables) fill the
+# text column and wrap long words and commands instead of scrolling sideways, so that the
+# ledger's verdicts stay in view; pandas tables (class "dataframe") keep their own layout.
+BOOK_CSS = "ssa-book.css"
+BOOK_CSS_TEXT = """\
+.bd-article table.table:not(.dataframe) { width: 100%; }
+.bd-article table.table:not(.dataframe) td code, .bd-article table.table:not(.dataframe) td code span { white-space: normal; overflow-wrap: anywhere; }
+"""
+
+
+def _add_book_css(app) -> None:
+    app.add_css_file(BOOK_CSS)
+
+
 def _use_local_mathjax(app, config) -> None:
     mathjax_source()  # fail at the start of the build, not with raw LaTeX at its end
     config.mathjax_path = f"{MATHJAX_FOLDER}/{MATHJAX_ENTRY}"  # relative: resolved under _static/
@@ -51,6 +66,7 @@ def _use_local_mathjax(app, config) -> None:
 def _copy_into_build(app, exception) -> None:
     if exception is None and app.builder.format == "html":
         copy_mathjax(Path(app.outdir) / "_static" / MATHJAX_FOLDER)
+        (Path(app.outdir) / "_static" / BOOK_CSS).write_text(BOOK_CSS_TEXT, encoding="utf-8")
 
 
 def _script_key(script) -> tuple:
@@ -72,6 +88,7 @@ def _drop_duplicate_scripts(app, pagename, templatename, context, doctree) -> No
 def setup(app):
     app.setup_extension("sphinx.ext.mathjax")
     app.connect("config-inited", _use_local_mathjax)
+    app.connect("builder-inited", _add_book_css)
     app.connect("html-page-context", _drop_duplicate_scripts, priority=100)  # emit_firstresult: run early
     app.connect("build-finished", _copy_into_build)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

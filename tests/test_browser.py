@@ -2,7 +2,7 @@
 
 Run by ``make browser`` (which ``make test`` calls after building the HTML) with
 ``SSA_BOOK_HTML=_build/html``; skipped in the plain unit-test run, where no fresh build exists.
-For every page of ``_toc.yml`` (plus the index, search and general-index pages): the page loads
+For every page of ``_toc.yml`` (plus the search and general-index pages; index.html must redirect to the root page): the page loads
 with no JavaScript error and no failed or off-machine request, every image has loaded, MathJax
 has typeset every formula (no raw ``$$`` or ``\\(`` left in the text, no MathJax error), no
 output shows a Python traceback or an error, and every local link points to an existing file and
@@ -51,7 +51,7 @@ def book_pages() -> list[str]:
     search and general-index pages (older builds may have left other files behind)."""
     documents = [book.resolve_document(ROOT, document).with_suffix(".html").as_posix()
                  for document in book.toc_documents(ROOT / "_toc.yml")]
-    return ["index.html", *documents, "genindex.html", "search.html"]
+    return [*documents, "genindex.html", "search.html"]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -59,11 +59,16 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):  # a page closed mid-transfer is no failure
+        pass
+
+
 @pytest.fixture(scope="module")
 def server():
     assert (HTML / "index.html").is_file(), f"{HTML}/index.html does not exist: build the book first"
     handler = functools.partial(_QuietHandler, directory=str(HTML))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
@@ -110,6 +115,7 @@ _INSPECT = """() => {
     errorOutputs: [...document.querySelectorAll('.output.traceback, .output.error, .output_error, .nb-error')]
       .map(e => e.textContent.trim().slice(0, 200)),
     tracebackText: document.body.innerText.includes('Traceback (most recent call last)'),
+    overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
     ids: [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
   };
@@ -130,7 +136,8 @@ def _visit(context, url: str) -> tuple[dict, list[str], str]:
         response = page.goto(url, wait_until="load", timeout=PAGE_TIMEOUT_MS)
         if response is None or not response.ok:
             problems.append(f"page did not load: {url} ({response.status if response else 'no response'})")
-        page.wait_for_load_state("networkidle", timeout=PAGE_TIMEOUT_MS)
+        # Not "networkidle": after other pages it can wait forever on the theory page. The page's
+        # own resources have loaded with "load"; MathJax's fonts and images are awaited below.
         has_mathjax = page.evaluate("() => Boolean(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)")
         if page.locator(".math").count():
             if not has_mathjax:
@@ -166,6 +173,8 @@ def _page_problems(found: dict) -> list[str]:
     problems += [f"MathJax error: {text}" for text in found.get("mathErrors", [])]
     problems += [f"raw LaTeX delimiters in the text: {text!r}" for text in found.get("raw", [])]
     problems += [f"error output: {text}" for text in found.get("errorOutputs", [])]
+    if found.get("overflow", 0) > 1:
+        problems.append(f"the page is {found['overflow']} px wider than the window (it scrolls sideways)")
     if found.get("tracebackText"):
         problems.append("the page shows a Python traceback")
     return problems
@@ -203,12 +212,17 @@ def test_internal_links_resolve(visited, server):
     assert not broken, "broken internal links:\n  " + "\n  ".join(broken)
 
 
+def test_index_redirects_to_the_root_page():
+    root = book.resolve_document(ROOT, book.toc_documents(ROOT / "_toc.yml")[0]).with_suffix(".html").as_posix()
+    index = (HTML / "index.html").read_text(encoding="utf-8")
+    assert f'url={root}"' in index, f"index.html does not redirect to the root page {root}: {index!r}"
+
+
 def test_front_page_screenshot(server, browser_context):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page = browser_context.new_page()
     try:
-        page.goto(server, wait_until="load", timeout=PAGE_TIMEOUT_MS)  # index.html redirects to the root page
-        page.wait_for_load_state("networkidle", timeout=PAGE_TIMEOUT_MS)
+        page.goto(urljoin(server, book_pages()[0]), wait_until="load", timeout=PAGE_TIMEOUT_MS)
         if page.locator(".math").count():
             page.evaluate("() => window.MathJax.startup.promise")
         path = ARTIFACTS / "front-page.png"
