@@ -51,26 +51,30 @@ def book_command(profile: str, chapter: str) -> str:
 
 
 def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dict]:
-    """One dict per notebook of the book, in _toc.yml order: ``chapter``, ``page`` (the toc
-    entry), ``run`` (executes the page) and ``regenerate`` (fills its result cache; ``None``
-    when the page computes everything live or its chapter code has not landed)."""
-    from ssa.book import toc_notebooks
+    """One dict per page of the book that runs code, in _toc.yml order: ``chapter``, ``page``
+    (the toc entry), ``run`` (executes the notebook; ``None`` for a chapter whose notebook is
+    not in the book yet) and ``regenerate`` (fills its result cache; ``None`` when the page
+    computes everything live or its chapter code has not landed)."""
+    from ssa.book import resolve_document, toc_documents
 
     check_profile(profile)
     root = root if root is not None else paths.repository_root()
     if root is None:
         raise ValueError("root: no checkout of the book found; pass the repository folder")
     rows = []
-    for notebook in toc_notebooks(root):
-        chapter = notebook.stem
+    for document in toc_documents(root / "_toc.yml"):
+        page = resolve_document(root, document)
+        chapter = page.stem
+        if page.suffix != ".ipynb" and chapter not in CHAPTER_CACHES:
+            continue  # a text page: nothing to run
         regenerate = None
         if chapter in CHAPTER_CACHES:
             try:
                 regenerate = importlib.import_module(CHAPTER_CACHES[chapter][0]).regenerate_command(profile)
             except (ImportError, AttributeError):
                 regenerate = None
-        rows.append({"chapter": chapter, "page": notebook.with_suffix("").as_posix(),
-                     "run": book_command(profile, chapter), "regenerate": regenerate})
+        rows.append({"chapter": chapter, "page": page.with_suffix("").as_posix(),
+                     "run": book_command(profile, chapter) if page.suffix == ".ipynb" else None, "regenerate": regenerate})
     return rows
 
 

@@ -152,3 +152,12 @@ def test_the_markdown_table_has_a_row_per_claim_with_doc_links():
 def test_the_theorem_rows_are_checked_live():
     rows = ledger._theorem_rows("cpu")
     assert [row.verdict for row in rows] == ["reproduced", "reproduced"]
+
+
+def test_every_cached_chapter_has_its_regenerate_command():
+    from ssa import reproduce
+
+    rows = {row["chapter"]: row for row in reproduce.chapter_commands("cpu")}
+    assert rows["theory"]["regenerate"] is None and rows["theory"]["run"].endswith("--only theory")
+    assert rows["encoder"]["regenerate"] == "python -m ssa.encoder regenerate --profile cpu"
+    assert rows["decoder"]["regenerate"] == "python -m ssa.lm regenerate --profile cpu"
