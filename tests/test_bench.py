@@ -34,3 +34,11 @@ def test_configs_and_verdicts():
     assert verdicts["icl_training_time"] == {"ratio": 1.1, "target": 1.15, "met": True, "tokens": None}
     with pytest.raises(ValueError, match="profile must be one of"):
         bench.bench_config("huge")
+
+
+def test_peak_memory_is_not_inflated_by_earlier_profiles():
+    kept = []
+    bench.peak_memory_bytes(lambda: kept.append(torch.ones(2**21)), "cpu")  # 8 MiB outlives its profile
+    kept.clear()
+    peak = bench.peak_memory_bytes(lambda: torch.ones(2**20), "cpu")
+    assert 4 * 2**20 <= peak < 5 * 2**20

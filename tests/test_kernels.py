@@ -14,6 +14,7 @@ import torch
 from ssa.attention import attention, attention_path, current_path
 from ssa.kernels import PATHS, choose_path, fast_ssa_attention, ssa_values
 from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, blockwise_ssa_attention
+from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
 from ssa.scoring import SSA
 
@@ -55,7 +56,7 @@ def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
     return output, torch.autograd.grad(output, parameters, grad_output)
 
 
-@pytest.mark.parametrize("path", ["blockwise", "compiled"])
+@pytest.mark.parametrize("path", ["direct", "blockwise", "compiled"])
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("per_head", [False, True])
 def test_fast_paths_match_reference_forward_and_backward(path, case, per_head):
@@ -85,6 +86,18 @@ def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries):
             expected = attention(q, k, v, scorer, **arguments)
         output = blockwise_ssa_attention(q, k, v, b, n, block_q=block_q, block_k=block_k, **arguments)
         torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+
+
+def test_direct_gradcheck_float64():
+    generator = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(2, 2, 5, 3, generator=generator, dtype=torch.float64, requires_grad=True) for _ in range(3))
+    b = torch.tensor([0.7, 1.3], dtype=torch.float64, requires_grad=True)
+    n = torch.tensor([1.2, 2.0], dtype=torch.float64, requires_grad=True)
+
+    def function(q, k, v, b, n):
+        return direct_ssa_attention(q, k, v, b, n, mask=padding_mask([4, 5], 5), causal=True, scale=0.5)
+
+    assert torch.autograd.gradcheck(function, (q, k, v, b, n), eps=1e-6, atol=1e-6)
 
 
 def test_blockwise_gradcheck_float64():
@@ -167,8 +180,8 @@ def test_compiled_kernels_match_reference(path):
 
 def test_dispatch_by_size_and_forced_paths(monkeypatch):
     small = inputs(batch=1, heads=1, n_queries=4, n_keys=4, kv_heads=1)
-    large = inputs(batch=64, heads=8, n_queries=82, n_keys=82, kv_heads=8, dim=4)
-    assert choose_path(small[0], small[1]) == "reference"
+    large = [torch.empty(8, 12, 1024, 64)] * 2
+    assert choose_path(small[0], small[1]) == "direct"
     assert choose_path(large[0], large[1]) == "blockwise"
     assert current_path() == "auto"
     with attention_path("blockwise"):
@@ -178,7 +191,7 @@ def test_dispatch_by_size_and_forced_paths(monkeypatch):
     with pytest.raises(ValueError, match="attention path must be one of"):
         with attention_path("fastest"):
             pass
-    assert set(PATHS) >= {"auto", "reference", "blockwise", "compiled", "flex"}
+    assert set(PATHS) >= {"auto", "reference", "direct", "blockwise", "compiled", "flex"}
 
 
 def test_attention_uses_the_fast_path_and_keeps_the_reference_for_weights(monkeypatch):

@@ -5,8 +5,10 @@ path           what it is
 =============  ===============================================================================
 ``reference``  :meth:`ssa.scoring.Scorer.weights_from_qk` then ``weights @ v`` (readable; stores
                the ``(B, H, Q, K)`` matrix and every intermediate for autograd)
-``compiled``   the same computation through ``torch.compile`` (fused element-wise work; still
-               stores the matrix)
+``direct``     :mod:`ssa.kernels.direct`: the matrix at once with a hand-written backward
+               (short sequences)
+``compiled``   the reference computation through ``torch.compile`` (fused element-wise work;
+               still stores the matrix)
 ``blockwise``  :mod:`ssa.kernels.blockwise`: FlashAttention-style custom autograd function,
                memory linear in the sequence length, tile kernels fused by ``torch.compile``
                (eager tile kernels where compilation is unavailable)
@@ -14,9 +16,8 @@ path           what it is
 =============  ===============================================================================
 
 ``auto`` (the default of :func:`ssa.attention.attention`) takes ``flex`` on CUDA; on other
-devices ``reference`` for problems too small for a fused kernel to pay off (fewer than
-:data:`FUSED_MIN_ELEMENTS` attention-matrix entries, e.g. unit tests) and ``blockwise``
-above. Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
+devices ``direct`` up to :data:`DIRECT_MAX_ELEMENTS` attention-matrix entries and
+``blockwise`` above (the sizes where each was measured fastest, ``python -m ssa.bench``). Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
 """
 
 from __future__ import annotations
@@ -30,15 +31,16 @@ from torch import Tensor
 import os
 
 from ssa.kernels.blockwise import EAGER_KERNELS, TileKernels, blockwise_ssa_attention, compile_with_fallback
+from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_available, flex_ssa_attention
 
-__all__ = ["PATHS", "FUSED_MIN_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
+__all__ = ["PATHS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
-PATHS = ("auto", "reference", "compiled", "blockwise", "flex")
+PATHS = ("auto", "reference", "direct", "compiled", "blockwise", "flex")
 
-# Below this many attention-matrix entries (B * H * Q * K) a fused kernel's call overhead
-# outweighs what it saves, and a first call would pay a torch.compile for nothing.
-FUSED_MIN_ELEMENTS = 2**18
+# Up to this many attention-matrix entries (B * H * Q * K) the direct path is the fastest on a
+# CPU: below it the blockwise kernels' per-call overhead outweighs what streaming saves.
+DIRECT_MAX_ELEMENTS = 2**18
 
 
 def check_path(path: str) -> str:
@@ -54,8 +56,8 @@ def choose_path(query: Tensor, key: Tensor, requested: str = "auto") -> str:
     if query.is_cuda and flex_available():
         return "flex"
     batch, heads, n_queries, _ = query.shape
-    if batch * heads * n_queries * key.shape[-2] < FUSED_MIN_ELEMENTS:
-        return "reference"
+    if batch * heads * n_queries * key.shape[-2] <= DIRECT_MAX_ELEMENTS:
+        return "direct"
     return "blockwise"
 
 
@@ -124,6 +126,8 @@ def fast_ssa_attention(
     scale = query.shape[-1] ** -0.5 if scale is None else scale
     if path == "flex":
         return flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile)
+    if path == "direct":
+        return direct_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale)
     if path == "blockwise":
         kernels = compiled_tile_kernels() if compile else EAGER_KERNELS
         return blockwise_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, kernels=kernels)
@@ -131,4 +135,4 @@ def fast_ssa_attention(
         run = _compiled_reference() if compile else _reference_ssa_attention
         causal_offset = key.shape[-2] - query.shape[-2] if causal else None
         return run(query, key, value, b, n, mask, causal_offset, scale)
-    raise ValueError(f"fast_ssa_attention: path must be one of flex, blockwise, compiled; got {path!r}")
+    raise ValueError(f"fast_ssa_attention: path must be one of flex, direct, blockwise, compiled; got {path!r}")

@@ -132,6 +132,10 @@ class _Tiling:
         self.block_q, self.block_k, self.batch_block = block_q, block_k, batch_block
         self.full_mask, self.device = full_mask, device
 
+    @property
+    def single_tile(self) -> bool:
+        return self.batch_block >= self.batch and self.block_q >= self.n_queries and self.block_k >= self.n_keys > 0
+
     def row_blocks(self):
         for items in _blocks(self.batch, self.batch_block):
             for rows in _blocks(self.n_queries, self.block_q):
@@ -191,17 +195,28 @@ class BlockwiseSSAAttention(torch.autograd.Function):
         # Rows without any visible key: p = exp(-inf - 0) = 0 everywhere.
         log_sum_exp = torch.where(torch.isfinite(log_sum_exp), log_sum_exp, torch.zeros_like(log_sum_exp))
 
+        def tile_gradients(items, rows, cols, tile_mask, causal_shift):
+            return kernels.backward_tile(
+                _tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), _tile(grad_output, items, rows),
+                _tile(log_sum_exp, items, rows), _tile(delta, items, rows), b_heads, n_heads, scale,
+                tile_mask, causal_shift,
+            )
+
+        if tiling.single_tile:  # small problems: no accumulation buffers
+            items, rows = next(tiling.row_blocks())
+            (cols, tile_mask, causal_shift), = tiling.key_blocks(items, rows)
+            grad_q, grad_k, grad_v, grad_b, grad_n = tile_gradients(items, rows, cols, tile_mask, causal_shift)
+            return (
+                grad_q, grad_k, grad_v, _reduce_to(grad_b, b_shape), _reduce_to(grad_n, n_shape),
+                None, None, None, None, None, None, None,
+            )
         grad_q = torch.zeros_like(q)
         grad_k, grad_v = torch.zeros_like(k), torch.zeros_like(v)
         grad_b = q.new_zeros(q.shape[:2])  # (B, H)
         grad_n = torch.zeros_like(grad_b)
         for items, rows in tiling.row_blocks():
             for cols, tile_mask, causal_shift in tiling.key_blocks(items, rows):
-                tile_q, tile_k, tile_v, tile_b, tile_n = kernels.backward_tile(
-                    _tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), _tile(grad_output, items, rows),
-                    _tile(log_sum_exp, items, rows), _tile(delta, items, rows), b_heads, n_heads, scale,
-                    tile_mask, causal_shift,
-                )
+                tile_q, tile_k, tile_v, tile_b, tile_n = tile_gradients(items, rows, cols, tile_mask, causal_shift)
                 grad_q[items, :, rows] += tile_q
                 grad_k[items, :, cols] += tile_k
                 grad_v[items, :, cols] += tile_v
@@ -230,6 +245,24 @@ def _reduce_to(grad: Tensor, shape: torch.Size) -> Tensor:
     return per_head.sum().reshape(shape) if shape.numel() == 1 else per_head.reshape(shape)
 
 
+def prepare_inputs(q: Tensor, k: Tensor, v: Tensor, b, n):
+    """Grouped-query heads expanded, half precision upcast to float32, ``b``/``n`` checked:
+    ``(q, k, v, b, n, original dtype)``."""
+    heads, kv_heads = q.shape[1], k.shape[1]
+    if kv_heads != heads:
+        k = k.repeat_interleave(heads // kv_heads, dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
+        v = v.repeat_interleave(heads // kv_heads, dim=1)
+    dtype = q.dtype
+    if dtype in (torch.float16, torch.bfloat16):
+        q, k, v = q.float(), k.float(), v.float()
+    b = torch.as_tensor(b, dtype=q.dtype, device=q.device)
+    n = torch.as_tensor(n, dtype=q.dtype, device=q.device)
+    for name, value in (("b", b), ("n", n)):
+        if value.dim() > 1 or (value.dim() == 1 and value.shape[0] not in (1, heads)):
+            raise ValueError(f"{name} must be a scalar or have one value per query head ({heads}); got shape {tuple(value.shape)}")
+    return q, k, v, b, n, dtype
+
+
 def blockwise_ssa_attention(
     q: Tensor,
     k: Tensor,
@@ -253,18 +286,8 @@ def blockwise_ssa_attention(
     for name, size in (("block_q", block_q), ("block_k", block_k)):
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"{name} must be an int >= 1, got {size!r}")
-    heads, kv_heads = q.shape[1], k.shape[1]
-    if kv_heads != heads:
-        k = k.repeat_interleave(heads // kv_heads, dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
-        v = v.repeat_interleave(heads // kv_heads, dim=1)
-    dtype = q.dtype
-    if dtype in (torch.float16, torch.bfloat16):
-        q, k, v = q.float(), k.float(), v.float()
-    b = torch.as_tensor(b, dtype=q.dtype, device=q.device)
-    n = torch.as_tensor(n, dtype=q.dtype, device=q.device)
-    for name, value in (("b", b), ("n", n)):
-        if value.dim() > 1 or (value.dim() == 1 and value.shape[0] not in (1, heads)):
-            raise ValueError(f"{name} must be a scalar or have one value per query head ({heads}); got shape {tuple(value.shape)}")
+    q, k, v, b, n, dtype = prepare_inputs(q, k, v, b, n)
+    heads = q.shape[1]
     scale = q.shape[-1] ** -0.5 if scale is None else scale
     kernels = kernels or EAGER_KERNELS
     if batch_block is None:  # keep one tile tensor near TILE_ELEMENTS, so that it stays in cache
@@ -274,4 +297,4 @@ def blockwise_ssa_attention(
 
 
 EAGER_KERNELS = TileKernels(compiled=False)
-TILE_ELEMENTS = 2**20
+TILE_ELEMENTS = 2**22
