@@ -16,21 +16,25 @@ from torch import Tensor
 
 __all__ = ["DirectSSAAttention", "direct_ssa_attention"]
 
+MASKED_SCORE = -1e30  # far below any SSA score, |s| <= n log(1 + b max|x|)
+
 
 class DirectSSAAttention(torch.autograd.Function):
-    """``(q, k, v, b, n, mask, scale) -> output``; ``q``, ``k``, ``v`` ``(B, H, T, D)`` with the
+    """``(q, k, v, b, n, mask, scale, rows_may_be_empty) -> output``; ``q``, ``k``, ``v`` ``(B, H, T, D)`` with the
     same heads, ``b``, ``n`` ``(H, 1, 1)``, ``mask`` boolean broadcastable to ``(B, H, Q, K)`` or
     ``None``."""
 
     @staticmethod
-    def forward(ctx, q, k, v, b, n, mask, scale):
+    def forward(ctx, q, k, v, b, n, mask, scale, rows_may_be_empty):
         logits = torch.matmul(q, k.transpose(-2, -1)).mul_(scale)  # (B, H, Q, K)
         scores = logits.abs().mul_(b).log1p_().mul_(n)
         scores = torch.copysign(scores, logits, out=scores)  # sgn(x) n log(1 + b|x|)
-        masked = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
-        weights = torch.softmax(masked, dim=-1)
         if mask is not None:
-            weights = weights.nan_to_num_(0.0)  # rows with no visible key: 0, as the reference
+            # Finite, so that a masked key's exp() is exactly 0 and its grad_scores * scores is 0, not NaN.
+            scores.masked_fill_(~mask, MASKED_SCORE)
+        weights = torch.softmax(scores, dim=-1)
+        if rows_may_be_empty:  # a row with no visible key would be uniform: 0, as the reference
+            weights.masked_fill_(~mask.any(-1, keepdim=True), 0.0)
         ctx.save_for_backward(q, k, v, b, n, logits, scores, weights)
         ctx.scale = scale
         return torch.matmul(weights, v)  # (B, H, Q, K) @ (B, H, K, Dv)
@@ -49,7 +53,7 @@ class DirectSSAAttention(torch.autograd.Function):
         grad_dot_products = per_unit_slope.mul_(n * b * ctx.scale)  # d loss / d (q . k)
         grad_q = torch.matmul(grad_dot_products, k)
         grad_k = torch.matmul(grad_dot_products.transpose(-2, -1), q)
-        return grad_q, grad_k, grad_v, grad_b.reshape(b.shape), grad_n.reshape(n.shape), None, None
+        return grad_q, grad_k, grad_v, grad_b.reshape(b.shape), grad_n.reshape(n.shape), None, None, None
 
 
 def direct_ssa_attention(q: Tensor, k: Tensor, v: Tensor, b: Tensor, n: Tensor, *, mask: Tensor | None = None,
@@ -61,10 +65,11 @@ def direct_ssa_attention(q: Tensor, k: Tensor, v: Tensor, b: Tensor, n: Tensor, 
     heads = q.shape[1]
     b_heads = b.to(q.dtype).expand(heads).reshape(heads, 1, 1)
     n_heads = n.to(q.dtype).expand(heads).reshape(heads, 1, 1)
+    n_queries, n_keys = q.shape[-2], k.shape[-2]
+    rows_may_be_empty = mask is not None or (causal and n_queries > n_keys)
     if causal:
-        n_queries, n_keys = q.shape[-2], k.shape[-2]
         visible = torch.arange(n_keys, device=q.device)[None, :] <= torch.arange(n_keys - n_queries, n_keys, device=q.device)[:, None]
         mask = visible if mask is None else mask & visible
     scale = q.shape[-1] ** -0.5 if scale is None else scale
-    output = DirectSSAAttention.apply(q, k, v, b_heads, n_heads, mask, scale)
+    output = DirectSSAAttention.apply(q, k, v, b_heads, n_heads, mask, scale, rows_may_be_empty)
     return output.to(dtype)
