@@ -5,9 +5,9 @@ with the explicit thresholds below, checked on the per-seed results, and labelle
 
 * **reproduced**: the effect has the paper's direction, is at least :data:`MIN_EFFECT` large,
   and its 95% bootstrap band over seeds excludes zero;
-* **partly reproduced**: the direction is the paper's but the effect is smaller than
-  :data:`MIN_EFFECT` or its band includes zero;
-* **not reproduced at this scale**: the effect is absent or reversed;
+* **partly reproduced**: the direction is the paper's and the effect is either large enough or
+  clear (band excluding zero), not both;
+* **not reproduced at this scale**: the effect is reversed, or neither large enough nor clear;
 * **not tested**: a model did not learn the task in distribution (its error at sigma 1 is not
   below :data:`LEARNED_FRACTION` times the trivial baseline's), so a shift tests nothing.
 
@@ -92,9 +92,11 @@ class Verdict:
 
 
 def _label(effect: float, low: float, large_enough: bool) -> str:
-    if effect <= 0:
+    """Large and clear: reproduced; only one of the two: partly; neither (or reversed): not."""
+    clear = low > 0
+    if effect <= 0 or not (large_enough or clear):
         return VERDICTS[2]
-    return VERDICTS[0] if large_enough and low > 0 else VERDICTS[1]
+    return VERDICTS[0] if large_enough and clear else VERDICTS[1]
 
 
 def not_tested(claim: str, why: str) -> Verdict:
