@@ -131,8 +131,10 @@ def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1
 
 def plot_attention_maps(axes, runs: dict, seed_index: int = 0) -> None:
     """Head-averaged attention of one prompt with an injected extreme value, one row per scorer,
-    one column per layer; the injected token's column is outlined."""
+    one column per layer (square-root colour scale from 0 to 1); the injected token's column is
+    outlined."""
     import matplotlib.patches as patches
+    from matplotlib.colors import PowerNorm
 
     for row, (scorer, seeds) in enumerate(runs.items()):
         run = seeds[seed_index]
@@ -140,7 +142,8 @@ def plot_attention_maps(axes, runs: dict, seed_index: int = 0) -> None:
         token = 2 * run["injection"]["position"]
         for layer in range(maps.shape[0]):
             ax = axes[row, layer]
-            ax.imshow(maps[layer], cmap="magma", vmin=0, vmax=1, interpolation="nearest")
+            # A square-root colour scale: small weights spread over many keys stay visible.
+            ax.imshow(maps[layer], cmap="magma", norm=PowerNorm(0.5, vmin=0, vmax=1), interpolation="nearest")
             ax.add_patch(patches.Rectangle((token - 0.5, -0.5), 1, maps.shape[1], fill=False, edgecolor="cyan", linewidth=1))
             ax.set(xticks=[], yticks=[], title=f"{scorer_label(scorer)}, layer {layer + 1}")
             if layer == 0:
