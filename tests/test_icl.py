@@ -150,8 +150,10 @@ def test_verdict_thresholds():
 
     clear = verdicts.grows("c", np.array([0.1, 0.1, 0.12]), np.array([0.5, 0.55, 0.6]), "x")
     assert clear.verdict == "reproduced"
-    small = verdicts.grows("c", np.array([0.1, 0.1, 0.1]), np.array([0.12, 0.13, 0.12]), "x")
-    assert small.verdict == "partly reproduced"
+    small_but_clear = verdicts.grows("c", np.array([0.1, 0.1, 0.1]), np.array([0.12, 0.13, 0.12]), "x")
+    assert small_but_clear.verdict == "partly reproduced"
+    small_and_unclear = verdicts.grows("c", np.array([0.1, 0.2, 0.0]), np.array([0.12, 0.0, 0.2]), "x")
+    assert small_and_unclear.verdict == "not reproduced at this scale"
     reversed_ = verdicts.lower("c", np.array([0.2, 0.2, 0.2]), np.array([0.3, 0.3, 0.3]), "x")
     assert reversed_.verdict == "not reproduced at this scale"
     nothing_to_reduce = verdicts.lower("c", np.array([-0.1, 0.0, -0.05]), np.array([-0.3, -0.2, -0.4]), "x")
