@@ -17,16 +17,16 @@ from urllib.parse import urlparse
 from ssa import paths
 from ssa.profiles import check_profile
 
-# Chapter (toc file stem) -> (the module whose regenerate_command(profile) fills its cache, the
-# folder of results/<profile>/ it writes). A chapter without an entry computes everything live.
+# Chapter (toc file stem) -> the module whose regenerate command fills its cache. A chapter
+# without an entry computes everything live.
 CHAPTER_CACHES = {
-    "icl_quantification": ("ssa.icl.experiments", "icl"),
-    "icl_linear": ("ssa.icl.experiments", "icl"),
-    "icl_collapse": ("ssa.icl.experiments", "icl"),
-    "alternative_scorers": ("ssa.icl.experiments", "icl"),
-    "decoder": ("ssa.lm.experiment", "lm"),
-    "encoder": ("ssa.encoder.experiment", "encoder"),
-    "performance": ("ssa.bench", "bench"),
+    "icl_quantification": "ssa.icl.experiments",
+    "icl_linear": "ssa.icl.experiments",
+    "icl_collapse": "ssa.icl.experiments",
+    "alternative_scorers": "ssa.icl.experiments",
+    "decoder": "ssa.lm.experiment",
+    "encoder": "ssa.encoder.experiment",
+    "performance": "ssa.bench",
 }
 
 # Licences, from each dataset's public repository (see also the References page).
@@ -67,15 +67,23 @@ def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dic
         chapter = page.stem
         if page.suffix != ".ipynb" and chapter not in CHAPTER_CACHES:
             continue  # a text page: nothing to run
-        regenerate = None
-        if chapter in CHAPTER_CACHES:
-            try:
-                regenerate = importlib.import_module(CHAPTER_CACHES[chapter][0]).regenerate_command(profile)
-            except (ImportError, AttributeError):
-                regenerate = None
+        regenerate = regenerate_command(chapter, profile) if chapter in CHAPTER_CACHES else None
         rows.append({"chapter": chapter, "page": page.with_suffix("").as_posix(),
                      "run": book_command(profile, chapter) if page.suffix == ".ipynb" else None, "regenerate": regenerate})
     return rows
+
+
+def regenerate_command(chapter: str, profile: str) -> str | None:
+    """The chapter module's command for its cached results: its ``regenerate_command(profile)``
+    or its ``REGENERATE`` template; ``None`` when the module has neither or has not landed."""
+    try:
+        module = importlib.import_module(CHAPTER_CACHES[chapter])
+    except ImportError:
+        return None
+    if hasattr(module, "regenerate_command"):
+        return module.regenerate_command(profile)
+    template = getattr(module, "REGENERATE", None)
+    return template.format(profile=profile) if template else None
 
 
 def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) -> dict[str, dict]:
