@@ -166,14 +166,17 @@ def scorer_values_table(runs: dict):
 
 
 def timing_table(runs: dict, provenance: dict, seeds):
-    """Measured training time per run (minutes and steps per second) and the device."""
+    """Measured times per run: training (summed over interrupted and resumed sessions, kept in
+    the checkpoint) and evaluation, steps per second, and the device and commit that produced it
+    (from the cache entry's provenance)."""
     import pandas as pd
 
     rows = []
-    for scorer, seeds in runs.items():
-        for index, run in enumerate(seeds):
-            info = provenance[scorer][index]
+    for scorer, seed_runs in runs.items():
+        for index, run in enumerate(seed_runs):
+            info, training = provenance[scorer][index], run["training"]
             rows.append({"scorer": scorer_label(scorer), "seed": seeds[index], "device": info.get("device"),
-                         "training (min)": run["training"]["wall_time_s"] / 60, "steps/s": run["training"]["steps_per_s"],
-                         "run incl. evaluation (min)": info.get("wall_time_s", float("nan")) / 60})
+                         "training (min)": training["wall_time_s"] / 60, "steps/s": training["steps_per_s"],
+                         "evaluation (min)": training["evaluation_wall_time_s"] / 60,
+                         "commit": (info.get("git_commit") or "")[:7]})
     return pd.DataFrame(rows)
