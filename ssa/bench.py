@@ -433,7 +433,7 @@ def format_result(result: dict) -> str:
     if "training" in result:
         training = result["training"]
         lines += ["", f"ICL {training['profile']} model, whole training schedule: SSA / softmax = {training['schedule_ratio']:.3f}"]
-        for points, ratio in training["stage_ratios"].items():
+        for points, ratio in sorted(training["stage_ratios"].items(), key=lambda item: int(item[0])):
             softmax_step = training["scorers"]["softmax"]["stages"][points]["step_s"]
             lines.append(f"  {int(points) * 2:4d} tokens: softmax step {softmax_step * 1000:7.1f} ms, SSA / softmax {ratio:.3f}")
     lines += ["", "targets:"]
