@@ -90,7 +90,7 @@ class BenchConfig:
     compile: bool  # torch.compile in the fast paths (off at smoke: compilation takes minutes)
     training_profile: str | None  # ICL profile whose training run is timed (None: not timed)
     seed: int = 0
-    version: int = 1
+    version: int = 2  # 2: peak memory no longer lowered by freeing the previous path's gradients
 
 
 def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:
@@ -142,8 +142,12 @@ def interleaved_medians(functions: dict, min_run_time: float, threads: int, min_
             return {name: (statistics.median(samples), len(samples)) for name, samples in times.items()}
 
 
-def peak_memory_bytes(function, device: str) -> int:
-    """Peak bytes allocated during one call beyond what existed before it (see the module doc)."""
+def peak_memory_bytes(function, device: str, setup=None) -> int:
+    """Peak bytes allocated during one call beyond what existed before it (see the module doc).
+    ``setup`` runs first, outside the measurement (e.g. freeing the previous call's gradients,
+    which would otherwise lower the peak)."""
+    if setup is not None:
+        setup()
     if device == "cuda":
         torch.cuda.synchronize()
         before = torch.cuda.memory_allocated()
@@ -191,7 +195,8 @@ def _ssa_scorer(device: str):
 
 
 def _forward_backward(path_name: str, q, k, v, grad_output, scorer):
-    """The callable one measurement times: output, backward, inputs' grads cleared first."""
+    """``(run, clear)``: ``run`` clears the inputs' gradients, then runs forward and backward;
+    ``clear`` only clears them."""
     scorer_name, path = {
         "softmax_sdpa": ("softmax", "auto"),
         "ssa_reference": (scorer, "reference"),
@@ -199,13 +204,16 @@ def _forward_backward(path_name: str, q, k, v, grad_output, scorer):
     }[path_name]
     parameters = [q, k, v, *scorer.parameters()]
 
-    def run():
+    def clear():
         for tensor in parameters:
             tensor.grad = None
+
+    def run():
+        clear()
         with attention_path(path):
             attention(q, k, v, scorer_name, causal=True).backward(grad_output)
 
-    return run
+    return run, clear
 
 
 def _max_deviation(size: AttentionSize, tokens: int, device: str, seed: int, compile: bool) -> dict:
@@ -240,8 +248,10 @@ def attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -
     scorer = _ssa_scorer(config.device)
     row = {"size": size.name, "tokens": tokens, "label": dataclasses.replace(size, tokens=tokens).label,
            "fast_path": choose_path(q, k)}
-    runs = {path_name: _forward_backward(path_name, q, k, v, grad_output, scorer) for path_name in PATH_NAMES
-            if not (path_name == "ssa_reference" and tokens > config.reference_max_tokens)}
+    runs, clears = {}, {}
+    for path_name in PATH_NAMES:
+        if not (path_name == "ssa_reference" and tokens > config.reference_max_tokens):
+            runs[path_name], clears[path_name] = _forward_backward(path_name, q, k, v, grad_output, scorer)
     first_call_s = {}
     for path_name, run in runs.items():
         started = time.perf_counter()
@@ -253,7 +263,7 @@ def attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -
     for path_name, run in runs.items():
         seconds, calls = medians[path_name]
         row[path_name] = {"time_s": seconds, "calls_timed": calls, "first_call_s": first_call_s[path_name],
-                          "peak_bytes": peak_memory_bytes(run, config.device)}
+                          "peak_bytes": peak_memory_bytes(run, config.device, setup=clears[path_name])}
     softmax = row["softmax_sdpa"]
     for path_name in PATH_NAMES[1:]:
         if path_name in row:

@@ -42,3 +42,10 @@ def test_peak_memory_is_not_inflated_by_earlier_profiles():
     kept.clear()
     peak = bench.peak_memory_bytes(lambda: torch.ones(2**20), "cpu")
     assert 4 * 2**20 <= peak < 5 * 2**20
+
+
+def test_peak_memory_excludes_frees_of_earlier_profiled_tensors():
+    holder = {}
+    bench.peak_memory_bytes(lambda: holder.update(old=torch.ones(2**21)), "cpu")  # 8 MiB, allocated while profiled
+    peak = bench.peak_memory_bytes(lambda: torch.ones(2**20), "cpu", setup=holder.clear)
+    assert 4 * 2**20 <= peak < 5 * 2**20
