@@ -23,7 +23,7 @@ CHAPTER_CACHES = {
     "icl_quantification": "ssa.icl.experiments",
     "icl_linear": "ssa.icl.experiments",
     "icl_collapse": "ssa.icl.experiments",
-    "alternative_scorers": "ssa.icl.experiments",
+    "alternative_scorers": "ssa.alternatives",
     "decoder": "ssa.lm.experiment",
     "encoder": "ssa.encoder.experiment",
     "performance": "ssa.bench",

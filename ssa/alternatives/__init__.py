@@ -1,0 +1,33 @@
+"""Alternative scorers: every scorer of :mod:`ssa.scoring` through the in-context-learning tasks.
+
+The paper says it tried temperature softmax, sparsemax, entmax, cosFormer and SA-softmax and
+found "none consistently better than softmax", with no numbers (FACTS.md). This chapter trains
+every registered scorer (``ssa.scoring.scorer_names()``: registering a new one adds it here with
+no other change than rerunning) on the same tasks, shifts, budget and hyperparameters as the
+In-context learning chapters, and compares them.
+
+The runs *are* the In-context learning chapters' experiments: one experiment per task x scorer x
+seed from :func:`ssa.icl.experiments.experiment_config`, cached under
+``results/<profile>/icl/<task>/<scorer>/``; softmax and SSA are read from exactly the entries
+those chapters made. :mod:`~ssa.alternatives.comparison` turns them into the table, ranks, cost,
+collapse diagnostics and the verdict; :mod:`~ssa.alternatives.figures` draws them.
+
+Regenerate (resumable, cached per run):
+``python -m ssa.alternatives regenerate --profile cpu --jobs 2``.
+"""
+
+from ssa.alternatives.comparison import (  # noqa: F401
+    PAPER_ALTERNATIVES,
+    chapter_seeds,
+    cost_entry,
+    error_table,
+    load_runs,
+    mechanism_table,
+    paper_verdict,
+    panels,
+    plan,
+    rank_table,
+    regenerate_command,
+    summary_table,
+    versus_softmax,
+)
