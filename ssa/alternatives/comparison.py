@@ -272,26 +272,31 @@ def paper_verdict(comparison, alternatives=PAPER_ALTERNATIVES, what: str = "alte
 def mechanism_table(runs: dict[str, dict[str, list[dict]]]):
     """One row per scorer and panel: mean attention entropy (normalised, mean over layers, heads
     and seeds) at the smallest and largest sigma, its drop, and the error at both ends and its
-    growth. If collapse drives the errors, scorers whose entropy drops more should lose more."""
+    growth, and whether the scorer learned the task in distribution (:func:`ssa.icl.verdicts.learned`).
+    If collapse drives the errors, scorers whose entropy drops more should lose more."""
     import pandas as pd
 
     rows = []
     for task, by_scorer in runs.items():
+        learned = verdicts.learned(by_scorer, task)
         for shift in next(iter(by_scorer.values()))[0]["concentration"]:
             for scorer, seeds in by_scorer.items():
                 entropy = verdicts.head_mean(seeds, shift, "entropy").mean(axis=0)
                 error = verdicts.error_curve(seeds, task, shift).mean(axis=0)
-                rows.append({"scorer": scorer, "task": task, "shift": shift,
+                rows.append({"scorer": scorer, "task": task, "shift": shift, "learned": learned[scorer],
                              "entropy_first": entropy[0], "entropy_last": entropy[-1], "entropy_drop": entropy[0] - entropy[-1],
                              "error_first": error[0], "error_last": error[-1], "error_growth": error[-1] - error[0]})
     return pd.DataFrame(rows)
 
 
 def mechanism_correlation(mechanism) -> dict[tuple[str, str], float]:
-    """Spearman rank correlation across scorers, per panel, between the entropy drop and the
-    error growth (NaN-free: a panel where either is constant across scorers gets 0)."""
+    """Spearman rank correlation across the scorers that learned the task (all of them when
+    fewer than three did), per panel, between the entropy drop and the error growth (NaN-free:
+    a panel where either is constant across scorers gets 0)."""
     correlations = {}
     for (task, shift), group in mechanism.groupby(["task", "shift"], sort=False):
+        if group["learned"].sum() >= 3:
+            group = group[group["learned"]]
         drop, growth = group["entropy_drop"].rank(), group["error_growth"].rank()
         correlations[(task, shift)] = 0.0 if drop.std() == 0 or growth.std() == 0 else float(np.corrcoef(drop, growth)[0, 1])
     return correlations

@@ -66,11 +66,13 @@ def plot_entropy(fig, axes, runs: dict, panels) -> None:
 
 def plot_mechanism(fig, axes, mechanism, correlations: dict, panels) -> None:
     """Per panel, one point per scorer: how much its attention entropy drops from the smallest
-    to the largest sigma against how much its error grows; the title gives the rank correlation."""
+    to the largest sigma against how much its error grows (hollow: did not learn the task); the
+    title gives the rank correlation (:func:`ssa.alternatives.comparison.mechanism_correlation`)."""
     for ax, (task, shift) in _panel_axes(axes, panels):
         rows = mechanism[(mechanism["task"] == task) & (mechanism["shift"] == shift)]
         for _, row in rows.iterrows():
-            ax.scatter(row["entropy_drop"], row["error_growth"], color=scorer_color(row["scorer"]), s=30)
+            color = scorer_color(row["scorer"])  # hollow: the scorer did not learn the task in distribution
+            ax.scatter(row["entropy_drop"], row["error_growth"], s=30, edgecolors=color, facecolors=color if row["learned"] else "none")
         ax.axhline(0, color="grey", linewidth=0.6)
         ax.axvline(0, color="grey", linewidth=0.6)
         ax.set(title=f"{panel_label(task, shift)}: Spearman {correlations[(task, shift)]:+.2f}",
