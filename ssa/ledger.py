@@ -328,6 +328,9 @@ def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable) -> L
         parts.append(f"{task}: {text}")
     if not found:
         return _missing(key, profile, command)
+    missing = [task for task in tasks if task not in found]
+    if missing:
+        parts.append(f"run `{experiments.regenerate_command(profile)} --task {' '.join(missing)}` for the rest")
     return LedgerRow(key, PAPER[key].claim, paper_figure(key), "; ".join(parts) + ".", profile,
                      tuple(experiments.SEEDS), combine(sub_verdicts), None, command, _total_wall_time(provenances))
 
