@@ -2,7 +2,8 @@
 
 Every function takes ``runs``: ``{scorer: [result of each seed]}`` as returned by
 :func:`ssa.icl.experiments.load_runs`, and draws the mean over seeds with its 95% bootstrap band
-(:func:`ssa.icl.evaluate.bootstrap_band`); baselines are drawn dashed, in grey.
+(:func:`ssa.icl.evaluate.bootstrap_band`) and each seed as a thin line; baselines are drawn
+dashed, in grey.
 """
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ from ssa.plotting import scorer_color, scorer_label
 BASELINE_STYLES = {"least squares": ":", "Bayes-optimal": (0, (1, 3)), "zero": "--", "exact rule": ":", "majority class": "--"}
 
 
-def _band(ax, x, values, *, color, label, marker="o"):
+def _band(ax, x, values, *, color, label, marker="o", seeds=True):
+    """Mean over seeds with its bootstrap band, and (``seeds``) each seed as a thin line: with three
+    seeds the band alone hides whether the seeds agree or split."""
     band = bootstrap_band(values)
+    if seeds:
+        for seed_values in np.asarray(values):
+            ax.plot(x, seed_values, color=color, linewidth=0.6, alpha=0.45)
     ax.plot(x, band["mean"], color=color, label=label, marker=marker, markersize=3)
-    ax.fill_between(x, band["low"], band["high"], color=color, alpha=0.25, linewidth=0)
+    ax.fill_between(x, band["low"], band["high"], color=color, alpha=0.2, linewidth=0)
 
 
 def error_label(task: str, normalise: bool = True) -> str:
@@ -84,7 +90,7 @@ def plot_training(ax, runs: dict, title: str | None = None) -> None:
     for scorer, seeds in runs.items():
         steps = [step for step, _ in seeds[0]["training"]["history"]]
         values = np.array([[loss for _, loss in run["training"]["history"]] for run in seeds])
-        _band(ax, steps, values, color=scorer_color(scorer), label=scorer_label(scorer), marker="")
+        _band(ax, steps, values, color=scorer_color(scorer), label=scorer_label(scorer), marker="", seeds=False)
     ax.set(xlabel="training step", ylabel="training loss", yscale="log", title=title)
     ax.legend(fontsize=8)
 

@@ -29,6 +29,7 @@ from ssa.icl.tasks import is_classification
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced at this scale", "not tested")
 MIN_EFFECT = 0.1  # smallest effect (in error units above, or in attention weight) that counts as reproduced
 MIN_RELATIVE_GAIN = 0.25  # "SSA lower than softmax": SSA must remove at least this share of softmax's error
+MIN_ABSOLUTE_GAIN = 0.02  # ... and at least this much in absolute terms (about one test prompt in 64)
 LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baseline by this factor
 LEVEL = 0.95  # bootstrap band level
 
@@ -112,14 +113,16 @@ def grows(claim: str, before: np.ndarray, after: np.ndarray, what: str) -> Verdi
 
 
 def lower(claim: str, softmax: np.ndarray, ssa: np.ndarray, what: str) -> Verdict:
-    """Claim: SSA's per-seed quantity is lower than softmax's, by >= MIN_RELATIVE_GAIN of softmax's."""
+    """Claim: SSA's per-seed quantity is lower than softmax's, by at least MIN_RELATIVE_GAIN of
+    softmax's and MIN_ABSOLUTE_GAIN (a relative gain on a near-zero error is noise)."""
     effect, low, high = difference_band(softmax, ssa)
     base = float(np.mean(softmax))
     numbers = f"{what}: softmax {base:.3g}, SSA {np.mean(ssa):.3g}"
     if base <= 0:  # softmax shows nothing for SSA to improve on: the premise of the claim is absent
         return Verdict(claim, VERDICTS[2], effect, low, high, f"{numbers}: softmax shows no effect to reduce")
     relative = effect / base
-    return Verdict(claim, _label(effect, low, relative >= MIN_RELATIVE_GAIN), effect, low, high,
+    large = relative >= MIN_RELATIVE_GAIN and effect >= MIN_ABSOLUTE_GAIN
+    return Verdict(claim, _label(effect, low, large), effect, low, high,
                    f"{numbers} (difference {effect:+.3g}, {100 * relative:.0f}% of softmax's; "
                    f"95% band [{low:+.3g}, {high:+.3g}])")
 
