@@ -69,7 +69,7 @@ TEST_CELL_TIMEOUT_S := 600
 
 test: $(STAMP)
 	$(VENV_PYTHON) -m pytest -q tests
-	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html --timeout $(TEST_CELL_TIMEOUT_S)
+	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
 	$(VENV_PYTHON) -m ssa.book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
 	$(MAKE) browser
 
