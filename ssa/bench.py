@@ -90,7 +90,7 @@ class BenchConfig:
     compile: bool  # torch.compile in the fast paths (off at smoke: compilation takes minutes)
     training_profile: str | None  # ICL profile whose training run is timed (None: not timed)
     seed: int = 0
-    version: int = 2  # 2: peak memory no longer lowered by freeing the previous path's gradients
+    version: int = 3  # 2: peak memory no longer lowered by freeing the previous path's gradients; 3: fixed-shift kernels
 
 
 def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:

@@ -14,6 +14,7 @@ import torch
 from ssa.attention import attention, attention_path, current_path
 from ssa.kernels import PATHS, choose_path, fast_ssa_attention, ssa_values
 from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, blockwise_ssa_attention
+from ssa.kernels import blockwise as blockwise_module, direct as direct_module
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
 from ssa.scoring import SSA
@@ -59,7 +60,13 @@ def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
 @pytest.mark.parametrize("path", ["direct", "blockwise", "compiled"])
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("per_head", [False, True])
-def test_fast_paths_match_reference_forward_and_backward(path, case, per_head):
+@pytest.mark.parametrize("shift", ["fixed", "per row"])
+def test_fast_paths_match_reference_forward_and_backward(path, case, per_head, shift, monkeypatch):
+    """``shift="per row"`` forces the fallback of the direct and blockwise paths for scores too
+    spread for one fixed shift (torch.softmax; the online softmax's running maximum)."""
+    if shift == "per row":
+        monkeypatch.setattr(direct_module, "SAFE_SHIFT_RANGE", -1.0)
+        monkeypatch.setattr(blockwise_module, "SAFE_SHIFT_RANGE", -1.0)
     q, k, v = inputs()
     scorer = scorer_for(per_head)
     grad_output = torch.randn(q.shape)
@@ -86,6 +93,21 @@ def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries):
             expected = attention(q, k, v, scorer, **arguments)
         output = blockwise_ssa_attention(q, k, v, b, n, block_q=block_q, block_k=block_k, **arguments)
         torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("path", ["direct", "blockwise"])
+def test_extreme_scores_fall_back_to_a_per_row_shift(path):
+    """n = 8 and b = 1000: scores span far more than one fixed shift can hold without
+    underflow; the paths detect it and still match the reference, with no NaN."""
+    q, k, v = inputs()
+    scorer = SSA(b=1000.0, n=8.0)
+    grad_output = torch.randn(q.shape)
+    expected, expected_grads = outputs_and_grads("reference", q, k, v, scorer, grad_output, causal=True)
+    output, grads = outputs_and_grads(path, q, k, v, scorer, grad_output, causal=True)
+    torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+    for got, want in zip(grads, expected_grads):
+        assert torch.isfinite(got).all()
+        torch.testing.assert_close(got, want, atol=1e-3, rtol=1e-3)
 
 
 def test_direct_gradcheck_float64():

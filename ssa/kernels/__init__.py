@@ -16,8 +16,8 @@ path           what it is
 =============  ===============================================================================
 
 ``auto`` (the default of :func:`ssa.attention.attention`) takes ``flex`` on CUDA; on other
-devices ``direct`` up to :data:`DIRECT_MAX_ELEMENTS` attention-matrix entries and
-``blockwise`` above (the sizes where each was measured fastest, ``python -m ssa.bench``). Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
+devices ``direct`` for short rows (up to :data:`DIRECT_MAX_KEYS` keys) while the attention
+matrix stays small (up to :data:`DIRECT_MAX_ELEMENTS` entries), ``blockwise`` otherwise (the sizes where each was measured fastest, ``python -m ssa.bench``). Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
 """
 
 from __future__ import annotations
@@ -34,13 +34,16 @@ from ssa.kernels.blockwise import EAGER_KERNELS, TileKernels, blockwise_ssa_atte
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_available, flex_ssa_attention
 
-__all__ = ["PATHS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
+__all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
 PATHS = ("auto", "reference", "direct", "compiled", "blockwise", "flex")
 
-# Up to this many attention-matrix entries (B * H * Q * K) the direct path is the fastest on a
-# CPU: below it the blockwise kernels' per-call overhead outweighs what streaming saves.
-DIRECT_MAX_ELEMENTS = 2**18
+# Rows of up to this many keys are faster through the direct path on a CPU (the in-context-
+# learning models: 10 to 82 tokens): per row, the blockwise kernels' overhead outweighs what
+# streaming saves. Above about 128 keys blockwise is faster (python -m ssa.bench).
+DIRECT_MAX_KEYS = 96
+# ... as long as the matrices it stores (three of B * H * Q * K entries) stay small.
+DIRECT_MAX_ELEMENTS = 2**24
 
 
 def check_path(path: str) -> str:
@@ -56,7 +59,8 @@ def choose_path(query: Tensor, key: Tensor, requested: str = "auto") -> str:
     if query.is_cuda and flex_available():
         return "flex"
     batch, heads, n_queries, _ = query.shape
-    if batch * heads * n_queries * key.shape[-2] <= DIRECT_MAX_ELEMENTS:
+    n_keys = key.shape[-2]
+    if n_keys <= DIRECT_MAX_KEYS and batch * heads * n_queries * n_keys <= DIRECT_MAX_ELEMENTS:
         return "direct"
     return "blockwise"
 
