@@ -58,10 +58,14 @@ def use_book_style() -> None:
     sns.set_theme(context="notebook", style="whitegrid", rc={"figure.dpi": 110, "savefig.dpi": 110, "axes.titleweight": "bold"})
 
 
-def provenance_caption(profile: str, seeds: Iterable[int], wall_time_s: float | None = None) -> str:
-    """The caption line every figure carries: which profile and seeds produced it, and how long it took."""
+def provenance_caption(profile: str, seeds: Iterable[int], wall_time_s: float | None = None, activity: str = "training") -> str:
+    """The caption line every figure carries: which profile and seeds produced it, and how long it
+    took (``activity``: what the time was spent on). No seeds: a deterministic computation."""
     seeds = sorted(set(seeds))
-    text = f"profile `{profile}`, {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({', '.join(map(str, seeds))})"
+    if seeds:
+        text = f"profile `{profile}`, {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({', '.join(map(str, seeds))})"
+    else:
+        text = f"profile `{profile}`, deterministic (no seed)"
     if wall_time_s is not None:
-        text += f", {wall_time_s / 60:.1f} min of training in total" if wall_time_s >= 60 else f", {wall_time_s:.0f} s"
+        text += f", {wall_time_s / 60:.1f} min of {activity} in total" if wall_time_s >= 60 else f", {wall_time_s:.0f} s of {activity}"
     return text

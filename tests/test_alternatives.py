@@ -108,3 +108,19 @@ def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
         main(["regenerate", "--jobs", "0", "--dry-run"])
     assert alternatives.regenerate_command("cpu", ["linear"], ["cosformer"], [1]) == (
         "python -m ssa.alternatives regenerate --profile cpu --jobs 2 --task linear --scorer cosformer --seeds 1")
+
+
+@pytest.mark.parametrize("cached, verdict", [(63, "reproduced"), (15, "partly"), (0, "not tested")])
+def test_ledger_row_uses_the_chapter_verdict_and_says_what_is_missing(monkeypatch, cached, verdict):
+    """The front page's row is the chapter's own verdict on whatever is cached; while runs are
+    missing, "no alternative wins" is only partly established and the row gives the command."""
+    from ssa import ledger
+
+    runs = fake_runs({"softmax": [0.05, 0.3, 0.6], "sparsemax": [0.05, 0.31, 0.6]}) if cached else {}
+    monkeypatch.setattr(comparison, "cached_runs", lambda profile, scorers: (runs, cached, 63))
+    monkeypatch.setattr(comparison, "load_provenance", lambda profile, scorers, tasks: {})
+    row = ledger._alternatives_row("cpu")
+    assert row.verdict == verdict
+    assert ("python -m ssa.alternatives regenerate" in row.ours) == (cached < 63)
+    if cached:
+        assert "sparsemax" in row.ours.lower()

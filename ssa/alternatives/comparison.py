@@ -115,6 +115,22 @@ def load_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS, device: st
     return {task: experiments.load_runs(task, profile=profile, scorers=scorers, seeds=seeds, device=device) for task in tasks}
 
 
+def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple[dict[str, dict[str, list[dict]]], int, int]:
+    """What the cache already holds, without training anything: ``({task: {scorer: runs}},
+    runs cached, runs planned)``. A scorer appears for a task only with all its seeds; a task
+    only with softmax's (the reference of every comparison) and one other scorer."""
+    scorers = scorer_names() if scorers is None else scorers
+    seeds = chapter_seeds(profile) if seeds is None else seeds
+    planned = [(task, scorer, seed) for task, scorer, seed in plan(tasks, scorers, seeds)]
+    done = {run for run in planned if is_cached(*run, profile)}
+    found = {}
+    for task in tasks:
+        complete = [scorer for scorer in scorers if all((task, scorer, seed) in done for seed in seeds)]
+        if "softmax" in complete and len(complete) > 1:
+            found[task] = experiments.load_runs(task, profile=profile, scorers=complete, seeds=seeds)
+    return found, len(done), len(planned)
+
+
 def load_provenance(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> dict[str, dict[str, list[dict]]]:
     scorers = scorer_names() if scorers is None else scorers
     seeds = chapter_seeds(profile) if seeds is None else seeds
