@@ -198,6 +198,7 @@ class BlockwiseSSAAttention(torch.autograd.Function):
     def forward(ctx, q, k, v, b, n, mask, causal, scale, block_q, block_k, batch_block, kernels):
         batch, heads, n_queries, _ = q.shape
         n_keys = k.shape[-2]
+        q, k, v = _padded(q), _padded(k), _padded(v)
         b_heads, n_heads = _per_head(b, heads, q), _per_head(n, heads, q)
         full_mask = None if mask is None else torch.broadcast_to(mask, (batch, heads, n_queries, n_keys))
         tiling = _Tiling(batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask, q.device)
@@ -214,7 +215,7 @@ class BlockwiseSSAAttention(torch.autograd.Function):
             shape = (items.stop - items.start, heads, rows.stop - rows.start, 1)
             row_sum = q.new_zeros(shape)
             block_output = q.new_zeros(*shape[:-1], v.shape[-1])
-            block_shift = _tile(row_shift, items, rows) if fixed_shift else q.new_full(shape, float("-inf"))
+            block_shift = _row_tile(row_shift, items, rows) if fixed_shift else q.new_full(shape, float("-inf"))
             for cols, tile_mask, causal_shift in tiling.key_blocks(items, rows):
                 tiles = (_tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), b_heads, n_heads, scale)
                 if fixed_shift:
@@ -235,7 +236,7 @@ class BlockwiseSSAAttention(torch.autograd.Function):
     def backward(ctx, grad_output):
         q, k, v, b_heads, n_heads, output, log_sum_exp = ctx.saved_tensors
         tiling, scale, kernels, b_shape, n_shape = ctx.config
-        grad_output = grad_output.contiguous()
+        grad_output = _padded(grad_output)
         delta = (grad_output * output).sum(-1, keepdim=True)  # (B, H, Q, 1)
         # Rows without any visible key: p = exp(-inf - 0) = 0 everywhere.
         log_sum_exp = torch.where(torch.isfinite(log_sum_exp), log_sum_exp, torch.zeros_like(log_sum_exp))
@@ -243,7 +244,7 @@ class BlockwiseSSAAttention(torch.autograd.Function):
         def tile_gradients(items, rows, cols, tile_mask, causal_shift):
             return kernels.backward_tile(
                 _tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), _tile(grad_output, items, rows),
-                _tile(log_sum_exp, items, rows), _tile(delta, items, rows), b_heads, n_heads, scale,
+                _row_tile(log_sum_exp, items, rows), _row_tile(delta, items, rows), b_heads, n_heads, scale,
                 tile_mask, causal_shift,
             )
 
@@ -270,9 +271,26 @@ class BlockwiseSSAAttention(torch.autograd.Function):
 
 
 def _tile(tensor: Tensor, items: slice, positions: slice) -> Tensor:
-    """A ``(batch block, H, positions, ...)`` tile: a view, not a copy (matmul takes the strided
-    batch as it is; copying each key tile once per query block cost 10% at 1024 tokens)."""
+    """A ``(batch block, H, positions, D)`` tile of a :func:`_padded` q, k, v or dO: a view, not
+    a copy (copying each key tile once per query block cost 10% at 1024 tokens)."""
     return tensor[items, :, positions]
+
+
+def _row_tile(tensor: Tensor, items: slice, rows: slice) -> Tensor:
+    """A contiguous ``(batch block, H, rows, 1)`` tile of a per-row statistic (small)."""
+    return tensor[items, :, rows].contiguous()
+
+
+def _padded(tensor: Tensor) -> Tensor:
+    """``tensor`` ``(B, H, T, D)`` copied into a ``(B, H, T + 1, D)`` buffer, as a view of its first
+    ``T`` positions. The compiled tile kernels specialise on their inputs' stride patterns, and a
+    tile spanning a whole contiguous tensor has another pattern than a partial one: every tile of
+    a padded tensor, whole or partial, has the same (one extra copy per call, instead of a
+    compilation per pattern; torch.compile gives up after 8)."""
+    batch, heads, length, dim = tensor.shape
+    buffer = tensor.new_empty(batch, heads, length + 1, dim)
+    buffer[:, :, :length] = tensor
+    return buffer[:, :, :length]
 
 
 def _per_head(value: Tensor, heads: int, like: Tensor) -> Tensor:
