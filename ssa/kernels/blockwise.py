@@ -24,10 +24,11 @@ the last because :math:`\partial s/\partial b = x\, (\partial s/\partial x) / b`
 (\partial L/\partial x_{ij})\, k_j`: it costs one pass over ``q``, none over the tiles.
 
 Peak memory is a few tiles instead of the ``(B, H, Q, K)`` matrix, and causal attention skips
-the tiles above the diagonal. The per-tile arithmetic lives in :func:`forward_tile` (fixed
-shift), :func:`online_forward_tile` (running maximum) and :func:`backward_tile`;
-:class:`TileKernels` runs them eagerly or through ``torch.compile`` (which fuses the
-element-wise work into one loop per tile), falling back to eager if compilation is unavailable.
+the tiles above the diagonal. The per-tile element-wise arithmetic lives in :func:`forward_scores` (fixed
+shift), :func:`online_forward_scores` (running maximum) and :func:`backward_scores`;
+:class:`TileKernels` runs them between the tile's matrix products, eagerly or through
+``torch.compile`` (which fuses them into one loop per tile), falling back to eager if
+compilation is unavailable.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import warnings
 import torch
 from torch import Tensor
 
-__all__ = ["TileKernels", "blockwise_ssa_attention", "forward_tile", "online_forward_tile", "backward_tile", "ssa_scores"]
+__all__ = ["TileKernels", "blockwise_ssa_attention", "forward_scores", "online_forward_scores", "backward_scores", "ssa_scores"]
 
 SAFE_SHIFT_RANGE = 80.0  # largest 2m for the fixed shift: e^-80 ~ 1.8e-35, far above float32's tiny (1.2e-38)
 
@@ -69,49 +70,37 @@ def _exp_visible(exponent: Tensor, mask: Tensor | None, causal_shift: Tensor | N
     return probabilities if visible is None else torch.where(visible, probabilities, 0.0)
 
 
-def forward_tile(q, k, v, b, n, scale, row_shift, row_sum, output, mask, causal_shift):
-    """One (query block, key block) step of the softmax of the SSA scores with the fixed per-row
-    shift ``row_shift`` (an upper bound of the row's scores). Returns the updated running sum
-    and (unnormalised) output of the query block."""
-    logits = (q @ k.transpose(-2, -1)) * scale  # (B, H, Bq, D) @ (B, H, D, Bk) -> (B, H, Bq, Bk)
-    probabilities = _exp_visible(ssa_scores(logits, b, n) - row_shift, mask, causal_shift)
-    row_sum = row_sum + probabilities.sum(-1, keepdim=True)
-    output = output + probabilities @ v  # (B, H, Bq, Bk) @ (B, H, Bk, Dv)
-    return row_sum, output
+def forward_scores(dot_products, b, n, scale, row_shift, mask, causal_shift):
+    """The element-wise part of one forward tile with the fixed per-row shift ``row_shift`` (an
+    upper bound of the row's scores): ``(probabilities, their row sums)``."""
+    probabilities = _exp_visible(ssa_scores(dot_products * scale, b, n) - row_shift, mask, causal_shift)
+    return probabilities, probabilities.sum(-1, keepdim=True)
 
 
-def online_forward_tile(q, k, v, b, n, scale, row_max, row_sum, output, mask, causal_shift):
-    """One tile of the streaming softmax with a running maximum (the online softmax), for
-    scores too spread for a fixed shift. Returns the updated running maximum, sum and output."""
-    logits = (q @ k.transpose(-2, -1)) * scale  # (B, H, Bq, Bk)
-    scores = ssa_scores(logits, b, n)
+def online_forward_scores(dot_products, b, n, scale, row_max, mask, causal_shift):
+    """The element-wise part of one tile of the online softmax (a running maximum, for scores
+    too spread for a fixed shift): ``(new maximum, probabilities, rescaling of the old sums)``."""
+    scores = ssa_scores(dot_products * scale, b, n)
     visible = _visible(scores, mask, causal_shift)
     if visible is not None:
         scores = scores.masked_fill(~visible, float("-inf"))
     new_max = torch.maximum(row_max, scores.amax(-1, keepdim=True))
     # A row with no visible key so far has max -inf; shifting by 0 keeps exp() at exactly 0.
     shift = torch.where(torch.isfinite(new_max), new_max, torch.zeros_like(new_max))
-    probabilities = torch.exp(scores - shift)
-    rescale = torch.exp(row_max - shift)
-    row_sum = row_sum * rescale + probabilities.sum(-1, keepdim=True)
-    output = output * rescale + probabilities @ v  # (B, H, Bq, Bk) @ (B, H, Bk, Dv)
-    return new_max, row_sum, output
+    return new_max, torch.exp(scores - shift), torch.exp(row_max - shift)
 
 
-def backward_tile(q, k, v, grad_output, log_sum_exp, delta, b, n, scale, mask, causal_shift):
-    """Gradients of one tile: ``(dq, dk, dv, dn)``, ``dn`` per (B, H); ``b``'s gradient comes
-    from ``dq`` afterwards (see the module doc)."""
-    logits = (q @ k.transpose(-2, -1)) * scale  # (B, H, Bq, Bk)
+def backward_scores(dot_products, grad_probabilities, log_sum_exp, delta, b, n, scale, mask, causal_shift):
+    """The element-wise part of one backward tile: ``(probabilities, d loss / d (q . k), d loss / d n
+    per (B, H))``."""
+    logits = dot_products * scale
     scores = ssa_scores(logits, b, n)
     probabilities = _exp_visible(scores - log_sum_exp, mask, causal_shift)
-    grad_v = probabilities.transpose(-2, -1) @ grad_output  # (B, H, Bk, Dv)
-    grad_scores = probabilities * (grad_output @ v.transpose(-2, -1) - delta)  # softmax backward
+    grad_scores = probabilities * (grad_probabilities - delta)  # softmax backward
     # Hidden entries have p = 0, hence grad_scores = 0; scores stay finite there, so no 0 * inf.
-    grad_dot_products = grad_scores * ((n * b * scale) / (1.0 + b * logits.abs()))  # d loss / d (q . k)
-    grad_q = grad_dot_products @ k  # (B, H, Bq, D)
-    grad_k = grad_dot_products.transpose(-2, -1) @ q  # (B, H, Bk, D)
+    grad_dot_products = grad_scores * ((n * b * scale) / (1.0 + b * logits.abs()))
     grad_n = (grad_scores * scores).sum((-2, -1)) / n.squeeze(-1).squeeze(-1)
-    return grad_q, grad_k, grad_v, grad_n
+    return probabilities, grad_dot_products, grad_n
 
 
 def compile_with_fallback(function):
@@ -139,15 +128,43 @@ def compile_with_fallback(function):
 
 
 class TileKernels:
-    """The two tile functions, eager or compiled (with dynamic sizes: tiles at the sequence
-    ends and prompts of other lengths reuse one compilation)."""
+    """One tile of the forward and backward passes. The matrix products run eagerly (BLAS takes
+    the strided tiles of q, k, v as they are: no copies); the element-wise work between them runs
+    eagerly or compiled by ``torch.compile``, with dynamic sizes (tiles at the sequence ends and
+    other lengths reuse one compilation). Its inputs are fresh contiguous tensors, whatever the
+    tile: compiling the products too would make each new pattern of tile strides a new
+    compilation, and torch.compile gives up after 8."""
 
     def __init__(self, compiled: bool):
         self.compiled = compiled
         wrap = compile_with_fallback if compiled else (lambda function: function)
-        self.forward_tile = wrap(forward_tile)
-        self.online_forward_tile = wrap(online_forward_tile)
-        self.backward_tile = wrap(backward_tile)
+        self.forward_scores = wrap(forward_scores)
+        self.online_forward_scores = wrap(online_forward_scores)
+        self.backward_scores = wrap(backward_scores)
+
+    def forward_tile(self, q, k, v, b, n, scale, row_shift, row_sum, output, mask, causal_shift):
+        """Fixed shift: the updated running sum and (unnormalised) output of the query block."""
+        dot_products = torch.matmul(q, k.transpose(-2, -1))  # (B, H, Bq, D) @ (B, H, D, Bk) -> (B, H, Bq, Bk)
+        probabilities, tile_sum = self.forward_scores(dot_products, b, n, scale, row_shift, mask, causal_shift)
+        return row_sum + tile_sum, output + torch.matmul(probabilities, v)  # (B, H, Bq, Bk) @ (B, H, Bk, Dv)
+
+    def online_forward_tile(self, q, k, v, b, n, scale, row_max, row_sum, output, mask, causal_shift):
+        """Running maximum: the updated maximum, running sum and output of the query block."""
+        dot_products = torch.matmul(q, k.transpose(-2, -1))
+        new_max, probabilities, rescale = self.online_forward_scores(dot_products, b, n, scale, row_max, mask, causal_shift)
+        return new_max, row_sum * rescale + probabilities.sum(-1, keepdim=True), output * rescale + torch.matmul(probabilities, v)
+
+    def backward_tile(self, q, k, v, grad_output, log_sum_exp, delta, b, n, scale, mask, causal_shift):
+        """Gradients of one tile: ``(dq, dk, dv, dn)``, ``dn`` per (B, H); ``b``'s gradient comes
+        from ``dq`` afterwards (see the module doc)."""
+        dot_products = torch.matmul(q, k.transpose(-2, -1))  # (B, H, Bq, Bk)
+        grad_probabilities = torch.matmul(grad_output, v.transpose(-2, -1))
+        probabilities, grad_dot_products, grad_n = self.backward_scores(
+            dot_products, grad_probabilities, log_sum_exp, delta, b, n, scale, mask, causal_shift)
+        grad_v = torch.matmul(probabilities.transpose(-2, -1), grad_output)  # (B, H, Bk, Dv)
+        grad_q = torch.matmul(grad_dot_products, k)  # (B, H, Bq, D)
+        grad_k = torch.matmul(grad_dot_products.transpose(-2, -1), q)  # (B, H, Bk, D)
+        return grad_q, grad_k, grad_v, grad_n
 
 
 def _blocks(length: int, size: int) -> list[slice]:
@@ -198,7 +215,6 @@ class BlockwiseSSAAttention(torch.autograd.Function):
     def forward(ctx, q, k, v, b, n, mask, causal, scale, block_q, block_k, batch_block, kernels):
         batch, heads, n_queries, _ = q.shape
         n_keys = k.shape[-2]
-        q, k, v = _padded(q), _padded(k), _padded(v)
         b_heads, n_heads = _per_head(b, heads, q), _per_head(n, heads, q)
         full_mask = None if mask is None else torch.broadcast_to(mask, (batch, heads, n_queries, n_keys))
         tiling = _Tiling(batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask, q.device)
@@ -236,7 +252,7 @@ class BlockwiseSSAAttention(torch.autograd.Function):
     def backward(ctx, grad_output):
         q, k, v, b_heads, n_heads, output, log_sum_exp = ctx.saved_tensors
         tiling, scale, kernels, b_shape, n_shape = ctx.config
-        grad_output = _padded(grad_output)
+        grad_output = grad_output.contiguous()
         delta = (grad_output * output).sum(-1, keepdim=True)  # (B, H, Q, 1)
         # Rows without any visible key: p = exp(-inf - 0) = 0 everywhere.
         log_sum_exp = torch.where(torch.isfinite(log_sum_exp), log_sum_exp, torch.zeros_like(log_sum_exp))
@@ -271,26 +287,15 @@ class BlockwiseSSAAttention(torch.autograd.Function):
 
 
 def _tile(tensor: Tensor, items: slice, positions: slice) -> Tensor:
-    """A ``(batch block, H, positions, D)`` tile of a :func:`_padded` q, k, v or dO: a view, not
-    a copy (copying each key tile once per query block cost 10% at 1024 tokens)."""
+    """A ``(batch block, H, positions, D)`` tile of q, k, v or dO: a view (the matrix products take
+    its strides as they are)."""
     return tensor[items, :, positions]
 
 
 def _row_tile(tensor: Tensor, items: slice, rows: slice) -> Tensor:
-    """A contiguous ``(batch block, H, rows, 1)`` tile of a per-row statistic (small)."""
+    """A contiguous ``(batch block, H, rows, 1)`` tile of a per-row statistic: an input of the
+    compiled kernels, whose layout must not change from tile to tile (see :class:`TileKernels`)."""
     return tensor[items, :, rows].contiguous()
-
-
-def _padded(tensor: Tensor) -> Tensor:
-    """``tensor`` ``(B, H, T, D)`` copied into a ``(B, H, T + 1, D)`` buffer, as a view of its first
-    ``T`` positions. The compiled tile kernels specialise on their inputs' stride patterns, and a
-    tile spanning a whole contiguous tensor has another pattern than a partial one: every tile of
-    a padded tensor, whole or partial, has the same (one extra copy per call, instead of a
-    compilation per pattern; torch.compile gives up after 8)."""
-    batch, heads, length, dim = tensor.shape
-    buffer = tensor.new_empty(batch, heads, length + 1, dim)
-    buffer[:, :, :length] = tensor
-    return buffer[:, :, :length]
 
 
 def _per_head(value: Tensor, heads: int, like: Tensor) -> Tensor:
