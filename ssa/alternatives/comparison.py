@@ -121,7 +121,7 @@ def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple
     only with softmax's (the reference of every comparison) and one other scorer."""
     scorers = scorer_names() if scorers is None else scorers
     seeds = chapter_seeds(profile) if seeds is None else seeds
-    planned = [(task, scorer, seed) for task, scorer, seed in plan(tasks, scorers, seeds)]
+    planned = plan(tasks, scorers, seeds)
     done = {run for run in planned if is_cached(*run, profile)}
     found = {}
     for task in tasks:

@@ -27,10 +27,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from ssa.kernels.blockwise import SAFE_SHIFT_RANGE, prepare_inputs
+
 __all__ = ["DirectSSAAttention", "direct_ssa_attention"]
 
 MASKED_SCORE = -1e30  # far below any SSA score, |s| <= n log(1 + b max|x|)
-SAFE_SHIFT_RANGE = 80.0  # e^-80 ~ 1.8e-35: far above float32's smallest normal number (1.2e-38)
 
 
 def _masked_softmax(scores: Tensor, denominator: Tensor, n: Tensor, mask: Tensor | None, out: Tensor) -> Tensor:
@@ -102,8 +103,6 @@ class DirectSSAAttention(torch.autograd.Function):
 def direct_ssa_attention(q: Tensor, k: Tensor, v: Tensor, b: Tensor, n: Tensor, *, mask: Tensor | None = None,
                          causal: bool = False, scale: float | None = None) -> Tensor:
     """SSA attention ``(B, H, Q, Dv)``; same arguments as :func:`ssa.kernels.blockwise.blockwise_ssa_attention`."""
-    from ssa.kernels.blockwise import prepare_inputs
-
     q, k, v, b, n, dtype = prepare_inputs(q, k, v, b, n)
     heads = q.shape[1]
     b_heads = b.to(q.dtype).expand(heads).reshape(heads, 1, 1)
