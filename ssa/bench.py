@@ -90,7 +90,9 @@ class BenchConfig:
     compile: bool  # torch.compile in the fast paths (off at smoke: compilation takes minutes)
     training_profile: str | None  # ICL profile whose training run is timed (None: not timed)
     seed: int = 0
-    version: int = 3  # 2: peak memory no longer lowered by freeing the previous path's gradients; 3: fixed-shift kernels
+    # 2: peak memory no longer lowered by freeing the previous path's gradients; 3: fixed-shift
+    # kernels; 4: compiled row kernels in the direct path
+    version: int = 4
 
 
 def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:
@@ -341,6 +343,10 @@ def _machine(config: BenchConfig) -> dict:
     machine = {"cpu": cpu_name, "logical_cpus": os.cpu_count(), "threads": config.threads, "device": config.device}
     if config.device == "cuda":
         machine["gpu"] = torch.cuda.get_device_name()
+    else:
+        from ssa.kernels.native import row_kernels
+
+        machine["native_row_kernels"] = row_kernels() is not None  # the direct path's element-wise steps
     if hasattr(os, "getloadavg"):
         machine["load_average_at_start"] = list(os.getloadavg())
     return machine

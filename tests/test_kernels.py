@@ -1,5 +1,8 @@
 """The fast SSA paths agree with the reference path, forward and backward, with masks and GQA.
 
+The direct path is tested with both implementations of its element-wise steps: the compiled
+row kernels (``native``; :mod:`ssa.kernels.native`) and PyTorch operations (``torch rows``).
+
 The blockwise and compiled paths run here without ``torch.compile`` (the same algorithm, eager;
 compilation takes minutes on a busy CPU): ``python -m ssa.bench`` checks the compiled kernels'
 agreement at the benchmark sizes, and ``SSA_TEST_COMPILE=1`` runs the compiled test below.
@@ -7,6 +10,7 @@ FlexAttention has no backward on CPUs: its forward is tested here, forward and b
 """
 
 import os
+import shutil
 
 import pytest
 import torch
@@ -17,6 +21,7 @@ from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, blockwis
 from ssa.kernels import blockwise as blockwise_module, direct as direct_module
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
+from ssa.kernels.native import native_enabled, row_kernels
 from ssa.scoring import SSA
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -47,6 +52,19 @@ def scorer_for(per_head, dtype=torch.float32, device="cpu"):
     return SSA(b=0.7, n=1.8, num_heads=4 if per_head else None).to(dtype=dtype, device=device)
 
 
+DIRECT_ROWS = ["native", "torch rows"]
+
+
+def use_rows(rows, monkeypatch):
+    """Makes the direct path use one implementation of its element-wise steps."""
+    if rows == "native":
+        if row_kernels() is None:
+            pytest.skip("the compiled row kernels are not available (no compiler, or SSA_NATIVE=0)")
+        monkeypatch.setattr(direct_module, "row_implementation", lambda device, dtype: direct_module.NativeRows(row_kernels()))
+    else:
+        monkeypatch.setattr(direct_module, "row_implementation", lambda device, dtype: direct_module.TorchRows())
+
+
 def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
     parameters = [q, k, v, scorer.b_param.raw, scorer.n_param.raw]
     if path == "reference":
@@ -57,13 +75,17 @@ def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
     return output, torch.autograd.grad(output, parameters, grad_output)
 
 
-@pytest.mark.parametrize("path", ["direct", "blockwise", "compiled"])
+@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise", "compiled"])
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("per_head", [False, True])
 @pytest.mark.parametrize("shift", ["fixed", "per row"])
 def test_fast_paths_match_reference_forward_and_backward(path, case, per_head, shift, monkeypatch):
     """``shift="per row"`` forces the fallback of the direct and blockwise paths for scores too
-    spread for one fixed shift (torch.softmax; the online softmax's running maximum)."""
+    spread for one fixed shift (torch.softmax; the online softmax's running maximum); the
+    native row kernels always shift by each row's maximum."""
+    if path.startswith("direct/"):
+        path, rows = path.split("/")
+        use_rows(rows, monkeypatch)
     if shift == "per row":
         monkeypatch.setattr(direct_module, "SAFE_SHIFT_RANGE", -1.0)
         monkeypatch.setattr(blockwise_module, "SAFE_SHIFT_RANGE", -1.0)
@@ -95,10 +117,13 @@ def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries):
         torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
 
 
-@pytest.mark.parametrize("path", ["direct", "blockwise"])
-def test_extreme_scores_fall_back_to_a_per_row_shift(path):
+@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise"])
+def test_extreme_scores_fall_back_to_a_per_row_shift(path, monkeypatch):
     """n = 8 and b = 1000: scores span far more than one fixed shift can hold without
     underflow; the paths detect it and still match the reference, with no NaN."""
+    if path.startswith("direct/"):
+        path, rows = path.split("/")
+        use_rows(rows, monkeypatch)
     q, k, v = inputs()
     scorer = SSA(b=1000.0, n=8.0)
     grad_output = torch.randn(q.shape)
@@ -110,14 +135,17 @@ def test_extreme_scores_fall_back_to_a_per_row_shift(path):
         torch.testing.assert_close(got, want, atol=1e-3, rtol=1e-3)
 
 
-def test_direct_gradcheck_float64():
+@pytest.mark.parametrize("rows", DIRECT_ROWS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_direct_gradcheck_float64(rows, causal, monkeypatch):
+    use_rows(rows, monkeypatch)
     generator = torch.Generator().manual_seed(1)
     q, k, v = (torch.randn(2, 2, 5, 3, generator=generator, dtype=torch.float64, requires_grad=True) for _ in range(3))
     b = torch.tensor([0.7, 1.3], dtype=torch.float64, requires_grad=True)
     n = torch.tensor([1.2, 2.0], dtype=torch.float64, requires_grad=True)
 
     def function(q, k, v, b, n):
-        return direct_ssa_attention(q, k, v, b, n, mask=padding_mask([4, 5], 5), causal=True, scale=0.5)
+        return direct_ssa_attention(q, k, v, b, n, mask=padding_mask([4, 5], 5), causal=causal, scale=0.5)
 
     assert torch.autograd.gradcheck(function, (q, k, v, b, n), eps=1e-6, atol=1e-6)
 
@@ -228,3 +256,25 @@ def test_attention_uses_the_fast_path_and_keeps_the_reference_for_weights(monkey
     torch.testing.assert_close(fast, reference, atol=2e-5, rtol=1e-4)
     torch.testing.assert_close(output, reference)
     assert weights.shape == (2, 4, 19, 19)
+
+
+@pytest.mark.skipif(shutil.which("c++") is None or not native_enabled(), reason="needs a C++ compiler and SSA_NATIVE on")
+def test_native_row_kernels_build_and_are_the_cpu_default():
+    """With a compiler the direct path runs the compiled kernels on a CPU (a failed build would
+    only warn and fall back, so this test is what notices it)."""
+    assert row_kernels() is not None
+    assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float32), direct_module.NativeRows)
+    assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float16), direct_module.TorchRows)
+
+
+def test_native_row_kernels_reject_bad_inputs():
+    kernels = row_kernels()
+    if kernels is None:
+        pytest.skip("the compiled row kernels are not available")
+    y = torch.randn(2, 3, 4, 5)
+    with pytest.raises(RuntimeError, match="n must be a contiguous"):
+        kernels.forward(y, torch.ones(2), False, 0, None)
+    with pytest.raises(RuntimeError, match="must be contiguous"):
+        kernels.forward(y.transpose(-2, -1), torch.ones(3), False, 0, None)
+    with pytest.raises(RuntimeError, match="mask must be boolean"):
+        kernels.forward(y, torch.ones(3), False, 0, torch.ones(2, 3, 4, 5))

@@ -6,7 +6,8 @@ path           what it is
 ``reference``  :meth:`ssa.scoring.Scorer.weights_from_qk` then ``weights @ v`` (readable; stores
                the ``(B, H, Q, K)`` matrix and every intermediate for autograd)
 ``direct``     :mod:`ssa.kernels.direct`: the matrix at once with a hand-written backward
-               (short sequences)
+               (short sequences); on a CPU its element-wise steps run in compiled row kernels
+               (:mod:`ssa.kernels.native`, built on first use; ``SSA_NATIVE=0`` turns them off)
 ``compiled``   the reference computation through ``torch.compile`` (fused element-wise work;
                still stores the matrix)
 ``blockwise``  :mod:`ssa.kernels.blockwise`: FlashAttention-style custom autograd function,
