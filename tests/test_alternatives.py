@@ -89,6 +89,8 @@ def test_mechanism_correlation_sees_entropy_drop_matching_error_growth():
         for scorer, growth in (("softmax", 0.6), ("ssa", 0.1), ("sparsemax", 0.3))}}
     mechanism = alternatives.mechanism_table(runs)
     assert comparison.mechanism_correlation(mechanism)[("every", "sigma_x")] == pytest.approx(1.0)
+    two_scorers = alternatives.mechanism_table({"every": {s: runs["every"][s] for s in ("softmax", "ssa")}})
+    assert comparison.mechanism_correlation(two_scorers) == {}  # two points always correlate +-1: left out
 
 
 def test_cost_needs_softmax_as_reference():
@@ -124,3 +126,24 @@ def test_ledger_row_uses_the_chapter_verdict_and_says_what_is_missing(monkeypatc
     assert ("python -m ssa.alternatives regenerate" in row.ours) == (cached < 63)
     if cached:
         assert "sparsemax" in row.ours.lower()
+
+
+def test_chapter_shows_the_cache_as_it_is_in_book_builds_and_trains_otherwise(monkeypatch):
+    """Book builds (the cache required) show what is cached and count what is missing; a run of
+    the chapter without that trains every planned run."""
+    partial = {"every": fake_runs({"softmax": [0.1] * 5, "sparsemax": [0.2] * 5})}
+    complete = {task: partial["every"] for task in ("every", "some", "linear")}
+    monkeypatch.setattr(comparison, "cached_runs", lambda profile, seeds: (partial, 6, 90))
+    monkeypatch.setattr(comparison, "load_runs", lambda profile, seeds, device: complete)
+    monkeypatch.setenv("SSA_REQUIRE_CACHE", "1")
+    assert comparison.chapter_runs("cpu") == (partial, 6, 90)
+    monkeypatch.setenv("SSA_REQUIRE_CACHE", "0")
+    assert comparison.chapter_runs("cpu") == (complete, 18, 18)
+
+
+def test_coverage_says_how_much_is_missing_and_how_to_get_it():
+    assert comparison.coverage(90, 90, "cpu") == {"complete": True, "sentence": "All 90 planned runs are in the cache."}
+    partial = comparison.coverage(37, 90, "cpu")
+    assert not partial["complete"]
+    assert "37 of the 90" in partial["sentence"] and "provisional" in partial["sentence"]
+    assert comparison.regenerate_command("cpu") in partial["sentence"]

@@ -18,7 +18,9 @@ Regenerate (resumable, cached per run):
 
 from ssa.alternatives.comparison import (  # noqa: F401
     PAPER_ALTERNATIVES,
+    chapter_runs,
     chapter_seeds,
+    coverage,
     cost_entry,
     error_table,
     load_runs,

@@ -131,6 +131,30 @@ def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple
     return found, len(done), len(planned)
 
 
+def chapter_runs(profile: str, *, seeds=None, device: str = "auto") -> tuple[dict[str, dict[str, list[dict]]], int, int]:
+    """What the chapter shows: ``({task: {scorer: runs}}, runs cached, runs planned)``. Where the
+    cache is required (``$SSA_REQUIRE_CACHE``, as in book builds) that is what the cache holds now
+    (:func:`cached_runs`: whole seed groups, so a sweep spread over sessions shows as it fills);
+    otherwise every planned run, the missing ones trained here."""
+    from ssa.results import require_cache_from_environment
+
+    if require_cache_from_environment():
+        return cached_runs(profile, seeds=seeds)
+    runs = load_runs(profile, seeds=seeds, device=device)
+    count = sum(len(seed_runs) for by_scorer in runs.values() for seed_runs in by_scorer.values())
+    return runs, count, count
+
+
+def coverage(cached: int, planned: int, profile: str) -> dict:
+    """How complete the chapter's results are: ``complete`` and one sentence for the text."""
+    if cached >= planned:
+        return {"complete": True, "sentence": f"All {planned} planned runs are in the cache."}
+    return {"complete": False, "sentence": (
+        f"Only {cached} of the {planned} planned runs are in the cache so far: a task appears once softmax's runs are "
+        f"in, a scorer once all its seeds are, and every verdict below is provisional until the rest "
+        f"is trained (`{regenerate_command(profile)}` resumes the sweep).")}
+
+
 def load_provenance(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> dict[str, dict[str, list[dict]]]:
     scorers = scorer_names() if scorers is None else scorers
     seeds = chapter_seeds(profile) if seeds is None else seeds
@@ -273,10 +297,13 @@ def paper_verdict(comparison, alternatives=PAPER_ALTERNATIVES, what: str = "alte
     consistent = [name for name in tested if wins[name] == panels_per_scorer[name]]
     somewhere = [name for name in tested if wins[name] > 0]
     panels_count = int(panels_per_scorer.max())
+    fewest = int(panels_per_scorer.min())
+    where = (f"all {panels_count} task-and-shift panels" if fewest == panels_count
+             else f"every task-and-shift panel with its results ({fewest} to {panels_count} so far)")
     label = ", ".join
     evidence = (f"of the {len(tested)} {what} that we trained ({label(map(scorer_label, tested))}), "
-                f"{len(consistent)} {'is' if len(consistent) == 1 else 'are'} clearly better than softmax on all {panels_count} "
-                f"task-and-shift panels" + (f" ({label(map(scorer_label, consistent))})" if consistent else "")
+                f"{len(consistent)} {'is' if len(consistent) == 1 else 'are'} clearly better than softmax on {where}"
+                + (f" ({label(map(scorer_label, consistent))})" if consistent else "")
                 + f"; {len(somewhere)} {'is' if len(somewhere) == 1 else 'are'} clearly better on at least one"
                 + (f" ({label(f'{scorer_label(n)}: {wins[n]} of {panels_per_scorer[n]}' for n in somewhere)})" if somewhere else ""))
     return {"verdict": verdicts.VERDICTS[2] if consistent else verdicts.VERDICTS[0], "evidence": evidence, "tested": tested,
@@ -305,13 +332,19 @@ def mechanism_table(runs: dict[str, dict[str, list[dict]]]):
     return pd.DataFrame(rows)
 
 
+MIN_SCORERS_FOR_CORRELATION = 3  # a rank correlation of two points is always +-1
+
+
 def mechanism_correlation(mechanism) -> dict[tuple[str, str], float]:
     """Spearman rank correlation across the scorers that learned the task (all of them when
     fewer than three did), per panel, between the entropy drop and the error growth (NaN-free:
-    a panel where either is constant across scorers gets 0)."""
+    a panel where either is constant across scorers gets 0). Panels with results for fewer than
+    :data:`MIN_SCORERS_FOR_CORRELATION` scorers are left out."""
     correlations = {}
     for (task, shift), group in mechanism.groupby(["task", "shift"], sort=False):
-        if group["learned"].sum() >= 3:
+        if len(group) < MIN_SCORERS_FOR_CORRELATION:
+            continue
+        if group["learned"].sum() >= MIN_SCORERS_FOR_CORRELATION:
             group = group[group["learned"]]
         drop, growth = group["entropy_drop"].rank(), group["error_growth"].rank()
         correlations[(task, shift)] = 0.0 if drop.std() == 0 or growth.std() == 0 else float(np.corrcoef(drop, growth)[0, 1])

@@ -75,7 +75,9 @@ def plot_mechanism(fig, axes, mechanism, correlations: dict, panels) -> None:
             ax.scatter(row["entropy_drop"], row["error_growth"], s=30, edgecolors=color, facecolors=color if row["learned"] else "none")
         ax.axhline(0, color="grey", linewidth=0.6)
         ax.axvline(0, color="grey", linewidth=0.6)
-        ax.set(title=f"{panel_label(task, shift)}: Spearman {correlations[(task, shift)]:+.2f}",
+        correlation = correlations.get((task, shift))
+        spearman = "too few scorers for a correlation" if correlation is None else f"Spearman {correlation:+.2f}"
+        ax.set(title=f"{panel_label(task, shift)}: {spearman}",
                xlabel="entropy drop (smallest to largest σ)", ylabel="error growth (smallest to largest σ)")
     shared_legend(fig, list(mechanism["scorer"].unique()))
 

@@ -32,7 +32,7 @@ from torch import Tensor
 import os
 
 from ssa.kernels.blockwise import EAGER_KERNELS, TileKernels, blockwise_ssa_attention, compile_with_fallback
-from ssa.kernels.direct import direct_ssa_attention
+from ssa.kernels.direct import direct_ssa_attention, visible_keys
 from ssa.kernels.flex import flex_available, flex_ssa_attention
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
@@ -83,10 +83,7 @@ def _reference_ssa_attention(q, k, v, b, n, mask, causal_offset, scale):
     if k.shape[1] != heads:
         k = k.repeat_interleave(heads // k.shape[1], dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
         v = v.repeat_interleave(heads // v.shape[1], dim=1)
-    if causal_offset is not None:
-        n_queries, n_keys = q.shape[-2], k.shape[-2]
-        causal = torch.arange(n_keys, device=q.device)[None, :] <= torch.arange(n_queries, device=q.device)[:, None] + causal_offset
-        mask = causal if mask is None else mask & causal
+    mask = visible_keys(q.shape[-2], k.shape[-2], mask, causal_offset, q.device)
     per_head = (lambda value: value[:, None, None]) if b.dim() == 1 else (lambda value: value)
     weights = ssa((q @ k.transpose(-2, -1)) * scale, per_head(b), per_head(n), mask=mask)  # (B, H, Q, K)
     return weights @ v
