@@ -91,8 +91,8 @@ class BenchConfig:
     training_profile: str | None  # ICL profile whose training run is timed (None: not timed)
     seed: int = 0
     # 2: peak memory no longer lowered by freeing the previous path's gradients; 3: fixed-shift
-    # kernels; 4: compiled row kernels in the direct path
-    version: int = 4
+    # kernels; 4: C++ row kernels in the direct path; 5: C++ tile kernels in the blockwise path
+    version: int = 5
 
 
 def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:

@@ -1,7 +1,8 @@
 """The fast SSA paths agree with the reference path, forward and backward, with masks and GQA.
 
-The direct path is tested with both implementations of its element-wise steps: the compiled
-row kernels (``native``; :mod:`ssa.kernels.native`) and PyTorch operations (``torch rows``).
+The direct and blockwise paths are tested with each implementation of their element-wise steps:
+the C++ kernels (``native``; :mod:`ssa.kernels.native`) and PyTorch operations (``torch rows``
+for the direct path, ``eager`` tile kernels for the blockwise one).
 
 The blockwise and compiled paths run here without ``torch.compile`` (the same algorithm, eager;
 compilation takes minutes on a busy CPU): ``python -m ssa.bench`` checks the compiled kernels'
@@ -17,7 +18,8 @@ import torch
 
 from ssa.attention import attention, attention_path, current_path
 from ssa.kernels import PATHS, choose_path, fast_ssa_attention, ssa_values
-from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, blockwise_ssa_attention
+import ssa.kernels as kernels_module
+from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, NativeTileKernels, blockwise_ssa_attention
 from ssa.kernels import blockwise as blockwise_module, direct as direct_module
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
@@ -53,16 +55,40 @@ def scorer_for(per_head, dtype=torch.float32, device="cpu"):
 
 
 DIRECT_ROWS = ["native", "torch rows"]
+TILE_KERNELS = ["native", "eager"]
+
+
+def native_kernels():
+    if row_kernels() is None:
+        pytest.skip("the C++ kernels are not available (no compiler, or SSA_NATIVE=0)")
+    return row_kernels()
 
 
 def use_rows(rows, monkeypatch):
     """Makes the direct path use one implementation of its element-wise steps."""
     if rows == "native":
-        if row_kernels() is None:
-            pytest.skip("the compiled row kernels are not available (no compiler, or SSA_NATIVE=0)")
-        monkeypatch.setattr(direct_module, "row_implementation", lambda device, dtype: direct_module.NativeRows(row_kernels()))
+        native = native_kernels()
+        monkeypatch.setattr(direct_module, "row_implementation", lambda device, dtype: direct_module.NativeRows(native))
     else:
         monkeypatch.setattr(direct_module, "row_implementation", lambda device, dtype: direct_module.TorchRows())
+
+
+def tile_kernels_named(name):
+    return NativeTileKernels(native_kernels()) if name == "native" else EAGER_KERNELS
+
+
+def use_implementation(path, monkeypatch):
+    """``"direct/native"``, ``"blockwise/eager"``, ...: the path, with its element-wise steps
+    forced to one implementation."""
+    if "/" not in path:
+        return path
+    path, implementation = path.split("/")
+    if path == "direct":
+        use_rows(implementation, monkeypatch)
+    else:
+        kernels = tile_kernels_named(implementation)
+        monkeypatch.setattr(kernels_module, "tile_kernels", lambda device, compile: kernels)
+    return path
 
 
 def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
@@ -75,7 +101,7 @@ def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
     return output, torch.autograd.grad(output, parameters, grad_output)
 
 
-@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise", "compiled"])
+@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise/native", "blockwise/eager", "compiled"])
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("per_head", [False, True])
 @pytest.mark.parametrize("shift", ["fixed", "per row"])
@@ -83,9 +109,7 @@ def test_fast_paths_match_reference_forward_and_backward(path, case, per_head, s
     """``shift="per row"`` forces the fallback of the direct and blockwise paths for scores too
     spread for one fixed shift (torch.softmax; the online softmax's running maximum); the
     native row kernels always shift by each row's maximum."""
-    if path.startswith("direct/"):
-        path, rows = path.split("/")
-        use_rows(rows, monkeypatch)
+    path = use_implementation(path, monkeypatch)
     if shift == "per row":
         monkeypatch.setattr(direct_module, "SAFE_SHIFT_RANGE", -1.0)
         monkeypatch.setattr(blockwise_module, "SAFE_SHIFT_RANGE", -1.0)
@@ -101,29 +125,33 @@ def test_fast_paths_match_reference_forward_and_backward(path, case, per_head, s
 
 @pytest.mark.parametrize("block_q, block_k", [(4, 4), (5, 8), (19, 6), (64, 64)])
 @pytest.mark.parametrize("n_queries", [19, 6])
-def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries):
+@pytest.mark.parametrize("tiles", TILE_KERNELS)
+def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries, tiles):
     """Tiles that do not divide the lengths, streaming over several key blocks, and fewer
-    queries than keys (queries aligned to the last keys, as in decoding)."""
+    queries than keys (queries aligned to the last keys, as in decoding); forward and backward."""
+    kernels = tile_kernels_named(tiles)
     q, k, v = inputs(n_queries=n_queries)
     scorer = scorer_for(per_head=True)
-    b, n = ssa_values(scorer)
+    grad_output = torch.randn(q.shape, generator=torch.Generator().manual_seed(2))
     for case in ("plain", "causal", "causal+left padding"):
         arguments = {"causal": False, "mask": None, **CASES[case]}
         if arguments["mask"] is not None:
             arguments["mask"] = arguments["mask"][..., -n_queries:, :] if arguments["mask"].shape[-2] > 1 else arguments["mask"]
         with attention_path("reference"):
             expected = attention(q, k, v, scorer, **arguments)
-        output = blockwise_ssa_attention(q, k, v, b, n, block_q=block_q, block_k=block_k, **arguments)
+        b, n = ssa_values(scorer)
+        output = blockwise_ssa_attention(q, k, v, b, n, block_q=block_q, block_k=block_k, kernels=kernels, **arguments)
         torch.testing.assert_close(output, expected, atol=2e-5, rtol=1e-4)
+        parameters = [q, k, v, scorer.b_param.raw, scorer.n_param.raw]
+        for got, want in zip(torch.autograd.grad(output, parameters, grad_output), torch.autograd.grad(expected, parameters, grad_output)):
+            torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
 
 
-@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise"])
+@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise/native", "blockwise/eager"])
 def test_extreme_scores_fall_back_to_a_per_row_shift(path, monkeypatch):
     """n = 8 and b = 1000: scores span far more than one fixed shift can hold without
     underflow; the paths detect it and still match the reference, with no NaN."""
-    if path.startswith("direct/"):
-        path, rows = path.split("/")
-        use_rows(rows, monkeypatch)
+    path = use_implementation(path, monkeypatch)
     q, k, v = inputs()
     scorer = SSA(b=1000.0, n=8.0)
     grad_output = torch.randn(q.shape)
@@ -150,8 +178,10 @@ def test_direct_gradcheck_float64(rows, causal, monkeypatch):
     assert torch.autograd.gradcheck(function, (q, k, v, b, n), eps=1e-6, atol=1e-6)
 
 
-def test_blockwise_gradcheck_float64():
+@pytest.mark.parametrize("tiles", TILE_KERNELS)
+def test_blockwise_gradcheck_float64(tiles):
     """Numerical gradients of the custom autograd function, for q, k, v, b and n."""
+    kernels = tile_kernels_named(tiles)
     generator = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, 2, 5, 3, generator=generator, dtype=torch.float64, requires_grad=True) for _ in range(3))
     b = torch.tensor([0.7, 1.3], dtype=torch.float64, requires_grad=True)
@@ -159,7 +189,7 @@ def test_blockwise_gradcheck_float64():
     mask = padding_mask([4], 5)
     for causal, block in [(True, 2), (False, 3)]:
         def function(q, k, v, b, n):
-            return BlockwiseSSAAttention.apply(q, k, v, b, n, mask, causal, 0.5, block, block, 1, EAGER_KERNELS)
+            return BlockwiseSSAAttention.apply(q, k, v, b, n, mask, causal, 0.5, block, block, 1, kernels)
 
         assert torch.autograd.gradcheck(function, (q, k, v, b, n), eps=1e-6, atol=1e-6)
 

@@ -31,9 +31,10 @@ from torch import Tensor
 
 import os
 
-from ssa.kernels.blockwise import EAGER_KERNELS, TileKernels, blockwise_ssa_attention, compile_with_fallback
+from ssa.kernels.blockwise import EAGER_KERNELS, NativeTileKernels, TileKernels, blockwise_ssa_attention, compile_with_fallback
 from ssa.kernels.direct import direct_ssa_attention, visible_keys
 from ssa.kernels.flex import flex_available, flex_ssa_attention
+from ssa.kernels.native import row_kernels
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
@@ -108,6 +109,16 @@ def compiled_tile_kernels() -> TileKernels:
     return TileKernels(compiled=True)
 
 
+def tile_kernels(device: torch.device, compile: bool) -> TileKernels:
+    """The blockwise path's tile kernels: the C++ ones on a CPU where they are available
+    (:mod:`ssa.kernels.native`), else ``torch.compile``'d ones, or eager with ``compile=False``."""
+    if device.type == "cpu":
+        kernels = row_kernels()
+        if kernels is not None:
+            return NativeTileKernels(kernels)
+    return compiled_tile_kernels() if compile else EAGER_KERNELS
+
+
 def fast_ssa_attention(
     query: Tensor,
     key: Tensor,
@@ -131,8 +142,8 @@ def fast_ssa_attention(
     if path == "direct":
         return direct_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale)
     if path == "blockwise":
-        kernels = compiled_tile_kernels() if compile else EAGER_KERNELS
-        return blockwise_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, kernels=kernels)
+        return blockwise_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale,
+                                       kernels=tile_kernels(query.device, compile))
     if path == "compiled":
         run = _compiled_reference() if compile else _reference_ssa_attention
         causal_offset = key.shape[-2] - query.shape[-2] if causal else None

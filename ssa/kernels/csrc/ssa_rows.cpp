@@ -11,6 +11,14 @@
 //
 // Keys j <= i + causal_offset are visible when `causal`; a boolean mask (any strides,
 // broadcast dimensions with stride 0) hides more. A row with no visible key gets weight 0.
+//
+// The blockwise path (ssa/kernels/blockwise.py) calls the two tile functions at the end on each
+// (query block x key block) tile of q.k, with its per-row shift m (an upper bound of the row's
+// scores, or the log-sum-exp L in the backward):
+//
+//   tile forward:   p = e^(s - m) on visible entries, 0 elsewhere (written over q.k), and sum_j p
+//   tile backward:  p = e^(s - L), g = p (dp - delta), dL/d(q.k) = g n b scale / (1 + b scale |q.k|)
+//                   (written over dp), p (written over q.k), and dL/dn = sum g s / n per (B, H)
 // Built with -O3 -ffast-math so that GCC vectorises log and exp (glibc's libmvec); inputs are
 // finite, which is what -ffast-math assumes.
 #include <torch/extension.h>
@@ -120,6 +128,75 @@ void backward_rows(scalar_t* grad, const scalar_t* weights, const scalar_t* y, c
   }
 }
 
+// One tile's shared inputs: SSA's b and n per head, the scale, the per-row shift (B, H, Q, 1).
+template <typename scalar_t>
+struct TileInputs {
+  const scalar_t* b;
+  const scalar_t* n;
+  scalar_t scale;
+  const scalar_t* row_shift;
+};
+
+template <typename scalar_t>
+void forward_tile_rows(scalar_t* dots, scalar_t* row_sums, const TileInputs<scalar_t>& in, const RowLayout& layout,
+                       int64_t begin, int64_t end) {
+  const int64_t keys = layout.keys;
+  for (int64_t row = begin; row < end; ++row) {
+    scalar_t* d_row = dots + row * keys;
+    const int64_t head = (row / layout.queries) % layout.heads;
+    const scalar_t alpha = in.b[head] * in.scale, n_head = in.n[head], shift = in.row_shift[row];
+    const int64_t visible_end = layout.visible_end(row % layout.queries);
+    scalar_t total = 0;
+    if (layout.mask) {
+      const bool* mask = layout.mask_row(row);
+      const int64_t mask_step = layout.mask_strides[3];
+      for (int64_t j = 0; j < visible_end; ++j) {
+        const scalar_t p = mask[j * mask_step] ? std::exp(signed_log_score(alpha * d_row[j], n_head) - shift) : scalar_t(0);
+        d_row[j] = p;
+        total += p;
+      }
+    } else {
+      for (int64_t j = 0; j < visible_end; ++j) {
+        const scalar_t p = std::exp(signed_log_score(alpha * d_row[j], n_head) - shift);
+        d_row[j] = p;
+        total += p;
+      }
+    }
+    for (int64_t j = visible_end; j < keys; ++j) d_row[j] = 0;
+    row_sums[row] = total;
+  }
+}
+
+template <typename scalar_t>
+void backward_tile_rows(scalar_t* dots, scalar_t* grad, const scalar_t* delta, scalar_t* grad_n_rows,
+                        const TileInputs<scalar_t>& in, const RowLayout& layout, int64_t begin, int64_t end) {
+  const int64_t keys = layout.keys;
+  for (int64_t row = begin; row < end; ++row) {
+    scalar_t* d_row = dots + row * keys;  // in: q.k, out: p
+    scalar_t* g_row = grad + row * keys;  // in: dL/dp, out: dL/d(q.k)
+    const int64_t head = (row / layout.queries) % layout.heads;
+    const scalar_t alpha = in.b[head] * in.scale, n_head = in.n[head], shift = in.row_shift[row];
+    const scalar_t chain = n_head * alpha, row_delta = delta[row];
+    const int64_t visible_end = layout.visible_end(row % layout.queries);
+    const bool* mask = layout.mask ? layout.mask_row(row) : nullptr;
+    const int64_t mask_step = layout.mask_strides[3];
+    scalar_t grad_n = 0;
+    for (int64_t j = 0; j < visible_end; ++j) {
+      const scalar_t y = alpha * d_row[j];
+      const scalar_t denominator = scalar_t(1) + std::fabs(y);
+      const scalar_t log_term = std::copysign(std::log(denominator), y);  // s / n
+      const bool visible = mask ? mask[j * mask_step] : true;
+      const scalar_t p = visible ? std::exp(n_head * log_term - shift) : scalar_t(0);
+      const scalar_t grad_score = p * (g_row[j] - row_delta);
+      grad_n += grad_score * log_term;
+      d_row[j] = p;
+      g_row[j] = grad_score * chain / denominator;
+    }
+    for (int64_t j = visible_end; j < keys; ++j) d_row[j] = g_row[j] = 0;
+    grad_n_rows[row] = grad_n;
+  }
+}
+
 void check_matrix(const torch::Tensor& tensor, const char* name) {
   TORCH_CHECK(tensor.device().is_cpu(), "ssa_rows: ", name, " must be on the CPU");
   TORCH_CHECK(tensor.dim() == 4, "ssa_rows: ", name, " must be (B, H, Q, K)");
@@ -179,7 +256,63 @@ torch::Tensor ssa_rows_backward(torch::Tensor grad_weights, const torch::Tensor&
   return grad_n_rows;
 }
 
+template <typename scalar_t>
+TileInputs<scalar_t> tile_inputs(const torch::Tensor& dots, const torch::Tensor& b, const torch::Tensor& n, double scale,
+                                 const torch::Tensor& row_shift) {
+  check_n(b, dots);
+  check_n(n, dots);
+  TORCH_CHECK(row_shift.is_contiguous() && row_shift.numel() * dots.size(3) == dots.numel() &&
+              row_shift.scalar_type() == dots.scalar_type(), "ssa_rows: row statistics must be contiguous (B, H, Q, 1)");
+  return {b.data_ptr<scalar_t>(), n.data_ptr<scalar_t>(), static_cast<scalar_t>(scale), row_shift.data_ptr<scalar_t>()};
+}
+
+// Forward tile: dots (B, H, Q, K) becomes e^(s - row_shift); returns the row sums (B, H, Q, 1).
+torch::Tensor ssa_tile_forward(torch::Tensor dots, const torch::Tensor& b, const torch::Tensor& n, double scale,
+                               const torch::Tensor& row_shift, bool causal, int64_t causal_offset,
+                               const c10::optional<torch::Tensor>& mask) {
+  check_matrix(dots, "dots");
+  const RowLayout layout = layout_of(dots, causal, causal_offset, mask);
+  const int64_t rows = dots.numel() / std::max<int64_t>(layout.keys, 1);
+  auto row_sums = torch::empty({dots.size(0), dots.size(1), dots.size(2), 1}, dots.options());
+  AT_DISPATCH_FLOATING_TYPES(dots.scalar_type(), "ssa_tile_forward", [&] {
+    const auto in = tile_inputs<scalar_t>(dots, b, n, scale, row_shift);
+    scalar_t* d_data = dots.data_ptr<scalar_t>();
+    scalar_t* sum_data = row_sums.data_ptr<scalar_t>();
+    at::parallel_for(0, rows, grain_rows(layout.keys), [&](int64_t begin, int64_t end) {
+      forward_tile_rows<scalar_t>(d_data, sum_data, in, layout, begin, end);
+    });
+  });
+  return row_sums;
+}
+
+// Backward tile: dots becomes p, grad (dL/dp) becomes dL/d(q.k); returns dL/dn per (B, H).
+torch::Tensor ssa_tile_backward(torch::Tensor dots, torch::Tensor grad, const torch::Tensor& log_sum_exp,
+                                const torch::Tensor& delta, const torch::Tensor& b, const torch::Tensor& n, double scale,
+                                bool causal, int64_t causal_offset, const c10::optional<torch::Tensor>& mask) {
+  check_matrix(dots, "dots");
+  check_matrix(grad, "grad");
+  TORCH_CHECK(grad.sizes() == dots.sizes(), "ssa_rows: matrices must have one shape");
+  TORCH_CHECK(delta.is_contiguous() && delta.numel() == log_sum_exp.numel() && delta.scalar_type() == dots.scalar_type(),
+              "ssa_rows: row statistics must be contiguous (B, H, Q, 1)");
+  const RowLayout layout = layout_of(dots, causal, causal_offset, mask);
+  const int64_t rows = dots.numel() / std::max<int64_t>(layout.keys, 1);
+  auto grad_n_rows = torch::empty({dots.size(0), dots.size(1), dots.size(2)}, dots.options());
+  AT_DISPATCH_FLOATING_TYPES(dots.scalar_type(), "ssa_tile_backward", [&] {
+    const auto in = tile_inputs<scalar_t>(dots, b, n, scale, log_sum_exp);
+    scalar_t* d_data = dots.data_ptr<scalar_t>();
+    scalar_t* g_data = grad.data_ptr<scalar_t>();
+    const scalar_t* delta_data = delta.data_ptr<scalar_t>();
+    scalar_t* grad_n_data = grad_n_rows.data_ptr<scalar_t>();
+    at::parallel_for(0, rows, grain_rows(layout.keys), [&](int64_t begin, int64_t end) {
+      backward_tile_rows<scalar_t>(d_data, g_data, delta_data, grad_n_data, in, layout, begin, end);
+    });
+  });
+  return grad_n_rows.sum(2);
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
+  module.def("tile_forward", &ssa_tile_forward, "blockwise forward tile: probabilities in place, row sums");
+  module.def("tile_backward", &ssa_tile_backward, "blockwise backward tile: p and dL/d(q.k) in place, dL/dn per (B, H)");
   module.def("forward", &ssa_rows_forward, "SSA weights from b x, row by row");
   module.def("backward", &ssa_rows_backward, "dL/dy (in place) and dL/dn per row");
 }
