@@ -344,9 +344,9 @@ def _machine(config: BenchConfig) -> dict:
     if config.device == "cuda":
         machine["gpu"] = torch.cuda.get_device_name()
     else:
-        from ssa.kernels.native import row_kernels
+        from ssa.kernels.native import cpu_kernels
 
-        machine["native_row_kernels"] = row_kernels() is not None  # the direct path's element-wise steps
+        machine["native_row_kernels"] = cpu_kernels() is not None  # the C++ kernels of the direct and blockwise paths
     if hasattr(os, "getloadavg"):
         machine["load_average_at_start"] = list(os.getloadavg())
     return machine

@@ -23,7 +23,7 @@ from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, NativeTi
 from ssa.kernels import blockwise as blockwise_module, direct as direct_module
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
-from ssa.kernels.native import native_enabled, row_kernels
+from ssa.kernels.native import native_enabled, cpu_kernels
 from ssa.scoring import SSA
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -59,9 +59,9 @@ TILE_KERNELS = ["native", "eager"]
 
 
 def native_kernels():
-    if row_kernels() is None:
+    if cpu_kernels() is None:
         pytest.skip("the C++ kernels are not available (no compiler, or SSA_NATIVE=0)")
-    return row_kernels()
+    return cpu_kernels()
 
 
 def use_rows(rows, monkeypatch):
@@ -292,13 +292,13 @@ def test_attention_uses_the_fast_path_and_keeps_the_reference_for_weights(monkey
 def test_native_row_kernels_build_and_are_the_cpu_default():
     """With a compiler the direct path runs the compiled kernels on a CPU (a failed build would
     only warn and fall back, so this test is what notices it)."""
-    assert row_kernels() is not None
+    assert cpu_kernels() is not None
     assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float32), direct_module.NativeRows)
     assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float16), direct_module.TorchRows)
 
 
 def test_native_row_kernels_reject_bad_inputs():
-    kernels = row_kernels()
+    kernels = cpu_kernels()
     if kernels is None:
         pytest.skip("the compiled row kernels are not available")
     y = torch.randn(2, 3, 4, 5)

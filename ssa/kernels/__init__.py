@@ -6,13 +6,14 @@ path           what it is
 ``reference``  :meth:`ssa.scoring.Scorer.weights_from_qk` then ``weights @ v`` (readable; stores
                the ``(B, H, Q, K)`` matrix and every intermediate for autograd)
 ``direct``     :mod:`ssa.kernels.direct`: the matrix at once with a hand-written backward
-               (short sequences); on a CPU its element-wise steps run in compiled row kernels
+               (short sequences); on a CPU its element-wise steps run in C++ row kernels
                (:mod:`ssa.kernels.native`, built on first use; ``SSA_NATIVE=0`` turns them off)
 ``compiled``   the reference computation through ``torch.compile`` (fused element-wise work;
                still stores the matrix)
 ``blockwise``  :mod:`ssa.kernels.blockwise`: FlashAttention-style custom autograd function,
-               memory linear in the sequence length, tile kernels fused by ``torch.compile``
-               (eager tile kernels where compilation is unavailable)
+               memory linear in the sequence length; each tile's element-wise work in C++ on a
+               CPU (:mod:`ssa.kernels.native`), else fused by ``torch.compile`` (eager where
+               compilation is unavailable)
 ``flex``       :mod:`ssa.kernels.flex`: FlexAttention ``score_mod`` (CUDA)
 =============  ===============================================================================
 
@@ -34,7 +35,7 @@ import os
 from ssa.kernels.blockwise import EAGER_KERNELS, NativeTileKernels, TileKernels, blockwise_ssa_attention, compile_with_fallback
 from ssa.kernels.direct import direct_ssa_attention, visible_keys
 from ssa.kernels.flex import flex_available, flex_ssa_attention
-from ssa.kernels.native import row_kernels
+from ssa.kernels.native import cpu_kernels
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
@@ -113,7 +114,7 @@ def tile_kernels(device: torch.device, compile: bool) -> TileKernels:
     """The blockwise path's tile kernels: the C++ ones on a CPU where they are available
     (:mod:`ssa.kernels.native`), else ``torch.compile``'d ones, or eager with ``compile=False``."""
     if device.type == "cpu":
-        kernels = row_kernels()
+        kernels = cpu_kernels()
         if kernels is not None:
             return NativeTileKernels(kernels)
     return compiled_tile_kernels() if compile else EAGER_KERNELS

@@ -28,7 +28,9 @@ the tiles above the diagonal. The per-tile element-wise arithmetic lives in :fun
 shift), :func:`online_forward_scores` (running maximum) and :func:`backward_scores`;
 :class:`TileKernels` runs them between the tile's matrix products, eagerly or through
 ``torch.compile`` (which fuses them into one loop per tile), falling back to eager if
-compilation is unavailable.
+compilation is unavailable. On a CPU, :class:`NativeTileKernels` does the same work in the C++
+kernels of :mod:`ssa.kernels.native` instead: one pass per tile, in place, without the guards
+that every call of a compiled function checks.
 """
 
 from __future__ import annotations

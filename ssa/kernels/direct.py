@@ -33,7 +33,7 @@ import torch
 from torch import Tensor
 
 from ssa.kernels.blockwise import SAFE_SHIFT_RANGE, prepare_inputs
-from ssa.kernels.native import row_kernels
+from ssa.kernels.native import cpu_kernels
 
 __all__ = ["DirectSSAAttention", "NativeRows", "TorchRows", "direct_ssa_attention", "row_implementation"]
 
@@ -112,7 +112,7 @@ class NativeRows:
 def row_implementation(device: torch.device, dtype: torch.dtype):
     """:class:`NativeRows` on a CPU for float32/float64 when the kernels are available, else :class:`TorchRows`."""
     if device.type == "cpu" and dtype in (torch.float32, torch.float64):
-        kernels = row_kernels()
+        kernels = cpu_kernels()
         if kernels is not None:
             return NativeRows(kernels)
     return TorchRows()

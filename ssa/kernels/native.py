@@ -1,10 +1,11 @@
-"""The compiled CPU row kernels of the direct path (``csrc/ssa_rows.cpp``), built on first use.
+"""C++ kernels for SSA's element-wise work on a CPU (``csrc/ssa_rows.cpp``), built on first use:
+the row kernels of the direct path and the tile kernels of the blockwise path.
 
 ``torch.utils.cpp_extension.load`` compiles the source once per machine (about a minute; the
 build is cached under ``$TORCH_EXTENSIONS_DIR``, by default ``~/.cache/torch_extensions``) and
 later processes load the cached library. Where no compiler is available, or with
-``SSA_NATIVE=0``, :func:`row_kernels` returns ``None`` and the direct path runs the same
-computation as separate PyTorch operations.
+``SSA_NATIVE=0``, :func:`cpu_kernels` returns ``None`` and both paths run the same computation
+as PyTorch operations (the blockwise path through ``torch.compile``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import warnings
 from pathlib import Path
 
-__all__ = ["NATIVE_ENV", "native_enabled", "row_kernels"]
+__all__ = ["NATIVE_ENV", "native_enabled", "cpu_kernels"]
 
 NATIVE_ENV = "SSA_NATIVE"
 SOURCE = Path(__file__).parent / "csrc" / "ssa_rows.cpp"
@@ -25,7 +26,7 @@ LDFLAGS = ["-lmvec"]
 
 
 def native_enabled() -> bool:
-    """``$SSA_NATIVE`` (default on); ``0`` keeps the direct path in PyTorch operations."""
+    """``$SSA_NATIVE`` (default on); ``0`` keeps the direct and blockwise paths in PyTorch operations."""
     return os.environ.get(NATIVE_ENV, "1").strip().lower() not in {"0", "false", "no"}
 
 
@@ -37,10 +38,11 @@ def _build():
         return load(name="ssa_rows", sources=[str(SOURCE)], extra_cflags=CFLAGS, extra_ldflags=LDFLAGS, verbose=False)
     except Exception as error:  # no compiler, no headers: the PyTorch operations still work
         warnings.warn(f"ssa: the compiled CPU kernels could not be built ({type(error).__name__}: {error}); "
-                      f"the direct path uses PyTorch operations instead", RuntimeWarning, stacklevel=3)
+                      f"SSA attention uses PyTorch operations instead", RuntimeWarning, stacklevel=3)
         return None
 
 
-def row_kernels():
-    """The compiled module (``forward``, ``backward``), or ``None`` when disabled or unbuildable."""
+def cpu_kernels():
+    """The compiled module (``forward``, ``backward``, ``tile_forward``, ``tile_backward``), or
+    ``None`` when disabled or unbuildable."""
     return _build() if native_enabled() else None
