@@ -1,4 +1,4 @@
-"""C++ kernels for SSA's element-wise work on a CPU (``csrc/ssa_rows.cpp``), built on first use:
+"""C++ kernels for SSA's element-wise work on a CPU (``csrc/ssa_cpu.cpp``), built on first use:
 the row kernels of the direct path and the tile kernels of the blockwise path.
 
 ``torch.utils.cpp_extension.load`` compiles the source once per machine (about a minute; the
@@ -18,7 +18,7 @@ from pathlib import Path
 __all__ = ["NATIVE_ENV", "native_enabled", "cpu_kernels"]
 
 NATIVE_ENV = "SSA_NATIVE"
-SOURCE = Path(__file__).parent / "csrc" / "ssa_rows.cpp"
+SOURCE = Path(__file__).parent / "csrc" / "ssa_cpu.cpp"
 # -ffast-math lets GCC call glibc's vector log and exp (libmvec); -march=native is safe because
 # the library is built on the machine that runs it.
 CFLAGS = ["-O3", "-ffast-math", "-march=native"]
@@ -35,9 +35,10 @@ def _build():
     from torch.utils.cpp_extension import load
 
     try:
-        return load(name="ssa_rows", sources=[str(SOURCE)], extra_cflags=CFLAGS, extra_ldflags=LDFLAGS, verbose=False)
+        return load(name="ssa_cpu", sources=[str(SOURCE)], extra_cflags=CFLAGS, extra_ldflags=LDFLAGS, verbose=False)
     except Exception as error:  # no compiler, no headers: the PyTorch operations still work
-        warnings.warn(f"ssa: the compiled CPU kernels could not be built ({type(error).__name__}: {error}); "
+        first_line = (str(error).strip().splitlines() or [""])[0][:300]
+        warnings.warn(f"ssa: the C++ kernels could not be built ({type(error).__name__}: {first_line}); "
                       f"SSA attention uses PyTorch operations instead", RuntimeWarning, stacklevel=3)
         return None
 

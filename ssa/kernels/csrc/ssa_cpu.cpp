@@ -1,4 +1,4 @@
-// SSA attention's element-wise work on CPU, one attention row at a time.
+// SSA attention's element-wise work on CPU: rows of the direct path, tiles of the blockwise path.
 //
 // The direct path (ssa/kernels/direct.py) multiplies the matrices with ATen and hands the
 // (B, H, Q, K) matrix y = b x (x = q.k scale) to these two loops. Each row is read once and
@@ -51,8 +51,8 @@ struct RowLayout {
 RowLayout layout_of(const torch::Tensor& y, bool causal, int64_t causal_offset, const c10::optional<torch::Tensor>& mask) {
   RowLayout layout{y.size(1), y.size(2), y.size(3), causal, causal_offset, nullptr, {0, 0, 0, 0}};
   if (mask.has_value()) {
-    TORCH_CHECK(mask->scalar_type() == torch::kBool, "ssa_rows: mask must be boolean");
-    TORCH_CHECK(mask->dim() == 4 && mask->size(3) == y.size(3), "ssa_rows: mask must be expanded to (B, H, Q, K)");
+    TORCH_CHECK(mask->scalar_type() == torch::kBool, "ssa_cpu: mask must be boolean");
+    TORCH_CHECK(mask->dim() == 4 && mask->size(3) == y.size(3), "ssa_cpu: mask must be expanded to (B, H, Q, K)");
     layout.mask = mask->data_ptr<bool>();
     for (int d = 0; d < 4; ++d) layout.mask_strides[d] = mask->stride(d);
   }
@@ -198,14 +198,14 @@ void backward_tile_rows(scalar_t* dots, scalar_t* grad, const scalar_t* delta, s
 }
 
 void check_matrix(const torch::Tensor& tensor, const char* name) {
-  TORCH_CHECK(tensor.device().is_cpu(), "ssa_rows: ", name, " must be on the CPU");
-  TORCH_CHECK(tensor.dim() == 4, "ssa_rows: ", name, " must be (B, H, Q, K)");
-  TORCH_CHECK(tensor.is_contiguous(), "ssa_rows: ", name, " must be contiguous");
+  TORCH_CHECK(tensor.device().is_cpu(), "ssa_cpu: ", name, " must be on the CPU");
+  TORCH_CHECK(tensor.dim() == 4, "ssa_cpu: ", name, " must be (B, H, Q, K)");
+  TORCH_CHECK(tensor.is_contiguous(), "ssa_cpu: ", name, " must be contiguous");
 }
 
 void check_n(const torch::Tensor& n, const torch::Tensor& y) {
   TORCH_CHECK(n.dim() == 1 && n.size(0) == y.size(1) && n.is_contiguous() && n.scalar_type() == y.scalar_type(),
-              "ssa_rows: n must be a contiguous (H,) tensor of y's dtype");
+              "ssa_cpu: n must be a contiguous (H,) tensor of y's dtype");
 }
 
 int64_t grain_rows(int64_t keys) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(keys, 1)); }
@@ -238,7 +238,7 @@ torch::Tensor ssa_rows_backward(torch::Tensor grad_weights, const torch::Tensor&
   check_matrix(grad_weights, "grad_weights");
   check_matrix(weights, "weights");
   check_matrix(y, "y");
-  TORCH_CHECK(grad_weights.sizes() == y.sizes() && weights.sizes() == y.sizes(), "ssa_rows: matrices must have one shape");
+  TORCH_CHECK(grad_weights.sizes() == y.sizes() && weights.sizes() == y.sizes(), "ssa_cpu: matrices must have one shape");
   check_n(n, y);
   const RowLayout layout = layout_of(y, causal, causal_offset, mask);
   const int64_t rows = y.numel() / std::max<int64_t>(layout.keys, 1);
@@ -262,7 +262,7 @@ TileInputs<scalar_t> tile_inputs(const torch::Tensor& dots, const torch::Tensor&
   check_n(b, dots);
   check_n(n, dots);
   TORCH_CHECK(row_shift.is_contiguous() && row_shift.numel() * dots.size(3) == dots.numel() &&
-              row_shift.scalar_type() == dots.scalar_type(), "ssa_rows: row statistics must be contiguous (B, H, Q, 1)");
+              row_shift.scalar_type() == dots.scalar_type(), "ssa_cpu: row statistics must be contiguous (B, H, Q, 1)");
   return {b.data_ptr<scalar_t>(), n.data_ptr<scalar_t>(), static_cast<scalar_t>(scale), row_shift.data_ptr<scalar_t>()};
 }
 
@@ -291,9 +291,9 @@ torch::Tensor ssa_tile_backward(torch::Tensor dots, torch::Tensor grad, const to
                                 bool causal, int64_t causal_offset, const c10::optional<torch::Tensor>& mask) {
   check_matrix(dots, "dots");
   check_matrix(grad, "grad");
-  TORCH_CHECK(grad.sizes() == dots.sizes(), "ssa_rows: matrices must have one shape");
+  TORCH_CHECK(grad.sizes() == dots.sizes(), "ssa_cpu: matrices must have one shape");
   TORCH_CHECK(delta.is_contiguous() && delta.numel() == log_sum_exp.numel() && delta.scalar_type() == dots.scalar_type(),
-              "ssa_rows: row statistics must be contiguous (B, H, Q, 1)");
+              "ssa_cpu: row statistics must be contiguous (B, H, Q, 1)");
   const RowLayout layout = layout_of(dots, causal, causal_offset, mask);
   const int64_t rows = dots.numel() / std::max<int64_t>(layout.keys, 1);
   auto grad_n_rows = torch::empty({dots.size(0), dots.size(1), dots.size(2)}, dots.options());
