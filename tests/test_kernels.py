@@ -289,18 +289,18 @@ def test_attention_uses_the_fast_path_and_keeps_the_reference_for_weights(monkey
 
 
 @pytest.mark.skipif(shutil.which("c++") is None or not native_enabled(), reason="needs a C++ compiler and SSA_NATIVE on")
-def test_native_row_kernels_build_and_are_the_cpu_default():
-    """With a compiler the direct path runs the compiled kernels on a CPU (a failed build would
-    only warn and fall back, so this test is what notices it)."""
+def test_native_kernels_build_and_are_the_cpu_default():
+    """With a compiler the direct and blockwise paths run the C++ kernels on a CPU (a failed
+    build would only warn and fall back, so this test is what notices it)."""
     assert cpu_kernels() is not None
     assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float32), direct_module.NativeRows)
     assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float16), direct_module.TorchRows)
+    for compile in (False, True):
+        assert isinstance(kernels_module.tile_kernels(torch.device("cpu"), compile), NativeTileKernels)
 
 
-def test_native_row_kernels_reject_bad_inputs():
-    kernels = cpu_kernels()
-    if kernels is None:
-        pytest.skip("the compiled row kernels are not available")
+def test_native_kernels_reject_bad_inputs():
+    kernels = native_kernels()
     y = torch.randn(2, 3, 4, 5)
     with pytest.raises(RuntimeError, match="n must be a contiguous"):
         kernels.forward(y, torch.ones(2), False, 0, None)
@@ -308,3 +308,8 @@ def test_native_row_kernels_reject_bad_inputs():
         kernels.forward(y.transpose(-2, -1), torch.ones(3), False, 0, None)
     with pytest.raises(RuntimeError, match="mask must be boolean"):
         kernels.forward(y, torch.ones(3), False, 0, torch.ones(2, 3, 4, 5))
+    with pytest.raises(RuntimeError, match="row statistics must be contiguous"):
+        kernels.tile_forward(y, torch.ones(3), torch.ones(3), 0.5, torch.zeros(2, 3, 5, 1), False, 0, None)
+    with pytest.raises(RuntimeError, match="one shape"):
+        kernels.tile_backward(y, torch.randn(2, 3, 4, 4), torch.zeros(2, 3, 4, 1), torch.zeros(2, 3, 4, 1),
+                              torch.ones(3), torch.ones(3), 0.5, False, 0, None)

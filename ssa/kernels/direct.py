@@ -3,7 +3,7 @@ r"""SSA attention for short sequences: the whole matrix at once, with a hand-wri
 For short sequences (the in-context-learning models: tens of tokens) the attention matrix is
 small and a kernel's per-call overhead dominates: streaming over tiles or ``torch.compile``'s
 dynamic-shape kernels cost more than they save. This path materialises the matrix like the
-reference path but runs fewer passes over it, eagerly (no compilation).
+reference path but runs far fewer passes over it, without ``torch.compile``.
 
 Write :math:`\alpha = b \cdot \text{scale}` and :math:`y = (\alpha q) \cdot k = b x`, so that the
 score is :math:`s = \operatorname{sgn}(y)\, n \log(1 + |y|)`: folding :math:`b` into the queries
@@ -22,7 +22,7 @@ scaled query, whose product with :math:`\alpha` is :math:`\partial L/\partial q`
 gradient needs no pass over the matrix.
 
 The element-wise work between the matrix products (score, softmax, and their derivatives) is
-done row by row by the compiled kernels of :mod:`ssa.kernels.native` on a CPU: each row stays
+done row by row by the C++ kernels of :mod:`ssa.kernels.native` on a CPU: each row stays
 in cache, two passes over the matrix in all. Elsewhere, or where they cannot be built, the same
 steps run as PyTorch operations (:class:`TorchRows`); both are tested against the reference.
 """
@@ -90,7 +90,7 @@ class TorchRows:
 
 
 class NativeRows:
-    """The element-wise steps by the compiled row kernels (CPU; :mod:`ssa.kernels.native`):
+    """The element-wise steps by the C++ row kernels (CPU; :mod:`ssa.kernels.native`):
     per row the exact softmax (shift by the row's maximum) of the scores, and in the backward
     the scores recomputed from ``y``, so only ``y`` and the weights are stored."""
 
