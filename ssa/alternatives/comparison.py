@@ -145,14 +145,15 @@ def chapter_runs(profile: str, *, seeds=None, device: str = "auto") -> tuple[dic
     return runs, count, count
 
 
-def coverage(cached: int, planned: int, profile: str) -> dict:
-    """How complete the chapter's results are: ``complete`` and one sentence for the text."""
+def coverage(cached: int, planned: int) -> dict:
+    """How complete the chapter's results are: ``complete`` and one sentence for the text (plain
+    text: it is glued into the prose, where Markdown is not parsed)."""
     if cached >= planned:
         return {"complete": True, "sentence": f"All {planned} planned runs are in the cache."}
     return {"complete": False, "sentence": (
         f"Only {cached} of the {planned} planned runs are in the cache so far: a task appears once softmax's runs are "
         f"in, a scorer once all its seeds are, and every verdict below is provisional until the rest "
-        f"is trained (`{regenerate_command(profile)}` resumes the sweep).")}
+        f"is trained (the regenerate command resumes the sweep where it stopped).")}
 
 
 def load_provenance(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> dict[str, dict[str, list[dict]]]:
