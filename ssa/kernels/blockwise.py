@@ -213,11 +213,11 @@ class _Tiling:
     ``causal`` it sees keys ``j <= i + offset``, so key blocks past its last visible key are
     skipped and the causal mask of the others is built inside the tile kernel."""
 
-    def __init__(self, batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask, device):
+    def __init__(self, batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask):
         self.batch, self.n_queries, self.n_keys = batch, n_queries, n_keys
         self.offset = n_keys - n_queries if causal else None
         self.block_q, self.block_k, self.batch_block = block_q, block_k, batch_block
-        self.full_mask, self.device = full_mask, device
+        self.full_mask = full_mask
 
     @property
     def single_tile(self) -> bool:
@@ -254,7 +254,7 @@ class BlockwiseSSAAttention(torch.autograd.Function):
         n_keys = k.shape[-2]
         b_heads, n_heads = _per_head(b, heads, q), _per_head(n, heads, q)
         full_mask = None if mask is None else torch.broadcast_to(mask, (batch, heads, n_queries, n_keys))
-        tiling = _Tiling(batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask, q.device)
+        tiling = _Tiling(batch, n_queries, n_keys, causal, block_q, block_k, batch_block, full_mask)
 
         # The fixed shift m_i = n log(1 + b scale |q_i| max_j |k_j|) >= every score of row i.
         # Squared norms, one square root at the end: (x * x).sum is much faster than norm() on a CPU.
