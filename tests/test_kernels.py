@@ -308,6 +308,8 @@ def test_native_kernels_reject_bad_inputs():
         kernels.forward(y.transpose(-2, -1), torch.ones(3), False, 0, None)
     with pytest.raises(RuntimeError, match="mask must be boolean"):
         kernels.forward(y, torch.ones(3), False, 0, torch.ones(2, 3, 4, 5))
+    with pytest.raises(RuntimeError, match="b must be a contiguous"):
+        kernels.tile_forward(y, torch.ones(2), torch.ones(3), 0.5, torch.zeros(2, 3, 4, 1), False, 0, None)
     with pytest.raises(RuntimeError, match="row statistics must be contiguous"):
         kernels.tile_forward(y, torch.ones(3), torch.ones(3), 0.5, torch.zeros(2, 3, 5, 1), False, 0, None)
     with pytest.raises(RuntimeError, match="one shape"):

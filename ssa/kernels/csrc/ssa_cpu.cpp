@@ -203,9 +203,11 @@ void check_matrix(const torch::Tensor& tensor, const char* name) {
   TORCH_CHECK(tensor.is_contiguous(), "ssa_cpu: ", name, " must be contiguous");
 }
 
-void check_n(const torch::Tensor& n, const torch::Tensor& y) {
-  TORCH_CHECK(n.dim() == 1 && n.size(0) == y.size(1) && n.is_contiguous() && n.scalar_type() == y.scalar_type(),
-              "ssa_cpu: n must be a contiguous (H,) tensor of y's dtype");
+// b or n: one value per head of the (B, H, Q, K) matrix, contiguous, in its dtype.
+void check_per_head(const torch::Tensor& value, const torch::Tensor& matrix, const char* name) {
+  TORCH_CHECK(value.dim() == 1 && value.size(0) == matrix.size(1) && value.is_contiguous() &&
+              value.scalar_type() == matrix.scalar_type(),
+              "ssa_cpu: ", name, " must be a contiguous (H,) tensor of the matrix's dtype");
 }
 
 int64_t grain_rows(int64_t keys) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(keys, 1)); }
@@ -216,7 +218,7 @@ int64_t grain_rows(int64_t keys) { return std::max<int64_t>(1, 32768 / std::max<
 torch::Tensor ssa_rows_forward(const torch::Tensor& y, const torch::Tensor& n, bool causal, int64_t causal_offset,
                                const c10::optional<torch::Tensor>& mask) {
   check_matrix(y, "y");
-  check_n(n, y);
+  check_per_head(n, y, "n");
   auto weights = torch::empty_like(y);
   const RowLayout layout = layout_of(y, causal, causal_offset, mask);
   const int64_t rows = y.numel() / std::max<int64_t>(layout.keys, 1);
@@ -239,7 +241,7 @@ torch::Tensor ssa_rows_backward(torch::Tensor grad_weights, const torch::Tensor&
   check_matrix(weights, "weights");
   check_matrix(y, "y");
   TORCH_CHECK(grad_weights.sizes() == y.sizes() && weights.sizes() == y.sizes(), "ssa_cpu: matrices must have one shape");
-  check_n(n, y);
+  check_per_head(n, y, "n");
   const RowLayout layout = layout_of(y, causal, causal_offset, mask);
   const int64_t rows = y.numel() / std::max<int64_t>(layout.keys, 1);
   auto grad_n_rows = torch::empty({y.size(0), y.size(1), y.size(2)}, y.options());
@@ -259,8 +261,8 @@ torch::Tensor ssa_rows_backward(torch::Tensor grad_weights, const torch::Tensor&
 template <typename scalar_t>
 TileInputs<scalar_t> tile_inputs(const torch::Tensor& dots, const torch::Tensor& b, const torch::Tensor& n, double scale,
                                  const torch::Tensor& row_shift) {
-  check_n(b, dots);
-  check_n(n, dots);
+  check_per_head(b, dots, "b");
+  check_per_head(n, dots, "n");
   TORCH_CHECK(row_shift.is_contiguous() && row_shift.numel() * dots.size(3) == dots.numel() &&
               row_shift.scalar_type() == dots.scalar_type(), "ssa_cpu: row statistics must be contiguous (B, H, Q, 1)");
   return {b.data_ptr<scalar_t>(), n.data_ptr<scalar_t>(), static_cast<scalar_t>(scale), row_shift.data_ptr<scalar_t>()};
