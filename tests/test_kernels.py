@@ -12,6 +12,8 @@ FlexAttention has no backward on CPUs: its forward is tested here, forward and b
 
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -20,7 +22,7 @@ from ssa.attention import attention, attention_path, current_path
 from ssa.kernels import PATHS, choose_path, fast_ssa_attention, ssa_values
 import ssa.kernels as kernels_module
 from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, NativeTileKernels, blockwise_ssa_attention
-from ssa.kernels import blockwise as blockwise_module, direct as direct_module
+from ssa.kernels import blockwise as blockwise_module, direct as direct_module, native as native_module
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
 from ssa.kernels.native import native_enabled, cpu_kernels
@@ -315,3 +317,34 @@ def test_native_kernels_reject_bad_inputs():
     with pytest.raises(RuntimeError, match="one shape"):
         kernels.tile_backward(y, torch.randn(2, 3, 4, 4), torch.zeros(2, 3, 4, 1), torch.zeros(2, 3, 4, 1),
                               torch.ones(3), torch.ones(3), 0.5, False, 0, None)
+
+
+def test_native_build_directory_follows_torch_extensions_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    directory = native_module.build_directory()
+    assert directory.parent == tmp_path
+    assert torch.__version__.replace("+", "_") in directory.name
+
+
+@pytest.mark.skipif(native_module.fcntl is None, reason="flock is POSIX-only")
+def test_native_build_lock_survives_a_killed_build(tmp_path):
+    """A build killed mid-way (CI stopped, machine restarted) leaves PyTorch's lock file behind,
+    on which every later `load` would wait forever; ours is released by the OS and clears it."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, sys, time\n"
+        f"lock = open({str(tmp_path / 'ssa_build.lock')!r}, 'a')\n"
+        "fcntl.flock(lock, fcntl.LOCK_EX)\n"
+        f"open({str(tmp_path / 'lock')!r}, 'w').close()\n"
+        "print('held', flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(TimeoutError, match="building"):
+            with native_module.exclusive_build(tmp_path, wait_s=0.3):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (tmp_path / "lock").exists()
+    with native_module.exclusive_build(tmp_path, wait_s=5):
+        assert not (tmp_path / "lock").exists()
