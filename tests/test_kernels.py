@@ -331,7 +331,7 @@ def test_native_build_lock_survives_a_killed_build(tmp_path):
     """A build killed mid-way (CI stopped, machine restarted) leaves PyTorch's lock file behind,
     on which every later `load` would wait forever; ours is released by the OS and clears it."""
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, sys, time\n"
+        "import fcntl, time\n"
         f"lock = open({str(tmp_path / 'ssa_build.lock')!r}, 'a')\n"
         "fcntl.flock(lock, fcntl.LOCK_EX)\n"
         f"open({str(tmp_path / 'lock')!r}, 'w').close()\n"
