@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import os
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ssa.scoring import SSA, Scorer, Softmax, make_scorer
+from ssa.scoring import SSA, Scorer, Softmax, hide_absent_keys, make_scorer
 
 __all__ = ["attention", "attention_path", "causal_mask", "combine_masks", "current_path"]
 
@@ -73,18 +74,63 @@ def combine_masks(mask: Tensor | None, causal: bool, n_queries: int, n_keys: int
     return causal_part if mask is None else mask & causal_part
 
 
-def _check_shapes(query: Tensor, key: Tensor, value: Tensor) -> int:
+def _check_inputs(query, key, value, mask, scale, dropout_p):
+    """Every argument checked once, before a path is chosen, so that every path gets the same
+    inputs or the caller the same error: ``(query, key, value, mask, group)`` with the batch
+    broadcast and the mask 4-D."""
+    from ssa.scoring import _check_floating
+
+    for name, tensor in (("query", query), ("key", key), ("value", value)):
+        _check_floating(name, tensor)
     if query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
         raise ValueError(
             "query, key and value must be (batch, heads, tokens, head_dim); got shapes "
             f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
         )
+    if not query.dtype == key.dtype == value.dtype:
+        raise TypeError(f"query, key and value must have one dtype; got {query.dtype}, {key.dtype}, {value.dtype}")
+    if not query.device == key.device == value.device:
+        raise ValueError(f"query, key and value must be on one device; got {query.device}, {key.device}, {value.device}")
+    try:
+        batch = torch.broadcast_shapes(query.shape[:1], key.shape[:1], value.shape[:1])[0]
+    except RuntimeError:
+        raise ValueError(
+            f"query, key and value batch sizes must be equal or 1; got {query.shape[0]}, {key.shape[0]}, {value.shape[0]}"
+        ) from None
     heads, kv_heads = query.shape[1], key.shape[1]
     if value.shape[1] != kv_heads or heads % kv_heads:
         raise ValueError(
             f"key/value heads ({kv_heads}, {value.shape[1]}) must be equal and divide query heads ({heads})"
         )
-    return heads // kv_heads
+    if key.shape[2] != value.shape[2]:
+        raise ValueError(f"key and value must have the same number of tokens; got {key.shape[2]} and {value.shape[2]}")
+    if query.shape[3] != key.shape[3]:
+        raise ValueError(f"query and key must have the same head dimension; got {query.shape[3]} and {key.shape[3]}")
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale)):
+        raise ValueError(f"scale must be None or a finite number, got {scale!r}")
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)) or not 0 <= dropout_p < 1:
+        raise ValueError(f"dropout_p must be a number in [0, 1), got {dropout_p!r}")
+    shape = (batch, heads, query.shape[2], key.shape[2])
+    if mask is not None:
+        if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+            raise ValueError(
+                f"mask must be a boolean tensor (True = key may be attended), got "
+                f"{type(mask).__name__} of dtype {getattr(mask, 'dtype', None)}"
+            )
+        if mask.device != query.device:
+            raise ValueError(f"mask must be on the device of query ({query.device}), got {mask.device}")
+        try:
+            if mask.dim() > 4:
+                raise RuntimeError
+            mask = mask.reshape((1,) * (4 - mask.dim()) + tuple(mask.shape))  # (K,) -> (1, 1, 1, K): a view
+            if torch.broadcast_shapes(mask.shape, shape) != shape:
+                raise RuntimeError
+        except RuntimeError:
+            raise ValueError(
+                f"mask of shape {tuple(mask.shape)} does not broadcast to (batch, heads, queries, keys) = {shape}"
+            ) from None
+    expand = lambda tensor: tensor if tensor.shape[0] == batch else tensor.expand(batch, *tensor.shape[1:])
+    return expand(query), expand(key), expand(value), mask, heads // kv_heads
 
 
 def attention(
@@ -105,16 +151,23 @@ def attention(
     dividing ``H`` (grouped-query attention shares each key/value head among ``H / H_kv``
     query heads). ``mask`` is boolean, True where a key may be attended, broadcastable to
     ``(B, H, Q, K)``. ``scale`` defaults to ``1/sqrt(D)``.
+
+    The same inputs get the same answer, or the same error, on every path: the arguments are
+    checked before a path is chosen (``TypeError`` for a non-floating or mixed dtype,
+    ``ValueError`` naming the argument for shapes, masks, ``scale`` and ``dropout_p``); batch
+    sizes of 1 broadcast. Masked means absent: a key that no query may attend is replaced by
+    zeros before any path reads it, so a NaN or inf there reaches neither the output nor a
+    gradient (a key that some queries may attend is read, as it must be, by the matrix products).
     """
-    group = _check_shapes(query, key, value)
+    query, key, value, mask, group = _check_inputs(query, key, value, mask, scale, dropout_p)
     scorer = make_scorer(scorer)
     n_queries, n_keys = query.shape[-2], key.shape[-2]
+    key, value = hide_absent_keys(key, mask, value)
     if isinstance(scorer, SSA) and not return_weights and dropout_p == 0:
         from ssa.kernels import choose_path, fast_ssa_attention
 
         path = choose_path(query, key, current_path())
         if path != "reference":
-            combine_masks(mask, False, n_queries, n_keys)  # validates the mask
             return fast_ssa_attention(query, key, value, scorer, mask=mask, causal=causal, scale=scale, path=path)
     full_mask = combine_masks(mask, causal, n_queries, n_keys, query.device)
 

@@ -200,6 +200,6 @@ def scorer_values(model: nn.Module) -> dict[str, dict[str, list[float]]]:
     for name, module in model.named_modules():
         if isinstance(module, _ScalarParameters):
             owner, _, parameter = name.rpartition(f".{SCORER_ATTRIBUTE}.")
-            value = module.offset + torch.nn.functional.softplus(module.raw.detach().float())
+            value = module.current().detach().float()
             values.setdefault(owner, {})[parameter.removesuffix("_param")] = value.tolist()
     return values

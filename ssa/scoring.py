@@ -91,13 +91,41 @@ def _check_mask(shape: torch.Size, mask: Tensor | None) -> Tensor | None:
         ) from None
 
 
+def _check_floating(name: str, tensor) -> Tensor:
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
+    if not tensor.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor (float16, bfloat16, float32 or float64), got {tensor.dtype}")
+    return tensor
+
+
+def hide_absent_keys(keys: Tensor, mask: Tensor | None, *others: Tensor) -> tuple[Tensor, ...]:
+    """``keys`` ``(..., K, D)`` (and each of ``others``, e.g. the values) with zeros for every
+    key that no query may attend (``mask`` broadcastable to ``(..., Q, K)``; under grouped-query
+    attention its head axis, -3, may be a multiple of the keys').
+
+    Masked means absent: a non-finite value at such a key would otherwise reach every output
+    and gradient through the matrix products (``0 * nan = nan``). Its gradient is zero."""
+    if mask is None:
+        return (keys, *others)
+    seen = mask.any(-2)  # (..., K): some query may attend the key
+    if keys.dim() >= 3 and seen.dim() >= 2 and seen.shape[-2] not in (1, keys.shape[-3]):
+        kv_heads = keys.shape[-3]  # grouped-query attention: a key head serves a group of query heads
+        seen = seen.unflatten(-2, (kv_heads, seen.shape[-2] // kv_heads)).any(-2)
+    absent = ~seen[..., None]  # (..., K, 1)
+    return tuple(torch.where(absent, torch.zeros((), dtype=t.dtype, device=t.device), t) for t in (keys, *others))
+
+
 def _key_axis_last(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """Run a last-axis scorer kernel along any ``dim``, with the mask checked and half
     precision computed in float32."""
 
     def wrapper(logits: Tensor, *args, mask: Tensor | None = None, dim: int = -1, **kwargs) -> Tensor:
+        _check_floating("logits", logits)
         mask = _check_mask(logits.shape, mask)
         x = logits.float() if logits.dtype in _HALF_DTYPES else logits
+        if mask is not None:  # masked means absent: whatever a masked logit holds (NaN, inf) is never read
+            x = x.masked_fill(~mask, 0.0)
         x = x.movedim(dim, -1)
         m = mask.movedim(dim, -1) if mask is not None else None
         return fn(x, *args, mask=m, **kwargs).movedim(-1, dim).to(logits.dtype)
@@ -150,16 +178,46 @@ def ssa_logits(logits: Tensor, b: Tensor | float, n: Tensor | float) -> Tensor:
 
 
 @_key_axis_last
-def ssa(logits: Tensor, b: Tensor | float = 1.0, n: Tensor | float = 1.5, *, mask: Tensor | None = None) -> Tensor:
-    r"""Scaled Signed Averaging weights :math:`(1+b|x|)^{\operatorname{sgn}(x) n}` normalised
-    over the keys. ``b`` and ``n`` broadcast against the logits with the key axis last."""
+def _ssa_weights(logits: Tensor, b: Tensor | float, n: Tensor | float, *, mask: Tensor | None = None) -> Tensor:
     return _masked_softmax_last(ssa_logits(logits, b, n), mask)
+
+
+def check_ssa_values(b, n) -> None:
+    """``ValueError`` unless every ``b`` is finite and > 0 and every ``n`` finite and >= 1 (numbers
+    or tensors)."""
+    for name, value, lowest, inclusive in (("b", b, 0.0, False), ("n", n, 1.0, True)):
+        values = torch.as_tensor(value).detach()
+        if not (values.is_floating_point() or values.dtype in (torch.int32, torch.int64)):
+            raise TypeError(f"{name} must be a real number or a real tensor, got {values.dtype}")
+        values = values.double()
+        in_domain = values >= lowest if inclusive else values > lowest
+        if not bool((in_domain & torch.isfinite(values)).all()):
+            bound = ">= 1" if inclusive else "> 0"
+            raise ValueError(f"{name} must be finite and {bound}; got {value!r}")
+
+
+def ssa(logits: Tensor, b: Tensor | float = 1.0, n: Tensor | float = 1.5, *, mask: Tensor | None = None, dim: int = -1) -> Tensor:
+    r"""Scaled Signed Averaging weights :math:`(1+b|x|)^{\operatorname{sgn}(x) n}` normalised
+    over the keys. ``b`` and ``n`` broadcast against the logits with the key axis last.
+
+    ``b > 0`` and ``n >= 1`` are checked (``ValueError``), as the :class:`SSA` module's are; for
+    tensors on a GPU the check waits for their values. The module, whose parameterisation keeps
+    them in their domain, skips it."""
+    check_ssa_values(b, n)
+    return _ssa_weights(logits, b, n, mask=mask, dim=dim)
 
 
 @_key_axis_last
 def temperature_softmax(logits: Tensor, temperature: Tensor | float = 1.0, *, mask: Tensor | None = None) -> Tensor:
     """Softmax of ``logits / temperature``."""
     return _masked_softmax_last(logits / temperature, mask)
+
+
+def _sparse_support(x: Tensor, mask: Tensor | None) -> Tensor:
+    """The keys that may get weight: unmasked ones whose logit is not ``-inf`` (which softmax
+    weighs 0; the sparse maps would fail on a row of them). NaN stays, and propagates."""
+    finite_below = x != float("-inf")
+    return finite_below if mask is None else mask & finite_below
 
 
 def _shift_for_sparse(x: Tensor, mask: Tensor | None, gap: float) -> Tensor:
@@ -190,7 +248,8 @@ def sparsemax(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
 
     # entmax's own handling of dim != -1 is unreliable on 3-D/4-D inputs; the wrapper always
     # hands it the key axis last.
-    return _zero_fully_masked(_sparsemax(_shift_for_sparse(logits, mask, gap=4.0), dim=-1), mask)
+    support = _sparse_support(logits, mask)
+    return _zero_fully_masked(_sparsemax(_shift_for_sparse(logits, support, gap=4.0), dim=-1), support)
 
 
 @_key_axis_last
@@ -198,7 +257,8 @@ def entmax15(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     """1.5-entmax, via ``entmax.entmax15``."""
     from entmax import entmax15 as _entmax15
 
-    return _zero_fully_masked(_entmax15(_shift_for_sparse(logits, mask, gap=8.0), dim=-1), mask)
+    support = _sparse_support(logits, mask)
+    return _zero_fully_masked(_entmax15(_shift_for_sparse(logits, support, gap=8.0), dim=-1), support)
 
 
 @_key_axis_last
@@ -237,8 +297,11 @@ def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None)
     A row's :math:`M` is one more than its largest distance to an unmasked key, so every
     weighted pair has a positive cosine and masking keys equals removing them. Causal attention
     is the causal mask. A row whose ReLU-feature similarities are all zero gets zero weights."""
+    _check_floating("queries", queries)
+    _check_floating("keys", keys)
     logits_shape = (*torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2]), queries.shape[-2], keys.shape[-2])
     mask = _check_mask(torch.Size(logits_shape), mask)
+    keys, = hide_absent_keys(keys, mask)  # the global maximum below reads every key
     dtype = queries.dtype
     q = F.relu(queries.float() if dtype in _HALF_DTYPES else queries)
     k = F.relu(keys.float() if dtype in _HALF_DTYPES else keys)
@@ -327,8 +390,9 @@ def _check_positive(parameter: str, value: float) -> float:
 
 
 class _ScalarParameters(nn.Module):
-    """A named scalar per layer (``num_heads=None``) or per head, fixed or trainable, kept in
-    its domain by a reparameterisation: value = ``offset + softplus(raw)``."""
+    """A named scalar per layer (``num_heads=None``) or per head. Trainable, it is kept in its
+    domain by a reparameterisation, value = ``offset + softplus(raw)`` (``raw`` the parameter);
+    fixed, it is stored as given (the buffer ``fixed``)."""
 
     def __init__(self, init: float, trainable: bool, num_heads: int | None, offset: float = 0.0):
         super().__init__()
@@ -336,16 +400,20 @@ class _ScalarParameters(nn.Module):
             raise ValueError(f"num_heads must be None (one value per layer) or an int >= 1, got {num_heads!r}")
         self.num_heads = num_heads
         self.offset = offset
-        # init == offset would need raw = -inf; start a hair above the bound instead.
-        raw = torch.full((num_heads or 1,), _inverse_softplus(max(init - offset, 1e-4)))
+        self.trainable = trainable
         if trainable:
-            self.raw = nn.Parameter(raw)
+            # init == offset would need raw = -inf; start a hair above the bound instead.
+            self.raw = nn.Parameter(torch.full((num_heads or 1,), _inverse_softplus(max(init - offset, 1e-4))))
         else:
-            self.register_buffer("raw", raw)
+            self.register_buffer("fixed", torch.full((num_heads or 1,), float(init)))
+
+    def current(self) -> Tensor:
+        """The values, ``(num_heads or 1,)``, differentiable when trainable."""
+        return self.offset + F.softplus(self.raw) if self.trainable else self.fixed
 
     def value(self, logits: Tensor) -> Tensor:
         """The values, shaped to broadcast against logits ``(..., heads, Q, K)``."""
-        value = self.offset + F.softplus(self.raw)
+        value = self.current()
         if self.num_heads is None:
             return value.reshape(()).to(logits.dtype)
         if logits.dim() < 3 or logits.shape[-3] != self.num_heads:
@@ -387,14 +455,14 @@ class SSA(Scorer):
 
     @property
     def b(self) -> Tensor:
-        return self.b_param.offset + F.softplus(self.b_param.raw.detach())
+        return self.b_param.current().detach()
 
     @property
     def n(self) -> Tensor:
-        return self.n_param.offset + F.softplus(self.n_param.raw.detach())
+        return self.n_param.current().detach()
 
     def forward(self, logits, mask=None, dim=-1):
-        return ssa(logits, self.b_param.value(logits), self.n_param.value(logits), mask=mask, dim=dim)
+        return _ssa_weights(logits, self.b_param.value(logits), self.n_param.value(logits), mask=mask, dim=dim)
 
     def extra_repr(self):
         return f"name={self.name!r}, b={self.b.tolist()}, n={self.n.tolist()}"

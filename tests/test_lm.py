@@ -122,7 +122,7 @@ def test_fineweb_edu_is_streamed_sharded_and_packed_on_the_fly(corpus, tmp_path,
 
 def test_unigram_baseline_of_a_uniform_distribution_is_the_vocabulary_size():
     counts = torch.full((50,), 1000)
-    held_out = torch.randint(0, 50, (4, 9))
+    held_out = torch.randint(0, 50, (4, 9), generator=torch.Generator().manual_seed(0))
     assert data.unigram_perplexity(counts, held_out) == pytest.approx(50.0)
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 import os
@@ -72,14 +71,14 @@ def ssa_values(scorer) -> tuple[Tensor, Tensor]:
     """SSA's ``b`` and ``n`` as differentiable tensors of shape ``()`` (one per layer) or ``(H,)``."""
     values = []
     for parameter in (scorer.b_param, scorer.n_param):
-        value = parameter.offset + F.softplus(parameter.raw)
+        value = parameter.current()
         values.append(value.reshape(()) if parameter.num_heads is None else value)
     return values[0], values[1]
 
 
 def _reference_ssa_attention(q, k, v, b, n, mask, causal_offset, scale):
     """The reference computation as one function of tensors (what ``compiled`` compiles)."""
-    from ssa.scoring import ssa
+    from ssa.scoring import _ssa_weights
 
     heads = q.shape[1]
     if k.shape[1] != heads:
@@ -87,7 +86,7 @@ def _reference_ssa_attention(q, k, v, b, n, mask, causal_offset, scale):
         v = v.repeat_interleave(heads // v.shape[1], dim=1)
     mask = visible_keys(q.shape[-2], k.shape[-2], mask, causal_offset, q.device)
     per_head = (lambda value: value[:, None, None]) if b.dim() == 1 else (lambda value: value)
-    weights = ssa((q @ k.transpose(-2, -1)) * scale, per_head(b), per_head(n), mask=mask)  # (B, H, Q, K)
+    weights = _ssa_weights((q @ k.transpose(-2, -1)) * scale, per_head(b), per_head(n), mask=mask)  # (B, H, Q, K)
     return weights @ v
 
 

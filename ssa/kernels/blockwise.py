@@ -101,7 +101,7 @@ def backward_scores(dot_products, grad_probabilities, log_sum_exp, delta, b, n, 
     grad_scores = probabilities * (grad_probabilities - delta)  # softmax backward
     # Hidden entries have p = 0, hence grad_scores = 0; scores stay finite there, so no 0 * inf.
     grad_dot_products = grad_scores * ((n * b * scale) / (1.0 + b * logits.abs()))
-    grad_n = (grad_scores * scores).sum((-2, -1)) / n.squeeze(-1).squeeze(-1)
+    grad_n = (grad_scores * scores).sum((-2, -1), dtype=torch.float64) / n.squeeze(-1).squeeze(-1)
     return probabilities, grad_dot_products, grad_n
 
 
@@ -308,7 +308,7 @@ class BlockwiseSSAAttention(torch.autograd.Function):
         else:
             grad_q = torch.zeros_like(q)
             grad_k, grad_v = torch.zeros_like(k), torch.zeros_like(v)
-            grad_n = q.new_zeros(q.shape[:2])  # (B, H)
+            grad_n = q.new_zeros(q.shape[:2], dtype=torch.float64)  # (B, H); the tiles' sums are double
             for items, rows in tiling.row_blocks():
                 for cols, tile_mask, causal_shift in tiling.key_blocks(items, rows):
                     tile_q, tile_k, tile_v, tile_n = tile_gradients(items, rows, cols, tile_mask, causal_shift)
@@ -316,9 +316,10 @@ class BlockwiseSSAAttention(torch.autograd.Function):
                     grad_k[items, :, cols] += tile_k
                     grad_v[items, :, cols] += tile_v
                     grad_n[items] += tile_n
-        grad_b = (q * grad_q).sum((-2, -1)) / b_heads.reshape(-1)  # (B, H), see the module doc
+        # (B, H), see the module doc; in double, as dL/dn: the terms of both cancel
+        grad_b = (q * grad_q).sum((-2, -1), dtype=torch.float64) / b_heads.reshape(-1)
         return (
-            grad_q, grad_k, grad_v, _reduce_to(grad_b, b_shape), _reduce_to(grad_n, n_shape),
+            grad_q, grad_k, grad_v, _reduce_to(grad_b, b_shape).to(q.dtype), _reduce_to(grad_n, n_shape).to(q.dtype),
             None, None, None, None, None, None, None,
         )
 

@@ -85,7 +85,8 @@ class TorchRows:
         # products: on a CPU a new (B, H, Q, K) tensor costs more than a pass over it (fresh pages).
         products = torch.mul(grad_weights, weights)
         grad_scores = grad_weights.sub_(products.sum(-1, keepdim=True)).mul_(weights)
-        grad_n = torch.mul(grad_scores, scores, out=products).sum((0, 2, 3)) / n.reshape(-1)  # d s / d n = s / n
+        # d s / d n = s / n; summed in double (the scalar gradients cancel, see grad_b below)
+        grad_n = torch.mul(grad_scores, scores, out=products).sum((0, 2, 3), dtype=torch.float64) / n.reshape(-1)
         return grad_scores.div_(denominator).mul_(n), grad_n
 
 
@@ -106,7 +107,7 @@ class NativeRows:
         y, mask, causal_offset = saved
         grad_n_rows = self.kernels.backward(grad_weights, weights, y, n.reshape(-1).contiguous(),
                                             causal_offset is not None, causal_offset or 0, mask)
-        return grad_weights, grad_n_rows.sum((0, 2))  # grad_weights now holds dL/dy
+        return grad_weights, grad_n_rows.sum((0, 2))  # grad_weights now holds dL/dy; dL/dn in double
 
 
 def row_implementation(device: torch.device, dtype: torch.dtype):
@@ -148,10 +149,13 @@ class DirectSSAAttention(torch.autograd.Function):
         # The gradients are written in their inputs' layouts (empty_like keeps strides): a
         # transposed view's gradient then needs no copy upstream.
         grad_q = torch.mul(torch.matmul(grad_y, k), b * ctx.scale, out=torch.empty_like(q))  # (B, H, Q, D)
-        grad_b = (q * grad_q).sum((0, 2, 3)) / b.reshape(-1)
+        # Summed in double: its terms cancel (most of dL/db's magnitude is sum_j dL/ds_ij = 0), so
+        # float32 accumulation would add an error of the order of the terms, not of the result.
+        grad_b = (q * grad_q).sum((0, 2, 3), dtype=torch.float64) / b.reshape(-1)
         grad_k = torch.empty_strided(k.shape, ctx.key_strides, dtype=k.dtype, device=k.device)
         grad_k.copy_(torch.matmul(grad_y.transpose(-2, -1), scaled_q))
-        return grad_q, grad_k, grad_v, grad_b.reshape(b.shape), grad_n.reshape(n.shape), None, None, None
+        return (grad_q, grad_k, grad_v, grad_b.to(b.dtype).reshape(b.shape), grad_n.to(n.dtype).reshape(n.shape),
+                None, None, None)
 
 
 def direct_ssa_attention(q: Tensor, k: Tensor, v: Tensor, b: Tensor, n: Tensor, *, mask: Tensor | None = None,

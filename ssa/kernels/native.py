@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import platform
 import sys
 import time
 import warnings
@@ -32,10 +33,17 @@ __all__ = ["NATIVE_ENV", "native_enabled", "cpu_kernels", "build_directory"]
 
 NATIVE_ENV = "SSA_NATIVE"
 SOURCE = Path(__file__).parent / "csrc" / "ssa_cpu.cpp"
-# -ffast-math lets GCC call glibc's vector log and exp (libmvec); -march=native is safe because
-# the library is built on the machine that runs it.
-CFLAGS = ["-O3", "-ffast-math", "-march=native"]
-LDFLAGS = ["-lmvec"]
+# IEEE arithmetic, the same on every CPU of an architecture: no -ffast-math (which lets GCC
+# reorder sums and assume finite values, and so call vector exp/log whose accuracy is the
+# library's) and no -march=native (whose instructions, FMA among them, differ from CPU to CPU).
+# -ffp-contract=off forbids fusing a * b + c, which some targets would and others could not.
+# On x86-64 the code is compiled for the baseline ISA (SSE2), which every x86-64 CPU runs, so
+# an AVX2 and an AVX-512 machine execute the same instructions. The element-wise work is then
+# scalar; the matrix products, where the time goes, stay in PyTorch's BLAS.
+CFLAGS = ["-O3", "-fno-math-errno", "-ffp-contract=off"]
+if platform.machine().lower() in {"x86_64", "amd64"}:
+    CFLAGS += ["-march=x86-64", "-mtune=generic"]
+LDFLAGS: list[str] = []
 # A build takes about a minute; a process that waits longer for another's build runs the
 # PyTorch operations rather than hang.
 BUILD_WAIT_S = 600.0

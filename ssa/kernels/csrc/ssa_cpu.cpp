@@ -19,8 +19,11 @@
 //   tile forward:   p = e^(s - m) on visible entries, 0 elsewhere (written over q.k), and sum_j p
 //   tile backward:  p = e^(s - L), g = p (dp - delta), dL/d(q.k) = g n b scale / (1 + b scale |q.k|)
 //                   (written over dp), p (written over q.k), and dL/dn = sum g s / n per (B, H)
-// Built with -O3 -ffast-math so that GCC vectorises log and exp (glibc's libmvec); inputs are
-// finite, which is what -ffast-math assumes.
+// Built with IEEE arithmetic for the x86-64 baseline (no -ffast-math, no -march=native, no FMA
+// contraction; ssa/kernels/native.py): the same machine code on every x86-64 CPU, exp and log
+// from glibc (at most 1 ulp on x86-64, glibc manual). Row sums and the per-row dL/dn are
+// accumulated in double, so their rounding is far below that of the float32 terms summed.
+// Hidden keys are never read beyond their mask bit: non-finite values there cannot reach an output.
 #include <torch/extension.h>
 #include <ATen/Parallel.h>
 
@@ -83,7 +86,7 @@ void forward_rows(const scalar_t* y, const scalar_t* n, scalar_t* weights, const
     } else {
       for (int64_t j = 0; j < visible_end; ++j) row_max = std::max(row_max, w_row[j]);
     }
-    scalar_t total = 0;
+    double total = 0;
     if (mask) {
       for (int64_t j = 0; j < visible_end; ++j) {
         const scalar_t e = mask[j * mask_step] ? std::exp(w_row[j] - row_max) : scalar_t(0);
@@ -97,14 +100,14 @@ void forward_rows(const scalar_t* y, const scalar_t* n, scalar_t* weights, const
         total += e;
       }
     }
-    const scalar_t inverse = total > 0 ? scalar_t(1) / total : scalar_t(0);  // 0: no visible key
+    const scalar_t inverse = total > 0 ? static_cast<scalar_t>(1.0 / total) : scalar_t(0);  // 0: no visible key
     for (int64_t j = 0; j < visible_end; ++j) w_row[j] *= inverse;
     for (int64_t j = visible_end; j < keys; ++j) w_row[j] = 0;
   }
 }
 
 template <typename scalar_t>
-void backward_rows(scalar_t* grad, const scalar_t* weights, const scalar_t* y, const scalar_t* n, scalar_t* grad_n_rows,
+void backward_rows(scalar_t* grad, const scalar_t* weights, const scalar_t* y, const scalar_t* n, double* grad_n_rows,
                    const RowLayout& layout, int64_t begin, int64_t end) {
   const int64_t keys = layout.keys;
   for (int64_t row = begin; row < end; ++row) {
@@ -114,13 +117,20 @@ void backward_rows(scalar_t* grad, const scalar_t* weights, const scalar_t* y, c
     const scalar_t n_head = n[(row / layout.queries) % layout.heads];
     const int64_t visible_end = layout.visible_end(row % layout.queries);
 
-    scalar_t inner = 0;  // <dw, w>; hidden keys have w = 0
-    for (int64_t j = 0; j < visible_end; ++j) inner += g_row[j] * w_row[j];
-    scalar_t grad_n = 0;
+    double inner_sum = 0;  // <dw, w>; hidden keys have w = 0
+    for (int64_t j = 0; j < visible_end; ++j) {
+      if (w_row[j] != 0) inner_sum += double(g_row[j]) * double(w_row[j]);  // w = 0: hidden, whatever dw is
+    }
+    const scalar_t inner = static_cast<scalar_t>(inner_sum);
+    double grad_n = 0;
     for (int64_t j = 0; j < visible_end; ++j) {
       const scalar_t denominator = scalar_t(1) + std::fabs(y_row[j]);
+      if (w_row[j] == 0) {  // hidden (or underflowed): no gradient, whatever y and dw hold
+        g_row[j] = 0;
+        continue;
+      }
       const scalar_t grad_score = w_row[j] * (g_row[j] - inner);
-      grad_n += grad_score * std::copysign(std::log(denominator), y_row[j]);  // d s / d n = s / n
+      grad_n += double(grad_score) * std::copysign(std::log(denominator), y_row[j]);  // d s / d n = s / n
       g_row[j] = n_head * grad_score / denominator;
     }
     grad_n_rows[row] = grad_n;
@@ -146,7 +156,7 @@ void forward_tile_rows(scalar_t* dots, scalar_t* row_sums, const TileInputs<scal
     const int64_t head = (row / layout.queries) % layout.heads;
     const scalar_t alpha = in.b[head] * in.scale, n_head = in.n[head], shift = in.row_shift[row];
     const int64_t visible_end = layout.visible_end(row % layout.queries);
-    scalar_t total = 0;
+    double total = 0;
     if (layout.mask) {
       const bool* mask = layout.mask_row(row);
       const int64_t mask_step = layout.mask_strides[3];
@@ -163,12 +173,12 @@ void forward_tile_rows(scalar_t* dots, scalar_t* row_sums, const TileInputs<scal
       }
     }
     for (int64_t j = visible_end; j < keys; ++j) d_row[j] = 0;
-    row_sums[row] = total;
+    row_sums[row] = static_cast<scalar_t>(total);
   }
 }
 
 template <typename scalar_t>
-void backward_tile_rows(scalar_t* dots, scalar_t* grad, const scalar_t* delta, scalar_t* grad_n_rows,
+void backward_tile_rows(scalar_t* dots, scalar_t* grad, const scalar_t* delta, double* grad_n_rows,
                         const TileInputs<scalar_t>& in, const RowLayout& layout, int64_t begin, int64_t end) {
   const int64_t keys = layout.keys;
   for (int64_t row = begin; row < end; ++row) {
@@ -180,16 +190,20 @@ void backward_tile_rows(scalar_t* dots, scalar_t* grad, const scalar_t* delta, s
     const int64_t visible_end = layout.visible_end(row % layout.queries);
     const bool* mask = layout.mask ? layout.mask_row(row) : nullptr;
     const int64_t mask_step = layout.mask_strides[3];
-    scalar_t grad_n = 0;
+    double grad_n = 0;
     for (int64_t j = 0; j < visible_end; ++j) {
       const scalar_t y = alpha * d_row[j];
       const scalar_t denominator = scalar_t(1) + std::fabs(y);
       const scalar_t log_term = std::copysign(std::log(denominator), y);  // s / n
       const bool visible = mask ? mask[j * mask_step] : true;
       const scalar_t p = visible ? std::exp(n_head * log_term - shift) : scalar_t(0);
-      const scalar_t grad_score = p * (g_row[j] - row_delta);
-      grad_n += grad_score * log_term;
       d_row[j] = p;
+      if (p == 0) {  // hidden (or underflowed): no gradient, whatever q.k and dp hold
+        g_row[j] = 0;
+        continue;
+      }
+      const scalar_t grad_score = p * (g_row[j] - row_delta);
+      grad_n += double(grad_score) * log_term;
       g_row[j] = grad_score * chain / denominator;
     }
     for (int64_t j = visible_end; j < keys; ++j) d_row[j] = g_row[j] = 0;
@@ -233,7 +247,7 @@ torch::Tensor ssa_rows_forward(const torch::Tensor& y, const torch::Tensor& n, b
   return weights;
 }
 
-// dL/dy (written over grad_weights) and dL/dn per row (B, H, Q)
+// dL/dy (written over grad_weights) and dL/dn per row (B, H, Q), in double
 torch::Tensor ssa_rows_backward(torch::Tensor grad_weights, const torch::Tensor& weights, const torch::Tensor& y,
                                 const torch::Tensor& n, bool causal, int64_t causal_offset,
                                 const c10::optional<torch::Tensor>& mask) {
@@ -244,13 +258,13 @@ torch::Tensor ssa_rows_backward(torch::Tensor grad_weights, const torch::Tensor&
   check_per_head(n, y, "n");
   const RowLayout layout = layout_of(y, causal, causal_offset, mask);
   const int64_t rows = y.numel() / std::max<int64_t>(layout.keys, 1);
-  auto grad_n_rows = torch::empty({y.size(0), y.size(1), y.size(2)}, y.options());
+  auto grad_n_rows = torch::empty({y.size(0), y.size(1), y.size(2)}, y.options().dtype(torch::kDouble));
   AT_DISPATCH_FLOATING_TYPES(y.scalar_type(), "ssa_rows_backward", [&] {
     scalar_t* g_data = grad_weights.data_ptr<scalar_t>();
     const scalar_t* w_data = weights.data_ptr<scalar_t>();
     const scalar_t* y_data = y.data_ptr<scalar_t>();
     const scalar_t* n_data = n.data_ptr<scalar_t>();
-    scalar_t* grad_n_data = grad_n_rows.data_ptr<scalar_t>();
+    double* grad_n_data = grad_n_rows.data_ptr<double>();
     at::parallel_for(0, rows, grain_rows(layout.keys), [&](int64_t begin, int64_t end) {
       backward_rows<scalar_t>(g_data, w_data, y_data, n_data, grad_n_data, layout, begin, end);
     });
@@ -287,7 +301,7 @@ torch::Tensor ssa_tile_forward(torch::Tensor dots, const torch::Tensor& b, const
   return row_sums;
 }
 
-// Backward tile: dots becomes p, grad (dL/dp) becomes dL/d(q.k); returns dL/dn per (B, H).
+// Backward tile: dots becomes p, grad (dL/dp) becomes dL/d(q.k); returns dL/dn per (B, H), in double.
 torch::Tensor ssa_tile_backward(torch::Tensor dots, torch::Tensor grad, const torch::Tensor& log_sum_exp,
                                 const torch::Tensor& delta, const torch::Tensor& b, const torch::Tensor& n, double scale,
                                 bool causal, int64_t causal_offset, const c10::optional<torch::Tensor>& mask) {
@@ -298,13 +312,13 @@ torch::Tensor ssa_tile_backward(torch::Tensor dots, torch::Tensor grad, const to
               "ssa_cpu: row statistics must be contiguous (B, H, Q, 1)");
   const RowLayout layout = layout_of(dots, causal, causal_offset, mask);
   const int64_t rows = dots.numel() / std::max<int64_t>(layout.keys, 1);
-  auto grad_n_rows = torch::empty({dots.size(0), dots.size(1), dots.size(2)}, dots.options());
+  auto grad_n_rows = torch::empty({dots.size(0), dots.size(1), dots.size(2)}, dots.options().dtype(torch::kDouble));
   AT_DISPATCH_FLOATING_TYPES(dots.scalar_type(), "ssa_tile_backward", [&] {
     const auto in = tile_inputs<scalar_t>(dots, b, n, scale, log_sum_exp);
     scalar_t* d_data = dots.data_ptr<scalar_t>();
     scalar_t* g_data = grad.data_ptr<scalar_t>();
     const scalar_t* delta_data = delta.data_ptr<scalar_t>();
-    scalar_t* grad_n_data = grad_n_rows.data_ptr<scalar_t>();
+    double* grad_n_data = grad_n_rows.data_ptr<double>();
     at::parallel_for(0, rows, grain_rows(layout.keys), [&](int64_t begin, int64_t end) {
       backward_tile_rows<scalar_t>(d_data, g_data, delta_data, grad_n_data, in, layout, begin, end);
     });
