@@ -113,11 +113,12 @@ def test_nothing_at_a_masked_key_reaches_an_output_or_a_gradient(name, path, poi
     torch.testing.assert_close(output, clean, **tolerance(dtype))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("poison", [float("nan"), float("inf"), -float("inf")])
 @pytest.mark.parametrize("name", [name for name in scorer_names() if name != "cosformer"])
-def test_nothing_at_a_masked_logit_reaches_the_weights_or_their_gradient(name, poison):
+def test_nothing_at_a_masked_logit_reaches_the_weights_or_their_gradient(name, poison, dtype):
     generator = torch.Generator().manual_seed(0)
-    logits = torch.randn(2, 3, 6, generator=generator)
+    logits = torch.randn(2, 3, 6, generator=generator).to(dtype)
     mask = torch.tensor([True, True, True, True, False, False])
     poisoned = logits.clone()
     poisoned[..., 4:] = poison
@@ -130,9 +131,10 @@ def test_nothing_at_a_masked_logit_reaches_the_weights_or_their_gradient(name, p
     torch.testing.assert_close(weights[..., :4], scorer(logits[..., :4]))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["softmax", "ssa", "sparsemax", "entmax15", "temperature_softmax", "ssmax", "sigmoid"])
-def test_a_row_of_minus_infinity_gets_zero_weights(name):
-    logits = torch.tensor([[0.5, -1.0, 2.0], [-float("inf")] * 3])
+def test_a_row_of_minus_infinity_gets_zero_weights(name, dtype):
+    logits = torch.tensor([[0.5, -1.0, 2.0], [-float("inf")] * 3], dtype=dtype)
     weights = make_scorer(name)(logits)
     assert torch.isfinite(weights).all() and (weights[1] == 0).all()
     fully_masked = make_scorer(name)(torch.randn(2, 3, generator=torch.Generator().manual_seed(0)), torch.tensor([[True] * 3, [False] * 3]))
