@@ -28,7 +28,7 @@ descheduled threads, which punishes code made of many small kernels (the blockwi
 more than one large kernel (SDPA); one thread measures the kernels rather than the scheduler.
 
 Results go through the result cache (``results/<profile>/performance/``); ``--json PATH``
-also writes them to ``PATH``. The targets of issue 8 are checked in :func:`verdicts`.
+also writes them to ``PATH``. The performance targets are checked in :func:`verdicts`.
 """
 
 from __future__ import annotations
@@ -374,7 +374,7 @@ def run_benchmark(config: BenchConfig, log=print) -> dict:
 
 
 def verdicts(config: BenchConfig, result: dict) -> dict:
-    """Each of issue 8's targets that this run measures: the measured ratio, the target, met."""
+    """Each performance target that this run measures: the measured ratio, the target, met."""
     checks = {}
     rows = {(row["size"], row["tokens"]): row for row in result["attention"]}
     gpu = config.device == "cuda"

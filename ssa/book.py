@@ -7,7 +7,9 @@
 Every ``.ipynb`` page of ``_toc.yml`` is executed with papermill, with the parameters
 ``profile``, ``device`` and ``seed`` injected, into ``_build/src/`` (a copy of the book's layout:
 ``_config.yml``, ``_toc.yml``, ``book/``, ``notebooks/``); the committed notebooks are never
-written. Jupyter Book then builds ``_build/src`` into ``_build/html`` with warnings as errors.
+written. Jupyter Book then builds ``_build/src`` into ``_build/html`` with warnings as errors,
+and every page of the table of contents is checked for what a reader must never see: a cell's
+stderr, a traceback, a path of this machine, a frozen widget (``ssa.page_check``).
 """
 
 from __future__ import annotations
@@ -250,6 +252,21 @@ def build_html(stage: Path, output_root: Path) -> Path:
     return index
 
 
+def toc_pages(root: Path) -> list[str]:
+    """The built HTML page of every ``_toc.yml`` document, relative to ``_build/html``."""
+    return [resolve_document(root, document).with_suffix(".html").as_posix() for document in toc_documents(root / "_toc.yml")]
+
+
+def check_built_pages(root: Path, html_root: Path) -> None:
+    """Raise :class:`BookBuildFailed` naming every page with what :mod:`ssa.page_check` refuses."""
+    from ssa.page_check import check_pages
+
+    found = check_pages(html_root, toc_pages(root))
+    if found:
+        lines = [f"{page}: {problem}" for page, problems in found.items() for problem in problems]
+        raise BookBuildFailed("pages show what a reader must not see (see ssa/page_check.py):\n    " + "\n    ".join(lines))
+
+
 def run(
     root: Path,
     settings: RunSettings,
@@ -278,6 +295,11 @@ def run(
         "SSA_RESULTS_DIR": os.environ.get("SSA_RESULTS_DIR", str(root / "results")),
         "SSA_DATA_DIR": os.environ.get("SSA_DATA_DIR", str(root / "data")),
         "SSA_REQUIRE_CACHE": "1" if settings.require_cache else os.environ.get("SSA_REQUIRE_CACHE", "0"),
+        # A static page cannot show a live progress bar: it would stay on the page as a frozen
+        # widget (ssa.page_check refuses it). Hugging Face's bars (e.g. transformers' "Loading
+        # weights") are switched off here; the chapters pass progress=False to the package's
+        # own training loops.
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
     }
     print(
         f"ssa.book: profile={settings.profile} device={settings.device} seed={settings.seed} "
@@ -304,6 +326,7 @@ def run(
         return None
     html_started = time.perf_counter()
     index = build_html(stage, root)
+    check_built_pages(root, index.parent)
     print(f"built {index} in {time.perf_counter() - html_started:.1f} s", flush=True)
     return index
 

@@ -106,6 +106,17 @@ def entry_path(experiment: str, config: Any, *, profile: str, results_dir: str |
     return root / profile / experiment / f"{cache_key(config)[:_KEY_LENGTH]}.json"
 
 
+def check_throwaway_cache(results_dir: str | Path | None = None) -> None:
+    """``ValueError`` if the cache at ``results_dir`` (default :func:`ssa.paths.results_dir`) is
+    the repository's ``results/``: a run stopped early (``stop_at``) is keyed as the full run, so
+    it may be written only to a throwaway cache."""
+    root = paths.repository_root()
+    book_cache = ((root if root is not None else Path.cwd()) / "results").resolve()
+    if (Path(results_dir).expanduser().resolve() if results_dir is not None else paths.results_dir().resolve()) == book_cache:
+        raise ValueError("stop_at: a stopped run is keyed as the full run and would enter the book's result cache; "
+                         "set $SSA_RESULTS_DIR (or results_dir) to a throwaway folder")
+
+
 def _git(*arguments: str) -> str | None:
     root = paths.repository_root()
     if root is None:

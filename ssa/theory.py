@@ -1,6 +1,6 @@
 r"""The paper's two theorems, in precise versions of our own, derived with sympy.
 
-The paper (arXiv 2508.14685) proves two theorems whose exact statements are not public; the
+The paper (ACL 2026; arXiv 2508.14685) proves two theorems whose exact statements are not public; the
 versions here are ours (see the Theory chapter, which states and proves them):
 
 * **Theorem 1, global magnification.** All logits are multiplied by :math:`\lambda \to \infty`.

@@ -1,11 +1,15 @@
 """The book as a reader meets it: one install cell everywhere, commands that match the README and
-the CI workflow, and no number typed into the front matter's prose."""
+the CI workflow, no number typed into the front matter's prose, and a page check
+(``ssa.page_check``) that refuses stderr, tracebacks and local paths on a built page."""
 
 import re
 from pathlib import Path
 
 import nbformat
+import pytest
 import yaml
+
+from ssa import book, page_check
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -58,3 +62,128 @@ def test_front_matter_prose_types_no_numbers():
                 # Tables of fixed vocabulary (the profiles) hold no numbers either.
                 digits = [word for word in re.findall(r"[^\s]*\d[^\s]*", _prose(cell.source)) if word.strip(".,;:()*") not in NAMES]
                 assert not digits, f"notebooks/{name}.ipynb cell {index} types numbers: {digits}; glue them"
+
+
+# ssa.page_check: what no built page may show. `python -m ssa.book run` applies it to every page
+# after the HTML build, and the browser check to the pages as Chromium renders them.
+STDERR_CELL = (
+    '<div class="cell_output docutils container"><div class="output stderr highlight-myst-ansi notranslate">'
+    '<div class="highlight"><pre><span></span>{text}</pre></div></div></div>'
+)
+TRACEBACK_CELL = (
+    '<div class="output traceback highlight-ipythontb notranslate"><div class="highlight"><pre><span></span>'
+    '<span class="gt">Traceback (most recent call last)</span>\nValueError: boom</pre></div></div>'
+)
+STDOUT_CELL = '<div class="output stream highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>{text}</pre></div></div>'
+
+
+def _page(body: str) -> str:
+    return f"<!DOCTYPE html><html><head><title>page</title><script>var x = 1;</script></head><body><main>{body}</main></body></html>"
+
+
+def test_page_check_reports_a_stderr_cell_even_without_a_path():
+    problems = page_check.page_problems(_page(STDERR_CELL.format(text="a message on stderr")))
+    assert problems == ["stderr output: 'a message on stderr'"]
+
+
+def test_page_check_reports_the_tqdm_warning_the_decoder_chapter_showed():
+    warning = "/work/main/.venv/lib/python3.11/site-packages/tqdm/auto.py:21: TqdmWarning: IProgress not found."
+    problems = page_check.page_problems(_page(STDERR_CELL.format(text=warning)))
+    assert problems[0].startswith("stderr output: '/work/main/.venv")
+    assert any(problem.startswith("local path in the text: ") and "/work/main" in problem for problem in problems)
+
+
+def test_page_check_reports_a_traceback_output_and_traceback_text_in_stdout():
+    assert page_check.page_problems(_page(TRACEBACK_CELL))[0].startswith("error output: 'Traceback (most recent call last)")
+    printed = STDOUT_CELL.format(text="Traceback (most recent call last):\n  ValueError")
+    assert page_check.page_problems(_page(printed)) == ["the page shows a Python traceback"]
+
+
+def test_page_check_reports_a_warning_printed_to_stdout():
+    problems = page_check.page_problems(_page(STDOUT_CELL.format(text="x.py:3: <span>FutureWarning</span>: old")))
+    assert problems == ["a warning in an output: 'FutureWarning: old'"]
+
+
+def test_page_check_reports_a_widget_output():
+    widget = '<script type="application/vnd.jupyter.widget-view+json">{"model_id": "1a2b", "version_major": 2}</script>'
+    assert page_check.page_problems(_page(f'<div class="cell_output docutils container">{widget}</div>')) == [
+        "a widget output (a progress bar?), which a static page shows frozen or not at all"
+    ]
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<p>saved to /tmp/run/model.pt</p>",
+        "<p>see <code>/root/.cache/torch_extensions</code></p>",
+        '<div class="highlight"><pre><span class="n">path</span> <span class="o">=</span> <span class="s2">"/home/me/data"</span></pre></div>',
+        "<p>C:\\Users\\me\\ssa</p>",
+        "<p>lib/python3.11/site-packages/ssa</p>",
+        '<p><a href="file:///work/main/results/cpu">results</a></p>',
+        '<p><img src="/home/me/figure.png" alt="a figure"></p>',
+        '<p><abbr title="built in /work/main">here</abbr></p>',
+        "<table><tr><td>a</td><td>/tmp/x</td></tr></table>",
+    ],
+)
+def test_page_check_reports_a_local_path_the_reader_sees(html):
+    assert page_check.page_problems(_page(html)), f"no problem found in {html!r}"
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        # what the book legitimately shows: relative and home-relative paths, web addresses
+        "<p>cached in <code>results/cpu/decoder/</code>, by default <code>~/.cache/torch_extensions</code></p>",
+        '<p><a href="https://example.org/home/tmp/work/">https://example.org/home/tmp/work/</a></p>',
+        "<p>input/output and/or the tmp folder; a workshop, the homework</p>",
+        '<div class="output stream"><pre>loss 2.31</pre></div>',
+        # not seen by a reader: scripts, styles, an embedded image's base64
+        '<script>const where = "/work/main/.venv/lib/python3.11/site-packages";</script>',
+        "<style>.x { background: url(/tmp/a.png); }</style>",
+        '<img src="data:image/png;base64,iVBORw0KGgo/work/AAAA/tmp/Bsite-packages" alt="a figure">',
+        '<a href="../_static/tmp/file.js" title="scripts">static</a>',
+    ],
+)
+def test_page_check_passes_what_is_no_local_path(html):
+    assert page_check.page_problems(_page(html)) == []
+
+
+def test_the_runner_refuses_a_build_whose_page_shows_stderr(tmp_path):
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/chapter\n")
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "intro.md").write_text("# intro\n")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "chapter.ipynb").write_text("{}")
+    html = tmp_path / "_build" / "html"
+    (html / "notebooks").mkdir(parents=True)
+    (html / "book").mkdir()
+    (html / "book" / "intro.html").write_text(_page("<p>fine</p>"))
+    (html / "notebooks" / "chapter.html").write_text(_page(STDERR_CELL.format(text="oops")))
+    with pytest.raises(book.BookBuildFailed, match=r"notebooks/chapter.html: stderr output: 'oops'"):
+        book.check_built_pages(tmp_path, html)
+    (html / "notebooks" / "chapter.html").write_text(_page(STDOUT_CELL.format(text="fine")))
+    book.check_built_pages(tmp_path, html)
+
+
+ACL_ANTHOLOGY_ID = "2026.acl-long.1385"  # the paper's peer-reviewed version, ACL 2026
+ACL_PAGES = (30033, 30051)
+
+
+def test_the_paper_is_cited_as_its_acl_version_everywhere():
+    bib = (ROOT / "book" / "references.bib").read_text(encoding="utf-8")
+    entry = re.search(r"@inproceedings\{naim2026ssa,(.*?)\n\}", bib, re.S)
+    assert entry, "book/references.bib has no @inproceedings{naim2026ssa, ...} entry"
+    fields = dict(re.findall(r"^\s*(\w+)\s*=\s*\{(.*)\},?$", entry.group(1), re.M))
+    assert "64th Annual Meeting of the Association for Computational Linguistics" in fields["booktitle"]
+    assert fields["pages"] == f"{ACL_PAGES[0]}--{ACL_PAGES[1]}" and fields["year"] == "2026"
+    assert ACL_ANTHOLOGY_ID in fields["url"] and fields["eprint"] == "2508.14685"
+    for path in NOTEBOOKS:
+        assert "naim2025ssa" not in path.read_text(encoding="utf-8"), f"{path.name} cites the old key"
+    assert ACL_ANTHOLOGY_ID in README[:1000] and "2508.14685" in README[:1000]
+
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["cff-version"] == "1.2.0" and citation["repository-code"] == REPOSITORY_URL
+    (paper,) = [reference for reference in citation["references"] if reference["type"] == "conference-paper"]
+    assert (paper["start"], paper["end"], paper["year"]) == (*ACL_PAGES, 2026)
+    assert ACL_ANTHOLOGY_ID in paper["url"]
+    assert [author["family-names"] for author in paper["authors"]] == ["Naim", "Bhar", "Bolte", "Asher"]

@@ -159,3 +159,23 @@ def test_drafts_are_the_notebooks_outside_the_toc_and_never_go_into_html(tmp_pat
     assert book.draft_notebooks(tmp_path) == [Path("notebooks/draft.ipynb")]
     with pytest.raises(ValueError, match="--drafts .* --no-html"):
         book.run(tmp_path, _settings(), html=True, drafts=True)
+
+
+PROGRESS_CELL = """import transformers  # imports tqdm.auto, which warned into the page without ipywidgets
+import transformers.utils.logging as hf_logging
+assert not hf_logging.is_progress_bar_enabled()
+total = sum(hf_logging.tqdm(range(3), desc="Loading weights"))
+print(total)"""
+
+
+def test_book_kernels_leave_no_stderr_and_no_progress_bar_in_the_page(tmp_path):
+    # The decoder chapter once showed tqdm's "IProgress not found" warning (on importing
+    # transformers); a progress bar would stay on a static page as stderr text or a frozen widget.
+    # The package's own bars are the chapters' business (progress=False); Hugging Face's are off.
+    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/bars\n", {"notebooks/bars": [PROGRESS_CELL]})
+    book.run(tmp_path, _settings(), html=False)
+    executed = nbformat.read(tmp_path / "_build" / "src" / "notebooks" / "bars.ipynb", as_version=4)
+    outputs = [output for cell in executed.cells if cell.cell_type == "code" for output in cell.outputs]
+    assert [output for output in outputs if output.get("name") == "stderr" or output.output_type == "error"] == []
+    assert [output for output in outputs if "application/vnd.jupyter.widget-view+json" in output.get("data", {})] == []
+    assert [output.text for output in outputs if output.get("name") == "stdout"] == ["3\n"]

@@ -4,9 +4,11 @@ Run by ``make browser`` (which ``make test`` calls after building the HTML) with
 ``SSA_BOOK_HTML=_build/html``; skipped in the plain unit-test run, where no fresh build exists.
 For every page of ``_toc.yml`` (plus the search and general-index pages; index.html must redirect to the root page): the page loads
 with no JavaScript error and no failed or off-machine request, every image has loaded, MathJax
-has typeset every formula (no raw ``$$`` or ``\\(`` left in the text, no MathJax error), no
-output shows a Python traceback or an error, and every local link points to an existing file and
-anchor. A screenshot of the front page is kept in ``_build/artifacts/front-page.png``.
+has typeset every formula (no raw ``$$`` or ``\\(`` left in the text, no MathJax error), the
+page as rendered shows no stderr output, no error or traceback and no path of the machine that
+built it (the rules of ``ssa.page_check``, applied to the live DOM; a hand-made page shows that
+they fail), and every local link points to an existing file and anchor. A screenshot of the front
+page is kept in ``_build/artifacts/front-page.png``.
 
 Chromium is Debian's ``chromium`` package (``make browser`` installs it when missing); the book
 is served from ``127.0.0.1`` and MathJax comes from the book's own ``_static/`` (see
@@ -23,7 +25,7 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 
-from ssa import book
+from ssa import book, page_check
 
 HTML_ENV = "SSA_BOOK_HTML"
 ARTIFACTS_ENV = "SSA_BOOK_ARTIFACTS"
@@ -49,9 +51,7 @@ ARTIFACTS = Path(os.environ.get(ARTIFACTS_ENV, HTML.parent / "artifacts")).resol
 def book_pages() -> list[str]:
     """The HTML pages of this build, relative to HTML: one per _toc.yml entry, plus the index,
     search and general-index pages (older builds may have left other files behind)."""
-    documents = [book.resolve_document(ROOT, document).with_suffix(".html").as_posix()
-                 for document in book.toc_documents(ROOT / "_toc.yml")]
-    return [*documents, "genindex.html", "search.html"]
+    return [*book.toc_pages(ROOT), "genindex.html", "search.html"]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -93,7 +93,7 @@ def browser_context(tmp_path_factory):
 
 
 # Runs in the page: everything the checks need, in one round trip.
-_INSPECT = """() => {
+_INSPECT = """(localPath) => {
   const skip = new Set(['SCRIPT', 'STYLE', 'PRE', 'CODE', 'TEXTAREA', 'NOSCRIPT']);
   const raw = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -112,14 +112,24 @@ _INSPECT = """() => {
     untypeset: maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.trim().slice(0, 120)),
     mathErrors: [...document.querySelectorAll('mjx-merror')].map(e => e.textContent.slice(0, 120)),
     raw: raw,
-    errorOutputs: [...document.querySelectorAll('.output.traceback, .output.error, .output_error, .nb-error')]
+    errorOutputs: [...document.querySelectorAll('.output.stderr, .output.traceback, .output.error, .output_stderr, .output_error, .nb-error')]
       .map(e => e.textContent.trim().slice(0, 200)),
     tracebackText: document.body.innerText.includes('Traceback (most recent call last)'),
+    // What the reader sees, as laid out (innerText leaves out hidden elements); page_check reads
+    // the whole DOM as well.
+    localPaths: (document.body.innerText.match(new RegExp(localPath, 'g')) || []),
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
     ids: [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
   };
 }"""
+
+
+def _inspect(page) -> dict:
+    """What _INSPECT finds in the page, plus ssa.page_check's findings on its live DOM."""
+    found = page.evaluate(_INSPECT, page_check.LOCAL_PATH_JS)
+    found["readerProblems"] = page_check.page_problems(page.content())
+    return found
 
 
 def _visit(context, url: str) -> tuple[dict, list[str], str]:
@@ -148,8 +158,7 @@ def _visit(context, url: str) -> tuple[dict, list[str], str]:
         # Images below the fold may load lazily: scroll through the page, then wait for them.
         page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
         page.wait_for_function("() => [...document.images].every(img => img.complete)", timeout=PAGE_TIMEOUT_MS, polling=POLL_MS)
-        found = page.evaluate(_INSPECT)
-        return found, problems, page.url
+        return _inspect(page), problems, page.url
     except playwright_api.Error as error:
         return {}, [*problems, f"{type(error).__name__}: {str(error).splitlines()[0]}"], url
     finally:
@@ -172,11 +181,13 @@ def _page_problems(found: dict) -> list[str]:
     problems += [f"maths not typeset: {text}" for text in found.get("untypeset", [])]
     problems += [f"MathJax error: {text}" for text in found.get("mathErrors", [])]
     problems += [f"raw LaTeX delimiters in the text: {text!r}" for text in found.get("raw", [])]
-    problems += [f"error output: {text}" for text in found.get("errorOutputs", [])]
+    problems += [f"stderr or error output as rendered: {text}" for text in found.get("errorOutputs", [])]
     if found.get("overflow", 0) > 1:
         problems.append(f"the page is {found['overflow']} px wider than the window (it scrolls sideways)")
     if found.get("tracebackText"):
         problems.append("the page shows a Python traceback")
+    problems += [f"local path in the text as laid out: {path!r}" for path in found.get("localPaths", [])]
+    problems += found.get("readerProblems", [])
     return problems
 
 
@@ -186,6 +197,43 @@ def test_page_loads_and_renders(visited, page):
     problems = problems + _page_problems(found)
     assert found, f"{page} could not be inspected: {problems}"
     assert not problems, f"{page}:\n  " + "\n  ".join(problems)
+
+
+# A page with what the checks must catch, as myst-nb writes it: a stderr cell (the warning the
+# decoder chapter once showed), a traceback and a local path in a stdout cell; and a clean page
+# with what they must let through (a relative path, a web address, a path inside a script).
+BAD_PAGE = """<!DOCTYPE html><html><head><title>bad</title></head><body><main>
+<div class="cell_output docutils container">
+<div class="output stderr highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>/opt/venv/lib/python3.11/site-packages/tqdm/auto.py:21: TqdmWarning: IProgress not found</pre></div></div>
+<div class="output traceback highlight-ipythontb notranslate"><div class="highlight"><pre><span></span><span class="gt">Traceback (most recent call last)</span>
+ValueError: boom</pre></div></div>
+<div class="output stream highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>cached in /home/someone/ssa-book/results</pre></div></div>
+</div></main></body></html>"""
+CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title></head><body><main>
+<p>Results live in <code>results/cpu/</code>; see <a href="https://example.org/home/tmp/">the site</a>.</p>
+<script>const where = "/work/main/.venv/lib/python3.11/site-packages";</script>
+<div class="cell_output docutils container"><div class="output stream highlight-myst-ansi notranslate"><div class="highlight"><pre>ok</pre></div></div></div>
+</main></body></html>"""
+
+
+def test_the_checks_fail_on_a_hand_made_bad_page_and_pass_a_clean_one(browser_context):
+    page = browser_context.new_page()
+    try:
+        page.set_content(BAD_PAGE)
+        bad = _page_problems(_inspect(page))
+        page.set_content(CLEAN_PAGE)
+        clean = _page_problems(_inspect(page))
+    finally:
+        page.close()
+    expected = [  # (how a problem starts, what it quotes)
+        ("stderr or error output as rendered: ", "TqdmWarning"), ("stderr or error output as rendered: ", "Traceback"),
+        ("stderr output: ", "TqdmWarning"), ("error output: ", "Traceback"),
+        ("the page shows a Python traceback", ""), ("local path in the text as laid out: ", "/home/"),
+        ("local path in the text: ", "/home/someone"), ("local path in the text: ", "site-packages"),
+    ]
+    for start, quoted in expected:
+        assert any(problem.startswith(start) and quoted in problem for problem in bad), f"no {start!r} quoting {quoted!r}: {bad}"
+    assert clean == [], clean
 
 
 def test_pages_with_maths_have_mathjax_output(visited):

@@ -257,6 +257,13 @@ def test_training_resumes_exactly_after_an_interruption(tmp_path, tiny_zorro, mo
         assert resumed["scorer_values"][name] == pytest.approx(straight["scorer_values"][name])
 
 
+def test_stop_at_ends_training_with_a_curve_point_and_a_checkpoint(tmp_path, tiny_zorro):
+    stopped = train_and_probe(tiny_config(), "ssa", 3, checkpoint_dir=tmp_path / "stopped", corpus=tiny_corpus(),
+                              zorro_folder=tiny_zorro, progress=False, stop_at=2)
+    assert stopped["curve"]["step"] == [0, 2]
+    assert torch.load(tmp_path / "stopped" / "checkpoint.pt", weights_only=False)["step"] == 2
+
+
 # ---- verdict -------------------------------------------------------------------------------
 
 

@@ -59,3 +59,11 @@ def test_lock_file_pins_every_requirement_and_torch():
     # The Makefile installs the CPU or CUDA build of exactly this torch version.
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert f"TORCH_VERSION := {pins['torch']}\n" in makefile
+
+
+def test_tqdm_finds_ipywidgets_so_notebook_kernels_do_not_warn():
+    # transformers imports tqdm.auto; in a notebook kernel without ipywidgets that import writes
+    # "TqdmWarning: IProgress not found" to the cell's stderr (the decoder chapter once showed it).
+    from tqdm.notebook import IProgress
+
+    assert IProgress is not None, "ipywidgets is missing or too old for tqdm: install requirements/lock.txt"

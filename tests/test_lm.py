@@ -181,6 +181,18 @@ def test_resumed_training_equals_uninterrupted_training(corpus, tmp_path, monkey
         training.train(run.replace(train={"lr": 1e-3}), tmp_path / "parts", device="cpu", progress=False)
 
 
+def test_stop_at_ends_an_accumulating_run_with_a_checkpoint_at_that_step(corpus, tmp_path):
+    from ssa.lm.train import STATE_FILE, learning_rate, train
+
+    run = tiny_run(corpus, steps=5, warmup_steps=2, micro_batch=2, global_batch=4, eval_every=10, checkpoint_every=10)
+    summary = train(run, tmp_path / "stopped", device="cpu", progress=False, stop_at=2)  # two micro-batches a step
+    history = summary["history"]
+    assert history["step"] == [1, 2] and history["eval_step"] == [0, 2]
+    assert history["lr"] == [learning_rate(0, run), learning_rate(1, run)]  # the schedule of all 5 steps
+    assert summary["tokens_trained"] == 2 * 4 * run.model.seq_len
+    assert torch.load(tmp_path / "stopped" / "checkpoint" / STATE_FILE, weights_only=False)["step"] == 2
+
+
 def test_sentence_scores_do_not_depend_on_padding(trained):
     from ssa.lm.evaluate import blimp_accuracy, sentence_log_probabilities
 

@@ -168,3 +168,17 @@ def test_committed_results_are_valid():
     """Every entry under results/ (cpu and paper are committed) passes validation."""
     invalid = [(str(entry.path), entry.problems) for entry in list_entries() if entry.problems]
     assert not invalid
+
+
+def test_a_stopped_run_never_enters_the_books_cache(monkeypatch, tmp_path):
+    from ssa import paths
+    from ssa.results import check_throwaway_cache
+
+    monkeypatch.delenv("SSA_RESULTS_DIR", raising=False)
+    if paths.repository_root() is None:
+        pytest.skip("needs the checkout (editable install)")
+    with pytest.raises(ValueError, match="stop_at"):
+        check_throwaway_cache()
+    check_throwaway_cache(tmp_path)  # a throwaway folder is fine
+    monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path))
+    check_throwaway_cache()

@@ -1,7 +1,7 @@
 """Alternative scorers: every scorer of :mod:`ssa.scoring` through the in-context-learning tasks.
 
 The paper says it tried temperature softmax, sparsemax, entmax, cosFormer and SA-softmax and
-found "none consistently better than softmax", with no numbers (FACTS.md). This chapter trains
+found "none consistently better than softmax", with no numbers. This chapter trains
 every registered scorer (``ssa.scoring.scorer_names()``: registering a new one adds it here with
 no other change than rerunning) on the same tasks, shifts, budget and hyperparameters as the
 In-context learning chapters, and compares them.

@@ -33,7 +33,8 @@ from ssa.profiles import check_profile, resolve_device
 from ssa.scoring import scorer_names
 
 EXPERIMENT_COST = "alternatives/cost"
-# The scorers the paper says it tried (FACTS.md); the verdict on its statement is about these.
+# The scorers the paper says it tried (its discussion of alternative scoring functions); the
+# verdict on its statement is about these.
 PAPER_ALTERNATIVES = ("temperature_softmax", "sparsemax", "entmax15", "sa_softmax", "sa_softmax_normalized", "cosformer")
 SMOKE_SEEDS = 1  # the smoke profile only checks the code: one model per scorer and task (12 x 3 add up)
 # Shift levels in the results table (the figures show every sigma).

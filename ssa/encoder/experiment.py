@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -27,14 +28,16 @@ from ssa.encoder import corpus as corpus_module
 from ssa.encoder import zorro
 from ssa.encoder.model import EncoderConfig
 from ssa.profiles import check_profile, resolve_device
-from ssa.results import cached
+from ssa.results import cached, check_throwaway_cache
 
 # The paper's four BabyBERTa variants: softmax, SSA with learned b and n, and SSA with n fixed.
 VARIANTS = ("softmax", "ssa", "ssa_n1.5", "ssa_n2")
 SEEDS_PER_PROFILE = {"smoke": 1, "cpu": 3, "paper": 3}
 EXPERIMENT = "encoder"
+CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"  # the same variable as the ICL runs' (ssa.icl.train)
 
-# The paper's published accuracies (%, FACTS.md): softmax, and the best SSA variant it reports.
+# The paper's published accuracies (%, its BabyBERTa Zorro table): softmax, and the best SSA
+# variant it reports.
 PAPER_ACCURACIES = {
     "agreement_subject_verb-across_prepositional_phrase": {"softmax": 56.00, "ssa": 65.95, "variant": "ssa_n2"},
     "argument_structure-swapped_arguments": {"softmax": 83.30, "ssa": 92.00, "variant": "ssa_n1.5"},
@@ -73,22 +76,36 @@ def _corpus() -> corpus_module.Corpus:
     return corpus_module.load_corpus()
 
 
-def run_config(profile: str, variant: str, seed: int) -> dict:
-    """Everything that determines a run's numbers (the cache key)."""
+def run_config(profile: str, variant: str, seed: int, model: EncoderConfig | None = None) -> dict:
+    """Everything that determines a run's numbers (the cache key); ``model`` defaults to the profile's."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
-    return {"model": dataclasses.asdict(EncoderConfig.for_profile(profile)), "scorer": variant, "seed": seed}
+    model = model if model is not None else EncoderConfig.for_profile(profile)
+    return {"model": dataclasses.asdict(model), "scorer": variant, "seed": seed}
 
 
 def checkpoint_dir(profile: str, config: dict) -> Path:
-    root = paths.repository_root() or Path.cwd()
+    """The run's checkpoint folder, under ``$SSA_CHECKPOINT_DIR`` (as the ICL runs) or ``_build/checkpoints``."""
+    configured = os.environ.get(CHECKPOINT_DIR_ENV)
+    root = Path(configured).expanduser() if configured else (paths.repository_root() or Path.cwd()) / "_build" / "checkpoints"
     key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
-    return root / "_build" / "checkpoints" / EXPERIMENT / profile / f"{config['scorer']}-seed{config['seed']}-{key}"
+    return root / EXPERIMENT / profile / f"{config['scorer']}-seed{config['seed']}-{key}"
 
 
 def run(profile: str, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1, progress: bool = True) -> dict:
     """One trained and probed model (from the cache when it is there)."""
-    config = run_config(check_profile(profile), variant, seed)
+    return cached_run(profile, EncoderConfig.for_profile(check_profile(profile)), variant, seed, device=device, threads=threads, progress=progress)
+
+
+def cached_run(profile: str, model: EncoderConfig, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1,
+               progress: bool = True, stop_at: int | None = None) -> dict:
+    """The run of ``model`` x ``variant`` x ``seed`` through the cache (``results/<profile>/encoder/runs/``).
+
+    ``stop_at`` stops training early (see :func:`ssa.encoder.train.train_and_probe`); the cache
+    key does not hold it, so :mod:`ssa.paper_check`, which uses it, writes to a throwaway cache."""
+    if stop_at is not None:
+        check_throwaway_cache()
+    config = run_config(check_profile(profile), variant, seed, model)
     device = resolve_device(device)
 
     def compute() -> dict:
@@ -96,8 +113,8 @@ def run(profile: str, variant: str, seed: int, *, device: str = "auto", threads:
 
         with torch_threads(threads if device == "cpu" else None):
             return train_and_probe(
-                EncoderConfig.for_profile(profile), variant, seed, device=device,
-                checkpoint_dir=checkpoint_dir(profile, config), corpus=_corpus(), progress=progress,
+                model, variant, seed, device=device,
+                checkpoint_dir=checkpoint_dir(profile, config), corpus=_corpus(), progress=progress, stop_at=stop_at,
             )
 
     return cached(f"{EXPERIMENT}/runs", config, compute, profile=profile, regenerate=regenerate_command(profile), device=device)

@@ -135,11 +135,15 @@ def train_and_probe(
     corpus: Corpus | None = None,
     zorro_folder: str | Path | None = None,
     progress: bool = True,
+    stop_at: int | None = None,
 ) -> dict:
     """Train BabyBERTa with ``scorer`` for ``config.steps`` steps, then score it on Zorro.
 
     Returns JSON-able results: training curves, the learned scorer parameters, per-paradigm
-    holistic and pseudo-log-likelihood accuracies, sizes and wall times.
+    holistic and pseudo-log-likelihood accuracies, sizes and wall times. ``stop_at`` ends
+    training after that many steps as if it had been stopped there (the schedule is still the
+    one of ``config.steps``; a curve point and the checkpoint are written at the stop), then
+    scores the model: the paper-profile check (:mod:`ssa.paper_check`) uses it.
     """
     from tqdm.auto import tqdm
 
@@ -176,8 +180,9 @@ def train_and_probe(
     if step == 0 and not history["step"]:
         evaluate_curve_point(math.nan)  # the untrained model: the curves' starting point
     loss_sum, loss_count = 0.0, 0
+    last = config.steps if stop_at is None else min(stop_at, config.steps)
     bar = tqdm(total=config.steps, initial=step, desc=f"{scorer} seed {seed}", disable=not progress, mininterval=5)
-    while step < config.steps:
+    while step < last:
         started = time.perf_counter()
         model.train()
         ids, attention_mask = pad(stream.batch(step))
@@ -193,11 +198,11 @@ def train_and_probe(
         step += 1
         timings["train_seconds"] += time.perf_counter() - started
         bar.update(1)
-        if step % config.eval_every == 0 or step == config.steps:
+        if step % config.eval_every == 0 or step == last:
             evaluate_curve_point(loss_sum / loss_count)
             bar.set_postfix(loss=f"{loss_sum / loss_count:.3f}", zorro=f"{history['zorro_accuracy'][-1]:.3f}")
             loss_sum, loss_count = 0.0, 0
-        if checkpoint_path is not None and (step % config.checkpoint_every == 0 or step == config.steps):
+        if checkpoint_path is not None and (step % config.checkpoint_every == 0 or step == last):
             _save_checkpoint(checkpoint_path, {
                 "model": model.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
                 "torch_rng": torch.get_rng_state(), "step": step, "history": history, "timings": timings,

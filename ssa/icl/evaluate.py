@@ -5,10 +5,11 @@ Everything that predicts is a *predictor*: ``predictor(xs, ys) -> predictions`` 
 A trained model (through :func:`model_predictor`) and every baseline share that signature, so each
 metric below is computed the same way for all of them, on the same prompts.
 
-Metrics (the paper's, FACTS.md): pointwise error is a wrong sign (quantification) or the squared
-error (linear). The *prompt-level* error scores predictions from point 3 on (0-based index
-:data:`FIRST_SCORED` = 2): for quantification a prompt is wrong when any of them is wrong; for the
-linear task it is their mean squared error. Both are averaged over prompts.
+Metrics (the paper's; the details as in the authors' public code): pointwise error is a wrong
+sign (quantification) or the squared error (linear). The *prompt-level* error scores predictions
+from point 3 on (0-based index :data:`FIRST_SCORED` = 2): for quantification a prompt is wrong
+when any of them is wrong; for the linear task it is their mean squared error. Both are averaged
+over prompts.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ the chapters measure on it, cached as one result file.
 :class:`ICLExperiment` is the single config of an experiment; :func:`experiment_config` fills it
 for a profile:
 
-* ``paper``: the paper's setup (FACTS.md): GPT-2 with 12 layers, 8 heads, embedding 256; Adam
-  1e-4, batch 64, 500k steps, curriculum 11 -> 41 points (+2 every 2000 steps), 256 positions.
+* ``paper``: the paper's setup (the hyperparameters as in the authors' public code): GPT-2 with
+  12 layers, 8 heads, embedding 256; Adam 1e-4, batch 64, 500k steps, curriculum 11 -> 41 points
+  (+2 every 2000 steps), 256 positions.
 * ``cpu``: what the book shows, sized so that one model trains in minutes on one CPU core (the
   chapters state how the size was chosen and the times measured).
 * ``smoke``: seconds; checks that the code runs.
@@ -36,7 +37,7 @@ RESULT_VERSION = 2  # 2: the injection block also scores the same prompts withou
 CHAPTER_SCORERS = ("softmax", "ssa")
 SEEDS = (0, 1, 2)
 
-# SSA as in the authors' ICL code (FACTS.md): b = exp(1) ~ 2.72 and n = exp(0.4) ~ 1.49 at
+# SSA as in the authors' public ICL code: b = exp(1) ~ 2.72 and n = exp(0.4) ~ 1.49 at
 # initialisation, both trained, one pair per layer shared by its heads. Other scorers start from
 # their registry defaults.
 SCORER_DEFAULTS: dict[str, dict[str, float]] = {"ssa": {"b": math.e, "n": math.exp(0.4)}}
@@ -213,10 +214,13 @@ def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> d
     return out
 
 
-def run(experiment: ICLExperiment, *, device: str = "auto", progress: bool = True) -> dict:
-    """Train (resuming from a checkpoint if one exists) and evaluate; a JSON-able dict."""
+def run(experiment: ICLExperiment, *, device: str = "auto", progress: bool = True, stop_at: int | None = None) -> dict:
+    """Train (resuming from a checkpoint if one exists) and evaluate; a JSON-able dict.
+
+    ``stop_at`` stops training after that many steps (:func:`ssa.icl.train.train`; the
+    paper-profile check, :mod:`ssa.paper_check`, uses it)."""
     device = resolve_device(device)
-    trained = train(experiment.train, device=device, progress=progress)
+    trained = train(experiment.train, device=device, progress=progress, stop_at=stop_at)
     started = time.perf_counter()
     result = evaluate_trained(experiment, trained.model, device)
     result["training"] = {
@@ -231,11 +235,12 @@ def run(experiment: ICLExperiment, *, device: str = "auto", progress: bool = Tru
     return _rounded(result)
 
 
-def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: bool = True) -> dict:
+def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: bool = True, stop_at: int | None = None) -> dict:
     """Attention-logit spread per layer and head along the input-scale sweep, measured on the
-    trained model of ``experiment`` (loaded from its final checkpoint, trained if there is none)."""
+    trained model of ``experiment`` (loaded from its final checkpoint, trained if there is none;
+    ``stop_at`` as in :func:`run`)."""
     device = resolve_device(device)
-    model = train(experiment.train, device=device, progress=progress).model
+    model = train(experiment.train, device=device, progress=progress, stop_at=stop_at).model
     ev, task = experiment.eval, experiment.train.task
     specs = shifts(experiment)["sigma_x"]
     spreads = []
@@ -245,15 +250,19 @@ def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: b
     return _rounded({"sigmas": list(ev.sigmas), "logit_spread": spreads})
 
 
-def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None) -> dict:
+def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
+                        stop_at: int | None = None) -> dict:
     """:func:`logit_spread` through the result cache (its own entry, beside the experiment's)."""
-    from ssa.results import cached
+    from ssa.results import cached, check_throwaway_cache
+
+    if stop_at is not None:
+        check_throwaway_cache(results_dir)
 
     resolved = resolve_device(device)
     return cached(
         f"icl_logits/{experiment.train.task}/{experiment.train.model.scorer}",
         {"experiment": dataclasses.asdict(experiment), "measure": "logit_spread"},
-        lambda: logit_spread(experiment, device=resolved, progress=progress),
+        lambda: logit_spread(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
         regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer),
         results_dir=results_dir,
@@ -270,15 +279,21 @@ def regenerate_command(profile: str, task: str | None = None, scorer: str | None
     return command
 
 
-def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None) -> dict:
-    """:func:`run` through the result cache, keyed by the whole experiment config."""
-    from ssa.results import cached
+def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
+               stop_at: int | None = None) -> dict:
+    """:func:`run` through the result cache, keyed by the whole experiment config.
+
+    The key does not hold ``stop_at``: a stopped run is written only to a throwaway cache."""
+    from ssa.results import cached, check_throwaway_cache
+
+    if stop_at is not None:
+        check_throwaway_cache(results_dir)
 
     resolved = resolve_device(device)
     return cached(
         experiment.name,
         experiment,
-        lambda: run(experiment, device=resolved, progress=progress),
+        lambda: run(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
         regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer),
         results_dir=results_dir,

@@ -14,14 +14,15 @@ from pathlib import Path
 from ssa import paths
 from ssa.lm.config import RunConfig, run_config
 from ssa.profiles import check_profile, resolve_device
-from ssa.results import cache_key, cached
+from ssa.results import cache_key, cached, check_throwaway_cache
 
 EXPERIMENT = "lm/run"
 SCORERS = ("softmax", "ssa")
 SEEDS = {"smoke": (0, 1), "cpu": (0, 1), "paper": (1234,)}
 RUNS_ENV = "SSA_RUNS_DIR"
 
-# The paper's published numbers (FACTS.md): 114M decoders, about 17B FineWeb-Edu tokens.
+# The paper's published numbers (its decoder perplexity table and lm-eval table): 114M decoders,
+# about 17B FineWeb-Edu tokens.
 PAPER_PERPLEXITY = {"id": {"softmax": 21.86, "ssa": 19.73}, "ood": {"softmax": 24.58, "ssa": 22.07}}
 PAPER_LM_EVAL = {
     "arc_challenge acc_norm": (0.2398, 0.2713),
@@ -54,15 +55,17 @@ def run_folder(profile: str, run: RunConfig) -> Path:
     return runs_dir() / profile / f"{run.train.scorer}-seed{run.train.seed}-{cache_key(run.to_dict())[:8]}"
 
 
-def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", progress: bool = False) -> dict:
-    """Train (resuming from ``folder`` if interrupted), then evaluate the final checkpoint."""
+def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", progress: bool = False, stop_at: int | None = None) -> dict:
+    """Train (resuming from ``folder`` if interrupted), then evaluate the final checkpoint.
+
+    ``stop_at``: stop training after that many steps (see :func:`ssa.lm.train.train`)."""
     from ssa.hf import scorer_values
     from ssa.lm.evaluate import evaluate
     from ssa.lm.model import load_checkpoint
     from ssa.lm.train import train
 
     device = resolve_device(device)
-    summary = train(run, folder, device=device, progress=progress)
+    summary = train(run, folder, device=device, progress=progress, stop_at=stop_at)
     trained = time.perf_counter()
     model, tokenizer = load_checkpoint(folder / "checkpoint", device=device)
     evaluation = evaluate(model, tokenizer, run, device=device)
@@ -81,11 +84,20 @@ def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", pr
 
 def result(profile: str, scorer: str, seed: int, *, device: str = "auto", progress: bool = False) -> dict:
     """One run's result, from the cache when it is there."""
-    run = run_config(profile, scorer, seed)
+    return cached_result(profile, run_config(profile, scorer, seed), device=device, progress=progress)
+
+
+def cached_result(profile: str, run: RunConfig, *, device: str = "auto", progress: bool = False, stop_at: int | None = None) -> dict:
+    """The result of ``run`` through the cache (``results/<profile>/lm/run/``), trained in :func:`run_folder`.
+
+    ``stop_at`` stops training early (:mod:`ssa.paper_check` does, into a temporary cache): the
+    entry is keyed by ``run`` alone, so a stopped run must never be written to the book's cache."""
+    if stop_at is not None:
+        check_throwaway_cache()
     return cached(
         EXPERIMENT,
         run.to_dict(),
-        lambda: train_and_evaluate(run, run_folder(profile, run), device=device, progress=progress),
+        lambda: train_and_evaluate(run, run_folder(profile, run), device=device, progress=progress, stop_at=stop_at),
         profile=profile,
         regenerate=regenerate_command(profile),
         device=resolve_device(device),

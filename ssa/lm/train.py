@@ -173,8 +173,12 @@ def _autocast(device):
     return contextlib.nullcontext()
 
 
-def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bool = True) -> dict:
-    """Train (or resume) the run in folder ``out``; returns the history (also in ``history.json``)."""
+def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bool = True, stop_at: int | None = None) -> dict:
+    """Train (or resume) the run in folder ``out``; returns the history (also in ``history.json``).
+
+    ``stop_at`` ends the run after that many optimizer steps, as if it had been stopped there: the
+    learning-rate schedule is still the one of ``run.train.steps``, and the checkpoint and a
+    held-out loss are written at the stop (``ssa.paper_check`` uses it). ``None``: all the steps."""
     from torch.nn.parallel import DistributedDataParallel
     from tqdm.auto import tqdm
 
@@ -186,6 +190,7 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
             f"({run.train.micro_batch} x {processes.world_size})"
         )
     accumulation = run.train.global_batch // (run.train.micro_batch * processes.world_size)
+    final_step = run.train.steps if stop_at is None else min(stop_at, run.train.steps)
     out.mkdir(parents=True, exist_ok=True)
     tokenizer = fit_or_load_tokenizer(run, out, processes)
     batches = training_batches(run, tokenizer, processes)
@@ -214,7 +219,7 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
     if processes.main and start == 0:
         record_evaluation(0)  # the curves start from the initial model
     bar = tqdm(total=run.train.steps, initial=start, desc=f"{run.train.scorer} seed {run.train.seed}", disable=not (progress and processes.main), unit="step")
-    for step in range(start, run.train.steps):
+    for step in range(start, final_step):
         step_started = time.perf_counter()
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, run)
@@ -239,19 +244,19 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
         history["lr"].append(learning_rate(step, run))
         history["tokens"].append(done * tokens_per_step)
         compute_seconds = time.perf_counter() - step_started
-        if processes.main and (done % run.train.eval_every == 0 or done == run.train.steps):
+        if processes.main and (done % run.train.eval_every == 0 or done == final_step):
             record_evaluation(done)
         history["train_seconds"] += time.perf_counter() - step_started  # summed over sessions if resumed
         bar.update(1)
         bar.set_postfix(loss=f"{step_loss:.3f}", tok_s=f"{tokens_per_step / compute_seconds:,.0f}")
-        if processes.main and (done % run.train.checkpoint_every == 0 or done == run.train.steps):
+        if processes.main and (done % run.train.checkpoint_every == 0 or done == final_step):
             _save(model, tokenizer, optimizer, run, done, history, out)
     bar.close()
 
     summary = {
         "history": history,
         "parameters": parameter_count(model),
-        "tokens_trained": run.train.steps * tokens_per_step,
+        "tokens_trained": final_step * tokens_per_step,
         "processes": processes.world_size,
         "train_seconds": history["train_seconds"],
     }

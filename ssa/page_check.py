@@ -1,0 +1,176 @@
+"""What a reader of the built book must never see: a cell's stderr, a traceback, a path of the
+machine that built the book, or a widget (a progress bar) that a static page can only show frozen.
+
+:func:`page_problems` reads one built HTML page (Jupyter Book 1.x with myst-nb) and lists each
+such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa.book run``
+runs it after the HTML build, and the browser check (``tests/test_browser.py``) applies the same
+rules to the pages as Chromium renders them.
+
+Only what a reader sees counts: the text of the page (not the contents of ``<script>``,
+``<style>`` or ``<template>``), the ``title``, ``alt`` and ``aria-label`` attributes, and links or
+images that point at the local file system. A path inside a web address
+(``https://example.org/home/...``), a relative path (``results/cpu/...``), a ``~/`` path and
+the base64 of an embedded image are not the builder's paths and are not flagged.
+
+myst-nb gives a notebook's outputs these classes: ``output stream`` (stdout), ``output stderr``,
+``output traceback`` (an error), ``output text_plain``, ``output text_html`` and so on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+# Outputs that must never be on a page: myst-nb's "output stderr" and "output traceback" (or
+# "output error"), and the classic notebook HTML's names for them, should another renderer
+# write the page.
+FORBIDDEN_OUTPUT_KINDS = {"stderr", "traceback", "error"}
+FORBIDDEN_CLASSES = {"output_stderr", "output_error", "nb-error"}
+TRACEBACK_TEXT = "Traceback (most recent call last)"
+# A warning printed in an output, e.g. "UserWarning: ..." or "FutureWarning: ...".
+WARNING_IN_OUTPUT = re.compile(r"\b[A-Z]\w*Warning: ")
+# An absolute path of the building machine, at the start of a word: /root/, /home/..., /tmp/,
+# /work/, /opt/, /mnt/, macOS's /Users/ and /private/var/, Windows' C:\Users\, a file://
+# address, or any site-packages / dist-packages folder. The look-behind leaves out paths inside
+# web addresses (https://host/home/...), relative paths (a/tmp/) and home-relative ones (~/...).
+LOCAL_PATH = re.compile(
+    r"(?<![\w.:/~\\-])/(?:root|home|tmp|work|opt|mnt|Users|private/var|var/folders)(?:/|\b)"
+    r"|\b[A-Za-z]:\\(?:Users|Windows)\\"
+    r"|\bfile:/"
+    r"|\b(?:site|dist)-packages\b"
+)
+# The JavaScript form of LOCAL_PATH, for the browser check (same syntax: look-behind, \b, \w).
+LOCAL_PATH_JS = LOCAL_PATH.pattern
+
+SKIPPED_ELEMENTS = {"script", "style", "template"}
+VISIBLE_ATTRIBUTES = ("title", "alt", "aria-label")
+LINK_ATTRIBUTES = ("href", "src")
+# myst-nb writes an ipywidgets output (e.g. a tqdm bar in a notebook) as a script of this type.
+WIDGET_VIEW_TYPE = "application/vnd.jupyter.widget-view+json"
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+# Text runs on across these (a highlighted path is split into many spans); any other element
+# starts a new line, so that the texts of two table cells do not run into one word.
+INLINE_ELEMENTS = {"a", "abbr", "b", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "u", "var"}
+
+
+def is_forbidden_output(classes: list[str] | set[str]) -> bool:
+    """Whether an element with these classes is a stderr or error output."""
+    classes = set(classes)
+    return ("output" in classes and bool(classes & FORBIDDEN_OUTPUT_KINDS)) or bool(classes & FORBIDDEN_CLASSES)
+
+
+def local_paths(text: str) -> list[str]:
+    """The local absolute paths in ``text``, each with a little context."""
+    found = []
+    for match in LOCAL_PATH.finditer(text):
+        start = max(0, match.start() - 30)
+        found.append(" ".join(text[start : match.end() + 50].split()))
+    return found
+
+
+@dataclass
+class _Element:
+    tag: str
+    classes: set[str]
+    text: list[str] = field(default_factory=list)
+
+
+class _PageParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[_Element] = []
+        self.problems: list[str] = []
+        self.visible_text: list[str] = []
+
+    def _skipping(self) -> bool:
+        return any(element.tag in SKIPPED_ELEMENTS for element in self.stack)
+
+    def _in_output(self) -> bool:
+        return any("output" in element.classes for element in self.stack)
+
+    def _text(self, text: str) -> None:
+        if self._skipping():
+            return
+        self.visible_text.append(text)
+        if self.stack:
+            self.stack[-1].text.append(text)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag not in INLINE_ELEMENTS:
+            self._text("\n")
+        if not self._skipping():
+            for name in VISIBLE_ATTRIBUTES:
+                for path in local_paths(attributes.get(name) or ""):
+                    self.problems.append(f"local path in a {tag}'s {name}: {path!r}")
+            for name in LINK_ATTRIBUTES:
+                value = (attributes.get(name) or "").strip()
+                # Only the start of a link counts: a data: URI's base64 may hold "/tmp" by chance.
+                if LOCAL_PATH.match(value):
+                    self.problems.append(f"{tag} {name} points at the local file system: {value[:120]!r}")
+        if tag == "script" and attributes.get("type") == WIDGET_VIEW_TYPE:
+            self.problems.append("a widget output (a progress bar?), which a static page shows frozen or not at all")
+        if tag in VOID_ELEMENTS:
+            return
+        self.stack.append(_Element(tag, set((attributes.get("class") or "").split())))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID_ELEMENTS and self.stack and self.stack[-1].tag == tag:
+            self._close(self.stack.pop())
+
+    def handle_endtag(self, tag):
+        if not any(element.tag == tag for element in self.stack):
+            return  # a stray end tag
+        while self.stack:
+            element = self.stack.pop()
+            self._close(element)
+            if element.tag == tag:
+                break
+
+    def _close(self, element: _Element) -> None:
+        text = "".join(element.text)
+        if self.stack:
+            self.stack[-1].text.append(text)
+        if element.tag not in INLINE_ELEMENTS:
+            self._text("\n")
+        if is_forbidden_output(element.classes):
+            kind = "stderr" if element.classes & {"stderr", "output_stderr"} else "error"
+            self.problems.append(f"{kind} output: {' '.join(text.split())[:200]!r}")
+        elif "output" in element.classes and not self._in_output():
+            warning = WARNING_IN_OUTPUT.search(text)
+            if warning:
+                self.problems.append(f"a warning in an output: {' '.join(text[warning.start():].split())[:200]!r}")
+
+    def handle_data(self, data):
+        self._text(data)
+
+    def close(self):
+        super().close()
+        while self.stack:
+            self._close(self.stack.pop())
+
+
+def page_problems(html: str) -> list[str]:
+    """Everything on this HTML page that a reader must not see; empty when the page is clean."""
+    parser = _PageParser()
+    parser.feed(html)
+    parser.close()
+    problems = list(parser.problems)
+    text = "".join(parser.visible_text)
+    if TRACEBACK_TEXT in text:
+        problems.append("the page shows a Python traceback")
+    problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
+    return problems
+
+
+def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
+    """``{page: problems}`` for the pages (paths relative to ``html_root``) that have any."""
+    found = {}
+    for page in pages:
+        problems = page_problems((html_root / page).read_text(encoding="utf-8"))
+        if problems:
+            found[page] = problems
+    return found
