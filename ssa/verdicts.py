@@ -1,0 +1,261 @@
+r"""One verdict rule for every claim of the paper the book tests.
+
+A claim is tested by a paired design: seed :math:`i` trains both models (SSA and softmax, say)
+on the same batches, and gives one outcome each, :math:`t_i` and :math:`c_i`. The effect is the
+mean paired difference in the paper's direction,
+
+.. math:: d_i = s\,(t_i - c_i), \qquad \hat\delta = \frac1N \sum_i d_i,
+
+with :math:`s = +1` when the paper says the outcome grows (accuracy) and :math:`s = -1` when it
+says it shrinks (an error). Its 95% interval is the paired :math:`t` interval
+(``scipy.stats.ttest_rel``), :math:`\hat\delta \pm t_{N-1,\,0.975}\, \hat\sigma_d / \sqrt N`.
+Outcomes that are all-or-nothing per seed (an in-context learner generalises or fails) are far
+from normal, and with few pairs the :math:`t` interval is then overconfident, so two guards
+hold: no claim is decided by fewer than :data:`MIN_PAIRS` pairs, and "reproduced" or
+"opposite" also needs the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``) at 5%.
+Each claim declares, before any result is read, a practical threshold :math:`\tau > 0`: the
+smallest effect that would matter, with the reason for its size. The outcome:
+
+========================  ====================================================================
+reproduced                the interval excludes 0 on the paper's side and :math:`\hat\delta \ge \tau`
+opposite                  the interval excludes 0 on the other side
+no effect at this scale   the interval lies within :math:`(-\tau, \tau)`
+inconclusive              anything else, and always with fewer than :data:`MIN_PAIRS` pairs;
+                          :attr:`Verdict.seeds_to_resolve` says how many pairs would decide it
+                          if the observed mean and spread held
+premise absent            the mechanism the claim is about did not occur (with the measurement)
+not tested                no paired outcomes
+partly                    a claim of several parts whose outcomes differ (each part named)
+========================  ====================================================================
+
+:func:`false_reproduction_rate` and :func:`power` measure the rule by simulation: with no
+effect, "reproduced" comes out at most 2.5% of the time for normal differences (one side of a
+95% interval), and the tests check it stays under 5% for the all-or-nothing outcomes that
+in-context learners give (a seed generalises or it does not).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+__all__ = [
+    "OUTCOMES", "Claim", "Verdict", "judge", "premise_absent", "not_tested", "combine",
+    "rate_interval", "power", "false_reproduction_rate", "seeds_to_resolve",
+]
+
+REPRODUCED = "reproduced"
+OPPOSITE = "opposite"
+NO_EFFECT = "no effect at this scale"
+INCONCLUSIVE = "inconclusive"
+PREMISE_ABSENT = "premise absent"
+NOT_TESTED = "not tested"
+PARTLY = "partly"
+OUTCOMES = (REPRODUCED, NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED, PARTLY)
+
+CONFIDENCE = 0.95
+METHOD = "paired t interval (scipy.stats.ttest_rel), 95%; Wilcoxon signed-rank at 5% for a direction; at least 6 pairs"
+MAX_SEEDS = 10_000  # seeds_to_resolve searches up to this many pairs
+# The fewest pairs that may decide a claim: with fewer, no exact two-sided test on the signs or
+# signed ranks of the differences can reach 5% (2 / 2^5 > 0.05), and outcomes that are
+# all-or-nothing per seed make the t interval overconfident.
+MIN_PAIRS = 6
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A claim of the paper, declared before its results are read.
+
+    ``direction`` is +1 if the paper says the outcome of the treatment (SSA) is larger than the
+    control's (accuracy), -1 if smaller (an error); ``threshold`` is the smallest paired
+    difference, in ``units``, that would matter, and ``reason`` says why."""
+
+    name: str
+    direction: int
+    threshold: float
+    units: str
+    reason: str
+
+    def __post_init__(self):
+        if self.direction not in (1, -1):
+            raise ValueError(f"direction must be +1 or -1, got {self.direction!r}")
+        if not (isinstance(self.threshold, (int, float)) and math.isfinite(self.threshold) and self.threshold > 0):
+            raise ValueError(f"threshold must be a finite number > 0, got {self.threshold!r}")
+        if not self.reason.strip():
+            raise ValueError("reason must say why the threshold has its size")
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """The outcome of one claim, with the evidence behind it."""
+
+    claim: str
+    outcome: str
+    effect: float | None = None  # mean paired difference, in the paper's direction
+    interval: tuple[float, float] | None = None
+    pairs: int = 0
+    threshold: float | None = None
+    units: str = ""
+    method: str = METHOD
+    differences: tuple[float, ...] = ()  # one per seed, in the paper's direction
+    seeds_to_resolve: int | None = None  # inconclusive only; None if more than MAX_SEEDS
+    detail: str = ""  # premise absent: the measurement; partly: the parts
+    parts: tuple[tuple[str, "Verdict"], ...] = ()
+
+    def __post_init__(self):
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}; got {self.outcome!r}")
+
+    def sentence(self) -> str:
+        """One plain sentence: the outcome and the evidence."""
+        if self.outcome == NOT_TESTED:
+            return f"{self.claim}: not tested."
+        if self.outcome == PREMISE_ABSENT:
+            return f"{self.claim}: premise absent ({self.detail})."
+        if self.outcome == PARTLY:
+            return f"{self.claim}: partly ({self.detail})."
+        low, high = self.interval
+        units = f" {self.units}" if self.units else ""
+        text = (f"{self.claim}: {self.outcome}; effect {self.effect:+.3g}{units} in the paper's direction, "
+                f"95% interval [{low:+.3g}, {high:+.3g}] over {self.pairs} paired seeds, threshold {self.threshold:.3g}")
+        if self.outcome == INCONCLUSIVE:
+            text += (f"; about {self.seeds_to_resolve} pairs would decide it at the observed spread" if self.seeds_to_resolve
+                     else f"; more than {MAX_SEEDS} pairs would be needed at the observed spread")
+        return text + "."
+
+
+def _paired_differences(claim: Claim, treatment: Sequence[float], control: Sequence[float]) -> np.ndarray:
+    treatment, control = np.asarray(treatment, dtype=float), np.asarray(control, dtype=float)
+    if treatment.ndim != 1 or treatment.shape != control.shape:
+        raise ValueError(f"treatment and control must be 1-D with one outcome per seed, paired; got shapes "
+                         f"{treatment.shape} and {control.shape}")
+    if not (np.isfinite(treatment).all() and np.isfinite(control).all()):
+        raise ValueError("treatment and control must be finite")
+    return claim.direction * (treatment - control)
+
+
+def _t_interval(differences: np.ndarray) -> tuple[float, float]:
+    from scipy import stats
+
+    result = stats.ttest_rel(differences, np.zeros_like(differences))
+    interval = result.confidence_interval(confidence_level=CONFIDENCE)
+    return float(interval.low), float(interval.high)
+
+
+def _signed_rank_p(differences: np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p-value (``scipy.stats.wilcoxon``; zero differences dropped)."""
+    from scipy import stats
+
+    if not np.any(differences):
+        return 1.0
+    return float(stats.wilcoxon(differences).pvalue)
+
+
+def _outcome(effect: float, low: float, high: float, threshold: float) -> str:
+    if low > 0 and effect >= threshold:
+        return REPRODUCED
+    if high < 0:
+        return OPPOSITE
+    if -threshold < low and high < threshold:
+        return NO_EFFECT
+    return INCONCLUSIVE
+
+
+def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: int = MAX_SEEDS) -> int | None:
+    """The fewest pairs whose interval, with this mean and standard deviation of the paired
+    differences, would no longer be inconclusive; ``None`` beyond ``max_seeds``."""
+    from scipy import stats
+
+    pairs = np.arange(MIN_PAIRS, max_seeds + 1)
+    half_width = stats.t.ppf(0.5 + CONFIDENCE / 2, pairs - 1) * spread / np.sqrt(pairs)
+    low, high = effect - half_width, effect + half_width
+    decided = ((low > 0) & (effect >= threshold)) | (high < 0) | ((-threshold < low) & (high < threshold))
+    return int(pairs[decided.argmax()]) if decided.any() else None
+
+
+def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
+    """The verdict on ``claim`` from outcomes paired by seed (``treatment[i]`` and ``control[i]``
+    from seed ``i``). Fewer than :data:`MIN_PAIRS` pairs: inconclusive (the interval, if any, is
+    reported).
+    ``resolve=False`` skips :func:`seeds_to_resolve` (simulations)."""
+    differences = _paired_differences(claim, treatment, control)
+    common = dict(claim=claim.name, pairs=len(differences), threshold=claim.threshold, units=claim.units,
+                  differences=tuple(float(d) for d in differences))
+    if len(differences) == 0:
+        return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
+    effect = float(differences.mean())
+    if len(differences) < MIN_PAIRS:
+        interval = _t_interval(differences) if len(differences) > 1 and np.ptp(differences) > 0 else (-math.inf, math.inf)
+        return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=MIN_PAIRS, **common)
+    if np.ptp(differences) == 0:  # every pair differs by the same amount: the t interval is that point
+        low = high = effect
+    else:
+        low, high = _t_interval(differences)
+    outcome = _outcome(effect, low, high, claim.threshold)
+    if outcome in (REPRODUCED, OPPOSITE) and _signed_rank_p(differences) >= 1 - CONFIDENCE:
+        outcome = INCONCLUSIVE  # the signs and ranks alone do not exclude chance
+    needed = (seeds_to_resolve(effect, float(differences.std(ddof=1)), claim.threshold)
+              if outcome == INCONCLUSIVE and resolve else None)
+    return Verdict(outcome=outcome, effect=effect, interval=(low, high), seeds_to_resolve=needed, **common)
+
+
+def premise_absent(claim: Claim, measurement: str) -> Verdict:
+    """The mechanism ``claim`` is about did not occur; ``measurement`` says what showed it."""
+    if not measurement.strip():
+        raise ValueError("measurement must say what shows the premise is absent")
+    return Verdict(claim.name, PREMISE_ABSENT, threshold=claim.threshold, units=claim.units, detail=measurement)
+
+
+def not_tested(claim: Claim) -> Verdict:
+    return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
+
+
+def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
+    """One verdict for a claim of several parts: their common outcome if they agree, else
+    "partly", naming each part's outcome."""
+    if not parts:
+        raise ValueError("parts must hold at least one verdict")
+    outcomes = {verdict.outcome for verdict in parts.values()}
+    detail = "; ".join(f"{part}: {verdict.outcome}" for part, verdict in parts.items())
+    outcome = outcomes.pop() if len(outcomes) == 1 else PARTLY
+    return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
+
+
+def rate_interval(successes: int, trials: int) -> tuple[float, float, float]:
+    """A rate (e.g. of seeds that generalise) with its exact 95% interval (Clopper-Pearson,
+    ``scipy.stats.binomtest``): ``(rate, low, high)``."""
+    from scipy import stats
+
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1; got {successes} of {trials}")
+    interval = stats.binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE)
+    return successes / trials, float(interval.low), float(interval.high)
+
+
+def _simulated_rate(claim: Claim, pairs: int, sample, simulations: int, seed: int) -> float:
+    generator = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(simulations):
+        treatment, control = sample(generator, pairs)
+        hits += judge(claim, treatment, control, resolve=False).outcome == REPRODUCED
+    return hits / simulations
+
+
+def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: int = 2000, seed: int = 0) -> float:
+    """The rate of "reproduced" with ``pairs`` seeds when the paired differences are normal with
+    mean ``effect`` (in the paper's direction) and standard deviation ``spread``."""
+
+    def sample(generator, n):
+        differences = generator.normal(effect, spread, n)
+        return claim.direction * differences, np.zeros(n)
+
+    return _simulated_rate(claim, pairs, sample, simulations, seed)
+
+
+def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int = 2000, seed: int = 0) -> float:
+    """The rate of "reproduced" when ``sample(generator, pairs) -> (treatment, control)`` draws
+    outcomes with no true effect (the caller's model of the outcomes)."""
+    return _simulated_rate(claim, pairs, sample, simulations, seed)

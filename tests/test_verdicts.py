@@ -1,0 +1,107 @@
+"""The one verdict rule: its outcomes on data of known shape, and its error rates by simulation."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ssa import verdicts
+from ssa.verdicts import Claim, combine, judge, not_tested, premise_absent
+
+ERROR_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
+                    reason="a tenth of the error scale [0, 1]")
+
+
+def test_a_claim_declares_direction_threshold_and_reason():
+    with pytest.raises(ValueError, match="direction"):
+        Claim("c", direction=0, threshold=0.1, units="", reason="r")
+    with pytest.raises(ValueError, match="threshold"):
+        Claim("c", direction=1, threshold=0.0, units="", reason="r")
+    with pytest.raises(ValueError, match="reason"):
+        Claim("c", direction=1, threshold=0.1, units="", reason=" ")
+
+
+def test_the_effect_and_interval_are_the_paired_t_interval_in_the_papers_direction():
+    ssa_error, softmax_error = np.array([0.1, 0.3, 0.2, 0.05, 0.15, 0.1]), np.array([0.5, 0.6, 0.7, 0.2, 0.45, 0.3])
+    verdict = judge(ERROR_CLAIM, ssa_error, softmax_error)
+    expected = stats.ttest_rel(softmax_error, ssa_error).confidence_interval(0.95)
+    assert verdict.effect == pytest.approx((softmax_error - ssa_error).mean())
+    assert verdict.interval == pytest.approx((expected.low, expected.high))
+    assert verdict.pairs == 6 and verdict.differences == pytest.approx(tuple(softmax_error - ssa_error))
+    assert verdict.outcome == "reproduced"
+
+
+@pytest.mark.parametrize("differences, outcome", [
+    ([0.30, 0.35, 0.28, 0.32, 0.31, 0.33], "reproduced"),
+    ([-0.30, -0.35, -0.28, -0.32, -0.31, -0.29], "opposite"),
+    ([0.01, -0.02, 0.00, 0.02, -0.01, 0.01], "no effect at this scale"),
+    ([0.03, 0.05, 0.04, 0.06, 0.05, 0.04], "no effect at this scale"),  # real but below the threshold
+    ([0.9, -0.8, 0.7, 0.0, 0.1, -0.5], "inconclusive"),
+    ([0.30, 0.35, 0.28], "inconclusive"),  # three seeds decide nothing
+    ([0.5, 0.5, 0.5, 0.5, 0.5], "inconclusive"),  # identical pairs: too few for a sign test
+    ([0.5] * 6, "reproduced"),
+    ([0.0] * 8, "no effect at this scale"),
+])
+def test_outcomes(differences, outcome):
+    differences = np.array(differences)
+    verdict = judge(ERROR_CLAIM, np.zeros_like(differences), differences)  # error: softmax - ssa
+    assert verdict.outcome == outcome, verdict.sentence()
+    if outcome == "inconclusive":
+        assert verdict.seeds_to_resolve is not None and verdict.seeds_to_resolve > len(differences)
+        assert "pairs would decide it" in verdict.sentence()
+
+
+def test_seeds_to_resolve_is_the_first_decisive_count():
+    needed = verdicts.seeds_to_resolve(effect=0.2, spread=0.4, threshold=0.1)
+    half = lambda n: stats.t.ppf(0.975, n - 1) * 0.4 / math.sqrt(n)
+    assert 0.2 - half(needed) > 0 and 0.2 - half(needed - 1) <= 0
+
+
+def test_other_outcomes_and_combining_parts():
+    assert judge(ERROR_CLAIM, [], []).outcome == "not tested" == not_tested(ERROR_CLAIM).outcome
+    absent = premise_absent(ERROR_CLAIM, "softmax puts at most 0.008 of its weight on the injected value")
+    assert absent.outcome == "premise absent" and "0.008" in absent.sentence()
+    with pytest.raises(ValueError, match="measurement"):
+        premise_absent(ERROR_CLAIM, "")
+    yes = judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
+    no = judge(ERROR_CLAIM, np.zeros(6), np.array([0.01, -0.02, 0.0, 0.02, -0.01, 0.0]))
+    assert combine("both", {"every": yes, "some": yes}).outcome == "reproduced"
+    mixed = combine("both", {"every": yes, "some": no})
+    assert mixed.outcome == "partly" and "every: reproduced" in mixed.detail and "some: no effect" in mixed.detail
+    with pytest.raises(ValueError, match="paired"):
+        judge(ERROR_CLAIM, [0.1, 0.2], [0.1])
+
+
+def test_rate_interval_is_clopper_pearson():
+    rate, low, high = verdicts.rate_interval(0, 10)
+    assert rate == 0 and low == 0 and high == pytest.approx(0.3085, abs=1e-4)
+    with pytest.raises(ValueError):
+        verdicts.rate_interval(3, 2)
+
+
+@pytest.mark.parametrize("pairs", [3, 5, 10, 20])
+def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_normal(pairs):
+    def sample(generator, n):
+        return generator.normal(0.4, 0.3, n), generator.normal(0.4, 0.3, n)
+
+    assert verdicts.false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
+
+
+@pytest.mark.parametrize("generalise", [0.3, 0.5, 0.8])
+@pytest.mark.parametrize("pairs", [2, 3, 5, 10, 20])
+def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_all_or_nothing(pairs, generalise):
+    """In-context learners generalise or fail per seed: an error near 0 or near 1, with the
+    same chance for both models (no effect)."""
+
+    def sample(generator, n):
+        errors = lambda: np.where(generator.random(n) < generalise, 0.01, 0.9) + generator.normal(0, 0.01, n)
+        return errors(), errors()
+
+    assert verdicts.false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
+
+
+def test_power_grows_with_seeds():
+    low = verdicts.power(ERROR_CLAIM, pairs=6, effect=0.2, spread=0.2, simulations=1000)
+    high = verdicts.power(ERROR_CLAIM, pairs=20, effect=0.2, spread=0.2, simulations=1000)
+    assert low < 0.5 < 0.8 < high
