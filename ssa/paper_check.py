@@ -124,7 +124,7 @@ def _load_state(path: Path, steps: int) -> dict:
     import torch
 
     _require(path.is_file(), f"checkpoint: none at {path}")
-    state = torch.load(path, map_location="cpu", weights_only=False)
+    state = torch.load(path, map_location="cpu", weights_only=True)
     _require(state.get("step") == steps, f"checkpoint: {path} is at step {state.get('step')}, expected {steps}")
     return state
 

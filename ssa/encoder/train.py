@@ -160,7 +160,7 @@ def train_and_probe(
     step, timings = 0, {"train_seconds": 0.0, "eval_seconds": 0.0}
     checkpoint_path = checkpoint_dir / CHECKPOINT_FILE if checkpoint_dir else None
     if checkpoint_path is not None and checkpoint_path.is_file():
-        state = torch.load(checkpoint_path, map_location=device, weights_only=False)
+        state = torch.load(checkpoint_path, map_location=device, weights_only=True)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])

@@ -111,7 +111,7 @@ def _load(path: Path, config: TrainConfig) -> dict | None:
     if not path.exists():
         return None
     try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
+        state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception:  # a truncated or foreign file: start over rather than trust it
         return None
     if state.get("config") != dataclasses.asdict(config):

@@ -142,7 +142,7 @@ def _resume_state(run: RunConfig, out: Path) -> dict | None:
     path = out / "checkpoint" / STATE_FILE
     if not path.is_file():
         return None
-    state = torch.load(path, map_location="cpu", weights_only=False)
+    state = torch.load(path, map_location="cpu", weights_only=True)
     if state["run"] != run.to_dict():
         raise ValueError(f"out: {out} holds a run with another configuration; choose a new --out folder or delete {out}")
     return state
