@@ -130,15 +130,33 @@ def _git(*arguments: str) -> str | None:
     return completed.stdout.strip()
 
 
-def _provenance(config: dict, device: str | None, wall_time_s: float) -> dict:
+@dataclasses.dataclass(frozen=True)
+class CodeState:
+    """The checkout's commit and whether its code differs from it (``None``: no git checkout)."""
+
+    commit: str | None
+    dirty: bool | None
+
+
+def code_state() -> CodeState:
+    """The commit and whether tracked files outside ``results/`` differ from it: the cache is
+    what a run writes (a forced rerun even deletes its old entry first), not the code it ran."""
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+    return CodeState(_git("rev-parse", "HEAD"), None if status is None else bool(status))
+
+
+def _provenance(config: dict, device: str | None, wall_time_s: float, before: CodeState) -> dict:
+    """``before``: the code state when the computation started; the entry is clean only if the
+    code was clean, at one commit, from start to end."""
     import torch  # the chapters use torch anyway; imported late to keep this module light
     import transformers
 
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    after = code_state()
+    dirty = None if before.dirty is None or after.dirty is None else (before.dirty or after.dirty or before.commit != after.commit)
     return {
         "seed": config.get("seed"),
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": None if status is None else bool(status),
+        "git_commit": before.commit,
+        "git_dirty": dirty,
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "python": platform.python_version(),
@@ -214,6 +232,7 @@ def cached(
             f"then commit the new file under results/{profile}/."
         )
 
+    before = code_state()
     started = time.perf_counter()
     result = compute()
     wall_time_s = time.perf_counter() - started
@@ -225,7 +244,7 @@ def cached(
         "profile": profile,
         "config": normalized_config,
         "result": _to_json_value(result, "result", allow_nonfinite),
-        "provenance": _provenance(normalized_config, device, wall_time_s),
+        "provenance": _provenance(normalized_config, device, wall_time_s, before),
     }
     text = json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=allow_nonfinite) + "\n"
     _write_atomically(path, text)

@@ -182,3 +182,28 @@ def test_a_stopped_run_never_enters_the_books_cache(monkeypatch, tmp_path):
     check_throwaway_cache(tmp_path)  # a throwaway folder is fine
     monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path))
     check_throwaway_cache()
+
+
+def test_provenance_is_about_the_code_not_the_cache(tmp_path, monkeypatch):
+    """A run that rewrites (or, forced, first deletes) its own cache entry is still clean; a
+    change to the code, before or during the run, is not."""
+    import subprocess
+
+    from ssa import paths
+
+    def git(*arguments):
+        subprocess.run(["git", *arguments], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "old.json").write_text("{}\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    monkeypatch.setattr(paths, "repository_root", lambda: tmp_path)
+    (tmp_path / "results" / "old.json").unlink()
+    assert results.code_state().dirty is False
+    before = results.code_state()
+    (tmp_path / "code.py").write_text("x = 2\n")  # the code changes while the run computes
+    provenance = results._provenance({"seed": 0}, "cpu", 1.0, before)
+    assert provenance["git_dirty"] is True and provenance["git_commit"] == before.commit
