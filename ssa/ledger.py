@@ -26,22 +26,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from unittest import mock
 
-from ssa import paths
+from ssa import paths, verdicts
 from ssa.profiles import check_profile
+from ssa.verdicts import OUTCOMES, Verdict
 from ssa.results import REQUIRE_CACHE_ENV, CacheMissError, entry_path
 
-VERDICTS = ("reproduced", "partly", "not reproduced at this scale", "not tested")
-REPRODUCED, PARTLY, NOT_REPRODUCED, NOT_TESTED = VERDICTS
-
-# The chapters' own verdict words, translated into the ledger's four.
-_CHAPTER_VERDICTS = {
-    "reproduced": REPRODUCED,
-    "partly": PARTLY,
-    "partly reproduced": PARTLY,
-    "not reproduced at this scale": NOT_REPRODUCED,
-    "contradicted": NOT_REPRODUCED,  # ssa.lm: SSA worse than softmax beyond the seed spread
-    "not tested": NOT_TESTED,
-}
+# The outcomes of ssa.verdicts, the one verdict rule of the book.
+VERDICTS = OUTCOMES
+REPRODUCED, NOT_TESTED, PARTLY, OPPOSITE = verdicts.REPRODUCED, verdicts.NOT_TESTED, verdicts.PARTLY, verdicts.OPPOSITE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,25 +188,6 @@ def reading_cache(results_dir: str | Path | None):
     return mock.patch.dict(os.environ, changes)
 
 
-def combine(verdicts: Sequence[str]) -> str:
-    """One verdict from several sub-claims: reproduced only if all are, not reproduced only if
-    none is even partly, not tested only if nothing was tested; partly otherwise."""
-    tested = [verdict for verdict in verdicts if verdict != NOT_TESTED]
-    if not tested:
-        return NOT_TESTED
-    if all(verdict == REPRODUCED for verdict in tested):
-        return REPRODUCED
-    if all(verdict == NOT_REPRODUCED for verdict in tested):
-        return NOT_REPRODUCED
-    return PARTLY
-
-
-def _ledger_verdict(chapter_verdict: str) -> str:
-    if chapter_verdict not in _CHAPTER_VERDICTS:
-        raise ValueError(f"unknown chapter verdict {chapter_verdict!r}; known: {', '.join(_CHAPTER_VERDICTS)}")
-    return _CHAPTER_VERDICTS[chapter_verdict]
-
-
 def stored_provenance(experiment: str, config, profile: str) -> dict:
     """The provenance of one cached entry ({} when it is not there)."""
     path = entry_path(experiment, config, profile=profile)
@@ -283,7 +256,7 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
                  f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
     return [
         LedgerRow(key, PAPER[key].claim, paper_figure(key), ours + qualifier, "live", (),
-                  REPRODUCED if ok else NOT_REPRODUCED, None, None)
+                  REPRODUCED if ok else OPPOSITE, None, None)
         for key, ours, ok in (("theorem_1", ours_1, first), ("theorem_2", ours_2, second))
     ]
 
@@ -296,74 +269,90 @@ QUANTIFIERS = ("every", "some")
 
 def _icl():
     experiments = importlib.import_module("ssa.icl.experiments")
-    verdicts = importlib.import_module("ssa.icl.verdicts")
-    return experiments, verdicts
+    icl_verdicts = importlib.import_module("ssa.icl.verdicts")
+    return experiments, icl_verdicts
 
 
 def _icl_runs(experiments, task: str, profile: str, scorers=("softmax", "ssa")) -> tuple[dict | None, list[dict]]:
     """({scorer: runs} or None if not all cached, provenances)."""
     try:
-        runs = experiments.load_runs(task, profile=profile, scorers=scorers)
+        runs = experiments.load_runs(task, profile=profile, scorers=scorers, seeds=experiments.SEEDS)
     except CacheMissError:
         return None, []
-    provenance = experiments.load_provenance(task, profile=profile, scorers=scorers)
+    provenance = experiments.load_provenance(task, profile=profile, scorers=scorers, seeds=experiments.SEEDS)
     return runs, [p for per_scorer in provenance.values() for p in per_scorer]
 
 
-def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable) -> LedgerRow:
-    """A row from the ICL runs of ``tasks``: ``judge(verdicts, runs, task)`` returns
-    (sub-verdicts in the chapter's words, a short text of our numbers)."""
-    experiments, verdicts = _icl()
+def _ours(verdict: Verdict, numbers: str = "") -> str:
+    """Our side of a row: the numbers, then the verdict's own sentence (its evidence), or for a
+    claim of several parts each part's sentence."""
+    if verdict.parts:
+        sentence = " ".join(part.sentence() for _, part in verdict.parts)
+        listing = "; ".join(f"{name}: {part.outcome}" for name, part in verdict.parts)
+        extra = verdict.detail.removeprefix(listing).strip("; ")  # what the chapter added, e.g. a calibration
+        if extra:
+            sentence += " " + extra[0].upper() + extra[1:].rstrip(".") + "."
+    else:
+        sentence = verdict.sentence()
+        sentence = sentence.split(": ", 1)[1] if ": " in sentence else sentence
+        if verdict.detail and verdict.detail not in sentence:  # e.g. how far the baseline is from its reference
+            sentence += " " + verdict.detail.rstrip(".") + "."
+    return (f"{numbers}. " if numbers else "") + sentence[0].upper() + sentence[1:]
+
+
+def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable) -> LedgerRow:
+    """A row from the cached ICL runs of every task in ``tasks`` (all must be cached):
+    ``judge(icl_verdicts, runs_by_task)`` gives the verdict, ``numbers(icl_verdicts, runs_by_task)``
+    a short text of our numbers."""
+    experiments, icl_verdicts = _icl()
     command = f"{experiments.regenerate_command(profile)} --task {' '.join(tasks)}"
-    found, provenances, parts, sub_verdicts = {}, [], [], []
+    runs_by_task, provenances = {}, []
     for task in tasks:
         runs, provenance = _icl_runs(experiments, task, profile)
         if runs is None:
-            parts.append(f"{task}: not in the cache")
-            continue
-        found[task] = runs
+            return _missing(key, profile, command, f"{task}: results not in the cache")
+        runs_by_task[task] = runs
         provenances += provenance
-        chapter_verdicts, text = judge(verdicts, runs, task)
-        sub_verdicts += [_ledger_verdict(v.verdict) for v in chapter_verdicts]
-        parts.append(f"{task}: {text}")
-    if not found:
-        return _missing(key, profile, command)
-    missing = [task for task in tasks if task not in found]
-    if missing:
-        parts.append(f"run `{experiments.regenerate_command(profile)} --task {' '.join(missing)}` for the rest")
-    return LedgerRow(key, PAPER[key].claim, paper_figure(key), "; ".join(parts) + ".", profile,
-                     tuple(experiments.SEEDS), combine(sub_verdicts), None, command, _total_wall_time(provenances))
+    verdict = judge(icl_verdicts, runs_by_task)
+    return LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(verdict, numbers(icl_verdicts, runs_by_task)) , profile,
+                     tuple(experiments.SEEDS), verdict.outcome, None, command, _total_wall_time(provenances))
 
 
-def _shift_judge(shift: str, label: str) -> Callable:
-    def judge(verdicts, runs, task):
-        # The ledger judges the headline, "SSA's error is lower than softmax's under shift"; the
-        # chapter's other claim (softmax degrades with the shift) is context, shown on its page.
-        better = verdicts.shift_verdicts(runs, task, shift, label)[1]
-        if better.verdict == "not tested":
-            return [better], better.evidence
-        shifted = {name: verdicts.error_curve(runs[name], task, shift)[:, 1:].mean() for name in ("softmax", "ssa")}
-        return [better], f"error under shift ({shift}) softmax {shifted['softmax']:.3g}, SSA {shifted['ssa']:.3g}"
-    return judge
+def _shifted_errors(icl_verdicts, runs_by_task: dict, shift: str) -> str:
+    parts = []
+    for task, runs in runs_by_task.items():
+        means = {name: icl_verdicts.error_curve(runs[name], task, shift)[:, 1:].mean() for name in ("softmax", "ssa")}
+        parts.append(f"{task} ({shift}): error under shift softmax {means['softmax']:.3g}, SSA {means['ssa']:.3g}")
+    return "; ".join(parts)
 
 
 def _quantification_row(profile: str) -> LedgerRow:
-    return _icl_row("quantification", profile, QUANTIFIERS, _shift_judge("sigma_x", "quantification"))
+    return _icl_row("quantification", profile, QUANTIFIERS,
+                    lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
+                    lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"))
 
 
 def _linear_row(profile: str) -> LedgerRow:
-    def judge(verdicts, runs, task):
-        both = [_shift_judge(shift, "linear")(verdicts, runs, task) for shift in ("sigma_x", "sigma_ab")]
-        return [claim for claims, _ in both for claim in claims], "; ".join(text for _, text in both)
-    return _icl_row("linear", profile, ("linear",), judge)
+    return _icl_row("linear", profile, ("linear",),
+                    lambda icl_verdicts, runs: icl_verdicts.linear_verdict(runs["linear"]),
+                    lambda icl_verdicts, runs: "; ".join(_shifted_errors(icl_verdicts, runs, shift) for shift in ("sigma_x", "sigma_ab")))
 
 
 def _collapse_row(profile: str) -> LedgerRow:
-    def judge(verdicts, runs, task):
-        claims = verdicts.injection_verdicts(runs, task, "one extreme value")
-        return claims, (f"attention share on the injected value softmax {_mean_mass(runs, 'softmax'):.3g}, "
-                        f"SSA {_mean_mass(runs, 'ssa'):.3g}; error increase, softmax minus SSA, {claims[1].effect:+.3g}")
-    return _icl_row("collapse", profile, tuple(importlib.import_module("ssa.icl.tasks").TASKS), judge)
+    def numbers(icl_verdicts, runs_by_task):
+        masses = ", ".join(f"{task} softmax {_mean_mass(runs, 'softmax'):.3g}, SSA {_mean_mass(runs, 'ssa'):.3g}"
+                           for task, runs in runs_by_task.items())
+        return f"attention share on an injected extreme value: {masses}"
+
+    def judge(icl_verdicts, runs_by_task):
+        experiments = importlib.import_module("ssa.icl.experiments")
+        try:  # the logit spreads complete the premise's measurement; without them, the attention shares alone
+            spreads = {task: experiments.load_logit_spreads(task, profile=profile, seeds=experiments.SEEDS) for task in runs_by_task}
+        except CacheMissError:
+            spreads = None
+        return icl_verdicts.collapse_verdict(runs_by_task, spreads)
+
+    return _icl_row("collapse", profile, tuple(importlib.import_module("ssa.icl.tasks").TASKS), judge, numbers)
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:
@@ -380,18 +369,14 @@ def _alternatives_row(profile: str) -> LedgerRow:
     scorers = ("softmax", *comparison.PAPER_ALTERNATIVES)
     command = comparison.regenerate_command(profile)
     runs, cached, planned = comparison.cached_runs(profile, scorers=scorers)
-    verdict = comparison.paper_verdict(comparison.versus_softmax(runs)) if runs else None
-    if verdict is None or not verdict["tested"]:
+    if not runs:
         return _missing("alternatives", profile, command, "no alternative scorer's results in the cache")
+    verdict = comparison.statement_verdict(runs)
     provenance = comparison.load_provenance(profile, scorers=scorers, tasks=tuple(runs))
     infos = [info for by_scorer in provenance.values() for infos in by_scorer.values() for info in infos]
     coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
-    ours = verdict["evidence"][0].upper() + verdict["evidence"][1:] + coverage + "."
-    ledger_verdict = {"reproduced": REPRODUCED, "not reproduced at this scale": NOT_REPRODUCED}[verdict["verdict"]]
-    if ledger_verdict == REPRODUCED and cached < planned:
-        ledger_verdict = PARTLY  # nothing beats softmax so far, but not every alternative is in yet
-    return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), ours, profile,
-                     tuple(comparison.chapter_seeds(profile)), ledger_verdict, None, command, _total_wall_time(infos))
+    return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), _ours(verdict) + coverage, profile,
+                     tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, _total_wall_time(infos))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -413,19 +398,17 @@ def _decoder_rows(profile: str) -> list[LedgerRow]:
         stored_provenance(experiment.EXPERIMENT, config.run_config(profile, run["scorer"], run["seed"]).to_dict(), profile)
         for run in runs
     ]
+    claims = experiment.claim_verdicts(runs, profile=profile)
     summary = experiment.verdict(runs)
     seeds = tuple(sorted({run["seed"] for run in runs}))
     rows = []
     for key, split in (("perplexity_id", "in distribution"), ("perplexity_ood", "out of distribution")):
-        check = summary["checks"][key]
-        verdict = _ledger_verdict(check["outcome"]) if summary["learned"] else NOT_TESTED
-        ours = (f"{summary['parameters'] / 1e6:.3g}M parameters, {summary['tokens_trained'] / 1e6:.3g}M tokens: perplexity "
-                f"{check['mean']['softmax']:.2f} with softmax, {check['mean']['ssa']:.2f} with SSA {split} "
-                f"(spread between seeds {check['seed_spread']:.2f})")
-        if not summary["learned"]:
-            ours += "; the models stayed near the unigram baseline, so no claim is tested"
-        rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), ours + ".", profile, seeds, verdict, None, command,
-                              _total_wall_time(provenances)))
+        means = {scorer: float(sum(run[key] for run in runs if run["scorer"] == scorer) / max(1, sum(run["scorer"] == scorer for run in runs)))
+                 for scorer in ("softmax", "ssa")}
+        numbers = (f"{summary['parameters'] / 1e6:.3g}M parameters, {summary['tokens_trained'] / 1e6:.3g}M tokens: perplexity "
+                   f"{means['softmax']:.2f} with softmax, {means['ssa']:.2f} with SSA {split}")
+        rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(claims[key], numbers), profile, seeds,
+                              claims[key].outcome, None, command, _total_wall_time(provenances)))
     return rows + [benchmarks]
 
 
@@ -440,14 +423,11 @@ def _encoder_row(profile: str) -> LedgerRow:
         runs = experiment.run_all(profile, progress=False)
     except CacheMissError:
         return _missing("probing", profile, command)
-    comparison = experiment.paper_comparison(runs)
-    gains = ", ".join(f"{gain:+.1f}" for gain in comparison["our gain"])
-    ours = (f"Gains of the paper's SSA variant over softmax on its {len(comparison)} paradigms: {gains} points "
-            f"(mean over {_count(int(comparison['seeds'].min()), 'seed')}; a gain counts from {experiment.GAIN_THRESHOLD:g} points).")
+    verdict = experiment.probing_verdict(runs)
     provenances = [stored_provenance(f"{experiment.EXPERIMENT}/runs", experiment.run_config(profile, run["scorer"], run["seed"]), profile)
                    for run in runs]
-    return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), ours, profile,
-                     tuple(sorted({run["seed"] for run in runs})), _ledger_verdict(experiment.verdict(runs)), None, command,
+    return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), _ours(verdict), profile,
+                     tuple(sorted({run["seed"] for run in runs})), verdict.outcome, None, command,
                      _total_wall_time(provenances))
 
 
@@ -536,3 +516,12 @@ def ledger_frame(rows: Sequence[LedgerRow]):
 
 def verdict_counts(rows: Sequence[LedgerRow]) -> dict[str, int]:
     return {verdict: sum(row.verdict == verdict for row in rows) for verdict in VERDICTS}
+
+
+def counts_sentence(rows: Sequence[LedgerRow]) -> str:
+    """"Of the 10 claims, 2 are reproduced, 6 inconclusive and 2 not tested." (outcomes that occur)."""
+    counts = [(count, verdict) for verdict, count in verdict_counts(rows).items() if count]
+    parts = [f"{count} {'is' if count == 1 else 'are'} {verdict}" if index == 0 else f"{count} {verdict}"
+             for index, (count, verdict) in enumerate(counts)]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"Of the {_count(len(rows), 'claim')}, {listed}."

@@ -115,8 +115,8 @@ class Verdict:
             return f"{self.claim}: not tested."
         if self.outcome == PREMISE_ABSENT:
             return f"{self.claim}: premise absent ({self.detail})."
-        if self.outcome == PARTLY:
-            return f"{self.claim}: partly ({self.detail})."
+        if self.outcome == PARTLY or self.interval is None:  # combined parts: their outcomes say it
+            return f"{self.claim}: {self.outcome}" + (f" ({self.detail})." if self.detail else ".")
         low, high = self.interval
         units = f" {self.units}" if self.units else ""
         text = (f"{self.claim}: {self.outcome}; effect {self.effect:+.3g}{units} in the paper's direction, "
@@ -135,6 +135,12 @@ def _paired_differences(claim: Claim, treatment: Sequence[float], control: Seque
     if not (np.isfinite(treatment).all() and np.isfinite(control).all()):
         raise ValueError("treatment and control must be finite")
     return claim.direction * (treatment - control)
+
+
+def _identical(differences: np.ndarray) -> bool:
+    """Whether the differences are one value up to rounding (the t interval is then a point, and
+    scipy warns of cancellation)."""
+    return bool(np.ptp(differences) <= 1e-12 * max(1.0, float(np.abs(differences).max())))
 
 
 def _t_interval(differences: np.ndarray) -> tuple[float, float]:
@@ -188,9 +194,11 @@ def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *,
         return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
     effect = float(differences.mean())
     if len(differences) < MIN_PAIRS:
-        interval = _t_interval(differences) if len(differences) > 1 and np.ptp(differences) > 0 else (-math.inf, math.inf)
-        return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=MIN_PAIRS, **common)
-    if np.ptp(differences) == 0:  # every pair differs by the same amount: the t interval is that point
+        spread = float(differences.std(ddof=1)) if len(differences) > 1 and not _identical(differences) else 0.0
+        interval = _t_interval(differences) if spread > 0 else (-math.inf, math.inf)
+        needed = seeds_to_resolve(effect, spread, claim.threshold) if spread > 0 and resolve else MIN_PAIRS
+        return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
+    if _identical(differences):  # every pair differs by the same amount: the t interval is that point
         low = high = effect
     else:
         low, high = _t_interval(differences)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ssa import alternatives, scoring
@@ -22,10 +23,19 @@ def fake_run(task: str, errors, entropy=(0.9, 0.8, 0.7)) -> dict:
     return {"shifts": {s: shift for s in shifts}, "concentration": {s: concentration for s in shifts}}
 
 
-def fake_runs(errors_by_scorer: dict, seeds: int = 3, jitter: float = 0.01) -> dict:
-    """``{task: {scorer: [run per seed]}}`` with the same error curve on every task, seeds jittered."""
-    return {task: {scorer: [fake_run(task, [e + jitter * seed for e in errors]) for seed in range(seeds)]
-                   for scorer, errors in errors_by_scorer.items()} for task in ("every", "some", "linear")}
+def fake_runs(errors_by_scorer: dict, seeds: int = 3, noise: float = 0.01, tasks=("every", "some", "linear")) -> dict:
+    """``{task: {scorer: [run per seed]}}``, each run with its ``seed``: the error curve along sigma
+    (one for every task, or ``{task: curve}``) plus independent noise of standard deviation
+    ``noise`` per scorer, seed and sigma (drawn from a fixed generator)."""
+    generator = np.random.default_rng(12345)
+    runs = {}
+    for task in tasks:
+        runs[task] = {}
+        for scorer, errors in errors_by_scorer.items():
+            curve = errors[task] if isinstance(errors, dict) else errors
+            runs[task][scorer] = [{**fake_run(task, [e + noise * generator.standard_normal() for e in curve]), "seed": seed}
+                                  for seed in range(seeds)]
+    return runs
 
 
 def test_plan_keeps_each_task_scorer_group_together_and_follows_the_registry(monkeypatch):
@@ -60,27 +70,113 @@ def test_table_and_ranks():
     assert table.loc["sparsemax", ("cost", "peak memory / softmax")] == "n/a"
 
 
-def test_verdict_follows_the_paper_when_no_alternative_wins_everywhere():
-    runs = fake_runs({"softmax": [0.05, 0.3, 0.6], "sparsemax": [0.05, 0.31, 0.6], "cosformer": [0.05, 0.5, 0.9]})
-    comparison_rows = alternatives.versus_softmax(runs)
-    assert set(comparison_rows[comparison_rows["scorer"] == "cosformer"]["outcome"]) == {"worse"}
-    assert set(comparison_rows[comparison_rows["scorer"] == "sparsemax"]["outcome"]) == {"no clear difference"}
-    verdict = alternatives.paper_verdict(comparison_rows)
-    assert verdict["verdict"] == "reproduced" and verdict["consistently_better"] == [] and verdict["panels"] == 4
+SOFTMAX = [0.05, 0.3, 0.6]
+WORSE = [0.05, 0.5, 0.9]
+BETTER = [0.05, 0.1, 0.2]
 
 
-def test_verdict_contradicts_the_paper_when_an_alternative_wins_everywhere():
-    runs = fake_runs({"softmax": [0.05, 0.3, 0.6], "entmax15": [0.05, 0.1, 0.2]})
-    verdict = alternatives.paper_verdict(alternatives.versus_softmax(runs))
-    assert verdict["verdict"] == "not reproduced at this scale" and verdict["consistently_better"] == ["entmax15"]
-    assert "1.5-entmax" in verdict["evidence"]
+def test_runs_are_paired_by_their_seed_not_their_order():
+    softmax = [{**fake_run("every", [0.05, 0.1 * seed, 0.1 * seed]), "seed": seed} for seed in (0, 1, 2, 3)]
+    gain = {seed: 0.05 + 0.01 * seed for seed in (0, 1, 3, 7)}  # softmax's error minus the other's, seed by seed
+    other = [{**fake_run("every", [0.05, 0.1 * seed - gain[seed], 0.1 * seed - gain[seed]]), "seed": seed} for seed in (3, 1, 0, 7)]
+    seeds, error, reference = alternatives.paired(other, softmax, "every", "sigma_x")
+    assert seeds == (0, 1, 3)  # seed 2 and seed 7 have no pair
+    assert reference - error == pytest.approx([0.05, 0.06, 0.08])  # the same seed on both sides, whatever the order
+    rows = alternatives.versus_softmax({"every": {"softmax": softmax, "sparsemax": other}})
+    assert rows.loc[0, "seeds"] == (0, 1, 3) and rows.loc[0, "differences"] == pytest.approx((0.05, 0.06, 0.08))
+    with pytest.raises(ValueError, match="seed"):
+        alternatives.paired([fake_run("every", SOFTMAX)], softmax, "every", "sigma_x")
 
 
-def test_verdict_not_tested_without_learning_or_results():
-    unlearned = fake_runs({"softmax": [0.9, 0.9, 0.9], "entmax15": [0.05, 0.1, 0.2]})
-    assert alternatives.paper_verdict(alternatives.versus_softmax(unlearned))["verdict"] == "not tested"
-    only_ssa = fake_runs({"softmax": [0.05, 0.3, 0.6], "ssa": [0.05, 0.1, 0.2]})
-    assert alternatives.paper_verdict(alternatives.versus_softmax(only_ssa))["verdict"] == "not tested"
+def test_loaders_give_each_run_its_seed(monkeypatch):
+    from ssa.icl import experiments
+
+    monkeypatch.setattr(experiments, "load_runs", lambda task, profile, scorers, seeds, device="auto": {
+        scorer: [fake_run(task, SOFTMAX) for _ in seeds] for scorer in scorers})
+    runs = comparison.load_runs("cpu", scorers=("softmax", "sparsemax"), seeds=(4, 5, 6), tasks=("every",))
+    assert [run["seed"] for run in runs["every"]["sparsemax"]] == [4, 5, 6]
+
+
+def test_each_comparison_is_judged_by_the_books_rule_with_the_declared_threshold():
+    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "cosformer": WORSE, "entmax15": BETTER}, seeds=6)
+    rows = alternatives.versus_softmax(runs)
+    assert len(rows) == 3 * 4  # scorers x panels
+    outcome = rows.groupby("scorer")["outcome"].agg(set)
+    assert outcome["sparsemax"] == {"no effect at this scale"}
+    assert outcome["cosformer"] == {"opposite"} and outcome["entmax15"] == {"reproduced"}
+    verdict = rows.loc[0, "verdict"]
+    assert verdict.threshold == alternatives.THRESHOLD == 0.1 and verdict.pairs == 6
+    assert "declared" in alternatives.THRESHOLD_REASON
+    better = rows[rows["scorer"] == "entmax15"].iloc[0]
+    assert better["effect"] > 0 and better["effect"] == pytest.approx(better["softmax"] - better["error"])  # > 0: scorer better
+    counts = alternatives.outcome_counts(rows)
+    assert counts.loc["1.5-entmax", "reproduced"] == 4 and list(counts.columns) == ["reproduced", "no effect at this scale", "opposite"]
+
+
+def test_statement_reproduced_when_no_alternative_is_better_on_any_panel():
+    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "cosformer": WORSE, "ssa": BETTER}, seeds=6)
+    verdict = alternatives.statement_verdict(runs)
+    assert verdict.claim == alternatives.STATEMENT == "None of the alternatives the paper tried is consistently better than softmax"
+    assert verdict.outcome == "reproduced"  # SSA is better, but the paper did not try it as an alternative
+    assert "2 of the 6 alternatives" in verdict.detail and "no results yet for" in verdict.detail
+    assert "Power:" in verdict.detail and "with 10" in verdict.detail and "with 20" in verdict.detail
+    assert dict(verdict.parts)["cosFormer"].outcome == "reproduced"
+    assert verdict.sentence().startswith(f"{alternatives.STATEMENT}: reproduced;")
+
+
+def test_statement_opposite_when_an_alternative_is_better_on_every_panel():
+    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=6)
+    verdict = alternatives.statement_verdict(runs)
+    assert verdict.outcome == "opposite" and "1.5-entmax is better than softmax" in verdict.detail
+    assert verdict.effect < 0 and verdict.interval[1] < 0  # in the statement's direction: softmax beaten
+    assert dict(verdict.parts)["1.5-entmax"].outcome == "opposite"
+    assert "opposite" in verdict.sentence()
+
+
+def test_statement_partly_when_an_alternative_is_better_on_some_panels_only():
+    runs = fake_runs({"softmax": SOFTMAX, "entmax15": {"every": BETTER, "some": SOFTMAX, "linear": SOFTMAX}}, seeds=6)
+    verdict = alternatives.statement_verdict(runs)
+    assert verdict.outcome == "partly" and "1.5-entmax (1 of 4)" in verdict.detail
+    assert "partly" in verdict.sentence()
+
+
+def test_statement_inconclusive_with_the_caches_three_seeds_and_says_what_would_decide_it():
+    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=3)
+    rows = alternatives.versus_softmax(runs)
+    assert set(rows["outcome"]) == {"inconclusive"}  # fewer than 6 pairs decide nothing, even a large effect
+    assert (rows["seeds_to_resolve"] >= 6).all()
+    verdict = alternatives.judge_statement(rows)
+    assert verdict.outcome == "inconclusive" and verdict.seeds_to_resolve >= 6
+    assert "8 comparisons are still undecided" in verdict.detail and "paired seeds would decide" in verdict.detail
+    assert "0% of experiments with 3 seeds" in verdict.detail  # the rule cannot find anything with 3 seeds
+    assert "pairs would decide it" in verdict.sentence()
+    table = alternatives.verdict_table(rows)
+    assert {"outcome", "effect", "95% interval", "pairs", "seed 0", "seed 1", "seed 2"} <= set(table.columns)
+
+
+def test_statement_with_one_seed_states_that_no_spread_is_known():
+    rows = alternatives.versus_softmax(fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX}, seeds=1))
+    verdict = alternatives.judge_statement(rows)
+    assert verdict.outcome == "inconclusive" and "have one seed" in verdict.detail
+    assert "cannot be estimated" in verdict.detail and alternatives.power_table(alternatives.observed_spread(rows)) is None
+    assert set(alternatives.verdict_table(rows)["seeds to decide"]) == {"≥ 6"}
+
+
+def test_power_table_from_the_books_rule():
+    table = alternatives.power_table(0.05, pairs=(3, 10), effects=(0.3,))
+    assert table.loc[3].iloc[0] == 0.0 and table.loc[10].iloc[0] > 0.95
+
+
+def test_statement_not_tested_or_premise_absent():
+    assert alternatives.statement_verdict({}).outcome == "not tested"
+    only_ssa = fake_runs({"softmax": SOFTMAX, "ssa": BETTER})
+    assert alternatives.statement_verdict(only_ssa).outcome == "not tested"
+    unlearned = fake_runs({"softmax": [0.9, 0.9, 0.9], "entmax15": BETTER}, seeds=6)
+    verdict = alternatives.statement_verdict(unlearned)
+    assert verdict.outcome == "premise absent" and "softmax did not learn 'every'" in verdict.detail
+    assert "'linear'" in verdict.detail  # every task's measurement, once each
+    assert "no comparison tests anything" in alternatives.power_sentence(alternatives.versus_softmax(unlearned))
+    assert "premise absent" in verdict.sentence()
 
 
 def test_mechanism_correlation_sees_entropy_drop_matching_error_growth():
@@ -110,22 +206,6 @@ def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
         main(["regenerate", "--jobs", "0", "--dry-run"])
     assert alternatives.regenerate_command("cpu", ["linear"], ["cosformer"], [1]) == (
         "python -m ssa.alternatives regenerate --profile cpu --jobs 2 --task linear --scorer cosformer --seeds 1")
-
-
-@pytest.mark.parametrize("cached, verdict", [(63, "reproduced"), (15, "partly"), (0, "not tested")])
-def test_ledger_row_uses_the_chapter_verdict_and_says_what_is_missing(monkeypatch, cached, verdict):
-    """The front page's row is the chapter's own verdict on whatever is cached; while runs are
-    missing, "no alternative wins" is only partly established and the row gives the command."""
-    from ssa import ledger
-
-    runs = fake_runs({"softmax": [0.05, 0.3, 0.6], "sparsemax": [0.05, 0.31, 0.6]}) if cached else {}
-    monkeypatch.setattr(comparison, "cached_runs", lambda profile, scorers: (runs, cached, 63))
-    monkeypatch.setattr(comparison, "load_provenance", lambda profile, scorers, tasks: {})
-    row = ledger._alternatives_row("cpu")
-    assert row.verdict == verdict
-    assert ("python -m ssa.alternatives regenerate" in row.ours) == (cached < 63)
-    if cached:
-        assert "sparsemax" in row.ours.lower()
 
 
 def test_chapter_shows_the_cache_as_it_is_in_book_builds_and_trains_otherwise(monkeypatch):

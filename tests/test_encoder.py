@@ -267,23 +267,97 @@ def test_stop_at_ends_training_with_a_curve_point_and_a_checkpoint(tmp_path, tin
 # ---- verdict -------------------------------------------------------------------------------
 
 
-def fake_run(variant, seed, accuracy):
-    entry = {"correct": 0, "total": 2000, "accuracy": accuracy, "low": accuracy - 0.02, "high": accuracy + 0.02}
-    return {"scorer": variant, "seed": seed, "holistic": {name: dict(entry) for name in zorro.PARADIGMS}}
+def fake_run(variant, seed, accuracy, steps=None):
+    """A synthetic run: ``accuracy`` (fraction) on every Zorro paradigm, or a dict of some of them."""
+    accuracies = accuracy if isinstance(accuracy, dict) else {name: accuracy for name in zorro.PARADIGMS}
+    holistic = {name: {"correct": 0, "total": 2000, "accuracy": value, "low": value - 0.02, "high": value + 0.02}
+                for name, value in accuracies.items()}
+    run = {"scorer": variant, "seed": seed, "holistic": holistic}
+    if steps is not None:
+        run["config"] = {"steps": steps, "batch_size": 16}
+    return run
 
 
-def test_verdict_thresholds():
-    softmax = [fake_run("softmax", s, 0.60) for s in range(3)]
-    better = [fake_run(v, s, 0.65) for v in ("ssa", "ssa_n1.5", "ssa_n2") for s in range(3)]
-    same = [fake_run(v, s, 0.61) for v in ("ssa", "ssa_n1.5", "ssa_n2") for s in range(3)]
-    assert experiment.verdict(softmax + better) == "reproduced"
-    assert experiment.verdict(softmax + same) == "not reproduced at this scale"
-    assert experiment.verdict(softmax) == "not tested"
-    mixed = softmax + [fake_run("ssa_n2", s, 0.65) for s in range(3)] + [fake_run("ssa_n1.5", s, 0.60) for s in range(3)]
-    assert experiment.verdict(mixed) == "partly"
-    table = experiment.paper_comparison(softmax + better)
-    assert table["our gain"].tolist() == pytest.approx([5.0] * 4)
-    assert experiment.accuracy_table(softmax + better).loc["mean over paradigms", "ssa"] == pytest.approx(65.0)
+def seed_level(seed):
+    """Accuracy that differs between seeds, shared by every variant of the same seed."""
+    return 0.55 + 0.03 * (seed % 4)
+
+
+def jitter(seed):
+    """A small seed-to-seed spread of the gains (points), so that no two paired differences are equal."""
+    return 0.2 * ((seed % 3) - 1) + 0.01 * seed
+
+
+def variants_runs(seeds, gain_by_variant):
+    """Softmax at the seed's level, each SSA variant about ``gain`` points above it on every paradigm."""
+    runs = [fake_run("softmax", s, seed_level(s)) for s in seeds]
+    return runs + [fake_run(v, s, seed_level(s) + (gain + jitter(s)) / 100) for v, gain in gain_by_variant.items() for s in seeds]
+
+
+def test_the_claim_is_judged_per_paradigm_and_on_the_mean_paired_by_seed():
+    seeds = range(6)
+    better = variants_runs(seeds, {"ssa": 5, "ssa_n1.5": 5, "ssa_n2": 5})
+    verdict = experiment.probing_verdict(list(reversed(better)))  # order does not matter: pairs are by seed
+    assert verdict.outcome == "reproduced"
+    parts = dict(verdict.parts)
+    assert set(parts) == {experiment.HEADLINE, *experiment.PAPER_ACCURACIES}
+    assert parts[experiment.HEADLINE].differences == pytest.approx(tuple(5.0 + jitter(s) for s in seeds))
+    same = variants_runs(seeds, {"ssa": 0.1, "ssa_n1.5": 0.1, "ssa_n2": 0.1})
+    assert experiment.probing_verdict(same).outcome == "no effect at this scale"
+    worse = variants_runs(seeds, {"ssa": -5, "ssa_n1.5": -5, "ssa_n2": -5})
+    assert experiment.probing_verdict(worse).outcome == "opposite"
+    softmax_only = [run for run in better if run["scorer"] == "softmax"]
+    assert experiment.probing_verdict(softmax_only).outcome == "not tested"
+    table = experiment.paper_comparison(better)
+    assert table["our gain"].tolist() == pytest.approx([5.0 + sum(jitter(s) for s in seeds) / 6] * 4)
+    assert table["outcome"].tolist() == ["reproduced"] * 4 and table["seeds"].tolist() == [6] * 4
+    assert experiment.accuracy_table(better).loc["mean over paradigms", "softmax"] == pytest.approx(
+        100 * sum(seed_level(s) for s in seeds) / 6)
+
+
+def test_parts_that_differ_give_partly_naming_each_part():
+    # Only agreement_subject_verb uses ssa_n2 in the paper: it alone gains 5 points.
+    mixed = variants_runs(range(6), {"ssa_n2": 5, "ssa_n1.5": 0})
+    verdict = experiment.probing_verdict(mixed)
+    assert verdict.outcome == "partly"
+    assert "agreement_subject_verb-across_prepositional_phrase: reproduced" in verdict.detail
+    assert "binding-principle_a: no effect at this scale" in verdict.detail
+    assert f"{experiment.HEADLINE}: no effect at this scale" in verdict.detail  # mean gain 1.25 < 2
+
+
+def test_a_gain_from_one_seed_is_inconclusive_and_every_seed_is_shown():
+    # The issue's case: +17.9, +0.1 and -0.7 points average to +5.8 but decide nothing.
+    paradigm = "quantifiers-superlative"
+    runs = [fake_run("softmax", s, 0.50) for s in range(3)]
+    runs += [fake_run("ssa_n1.5", s, {**{p: 0.50 for p in zorro.PARADIGMS}, paradigm: 0.50 + g / 100})
+             for s, g in enumerate((17.9, 0.1, -0.7))]
+    runs += [fake_run("ssa_n2", s, 0.50) for s in range(3)]
+    table = experiment.gain_table(runs)
+    assert table.loc[paradigm, ["seed 0", "seed 1", "seed 2"]].tolist() == pytest.approx([17.9, 0.1, -0.7])
+    assert table.loc[paradigm, "mean gain"] == pytest.approx(5.7666, abs=1e-3)
+    assert table.loc[paradigm, "outcome"] == "inconclusive" and int(table.loc[paradigm, "pairs to decide"]) > 6
+    assert experiment.probing_verdict(runs).outcome == "inconclusive"
+    summary = experiment.summary(runs)
+    assert "no claim can be decided" in summary and "inconclusive" in summary
+    power = experiment.power_table(runs, simulations=50)
+    assert (power["3 seeds"].dropna() == 0).all() and "20 seeds" in power
+
+
+def test_calibration_against_babyberta_says_when_the_baseline_is_undertrained():
+    weak = variants_runs(range(6), {"ssa": 0.1, "ssa_n1.5": 0.1, "ssa_n2": 0.1})
+    for run in weak:
+        run["config"] = {"steps": 6000, "batch_size": 16}
+    calibrated = experiment.calibration(weak)
+    assert calibrated["far"] and calibrated["fraction"] == pytest.approx(6000 * 16 / (400_000 * 16))
+    assert calibrated["reference"] == experiment.BABYBERTA_ZORRO_ACCURACY
+    verdict = experiment.probing_verdict(weak)
+    assert verdict.outcome == "no effect at this scale" and "undertrained" in verdict.detail
+    strong = [fake_run("softmax", s, 0.79, steps=400_000) for s in range(6)]
+    strong += [fake_run("ssa_n1.5", s, 0.79, steps=400_000) for s in range(6)]
+    assert experiment.calibration(strong)["far"] is False
+    # Runs that do not score every paradigm have no overall accuracy to calibrate.
+    partial = [fake_run("softmax", 0, {"binding-principle_a": 0.6})]
+    assert experiment.calibration(partial)["far"] is None
 
 
 def test_unknown_variant_is_refused():

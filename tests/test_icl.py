@@ -73,6 +73,9 @@ def test_resume_gives_identical_weights(tmp_path, scorer):
     config = tiny_config(model=dataclasses.replace(TINY, scorer=scorer))
     whole = train(config, checkpoint=tmp_path / "a.pt", checkpoint_every=100, progress=False)
     train(config, checkpoint=tmp_path / "b.pt", checkpoint_every=2, stop_at=3, progress=False)  # "killed" after step 3
+    # The checkpoint loads with torch.load(weights_only=True) (tensors and plain values only), so
+    # resuming is not retraining from scratch.
+    assert torch.load(tmp_path / "b.pt", weights_only=True)["config"] == dataclasses.asdict(config)
     resumed = train(config, checkpoint=tmp_path / "b.pt", checkpoint_every=2, progress=False)
     assert resumed.steps == whole.steps == config.train_steps
     for (name, a), (_, b) in zip(whole.model.state_dict().items(), resumed.model.state_dict().items()):
@@ -147,20 +150,126 @@ def test_injection_control_is_the_same_prompts_without_the_value():
     assert changed.tolist() == [False, False, False, True, False, False, False, False]
 
 
-def test_verdict_thresholds():
+def fake_run(task: str, errors, *, seed=None, shifted_sigmas=2, mass=0.01, harm=0.0, max_weight=(0.2, 0.2), trivial=0.5) -> dict:
+    """A run in the shape of :func:`ssa.icl.experiments.run`'s result: ``errors`` is the model's
+    error at sigma 1 and at each shifted sigma (the same for every shift and, at sigma 1, every
+    length); the trivial baseline has error ``trivial`` everywhere."""
+    errors = [float(e) for e in errors]
+    sigmas = list(range(1, len(errors) + 1))
+    baseline = "majority class" if task in ("every", "some") else "zero"
+    sweep = {"sigmas": sigmas, "model": {"prompt_error": errors}, baseline: {"prompt_error": [trivial] * len(errors)}}
+    layers_heads = lambda value: [[value, value], [value, value]]  # 2 layers x 2 heads
+    run = {
+        "shifts": {"sigma_x": sweep, "sigma_ab": sweep},
+        "length": {"lengths": [10, 40], "model": {"prompt_error": [errors[0], errors[-1]]}, baseline: {"prompt_error": [trivial, trivial]}},
+        "concentration": {"sigma_x": {"sigmas": sigmas, "max_weight": [layers_heads(max_weight[0])] + [layers_heads(max_weight[1])] * (len(errors) - 1)}},
+        "injection": {"injected_mass": layers_heads(mass), "model": {"prompt_error": errors[0] + harm}, baseline: {"prompt_error": trivial},
+                      "clean": {"model": {"prompt_error": errors[0]}, baseline: {"prompt_error": trivial}}},
+    }
+    if seed is not None:
+        run["seed"] = seed
+    return run
+
+
+def test_icl_verdicts_pair_the_runs_by_seed():
     from ssa.icl import verdicts
 
-    clear = verdicts.grows("c", np.array([0.1, 0.1, 0.12]), np.array([0.5, 0.55, 0.6]), "x")
-    assert clear.verdict == "reproduced"
-    small_but_clear = verdicts.grows("c", np.array([0.1, 0.1, 0.1]), np.array([0.12, 0.13, 0.12]), "x")
-    assert small_but_clear.verdict == "partly reproduced"
-    small_and_unclear = verdicts.grows("c", np.array([0.1, 0.2, 0.0]), np.array([0.12, 0.0, 0.2]), "x")
-    assert small_and_unclear.verdict == "not reproduced at this scale"
-    reversed_ = verdicts.lower("c", np.array([0.2, 0.2, 0.2]), np.array([0.3, 0.3, 0.3]), "x")
-    assert reversed_.verdict == "not reproduced at this scale"
-    nothing_to_reduce = verdicts.lower("c", np.array([-0.1, 0.0, -0.05]), np.array([-0.3, -0.2, -0.4]), "x")
-    assert nothing_to_reduce.verdict == "not reproduced at this scale"
-    assert verdicts.lower("c", np.array([0.8, 0.9, 0.85]), np.array([0.1, 0.2, 0.1]), "x").verdict == "reproduced"
+    # SSA's error under shift is lower by seed-specific amounts; its runs arrive in another order.
+    softmax_shifted = {seed: 0.5 + 0.05 * seed for seed in range(8)}
+    gain = {seed: 0.2 + 0.01 * seed for seed in range(8)}
+    softmax = [fake_run("every", [0.0, softmax_shifted[s]], seed=s) for s in range(8)]
+    ssa = [fake_run("every", [0.0, softmax_shifted[s] - gain[s]], seed=s) for s in reversed(range(8))]
+    seeds, paired = verdicts.paired_seeds({"softmax": softmax, "ssa": ssa})
+    assert seeds == list(range(8)) and [run["seed"] for run in paired["ssa"]] == seeds
+    grows, lower = verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa}, "every", "sigma_x", '"every"')
+    assert lower.differences == pytest.approx([gain[s] for s in range(8)])  # softmax - SSA, seed by seed
+    assert lower.outcome == "reproduced" and lower.pairs == 8
+    assert grows.differences == pytest.approx([softmax_shifted[s] for s in range(8)]) and grows.outcome == "reproduced"
+    # Pairing by position would have mixed the seeds up and given another effect per seed.
+    unordered = verdicts.shift_verdicts({"softmax": [{k: v for k, v in r.items() if k != "seed"} for r in softmax],
+                                         "ssa": [{k: v for k, v in r.items() if k != "seed"} for r in ssa]}, "every", "sigma_x", "x")[1]
+    assert unordered.differences != pytest.approx(lower.differences)
+    # A seed that only one scorer has is left out of the pairs.
+    assert verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa[1:]}, "every", "sigma_x", "x")[1].pairs == 7
+    with pytest.raises(ValueError, match="some runs record their seed"):
+        verdicts.paired_seeds({"softmax": softmax, "ssa": [{k: v for k, v in r.items() if k != "seed"} for r in ssa]})
+    with pytest.raises(ValueError, match="appears twice"):
+        verdicts.paired_seeds({"softmax": softmax + softmax[:1], "ssa": ssa})
+    tagged = verdicts.with_seeds({"softmax": softmax[:2]}, (5, 6))
+    assert [run["seed"] for run in tagged["softmax"]] == [5, 6]
+
+
+def test_three_seeds_are_inconclusive_and_say_how_many_would_decide():
+    from ssa.icl import verdicts
+
+    runs = {"softmax": [fake_run("some", [0.0, 0.6 + 0.01 * s], seed=s) for s in range(3)],
+            "ssa": [fake_run("some", [0.0, 0.1 + 0.02 * s], seed=s) for s in range(3)]}
+    verdict = verdicts.quantification_verdict({"some": runs})
+    assert verdict.outcome == "inconclusive" and verdict.claim == "ICL quantification under input-scale shift"
+    (name, part), = verdict.parts
+    assert part.pairs == 3 and part.seeds_to_resolve is not None and part.seeds_to_resolve >= 6
+    table = verdicts.table([part])
+    assert list(table.columns) == ["claim", "outcome", "effect", "95% interval", "pairs", "sentence"]
+    assert verdicts.resolve_summary([part]) == f"If the observed means and spreads held, {part.seeds_to_resolve} seeds would decide the inconclusive verdict."
+    assert "no claim can be decided" in verdicts.seed_statement(3)
+    differences = verdicts.differences_table([part], [0, 1, 2])
+    assert list(differences.columns[1:4]) == ["seed 0", "seed 1", "seed 2"]
+
+
+def test_linear_verdict_combines_the_two_shifts():
+    from ssa.icl import verdicts
+
+    runs = {"softmax": [fake_run("linear", [0.05, 0.6], seed=s) for s in range(6)],
+            "ssa": [fake_run("linear", [0.05, 0.6 + 0.001 * (s - 2.5)], seed=s) for s in range(6)]}
+    verdict = verdicts.linear_verdict(runs)
+    assert [name for name, _ in verdict.parts] == list(verdicts.LINEAR_SHIFTS.values())
+    assert verdict.outcome == "no effect at this scale"  # the two models are the same within 0.003
+
+
+def test_unlearned_models_are_not_tested():
+    from ssa.icl import verdicts
+
+    runs = {"softmax": [fake_run("every", [0.4, 0.9], seed=s) for s in range(6)],  # 0.4 is not below 0.5 x 0.5
+            "ssa": [fake_run("every", [0.0, 0.1], seed=s) for s in range(6)]}
+    assert {v.outcome for v in verdicts.shift_verdicts(runs, "every", "sigma_x", "x")} == {"not tested"}
+    assert "softmax did not learn" in verdicts.shift_verdicts(runs, "every", "sigma_x", "x")[1].detail
+    assert verdicts.collapse_verdict({"every": runs}).outcome == "not tested"
+    assert verdicts.quantification_verdict({"every": runs}).outcome == "not tested"
+
+
+def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_value():
+    from ssa.icl import verdicts
+
+    def runs(softmax_mass, ssa_mass, ssa_harm):
+        return {"softmax": [fake_run("some", [0.0, 0.3], seed=s, mass=softmax_mass, harm=0.4) for s in range(6)],
+                "ssa": [fake_run("some", [0.0, 0.1], seed=s, mass=ssa_mass + 0.001 * s, harm=ssa_harm) for s in range(6)]}
+
+    small = runs(0.008, 0.004, 0.1)
+    verdict = verdicts.collapse_verdict({"some": small})
+    assert verdict.outcome == "premise absent"
+    assert "softmax puts at most 0.008 of its attention on the injected value" in verdict.detail
+    # The mechanism's claims are still judged on the chapter's page.
+    share, harm = verdicts.injection_verdicts(small, "some", "x")
+    assert share.outcome == "no effect at this scale" and harm.outcome == "reproduced"
+    # A logit spread that does not grow is the premise's other half.
+    flat = {"softmax": [{"sigmas": [1, 2], "logit_spread": [[[3.0, 3.0]], [[2.0, 2.0]]]} for _ in range(6)]}
+    premise = verdicts.collapse_premise(runs(0.9, 0.1, 0.1), flat)
+    assert premise["share"] == pytest.approx(0.9) and "never growing" in premise["absent"]
+    # With most of softmax's attention on the value, the mechanism claims decide.
+    present = verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1)})
+    assert present.outcome == "reproduced" and {name for name, _ in present.parts} == {'"some"'}
+    assert verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1), "every": small}).outcome == "partly"
+
+
+def test_the_old_verdict_rule_is_gone():
+    from ssa import verdicts as rule
+    from ssa.icl import verdicts
+
+    for name in ("difference_band", "grows", "lower", "VERDICTS", "MIN_RELATIVE_GAIN", "MIN_ABSOLUTE_GAIN"):
+        assert not hasattr(verdicts, name), name
+    assert verdicts.Verdict is rule.Verdict
+    for claim in (c for claims in verdicts.CLAIMS.values() for c in claims):
+        assert claim.threshold == verdicts.MIN_EFFECT and claim.reason
 
 
 def test_logit_spread_has_one_value_per_layer_and_head():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import subprocess
@@ -261,3 +262,99 @@ def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
     assert two["processes"] == 2 and one["processes"] == 1
     assert two["history"]["train_loss"] == pytest.approx(one["history"]["train_loss"], abs=1e-5)
     assert two["history"]["eval_loss"] == pytest.approx(one["history"]["eval_loss"], abs=1e-5)
+
+
+# ---- verdicts (ssa.verdicts' one rule, paired by seed) ------------------------------------------
+
+
+def lm_run(scorer: str, seed: int, perplexity_id: float, perplexity_ood: float, blimp: float = 0.6,
+           unigram: float = 500.0, eval_loss=None) -> dict:
+    """A synthetic run result with the fields the verdict reads."""
+    entry = {"scorer": scorer, "seed": seed, "perplexity_id": perplexity_id, "perplexity_ood": perplexity_ood,
+             "unigram_perplexity_id": unigram, "unigram_perplexity_ood": 1.2 * unigram,
+             "blimp": {"accuracy": blimp, "by_phenomenon": {}, "pairs": 6700}, "tokens_trained": 1_000_000, "parameters": 2_000_000}
+    if eval_loss is not None:
+        entry["history"] = {"eval_step": [0, 50, 100], "eval_loss": list(eval_loss)}
+    return entry
+
+
+def paired_runs(seeds, ssa_id_factor: float, ssa_ood_factor: float, blimp_gain: float = 0.0, **extra) -> list[dict]:
+    """Softmax perplexities that differ a lot from seed to seed; SSA's are softmax's times a factor
+    for the same seed, so the paired differences are constant while the unpaired values are not."""
+    runs = []
+    for seed in seeds:
+        softmax_id, softmax_ood = 100.0 + 17.0 * (seed % 4), 150.0 + 23.0 * (seed % 3)
+        blimp = 0.55 + 0.01 * (seed % 5)
+        runs.append(lm_run("softmax", seed, softmax_id, softmax_ood, blimp, **extra))
+        runs.append(lm_run("ssa", seed, softmax_id * ssa_id_factor, softmax_ood * ssa_ood_factor, blimp + blimp_gain / 100, **extra))
+    return runs
+
+
+def test_claims_are_judged_on_runs_paired_by_seed_whatever_their_order():
+    from ssa.lm import experiment
+
+    runs = paired_runs(range(8), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=math.exp(0.05))
+    random.Random(0).shuffle(runs)
+    found = experiment.claim_verdicts(runs)
+    assert set(found) == {"perplexity_id", "perplexity_ood", "blimp"}
+    assert found["perplexity_id"].outcome == "reproduced" and found["perplexity_id"].pairs == 8
+    assert found["perplexity_id"].differences == pytest.approx((0.05,) * 8)  # ln(softmax / SSA) per seed
+    assert found["perplexity_ood"].outcome == "opposite"
+    assert found["blimp"].outcome == "no effect at this scale"
+    # A seed with only one scorer is no pair; a seed run twice is refused.
+    assert experiment.claim_verdicts(runs + [lm_run("ssa", 99, 50.0, 60.0)])["perplexity_id"].pairs == 8
+    with pytest.raises(ValueError, match="seed 0"):
+        experiment.claim_verdicts(runs + [lm_run("ssa", 0, 50.0, 60.0)])
+
+
+def test_fewer_than_six_pairs_are_inconclusive_with_the_pairs_that_would_decide():
+    from ssa.lm import experiment
+
+    runs = paired_runs(range(2), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=1.0, blimp_gain=1.5)
+    runs[-1]["perplexity_id"] *= math.exp(-0.03)  # some spread between the two pairs
+    summary = experiment.verdict(runs)
+    assert summary["learned"]
+    assert {verdict.outcome for verdict in summary["claims"].values()} == {"inconclusive"}
+    assert summary["claims"]["perplexity_id"].seeds_to_resolve >= 6
+    assert "no claim can be decided" in summary["summary"]
+    table = experiment.verdict_table(summary["claims"])
+    assert list(table["pairs"]) == [2, 2, 2]
+    power = experiment.power_table(summary["claims"], simulations=50)
+    assert {"2 seeds", "10 seeds", "20 seeds"} <= set(power.columns)
+    assert (power["2 seeds"].dropna() == 0).all()  # below six pairs the rule decides nothing
+
+
+def test_unlearned_models_leave_every_claim_premise_absent_and_no_runs_leave_it_not_tested():
+    from ssa.lm import experiment
+
+    runs = paired_runs(range(6), ssa_id_factor=0.5, ssa_ood_factor=0.5, unigram=150.0)
+    summary = experiment.verdict(runs)
+    assert not summary["learned"]
+    for verdict in summary["claims"].values():
+        assert verdict.outcome == "premise absent" and "unigram" in verdict.detail
+    assert "premise absent" in summary["summary"]
+    assert {v.outcome for v in experiment.claim_verdicts([]).values()} == {"not tested"}
+    only_softmax = [run for run in paired_runs(range(6), 0.9, 0.9) if run["scorer"] == "softmax"]
+    assert {v.outcome for v in experiment.claim_verdicts(only_softmax).values()} == {"not tested"}
+
+
+def test_calibration_says_when_the_baseline_is_far_from_its_reference(tmp_path):
+    from ssa.lm import experiment
+
+    falling = paired_runs(range(6), math.exp(-0.05), 1.0, eval_loss=[8.0, 6.0, 5.9])  # still falling by 0.1
+    calibrated = experiment.calibration(falling)
+    assert calibrated["far"] and calibrated["still_falling"]["drop"] == pytest.approx(0.1)
+    assert calibrated["unigram_ratio"]["id"] == pytest.approx(max(run["perplexity_id"] for run in falling if run["scorer"] == "softmax") / 500)
+    assert "undertrained" in experiment.claim_verdicts(falling)["perplexity_id"].detail
+    flat = paired_runs(range(6), math.exp(-0.05), 1.0, eval_loss=[8.0, 6.0, 5.995])
+    assert experiment.calibration(flat)["far"] is False
+    assert experiment.claim_verdicts(flat)["perplexity_id"].detail == ""
+    # A longer-trained softmax run of the same model and data in the cache is the reference.
+    longer = run_config("cpu", "softmax", 0).replace(train={"steps": 10 * run_config("cpu").train.steps})
+    folder = tmp_path / "cpu" / "lm" / "run"
+    folder.mkdir(parents=True)
+    (folder / "entry.json").write_text(json.dumps({"config": longer.to_dict(), "result": {"perplexity_id": 50.0}}))
+    calibrated = experiment.calibration(falling, profile="cpu", results_dir=tmp_path)
+    reference = calibrated["longer_trained"]
+    assert reference["perplexity_id"] == 50.0 and reference["runs"] == 1 and calibrated["far"]
+    assert "trained on" in calibrated["note"]

@@ -105,3 +105,12 @@ def test_power_grows_with_seeds():
     low = verdicts.power(ERROR_CLAIM, pairs=6, effect=0.2, spread=0.2, simulations=1000)
     high = verdicts.power(ERROR_CLAIM, pairs=20, effect=0.2, spread=0.2, simulations=1000)
     assert low < 0.5 < 0.8 < high
+
+
+def test_combined_and_few_seed_verdicts_have_sentences():
+    agreeing = combine("both", {"a": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)),
+                                "b": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.4) + np.linspace(0, 0.01, 6))})
+    assert agreeing.outcome == "reproduced" and agreeing.sentence() == "both: reproduced (a: reproduced; b: reproduced)."
+    few = judge(ERROR_CLAIM, np.zeros(3), np.array([0.2, 0.5, 0.3]))
+    assert few.outcome == "inconclusive" and few.seeds_to_resolve >= verdicts.MIN_PAIRS
+    assert few.seeds_to_resolve == verdicts.seeds_to_resolve(few.effect, float(np.std(few.differences, ddof=1)), 0.1)

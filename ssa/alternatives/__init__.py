@@ -10,7 +10,8 @@ The runs *are* the In-context learning chapters' experiments: one experiment per
 seed from :func:`ssa.icl.experiments.experiment_config`, cached under
 ``results/<profile>/icl/<task>/<scorer>/``; softmax and SSA are read from exactly the entries
 those chapters made. :mod:`~ssa.alternatives.comparison` turns them into the table, ranks, cost,
-collapse diagnostics and the verdict; :mod:`~ssa.alternatives.figures` draws them.
+collapse diagnostics and the verdicts (by the book's one rule, :mod:`ssa.verdicts`, on errors paired
+by seed); :mod:`~ssa.alternatives.figures` draws them.
 
 Regenerate (resumable, cached per run):
 ``python -m ssa.alternatives regenerate --profile cpu --jobs 2``.
@@ -18,18 +19,32 @@ Regenerate (resumable, cached per run):
 
 from ssa.alternatives.comparison import (  # noqa: F401
     PAPER_ALTERNATIVES,
+    STATEMENT,
+    THRESHOLD,
+    THRESHOLD_REASON,
+    cached_runs,
     chapter_runs,
     chapter_seeds,
+    claim,
     coverage,
     cost_entry,
     error_table,
+    judge_statement,
+    load_provenance,
     load_runs,
     mechanism_table,
-    paper_verdict,
+    observed_spread,
+    outcome_counts,
+    paired,
     panels,
     plan,
+    power_sentence,
+    power_table,
     rank_table,
     regenerate_command,
+    scorer_verdict,
+    statement_verdict,
     summary_table,
+    verdict_table,
     versus_softmax,
 )

@@ -15,17 +15,29 @@ fixed, documented initial values, not tuned (no sweep touches any test data):
 A *panel* is one task and one sigma sweep: ``every``/``sigma_x``, ``some``/``sigma_x``,
 ``linear``/``sigma_x`` and ``linear``/``sigma_ab``. Errors are those of :mod:`ssa.icl.verdicts`
 (prompt-level error for quantification, MSE normalised by the zero predictor for linear).
+
+Verdicts follow the book's one rule, :mod:`ssa.verdicts`. On each panel, each scorer's mean error
+over the shifted sigmas (> 1) is paired with softmax's by seed (the same seed gives both the same
+batches and the same test prompts) and the claim "the scorer's error is lower" is judged
+(:func:`versus_softmax`) with the threshold :data:`THRESHOLD`, declared with its reason before
+any result of this chapter. The paper's statement, "none of the alternatives it tried is
+consistently better than softmax", is :func:`statement_verdict`; :func:`power_table` says how
+often the rule would find a truly better scorer at the observed spread.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import math
 import statistics
 
 import numpy as np
 
-from ssa.icl import experiments, verdicts
+from ssa import verdicts as rule
+from ssa.icl import experiments
+from ssa.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa.icl.evaluate import bootstrap_band
 from ssa.icl.tasks import TASKS, is_classification
 from ssa.plotting import scorer_label
@@ -110,16 +122,19 @@ def measured_run_seconds(task: str, profile: str) -> float:
 
 def load_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS, device: str = "auto") -> dict[str, dict[str, list[dict]]]:
     """``{task: {scorer: [result of each seed]}}`` from the ICL cache (computed on a miss unless
-    the cache is required). Scorers default to every registered one."""
+    the cache is required). Scorers default to every registered one. Each run carries its
+    ``seed``: the comparisons pair runs by it."""
     scorers = scorer_names() if scorers is None else scorers
     seeds = chapter_seeds(profile) if seeds is None else seeds
-    return {task: experiments.load_runs(task, profile=profile, scorers=scorers, seeds=seeds, device=device) for task in tasks}
+    return {task: _with_seeds(experiments.load_runs(task, profile=profile, scorers=scorers, seeds=seeds, device=device), seeds)
+            for task in tasks}
 
 
 def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple[dict[str, dict[str, list[dict]]], int, int]:
     """What the cache already holds, without training anything: ``({task: {scorer: runs}},
     runs cached, runs planned)``. A scorer appears for a task only with all its seeds; a task
-    only with softmax's (the reference of every comparison) and one other scorer."""
+    only with softmax's (the reference of every comparison) and one other scorer. Each run carries
+    its ``seed``."""
     scorers = scorer_names() if scorers is None else scorers
     seeds = chapter_seeds(profile) if seeds is None else seeds
     planned = plan(tasks, scorers, seeds)
@@ -128,7 +143,7 @@ def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple
     for task in tasks:
         complete = [scorer for scorer in scorers if all((task, scorer, seed) in done for seed in seeds)]
         if "softmax" in complete and len(complete) > 1:
-            found[task] = experiments.load_runs(task, profile=profile, scorers=complete, seeds=seeds)
+            found[task] = _with_seeds(experiments.load_runs(task, profile=profile, scorers=complete, seeds=seeds), seeds)
     return found, len(done), len(planned)
 
 
@@ -176,7 +191,7 @@ def error_table(runs: dict[str, dict[str, list[dict]]]):
         for shift in first["shifts"]:
             sigmas = first["shifts"][shift]["sigmas"]
             for scorer, seeds in by_scorer.items():
-                band = bootstrap_band(verdicts.error_curve(seeds, task, shift))
+                band = bootstrap_band(icl_data.error_curve(seeds, task, shift))
                 for index, sigma in enumerate(sigmas):
                     rows.append({"task": task, "shift": shift, "sigma": sigma, "scorer": scorer, "mean": band["mean"][index],
                                  "low": band["low"][index], "high": band["high"][index], "seeds": len(seeds)})
@@ -225,91 +240,339 @@ def mean_ranks(ranked):
 
 
 # --- each scorer against softmax, and the paper's statement ------------------------------------
+#
+# One rule for the whole book (ssa.verdicts): on each panel, the scorer's and softmax's errors are
+# paired by seed (seed i trains both on the same batches and tests both on the same prompts), and
+# the claim "the scorer's error is lower" is judged on the paired differences.
 
-OUTCOMES = ("better", "worse", "no clear difference", "did not learn", "not tested")
+THRESHOLD = 0.1
+THRESHOLD_REASON = (
+    "a tenth of the error scale (a tenth of the test prompts for quantification, a tenth of the zero predictor's "
+    "squared error for linear functions): the smallest effect the In-context learning chapters count, declared "
+    "there before any result of this chapter was computed")
+STATEMENT = "None of the alternatives the paper tried is consistently better than softmax"
+POWER_SEEDS = (10, 20)  # seed counts at which the chapter states the power, besides its own
+UNITS = {"quantification": "prompt error", "linear": "normalised squared error"}
+_DECIDED_NOT_BETTER = (rule.NO_EFFECT, rule.OPPOSITE)
+
+
+def claim(scorer: str, task: str, shift: str) -> rule.Claim:
+    """The comparison on one panel: ``scorer``'s mean error over the shifted sigmas (> 1) is lower
+    than softmax's (direction -1: an error), by at least :data:`THRESHOLD`."""
+    return rule.Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
+                      threshold=THRESHOLD, units=UNITS["quantification" if is_classification(task) else "linear"],
+                      reason=THRESHOLD_REASON)
 
 
 def _shifted_error(seeds: list[dict], task: str, shift: str) -> np.ndarray:
     """Per-seed mean error over the shifted sigmas (> 1)."""
-    curve = verdicts.error_curve(seeds, task, shift)
+    curve = icl_data.error_curve(seeds, task, shift)
     sigmas = np.array(seeds[0]["shifts"][shift]["sigmas"], dtype=float)
     return curve[:, sigmas > 1].mean(axis=1)
 
 
+def _by_seed(seed_runs: list[dict], task: str, shift: str) -> dict[int, float]:
+    seeds = [run.get("seed") for run in seed_runs]
+    if any(seed is None for seed in seeds):
+        raise ValueError("every run needs its 'seed' to be paired (load runs with load_runs or cached_runs)")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"a seed appears twice among the runs of one scorer: {seeds}")
+    return dict(zip(seeds, _shifted_error(seed_runs, task, shift).tolist()))
+
+
+def paired(treatment: list[dict], control: list[dict], task: str, shift: str) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+    """``(seeds, treatment errors, control errors)``: the mean error over the shifted sigmas of
+    the runs of both scorers that share a seed, in seed order (a seed only one of them has is
+    left out: it has no pair)."""
+    first, second = _by_seed(treatment, task, shift), _by_seed(control, task, shift)
+    seeds = tuple(sorted(set(first) & set(second)))
+    return seeds, np.array([first[s] for s in seeds]), np.array([second[s] for s in seeds])
+
+
+def _with_seeds(by_scorer: dict[str, list[dict]], seeds) -> dict[str, list[dict]]:
+    """Each run with its ``seed`` (a copy: cached dicts are left as they are)."""
+    return {scorer: [run if "seed" in run else {**run, "seed": seed} for run, seed in zip(seed_runs, seeds)]
+            for scorer, seed_runs in by_scorer.items()}
+
+
+def _premise(by_scorer: dict[str, list[dict]], task: str) -> str:
+    baseline = icl_data.trivial_baseline(task)
+    model = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x")[:, 0].mean()
+    trivial = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x", baseline)[:, 0].mean()
+    return (f"softmax did not learn {task!r} in distribution: its error at σ = 1 is {model:.3g}, not below "
+            f"{icl_data.LEARNED_FRACTION:g} times the {baseline} predictor's {trivial:.3g}, so no shift tests anything")
+
+
+def _with_seeds_to_resolve(verdict: rule.Verdict) -> rule.Verdict:
+    """``verdict`` with the pairs that would decide it at its observed mean and spread
+    (:func:`ssa.verdicts.seeds_to_resolve`) where the rule left it inconclusive for having fewer
+    than :data:`ssa.verdicts.MIN_PAIRS` pairs (it then gives that minimum, a floor, not the
+    estimate); unchanged with fewer than two pairs (no spread to go by)."""
+    if verdict.outcome != rule.INCONCLUSIVE or not 2 <= verdict.pairs < rule.MIN_PAIRS:
+        return verdict
+    spread = float(np.std(verdict.differences, ddof=1))
+    return dataclasses.replace(verdict, seeds_to_resolve=rule.seeds_to_resolve(verdict.effect, spread, verdict.threshold))
+
+
 def versus_softmax(runs: dict[str, dict[str, list[dict]]]):
-    """One row per scorer (other than softmax) and panel: mean error over the shifted sigmas for
-    softmax and the scorer, their difference (softmax - scorer: positive = the scorer is better)
-    with its 95% band, and the outcome, with the ICL chapters' thresholds
-    (:func:`ssa.icl.verdicts.lower`): **better** when the scorer removes at least
-    ``MIN_RELATIVE_GAIN`` of softmax's error and the band excludes zero, **worse** the same way
-    round, **did not learn** when the scorer's models fail in distribution, **not tested** when
-    softmax's do."""
+    """One row per scorer (other than softmax) and panel: the scorer's error against softmax's,
+    judged by :func:`ssa.verdicts.judge` on the claim of :func:`claim`, with the runs paired by
+    their seed. Columns: ``scorer, task, shift, panel, paper`` (the paper tried it), ``learned``
+    (the scorer learned the task in distribution), ``softmax, error`` (mean error over the
+    shifted sigmas and seeds), ``outcome, effect, low, high, pairs, seeds_to_resolve`` (the
+    verdict's; the effect is softmax's error minus the scorer's, positive when the scorer is
+    better), ``seeds``, ``differences`` (one per seed, same sign) and ``verdict`` (the
+    :class:`ssa.verdicts.Verdict`). A panel where softmax did not learn the task is "premise
+    absent": a shift then tests nothing."""
     import pandas as pd
 
     rows = []
     for task, by_scorer in runs.items():
-        learned = verdicts.learned(by_scorer, task)
+        if "softmax" not in by_scorer:
+            continue
+        learned = icl_data.learned(by_scorer, task)
         for shift in by_scorer["softmax"][0]["shifts"]:
-            softmax = _shifted_error(by_scorer["softmax"], task, shift)
-            for scorer, seeds in by_scorer.items():
+            for scorer, seed_runs in by_scorer.items():
                 if scorer == "softmax":
                     continue
-                other = _shifted_error(seeds, task, shift)
-                difference, low, high = verdicts.difference_band(softmax, other)
-                if not learned["softmax"]:
-                    outcome = "not tested"
-                elif not learned[scorer]:
-                    outcome = "did not learn"
-                elif verdicts.lower("", softmax, other, "").verdict == verdicts.VERDICTS[0]:
-                    outcome = "better"
-                elif verdicts.lower("", other, softmax, "").verdict == verdicts.VERDICTS[0]:
-                    outcome = "worse"
-                else:
-                    outcome = "no clear difference"
-                rows.append({"scorer": scorer, "task": task, "shift": shift, "softmax": float(softmax.mean()),
-                             "error": float(other.mean()), "difference": difference, "low": low, "high": high, "outcome": outcome})
-    return pd.DataFrame(rows)
+                seeds, error, softmax = paired(seed_runs, by_scorer["softmax"], task, shift)
+                comparison = claim(scorer, task, shift)
+                verdict = (_with_seeds_to_resolve(rule.judge(comparison, error, softmax)) if learned["softmax"]
+                           else rule.premise_absent(comparison, _premise(by_scorer, task)))
+                low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
+                rows.append({
+                    "scorer": scorer, "task": task, "shift": shift, "panel": panel_label(task, shift),
+                    "paper": scorer in PAPER_ALTERNATIVES, "learned": learned[scorer],
+                    "softmax": float(softmax.mean()) if len(seeds) else np.nan, "error": float(error.mean()) if len(seeds) else np.nan,
+                    "outcome": verdict.outcome, "effect": np.nan if verdict.effect is None else verdict.effect, "low": low, "high": high,
+                    "pairs": verdict.pairs, "seeds_to_resolve": verdict.seeds_to_resolve, "seeds": seeds,
+                    "differences": verdict.differences, "verdict": verdict})
+    columns = ["scorer", "task", "shift", "panel", "paper", "learned", "softmax", "error", "outcome", "effect", "low", "high",
+               "pairs", "seeds_to_resolve", "seeds", "differences", "verdict"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def outcome_counts(comparison):
-    """Scorer x outcome: on how many panels each scorer is better / worse / ... than softmax."""
+    """Scorer x outcome: on how many panels the rule gives each outcome of :data:`ssa.verdicts.OUTCOMES`
+    to "the scorer's error is lower than softmax's"."""
     counts = comparison.pivot_table(index="scorer", columns="outcome", values="task", aggfunc="count", fill_value=0, sort=False)
-    counts = counts.reindex(columns=[o for o in OUTCOMES if o in counts.columns], fill_value=0)
+    counts = counts.reindex(columns=[o for o in rule.OUTCOMES if o in counts.columns], fill_value=0)
     counts.index = [scorer_label(scorer) for scorer in counts.index]
+    counts.columns.name = None
     return counts
 
 
-def paper_verdict(comparison, alternatives=PAPER_ALTERNATIVES, what: str = "alternatives the paper tried") -> dict:
-    """The paper's statement, "none [of the alternatives it tried] consistently better than
-    softmax", checked on ``comparison`` (:func:`versus_softmax`): an alternative is consistently
-    better when it is **better** on every panel. ``reproduced`` when none of the paper's
-    alternatives with results is, ``not reproduced at this scale`` when one is, ``not tested``
-    when none has results. Returns ``verdict``, ``evidence`` (one sentence with the numbers),
-    ``tested``, ``consistently_better``, ``better_somewhere``, ``panels``; ``what`` names the
-    group of ``alternatives`` in the evidence."""
-    rows = comparison[comparison["scorer"].isin(alternatives) & (comparison["outcome"] != "not tested")]
-    tested = [name for name in alternatives if name in set(rows["scorer"])]
+def verdict_table(comparison, digits: int = 3):
+    """The comparisons as the chapter shows them: scorer, panel, outcome, effect (softmax's error
+    minus the scorer's: positive when the scorer is better), its 95% interval, pairs, the seeds
+    that would decide an inconclusive one, and each seed's paired difference."""
+    import pandas as pd
+
+    seeds = sorted({seed for row in comparison["seeds"] for seed in row})
+    rows = []
+    for _, row in comparison.iterrows():
+        by_seed = dict(zip(row["seeds"], row["differences"]))
+        rows.append({
+            "scorer": scorer_label(row["scorer"]), "panel": row["panel"], "tried by the paper": "yes" if row["paper"] else "no",
+            "outcome": row["outcome"], "effect": round(row["effect"], digits),
+            "95% interval": "" if np.isnan(row["low"]) else f"[{row['low']:+.{digits}f}, {row['high']:+.{digits}f}]",
+            "pairs": row["pairs"],
+            "seeds to decide": "" if row["outcome"] != rule.INCONCLUSIVE else (
+                f"≥ {rule.MIN_PAIRS}" if row["pairs"] < 2 else f"> {rule.MAX_SEEDS}" if row["seeds_to_resolve"] is None
+                else str(row["seeds_to_resolve"])),
+            **{f"seed {seed}": round(by_seed[seed], digits) if seed in by_seed else np.nan for seed in seeds}})
+    return pd.DataFrame(rows)
+
+
+def observed_spread(comparison, scorers=None) -> float | None:
+    """The standard deviation of the paired differences, pooled over the comparisons of
+    ``scorers`` (all by default) that have two pairs or more (root mean of their variances);
+    ``None`` without any."""
+    rows = comparison if scorers is None else comparison[comparison["scorer"].isin(scorers)]
+    variances = [np.var(d, ddof=1) for d in rows["differences"] if len(d) > 1]
+    return float(np.sqrt(np.mean(variances))) if variances else None
+
+
+@functools.lru_cache(maxsize=64)
+def _power(pairs: int, effect: float, spread: float) -> float:
+    power_claim = rule.Claim("an alternative scorer has lower error than softmax", direction=-1, threshold=THRESHOLD,
+                             units="error", reason=THRESHOLD_REASON)
+    return rule.power(power_claim, pairs, effect, spread)
+
+
+def power_table(spread: float | None, pairs=(3, *POWER_SEEDS), effects=(THRESHOLD, 2 * THRESHOLD)):
+    """Rate at which the rule finds a scorer better than softmax ("reproduced") when it truly is
+    better by each of ``effects`` and the paired differences are normal with standard deviation
+    ``spread`` (:func:`ssa.verdicts.power`, 2000 simulated experiments): ``pairs`` x ``effects``.
+    ``None`` when the spread is unknown (one seed)."""
+    import pandas as pd
+
+    if spread is None:
+        return None
+    table = pd.DataFrame({f"better by {effect:g}": [_power(int(n), float(effect), float(spread)) for n in pairs] for effect in effects},
+                         index=pd.Index([int(n) for n in pairs], name="paired seeds"))
+    return table
+
+
+def _plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def _in_statement_direction(name: str, outcome: str, deciding: rule.Verdict | None, detail: str, parts=(),
+                            seeds_to_resolve: int | None = None) -> rule.Verdict:
+    """A summary verdict whose evidence is one comparison's, turned to the summary's direction
+    (softmax not beaten: positive when the scorer is worse than softmax)."""
+    if deciding is None or deciding.interval is None:
+        return rule.Verdict(name, outcome, detail=detail, parts=tuple(parts), threshold=THRESHOLD)
+    low, high = deciding.interval
+    return rule.Verdict(name, outcome, effect=-deciding.effect, interval=(-high, -low), pairs=deciding.pairs,
+                        threshold=deciding.threshold, units=deciding.units, differences=tuple(-d for d in deciding.differences),
+                        seeds_to_resolve=seeds_to_resolve, detail=detail, parts=tuple(parts))
+
+
+def _distinct(texts) -> str:
+    """The distinct ``texts`` (in first-seen order), joined by semicolons."""
+    return "; ".join(dict.fromkeys(text for text in texts if text))
+
+
+def _most_seeds(verdicts: list[rule.Verdict]) -> rule.Verdict:
+    """The undecided comparison that needs the most pairs (``None``: more than the rule searches)."""
+    return max(verdicts, key=lambda v: math.inf if v.seeds_to_resolve is None else v.seeds_to_resolve)
+
+
+def scorer_verdict(comparison, scorer: str) -> rule.Verdict:
+    """Whether ``scorer`` is not better than softmax, from its panels in ``comparison``:
+    **reproduced** when every panel says "no effect at this scale" or "opposite" (it is never
+    better), **opposite** when every panel tested says "reproduced" (consistently better),
+    **partly** when it is better on some panels and decidedly not on others, **inconclusive**
+    otherwise (a panel undecided), **premise absent** when no panel tests anything, **not
+    tested** without results. The evidence (effect, interval) is that of the deciding
+    comparison, turned to this claim's direction: its weakest win if consistently better, its
+    closest approach to a win if never better, the undecided panel needing the most seeds."""
+    name = f"{scorer_label(scorer)} is not better than softmax"
+    rows = comparison[comparison["scorer"] == scorer]
+    if rows.empty:
+        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD)
+    panels_ = list(zip(rows["panel"], rows["verdict"]))
+    tested = [(panel, v) for panel, v in panels_ if v.outcome != rule.PREMISE_ABSENT]
+    detail = "; ".join(f"{panel}: {v.outcome}" for panel, v in panels_)
     if not tested:
-        why = ("softmax did not learn the tasks in distribution, so no shift tests anything" if len(comparison)
-               else f"none of the {what} has results")
-        return {"verdict": verdicts.VERDICTS[3], "evidence": why, "tested": [], "consistently_better": [],
-                "better_somewhere": [], "panels": 0}
-    wins = rows.groupby("scorer", sort=False)["outcome"].apply(lambda outcomes: int((outcomes == "better").sum()))
-    panels_per_scorer = rows.groupby("scorer", sort=False).size()
-    consistent = [name for name in tested if wins[name] == panels_per_scorer[name]]
-    somewhere = [name for name in tested if wins[name] > 0]
-    panels_count = int(panels_per_scorer.max())
-    fewest = int(panels_per_scorer.min())
-    where = (f"all {panels_count} task-and-shift panels" if fewest == panels_count
-             else f"every task-and-shift panel with its results ({fewest} to {panels_count} so far)")
-    label = ", ".join
-    evidence = (f"of the {len(tested)} {what} that we trained ({label(map(scorer_label, tested))}), "
-                f"{len(consistent)} {'is' if len(consistent) == 1 else 'are'} clearly better than softmax on {where}"
-                + (f" ({label(map(scorer_label, consistent))})" if consistent else "")
-                + f"; {len(somewhere)} {'is' if len(somewhere) == 1 else 'are'} clearly better on at least one"
-                + (f" ({label(f'{scorer_label(n)}: {wins[n]} of {panels_per_scorer[n]}' for n in somewhere)})" if somewhere else ""))
-    return {"verdict": verdicts.VERDICTS[2] if consistent else verdicts.VERDICTS[0], "evidence": evidence, "tested": tested,
-            "consistently_better": consistent, "better_somewhere": somewhere, "panels": panels_count}
+        return rule.Verdict(name, rule.PREMISE_ABSENT, detail=_distinct(v.detail for _, v in panels_), parts=tuple(panels_),
+                            threshold=THRESHOLD)
+    better = [v for _, v in tested if v.outcome == rule.REPRODUCED]
+    not_better = [v for _, v in tested if v.outcome in _DECIDED_NOT_BETTER]
+    undecided = [v for _, v in tested if v.outcome == rule.INCONCLUSIVE]
+    if len(better) == len(tested):
+        return _in_statement_direction(name, rule.OPPOSITE, min(better, key=lambda v: v.effect), detail, panels_)
+    if better and not_better:
+        return _in_statement_direction(name, rule.PARTLY, None, f"better on {len(better)} of {len(tested)} panels; {detail}", panels_)
+    if undecided:
+        deciding = _most_seeds(undecided)
+        return _in_statement_direction(name, rule.INCONCLUSIVE, deciding, detail, panels_, deciding.seeds_to_resolve)
+    return _in_statement_direction(name, rule.REPRODUCED, max(not_better, key=lambda v: v.effect), detail, panels_)
+
+
+def _seeds_to_decide(undecided: list[rule.Verdict]) -> str:
+    """How many paired seeds would decide the ``undecided`` comparisons, in words."""
+    spread = [v for v in undecided if v.pairs >= 2]
+    known = sorted(v.seeds_to_resolve for v in spread if v.seeds_to_resolve is not None)
+    beyond, single = len(spread) - len(known), len(undecided) - len(spread)
+    pieces = []
+    if known:
+        count = f"about {known[0]}" if known[0] == known[-1] else f"about {known[0]} to {known[-1]}"
+        pieces.append(f"{count} paired seeds would decide {'it' if len(known) == 1 else 'them'} at the observed means and spread")
+    if beyond:
+        pieces.append(f"{_plural(beyond, 'would', 'would')} need more than {rule.MAX_SEEDS}")
+    if single:
+        pieces.append(f"{_plural(single, 'has', 'have')} one seed, no spread to go by, and the rule decides nothing "
+                      f"with fewer than {rule.MIN_PAIRS}")
+    return "; ".join(pieces)
+
+
+def power_sentence(comparison, scorers=None, pairs=None) -> str:
+    """One sentence: how often the rule finds a scorer better than softmax when it truly is better
+    by :data:`THRESHOLD`, at the spread of ``scorers``' paired differences, with ``pairs`` seeds
+    (the comparisons' own count by default) and with each of :data:`POWER_SEEDS`."""
+    rows = comparison if scorers is None else comparison[comparison["scorer"].isin(scorers)]
+    rows = rows[rows["outcome"] != rule.PREMISE_ABSENT]
+    if rows.empty:
+        return "the power of the rule is not estimated: no comparison tests anything, so there is no spread to go by"
+    spread = observed_spread(rows)
+    pairs = int(rows["pairs"].max()) if pairs is None else pairs
+    if spread is None:
+        return (f"the power of the rule cannot be estimated from {_plural(pairs, 'seed')} (the spread of the paired "
+                f"differences needs two at least)")
+    table = power_table(spread, (pairs, *POWER_SEEDS), (THRESHOLD,))
+    rates = table.iloc[:, 0]
+    return (f"if an alternative were truly better than softmax by the threshold ({THRESHOLD:g}), at the observed spread of the "
+            f"paired differences (standard deviation {spread:.3g}) the rule would find it better in {rates[pairs]:.0%} of "
+            f"experiments with {pairs} seeds, " + ", ".join(f"{rates[n]:.0%} with {n}" for n in POWER_SEEDS))
+
+
+def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
+                    what: str = "alternatives the paper tried") -> rule.Verdict:
+    """The statement "none of ``alternatives`` is consistently better than softmax", from the
+    comparisons of :func:`versus_softmax`: **opposite** when one of them is better on every panel
+    (consistently better), **reproduced** when none is better on any panel (every comparison "no
+    effect at this scale" or "opposite"), **inconclusive** while a comparison is undecided (the
+    count and the seeds that would decide them in ``detail``), **partly** when every comparison is
+    decided, none is better everywhere but some are better somewhere, **premise absent** when
+    softmax learned no task, **not tested** when none of them has results. The parts are the
+    verdicts of :func:`scorer_verdict`; ``detail`` gives the counts and the power
+    (:func:`power_sentence`); ``what`` names the group in it."""
+    names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
+    missing = [scorer_label(scorer) for scorer in alternatives if scorer not in names]
+    if not names:
+        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD, detail=f"none of the {what} has results")
+    parts = {scorer_label(scorer): scorer_verdict(comparison, scorer) for scorer in names}
+    rows = comparison[comparison["scorer"].isin(names)]
+    rows = rows[rows["outcome"] != rule.PREMISE_ABSENT]
+    if rows.empty:
+        detail = _distinct(part.detail for part in parts.values())
+        return rule.Verdict(name, rule.PREMISE_ABSENT, threshold=THRESHOLD, detail=detail, parts=tuple(parts.items()))
+    counts = rows["outcome"].value_counts()
+    tally = ", ".join(f"{counts[o]} {o}" for o in rule.OUTCOMES if o in counts)
+    panels_count = rows.groupby("scorer")["panel"].nunique()
+    where = (f"{panels_count.max()} task-and-shift panels" if panels_count.min() == panels_count.max()
+             else f"{panels_count.min()} to {panels_count.max()} task-and-shift panels")
+    head = (f"{len(names)} of the {len(alternatives)} {what} compared with softmax on {where}: "
+            f"{_plural(len(rows), 'comparison')} of the claim that the alternative's error is lower, {tally}"
+            + (f"; no results yet for {', '.join(missing)}" if missing else ""))
+    better = {label: v for label, v in parts.items() if v.outcome == rule.OPPOSITE}
+    wins = rows[rows["outcome"] == rule.REPRODUCED].groupby("scorer").size()
+    somewhere = {scorer_label(scorer): f"{wins[scorer]} of {panels_count[scorer]}" for scorer in names
+                 if scorer in wins and parts[scorer_label(scorer)].outcome != rule.OPPOSITE}
+    power = power_sentence(comparison, names)
+    undecided = [v for v in rows["verdict"] if v.outcome == rule.INCONCLUSIVE]
+    if better:
+        weakest = [min((v for _, v in part.parts if v.outcome == rule.REPRODUCED), key=lambda v: v.effect) for part in better.values()]
+        deciding = max(weakest, key=lambda v: v.effect)
+        detail = (f"{head}. {', '.join(better)} {'is' if len(better) == 1 else 'are'} better than softmax by at least the "
+                  f"threshold on every panel, so the statement does not hold. Power: {power}.")
+        return _in_statement_direction(name, rule.OPPOSITE, deciding, detail, parts.items())
+    also = ("; better than softmax on some panels: " + ", ".join(f"{label} ({count})" for label, count in somewhere.items())
+            if somewhere else "")
+    if undecided:
+        deciding = _most_seeds(undecided)
+        where_deciding = next(f"{scorer_label(row.scorer)} on {row.panel}" for row in rows.itertuples() if row.verdict is deciding)
+        detail = (f"{head}. {_plural(len(undecided), 'comparison is', 'comparisons are')} still undecided: "
+                  f"{_seeds_to_decide(undecided)} (the most for {where_deciding}){also}. Power: {power}.")
+        return _in_statement_direction(name, rule.INCONCLUSIVE, deciding, detail, parts.items(), deciding.seeds_to_resolve)
+    if somewhere:
+        detail = (f"{head}. Every comparison is decided: none is better than softmax on every panel, so none is "
+                  f"consistently better{also}. Power: {power}.")
+        return _in_statement_direction(name, rule.PARTLY, None, detail, parts.items())
+    deciding = max(rows["verdict"], key=lambda v: v.effect)
+    detail = (f"{head}. Every comparison is decided and none is better than softmax on any panel. Power: {power}.")
+    return _in_statement_direction(name, rule.REPRODUCED, deciding, detail, parts.items())
+
+
+def statement_verdict(runs: dict[str, dict[str, list[dict]]], alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
+                      what: str = "alternatives the paper tried") -> rule.Verdict:
+    """The verdict on the paper's statement from ``{task: {scorer: runs}}`` (each run with its
+    ``seed``, as :func:`cached_runs` and :func:`load_runs` give them): :func:`judge_statement` of
+    :func:`versus_softmax`. "not tested" when nothing is cached."""
+    return judge_statement(versus_softmax(runs), alternatives, name=name, what=what)
 
 
 # --- the collapse mechanism, scorer by scorer --------------------------------------------------
@@ -323,11 +586,11 @@ def mechanism_table(runs: dict[str, dict[str, list[dict]]]):
 
     rows = []
     for task, by_scorer in runs.items():
-        learned = verdicts.learned(by_scorer, task)
+        learned = icl_data.learned(by_scorer, task)
         for shift in next(iter(by_scorer.values()))[0]["concentration"]:
             for scorer, seeds in by_scorer.items():
-                entropy = verdicts.head_mean(seeds, shift, "entropy").mean(axis=0)
-                error = verdicts.error_curve(seeds, task, shift).mean(axis=0)
+                entropy = icl_data.head_mean(seeds, shift, "entropy").mean(axis=0)
+                error = icl_data.error_curve(seeds, task, shift).mean(axis=0)
                 rows.append({"scorer": scorer, "task": task, "shift": shift, "learned": learned[scorer],
                              "entropy_first": entropy[0], "entropy_last": entropy[-1], "entropy_drop": entropy[0] - entropy[-1],
                              "error_first": error[0], "error_last": error[-1], "error_growth": error[-1] - error[0]})

@@ -94,3 +94,30 @@ def plot_cost(ax, cost: dict) -> None:
     ax.set_xticks(positions, [scorer_label(s) for s in scorers], rotation=45, ha="right")
     ax.set(ylabel="multiple of softmax's", title=f"one training step, batch {cost['batch_size']}, {cost['points']} points")
     ax.legend(fontsize=8)
+
+
+def plot_paired_differences(fig, axes, comparison, panels, threshold: float) -> None:
+    """Per panel, one row per scorer: each seed's paired difference, softmax's error minus the
+    scorer's over the shifted sigmas (positive: the scorer is better; one dot per seed), the mean
+    (a bar) and its 95% interval (a line; off the axis when it is infinite), the band within
+    ``threshold`` of zero shaded; the outcome of the rule at the right
+    (:func:`ssa.alternatives.comparison.versus_softmax`)."""
+    for ax, (task, shift) in _panel_axes(axes, panels):
+        rows = comparison[(comparison["task"] == task) & (comparison["shift"] == shift)]
+        rows = rows.set_index("scorer").reindex([s for s in scorer_names() if s in set(rows["scorer"])])
+        spread = [abs(d) for row in rows["differences"] for d in row] + [threshold]
+        limit = 1.15 * max(spread)
+        ax.axvspan(-threshold, threshold, color="0.92", zorder=0)
+        ax.axvline(0, color="grey", linewidth=0.8)
+        for position, (scorer, row) in enumerate(rows.iterrows()):
+            color = scorer_color(scorer)
+            ax.scatter(row["differences"], [position] * len(row["differences"]), s=16, color=color, alpha=0.8, zorder=3)
+            if row["differences"]:
+                low, high = (np.clip(row[k], -limit, limit) for k in ("low", "high"))
+                ax.plot([low, high], [position, position], color=color, linewidth=1.2, zorder=2)
+                ax.plot([row["effect"]] * 2, [position - 0.3, position + 0.3], color=color, linewidth=2, zorder=2)
+            ax.annotate(row["outcome"], (1.01, position), xycoords=("axes fraction", "data"), fontsize=7, va="center")
+        ax.set_yticks(range(len(rows)), [scorer_label(s) for s in rows.index], fontsize=8)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_xlim(-limit, limit)
+        ax.set(title=panel_label(task, shift), xlabel="softmax's error − the scorer's (> 0: scorer better)")

@@ -307,9 +307,11 @@ def chapter_seeds(first_seed: int = 0) -> tuple[int, ...]:
 
 
 def load_runs(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto", progress: bool = False) -> dict[str, list[dict]]:
-    """``{scorer: [result of each seed]}``, from the cache (or computed, unless the cache is required)."""
+    """``{scorer: [result of each seed]}``, from the cache (or computed, unless the cache is required);
+    each result carries its ``seed``, which pairs the scorers' runs."""
     return {
-        scorer: [cached_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress) for seed in seeds]
+        scorer: [{**cached_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress), "seed": seed}
+                 for seed in seeds]
         for scorer in scorers
     }
 

@@ -186,3 +186,46 @@ def timing_table(runs: dict, provenance: dict, seeds):
                          "evaluation (min)": training["evaluation_wall_time_s"] / 60,
                          "commit": (info.get("git_commit") or "")[:7]})
     return pd.DataFrame(rows)
+
+
+def plot_paired_differences(verdicts, seeds, width: float = 9.0):
+    """A figure with each judged claim's paired difference per seed (in the paper's direction:
+    positive = as the paper says), the mean with its 95% interval, and the threshold either side of
+    0 shaded (:mod:`ssa.verdicts`); one panel per unit, so that claims in different units do not
+    share an axis. Returns the figure."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    judged = [verdict for verdict in verdicts if verdict.differences]
+    groups: dict[str, list] = {}
+    for verdict in judged:
+        groups.setdefault(verdict.units, []).append(verdict)
+    if not groups:
+        fig, ax = plt.subplots(figsize=(width, 1.5))
+        ax.text(0.5, 0.5, "no judged claim", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    heights = [len(group) + 1.2 for group in groups.values()]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(width, 0.55 * sum(heights) + 0.6), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    markers = "osD^v<>p*h"
+    for ax, (units, group) in zip(axes[:, 0], groups.items()):
+        for row, verdict in enumerate(group):
+            y = len(group) - 1 - row
+            if verdict.interval is not None and all(np.isfinite(verdict.interval)):
+                ax.plot(verdict.interval, [y, y], color="black", linewidth=1.5)
+            ax.plot(verdict.effect, y, marker="|", markersize=14, color="black",
+                    label="mean, 95% interval" if row == 0 else None)
+            for index, (seed, difference) in enumerate(zip(seeds, verdict.differences)):
+                ax.scatter(difference, y + 0.2, marker=markers[index % len(markers)], s=28, color=f"C{index}",
+                           label=f"seed {seed}" if row == 0 else None, zorder=3)
+        threshold = group[0].threshold
+        ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0, label="within the threshold")
+        ax.axvline(0, color="grey", linewidth=0.8)
+        ax.set_yticks(range(len(group)), [textwrap.fill(verdict.claim, 50) for verdict in reversed(group)], fontsize=7)
+        ax.set_ylim(-0.6, len(group) - 0.2)
+        ax.set_xlabel(f"paired difference, {units} (positive = the paper's direction)", fontsize=9)
+    axes[0, 0].legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig

@@ -1,15 +1,19 @@
-"""From cached results to the numbers the chapters quote and to their verdicts.
+"""From cached results to the numbers the in-context-learning chapters quote and to their verdicts.
 
-A verdict is computed, never typed: each claim of the paper is turned into a measurable statement
-with the explicit thresholds below, checked on the per-seed results, and labelled
+Every verdict comes from the book's one rule, :mod:`ssa.verdicts`: a claim of the paper is
+declared below as a :class:`~ssa.verdicts.Claim` (direction, threshold, and why the threshold has
+its size), and judged by :func:`ssa.verdicts.judge` on outcomes **paired by seed**: seed ``i``
+trains the softmax and the SSA model on the same batches (:mod:`ssa.icl.train` draws the batch of
+step ``t`` from ``(seed, t)`` alone), and both are evaluated on the same test prompts. Claims about
+one model along a sweep (softmax's error grows with sigma) pair each seed's model with itself.
 
-* **reproduced**: the effect has the paper's direction, is at least :data:`MIN_EFFECT` large,
-  and its 95% bootstrap band over seeds excludes zero;
-* **partly reproduced**: the direction is the paper's and the effect is either large enough or
-  clear (band excluding zero), not both;
-* **not reproduced at this scale**: the effect is reversed, or neither large enough nor clear;
+Two verdicts are not judged:
+
 * **not tested**: a model did not learn the task in distribution (its error at sigma 1 is not
-  below :data:`LEARNED_FRACTION` times the trivial baseline's), so a shift tests nothing.
+  below :data:`LEARNED_FRACTION` times the trivial baseline's), so a shift tests nothing;
+* **premise absent**: the collapse claims start from a mechanism (an extreme value captures most
+  of softmax's attention; larger inputs give larger attention logits). When the measurement shows
+  it did not occur in any seed, the verdict says so with the numbers (:func:`collapse_premise`).
 
 Errors are made comparable across tasks and scales: quantification errors are the paper's
 prompt-level error (a fraction of prompts); linear errors are *normalised*: the model's mean
@@ -20,19 +24,80 @@ than predicting 0), since raw squared errors grow with sigma^2 for any imperfect
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ssa.icl.evaluate import bootstrap_band
+from ssa import verdicts as rule
 from ssa.icl.tasks import is_classification
+from ssa.verdicts import Claim, Verdict, combine, judge, not_tested, premise_absent
 
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced at this scale", "not tested")
-MIN_EFFECT = 0.1  # smallest effect (in error units above, or in attention weight) that counts as reproduced
-MIN_RELATIVE_GAIN = 0.25  # "SSA lower than softmax": SSA must remove at least this share of softmax's error
-MIN_ABSOLUTE_GAIN = 0.02  # ... and at least this much in absolute terms (about one test prompt in 64)
+# Thresholds fixed in this module before any of the cached results were read.
+MIN_EFFECT = 0.1  # smallest effect that matters: in error units, attention weight, or logit units
 LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baseline by this factor
-LEVEL = 0.95  # bootstrap band level
+# Declared later, with the move to ssa.verdicts (after the results had been read), from what
+# "collapse onto one token" means, not from the data: most of a head's attention on that token.
+COLLAPSE_SHARE = 0.5
 
+_ABSOLUTE = (f"MIN_EFFECT = {MIN_EFFECT:g}, fixed in this module before the results were read (one absolute "
+             "threshold per claim replaces the earlier rule's second condition, a relative gain over softmax's error)")
+_ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every prompt wrong, or no better than predicting 0)"
+
+QUANTIFICATION_SHIFT = Claim(
+    "SSA's mean prompt error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
+    "prompt error", _ERROR_REASON + "; one test prompt in ten")
+QUANTIFICATION_DEGRADES = Claim(
+    "softmax's prompt error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "prompt error",
+    _ERROR_REASON + "; one test prompt in ten more wrong")
+QUANTIFICATION_LENGTH = Claim(
+    "on prompts longer than in training, SSA's mean prompt error is lower than softmax's", -1, MIN_EFFECT,
+    "prompt error", _ERROR_REASON + "; one test prompt in ten")
+LINEAR_SHIFT = Claim(
+    "SSA's mean normalised error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
+    "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
+LINEAR_DEGRADES = Claim(
+    "softmax's normalised error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "normalised MSE",
+    _ERROR_REASON + "; a tenth of the zero predictor's squared error")
+LINEAR_LENGTH = Claim(
+    "on prompts longer than in training, SSA's mean normalised error is lower than softmax's", -1, MIN_EFFECT,
+    "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
+
+LOGITS_GROW = Claim(
+    "larger inputs give softmax larger attention logits (spread from the smallest to the largest sigma)", 1,
+    MIN_EFFECT, "logit", f"{_ABSOLUTE}: a logit gap larger by {MIN_EFFECT:g} multiplies softmax's weight ratio of "
+    f"two keys by {math.exp(MIN_EFFECT):.2f}")
+SOFTMAX_CONCENTRATES = Claim(
+    "softmax's maximum attention weight grows from the smallest to the largest sigma", 1, MIN_EFFECT,
+    "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row")
+SSA_CONCENTRATES_LESS = Claim(
+    "SSA's maximum attention weight grows less than softmax's from the smallest to the largest sigma", -1,
+    MIN_EFFECT, "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row")
+INJECTION_SHARE = Claim(
+    "SSA puts less of its attention on an injected extreme value than softmax", -1, MIN_EFFECT,
+    "attention share", f"{_ABSOLUTE}: a tenth of the weight of a query row")
+INJECTION_HARM = Claim(
+    "an injected extreme value raises SSA's error less than softmax's", -1, MIN_EFFECT, "error",
+    _ERROR_REASON + " (prompt error for quantification, normalised MSE for linear functions)")
+COLLAPSE = Claim(
+    "softmax's attention collapses onto one extreme value, and SSA's less so", 1, COLLAPSE_SHARE,
+    "attention share", f"collapse onto one token needs most of the weight on it: with a share of at least "
+    f"{COLLAPSE_SHARE:g} the token outweighs all the other keys together; the share is taken for the most "
+    "affected head, so one collapsing head is enough. Unlike MIN_EFFECT, this threshold was declared after "
+    "the results had been read, from the meaning of collapse")
+
+CLAIMS = {
+    "quantification": (QUANTIFICATION_SHIFT, QUANTIFICATION_DEGRADES, QUANTIFICATION_LENGTH),
+    "linear": (LINEAR_SHIFT, LINEAR_DEGRADES, LINEAR_LENGTH),
+    # The collapse chapter's judged claims; its premise (COLLAPSE) is measured, not judged.
+    "collapse": (LOGITS_GROW, SOFTMAX_CONCENTRATES, SSA_CONCENTRATES_LESS, INJECTION_SHARE, INJECTION_HARM),
+}
+POWER_SEEDS = (10, 20)  # seed counts at which the chapters report the rule's power
+POWER_SIMULATIONS = 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# Data accessors (other modules use these; names and signatures stay).
 
 def trivial_baseline(task: str) -> str:
     """The predictor that knows nothing about the prompt: the majority class, or predicting 0."""
@@ -66,148 +131,9 @@ def learned(runs_by_scorer: dict[str, list[dict]], task: str) -> dict[str, bool]
     }
 
 
-def difference_band(first: np.ndarray, second: np.ndarray, *, seed: int = 0, resamples: int = 4000) -> tuple[float, float, float]:
-    """mean(first) - mean(second) over seeds, with a bootstrap band that resamples each group's
-    seeds independently (the two groups are separately trained models)."""
-    first, second = np.asarray(first, float), np.asarray(second, float)
-    if not (np.all(np.isfinite(first)) and np.all(np.isfinite(second))):
-        raise ValueError("values contain NaN or infinity")
-    rng = np.random.default_rng(seed)
-    draws = (first[rng.integers(0, len(first), (resamples, len(first)))].mean(1)
-             - second[rng.integers(0, len(second), (resamples, len(second)))].mean(1))
-    low, high = np.quantile(draws, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
-    return float(first.mean() - second.mean()), float(low), float(high)
-
-
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    claim: str  # the paper's claim, as we test it
-    verdict: str  # one of VERDICTS
-    effect: float  # the measured effect in the claim's direction (positive = as the paper says)
-    low: float  # its bootstrap band
-    high: float
-    evidence: str  # one sentence with the numbers
-
-    def as_row(self) -> dict:
-        return {"claim": self.claim, "verdict": self.verdict, "evidence": self.evidence}
-
-
-def _label(effect: float, low: float, large_enough: bool) -> str:
-    """Large and clear: reproduced; only one of the two: partly; neither (or reversed): not."""
-    clear = low > 0
-    if effect <= 0 or not (large_enough or clear):
-        return VERDICTS[2]
-    return VERDICTS[0] if large_enough and clear else VERDICTS[1]
-
-
-def not_tested(claim: str, why: str) -> Verdict:
-    return Verdict(claim, VERDICTS[3], float("nan"), float("nan"), float("nan"), why)
-
-
-def grows(claim: str, before: np.ndarray, after: np.ndarray, what: str) -> Verdict:
-    """Claim: a per-seed quantity is larger ``after`` a shift than ``before`` it, by >= MIN_EFFECT."""
-    effect, low, high = difference_band(after, before)
-    return Verdict(claim, _label(effect, low, effect >= MIN_EFFECT), effect, low, high,
-                   f"{what} goes from {np.mean(before):.3g} to {np.mean(after):.3g} "
-                   f"(change {effect:+.3g}, 95% band [{low:+.3g}, {high:+.3g}] over seeds)")
-
-
-def lower(claim: str, softmax: np.ndarray, ssa: np.ndarray, what: str) -> Verdict:
-    """Claim: SSA's per-seed quantity is lower than softmax's, by at least MIN_RELATIVE_GAIN of
-    softmax's and MIN_ABSOLUTE_GAIN (a relative gain on a near-zero error is noise)."""
-    effect, low, high = difference_band(softmax, ssa)
-    base = float(np.mean(softmax))
-    numbers = f"{what}: softmax {base:.3g}, SSA {np.mean(ssa):.3g}"
-    if base <= 0:  # softmax shows nothing for SSA to improve on: the premise of the claim is absent
-        return Verdict(claim, VERDICTS[2], effect, low, high, f"{numbers}: softmax shows no effect to reduce")
-    relative = effect / base
-    large = relative >= MIN_RELATIVE_GAIN and effect >= MIN_ABSOLUTE_GAIN
-    return Verdict(claim, _label(effect, low, large), effect, low, high,
-                   f"{numbers} (difference {effect:+.3g}, {100 * relative:.0f}% of softmax's; "
-                   f"95% band [{low:+.3g}, {high:+.3g}])")
-
-
-def shift_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
-    """The two claims along a sigma sweep: softmax degrades; SSA's error is lower under shift."""
-    degrade = f"{label}: softmax's error grows with the shift"
-    better = f"{label}: SSA's error is lower than softmax's under shift"
-    why = _unlearned(runs_by_scorer, task)
-    if why:
-        return [not_tested(degrade, why), not_tested(better, why)]
-    softmax, ssa = (error_curve(runs_by_scorer[name], task, shift) for name in ("softmax", "ssa"))
-    return [
-        grows(degrade, softmax[:, 0], softmax[:, -1], "softmax's error from the smallest to the largest sigma"),
-        lower(better, softmax[:, 1:].mean(1), ssa[:, 1:].mean(1), "mean error over the shifted sigmas (> 1)"),
-    ]
-
-
-def length_verdict(runs_by_scorer: dict[str, list[dict]], task: str, trained_points: int) -> Verdict:
-    claim = "longer prompts than in training: SSA's error is lower than softmax's"
-    why = _unlearned(runs_by_scorer, task)
-    if why:
-        return not_tested(claim, why)
-    lengths = np.array(runs_by_scorer["softmax"][0]["length"]["lengths"])
-    longer = lengths > trained_points
-    if not longer.any():
-        return not_tested(claim, f"no evaluated length exceeds the {trained_points} trained points")
-    softmax, ssa = (length_curve(runs_by_scorer[name], task)[:, longer].mean(1) for name in ("softmax", "ssa"))
-    return lower(claim, softmax, ssa, f"mean error over lengths {lengths[longer].min()}-{lengths[longer].max()}")
-
-
 def head_mean(runs: list[dict], shift: str, statistic: str) -> np.ndarray:
     """``(seeds, sigmas)`` attention statistic averaged over layers and heads."""
     return np.array([np.mean(run["concentration"][shift][statistic], axis=(1, 2)) for run in runs], dtype=float)
-
-
-def _unlearned(runs_by_scorer: dict[str, list[dict]], task: str) -> str | None:
-    """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
-    ok = learned(runs_by_scorer, task)
-    if all(ok.values()):
-        return None
-    failed = ", ".join(scorer for scorer, good in ok.items() if not good)
-    return (f"{failed} did not learn the task in distribution (error at sigma 1 not below "
-            f"{LEARNED_FRACTION} x the {trivial_baseline(task)} baseline)")
-
-
-def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
-    """Softmax's attention concentrates (max weight grows) with sigma; SSA's grows less."""
-    claims = (f"{label}: softmax attention concentrates as sigma grows", f"{label}: SSA attention concentrates less than softmax's")
-    why = _unlearned(runs_by_scorer, task)
-    if why:
-        return [not_tested(claim, why) for claim in claims]
-    softmax, ssa = (head_mean(runs_by_scorer[name], shift, "max_weight") for name in ("softmax", "ssa"))
-    return [
-        grows(claims[0], softmax[:, 0], softmax[:, -1], "softmax's mean maximum attention weight"),
-        lower(claims[1], softmax[:, -1] - softmax[:, 0],
-              ssa[:, -1] - ssa[:, 0], "growth of the mean maximum weight from the smallest to the largest sigma"),
-    ]
-
-
-def logit_verdict(spreads_by_scorer: dict[str, list[dict]], label: str) -> Verdict:
-    """The premise of the collapse mechanism: larger inputs give softmax larger attention logits
-    (spread = largest minus smallest visible logit, mean over layers, heads and rows)."""
-    spread = np.array([np.mean(run["logit_spread"], axis=(1, 2)) for run in spreads_by_scorer["softmax"]], dtype=float)
-    return grows(f"{label}: larger inputs give softmax larger attention logits", spread[:, 0], spread[:, -1],
-                 "softmax's mean logit spread from the smallest to the largest sigma")
-
-
-def injection_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, label: str) -> list[Verdict]:
-    """One extreme value draws more of softmax's attention than SSA's, and hurts softmax more."""
-    claims = (f"{label}: SSA puts less attention on an injected extreme value than softmax",
-              f"{label}: an injected extreme value hurts SSA less than softmax")
-    why = _unlearned(runs_by_scorer, task)
-    if why:
-        return [not_tested(claim, why) for claim in claims]
-    mass = {name: np.array([np.mean(run["injection"]["injected_mass"]) for run in runs]) for name, runs in runs_by_scorer.items()}
-
-    def harm(runs: list[dict]) -> np.ndarray:  # error with the injected value minus without, same prompts, per seed
-        return injection_error(runs, task) - injection_error(runs, task, clean=True)
-
-    return [
-        lower(claims[0], mass["softmax"], mass["ssa"], "mean attention share on the injected token"),
-        lower(claims[1], harm(runs_by_scorer["softmax"]), harm(runs_by_scorer["ssa"]),
-              "error increase caused by the injected value"),
-    ]
 
 
 def injection_error(runs: list[dict], task: str, clean: bool = False) -> np.ndarray:
@@ -220,8 +146,401 @@ def injection_error(runs: list[dict], task: str, clean: bool = False) -> np.ndar
     return values / np.array([entry["zero"]["prompt_error"] for entry in block], dtype=float)
 
 
-def table(verdicts: list[Verdict]):
-    """A pandas table of verdicts for display."""
+# ---------------------------------------------------------------------------------------------
+# Pairing by seed.
+
+def with_seeds(runs_by_scorer: Mapping[str, Sequence[dict]], seeds: Sequence[int]) -> dict[str, list[dict]]:
+    """The runs with their seed recorded (``run["seed"]``): ``runs_by_scorer[scorer][i]`` was
+    trained with ``seeds[i]``, as :func:`ssa.icl.experiments.load_runs` returns them."""
+    seeds = list(seeds)
+    out = {}
+    for scorer, runs in runs_by_scorer.items():
+        if len(runs) != len(seeds):
+            raise ValueError(f"{scorer}: {len(runs)} runs for {len(seeds)} seeds {seeds}")
+        out[scorer] = [{**run, "seed": seed} for run, seed in zip(runs, seeds)]
+    return out
+
+
+def _seed_of(run: dict):
+    return run.get("seed")
+
+
+def paired_seeds(runs_by_scorer: Mapping[str, Sequence[dict]], scorers: Sequence[str] = ("softmax", "ssa")) -> tuple[list, dict[str, list[dict]]]:
+    """``(seeds, {scorer: runs})`` with ``runs[scorer][i]`` all from ``seeds[i]``.
+
+    Runs that record their seed (:func:`with_seeds`, or a ``"seed"`` field) are paired by it: the
+    seeds every scorer has, in increasing order; a seed only one scorer has is left out. Runs that
+    record none are paired by position, as :func:`ssa.icl.experiments.load_runs` returns them
+    (the same seeds in the same order for every scorer); their seeds are then ``0, 1, ...``
+    positions. A mix of the two, a repeated seed, or unequal counts without seeds are refused."""
+    missing = [scorer for scorer in scorers if scorer not in runs_by_scorer]
+    if missing:
+        raise ValueError(f"no runs for {', '.join(missing)}")
+    recorded = {scorer: [_seed_of(run) for run in runs_by_scorer[scorer]] for scorer in scorers}
+    flags = {seed is None for seeds in recorded.values() for seed in seeds}
+    if flags == {True, False}:
+        raise ValueError("some runs record their seed and some do not: pair them with with_seeds()")
+    if flags == {True} or not flags:
+        counts = {scorer: len(runs_by_scorer[scorer]) for scorer in scorers}
+        if len(set(counts.values())) > 1:
+            raise ValueError(f"runs without seeds pair by position, but the counts differ: {counts}")
+        count = next(iter(counts.values()), 0)
+        return list(range(count)), {scorer: list(runs_by_scorer[scorer]) for scorer in scorers}
+    for scorer, seeds in recorded.items():
+        if len(set(seeds)) != len(seeds):
+            raise ValueError(f"{scorer}: a seed appears twice in {seeds}")
+    common = sorted(set.intersection(*(set(seeds) for seeds in recorded.values())))
+    by_seed = {scorer: {_seed_of(run): run for run in runs_by_scorer[scorer]} for scorer in scorers}
+    return common, {scorer: [by_seed[scorer][seed] for seed in common] for scorer in scorers}
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims of the quantification and linear chapters.
+
+def _judge(claim: Claim, treatment, control) -> Verdict:
+    """:func:`ssa.verdicts.judge`; with fewer than its minimum of pairs, the seeds that would
+    decide the claim are estimated from the observed mean and spread
+    (:func:`ssa.verdicts.seeds_to_resolve`) instead of being that minimum."""
+    verdict = judge(claim, treatment, control)
+    if verdict.outcome == rule.INCONCLUSIVE and 2 <= verdict.pairs < rule.MIN_PAIRS:
+        spread = float(np.std(verdict.differences, ddof=1))
+        verdict = dataclasses.replace(verdict, seeds_to_resolve=rule.seeds_to_resolve(verdict.effect, spread, claim.threshold))
+    return verdict
+
+
+def _named(claim: Claim, label: str) -> Claim:
+    return dataclasses.replace(claim, name=f"{label}: {claim.name}")
+
+
+def _unlearned(runs_by_scorer: dict[str, list[dict]], task: str, scorers=("softmax", "ssa")) -> str | None:
+    """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
+    ok = learned({scorer: runs_by_scorer[scorer] for scorer in scorers}, task)
+    if all(ok.values()):
+        return None
+    failed = ", ".join(scorer for scorer, good in ok.items() if not good)
+    return (f"{failed} did not learn the task in distribution (error at sigma 1 not below "
+            f"{LEARNED_FRACTION} x the {trivial_baseline(task)} baseline)")
+
+
+def _not_tested(claim: Claim, why: str) -> Verdict:
+    return dataclasses.replace(not_tested(claim), detail=why)
+
+
+def _claims(task: str) -> tuple[Claim, Claim, Claim]:
+    return CLAIMS["quantification" if is_classification(task) else "linear"]
+
+
+def _shifted(runs: list[dict], task: str, shift: str) -> np.ndarray:
+    """Per-seed mean error over the shifted sigmas (> 1)."""
+    sigmas = np.array(runs[0]["shifts"][shift]["sigmas"], dtype=float)
+    return error_curve(runs, task, shift)[:, sigmas > 1].mean(axis=1)
+
+
+def shift_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
+    """Along a sigma sweep: ``[softmax's error grows (context), SSA's error is lower under shift
+    (the paper's claim)]``, each paired by seed."""
+    lower, degrades, _ = _claims(task)
+    lower, degrades = _named(lower, label), _named(degrades, label)
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [_not_tested(degrades, why), _not_tested(lower, why)]
+    _, paired = paired_seeds(runs_by_scorer)
+    softmax = error_curve(paired["softmax"], task, shift)
+    return [
+        _judge(degrades, softmax[:, -1], softmax[:, 0]),
+        _judge(lower, _shifted(paired["ssa"], task, shift), _shifted(paired["softmax"], task, shift)),
+    ]
+
+
+def length_verdict(runs_by_scorer: dict[str, list[dict]], task: str, trained_points: int, label: str | None = None) -> Verdict:
+    """On prompts longer than ``trained_points``, SSA's mean error is lower than softmax's (paired by seed)."""
+    claim = _claims(task)[2]
+    claim = _named(claim, label) if label else claim
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return _not_tested(claim, why)
+    _, paired = paired_seeds(runs_by_scorer)
+    lengths = np.array(paired["softmax"][0]["length"]["lengths"])
+    longer = lengths > trained_points
+    if not longer.any():
+        return _not_tested(claim, f"no evaluated length exceeds the {trained_points} trained points")
+    softmax, ssa = (length_curve(paired[name], task)[:, longer].mean(axis=1) for name in ("softmax", "ssa"))
+    return _judge(claim, ssa, softmax)
+
+
+QUANTIFIERS = ("every", "some")
+LINEAR_SHIFTS = {"sigma_x": "larger inputs", "sigma_ab": "larger functions"}
+
+
+def quantification_verdict(runs_by_task: dict[str, dict[str, list[dict]]]) -> Verdict:
+    """The paper's quantification claim (SSA's error lower than softmax's under the input-scale
+    shift), judged on "every" and "some" and combined."""
+    parts = {f'"{task}"': shift_verdicts(runs_by_task[task], task, "sigma_x", f'"{task}"')[1]
+             for task in QUANTIFIERS if task in runs_by_task}
+    if not parts:
+        raise ValueError(f"runs_by_task holds none of {QUANTIFIERS}")
+    return combine("ICL quantification under input-scale shift", parts)
+
+
+def linear_verdict(runs: dict[str, list[dict]]) -> Verdict:
+    """The paper's linear-function claim (SSA's normalised error lower than softmax's under
+    shift), judged for larger inputs and larger functions and combined."""
+    parts = {label: shift_verdicts(runs, "linear", shift, label)[1] for shift, label in LINEAR_SHIFTS.items()}
+    return combine("ICL linear functions under scale shift", parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# The collapse chapter: the premise, then the mechanism.
+
+def _spread(spreads: Sequence[dict]) -> np.ndarray:
+    """``(seeds, sigmas)`` logit spread, mean over layers and heads."""
+    return np.array([np.mean(run["logit_spread"], axis=(1, 2)) for run in spreads], dtype=float)
+
+
+def injected_share(runs: Sequence[dict]) -> np.ndarray:
+    """``(seeds, layers, heads)`` share of attention the queries after the injected value put on it."""
+    return np.array([run["injection"]["injected_mass"] for run in runs], dtype=float)
+
+
+def logit_verdict(spreads_by_scorer: dict[str, list[dict]], label: str) -> Verdict:
+    """Larger inputs give softmax larger attention logits: each seed's softmax model, its mean
+    logit spread at the largest sigma against the smallest."""
+    spread = _spread(spreads_by_scorer["softmax"])
+    return _judge(_named(LOGITS_GROW, label), spread[:, -1], spread[:, 0])
+
+
+def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
+    """``[softmax's maximum weight grows with sigma, SSA's grows less than softmax's]``."""
+    claims = (_named(SOFTMAX_CONCENTRATES, label), _named(SSA_CONCENTRATES_LESS, label))
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [_not_tested(claim, why) for claim in claims]
+    _, paired = paired_seeds(runs_by_scorer)
+    softmax, ssa = (head_mean(paired[name], shift, "max_weight") for name in ("softmax", "ssa"))
+    return [_judge(claims[0], softmax[:, -1], softmax[:, 0]),
+            _judge(claims[1], ssa[:, -1] - ssa[:, 0], softmax[:, -1] - softmax[:, 0])]
+
+
+def injection_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, label: str) -> list[Verdict]:
+    """``[SSA puts less attention on an injected extreme value, it hurts SSA less]``, paired by seed
+    (the harm is each model's error with the value minus without it, on the same prompts)."""
+    claims = (_named(INJECTION_SHARE, label), _named(INJECTION_HARM, label))
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [_not_tested(claim, why) for claim in claims]
+    _, paired = paired_seeds(runs_by_scorer)
+    share = {name: injected_share(paired[name]).mean(axis=(1, 2)) for name in ("softmax", "ssa")}
+    harm = {name: injection_error(paired[name], task) - injection_error(paired[name], task, clean=True)
+            for name in ("softmax", "ssa")}
+    return [_judge(claims[0], share["ssa"], share["softmax"]), _judge(claims[1], harm["ssa"], harm["softmax"])]
+
+
+def collapse_premise(runs_by_scorer: dict[str, list[dict]], spreads_by_scorer: dict[str, list[dict]] | None = None) -> dict:
+    """The measurements behind the collapse premise, for softmax's models:
+
+    * ``share``: the largest share of attention any head of any seed puts on the injected value
+      (mean over the queries after it and the test prompts), ``mean_share`` the largest over
+      seeds of the mean over layers and heads; the premise needs ``share >= COLLAPSE_SHARE``;
+    * ``spread_growth`` (with ``spreads_by_scorer``): each seed's change of the mean logit spread
+      from the smallest to the largest sigma; the premise needs a growth of at least
+      :data:`MIN_EFFECT` in some seed.
+
+    ``absent`` is the measurement in words when the premise did not occur, else ``None``."""
+    share = injected_share(runs_by_scorer["softmax"])
+    seeds = len(share)
+    out = {"share": float(share.max()), "mean_share": float(share.mean(axis=(1, 2)).max()), "seeds": seeds,
+           "spread_growth": None, "absent": None}
+    reasons = []
+    if out["share"] < COLLAPSE_SHARE:
+        reasons.append(f"softmax puts at most {out['share']:.3g} of its attention on the injected value (the most "
+                       f"affected head of any of the {seeds} seeds; {out['mean_share']:.3g} averaged over layers and "
+                       f"heads), below the {COLLAPSE_SHARE} that collapse onto one token needs")
+    if spreads_by_scorer is not None:
+        spread = _spread(spreads_by_scorer["softmax"])
+        growth = spread[:, -1] - spread[:, 0]
+        out["spread_growth"] = tuple(float(value) for value in growth)
+        if growth.max() < LOGITS_GROW.threshold:
+            reasons.append(f"softmax's mean logit spread changes by {growth.min():+.3g} to {growth.max():+.3g} from the "
+                           f"smallest to the largest sigma in the {len(growth)} seeds, never growing by the "
+                           f"{LOGITS_GROW.threshold} that would matter")
+    out["absent"] = "; ".join(reasons) or None
+    return out
+
+
+def premise_table(runs_by_task: dict[str, dict[str, list[dict]]], spreads_by_task: dict[str, dict[str, list[dict]]] | None = None):
+    """One row per task: the measurements of :func:`collapse_premise` and whether the premise occurred."""
     import pandas as pd
 
-    return pd.DataFrame([verdict.as_row() for verdict in verdicts])
+    rows = []
+    for task, runs in runs_by_task.items():
+        premise = collapse_premise(runs, (spreads_by_task or {}).get(task))
+        growth = premise["spread_growth"]
+        rows.append({"task": _title(task), "largest share on the injected value (any head, any seed)": premise["share"],
+                     "largest mean share over layers and heads (any seed)": premise["mean_share"],
+                     "logit spread change, smallest to largest sigma (each seed)": "" if growth is None else ", ".join(f"{g:+.2f}" for g in growth),
+                     "premise": "absent" if premise["absent"] else "present"})
+    return pd.DataFrame(rows)
+
+
+def task_collapse_verdict(runs_by_scorer: dict[str, list[dict]], task: str, label: str,
+                          spreads_by_scorer: dict[str, list[dict]] | None = None) -> Verdict:
+    """One task's collapse claim: not tested (a model did not learn), premise absent (with the
+    measurement), or the mechanism claims (:func:`injection_verdicts`) judged and combined."""
+    claim = _named(COLLAPSE, label)
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return _not_tested(claim, why)
+    premise = collapse_premise(runs_by_scorer, spreads_by_scorer)
+    if premise["absent"]:
+        return premise_absent(claim, premise["absent"])
+    share, harm = injection_verdicts(runs_by_scorer, task, label)
+    return combine(claim.name, {"attention share": share, "harm": harm})
+
+
+def collapse_verdict(runs_by_task: dict[str, dict[str, list[dict]]],
+                     spreads_by_task: dict[str, dict[str, list[dict]]] | None = None) -> Verdict:
+    """The collapse claim over every task in ``runs_by_task``, combined (premise absent, with each
+    task's measurement, when it is absent in all of them). ``spreads_by_task`` (from
+    :func:`ssa.icl.experiments.load_logit_spreads`) adds the logit-spread part of the premise."""
+    if not runs_by_task:
+        raise ValueError("runs_by_task holds no task")
+    parts = {task: task_collapse_verdict(runs, task, _title(task), (spreads_by_task or {}).get(task))
+             for task, runs in runs_by_task.items()}
+    combined = combine("ICL attention collapse onto an extreme value", {_title(task): part for task, part in parts.items()})
+    # The parts' measurements (premise absent) and reasons (not tested) go into the detail.
+    return dataclasses.replace(combined, detail="; ".join(_part_detail(_title(task), part) for task, part in parts.items()))
+
+
+def _part_detail(name: str, part: Verdict) -> str:
+    if part.outcome in (rule.PREMISE_ABSENT, rule.NOT_TESTED) and part.detail:
+        return f"{name}: {part.outcome}, {part.detail}"
+    return f"{name}: {part.outcome}"
+
+
+def _title(task: str) -> str:
+    return "linear functions" if task == "linear" else f'"{task}"'
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables for the chapters.
+
+def _interval(verdict: Verdict) -> str:
+    if verdict.interval is None:
+        return ""
+    low, high = verdict.interval
+    return f"[{low:+.3g}, {high:+.3g}]"
+
+
+def table(verdicts: Sequence[Verdict]):
+    """One row per verdict: claim, outcome, effect (mean paired difference in the paper's
+    direction), 95% interval, pairs, and the verdict's sentence."""
+    import pandas as pd
+
+    return pd.DataFrame([{"claim": verdict.claim, "outcome": verdict.outcome,
+                          "effect": "" if verdict.effect is None else f"{verdict.effect:+.3g}",
+                          "95% interval": _interval(verdict), "pairs": verdict.pairs,
+                          "sentence": verdict.sentence()} for verdict in verdicts])
+
+
+def claims_table(claims: Sequence[Claim]):
+    """The declared claims: the sign the paper expects of the paired difference (SSA minus softmax,
+    or, along a sweep, the largest sigma minus the smallest), the threshold with its units, and
+    the reason for its size."""
+    import pandas as pd
+
+    return pd.DataFrame([{"claim": claim.name, "paired difference the paper expects": "positive" if claim.direction > 0 else "negative",
+                          "threshold": f"{claim.threshold:g} {claim.units}", "why this size": claim.reason}
+                         for claim in claims])
+
+
+def differences_table(verdicts: Sequence[Verdict], seeds: Sequence):
+    """Each judged claim's paired difference per seed (in the paper's direction: positive = as the
+    paper says), their mean and the threshold; claims without differences are left out."""
+    import pandas as pd
+
+    rows = []
+    for verdict in verdicts:
+        if not verdict.differences:
+            continue
+        if len(verdict.differences) != len(seeds):
+            raise ValueError(f"{verdict.claim}: {len(verdict.differences)} differences for seeds {list(seeds)}")
+        rows.append({"claim": verdict.claim, **{f"seed {seed}": value for seed, value in zip(seeds, verdict.differences)},
+                     "mean": verdict.effect, "threshold": verdict.threshold, "units": verdict.units})
+    return pd.DataFrame(rows)
+
+
+def _power_column(scale: int, count: int) -> str:
+    return f"{'at the threshold' if scale == 1 else f'at {scale} x the threshold'}, {count} seeds"
+
+
+def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = POWER_SIMULATIONS):
+    """For each judged claim: the spread (standard deviation) of its paired differences, and the
+    power of the rule (:func:`ssa.verdicts.power`: the rate of "reproduced") for a true effect of
+    the threshold's size, and of twice it, at that spread, with each number of ``pairs``."""
+    import pandas as pd
+
+    columns = ["claim", "spread of the differences"] + [_power_column(scale, count) for scale in (1, 2) for count in pairs]
+    rows = []
+    for verdict in verdicts:
+        if len(verdict.differences) < 2:
+            continue
+        spread = float(np.std(verdict.differences, ddof=1))
+        claim = Claim(verdict.claim, 1, verdict.threshold, verdict.units, "power of the rule")
+        row = {"claim": verdict.claim, "spread of the differences": spread}
+        for scale in (1, 2):
+            for count in pairs:
+                row[_power_column(scale, count)] = rule.power(claim, count, scale * claim.threshold, spread, simulations=simulations)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
+
+
+def power_summary(power, pairs: Sequence[int] = POWER_SEEDS) -> str:
+    """One sentence: the range of the power over the claims of ``power`` (:func:`power_table`)."""
+    if power.empty:
+        return "No claim was judged here, so there is no observed spread to compute a power from."
+    parts = []
+    for scale, what in ((1, "an effect of the threshold's size"), (2, "one of twice that size")):
+        ranges = []
+        for count in pairs:
+            column = power[_power_column(scale, count)]
+            low, high = f"{column.min():.2f}", f"{column.max():.2f}"
+            ranges.append(f"{low if low == high else f'from {low} to {high}'} with {count} seeds")
+        parts.append(f"for {what}, {' and '.join(ranges)}")
+    return f"Over the {len(power)} judged claims, the power is, {'; '.join(parts)}."
+
+
+def resolve_summary(verdicts: Sequence[Verdict]) -> str:
+    """One sentence: how many seeds would decide the inconclusive verdicts, if their observed mean
+    and spread held (:attr:`ssa.verdicts.Verdict.seeds_to_resolve`)."""
+    open_ = [verdict for verdict in verdicts if verdict.outcome == rule.INCONCLUSIVE]
+    if not open_:
+        return "No verdict here is inconclusive."
+    known = [verdict.seeds_to_resolve for verdict in open_ if verdict.seeds_to_resolve is not None]
+    beyond = len(open_) - len(known)
+    text = ""
+    if known:
+        if len(open_) == 1:
+            which = "the inconclusive verdict"
+        else:
+            which = (f"all {len(open_)}" if len(known) == len(open_) else f"{len(known)} of the {len(open_)}") + " inconclusive verdicts"
+        span = f"{min(known)}" if min(known) == max(known) else f"{min(known)} to {max(known)}"
+        text = f"If the observed means and spreads held, {span} seeds would decide {which}"
+    if beyond:
+        text += ("; " if text else "") + f"{beyond} would need more than {rule.MAX_SEEDS} seeds"
+    return text + "."
+
+
+def rule_numbers() -> dict[str, float]:
+    """The numbers the chapters quote about the rule and this module's thresholds."""
+    return {"confidence_pct": round(100 * rule.CONFIDENCE), "wilcoxon_pct": round(100 * (1 - rule.CONFIDENCE)),
+            "min_pairs": rule.MIN_PAIRS, "min_effect": MIN_EFFECT, "learned_fraction": LEARNED_FRACTION,
+            "collapse_share": COLLAPSE_SHARE, "power_simulations": POWER_SIMULATIONS,
+            "power_seeds_low": POWER_SEEDS[0], "power_seeds_high": POWER_SEEDS[1]}
+
+
+def seed_statement(n_seeds: int) -> str:
+    """What the chapter's number of seeds allows the rule to decide, in one sentence."""
+    if n_seeds < rule.MIN_PAIRS:
+        return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {rule.MIN_PAIRS} pairs, so "
+                "every judged claim is inconclusive whatever its numbers")
+    return f"With {n_seeds} seeds the rule can decide a claim (it needs at least {rule.MIN_PAIRS} pairs)"
