@@ -297,26 +297,11 @@ def _seeds(count: int) -> str:
     return f"{count} paired seed{'' if count == 1 else 's'}"
 
 
-def evidence(verdict: Verdict) -> str:
-    """The evidence behind a verdict in words: the mean gain, its interval and pairs, and for an
-    inconclusive one the pairs that would decide it."""
-    if verdict.effect is None:
-        return verdict.detail or "no paired seeds"
-    low, high = verdict.interval
-    text = f"gain {verdict.effect:+.1f} points, 95% interval [{low:+.1f}, {high:+.1f}] over {_seeds(verdict.pairs)}"
-    if verdict.outcome == verdicts.INCONCLUSIVE and verdict.pairs < 2:
-        text += f"; one pair has no spread, and at least {verdicts.MIN_PAIRS} are needed"
-    elif verdict.outcome == verdicts.INCONCLUSIVE:
-        text += (f"; about {verdict.seeds_to_resolve} would decide it at the observed spread" if verdict.seeds_to_resolve
-                 else f"; more than {verdicts.MAX_SEEDS} would be needed at the observed spread")
-    return text
-
-
 def summary(runs: list[dict]) -> str:
     """The verdict in words: the combined outcome, each part's evidence, and the calibration."""
     parts = paradigm_verdicts(runs)
     combined = verdicts.combine(PROBING_CLAIM, parts)
-    text = f"{PROBING_CLAIM}: {combined.outcome}. " + "; ".join(f"{part}: {v.outcome} ({evidence(v)})" for part, v in parts.items()) + "."
+    text = f"{PROBING_CLAIM}: {combined.outcome}. " + "; ".join(f"{part}: {v.outcome} ({v.evidence()})" for part, v in parts.items()) + "."
     fewest = min(v.pairs for v in parts.values())
     if fewest < verdicts.MIN_PAIRS:
         text += f" With {_seeds(fewest)} no claim can be decided: the rule needs at least {verdicts.MIN_PAIRS}."
@@ -358,25 +343,14 @@ def gain_table(runs: list[dict]) -> pd.DataFrame:
 
 
 def power_table(runs: list[dict], seed_counts=POWER_SEEDS, simulations: int = 2000) -> pd.DataFrame:
-    """The rule's power (:func:`ssa.verdicts.power`): the chance of "reproduced" for each part
-    when the true gain is the threshold, and when it is the paper's gain, at the spread of the
-    observed paired gains, with the chapter's pairs and each of ``seed_counts``. NaN where fewer
-    than two pairs give no spread. With the true gain at the threshold, the estimate falls below it
-    about half the time, so that power stays under about one half."""
+    """The rule's power (:func:`ssa.verdicts.power_table`) for each part, with the chapter's pairs
+    and each of ``seed_counts``: for a true gain of the threshold and of the paper's gain (for the
+    mean over paradigms, the mean of the paper's gains)."""
+    found = paradigm_verdicts(runs)
     gains = paper_gains()
-    rows = []
-    for part, verdict in paradigm_verdicts(runs).items():
-        claim = CLAIMS[part]
-        spread = float(np.std(verdict.differences, ddof=1)) if len(verdict.differences) >= 2 else np.nan
-        counts = sorted({verdict.pairs, *seed_counts} - {0})
-        paper = gains[part] if part in gains else float(np.mean(list(gains.values())))
-        for label, effect in (("the threshold", claim.threshold), ("the paper's gain", paper)):
-            row = {"part": part, "true gain": label, "gain": effect, "observed spread": spread}
-            for count in counts:
-                row[f"{count} seeds"] = (verdicts.power(claim, count, effect, spread, simulations=simulations)
-                                         if np.isfinite(spread) else np.nan)
-            rows.append(row)
-    return pd.DataFrame(rows).set_index(["part", "true gain"])
+    paper = {part: {"the paper's gain": gains[part] if part in gains else float(np.mean(list(gains.values())))} for part in found}
+    pairs = sorted({verdict.pairs for verdict in found.values()} | set(seed_counts) - {0})
+    return verdicts.power_table(found, pairs, effects=paper, multiples=(1,), simulations=simulations)
 
 
 def claims_table() -> pd.DataFrame:

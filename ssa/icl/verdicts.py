@@ -469,29 +469,10 @@ def differences_table(verdicts: Sequence[Verdict], seeds: Sequence):
     return pd.DataFrame(rows)
 
 
-def _power_column(scale: int, count: int) -> str:
-    return f"{'at the threshold' if scale == 1 else f'at {scale} x the threshold'}, {count} seeds"
-
-
 def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = POWER_SIMULATIONS):
-    """For each judged claim: the spread (standard deviation) of its paired differences, and the
-    power of the rule (:func:`ssa.verdicts.power`: the rate of "reproduced") for a true effect of
-    the threshold's size, and of twice it, at that spread, with each number of ``pairs``."""
-    import pandas as pd
-
-    columns = ["claim", "spread of the differences"] + [_power_column(scale, count) for scale in (1, 2) for count in pairs]
-    rows = []
-    for verdict in verdicts:
-        if len(verdict.differences) < 2:
-            continue
-        spread = float(np.std(verdict.differences, ddof=1))
-        claim = Claim(verdict.claim, 1, verdict.threshold, verdict.units, "power of the rule")
-        row = {"claim": verdict.claim, "spread of the differences": spread}
-        for scale in (1, 2):
-            for count in pairs:
-                row[_power_column(scale, count)] = rule.power(claim, count, scale * claim.threshold, spread, simulations=simulations)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=columns)
+    """The rule's power for each judged claim (:func:`ssa.verdicts.power_table`), for a true
+    effect of the threshold's size and of twice it, with each number of ``pairs``."""
+    return rule.power_table(verdicts, pairs, multiples=(1, 2), simulations=simulations)
 
 
 def power_summary(power, pairs: Sequence[int] = POWER_SEEDS) -> str:
@@ -499,14 +480,14 @@ def power_summary(power, pairs: Sequence[int] = POWER_SEEDS) -> str:
     if power.empty:
         return "No claim was judged here, so there is no observed spread to compute a power from."
     parts = []
-    for scale, what in ((1, "an effect of the threshold's size"), (2, "one of twice that size")):
+    for label, what in (("the threshold", "an effect of the threshold's size"), ("2 x the threshold", "one of twice that size")):
+        rows = power.xs(label, level="true effect")
         ranges = []
         for count in pairs:
-            column = power[_power_column(scale, count)]
-            low, high = f"{column.min():.2f}", f"{column.max():.2f}"
+            low, high = f"{rows[f'{count} seeds'].min():.2f}", f"{rows[f'{count} seeds'].max():.2f}"
             ranges.append(f"{low if low == high else f'from {low} to {high}'} with {count} seeds")
         parts.append(f"for {what}, {' and '.join(ranges)}")
-    return f"Over the {len(power)} judged claims, the power is, {'; '.join(parts)}."
+    return f"Over the {len(power.index.unique('claim'))} judged claims, the power is, {'; '.join(parts)}."
 
 
 def resolve_summary(verdicts: Sequence[Verdict]) -> str:

@@ -14,7 +14,6 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
 
 from ssa import paths, verdicts
 from ssa.lm.config import RunConfig, run_config
@@ -321,29 +320,12 @@ def verdict_table(found: dict[str, Verdict]):
 
 
 def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations: int = 2000):
-    """The rule's power (:func:`ssa.verdicts.power`): the chance of "reproduced" when the true
-    effect is the claim's threshold (and, for perplexity, the paper's gap), at the spread of the
-    observed paired differences, with the chapter's number of pairs and each of ``seed_counts``.
-    NaN where fewer than two pairs give no spread. With the true effect at the threshold, the
-    estimate falls below it about half the time, so that power stays under about one half."""
-    import pandas as pd
-
-    rows = []
-    for key, verdict in found.items():
-        claim = CLAIMS[key]
-        counts = sorted({verdict.pairs, *seed_counts} - {0})
-        spread = float(np.std(verdict.differences, ddof=1)) if len(verdict.differences) >= 2 else math.nan
-        effects = {"the threshold": claim.threshold}
-        if key.startswith("perplexity_"):
-            effects["the paper's gap"] = paper_log_gap(key.removeprefix("perplexity_"))
-        for label, effect in effects.items():
-            row = {"claim": CLAIM_LABELS.get(key, key), "true effect": label, "effect": effect, "units": claim.units,
-                   "observed spread": spread}
-            for count in counts:
-                row[f"{count} seeds"] = (verdicts.power(claim, count, effect, spread, simulations=simulations)
-                                         if math.isfinite(spread) else math.nan)
-            rows.append(row)
-    return pd.DataFrame(rows).set_index(["claim", "true effect"])
+    """The rule's power (:func:`ssa.verdicts.power_table`) for each claim, with the chapter's pairs
+    and each of ``seed_counts``: for a true effect of the claim's threshold and, for perplexity,
+    of the paper's gap."""
+    pairs = sorted({verdict.pairs for verdict in found.values()} | set(seed_counts) - {0})
+    gaps = {key: {"the paper's gap": paper_log_gap(key.removeprefix("perplexity_"))} for key in found if key.startswith("perplexity_")}
+    return verdicts.power_table(found, pairs, effects=gaps, multiples=(1,), simulations=simulations)
 
 
 def claims_table():
@@ -376,7 +358,7 @@ def verdict(runs: list[dict], *, profile: str | None = None, results_dir: str | 
         summary = (f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
                    f"every claim is {verdicts.PREMISE_ABSENT}, and this run supports no claim about scorers.")
     else:
-        parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].outcome} ({evidence(found[key])})" for key in found)
+        parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].outcome} ({found[key].evidence()})" for key in found)
         summary = (f"Every model learned well beyond word frequencies (perplexity at most {ratio:.0%} of the unigram "
                    f"baseline). SSA against softmax, paired by seed: {parts}.")
         fewest = min(found[key].pairs for key in found)
@@ -388,21 +370,6 @@ def verdict(runs: list[dict], *, profile: str | None = None, results_dir: str | 
                 "the paper's budget) this scale cannot speak to the paper's lm-eval benchmarks, where such models score at chance.")
     return {"learned": learned, "worst_perplexity_over_unigram": ratio, "claims": found, "calibration": calibrated,
             "parameters": parameters, "tokens_trained": tokens, "paper_tokens": PAPER_TOKENS, "summary": summary}
-
-
-def evidence(verdict: Verdict) -> str:
-    """The evidence behind a verdict in words: the effect, its interval and pairs, and for an
-    inconclusive one the pairs that would decide it; the measurement for premise absent."""
-    if verdict.effect is None:
-        return verdict.detail or "no paired seeds"
-    low, high = verdict.interval
-    text = f"effect {verdict.effect:+.3g} {verdict.units}, 95% interval [{low:+.3g}, {high:+.3g}] over {verdict.pairs} pair{'' if verdict.pairs == 1 else 's'}"
-    if verdict.outcome == verdicts.INCONCLUSIVE and verdict.pairs < 2:
-        text += f"; one pair has no spread, and at least {verdicts.MIN_PAIRS} are needed"
-    elif verdict.outcome == verdicts.INCONCLUSIVE:
-        text += (f"; about {verdict.seeds_to_resolve} pairs would decide it at the observed spread" if verdict.seeds_to_resolve
-                 else f"; more than {verdicts.MAX_SEEDS} pairs would be needed at the observed spread")
-    return text
 
 
 def scorer_table(runs: list[dict]):
