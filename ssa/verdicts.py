@@ -128,6 +128,15 @@ class Verdict:
                 text += f"; more than {MAX_SEEDS} pairs would be needed at the observed spread"
         return text
 
+    def pairs_to_decide(self) -> str:
+        """For a table: the pairs that would decide an inconclusive verdict at the observed spread
+        ("" when it is decided)."""
+        if self.outcome != INCONCLUSIVE:
+            return ""
+        if self.pairs < 2:
+            return f"≥ {MIN_PAIRS}"
+        return str(self.seeds_to_resolve) if self.seeds_to_resolve is not None else f"> {MAX_SEEDS}"
+
     def sentence(self) -> str:
         """One plain sentence: the outcome and the evidence."""
         if self.outcome == NOT_TESTED:

@@ -377,9 +377,7 @@ def verdict_table(comparison, digits: int = 3):
             "outcome": row["outcome"], "effect": round(row["effect"], digits),
             "95% interval": "" if np.isnan(row["low"]) else f"[{row['low']:+.{digits}f}, {row['high']:+.{digits}f}]",
             "pairs": row["pairs"],
-            "seeds to decide": "" if row["outcome"] != rule.INCONCLUSIVE else (
-                f"≥ {rule.MIN_PAIRS}" if row["pairs"] < 2 else f"> {rule.MAX_SEEDS}" if row["seeds_to_resolve"] is None
-                else str(row["seeds_to_resolve"])),
+            "seeds to decide": row["verdict"].pairs_to_decide(),
             **{f"seed {seed}": round(by_seed[seed], digits) if seed in by_seed else np.nan for seed in seeds}})
     return pd.DataFrame(rows)
 

@@ -309,15 +309,6 @@ def summary(runs: list[dict]) -> str:
     return f"{text} {note[0].upper()}{note[1:]}."
 
 
-def _pairs_to_decide(verdict: Verdict) -> str:
-    """For a table: the pairs that would decide an inconclusive verdict at the observed spread."""
-    if verdict.outcome != verdicts.INCONCLUSIVE:
-        return ""
-    if verdict.pairs < 2:
-        return f">= {verdicts.MIN_PAIRS}"
-    return str(verdict.seeds_to_resolve) if verdict.seeds_to_resolve is not None else f"> {verdicts.MAX_SEEDS}"
-
-
 def gain_table(runs: list[dict]) -> pd.DataFrame:
     """One row per part of the claim: the SSA variant, the paper's gain, every seed's paired gain
     (points), the mean with its 95% interval, the pairs, the outcome and, if inconclusive, the
@@ -334,7 +325,7 @@ def gain_table(runs: list[dict]) -> pd.DataFrame:
         low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
         row.update({"mean gain": np.nan if verdict.effect is None else verdict.effect, "95% low": low, "95% high": high,
                     "pairs": verdict.pairs, "outcome": verdict.outcome,
-                    "pairs to decide": _pairs_to_decide(verdict),})
+                    "pairs to decide": verdict.pairs_to_decide()})
         rows.append(row)
     table = pd.DataFrame(rows).set_index("part")
     seed_columns = sorted((c for c in table.columns if c.startswith("seed ")), key=lambda c: int(c.split()[1]))

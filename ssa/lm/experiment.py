@@ -294,15 +294,6 @@ def claim_verdicts(runs: list[dict], *, profile: str | None = None, results_dir:
     return found
 
 
-def _pairs_to_decide(verdict: Verdict) -> str:
-    """For a table: the pairs that would decide an inconclusive verdict at the observed spread."""
-    if verdict.outcome != verdicts.INCONCLUSIVE:
-        return ""
-    if verdict.pairs < 2:
-        return f">= {verdicts.MIN_PAIRS}"
-    return str(verdict.seeds_to_resolve) if verdict.seeds_to_resolve is not None else f"> {verdicts.MAX_SEEDS}"
-
-
 def verdict_table(found: dict[str, Verdict]):
     """One row per claim: outcome, effect (paper's direction), 95% interval, pairs, threshold,
     and the seeds that would decide an inconclusive claim at the observed spread."""
@@ -314,7 +305,7 @@ def verdict_table(found: dict[str, Verdict]):
         rows.append({"claim": CLAIM_LABELS.get(key, key), "outcome": verdict.outcome,
                      "effect": math.nan if verdict.effect is None else verdict.effect, "95% low": low, "95% high": high,
                      "pairs": verdict.pairs, "threshold": verdict.threshold, "units": verdict.units,
-                     "pairs to decide": _pairs_to_decide(verdict),
+                     "pairs to decide": verdict.pairs_to_decide(),
                      "detail": verdict.detail})
     return pd.DataFrame(rows).set_index("claim")
 
