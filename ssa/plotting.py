@@ -60,12 +60,13 @@ def use_book_style() -> None:
 
 def provenance_caption(profile: str, seeds: Iterable[int], wall_time_s: float | None = None, activity: str = "training") -> str:
     """The caption line every figure carries: which profile and seeds produced it, and how long it
-    took (``activity``: what the time was spent on). No seeds: a deterministic computation."""
+    took (``activity``: what the time was spent on). No seeds: a deterministic computation. Plain
+    text: it is glued into captions as text, where Markdown is not rendered."""
     seeds = sorted(set(seeds))
     if seeds:
-        text = f"profile `{profile}`, {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({', '.join(map(str, seeds))})"
+        text = f"{profile} profile, {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({', '.join(map(str, seeds))})"
     else:
-        text = f"profile `{profile}`, deterministic (no seed)"
+        text = f"{profile} profile, deterministic (no seed)"
     if wall_time_s is not None:
         text += f", {wall_time_s / 60:.1f} min of {activity} in total" if wall_time_s >= 60 else f", {wall_time_s:.0f} s of {activity}"
     return text

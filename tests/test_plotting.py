@@ -15,6 +15,6 @@ def test_every_scorer_has_its_own_colour():
 
 
 def test_caption_names_profile_seeds_and_time():
-    assert provenance_caption("cpu", [2, 0, 1, 1], 150.0) == "profile `cpu`, 3 seeds (0, 1, 2), 2.5 min of training in total"
-    assert provenance_caption("smoke", [0], 12.0, "measurement") == "profile `smoke`, 1 seed (0), 12 s of measurement"
-    assert provenance_caption("cpu", []) == "profile `cpu`, deterministic (no seed)"
+    assert provenance_caption("cpu", [2, 0, 1, 1], 150.0) == "cpu profile, 3 seeds (0, 1, 2), 2.5 min of training in total"
+    assert provenance_caption("smoke", [0], 12.0, "measurement") == "smoke profile, 1 seed (0), 12 s of measurement"
+    assert provenance_caption("cpu", []) == "cpu profile, deterministic (no seed)"
