@@ -259,8 +259,27 @@ class CacheEntry:
     problems: tuple[str, ...]
 
 
-def list_entries(results_dir: str | Path | None = None, profile: str | None = None) -> list[CacheEntry]:
-    """Every stored entry, with what is wrong with it (an empty ``problems`` means valid)."""
+def provenance_problems(path: Path) -> list[str]:
+    """What keeps an entry from being traced to the code that made it: computed from a dirty
+    tree, or at no commit (or one this checkout does not have)."""
+    try:
+        provenance = json.loads(path.read_text(encoding="utf-8")).get("provenance", {})
+    except (OSError, ValueError) as error:
+        return [f"unreadable: {error}"]
+    problems = []
+    if provenance.get("git_dirty") is not False:
+        problems.append("computed from a dirty working tree" if provenance.get("git_dirty") else "no record of the tree's state")
+    commit = provenance.get("git_commit")
+    if not commit:
+        problems.append("no commit recorded")
+    elif _git("cat-file", "-e", f"{commit}^{{commit}}") is None:
+        problems.append(f"commit {commit[:12]} is not in this checkout")
+    return problems
+
+
+def list_entries(results_dir: str | Path | None = None, profile: str | None = None, *, clean: bool = False) -> list[CacheEntry]:
+    """Every stored entry, with what is wrong with it (an empty ``problems`` means valid);
+    ``clean`` also counts :func:`provenance_problems`."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
     if profile is not None:
         profiles = [check_profile(profile)]
@@ -271,7 +290,8 @@ def list_entries(results_dir: str | Path | None = None, profile: str | None = No
         profile_root = root / profile_name
         for path in sorted(profile_root.rglob("*.json")):
             experiment = path.parent.relative_to(profile_root).as_posix()
-            entries.append(CacheEntry(path, profile_name, experiment, tuple(_entry_problems(path, profile_name, experiment))))
+            problems = _entry_problems(path, profile_name, experiment) + (provenance_problems(path) if clean else [])
+            entries.append(CacheEntry(path, profile_name, experiment, tuple(problems)))
     return entries
 
 
@@ -302,8 +322,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=("list", "validate"))
     parser.add_argument("--profile", choices=PROFILES)
     parser.add_argument("--results-dir", type=Path)
+    parser.add_argument("--clean", action="store_true",
+                        help="also require a clean provenance: computed from a clean tree at a commit of this checkout")
     arguments = parser.parse_args(argv)
-    entries = list_entries(arguments.results_dir, arguments.profile)
+    entries = list_entries(arguments.results_dir, arguments.profile, clean=arguments.clean)
     invalid = [entry for entry in entries if entry.problems]
     for entry in entries if arguments.command == "list" else invalid:
         status = "ok" if not entry.problems else "; ".join(entry.problems)

@@ -207,3 +207,24 @@ def test_provenance_is_about_the_code_not_the_cache(tmp_path, monkeypatch):
     (tmp_path / "code.py").write_text("x = 2\n")  # the code changes while the run computes
     provenance = results._provenance({"seed": 0}, "cpu", 1.0, before)
     assert provenance["git_dirty"] is True and provenance["git_commit"] == before.commit
+
+
+def test_validate_clean_requires_a_traceable_provenance(tmp_path):
+    head = results._git("rev-parse", "HEAD")
+    if head is None:
+        pytest.skip("needs the git checkout")
+    for name, provenance in {"clean": {"git_dirty": False, "git_commit": head},
+                             "dirty": {"git_dirty": True, "git_commit": head},
+                             "unknown": {"git_dirty": False, "git_commit": "0" * 40},
+                             "untracked": {}}.items():
+        path = entry_path(f"demo/{name}", {"seed": 0}, profile="cpu", results_dir=tmp_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": f"demo/{name}", "profile": "cpu",
+                                    "config": {"seed": 0}, "result": {}, "provenance": provenance}), encoding="utf-8")
+    problems = {entry.experiment: entry.problems for entry in list_entries(tmp_path, clean=True)}
+    assert problems["demo/clean"] == ()
+    assert problems["demo/dirty"] == ("computed from a dirty working tree",)
+    assert problems["demo/unknown"] == (f"commit {'0' * 12} is not in this checkout",)
+    assert set(problems["demo/untracked"]) == {"no record of the tree's state", "no commit recorded"}
+    assert all(entry.problems == () for entry in list_entries(tmp_path))  # without --clean: layout only
+    assert results.main(["validate", "--results-dir", str(tmp_path), "--clean"]) == 1
