@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 __all__ = [
-    "OUTCOMES", "Claim", "Verdict", "judge", "premise_absent", "not_tested", "combine",
+    "OUTCOMES", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
     "rate_interval", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
 ]
 
@@ -146,6 +146,13 @@ class Verdict:
         if self.outcome == PARTLY or self.interval is None:  # combined parts: their outcomes say it
             return f"{self.claim}: {self.outcome}" + (f" ({self.detail})." if self.detail else ".")
         return f"{self.claim}: {self.outcome}; {self.evidence()}."
+
+
+def pair_by_seed(treatment: Mapping[int, float], control: Mapping[int, float]) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+    """``(seeds, treatment values, control values)`` for the seeds both sides have, in increasing
+    order: the inputs of :func:`judge`. A seed only one side has has no pair and is left out."""
+    seeds = tuple(sorted(set(treatment) & set(control)))
+    return seeds, np.array([treatment[s] for s in seeds], dtype=float), np.array([control[s] for s in seeds], dtype=float)
 
 
 def _paired_differences(claim: Claim, treatment: Sequence[float], control: Sequence[float]) -> np.ndarray:

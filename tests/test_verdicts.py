@@ -114,3 +114,8 @@ def test_combined_and_few_seed_verdicts_have_sentences():
     few = judge(ERROR_CLAIM, np.zeros(3), np.array([0.2, 0.5, 0.3]))
     assert few.outcome == "inconclusive" and few.seeds_to_resolve >= verdicts.MIN_PAIRS
     assert few.seeds_to_resolve == verdicts.seeds_to_resolve(few.effect, float(np.std(few.differences, ddof=1)), 0.1)
+
+
+def test_pair_by_seed_keeps_the_seeds_both_sides_have_in_order():
+    seeds, treatment, control = verdicts.pair_by_seed({2: 0.3, 0: 0.1, 5: 0.9}, {0: 0.5, 2: 0.4, 7: 0.0})
+    assert seeds == (0, 2) and treatment.tolist() == [0.1, 0.3] and control.tolist() == [0.5, 0.4]

@@ -284,9 +284,7 @@ def paired(treatment: list[dict], control: list[dict], task: str, shift: str) ->
     """``(seeds, treatment errors, control errors)``: the mean error over the shifted sigmas of
     the runs of both scorers that share a seed, in seed order (a seed only one of them has is
     left out: it has no pair)."""
-    first, second = _by_seed(treatment, task, shift), _by_seed(control, task, shift)
-    seeds = tuple(sorted(set(first) & set(second)))
-    return seeds, np.array([first[s] for s in seeds]), np.array([second[s] for s in seeds])
+    return rule.pair_by_seed(_by_seed(treatment, task, shift), _by_seed(control, task, shift))
 
 
 def _with_seeds(by_scorer: dict[str, list[dict]], seeds) -> dict[str, list[dict]]:

@@ -220,11 +220,11 @@ def paired_accuracies(runs: list[dict], method: str = "holistic") -> pd.DataFram
     rows = []
     for paradigm, paper in PAPER_ACCURACIES.items():
         part = frame[frame["paradigm"] == paradigm]
-        softmax = part[part["variant"] == "softmax"].set_index("seed")["accuracy"]
-        ssa = part[part["variant"] == paper["variant"]].set_index("seed")["accuracy"]
-        for seed in sorted(set(softmax.index) & set(ssa.index)):
-            rows.append({"part": paradigm, "SSA variant": paper["variant"], "seed": seed, "softmax": float(softmax[seed]),
-                         "ssa": float(ssa[seed]), "gain": float(ssa[seed] - softmax[seed])})
+        softmax = part[part["variant"] == "softmax"].set_index("seed")["accuracy"].to_dict()
+        ssa = part[part["variant"] == paper["variant"]].set_index("seed")["accuracy"].to_dict()
+        for seed, treatment, control in zip(*verdicts.pair_by_seed(ssa, softmax)):
+            rows.append({"part": paradigm, "SSA variant": paper["variant"], "seed": seed, "softmax": float(control),
+                         "ssa": float(treatment), "gain": float(treatment - control)})
     table = pd.DataFrame(rows, columns=columns)
     headline = []
     for seed, group in table.groupby("seed"):

@@ -183,10 +183,10 @@ def paired(runs: list[dict], key: str):
         if entry["seed"] in found:
             raise ValueError(f"runs: two {entry['scorer']} runs with seed {entry['seed']}; each seed must give one pair")
         found[entry["seed"]] = measure(entry, key)
-    seeds = sorted(set(by_scorer["softmax"]) & set(by_scorer["ssa"]))
+    seeds, ssa, softmax = verdicts.pair_by_seed(by_scorer["ssa"], by_scorer["softmax"])
     direction = CLAIMS[key].direction
-    rows = [{"seed": seed, "softmax": by_scorer["softmax"][seed], "ssa": by_scorer["ssa"][seed],
-             "difference": direction * (by_scorer["ssa"][seed] - by_scorer["softmax"][seed])} for seed in seeds]
+    rows = [{"seed": seed, "softmax": float(c), "ssa": float(t), "difference": direction * float(t - c)}
+            for seed, t, c in zip(seeds, ssa, softmax)]
     return pd.DataFrame(rows, columns=["seed", "softmax", "ssa", "difference"])
 
 
