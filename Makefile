@@ -12,6 +12,8 @@
 #
 # `make browser` opens the built HTML in headless Chromium and checks every page (make test runs it).
 # Other targets: `make data` (datasets into data/, from $SSA_DATA_MIRROR or the public sources),
+# `make regenerate CHAPTER=icl_linear JOBS=2` (a chapter's missing cached results at $(PROFILE), on
+# $(DEVICE); CHAPTER=all for every chapter: python -m ssa regenerate --help),
 # `make lock` (rewrite requirements/lock.txt from the current .venv), `make clean`, `make distclean`.
 
 PYTHON ?= python3
@@ -19,6 +21,8 @@ VENV ?= .venv
 TORCH ?= cpu
 DEVICE ?= auto
 PROFILE ?= cpu
+CHAPTER ?= all
+JOBS ?= 1
 TORCH_VERSION := 2.13.0
 
 VENV_PYTHON := $(VENV)/bin/python
@@ -49,7 +53,7 @@ endif
 INSTALL_KEY := $(shell cat requirements/lock.txt pyproject.toml | sha256sum | cut -c1-16)-$(TORCH)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test book browser chromium data lock clean distclean venv
+.PHONY: test book browser chromium data regenerate lock clean distclean venv
 
 venv: $(STAMP)
 
@@ -90,6 +94,9 @@ book: $(STAMP)
 
 data: $(STAMP)
 	$(VENV_PYTHON) -m ssa.data fetch
+
+regenerate: $(STAMP)
+	$(VENV_PYTHON) -m ssa regenerate $(CHAPTER) --profile $(PROFILE) --device $(DEVICE) --jobs $(JOBS)
 
 lock: $(STAMP)
 	{ echo '# Exact versions that make installs: pip freeze of a working .venv, rewritten by make lock.'; \

@@ -51,7 +51,7 @@ from ssa.profiles import check_profile, resolve_device
 
 EXPERIMENT = "performance/bench"
 CPU_THREADS = 1  # the CPU benchmark's torch threads unless --threads says otherwise (see the module doc)
-REGENERATE = "python -m ssa.bench --profile {profile} --force"
+REGENERATE = "python -m ssa regenerate performance --profile {profile}"  # ssa.regenerate; `python -m ssa.bench --force` measures again
 PATH_NAMES = ("softmax_sdpa", "ssa_reference", "ssa_fast")
 
 # Issue 8's targets: ratios to softmax SDPA measured in the same run.

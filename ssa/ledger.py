@@ -1,7 +1,8 @@
 """The claims ledger: each headline claim of the paper, the paper's figure, ours, and a verdict.
 
     rows = ledger(profile="cpu")       # one LedgerRow per claim, read from the result cache
-    ledger_markdown(rows)              # the MyST table on the book's front page
+    summary_markdown(rows)             # the front page's table: claim, verdict, one short sentence
+    ledger_markdown(rows)              # the full table: the paper's figure and ours, claim by claim
     ledger_frame(rows)                 # the same as a pandas DataFrame
 
 Nothing here trains or evaluates a model. Each row calls its chapter's own package functions
@@ -169,6 +170,7 @@ class LedgerRow:
     section: str | None  # the book page (a _toc.yml file entry), None when the book has no such page
     command: str | None  # the command that (re)creates the cached results behind `ours`
     wall_time_s: float | None = None  # compute time of those results, from their provenance
+    summary: str = ""  # `ours` in one short sentence: the key numbers and what the seeds decide
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -201,7 +203,44 @@ def _total_wall_time(provenances: Sequence[dict]) -> float | None:
 
 def _missing(key: str, profile: str, command: str, why: str = "results not in the cache") -> LedgerRow:
     return LedgerRow(key, PAPER[key].claim, paper_figure(key), f"{why}; run `{command}`", profile, (), NOT_TESTED,
-                     None, command)
+                     None, command, summary=_sentence(why.split(" (")[0]))
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return text[0].upper() + text[1:] + "." if text else ""
+
+
+def _judged(verdict: Verdict) -> list[Verdict]:
+    """The verdicts judged on paired seeds inside ``verdict``: itself, or its parts' (recursively)."""
+    if verdict.parts:
+        return [leaf for _, part in verdict.parts for leaf in _judged(part)]
+    return [verdict] if verdict.interval is not None else []
+
+
+def seeds_phrase(verdict: Verdict) -> str:
+    """What the seeds decide, in a few words: "3 paired seeds; about 6 to 12 would decide" (at the
+    observed mean and spread, :attr:`ssa.verdicts.Verdict.seeds_to_resolve`; "" when nothing was
+    judged on paired seeds)."""
+    judged = _judged(verdict)
+    if not judged:
+        return ""
+    fewest, most = min(v.pairs for v in judged), max(v.pairs for v in judged)
+    text = f"{fewest}{'' if fewest == most else f' to {most}'} paired seed{'' if most == 1 else 's'}"
+    undecided = [v for v in judged if v.outcome == verdicts.INCONCLUSIVE]
+    if not undecided:
+        return text
+    needed = sorted(v.seeds_to_resolve for v in undecided if v.seeds_to_resolve)
+    if needed:
+        text += f"; about {needed[0]}{'' if needed[0] == needed[-1] else f' to {needed[-1]}'} would decide"
+    if any(v.seeds_to_resolve is None for v in undecided):
+        text += f"; {'some' if needed else 'it'} would need more than {verdicts.MAX_SEEDS}"
+    return text
+
+
+def short_summary(verdict: Verdict, numbers: str = "") -> str:
+    """A row's summary: its key numbers and what the seeds decide, one sentence."""
+    return _sentence("; ".join(part for part in (numbers, seeds_phrase(verdict)) if part))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -254,9 +293,14 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
               f"{inner_ssa_slope:.4f} (derived −n = −{n}).")
     qualifier = (f" Our precise version of the theorem, derived with sympy; slopes fitted for λ from "
                  f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
+    def summary(ok: bool) -> str:
+        return (f"Checked live: the fitted decay rates, exponential for softmax and polynomial for SSA, are within "
+                f"{SLOPE_TOLERANCE:.0%} of the derived ones." if ok else
+                f"Checked live: a fitted decay rate is more than {SLOPE_TOLERANCE:.0%} off the derived one.")
+
     return [
         LedgerRow(key, PAPER[key].claim, paper_figure(key), ours + qualifier, "live", (),
-                  REPRODUCED if ok else OPPOSITE, None, None)
+                  REPRODUCED if ok else OPPOSITE, None, None, summary=summary(ok))
         for key, ours, ok in (("theorem_1", ours_1, first), ("theorem_2", ours_2, second))
     ]
 
@@ -300,12 +344,13 @@ def _ours(verdict: Verdict, numbers: str = "") -> str:
     return (f"{numbers}. " if numbers else "") + sentence[0].upper() + sentence[1:]
 
 
-def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable) -> LedgerRow:
+def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable, short: Callable) -> LedgerRow:
     """A row from the cached ICL runs of every task in ``tasks`` (all must be cached):
     ``judge(icl_verdicts, runs_by_task)`` gives the verdict, ``numbers(icl_verdicts, runs_by_task)``
-    a short text of our numbers."""
+    a text of our numbers and ``short(icl_verdicts, runs_by_task)`` the few of them the summary gives."""
     experiments, icl_verdicts = _icl()
-    command = f"{experiments.regenerate_command(profile)} --task {' '.join(tasks)}"
+    # The tasks' chapter: icl_quantification, icl_linear, or (all three tasks) icl_collapse.
+    command = experiments.regenerate_command(profile, tasks[0] if len(tasks) < 3 else None)
     runs_by_task, provenances = {}, []
     for task in tasks:
         runs, provenance = _icl_runs(experiments, task, profile)
@@ -314,28 +359,49 @@ def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numb
         runs_by_task[task] = runs
         provenances += provenance
     verdict = judge(icl_verdicts, runs_by_task)
-    return LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(verdict, numbers(icl_verdicts, runs_by_task)) , profile,
-                     tuple(experiments.SEEDS), verdict.outcome, None, command, _total_wall_time(provenances))
+    return LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(verdict, numbers(icl_verdicts, runs_by_task)), profile,
+                     tuple(experiments.SEEDS), verdict.outcome, None, command, _total_wall_time(provenances),
+                     short_summary(verdict, short(icl_verdicts, runs_by_task)))
+
+
+def _shifted_means(icl_verdicts, runs: dict, task: str, shift: str) -> dict[str, float]:
+    return {name: float(icl_verdicts.error_curve(runs[name], task, shift)[:, 1:].mean()) for name in ("softmax", "ssa")}
 
 
 def _shifted_errors(icl_verdicts, runs_by_task: dict, shift: str) -> str:
     parts = []
     for task, runs in runs_by_task.items():
-        means = {name: icl_verdicts.error_curve(runs[name], task, shift)[:, 1:].mean() for name in ("softmax", "ssa")}
+        means = _shifted_means(icl_verdicts, runs, task, shift)
         parts.append(f"{task} ({shift}): error under shift softmax {means['softmax']:.3g}, SSA {means['ssa']:.3g}")
     return "; ".join(parts)
+
+
+SHIFT_NAMES = {"sigma_x": "larger inputs", "sigma_ab": "larger functions"}
+
+
+def _short_errors(icl_verdicts, runs_by_task: dict, shifts: Sequence[str]) -> str:
+    """"mean error under the shift, softmax vs SSA: 0.26 vs 0.60 (every), ..."."""
+    parts = []
+    for task, runs in runs_by_task.items():
+        for shift in shifts:
+            means = _shifted_means(icl_verdicts, runs, task, shift)
+            where = f"\"{task}\"" if task in QUANTIFIERS else SHIFT_NAMES.get(shift, shift)
+            parts.append(f"{means['softmax']:.2f} vs {means['ssa']:.2f} ({where})")
+    return "mean error under the shift, softmax vs SSA: " + ", ".join(parts)
 
 
 def _quantification_row(profile: str) -> LedgerRow:
     return _icl_row("quantification", profile, QUANTIFIERS,
                     lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
-                    lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"))
+                    lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
+                    lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",)))
 
 
 def _linear_row(profile: str) -> LedgerRow:
     return _icl_row("linear", profile, ("linear",),
                     lambda icl_verdicts, runs: icl_verdicts.linear_verdict(runs["linear"]),
-                    lambda icl_verdicts, runs: "; ".join(_shifted_errors(icl_verdicts, runs, shift) for shift in ("sigma_x", "sigma_ab")))
+                    lambda icl_verdicts, runs: "; ".join(_shifted_errors(icl_verdicts, runs, shift) for shift in ("sigma_x", "sigma_ab")),
+                    lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x", "sigma_ab")))
 
 
 def _collapse_row(profile: str) -> LedgerRow:
@@ -352,7 +418,12 @@ def _collapse_row(profile: str) -> LedgerRow:
             spreads = None
         return icl_verdicts.collapse_verdict(runs_by_task, spreads)
 
-    return _icl_row("collapse", profile, tuple(importlib.import_module("ssa.icl.tasks").TASKS), judge, numbers)
+    def short(icl_verdicts, runs_by_task):
+        share = max(icl_verdicts.collapse_premise(runs)["share"] for runs in runs_by_task.values())
+        return (f"the softmax head most drawn to an injected extreme value gives it {share:.2g} of its attention "
+                f"(collapse: {icl_verdicts.COLLAPSE_SHARE:g} or more)")
+
+    return _icl_row("collapse", profile, tuple(importlib.import_module("ssa.icl.tasks").TASKS), judge, numbers, short)
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:
@@ -376,7 +447,16 @@ def _alternatives_row(profile: str) -> LedgerRow:
     infos = [info for by_scorer in provenance.values() for infos in by_scorer.values() for info in infos]
     coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
     return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), _ours(verdict) + coverage, profile,
-                     tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, _total_wall_time(infos))
+                     tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, _total_wall_time(infos),
+                     short_summary(verdict, _tally(verdict, "comparison of an alternative with softmax",
+                                                   "comparisons of the paper's alternatives with softmax")))
+
+
+def _tally(verdict: Verdict, one: str, many: str) -> str:
+    """"24 comparisons ...: 20 inconclusive, 4 no effect at this scale" over the judged parts."""
+    judged = _judged(verdict)
+    counts = {outcome: sum(v.outcome == outcome for v in judged) for outcome in OUTCOMES}
+    return f"{len(judged)} {one if len(judged) == 1 else many}: " + ", ".join(f"{n} {o}" for o, n in counts.items() if n)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -407,8 +487,9 @@ def _decoder_rows(profile: str) -> list[LedgerRow]:
                  for scorer in ("softmax", "ssa")}
         numbers = (f"{summary['parameters'] / 1e6:.3g}M parameters, {summary['tokens_trained'] / 1e6:.3g}M tokens: perplexity "
                    f"{means['softmax']:.2f} with softmax, {means['ssa']:.2f} with SSA {split}")
+        short = f"perplexity {means['softmax']:.1f} with softmax, {means['ssa']:.1f} with SSA, at {summary['parameters'] / 1e6:.3g}M parameters"
         rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(claims[key], numbers), profile, seeds,
-                              claims[key].outcome, None, command, _total_wall_time(provenances)))
+                              claims[key].outcome, None, command, _total_wall_time(provenances), short_summary(claims[key], short)))
     return rows + [benchmarks]
 
 
@@ -426,9 +507,12 @@ def _encoder_row(profile: str) -> LedgerRow:
     verdict = experiment.probing_verdict(runs)
     provenances = [stored_provenance(f"{experiment.EXPERIMENT}/runs", experiment.run_config(profile, run["scorer"], run["seed"]), profile)
                    for run in runs]
+    headline = verdict.parts[0][1] if verdict.parts else verdict
+    short = (f"SSA's mean gain over softmax on the paper's paradigms: {headline.effect:+.2g} {headline.units}"
+             if headline.effect is not None else "")
     return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), _ours(verdict), profile,
                      tuple(sorted({run["seed"] for run in runs})), verdict.outcome, None, command,
-                     _total_wall_time(provenances))
+                     _total_wall_time(provenances), short_summary(verdict, short))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -438,7 +522,8 @@ def _encoder_row(profile: str) -> LedgerRow:
 def _chapter_unavailable(keys: Sequence[str], profile: str, error: Exception) -> list[LedgerRow]:
     module = getattr(error, "name", None) or str(error)
     return [LedgerRow(key, PAPER[key].claim, paper_figure(key), f"the chapter's code is not in this version of the package ({module})",
-                      profile, (), NOT_TESTED, None, None) for key in keys]
+                      profile, (), NOT_TESTED, None, None, summary="The chapter's code is not in this version of the package.")
+            for key in keys]
 
 
 def _sections(root: Path | None) -> dict[str, str]:
@@ -460,8 +545,8 @@ def ledger(profile: str = "cpu", *, results_dir: str | Path | None = None, theor
     check_profile(profile)
     groups: list[tuple[tuple[str, ...], Callable[[], list[LedgerRow]]]] = [
         (("theorem_1", "theorem_2"), (lambda: _theorem_rows(profile)) if theorems else
-         (lambda: [LedgerRow(key, PAPER[key].claim, paper_figure(key), "not checked (theorems=False)", "live", (), NOT_TESTED, None, None)
-                   for key in ("theorem_1", "theorem_2")])),
+         (lambda: [LedgerRow(key, PAPER[key].claim, paper_figure(key), "not checked (theorems=False)", "live", (), NOT_TESTED, None, None,
+                             summary="Not checked.") for key in ("theorem_1", "theorem_2")])),
         (("quantification",), lambda: [_quantification_row(profile)]),
         (("collapse",), lambda: [_collapse_row(profile)]),
         (("linear",), lambda: [_linear_row(profile)]),
@@ -504,6 +589,17 @@ def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
         ours = f"{row.ours} *({_seeds_text(row)})*"
         lines.append("| " + " | ".join(_cell(text) for text in (claim, f"**{row.verdict}**", row.paper, ours)) + " |")
+    return "\n".join(lines)
+
+
+def summary_markdown(rows: Sequence[LedgerRow]) -> str:
+    """The front page's table (glue it with ``{glue:md}`` and ``:format: myst``): per claim, a
+    ``{doc}`` link to its page, the verdict, and :attr:`LedgerRow.summary`, one short sentence
+    with the profile and seeds it comes from; :func:`ledger_markdown` has the full rows."""
+    lines = ["| claim | verdict | in short |", "|---|---|---|"]
+    for row in rows:
+        claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
+        lines.append("| " + " | ".join(_cell(text) for text in (claim, f"**{row.verdict}**", row.summary or row.ours)) + " |")
     return "\n".join(lines)
 
 

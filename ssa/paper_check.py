@@ -41,7 +41,6 @@ runs and must never reach ``results/``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import math
@@ -53,7 +52,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from ssa.profiles import DEVICES
@@ -83,25 +82,9 @@ def _finite_losses(losses: list, where: str, steps: int) -> list[float]:
     return [float(loss) for loss in losses]
 
 
-@contextlib.contextmanager
-def _cache_required() -> Iterator[None]:
-    """Within: a cache miss raises instead of training (``$SSA_REQUIRE_CACHE``)."""
-    from ssa.results import REQUIRE_CACHE_ENV
-
-    before = os.environ.get(REQUIRE_CACHE_ENV)
-    os.environ[REQUIRE_CACHE_ENV] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(REQUIRE_CACHE_ENV, None)
-        else:
-            os.environ[REQUIRE_CACHE_ENV] = before
-
-
 def _check_entry(experiment: str, config, device: str, computed: dict, lookup: Callable[[], dict]) -> str:
     """The entry of ``config`` is where the cache expects it, valid, with provenance, and found again."""
-    from ssa.results import entry_path, list_entries
+    from ssa.results import cache_required, entry_path, list_entries
 
     path = entry_path(experiment, config, profile=PROFILE)
     _require(path.is_file(), f"cache: no entry at {path}, where {experiment!r} looks for it")
@@ -114,7 +97,7 @@ def _check_entry(experiment: str, config, device: str, computed: dict, lookup: C
     _require(not missing, f"cache: {path} has no provenance {missing}")
     _require(provenance["device"] == device, f"cache: {path} records device {provenance['device']!r}, the run used {device!r}")
     _require(provenance["wall_time_s"] > 0, f"cache: {path} records wall time {provenance['wall_time_s']}")
-    with _cache_required():
+    with cache_required():
         again = lookup()
     _require(again == computed, f"cache: the lookup of {path} returned another result")
     return str(path)
@@ -157,7 +140,7 @@ def check_icl(task: str, scorer: str, *, device: str, steps: int = STEPS) -> dic
     path = checkpoint_path(experiment.train)
     state = _load_state(path, steps)
     build_model(experiment.train).load_state_dict(state["model"])  # raises on a missing or misshapen tensor
-    losses = _finite_losses([loss for _, loss in state["history"]], f"icl {task}/{scorer}", steps)
+    losses = _finite_losses(state["losses"].tolist(), f"icl {task}/{scorer}", steps)
     error = result["shifts"]["sigma_x"]["model"]["prompt_error"][0]
     _require(math.isfinite(error), f"evaluation: in-distribution prompt error {error}")
     entries = [
@@ -220,8 +203,8 @@ def check_lm(scorer: str, *, device: str, micro_batch: str = "smallest", data: s
     run = lm_run(scorer, micro_batch, data)
     result = lm.cached_result(PROFILE, run, device=device, stop_at=steps)
     folder = lm.run_folder(PROFILE, run) / "checkpoint"
-    state = _load_state(folder / STATE_FILE, steps)
-    _require(state["run"] == run.to_dict(), f"checkpoint: {folder} holds another run's configuration")
+    state = _load_state(folder.parent / STATE_FILE, steps)
+    _require(state["config"] == run.to_dict(), f"checkpoint: {folder.parent / STATE_FILE} holds another run's configuration")
     model, _ = load_checkpoint(folder)
     paper = run_config(PROFILE, scorer)
     paper_model = build_model(paper.model, scorer, per_head=paper.train.per_head, scorer_kwargs=paper.train.scorer_kwargs, device="meta")

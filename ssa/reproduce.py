@@ -17,8 +17,9 @@ from urllib.parse import urlparse
 from ssa import paths
 from ssa.profiles import check_profile
 
-# Chapter (toc file stem) -> the module whose regenerate command fills its cache. A chapter
-# without an entry computes everything live.
+# Chapter (toc file stem) -> the module whose code fills its cache; each has its entry in
+# ssa.regenerate.CHAPTERS, whose command regenerates it. A chapter without an entry computes
+# everything live.
 CHAPTER_CACHES = {
     "icl_quantification": "ssa.icl.experiments",
     "icl_linear": "ssa.icl.experiments",
@@ -74,16 +75,15 @@ def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dic
 
 
 def regenerate_command(chapter: str, profile: str) -> str | None:
-    """The chapter module's command for its cached results: its ``regenerate_command(profile)``
-    or its ``REGENERATE`` template; ``None`` when the module has neither or has not landed."""
+    """``python -m ssa regenerate CHAPTER --profile P`` (:func:`ssa.regenerate.command`);
+    ``None`` when the chapter's code has not landed."""
+    from ssa import regenerate
+
     try:
-        module = importlib.import_module(CHAPTER_CACHES[chapter])
+        importlib.import_module(CHAPTER_CACHES[chapter])
     except ImportError:
         return None
-    if hasattr(module, "regenerate_command"):
-        return module.regenerate_command(profile)
-    template = getattr(module, "REGENERATE", None)
-    return template.format(profile=profile) if template else None
+    return regenerate.command(chapter, profile) if chapter in regenerate.CHAPTERS else None
 
 
 def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) -> dict[str, dict]:

@@ -20,10 +20,21 @@ it, so that CI never starts a long training run by accident.
 Put in ``config`` what changes the numbers (sizes, steps, seed, scorer, data); leave out the
 device, so that a result computed on a GPU is reused on a CPU. The device goes into the
 provenance instead (``device=``).
+
+The key also holds the version of the code that computes the experiment
+(:func:`ssa.code_versions.computation_of`), so that a change to that code cannot reuse the
+numbers of the old code.
+
+Without a checkout (the package installed with ``pip install git+...``, as on Colab) a missing
+entry is first looked up in the committed cache of the commit the package was installed from
+(pip records it in ``direct_url.json``), downloaded on demand into the local cache and checked
+(its config, code version and file name must match what was asked); ``$SSA_RESULTS_MIRROR``
+points that lookup at a folder or URL laid out like the repository instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import hashlib
@@ -31,11 +42,12 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +59,7 @@ from ssa.profiles import PROFILES, check_profile
 CACHE_SCHEMA_VERSION = 1
 
 REQUIRE_CACHE_ENV = "SSA_REQUIRE_CACHE"
+RESULTS_MIRROR_ENV = "SSA_RESULTS_MIRROR"
 _KEY_LENGTH = 16
 
 
@@ -89,21 +102,42 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def cache_key(config: Mapping[str, Any] | Any) -> str:
-    """The full SHA-256 key of ``config`` under the current schema version."""
+def code_identity(code: str | None) -> dict | None:
+    """``{"name", "version"}`` of computation ``code`` as it enters a key (``None``: no code version)."""
+    if code is None:
+        return None
+    from ssa import code_versions
+
+    return {"name": code_versions.check_computation(code).name, "version": code_versions.version(code)}
+
+
+def cache_key(config: Mapping[str, Any] | Any, code: str | dict | None = None) -> str:
+    """The full SHA-256 key of ``config`` under the current schema version and, when ``code``
+    names a computation, its current code version (a stored ``{"name", "version"}`` dict is
+    taken as it is: that is how a stored entry's own key is recomputed)."""
     normalized = _to_json_value(config, "config", allow_nonfinite=False)
-    payload = canonical_json({"config": normalized, "schema_version": CACHE_SCHEMA_VERSION})
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    identity = code if isinstance(code, dict) or code is None else code_identity(code)
+    payload = {"config": normalized, "schema_version": CACHE_SCHEMA_VERSION}
+    if identity is not None:
+        payload["code"] = {"name": identity["name"], "version": identity["version"]}
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def experiment_code(experiment: str) -> str | None:
+    from ssa import code_versions
+
+    return code_versions.computation_of(experiment)
 
 
 def entry_path(experiment: str, config: Any, *, profile: str, results_dir: str | Path | None = None) -> Path:
-    """Where the entry for ``config`` lives (whether or not it exists)."""
+    """Where the entry for ``config`` lives (whether or not it exists); the key holds the current
+    version of the code that computes ``experiment``."""
     check_profile(profile)
     parts = Path(experiment).parts
     if not experiment or Path(experiment).is_absolute() or ".." in parts:
         raise ValueError(f"experiment must be a relative name like 'chapter/run'; got {experiment!r}")
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
-    return root / profile / experiment / f"{cache_key(config)[:_KEY_LENGTH]}.json"
+    return root / profile / experiment / f"{cache_key(config, experiment_code(experiment))[:_KEY_LENGTH]}.json"
 
 
 def check_throwaway_cache(results_dir: str | Path | None = None) -> None:
@@ -180,15 +214,123 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _read_matching_entry(path: Path, config: dict) -> dict | None:
-    """The stored entry at ``path`` if it was made from exactly ``config``, else ``None``."""
+def _stored_code(stored: dict) -> dict | None:
+    code = stored.get("code")
+    return None if code is None else {"name": code.get("name"), "version": code.get("version")}
+
+
+def _matching_entry(text: str, config: dict, code: dict | None) -> dict | None:
+    """The entry in ``text`` if it was made from exactly ``config`` by ``code``, else ``None``."""
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        stored = json.loads(text)
+    except ValueError:
         return None
-    if stored.get("schema_version") != CACHE_SCHEMA_VERSION or stored.get("config") != config:
+    if not isinstance(stored, dict) or "result" not in stored:
+        return None
+    if stored.get("schema_version") != CACHE_SCHEMA_VERSION or stored.get("config") != config or _stored_code(stored) != code:
         return None
     return stored
+
+
+def _read_matching_entry(path: Path, config: dict, code: dict | None) -> dict | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return _matching_entry(text, config, code)
+
+
+def installed_commit() -> tuple[str, str] | None:
+    """``(repository URL, commit)`` the package was installed from with ``pip install git+URL``,
+    from the ``direct_url.json`` pip writes (PEP 610); ``None`` for any other installation."""
+    from importlib import metadata
+
+    try:
+        text = metadata.distribution("ssa-book").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None
+    if not text:
+        return None
+    recorded = json.loads(text)
+    commit = recorded.get("vcs_info", {}).get("commit_id")
+    return (recorded.get("url", ""), commit) if commit else None
+
+
+def committed_cache_url(repository: str, commit: str) -> str | None:
+    """Base URL of the repository's tree at ``commit`` for a GitHub URL (``None`` for another host)."""
+    match = re.fullmatch(r"(?:git\+)?https://github\.com/([^/]+)/([^/@]+?)(?:\.git)?/?", repository)
+    if match is None or not re.fullmatch(r"[0-9a-f]{40}", commit):
+        return None
+    return f"https://raw.githubusercontent.com/{match[1]}/{match[2]}/{commit}"
+
+
+def _committed_source() -> str | None:
+    """Where the committed cache is read from: ``$SSA_RESULTS_MIRROR`` (a folder or URL laid out
+    like the repository), else the commit the package was installed from, else ``None``."""
+    mirror = os.environ.get(RESULTS_MIRROR_ENV, "").strip()
+    if mirror:
+        return mirror
+    if paths.repository_root() is not None:  # a checkout has its own results/
+        return None
+    installed = installed_commit()
+    return committed_cache_url(*installed) if installed else None
+
+
+def _read_committed(source: str, relative: str) -> str | None:
+    """The text of ``relative`` (``results/...``) under ``source``, or ``None`` if it is not there."""
+    import urllib.error
+    import urllib.request
+
+    if "://" not in source:
+        file = Path(source).expanduser() / relative
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+    try:
+        with urllib.request.urlopen(f"{source.rstrip('/')}/{relative}", timeout=60) as response:
+            return response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return None
+        raise
+
+
+def _fetch_committed_entry(path: Path, profile: str, config: dict, code: dict | None, results_dir: str | Path | None) -> dict | None:
+    """Copy the committed entry for ``path`` into the local cache if the source has one that
+    matches ``config`` and ``code`` exactly; the entry found, or ``None``."""
+    source = _committed_source()
+    if source is None:
+        return None
+    root = Path(results_dir) if results_dir is not None else paths.results_dir()
+    relative = f"results/{path.relative_to(root).as_posix()}"
+    text = _read_committed(source, relative)
+    if text is None:
+        return None
+    stored = _matching_entry(text, config, code)
+    if stored is None or stored.get("profile", profile) != profile:
+        raise CacheMissError(f"the committed cache entry {relative} at {source} does not match the config asked for; "
+                             "it was not used")
+    _write_atomically(path, text)
+    return stored
+
+
+def _fingerprint(code: str) -> str:
+    from ssa import code_versions
+
+    return code_versions.fingerprint(code)
+
+
+@contextlib.contextmanager
+def cache_required() -> Iterator[None]:
+    """Within: a cache miss raises instead of computing (``$SSA_REQUIRE_CACHE``), in this process
+    and in the processes it starts."""
+    before = os.environ.get(REQUIRE_CACHE_ENV)
+    os.environ[REQUIRE_CACHE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(REQUIRE_CACHE_ENV, None)
+        else:
+            os.environ[REQUIRE_CACHE_ENV] = before
 
 
 def require_cache_from_environment() -> bool:
@@ -217,8 +359,12 @@ def cached(
     normalized_config = _to_json_value(config, "config", allow_nonfinite=False)
     if not isinstance(normalized_config, dict):
         raise TypeError(f"config must be a mapping or a dataclass; got {type(config).__name__}")
+    code = experiment_code(experiment)
+    identity = code_identity(code)
     path = entry_path(experiment, normalized_config, profile=profile, results_dir=results_dir)
-    stored = _read_matching_entry(path, normalized_config)
+    stored = _read_matching_entry(path, normalized_config, identity)
+    if stored is None:
+        stored = _fetch_committed_entry(path, profile, normalized_config, identity, results_dir)
     if stored is not None:
         return stored["result"]
 
@@ -240,6 +386,7 @@ def cached(
         raise TypeError(f"compute() must return a dict; got {type(result).__name__}")
     entry = {
         "schema_version": CACHE_SCHEMA_VERSION,
+        **({"code": {**identity, "fingerprint": _fingerprint(code)}} if identity is not None else {}),
         "experiment": experiment,
         "profile": profile,
         "config": normalized_config,
@@ -260,13 +407,16 @@ class CacheEntry:
 
 
 def provenance_problems(path: Path) -> list[str]:
-    """What keeps an entry from being traced to the code that made it: computed from a dirty
-    tree, or at no commit (or one this checkout does not have)."""
+    """What keeps an entry from being traced to the code that made it: no code version in its
+    key, computed from a dirty tree, or at no commit (or one this checkout does not have)."""
     try:
-        provenance = json.loads(path.read_text(encoding="utf-8")).get("provenance", {})
+        stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         return [f"unreadable: {error}"]
+    provenance = stored.get("provenance", {})
     problems = []
+    if stored.get("code") is None:
+        problems.append("no code version in its key")
     if provenance.get("git_dirty") is not False:
         problems.append("computed from a dirty working tree" if provenance.get("git_dirty") else "no record of the tree's state")
     commit = provenance.get("git_commit")
@@ -295,6 +445,12 @@ def list_entries(results_dir: str | Path | None = None, profile: str | None = No
     return entries
 
 
+def _computation_names() -> tuple[str, ...]:
+    from ssa import code_versions
+
+    return tuple(code_versions.COMPUTATIONS)
+
+
 def _entry_problems(path: Path, profile: str, experiment: str) -> list[str]:
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
@@ -304,10 +460,21 @@ def _entry_problems(path: Path, profile: str, experiment: str) -> list[str]:
     missing = {"schema_version", "config", "result", "provenance"} - set(stored)
     if missing:
         return [f"missing fields: {', '.join(sorted(missing))}"]
+    code = _stored_code(stored)
     if stored["schema_version"] != CACHE_SCHEMA_VERSION:
         problems.append(f"schema version {stored['schema_version']} != current {CACHE_SCHEMA_VERSION}")
-    elif path.stem != cache_key(stored["config"])[:_KEY_LENGTH]:
+    elif path.stem != cache_key(stored["config"], code)[:_KEY_LENGTH]:
         problems.append("file name does not match the key of its config")
+    elif (code or {}).get("name") != experiment_code(experiment):
+        expected = experiment_code(experiment)
+        problems.append(f"its key holds no {expected} code version" if code is None else
+                        f"computed by {code['name']} code, but {experiment!r} is computed by {expected or 'no versioned code'}")
+    elif code is not None:
+        current = code_identity(code["name"]) if code["name"] in _computation_names() else None
+        if current is None:
+            problems.append(f"computed by unknown code {code['name']!r}")
+        elif current != code:
+            problems.append(f"computed by {code['name']} code version {code['version']}; the current version is {current['version']}")
     if profile not in PROFILES:
         problems.append(f"unknown profile folder {profile!r}")
     if stored.get("experiment", experiment) != experiment:
@@ -323,9 +490,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=PROFILES)
     parser.add_argument("--results-dir", type=Path)
     parser.add_argument("--clean", action="store_true",
-                        help="also require a clean provenance: computed from a clean tree at a commit of this checkout")
+                        help="also require a clean provenance: a code version in the key, computed from a clean tree at a "
+                             "commit of this checkout")
+    parser.add_argument("--experiment", action="append", metavar="PREFIX",
+                        help="only the experiments whose name starts with PREFIX (repeatable), e.g. icl/")
     arguments = parser.parse_args(argv)
     entries = list_entries(arguments.results_dir, arguments.profile, clean=arguments.clean)
+    if arguments.experiment:
+        entries = [entry for entry in entries if any(entry.experiment.startswith(prefix) for prefix in arguments.experiment)]
     invalid = [entry for entry in entries if entry.problems]
     for entry in entries if arguments.command == "list" else invalid:
         status = "ok" if not entry.problems else "; ".join(entry.problems)

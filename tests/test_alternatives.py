@@ -196,16 +196,19 @@ def test_cost_needs_softmax_as_reference():
 
 def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path))
+    # The old command line: the chapter's runs of some tasks (ssa.regenerate's code), plus the cost.
     assert main(["regenerate", "--profile", "smoke", "--task", "every", "--scorer", "sparsemax", "sigmoid", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert f"{2 * comparison.SMOKE_SEEDS} runs planned" in out and "to run" in out
-    assert "python -m ssa.icl regenerate --profile smoke" in out  # softmax/SSA are the ICL chapters' to make
+    assert f"{1 + 2 * comparison.SMOKE_SEEDS} runs at profile smoke: 0 cached" in out
+    assert "to compute  cost of every scorer" in out and "every / sigmoid / seed 0" in out
     with pytest.raises(SystemExit):
         main(["regenerate", "--scorer", "softermax", "--dry-run"])
+    assert "argument --scorers: unknown scorer 'softermax'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["regenerate", "--jobs", "0", "--dry-run"])
-    assert alternatives.regenerate_command("cpu", ["linear"], ["cosformer"], [1]) == (
-        "python -m ssa.alternatives regenerate --profile cpu --jobs 2 --task linear --scorer cosformer --seeds 1")
+    assert "argument --jobs" in capsys.readouterr().err
+    assert alternatives.regenerate_command("cpu", ["cosformer"], [5]) == (
+        "python -m ssa regenerate alternative_scorers --profile cpu --jobs 2 --seeds 5")  # every scorer is the chapter's
 
 
 def test_chapter_shows_the_cache_as_it_is_in_book_builds_and_trains_otherwise(monkeypatch):

@@ -1,4 +1,4 @@
-"""In-context learning: tasks, baselines, training, resume, cache, bad input. All fast."""
+"""In-context learning: tasks, baselines, training, cache, bad input. All fast (resuming: tests/test_training.py)."""
 
 from __future__ import annotations
 
@@ -68,28 +68,6 @@ def test_smoke_training_lowers_the_loss():
     assert losses[-1] < 0.8 * losses[0]
 
 
-@pytest.mark.parametrize("scorer", ["softmax", "ssa"])
-def test_resume_gives_identical_weights(tmp_path, scorer):
-    config = tiny_config(model=dataclasses.replace(TINY, scorer=scorer))
-    whole = train(config, checkpoint=tmp_path / "a.pt", checkpoint_every=100, progress=False)
-    train(config, checkpoint=tmp_path / "b.pt", checkpoint_every=2, stop_at=3, progress=False)  # "killed" after step 3
-    # The checkpoint loads with torch.load(weights_only=True) (tensors and plain values only), so
-    # resuming is not retraining from scratch.
-    assert torch.load(tmp_path / "b.pt", weights_only=True)["config"] == dataclasses.asdict(config)
-    resumed = train(config, checkpoint=tmp_path / "b.pt", checkpoint_every=2, progress=False)
-    assert resumed.steps == whole.steps == config.train_steps
-    for (name, a), (_, b) in zip(whole.model.state_dict().items(), resumed.model.state_dict().items()):
-        assert torch.equal(a, b), name
-    assert resumed.history == whole.history
-
-
-def test_checkpoint_of_another_config_is_not_reused(tmp_path):
-    path = tmp_path / "c.pt"
-    train(tiny_config(seed=1), checkpoint=path, progress=False)
-    again = train(tiny_config(seed=2), checkpoint=path, stop_at=2, progress=False)
-    assert again.steps == 2  # started over instead of loading seed 1's finished model
-
-
 def test_cache_is_reused_only_for_an_identical_config(tmp_path, monkeypatch):
     calls = []
 
@@ -103,10 +81,12 @@ def test_cache_is_reused_only_for_an_identical_config(tmp_path, monkeypatch):
                    experiments.experiment_config("every", "ssa", "smoke", seed=0, n=2.0), first):
         experiments.cached_run(config, profile="smoke", results_dir=tmp_path)
     assert calls == [0, 1, 0]
-    # An entry written by another result version is recomputed, never reused.
-    monkeypatch.setattr(experiments, "RESULT_VERSION", 99)
-    newer = dataclasses.replace(first, version=99)
-    experiments.cached_run(newer, profile="smoke", results_dir=tmp_path)
+    # An entry written by another version of the code is recomputed, never reused.
+    from ssa import code_versions
+
+    newer = code_versions.version("icl") + 1
+    monkeypatch.setattr(code_versions, "version", lambda name: newer)
+    experiments.cached_run(first, profile="smoke", results_dir=tmp_path)
     assert calls == [0, 1, 0, 0]
 
 

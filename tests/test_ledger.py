@@ -9,7 +9,7 @@ import string
 import pytest
 
 from ssa import ledger, verdicts
-from ssa.results import CACHE_SCHEMA_VERSION, entry_path
+from ssa.results import CACHE_SCHEMA_VERSION, code_identity, entry_path, experiment_code
 
 CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
           "benchmarks", "probing", "alternatives")
@@ -22,8 +22,9 @@ def _write_entry(results_dir, experiment: str, config, result: dict, profile: st
     config = json.loads(json.dumps(config))  # tuples become lists, as in the cache
     path = entry_path(experiment, config, profile=profile, results_dir=results_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
+    identity = code_identity(experiment_code(experiment))
     entry = {"schema_version": CACHE_SCHEMA_VERSION, "experiment": experiment, "profile": profile, "config": config,
-             "result": result, "provenance": {"seed": config.get("seed"), "wall_time_s": 10.0, "device": "cpu"}}
+             **({"code": identity} if identity is not None else {}), "result": result, "provenance": {"seed": config.get("seed"), "wall_time_s": 10.0, "device": "cpu"}}
     path.write_text(json.dumps(entry), encoding="utf-8")
 
 
@@ -174,5 +175,36 @@ def test_every_cached_chapter_has_its_regenerate_command():
 
     rows = {row["chapter"]: row for row in reproduce.chapter_commands("cpu")}
     assert rows["theory"]["regenerate"] is None and rows["theory"]["run"].endswith("--only theory")
-    assert rows["encoder"]["regenerate"] == "python -m ssa.encoder regenerate --profile cpu"
-    assert rows["decoder"]["regenerate"] == "python -m ssa.lm regenerate --profile cpu"
+    assert rows["encoder"]["regenerate"] == "python -m ssa regenerate encoder --profile cpu"
+    assert rows["decoder"]["regenerate"] == "python -m ssa regenerate decoder --profile cpu"
+    assert rows["icl_linear"]["regenerate"] == "python -m ssa regenerate icl_linear --profile cpu"
+
+
+def test_the_summary_table_gives_each_claim_one_short_sentence_with_its_verdict():
+    rows = ledger.ledger("cpu", results_dir="/nonexistent", theorems=False)
+    table = ledger.summary_markdown(rows)
+    lines = table.splitlines()
+    assert lines[0] == "| claim | verdict | in short |" and len(lines) == 2 + len(CLAIMS)
+    assert all(line.count(" | ") == 2 for line in lines[2:])
+    assert "{doc}`Theorem 1: global logit magnification </notebooks/theory>` | **not tested** |" in table
+    for row in rows:
+        assert row.summary and row.summary.endswith(".") and row.summary.count(". ") == 0, row.summary
+        assert len(row.summary) <= 200, row.summary
+
+
+def test_the_seeds_phrase_says_what_more_seeds_would_decide():
+    claim = verdicts.Claim("SSA is better", 1, 0.1, "points", "a tenth of the scale")
+    undecided = verdicts.judge(claim, [0.3, 0.1, 0.5], [0.0, 0.0, 0.0])
+    assert undecided.outcome == "inconclusive"
+    assert ledger.seeds_phrase(undecided) == f"3 paired seeds; about {undecided.seeds_to_resolve} would decide"
+    decided = verdicts.judge(claim, [1.0, 1.1, 0.9, 1.2, 1.0, 1.05], [0.0] * 6)
+    assert ledger.seeds_phrase(decided) == "6 paired seeds"
+    both = verdicts.combine("both", {"a": undecided, "b": decided})
+    assert ledger.seeds_phrase(both).startswith("3 to 6 paired seeds; about ")
+    assert ledger.seeds_phrase(verdicts.not_tested(claim)) == ""
+    assert ledger.short_summary(undecided, "effect +0.3") == f"Effect +0.3; 3 paired seeds; about {undecided.seeds_to_resolve} would decide."
+
+
+def test_theorem_rows_have_a_summary():
+    rows = ledger._theorem_rows("cpu")
+    assert all(row.summary.startswith("Checked live") for row in rows)

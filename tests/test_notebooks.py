@@ -4,8 +4,16 @@
 * first code cell: the Colab install cell, installing from the repository URL in _config.yml,
   tagged ``remove-cell`` (readers of the HTML do not need it);
 * second code cell: tagged ``parameters``, assigning exactly ``profile``, ``device``, ``seed``
-  with the defaults ``"cpu"``, ``"auto"``, ``0``;
-* one H1 per page, in the first cell;
+  with the defaults ``"cpu"``, ``"auto"``, ``0``, and ``remove-cell`` (papermill finds it by its
+  tag; the reader does not need it);
+* a reader sees no code unless asked: the notebook's ``mystnb.remove_code_source`` is true (so
+  that papermill's injected-parameters cell shows nothing), and every other code cell is tagged
+  ``remove-cell`` (it only computes or glues), ``remove-input`` (its output is a table or figure
+  whose code is plumbing) or ``hide-input`` (its code is behind a toggle, with the cell's
+  ``mystnb.remove_code_source`` false);
+* one H1 per page, in the first cell, and the sections "Overview", "What you will see" and
+  "Summary", in this order;
+* every ``{ref}`` and ``{eq}`` target a notebook names is defined in the book;
 * every notebook is in _toc.yml, and no placeholder page remains for a notebook that exists.
 """
 
@@ -24,6 +32,10 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PAGES = sorted((ROOT / "book").glob("*.md"))
 REPOSITORY_URL = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
 PARAMETER_DEFAULTS = {"profile": "cpu", "device": "auto", "seed": 0}
+VISIBILITY_TAGS = ("remove-cell", "remove-input", "hide-input")
+# Kept by their own maintainers to the older convention (code removed page-wide, cells untagged).
+UNTAGGED = {"reproducing.ipynb"}
+RHYTHM = ("Overview", "What you will see", "Summary")
 
 
 def _code_cells(notebook):
@@ -58,12 +70,36 @@ class TestNotebook:
     def test_second_code_cell_holds_the_tagged_parameters(self, path):
         parameters = _code_cells(nbformat.read(path, as_version=4))[1]
         assert "parameters" in parameters.metadata.get("tags", [])
+        if path.name not in UNTAGGED:
+            assert "remove-cell" in parameters.metadata["tags"], "the parameters cell is plumbing: tag it remove-cell too"
         assigned = {
             statement.targets[0].id: ast.literal_eval(statement.value)
             for statement in ast.parse(parameters.source).body
             if isinstance(statement, ast.Assign)
         }
         assert assigned == PARAMETER_DEFAULTS
+
+    def test_a_reader_sees_no_code_unless_asked(self, path):
+        notebook = nbformat.read(path, as_version=4)
+        assert notebook.metadata.get("mystnb", {}).get("remove_code_source") is True, (
+            "set the notebook's mystnb.remove_code_source to true: papermill's injected parameters cell would show")
+        for index, cell in enumerate(_code_cells(notebook)[1:], start=1):
+            tags = cell.metadata.get("tags", [])
+            shows_code = cell.metadata.get("mystnb", {}).get("remove_code_source")
+            assert shows_code in (None, False), f"code cell {index}: only false may override the notebook"
+            assert (shows_code is False) == ("hide-input" in tags), f"code cell {index}: hide-input goes with mystnb.remove_code_source false"
+            if path.name in UNTAGGED:
+                continue
+            chosen = [tag for tag in tags if tag in VISIBILITY_TAGS]
+            assert len(chosen) == 1, f"code cell {index} ({cell.source.splitlines()[0]!r}) needs one of {VISIBILITY_TAGS}, has {chosen}"
+
+    def test_follows_overview_what_you_will_see_summary(self, path):
+        notebook = nbformat.read(path, as_version=4)
+        text = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+        sections = [match.group(1).strip() for match in re.finditer(r"(?m)^##\s+(.*)$", re.sub(r"(?ms)^(```|~~~).*?^\1", "", text))]
+        found = [name for name in sections if name in RHYTHM]
+        assert found == list(RHYTHM), f"H2 sections {sections}: need {RHYTHM} once each, in this order"
+        assert sections[-1] == "Summary", "the Summary closes the chapter"
 
     def test_has_one_h1_in_its_first_cell(self, path):
         notebook = nbformat.read(path, as_version=4)
@@ -89,3 +125,28 @@ def test_a_placeholder_page_stands_exactly_for_each_draft_notebook():
         else:
             assert relative in drafts
             assert placeholder.exists(), f"draft notebooks/{path.name} needs its placeholder page book/{path.stem}.md in _toc.yml"
+
+
+def _targets_defined() -> set[str]:
+    """Labels the book defines: MyST targets ``(name)=``, ``:name:`` options and ``$$ ... $$ (name)``."""
+    texts = [cell.source for path in NOTEBOOKS for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"]
+    texts += [page.read_text(encoding="utf-8") for page in PAGES]
+    found = set()
+    for text in texts:
+        found.update(re.findall(r"(?m)^\(([\w-]+)\)=\s*$", text))
+        found.update(re.findall(r"(?m)^:name:\s*([\w-]+)\s*$", text))
+        found.update(re.findall(r"(?m)^\$\$\s*\(([\w-]+)\)\s*$", text))
+    return found
+
+
+def test_every_reference_names_a_defined_target():
+    defined = _targets_defined()
+    assert {"ssa-definition", "eq-ssa", "theorem-1a", "theorem-1b", "theorem-2"} <= defined
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for role, body in re.findall(r"\{(ref|eq)\}`([^`]*)`", cell.source):
+                target = re.search(r"<([^>]+)>$", body)
+                target = target.group(1) if target else body
+                assert target in defined, f"{path.name}: {{{role}}}`{body}` names no defined target"

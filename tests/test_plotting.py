@@ -18,3 +18,104 @@ def test_caption_names_profile_seeds_and_time():
     assert provenance_caption("cpu", [2, 0, 1, 1], 150.0) == "cpu profile, 3 seeds (0, 1, 2), 2.5 min of training in total"
     assert provenance_caption("smoke", [0], 12.0, "measurement") == "smoke profile, 1 seed (0), 12 s of measurement"
     assert provenance_caption("cpu", []) == "cpu profile, deterministic (no seed)"
+
+
+# Every mean over a few seeds is drawn with each seed beside it: the tests count the artists.
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ssa.plotting import SEED_LINE, plot_category_means, plot_mean_and_seeds, plot_seed_lines  # noqa: E402
+
+SEEDS = (0, 1, 2)
+
+
+def _thin(lines):
+    return [line for line in lines if line.get_linewidth() == SEED_LINE["linewidth"]]
+
+
+def test_a_mean_line_is_drawn_over_one_thin_line_per_seed():
+    fig, ax = plt.subplots()
+    values = np.array([[1.0, 2.0, 3.0], [2.0, 3.0, np.nan], [3.0, 4.0, 5.0]])
+    mean, seeds = plot_mean_and_seeds(ax, [1, 2, 3], values, color="C0", label="mean")
+    assert len(ax.lines) == 1 + len(values) and len(_thin(ax.lines)) == len(values)
+    np.testing.assert_allclose(mean.get_ydata(), [2.0, 3.0, 4.0])  # a seed without a value is left out of the mean
+    assert mean.get_linewidth() > seeds[0].get_linewidth()
+    plt.close(fig)
+
+
+def test_seed_lines_of_a_long_table_draw_each_seed_of_each_hue():
+    frame = pd.DataFrame([{"variant": variant, "seed": seed, "step": step, "loss": 5.0 - step + seed}
+                          for variant in ("softmax", "ssa") for seed in SEEDS for step in range(4)])
+    fig, ax = plt.subplots()
+    drawn = plot_seed_lines(ax, frame, x="step", y="loss", hue="variant", palette={"softmax": "C0", "ssa": "C1"})
+    assert set(drawn) == {"softmax", "ssa"}
+    assert len(ax.lines) == 2 * (1 + len(SEEDS)) and len(_thin(ax.lines)) == 2 * len(SEEDS)
+    plt.close(fig)
+
+
+def test_category_means_show_every_seed_and_join_paired_seeds():
+    categories = ["a", "b", "c", "d"]
+    frame = pd.DataFrame([{"paradigm": category, "variant": variant, "seed": seed, "accuracy": 50 + 5 * seed + (variant == "ssa"),
+                           "low": 40.0, "high": 70.0}
+                          for category in categories for variant in ("softmax", "ssa") for seed in SEEDS])
+    fig, ax = plt.subplots()
+    drawn = plot_category_means(ax, frame, category="paradigm", value="accuracy", hue="variant", palette={"softmax": "C0", "ssa": "C1"},
+                                low="low", high="high", paired=True)
+    assert [len(points.get_offsets()) for points in drawn["seeds"]] == [len(categories) * len(SEEDS)] * 2
+    assert len(drawn["pairs"]) == len(categories) * len(SEEDS)  # one line per category and seed, across the two variants
+    means = [artist for artist in drawn["means"] if hasattr(artist, "get_offsets")]
+    np.testing.assert_allclose(means[0].get_offsets()[:, 0], [55.0] * len(categories))
+    assert [tick.get_text() for tick in ax.get_yticklabels()] == categories
+    plt.close(fig)
+
+
+def _icl_run(seed: int, sigmas=(1.0, 2.0, 4.0)) -> dict:
+    errors = [0.1 * (1 + seed) * sigma for sigma in sigmas]
+    return {"seed": seed, "training": {"history": [(step, 1.0 / (1 + step + seed)) for step in range(5)]},
+            "shifts": {"sigma_x": {"sigmas": list(sigmas), "model": {"prompt_error": errors},
+                                   "majority class": {"prompt_error": [0.5] * len(sigmas)}}},
+            "concentration": {"sigma_x": {"sigmas": list(sigmas),
+                                          "entropy": [[[1.0 - 0.1 * i - 0.01 * seed] * 2] * 2 for i in range(len(sigmas))]}}}
+
+
+def test_icl_figures_draw_each_seed_beside_the_mean():
+    from ssa.icl import figures
+
+    runs = {scorer: [_icl_run(seed) for seed in SEEDS] for scorer in ("softmax", "ssa")}
+    for draw in (lambda ax: figures.plot_training(ax, runs), lambda ax: figures.plot_shift(ax, runs, "every")):
+        fig, ax = plt.subplots()
+        draw(ax)
+        assert len(_thin(ax.lines)) == len(runs) * len(SEEDS)
+        plt.close(fig)
+
+
+def test_alternatives_figures_draw_each_seed():
+    from ssa.alternatives import comparison, figures
+
+    runs = {"every": {scorer: [_icl_run(seed) for seed in SEEDS] for scorer in ("softmax", "ssa", "sparsemax")}}
+    ranks = figures.seed_ranks(runs["every"], "every", "sigma_x")
+    assert {scorer: values.shape for scorer, values in ranks.items()} == {scorer: (len(SEEDS), 3) for scorer in runs["every"]}
+    np.testing.assert_allclose(sum(ranks.values()), 1 + 2 + 3)  # each seed ranks the three scorers at each sigma
+
+    ranked = comparison.rank_table(comparison.error_table(runs))
+    fig, axes = plt.subplots(1, 1, squeeze=False)
+    figures.plot_ranks(fig, axes, ranked, [("every", "sigma_x")], runs)
+    assert sum(len(points.get_offsets()) for points in axes[0, 0].collections) == 3 * len(SEEDS) * 3  # scorers x seeds x sigmas
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, 1, squeeze=False)
+    figures.plot_entropy(fig, axes, runs, [("every", "sigma_x")])
+    assert len(_thin(axes[0, 0].lines)) == 3 * len(SEEDS)
+    plt.close(fig)
+
+    mechanism = comparison.mechanism_table(runs)
+    fig, axes = plt.subplots(1, 1, squeeze=False)
+    figures.plot_mechanism(fig, axes, mechanism, comparison.mechanism_correlation(mechanism), [("every", "sigma_x")], runs)
+    seed_points = [points for points in axes[0, 0].collections if len(points.get_offsets()) == len(SEEDS)]
+    assert len(seed_points) == 3 and len(axes[0, 0].lines) >= 3 * len(SEEDS)  # each seed's point, joined to its scorer's mean
+    plt.close(fig)

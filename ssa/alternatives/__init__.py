@@ -14,7 +14,7 @@ collapse diagnostics and the verdicts (by the book's one rule, :mod:`ssa.verdict
 by seed); :mod:`~ssa.alternatives.figures` draws them.
 
 Regenerate (resumable, cached per run):
-``python -m ssa.alternatives regenerate --profile cpu --jobs 2``.
+``python -m ssa regenerate alternative_scorers --profile cpu --jobs 2`` (:mod:`ssa.regenerate`).
 """
 
 from ssa.alternatives.comparison import (  # noqa: F401

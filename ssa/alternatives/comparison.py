@@ -72,13 +72,12 @@ def panel_label(task: str, shift: str) -> str:
     return f'"{task}", {SHIFT_LABELS.get(shift, shift)}'
 
 
-def regenerate_command(profile: str = "cpu", tasks=None, scorers=None, seeds=None) -> str:
-    """The command that fills this chapter's cache (all of it, or the selection given)."""
-    command = f"python -m ssa.alternatives regenerate --profile {profile} --jobs 2"
-    for flag, values in (("--task", tasks), ("--scorer", scorers), ("--seeds", seeds)):
-        if values:
-            command += f" {flag} {' '.join(map(str, values))}"
-    return command
+def regenerate_command(profile: str = "cpu", scorers=None, seeds=None) -> str:
+    """The command that fills this chapter's cache (all of it, or the ``scorers`` and ``seeds``
+    given when they are not all the chapter's own): :func:`ssa.regenerate.command`."""
+    from ssa.regenerate import command
+
+    return command("alternative_scorers", profile, scorers=scorers, seeds=seeds)
 
 
 # --- the plan of runs --------------------------------------------------------------------------

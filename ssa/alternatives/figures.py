@@ -31,7 +31,7 @@ def _panel_axes(axes, panels):
 
 
 def plot_errors(fig, axes, runs: dict, panels) -> None:
-    """Error against sigma, every scorer with its 95% band over seeds, the baselines in grey
+    """Error against sigma, every scorer's mean with its 95% band and each seed as a thin line, the baselines in grey
     (the ICL chapters' :func:`ssa.icl.figures.plot_shift`, one shared legend)."""
     baselines = {}
     for ax, (task, shift) in _panel_axes(axes, panels):
@@ -41,12 +41,34 @@ def plot_errors(fig, axes, runs: dict, panels) -> None:
         ax.get_legend().remove()
     shared_legend(fig, list(next(iter(runs.values()))), list(baselines.values()))
 
-def plot_ranks(fig, axes, ranked, panels) -> None:
-    """Rank of each scorer's mean error (1 = lowest) at every sigma of every panel."""
+def seed_ranks(runs_by_scorer: dict, task: str, shift: str) -> dict[str, np.ndarray]:
+    """Each seed's own ranking: ``{scorer: array (seeds, sigmas)}``, rank 1 = the lowest error
+    among the scorers of that seed at that sigma (ties share the average rank). Seeds are paired
+    across scorers (same batches, same prompts), so seed ``i`` ranks the models of seed ``i``."""
+    from scipy.stats import rankdata
+
+    curves = {scorer: verdicts.error_curve(seeds, task, shift) for scorer, seeds in runs_by_scorer.items()}
+    count = min(len(curve) for curve in curves.values())
+    stacked = np.stack([curve[:count] for curve in curves.values()])  # (scorers, seeds, sigmas)
+    ranks = rankdata(stacked, axis=0, method="average")
+    return dict(zip(curves, ranks))
+
+
+def plot_ranks(fig, axes, ranked, panels, runs: dict | None = None) -> None:
+    """Rank of each scorer's mean error (1 = lowest) at every sigma of every panel; with ``runs``,
+    each seed's own rank (:func:`seed_ranks`) as a small dot beside the line."""
     for ax, (task, shift) in _panel_axes(axes, panels):
         rows = ranked[(ranked["task"] == task) & (ranked["shift"] == shift)]
-        for scorer, group in rows.groupby("scorer", sort=False):
-            ax.plot(group["sigma"], group["rank"], color=scorer_color(scorer), marker="o", markersize=3, linewidth=1.2)
+        per_seed = seed_ranks(runs[task], task, shift) if runs is not None else {}
+        scorers = list(dict.fromkeys(rows["scorer"]))
+        for index, (scorer, group) in enumerate(rows.groupby("scorer", sort=False)):
+            color = scorer_color(scorer)
+            ax.plot(group["sigma"], group["rank"], color=color, marker="o", markersize=3, linewidth=1.2, zorder=2)
+            if scorer in per_seed:
+                # a small horizontal shift per scorer, so that seeds of different scorers at one rank stay apart
+                shift_x = 1 + 0.012 * (index - (len(scorers) - 1) / 2)
+                for seed_rank in per_seed[scorer]:
+                    ax.scatter(np.asarray(group["sigma"]) * shift_x, seed_rank, color=color, zorder=1, s=8, alpha=0.45, linewidths=0)
         ax.set(title=panel_label(task, shift), xlabel=SIGMA_LABEL, ylabel="rank (1 = lowest error)")
         ax.set_yticks(range(1, rows["scorer"].nunique() + 1))
         ax.invert_yaxis()
@@ -55,7 +77,7 @@ def plot_ranks(fig, axes, ranked, panels) -> None:
 
 def plot_entropy(fig, axes, runs: dict, panels) -> None:
     """Normalised attention entropy (mean over layers and heads; 1 = uniform, 0 = one key)
-    against sigma, every scorer with its band over seeds."""
+    against sigma, every scorer's mean with its band and each seed as a thin line."""
     for ax, (task, shift) in _panel_axes(axes, panels):
         for scorer, seeds in runs[task].items():
             sigmas = seeds[0]["concentration"][shift]["sigmas"]
@@ -64,15 +86,30 @@ def plot_entropy(fig, axes, runs: dict, panels) -> None:
     shared_legend(fig, list(next(iter(runs.values()))))
 
 
-def plot_mechanism(fig, axes, mechanism, correlations: dict, panels) -> None:
+def seed_mechanism(seeds: list[dict], task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each seed's own entropy drop and error growth from the smallest to the largest sigma (the
+    quantities :func:`ssa.alternatives.comparison.mechanism_table` takes of the means)."""
+    entropy = verdicts.head_mean(seeds, shift, "entropy")
+    error = verdicts.error_curve(seeds, task, shift)
+    return entropy[:, 0] - entropy[:, -1], error[:, -1] - error[:, 0]
+
+
+def plot_mechanism(fig, axes, mechanism, correlations: dict, panels, runs: dict | None = None) -> None:
     """Per panel, one point per scorer: how much its attention entropy drops from the smallest
-    to the largest sigma against how much its error grows (hollow: did not learn the task); the
-    title gives the rank correlation (:func:`ssa.alternatives.comparison.mechanism_correlation`)."""
+    to the largest sigma against how much its error grows (hollow: did not learn the task); with
+    ``runs``, each seed's own point, small, joined to the scorer's mean by a thin line. The title
+    gives the rank correlation (:func:`ssa.alternatives.comparison.mechanism_correlation`)."""
     for ax, (task, shift) in _panel_axes(axes, panels):
         rows = mechanism[(mechanism["task"] == task) & (mechanism["shift"] == shift)]
         for _, row in rows.iterrows():
             color = scorer_color(row["scorer"])  # hollow: the scorer did not learn the task in distribution
-            ax.scatter(row["entropy_drop"], row["error_growth"], s=30, edgecolors=color, facecolors=color if row["learned"] else "none")
+            ax.scatter(row["entropy_drop"], row["error_growth"], s=30, edgecolors=color, facecolors=color if row["learned"] else "none",
+                       zorder=3)
+            if runs is not None and row["scorer"] in runs.get(task, {}):
+                drops, growths = seed_mechanism(runs[task][row["scorer"]], task, shift)
+                for drop, growth in zip(drops, growths):
+                    ax.plot([row["entropy_drop"], drop], [row["error_growth"], growth], color=color, linewidth=0.5, alpha=0.35, zorder=1)
+                ax.scatter(drops, growths, s=8, color=color, alpha=0.5, linewidths=0, zorder=2)
         ax.axhline(0, color="grey", linewidth=0.6)
         ax.axvline(0, color="grey", linewidth=0.6)
         correlation = correlations.get((task, shift))

@@ -1,7 +1,10 @@
-"""``python -m ssa.encoder regenerate --profile cpu``: train and probe every missing run.
+"""``python -m ssa.encoder``: the encoder chapter's command line.
 
-Each (variant, seed) run is cached on its own under ``results/<profile>/encoder/runs/`` and
-checkpoints while it trains, so the command can be interrupted and re-run at any time.
+    python -m ssa.encoder regenerate --profile cpu   # the same as: python -m ssa regenerate encoder --profile cpu
+    python -m ssa.encoder corpus --profile smoke     # what the AO-CHILDES corpus contains
+
+``regenerate`` takes the flags of ``python -m ssa regenerate`` (:mod:`ssa.regenerate`);
+``--variants`` is the old spelling of ``--scorers``.
 """
 
 from __future__ import annotations
@@ -9,36 +12,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
-from ssa.encoder import experiment
 from ssa.profiles import PROFILES
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa.encoder", description=__doc__.splitlines()[0])
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["regenerate"]:
+        from ssa import regenerate
+
+        return regenerate.main(["encoder", *("--scorers" if word == "--variants" else word for word in argv[1:])])
+    parser = argparse.ArgumentParser(prog="python -m ssa.encoder", description="The encoder chapter: regenerate its cached results, describe its corpus.")
     commands = parser.add_subparsers(dest="command", required=True)
-    regenerate = commands.add_parser("regenerate", help="compute every missing cached result of a profile")
-    regenerate.add_argument("--profile", choices=PROFILES, required=True)
-    regenerate.add_argument("--variants", nargs="+", choices=experiment.VARIANTS, default=list(experiment.VARIANTS))
-    regenerate.add_argument("--seeds", nargs="+", type=int, help="default: the profile's seeds (cpu: 0 1 2)")
-    regenerate.add_argument("--device", default="auto")
-    regenerate.add_argument("--threads", type=int, default=1, help="torch threads on CPU (default 1: the machine is shared)")
+    commands.add_parser("regenerate", help="compute every missing cached result: python -m ssa regenerate encoder --help")
     corpus = commands.add_parser("corpus", help="print what the AO-CHILDES corpus contains")
     corpus.add_argument("--profile", choices=PROFILES, default="smoke")
     arguments = parser.parse_args(argv)
 
-    if arguments.command == "corpus":
-        print(json.dumps(experiment.data_summary(arguments.profile)["corpus"], indent=1))
-        return 0
-    experiment.data_summary(arguments.profile)
-    seeds = arguments.seeds if arguments.seeds is not None else experiment.seeds_for(arguments.profile)
-    for variant in arguments.variants:
-        for seed in seeds:
-            started = time.perf_counter()
-            result = experiment.run(arguments.profile, variant, seed, device=arguments.device, threads=arguments.threads)
-            mean = sum(entry["accuracy"] for entry in result["holistic"].values()) / len(result["holistic"])
-            print(f"{variant:9} seed {seed}: mean Zorro accuracy {100 * mean:.1f}% ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+    from ssa.encoder import experiment
+
+    print(json.dumps(experiment.data_summary(arguments.profile)["corpus"], indent=1))
     return 0
 
 

@@ -4,7 +4,7 @@
     table = accuracy_table(runs)                # paradigm x variant, mean over seeds
     probing_verdict(runs)                       # the paper's claim, by ssa.verdicts' one rule
 
-Regenerate the committed cpu results with ``python -m ssa.encoder regenerate --profile cpu``.
+Regenerate the committed cpu results with ``python -m ssa regenerate encoder --profile cpu`` (:mod:`ssa.regenerate`).
 Each (variant, seed) run is its own cache entry and checkpoints while it trains, so an
 interrupted regeneration resumes where it stopped.
 """
@@ -63,8 +63,11 @@ POWER_SEEDS = (10, 20)  # seed counts at which the chapter shows the rule's powe
 CHANCE = 0.5
 
 
-def regenerate_command(profile: str) -> str:
-    return f"python -m ssa.encoder regenerate --profile {profile}"
+def regenerate_command(profile: str, variant: str | None = None, seed: int | None = None) -> str:
+    """The command that computes the chapter's runs (and the one of ``variant`` x ``seed``)."""
+    from ssa.regenerate import command
+
+    return command("encoder", profile, scorers=[variant] if variant else None, seeds=None if seed is None else [seed])
 
 
 @contextlib.contextmanager
@@ -128,7 +131,7 @@ def cached_run(profile: str, model: EncoderConfig, variant: str, seed: int, *, d
                 checkpoint_dir=checkpoint_dir(profile, config), corpus=_corpus(), progress=progress, stop_at=stop_at,
             )
 
-    return cached(f"{EXPERIMENT}/runs", config, compute, profile=profile, regenerate=regenerate_command(profile), device=device)
+    return cached(f"{EXPERIMENT}/runs", config, compute, profile=profile, regenerate=regenerate_command(profile, variant, seed), device=device)
 
 
 def seeds_for(profile: str, first_seed: int = 0) -> list[int]:

@@ -3,17 +3,17 @@
     result = train_and_probe(EncoderConfig.for_profile("cpu"), "ssa", seed=0,
                              checkpoint_dir=Path("_build/checkpoints/encoder/x"))
 
-Everything random is a function of the seed and the step (the order of a pass over the
-corpus, each batch's masks), so a run killed and restarted from its last checkpoint takes
-exactly the batches it would have taken; the checkpoint also keeps the torch RNG state
-(dropout) and the training history.
+Training runs on the book's one loop (:mod:`ssa.training`). Everything random is a function of
+the seed and the step (the order of a pass over the corpus, each batch's masks), so a run killed
+and restarted from its last checkpoint takes exactly the batches it would have taken; the
+checkpoint also keeps the torch RNG state (dropout) and the curves. A checkpoint of another
+configuration is not used: the run starts afresh, tokenizer included, with a warning.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 from pathlib import Path
 
@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ssa import training
 from ssa.encoder import zorro
 from ssa.encoder.corpus import Corpus, load_corpus, split_held_out
 from ssa.encoder.model import EncoderConfig, build_model, learning_rate_factor, mask_tokens, masked_lm_logits
@@ -78,7 +79,8 @@ def layer_scalars(model: nn.Module) -> dict[str, list[float]]:
     return values
 
 
-def masked_lm_loss(model: nn.Module, ids: torch.Tensor, attention_mask: torch.Tensor, config: EncoderConfig, generator: torch.Generator, device: str) -> torch.Tensor:
+def masked_lm_loss(model: nn.Module, ids: torch.Tensor, attention_mask: torch.Tensor, generator: torch.Generator, *,
+                   config: EncoderConfig, device: str) -> torch.Tensor:
     inputs, selected = mask_tokens(ids, config, generator)
     logits = masked_lm_logits(model, inputs.to(device), attention_mask.to(device), selected.to(device))
     return F.cross_entropy(logits, ids[selected].to(device))
@@ -91,14 +93,15 @@ def held_out_loss(model: nn.Module, sequences: list[list[int]], config: EncoderC
     total, count = 0.0, 0
     for start in range(0, len(sequences), _EVAL_BATCH):
         ids, attention_mask = pad(sequences[start : start + _EVAL_BATCH])
-        loss = masked_lm_loss(model, ids, attention_mask, config, generator, device)
+        loss = masked_lm_loss(model, ids, attention_mask, generator, config=config, device=device)
         total, count = total + loss.item() * len(ids), count + len(ids)
     return total / count
 
 
-def prepare_data(config: EncoderConfig, corpus: Corpus | None, tokenizer_path: Path | None):
-    """Training and held-out token sequences, and the tokenizer (trained on the training
-    utterances, or loaded from ``tokenizer_path`` when a checkpointed run resumes)."""
+def prepare_data(config: EncoderConfig, corpus: Corpus | None, tokenizer_path: Path | None, *, reuse_tokenizer: bool = True):
+    """Training and held-out token sequences, and the tokenizer: trained on the training
+    utterances (and saved to ``tokenizer_path``), or loaded from ``tokenizer_path`` when a
+    checkpointed run resumes (``reuse_tokenizer``; a fresh run fits it again)."""
     corpus = corpus if corpus is not None else load_corpus()
     utterances = list(corpus.utterances)
     if config.max_utterances is not None and config.max_utterances < len(utterances):
@@ -106,7 +109,7 @@ def prepare_data(config: EncoderConfig, corpus: Corpus | None, tokenizer_path: P
         keep = np.linspace(0, len(utterances) - 1, config.max_utterances).round().astype(int)
         utterances = [utterances[index] for index in keep]
     train_utterances, held_out = split_held_out(utterances, config.held_out_every)
-    if tokenizer_path is not None and tokenizer_path.is_file():
+    if reuse_tokenizer and tokenizer_path is not None and tokenizer_path.is_file():
         tokenizer = load_tokenizer(tokenizer_path)
     else:
         tokenizer = train_tokenizer(train_utterances, config.vocab_size)
@@ -117,12 +120,6 @@ def prepare_data(config: EncoderConfig, corpus: Corpus | None, tokenizer_path: P
     train_sequences = [ids for ids in encode(tokenizer, train_utterances) if len(ids) <= limit]
     held_out_sequences = [ids for ids in encode(tokenizer, held_out) if len(ids) <= limit][: config.held_out_utterances]
     return tokenizer, train_sequences, held_out_sequences, len(train_utterances) - len(train_sequences)
-
-
-def _save_checkpoint(path: Path, state: dict) -> None:
-    temporary = path.with_suffix(".tmp")
-    torch.save(state, temporary)
-    os.replace(temporary, path)
 
 
 def train_and_probe(
@@ -137,84 +134,57 @@ def train_and_probe(
     progress: bool = True,
     stop_at: int | None = None,
 ) -> dict:
-    """Train BabyBERTa with ``scorer`` for ``config.steps`` steps, then score it on Zorro.
+    """Train BabyBERTa with ``scorer`` for ``config.steps`` steps (:func:`ssa.training.train`),
+    then score it on Zorro.
 
     Returns JSON-able results: training curves, the learned scorer parameters, per-paradigm
     holistic and pseudo-log-likelihood accuracies, sizes and wall times. ``stop_at`` ends
     training after that many steps as if it had been stopped there (the schedule is still the
     one of ``config.steps``; a curve point and the checkpoint are written at the stop), then
-    scores the model: the paper-profile check (:mod:`ssa.paper_check`) uses it.
+    scores the model: the paper-profile check (:mod:`ssa.paper_check`) uses it. A checkpoint in
+    ``checkpoint_dir`` of another configuration is not used (a fresh run, with a warning).
     """
-    from tqdm.auto import tqdm
-
     checkpoint_dir = Path(checkpoint_dir) if checkpoint_dir is not None else None
-    torch.manual_seed(seed)
+    path = checkpoint_dir / CHECKPOINT_FILE if checkpoint_dir else None
+    identity = {"model": dataclasses.asdict(config), "scorer": scorer, "seed": seed}
+    state = training.load_checkpoint(path, identity)
+    torch.manual_seed(seed)  # the initial weights; dropout's RNG state travels in the checkpoint
     tokenizer, train_sequences, held_out_sequences, too_long = prepare_data(
-        config, corpus, checkpoint_dir / TOKENIZER_FILE if checkpoint_dir else None
+        config, corpus, checkpoint_dir / TOKENIZER_FILE if checkpoint_dir else None, reuse_tokenizer=state is not None
     )
     stream = BatchStream(train_sequences, config.batch_size, seed, config.order)
     model = build_model(config, scorer).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.0, fused=device != "mps")
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate_factor(step, config))
-    history = {"step": [], "train_loss": [], "held_out_loss": [], "zorro_accuracy": [], "scorer_values": []}
-    step, timings = 0, {"train_seconds": 0.0, "eval_seconds": 0.0}
-    checkpoint_path = checkpoint_dir / CHECKPOINT_FILE if checkpoint_dir else None
-    if checkpoint_path is not None and checkpoint_path.is_file():
-        state = torch.load(checkpoint_path, map_location=device, weights_only=True)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        schedule.load_state_dict(state["schedule"])
-        torch.set_rng_state(state["torch_rng"])
-        step, history, timings = state["step"], state["history"], state["timings"]
+    curve = {"step": [], "train_loss": [], "held_out_loss": [], "zorro_accuracy": [], "scorer_values": []}
 
-    def evaluate_curve_point(train_loss: float) -> None:
-        started = time.perf_counter()
-        history["step"].append(step)
-        history["train_loss"].append(train_loss)
-        history["held_out_loss"].append(held_out_loss(model, held_out_sequences, config, device))
-        curve = zorro.evaluate(model, tokenizer, max_pairs=config.curve_pairs, folder=zorro_folder, device=device)
-        history["zorro_accuracy"].append(zorro.mean_accuracy(curve))
-        history["scorer_values"].append(layer_scalars(model))
-        timings["eval_seconds"] += time.perf_counter() - started
+    def batch(step: int) -> list:
+        ids, attention_mask = pad(stream.batch(step))  # (batch_size, longest utterance)
+        return [(ids, attention_mask, step_generator(seed, step))]  # the masks of step `step`
 
-    if step == 0 and not history["step"]:
-        evaluate_curve_point(math.nan)  # the untrained model: the curves' starting point
-    loss_sum, loss_count = 0.0, 0
-    last = config.steps if stop_at is None else min(stop_at, config.steps)
-    bar = tqdm(total=config.steps, initial=step, desc=f"{scorer} seed {seed}", disable=not progress, mininterval=5)
-    while step < last:
-        started = time.perf_counter()
-        model.train()
-        ids, attention_mask = pad(stream.batch(step))
-        loss = masked_lm_loss(model, ids, attention_mask, config, step_generator(seed, step), device)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.gradient_clip)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad(set_to_none=True)
-        if not math.isfinite(loss.item()):
-            raise FloatingPointError(f"{scorer} seed {seed}: the training loss became {loss.item()} at step {step}")
-        loss_sum, loss_count = loss_sum + loss.item(), loss_count + 1
-        step += 1
-        timings["train_seconds"] += time.perf_counter() - started
-        bar.update(1)
-        if step % config.eval_every == 0 or step == last:
-            evaluate_curve_point(loss_sum / loss_count)
-            bar.set_postfix(loss=f"{loss_sum / loss_count:.3f}", zorro=f"{history['zorro_accuracy'][-1]:.3f}")
-            loss_sum, loss_count = 0.0, 0
-        if checkpoint_path is not None and (step % config.checkpoint_every == 0 or step == last):
-            _save_checkpoint(checkpoint_path, {
-                "model": model.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
-                "torch_rng": torch.get_rng_state(), "step": step, "history": history, "timings": timings,
-            })
-    bar.close()
+    def evaluate(step: int, losses: list[float]) -> None:
+        since = losses[curve["step"][-1] if curve["step"] else 0 : step]  # the steps since the last curve point
+        curve["step"].append(step)
+        curve["train_loss"].append(sum(since) / len(since) if since else math.nan)
+        curve["held_out_loss"].append(held_out_loss(model, held_out_sequences, config, device))
+        accuracies = zorro.evaluate(model, tokenizer, max_pairs=config.curve_pairs, folder=zorro_folder, device=device)
+        curve["zorro_accuracy"].append(zorro.mean_accuracy(accuracies))
+        curve["scorer_values"].append(layer_scalars(model))
+
+    trained = training.train(training.Training(
+        model=model, optimizer=torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.0, fused=device != "mps"),
+        batch=batch, loss=lambda micro: masked_lm_loss(model, *micro, config=config, device=device), steps=config.steps,
+        identity=identity, checkpoint=path, checkpoint_every=config.checkpoint_every,
+        lr=lambda step: config.learning_rate * learning_rate_factor(step, config), clip=config.gradient_clip,
+        evaluate=evaluate, evaluate_every=config.eval_every, log_every=config.eval_every, extra=curve,
+        description=f"{scorer} seed {seed}",
+    ), state, stop_at=stop_at, progress=progress)
+    timings = {"train_seconds": trained.wall_time_s - trained.evaluate_seconds, "eval_seconds": trained.evaluate_seconds}
 
     started = time.perf_counter()
     holistic = zorro.evaluate(model, tokenizer, method="holistic", max_pairs=config.probe_pairs, folder=zorro_folder, device=device)
     pll = zorro.evaluate(model, tokenizer, method="pll", max_pairs=config.pll_pairs, folder=zorro_folder, device=device)
     timings["probe_seconds"] = time.perf_counter() - started
     # The first curve point has no training loss yet; JSON has no NaN, so it is stored as None.
-    history["train_loss"] = [None if isinstance(value, float) and math.isnan(value) else value for value in history["train_loss"]]
+    curve["train_loss"] = [None if isinstance(value, float) and math.isnan(value) else value for value in curve["train_loss"]]
     return {
         "scorer": scorer,
         "seed": seed,
@@ -224,7 +194,7 @@ def train_and_probe(
         "held_out_sequences": len(held_out_sequences),
         "too_long_utterances_dropped": too_long,
         "passes_over_corpus": config.steps / stream.batches_per_pass,
-        "curve": history,
+        "curve": curve,
         "scorer_values": layer_scalars(model),
         "holistic": holistic,
         "pll": pll,

@@ -6,5 +6,5 @@ Modules, in the spirit of Garg et al. (2022): :mod:`~ssa.icl.tasks` (labels and 
 :mod:`~ssa.icl.train` (seeded, checkpointed, resumable), :mod:`~ssa.icl.evaluate` (metrics,
 baselines, bootstrap bands), :mod:`~ssa.icl.diagnostics` (attention collapse),
 :mod:`~ssa.icl.experiments` (configs per profile, cached runs) and :mod:`~ssa.icl.verdicts`.
-Regenerate every cached result: ``python -m ssa.icl regenerate --profile cpu``.
+Regenerate every cached result: ``python -m ssa regenerate icl_collapse --profile cpu`` (:mod:`ssa.regenerate`).
 """

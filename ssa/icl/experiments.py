@@ -13,7 +13,8 @@ for a profile:
 
 :func:`run` trains (or resumes, or loads) the model and evaluates it; :func:`cached_run` goes
 through :func:`ssa.results.cached`, keyed by the whole config, so a result is reused only for an
-identical config and version. ``python -m ssa.icl regenerate --profile cpu`` recomputes them all.
+identical config and code version (:mod:`ssa.code_versions`, computation ``icl``).
+``python -m ssa regenerate icl_collapse --profile cpu`` computes every one missing (:mod:`ssa.regenerate`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from ssa.icl.train import TrainConfig, train
 from ssa.profiles import check_profile, resolve_device
 from ssa.scoring import scorer_names
 
-# Bump when what a result file means changes (a metric, a stored field): every cached key changes.
-RESULT_VERSION = 2  # 2: the injection block also scores the same prompts without the injected value
 CHAPTER_SCORERS = ("softmax", "ssa")
 SEEDS = (0, 1, 2)
 
@@ -69,7 +68,6 @@ class EvalConfig:
 class ICLExperiment:
     train: TrainConfig
     eval: EvalConfig
-    version: int = RESULT_VERSION
 
     def __post_init__(self) -> None:
         longest = max((self.eval.points, *self.eval.lengths))
@@ -264,19 +262,18 @@ def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str 
         {"experiment": dataclasses.asdict(experiment), "measure": "logit_spread"},
         lambda: logit_spread(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
-        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer),
+        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
         results_dir=results_dir,
         device=resolved,
     )
 
 
-def regenerate_command(profile: str, task: str | None = None, scorer: str | None = None) -> str:
-    command = f"python -m ssa.icl regenerate --profile {profile}"
-    if task:
-        command += f" --task {task}"
-    if scorer:
-        command += f" --scorer {scorer}"
-    return command
+def regenerate_command(profile: str, task: str | None = None, scorer: str | None = None, seed: int | None = None) -> str:
+    """The command that computes the run of ``task`` x ``scorer`` x ``seed``: its chapter's
+    ``python -m ssa regenerate`` (:func:`ssa.regenerate.icl_chapter`)."""
+    from ssa.regenerate import command, icl_chapter
+
+    return command(icl_chapter(task, scorer), profile, scorers=[scorer] if scorer else None, seeds=None if seed is None else [seed])
 
 
 def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
@@ -295,7 +292,7 @@ def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto",
         experiment,
         lambda: run(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
-        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer),
+        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
         results_dir=results_dir,
         device=resolved,
     )
@@ -348,7 +345,7 @@ def single_thread() -> None:
 
 
 def regenerate_one(task: str, scorer: str, seed: int, profile: str, device: str, progress: bool) -> tuple[str, float]:
-    """One experiment through the cache, for ``python -m ssa.icl regenerate``: (summary line, seconds)."""
+    """One experiment through the cache, for ``python -m ssa regenerate``: (summary line, seconds)."""
     started = time.perf_counter()
     experiment = experiment_config(task, scorer, profile, seed)
     result = cached_run(experiment, profile=profile, device=device, progress=progress)

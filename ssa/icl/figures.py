@@ -13,20 +13,18 @@ import numpy as np
 from ssa.icl.evaluate import FIRST_SCORED, bootstrap_band
 from ssa.icl.tasks import is_classification
 from ssa.icl.verdicts import error_curve, head_mean, length_curve
-from ssa.plotting import scorer_color, scorer_label
+from ssa.plotting import plot_mean_and_seeds, scorer_color, scorer_label
 
 BASELINE_STYLES = {"least squares": ":", "Bayes-optimal": (0, (1, 3)), "zero": "--", "exact rule": ":", "majority class": "--"}
 
 
-def _band(ax, x, values, *, color, label, marker="o", seeds=True):
-    """Mean over seeds with its bootstrap band, and (``seeds``) each seed as a thin line: with three
-    seeds the band alone hides whether the seeds agree or split."""
+def _band(ax, x, values, *, color, label, marker="o"):
+    """Mean over seeds with its bootstrap band, and each seed as a thin line
+    (:func:`ssa.plotting.plot_mean_and_seeds`): with three seeds the band alone hides whether the
+    seeds agree or split."""
     band = bootstrap_band(values)
-    if seeds:
-        for seed_values in np.asarray(values):
-            ax.plot(x, seed_values, color=color, linewidth=0.6, alpha=0.45)
-    ax.plot(x, band["mean"], color=color, label=label, marker=marker, markersize=3)
-    ax.fill_between(x, band["low"], band["high"], color=color, alpha=0.2, linewidth=0)
+    plot_mean_and_seeds(ax, x, values, color=color, label=label, marker=marker)
+    ax.fill_between(x, band["low"], band["high"], color=color, alpha=0.15, linewidth=0)
 
 
 def error_label(task: str, normalise: bool = True) -> str:
@@ -86,11 +84,12 @@ def plot_per_position(ax, runs: dict, task: str, shift: str, sigma: float, title
 
 
 def plot_training(ax, runs: dict, title: str | None = None) -> None:
-    """Training loss (mean over each logging window) against step."""
+    """Training loss (mean over each logging window) against step: the mean over seeds, its band
+    and each seed."""
     for scorer, seeds in runs.items():
         steps = [step for step, _ in seeds[0]["training"]["history"]]
         values = np.array([[loss for _, loss in run["training"]["history"]] for run in seeds])
-        _band(ax, steps, values, color=scorer_color(scorer), label=scorer_label(scorer), marker="", seeds=False)
+        _band(ax, steps, values, color=scorer_color(scorer), label=scorer_label(scorer), marker="")
     ax.set(xlabel="training step", ylabel="training loss", yscale="log", title=title)
     ax.legend(fontsize=8)
 

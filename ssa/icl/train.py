@@ -1,11 +1,12 @@
-"""Training an in-context learner: curriculum, Adam, seeded data, checkpoints with exact resume.
+"""Training an in-context learner: curriculum, Adam, seeded data, on the book's one loop (:mod:`ssa.training`).
 
 Every random draw is a pure function of the config's seed: the weights are initialised from the
-seed, and the batch of step ``t`` comes from its own generator seeded by ``(seed, t)``, so a run
-that is killed and resumed from its last checkpoint ends with exactly the weights of an
-uninterrupted run (the optimizer state travels in the checkpoint; the curriculum is a function of
-the step). Checkpoints are written atomically every ``checkpoint_every`` steps and at the end;
-the final one is kept, so re-evaluating a trained model never retrains it.
+seed, and the batch of step ``t`` comes from its own generator seeded by ``(seed, t)`` (the
+curriculum is a function of the step), so a run that is killed and resumed from its last
+checkpoint ends with exactly the weights of an uninterrupted run. Checkpoints (one file per
+config, :func:`checkpoint_path`) are written every ``checkpoint_every`` steps and at the end; the
+final one is kept, so re-evaluating a trained model never retrains it. A checkpoint of another
+config is not used (:class:`ssa.training.CheckpointMismatchWarning`).
 """
 
 from __future__ import annotations
@@ -13,13 +14,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import tempfile
-import time
 from pathlib import Path
 
 import torch
 
-from ssa import paths
+from ssa import paths, training
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.models import InContextLearner, ModelConfig
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
@@ -88,41 +87,10 @@ def checkpoint_path(config: TrainConfig, root: Path | None = None) -> Path:
 @dataclasses.dataclass
 class TrainedModel:
     model: InContextLearner
-    history: list[tuple[int, float]]  # (step, mean training loss over the last log_every steps)
+    history: list[tuple[int, float]]  # (step, mean training loss of the log_every steps ending there)
     steps: int
     wall_time_s: float  # training time over all sessions, resumed or not
     device: str
-
-
-def _save(path: Path, state: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    os.close(handle)
-    try:
-        torch.save(state, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _load(path: Path, config: TrainConfig) -> dict | None:
-    """The checkpoint at ``path`` if it belongs to exactly ``config``; anything else means retrain."""
-    if not path.exists():
-        return None
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception:  # a truncated or foreign file: start over rather than trust it
-        return None
-    if state.get("config") != dataclasses.asdict(config):
-        return None
-    return state
-
-
-def _fits(model: torch.nn.Module, state: dict) -> bool:
-    """Whether a checkpoint's tensors match the model the current code builds (names and shapes)."""
-    expected = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
-    return expected == {name: tuple(tensor.shape) for name, tensor in state["model"].items()}
 
 
 def train(
@@ -134,55 +102,27 @@ def train(
     stop_at: int | None = None,
     progress: bool = True,
 ) -> TrainedModel:
-    """Train (or resume, or load the finished) model of ``config``.
+    """Train (or resume, or load the finished) model of ``config`` with :func:`ssa.training.train`.
 
     ``checkpoint``: ``True`` for the default path under :func:`checkpoint_root`, a path, or
     ``False``/``None`` for none. ``stop_at`` ends the run after that many steps as if it had been
-    killed there (tests use it). ``device`` goes through :func:`ssa.profiles.resolve_device`.
+    stopped there (:mod:`ssa.paper_check` uses it). ``device`` goes through
+    :func:`ssa.profiles.resolve_device`.
     """
     device = resolve_device(device)
     path = checkpoint_path(config) if checkpoint is True else (Path(checkpoint) if checkpoint else None)
+    identity = dataclasses.asdict(config)
+    state = training.load_checkpoint(path, identity)
     model = build_model(config).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
-    step, history, wall_time_s, running = 0, [], 0.0, 0.0  # running: loss summed since the last history point
-    state = _load(path, config) if path is not None else None
-    if state is not None and _fits(model, state):
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        step, history, wall_time_s = state["step"], [tuple(item) for item in state["history"]], state["wall_time_s"]
-        running = state["running_loss"]
 
-    def save() -> None:
-        if path is not None:
-            _save(path, {
-                "config": dataclasses.asdict(config), "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "step": step, "history": history, "wall_time_s": wall_time_s, "running_loss": running,
-            })
+    def loss(batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        xs, ys = (tensor.to(device) for tensor in batch)  # (batch_size, points)
+        return task_loss(config.task, model(xs, ys), ys)
 
-    last = config.train_steps if stop_at is None else min(stop_at, config.train_steps)
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=config.train_steps, initial=step, disable=not progress, desc=f"{config.task}/{config.model.scorer}/seed{config.seed}")
-    model.train()
-    started = time.perf_counter()
-    while step < last:
-        xs, ys = training_batch(config, step)
-        loss = task_loss(config.task, model(xs.to(device), ys.to(device)), ys.to(device))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        running += loss.item()
-        step += 1
-        bar.update(1)
-        if step % config.log_every == 0:
-            history.append((step, running / config.log_every))
-            bar.set_postfix(loss=f"{history[-1][1]:.4f}")
-            running = 0.0
-        if step % checkpoint_every == 0 or step == last:
-            wall_time_s += time.perf_counter() - started
-            started = time.perf_counter()
-            save()
-    bar.close()
-    wall_time_s += time.perf_counter() - started
-    model.eval()
-    return TrainedModel(model, history, step, wall_time_s, device)
+    trained = training.train(training.Training(
+        model=model, optimizer=torch.optim.Adam(model.parameters(), lr=config.learning_rate),
+        batch=lambda step: [training_batch(config, step)], loss=loss, steps=config.train_steps, identity=identity,
+        checkpoint=path, checkpoint_every=checkpoint_every, log_every=config.log_every,
+        description=f"{config.task}/{config.model.scorer}/seed{config.seed}",
+    ), state, stop_at=stop_at, progress=progress)
+    return TrainedModel(model, trained.history, trained.step, trained.wall_time_s, device)

@@ -4,7 +4,7 @@
     torchrun --nproc_per_node=2 -m ssa.lm train --profile smoke --out _build/runs/ddp
     torchrun --nproc_per_node=8 -m ssa.lm train --profile paper --scorer ssa   # then `regenerate` evaluates it
     python -m ssa.lm evaluate --profile smoke --checkpoint _build/runs/try/checkpoint
-    python -m ssa.lm regenerate --profile cpu          # every cached result the chapter shows
+    python -m ssa.lm regenerate --profile cpu          # = python -m ssa regenerate decoder --profile cpu
     python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=CHECKPOINT --tasks hellaswag
     python -m ssa.lm params --profile paper
 """
@@ -51,14 +51,19 @@ def main(argv: list[str] | None = None) -> int:
         from ssa.lm.lm_eval_adapter import run_cli
 
         return run_cli(argv[1:])
+    if argv[:1] == ["regenerate"]:  # the book's one regenerate command (ssa.regenerate), for this chapter
+        from ssa import regenerate
+
+        return regenerate.main(["decoder", *argv[1:]])
     parser = argparse.ArgumentParser(prog="python -m ssa.lm", description="Decoder language model: train, evaluate, regenerate the chapter's results.")
     commands = parser.add_subparsers(dest="command", required=True)
-    for name in ("train", "evaluate", "regenerate", "params"):
+    for name in ("train", "evaluate", "params"):
         command = commands.add_parser(name)
         command.add_argument("--profile", choices=PROFILES, default="smoke")
         command.add_argument("--device", choices=DEVICES, default="auto")
         command.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     commands.add_parser("lm-eval", help="lm-eval's command line with the model 'ssa-lm' registered")
+    commands.add_parser("regenerate", help="every cached result the chapter shows: python -m ssa regenerate decoder --help")
     train = commands.choices["train"]
     train.add_argument("--out", help="run folder, resumed when it holds a checkpoint (default: the folder `regenerate` uses for this run, under $SSA_RUNS_DIR or _build/runs)")
     for command in (train, commands.choices["evaluate"]):
@@ -72,9 +77,6 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--micro-batch", type=int)
     train.add_argument("--no-progress", action="store_true")
     commands.choices["evaluate"].add_argument("--checkpoint", required=True)
-    regenerate = commands.choices["regenerate"]
-    regenerate.add_argument("--scorers", nargs="+", choices=scorer_names())
-    regenerate.add_argument("--seeds", nargs="+", type=int)
     arguments = parser.parse_args(argv)
     _set_threads(arguments.threads)
 
@@ -94,12 +96,6 @@ def main(argv: list[str] | None = None) -> int:
 
             result = evaluate_checkpoint(arguments.checkpoint, _run_from(arguments), device=resolve_device(arguments.device))
             print(json.dumps({key: value for key, value in result.items() if key != "blimp"} | {"blimp_accuracy": result["blimp"]["accuracy"]}, indent=1))
-        elif arguments.command == "regenerate":
-            from ssa.lm.experiment import results
-
-            for result in results(arguments.profile, scorers=arguments.scorers, seeds=arguments.seeds, device=arguments.device, progress=True):
-                print(f"{result['scorer']:8} seed {result['seed']}: ppl id {result['perplexity_id']:.2f}, ood {result['perplexity_ood']:.2f}, "
-                      f"BLiMP {result['blimp']['accuracy']:.3f}")
         else:
             from ssa.lm.config import run_config
             from ssa.lm.model import build_model, parameter_count

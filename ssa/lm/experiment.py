@@ -2,7 +2,7 @@
 evaluated in and out of distribution and on BLiMP; cached per run, judged by the book's one
 verdict rule (:mod:`ssa.verdicts`) on runs paired by seed.
 
-    python -m ssa.lm regenerate --profile cpu      # every result the chapter shows
+    python -m ssa regenerate decoder --profile cpu      # every result the chapter shows (ssa.regenerate)
 """
 
 from __future__ import annotations
@@ -44,8 +44,11 @@ PAPER_LM_EVAL = {
 PAPER_TOKENS = 22_000 * 768 * 1024
 
 
-def regenerate_command(profile: str) -> str:
-    return f"python -m ssa.lm regenerate --profile {profile}"
+def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
+    """The command that computes the chapter's runs (and the one of ``scorer`` x ``seed``)."""
+    from ssa.regenerate import command
+
+    return command("decoder", profile, scorers=[scorer] if scorer else None, seeds=None if seed is None else [seed])
 
 
 def runs_dir() -> Path:
@@ -104,7 +107,7 @@ def cached_result(profile: str, run: RunConfig, *, device: str = "auto", progres
         run.to_dict(),
         lambda: train_and_evaluate(run, run_folder(profile, run), device=device, progress=progress, stop_at=stop_at),
         profile=profile,
-        regenerate=regenerate_command(profile),
+        regenerate=regenerate_command(profile, run.train.scorer, run.train.seed),
         device=resolve_device(device),
     )
 

@@ -4,11 +4,13 @@ checkpoint/resume, and DistributedDataParallel when started by ``torchrun``.
     python -m ssa.lm train --profile smoke --out runs/smoke                     # one process
     torchrun --nproc_per_node=2 -m ssa.lm train --profile smoke --out runs/ddp  # two (gloo on CPU)
 
-A run folder holds ``tokenizer/`` (fitted once, by rank 0), ``checkpoint/`` (the latest
-``save_pretrained`` model, its tokenizer and ``trainer_state.pt``) and, when training is done,
-``history.json``. Starting again on the same folder resumes from the checkpoint; batches depend
-only on the step number (:class:`ssa.lm.data.GlobalBatches`), so a resumed run equals an
-uninterrupted one.
+The loop is the book's one (:mod:`ssa.training`). A run folder holds ``tokenizer/`` (fitted by
+rank 0 when a run starts afresh), ``trainer_state.pt`` (the checkpoint: weights, optimizer,
+step, history), ``checkpoint/`` (the same weights as a ``save_pretrained`` model with its
+tokenizer, what evaluation loads) and, when training is done, ``history.json``. Starting again
+on the same folder resumes from the checkpoint; batches depend only on the step number
+(:class:`ssa.lm.data.GlobalBatches`), so a resumed run equals an uninterrupted one. A checkpoint
+of another configuration is not used: the run starts afresh, with a warning.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import json
 import math
 import os
 import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,9 +29,10 @@ import torch
 import torch.distributed as dist
 
 import ssa.hf
+from ssa import training
 from ssa.lm import data
 from ssa.lm.config import RunConfig
-from ssa.lm.model import build_model, load_checkpoint, parameter_count, save_checkpoint
+from ssa.lm.model import build_model, parameter_count, save_checkpoint
 from ssa.lm.tokenizer import load_tokenizer, train_tokenizer
 
 STATE_FILE = "trainer_state.pt"
@@ -63,13 +65,6 @@ class Processes:
         if self.world_size > 1:
             dist.barrier()
 
-    def mean(self, value: float) -> float:
-        if self.world_size == 1:
-            return value
-        tensor = torch.tensor([value], dtype=torch.float64, device=self.device)
-        dist.all_reduce(tensor)
-        return float(tensor) / self.world_size
-
 
 def start_processes(device: str) -> Processes:
     """Join the process group ``torchrun`` describes in the environment (NCCL on GPUs, gloo on CPU)."""
@@ -89,10 +84,11 @@ def start_processes(device: str) -> Processes:
     return Processes(dist.get_rank(), dist.get_world_size(), where)
 
 
-def fit_or_load_tokenizer(run: RunConfig, out: Path, processes: Processes):
-    """Rank 0 fits the tokenizer on the training split (once per run folder); all ranks load it."""
+def fit_or_load_tokenizer(run: RunConfig, out: Path, processes: Processes, *, refit: bool = False):
+    """Rank 0 fits the tokenizer on the training split (once per run folder, or again for a fresh
+    run: ``refit``); all ranks load it."""
     folder = out / "tokenizer"
-    if processes.main and not (folder / "tokenizer.json").is_file():
+    if processes.main and (refit or not (folder / "tokenizer.json").is_file()):
         texts = data.split_documents(run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents)
         tokenizer = train_tokenizer(itertools.islice(texts, run.data.tokenizer_documents), run.model.vocab_size)
         tokenizer.save_pretrained(folder)
@@ -124,28 +120,13 @@ def _optimizer(model: torch.nn.Module, run: RunConfig) -> torch.optim.Optimizer:
     return torch.optim.AdamW(groups, lr=run.train.lr, betas=(run.train.beta1, run.train.beta2), fused=False)
 
 
-def _new_history() -> dict:
-    return {"step": [], "train_loss": [], "lr": [], "tokens": [], "eval_step": [], "eval_loss": [], "scorer_values": [], "train_seconds": 0.0}
-
-
-def _save(model, tokenizer, optimizer, run: RunConfig, step: int, history: dict, out: Path) -> None:
-    """Write the checkpoint next to the old one, then swap, so an interruption never leaves half a checkpoint."""
+def _export(model, tokenizer, out: Path) -> None:
+    """Write the ``save_pretrained`` folder next to the old one, then swap, so that an interruption never leaves half of one."""
     staging, final = out / "checkpoint.tmp", out / "checkpoint"
     shutil.rmtree(staging, ignore_errors=True)
     save_checkpoint(model, tokenizer, staging)
-    torch.save({"step": step, "optimizer": optimizer.state_dict(), "history": history, "run": run.to_dict()}, staging / STATE_FILE)
     shutil.rmtree(final, ignore_errors=True)
     staging.rename(final)
-
-
-def _resume_state(run: RunConfig, out: Path) -> dict | None:
-    path = out / "checkpoint" / STATE_FILE
-    if not path.is_file():
-        return None
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    if state["run"] != run.to_dict():
-        raise ValueError(f"out: {out} holds a run with another configuration; choose a new --out folder or delete {out}")
-    return state
 
 
 def mean_loss(model, windows: torch.Tensor, batch_size: int, device) -> float:
@@ -174,13 +155,15 @@ def _autocast(device):
 
 
 def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bool = True, stop_at: int | None = None) -> dict:
-    """Train (or resume) the run in folder ``out``; returns the history (also in ``history.json``).
+    """Train (or resume) the run in folder ``out`` with :func:`ssa.training.train`; returns the
+    history (also in ``history.json``).
 
     ``stop_at`` ends the run after that many optimizer steps, as if it had been stopped there: the
     learning-rate schedule is still the one of ``run.train.steps``, and the checkpoint and a
-    held-out loss are written at the stop (``ssa.paper_check`` uses it). ``None``: all the steps."""
+    held-out loss are written at the stop (``ssa.paper_check`` uses it). ``None``: all the steps.
+    A checkpoint in ``out`` of another configuration is not used: the run starts afresh (tokenizer
+    included) with a :class:`ssa.training.CheckpointMismatchWarning`."""
     from torch.nn.parallel import DistributedDataParallel
-    from tqdm.auto import tqdm
 
     out = Path(out)
     processes = start_processes(device)
@@ -189,76 +172,50 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
             f"global_batch ({run.train.global_batch}) must be a multiple of micro_batch x processes "
             f"({run.train.micro_batch} x {processes.world_size})"
         )
-    accumulation = run.train.global_batch // (run.train.micro_batch * processes.world_size)
-    final_step = run.train.steps if stop_at is None else min(stop_at, run.train.steps)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = fit_or_load_tokenizer(run, out, processes)
+    state = training.load_checkpoint(out / STATE_FILE, run.to_dict())
+    tokenizer = fit_or_load_tokenizer(run, out, processes, refit=state is None)
     batches = training_batches(run, tokenizer, processes)
     eval_windows = held_out_windows(run, tokenizer, run.train.eval_windows_during_training) if processes.main else None
 
-    state = _resume_state(run, out)
     torch.manual_seed(run.train.seed)  # identical initial weights in every process
-    if state is None:
-        model = build_model(run.model, run.train.scorer, per_head=run.train.per_head, scorer_kwargs=run.train.scorer_kwargs, tokenizer=tokenizer)
-        start, history = 0, _new_history()
-    else:
-        model, _ = load_checkpoint(out / "checkpoint")
-        start, history = state["step"], state["history"]
-    model.to(processes.device).train()
-    optimizer = _optimizer(model, run)
-    if state is not None:
-        optimizer.load_state_dict(state["optimizer"])
+    model = build_model(run.model, run.train.scorer, per_head=run.train.per_head, scorer_kwargs=run.train.scorer_kwargs, tokenizer=tokenizer)
+    model.to(processes.device)
     wrapped = DistributedDataParallel(model) if processes.world_size > 1 else model
+    evaluations = {"eval_step": [], "eval_loss": [], "scorer_values": []}
+
+    def loss(micro: torch.Tensor) -> torch.Tensor:
+        micro = micro.to(processes.device)  # (micro_batch, seq_len)
+        return wrapped(input_ids=micro, labels=micro).loss
+
+    def evaluate(step: int, losses: list[float]) -> None:
+        evaluations["eval_step"].append(step)
+        evaluations["eval_loss"].append(mean_loss(model, eval_windows, run.train.micro_batch, processes.device))
+        evaluations["scorer_values"].append(ssa.hf.scorer_values(model))
+
+    trained = training.train(training.Training(
+        model=model, optimizer=_optimizer(model, run),
+        batch=lambda step: batches.local_batch(step).split(run.train.micro_batch),  # this process's share, in micro-batches
+        loss=loss, steps=run.train.steps, identity=run.to_dict(), checkpoint=out / STATE_FILE,
+        checkpoint_every=run.train.checkpoint_every, lr=lambda step: learning_rate(step, run), clip=run.train.grad_clip,
+        evaluate=evaluate, evaluate_every=run.train.eval_every, extra=evaluations,
+        export=lambda step: _export(model, tokenizer, out), ddp=wrapped if processes.world_size > 1 else None,
+        autocast=torch.bfloat16, description=f"{run.train.scorer} seed {run.train.seed}",
+    ), state, stop_at=stop_at, progress=progress)
+
     tokens_per_step = run.train.global_batch * run.model.seq_len
-
-    def record_evaluation(done: int) -> None:
-        history["eval_step"].append(done)
-        history["eval_loss"].append(mean_loss(model, eval_windows, run.train.micro_batch, processes.device))
-        history["scorer_values"].append(ssa.hf.scorer_values(model))
-
-    if processes.main and start == 0:
-        record_evaluation(0)  # the curves start from the initial model
-    bar = tqdm(total=run.train.steps, initial=start, desc=f"{run.train.scorer} seed {run.train.seed}", disable=not (progress and processes.main), unit="step")
-    for step in range(start, final_step):
-        step_started = time.perf_counter()
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(step, run)
-        local = batches.local_batch(step)  # (global_batch / processes, seq_len)
-        loss_sum = 0.0
-        for index, micro in enumerate(local.split(run.train.micro_batch)):
-            micro = micro.to(processes.device)
-            last = index == accumulation - 1
-            # Gradients are averaged across processes only on the last micro-batch.
-            sync = contextlib.nullcontext() if last or processes.world_size == 1 else wrapped.no_sync()
-            with sync, _autocast(processes.device):
-                loss = wrapped(input_ids=micro, labels=micro).loss / accumulation
-                loss.backward()
-            loss_sum += float(loss.detach())
-        torch.nn.utils.clip_grad_norm_(model.parameters(), run.train.grad_clip)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        step_loss = processes.mean(loss_sum)
-        done = step + 1
-        history["step"].append(done)
-        history["train_loss"].append(step_loss)
-        history["lr"].append(learning_rate(step, run))
-        history["tokens"].append(done * tokens_per_step)
-        compute_seconds = time.perf_counter() - step_started
-        if processes.main and (done % run.train.eval_every == 0 or done == final_step):
-            record_evaluation(done)
-        history["train_seconds"] += time.perf_counter() - step_started  # summed over sessions if resumed
-        bar.update(1)
-        bar.set_postfix(loss=f"{step_loss:.3f}", tok_s=f"{tokens_per_step / compute_seconds:,.0f}")
-        if processes.main and (done % run.train.checkpoint_every == 0 or done == final_step):
-            _save(model, tokenizer, optimizer, run, done, history, out)
-    bar.close()
-
+    history = {
+        "step": list(range(1, trained.step + 1)), "train_loss": trained.losses,
+        "lr": [learning_rate(step, run) for step in range(trained.step)],
+        "tokens": [(step + 1) * tokens_per_step for step in range(trained.step)],
+        **evaluations, "train_seconds": trained.wall_time_s,  # summed over sessions if resumed
+    }
     summary = {
         "history": history,
         "parameters": parameter_count(model),
-        "tokens_trained": final_step * tokens_per_step,
+        "tokens_trained": trained.step * tokens_per_step,
         "processes": processes.world_size,
-        "train_seconds": history["train_seconds"],
+        "train_seconds": trained.wall_time_s,
     }
     if processes.main:
         (out / HISTORY_FILE).write_text(json.dumps(summary, indent=1) + "\n")

@@ -1,0 +1,217 @@
+"""``python -m ssa regenerate``: one command line for every chapter's cached results (ssa.regenerate)."""
+
+import pytest
+
+from ssa import regenerate
+from ssa.__main__ import main as ssa_main
+from ssa.regenerate import CHAPTERS, command, main, plan
+from ssa.scoring import scorer_names
+
+CHAPTER_NAMES = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "decoder", "encoder", "performance")
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("SSA_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    monkeypatch.setenv("SSA_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.delenv("SSA_RESULTS_MIRROR", raising=False)
+    monkeypatch.delenv("SSA_REQUIRE_CACHE", raising=False)
+    return tmp_path
+
+
+def test_every_chapter_with_cached_results_is_registered_with_one_help_line(capsys):
+    from ssa.reproduce import CHAPTER_CACHES
+
+    assert tuple(CHAPTERS) == CHAPTER_NAMES == tuple(CHAPTER_CACHES)
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    for name in (*CHAPTER_NAMES, "all"):
+        assert len([line for line in lines if line.startswith(f"  {name} ")]) == 1, name
+    for flag in ("--profile", "--seeds", "--scorers", "--jobs", "--device", "--dry-run"):
+        assert any(line.lstrip().startswith(flag) for line in lines), flag
+
+
+@pytest.mark.parametrize("argv, argument", [
+    (["nonsense"], "argument CHAPTER: invalid choice: 'nonsense'"),
+    (["decoder", "--jobs", "0"], "argument --jobs: must be >= 1; got 0"),
+    (["decoder", "--seeds", "0", "-1"], "argument --seeds"),
+    (["decoder", "--seeds", "x"], "argument --seeds"),
+    (["icl_linear", "--scorers", "softermax"], "argument --scorers: unknown scorer 'softermax'"),
+    (["decoder", "--scorers", "cosformer"], "argument --scorers: the decoder chapter accepts only softmax, ssa; got cosformer"),
+    (["performance", "--scorers", "sigmoid"], "argument --scorers: the performance chapter accepts only softmax, ssa"),
+    (["all", "--scorers", "softermax"], "argument --scorers: unknown scorer"),
+    (["decoder", "--profile", "huge"], "argument --profile: invalid choice"),
+    (["decoder", "--device", "tpu"], "argument --device: device must be one of"),
+])
+def test_bad_input_names_the_argument(argv, argument, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert argument in capsys.readouterr().err
+
+
+def test_the_python_api_refuses_the_same_input():
+    with pytest.raises(ValueError, match="--seeds: a seed must be >= 0"):
+        plan("decoder", seeds=[-3])
+    with pytest.raises(ValueError, match="chapter must be one of"):
+        plan("nonsense")
+    with pytest.raises(ValueError, match="profile must be one of"):
+        plan("decoder", "huge")
+    with pytest.raises(ValueError, match="alternative_scorers"):  # the ICL chapters say where the other scorers' runs are
+        plan("icl_quantification", scorers=["cosformer"])
+
+
+def test_defaults_are_each_chapters_published_seeds_and_scorers():
+    from ssa.alternatives.comparison import chapter_seeds
+    from ssa.encoder.experiment import VARIANTS, seeds_for
+    from ssa.icl import experiments
+    from ssa.lm import experiment as lm
+
+    linear = plan("icl_linear", "cpu")
+    assert {run.arguments for run in linear} == {("linear", scorer, seed) for scorer in experiments.CHAPTER_SCORERS for seed in experiments.SEEDS}
+    assert [run.arguments[1:] for run in linear[:2]] == [("softmax", 0), ("ssa", 0)]  # pairs first: a sweep cut short leaves pairs
+    assert {run.arguments[0] for run in plan("icl_quantification")} == {"every", "some"}
+    assert {run.arguments[0] for run in plan("icl_collapse")} == {"every", "some", "linear"}
+    for profile in ("smoke", "cpu", "paper"):
+        alternatives = plan("alternative_scorers", profile)
+        assert alternatives[0].kind == "cost" and alternatives[0].exclusive
+        assert {run.arguments for run in alternatives[1:]} == {(t, s, seed) for t in ("every", "some", "linear") for s in scorer_names()
+                                                               for seed in chapter_seeds(profile)}
+        assert {run.arguments for run in plan("decoder", profile)} == {(s, seed) for s in lm.SCORERS for seed in lm.SEEDS[profile]}
+        encoder = plan("encoder", profile)
+        assert encoder[0].kind == "encoder_data"
+        assert {run.arguments for run in encoder[1:]} == {(v, seed) for v in VARIANTS for seed in seeds_for(profile)}
+    assert plan("alternative_scorers")[1].arguments == ("every", "softmax", 0)  # softmax, every comparison's reference, first
+    assert [run.arguments for run in plan("performance", "cpu")] == [("cpu", "cpu", 0)]
+    assert [run.arguments for run in plan("performance", "smoke")] == [("smoke", "cpu", 0)]
+    assert [run.arguments for run in plan("performance", "paper")] == [("cpu", "cpu", 0), ("paper", "cuda", 0)]
+
+
+def test_seeds_and_scorers_select_the_runs():
+    assert [run.arguments for run in plan("decoder", seeds=[5, 5, 6], scorers=["ssa"])] == [("ssa", 5), ("ssa", 6)]
+    assert {run.arguments for run in plan("encoder", seeds=[4], scorers=["ssa_n2"])[1:]} == {("ssa_n2", 4)}
+    assert [run.arguments for run in plan("performance", seeds=[3])] == [("cpu", "cpu", 3)]
+
+
+def test_all_computes_each_run_once_and_names_every_chapter_that_reads_it():
+    runs = plan("all", "cpu")
+    assert len({run.key for run in runs}) == len(runs)
+    every_ssa = next(run for run in runs if run.key == ("icl", ("every", "ssa", 0)))
+    assert every_ssa.chapters == ("icl_quantification", "icl_collapse", "alternative_scorers")
+    assert {run.key for run in runs} == {run.key for name in CHAPTER_NAMES for run in plan(name, "cpu")}
+    # Only the chapters that accept a scorer run it; the others are left out.
+    chosen = plan("all", "cpu", scorers=["cosformer"])
+    assert {chapter for run in chosen for chapter in run.chapters} == {"alternative_scorers"}
+
+
+def test_the_command_a_reader_is_told_to_run_is_the_chapters_regenerate():
+    from ssa.alternatives.comparison import regenerate_command as alternatives_command
+    from ssa.bench import REGENERATE
+    from ssa.encoder.experiment import regenerate_command as encoder_command
+    from ssa.icl.experiments import regenerate_command as icl_command
+    from ssa.lm.experiment import regenerate_command as lm_command
+
+    assert command("icl_linear", "cpu") == "python -m ssa regenerate icl_linear --profile cpu"
+    assert icl_command("cpu", "every", "ssa", 0) == "python -m ssa regenerate icl_quantification --profile cpu"
+    assert icl_command("paper", "linear", "softmax", 1) == "python -m ssa regenerate icl_linear --profile paper"
+    assert icl_command("cpu", "some", "ssa", 7) == "python -m ssa regenerate icl_quantification --profile cpu --seeds 7"
+    assert icl_command("cpu", "linear", "cosformer", 0) == "python -m ssa regenerate alternative_scorers --profile cpu --jobs 2"
+    assert alternatives_command("smoke", seeds=[2]) == "python -m ssa regenerate alternative_scorers --profile smoke --jobs 2 --seeds 2"
+    assert lm_command("cpu", "ssa", 0) == "python -m ssa regenerate decoder --profile cpu"
+    assert encoder_command("paper", "ssa_n2", 9) == "python -m ssa regenerate encoder --profile paper --seeds 9"
+    assert REGENERATE.format(profile="cpu") == command("performance", "cpu")
+
+
+def test_a_missing_entry_names_the_new_command(empty_cache, monkeypatch):
+    from ssa.lm.experiment import result
+    from ssa.results import CacheMissError
+
+    monkeypatch.setenv("SSA_REQUIRE_CACHE", "1")
+    with pytest.raises(CacheMissError, match="python -m ssa regenerate decoder --profile smoke --seeds 8"):
+        result("smoke", "ssa", 8)
+
+
+def test_dry_run_lists_the_runs_and_computes_nothing(empty_cache, capsys):
+    assert main(["decoder", "--profile", "smoke", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "4 runs at profile smoke: 0 cached, 4 to compute" in out
+    assert out.count("to compute  ") == 4 and "ssa / seed 1" in out
+    assert not (empty_cache / "results").exists() and not (empty_cache / "runs").exists()
+
+
+def test_jobs_compute_in_spawned_processes_then_everything_is_cached(empty_cache, capsys):
+    """Two ICL smoke models at once, each in its own process; then the dry run finds both cached
+    and a second regenerate computes nothing."""
+    assert main(["icl_linear", "--profile", "smoke", "--seeds", "0", "--jobs", "2", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "2 runs at profile smoke: 0 cached, 2 to compute (2 at a time)" in out
+    assert "2 runs computed, 0 failed, 0 not started" in out
+    assert main(["icl_linear", "--profile", "smoke", "--seeds", "0", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "2 cached, 0 to compute" in out and "to compute  " not in out
+    assert main(["icl_collapse", "--profile", "smoke", "--seeds", "0", "--dry-run"]) == 0
+    assert "6 runs at profile smoke: 2 cached, 4 to compute" in capsys.readouterr().out
+
+
+def test_a_failed_run_is_reported_and_the_others_go_on(monkeypatch, capsys):
+    monkeypatch.setattr(regenerate, "single_thread", lambda: None)  # this process keeps its threads
+    def broken(profile, device, progress, scorer, seed):
+        if seed == 0:
+            raise RuntimeError("boom")
+        return "fine"
+
+    monkeypatch.setitem(regenerate.KINDS, "decoder", broken)
+    runs = plan("decoder", "smoke", scorers=["ssa"])
+    done, failed, left = regenerate.execute(runs, profile="smoke", device="cpu")
+    assert (done, failed, left) == (1, 1, [])
+    out = capsys.readouterr().out
+    assert "FAILED ssa / seed 0 (decoder): RuntimeError('boom')" in out and "ssa / seed 1: fine" in out
+
+
+def test_measurements_run_first_and_a_deadline_stops_launching(monkeypatch):
+    monkeypatch.setattr(regenerate, "single_thread", lambda: None)
+    order = []
+    monkeypatch.setitem(regenerate.KINDS, "icl", lambda profile, device, progress, *arguments: order.append(arguments) or "")
+    monkeypatch.setitem(regenerate.KINDS, "cost", lambda profile, device, progress: order.append("cost") or "")
+    runs = plan("alternative_scorers", "smoke", scorers=["softmax"])
+    regenerate.execute(list(reversed(runs)), profile="smoke", device="cpu", log=lambda line: None)
+    assert order[0] == "cost" and len(order) == len(runs)
+    done, failed, left = regenerate.execute(runs, profile="smoke", device="cpu", stop_launching_after=1e-9, log=lambda line: None)
+    assert (done, failed, len(left)) == (0, 0, len(runs))
+    with pytest.raises(ValueError, match="--jobs"):
+        regenerate.execute(runs, profile="smoke", device="cpu", jobs=0)
+
+
+def test_the_chapters_own_commands_are_thin_wrappers(empty_cache, capsys):
+    from ssa.alternatives.__main__ import main as alternatives_main
+    from ssa.encoder.__main__ import main as encoder_main
+    from ssa.icl.__main__ import main as icl_main
+    from ssa.lm.__main__ import main as lm_main
+
+    assert icl_main(["regenerate", "--profile", "smoke", "--task", "every", "--scorer", "all", "--seeds", "0", "--dry-run"]) == 0
+    assert f"{len(scorer_names())} runs at profile smoke" in capsys.readouterr().out
+    assert alternatives_main(["regenerate", "--profile", "smoke", "--task", "linear", "--scorer", "sigmoid", "--no-cost", "--dry-run"]) == 0
+    assert "1 runs at profile smoke: 0 cached, 1 to compute" in capsys.readouterr().out
+    assert lm_main(["regenerate", "--profile", "smoke", "--dry-run"]) == 0
+    assert "4 runs at profile smoke" in capsys.readouterr().out
+    assert encoder_main(["regenerate", "--profile", "smoke", "--variants", "ssa", "--dry-run"]) == 0
+    assert "2 runs at profile smoke" in capsys.readouterr().out
+    for wrapper, argv in ((icl_main, ["regenerate", "--scorer", "softermax"]), (alternatives_main, ["regenerate", "--jobs", "0"]),
+                          (encoder_main, ["regenerate", "--variants", "linear"])):
+        with pytest.raises(SystemExit):
+            wrapper(argv)
+        assert "argument --" in capsys.readouterr().err
+
+
+def test_python_m_ssa_dispatches(capsys):
+    with pytest.raises(SystemExit) as exited:
+        ssa_main(["regenerate", "--help"])
+    assert exited.value.code == 0 and "python -m ssa regenerate" in capsys.readouterr().out
+    assert ssa_main([]) == 2 and "regenerate CHAPTER" in capsys.readouterr().err
+    assert ssa_main(["nope"]) == 2 and "argument COMMAND: invalid choice: 'nope'" in capsys.readouterr().err
+    assert ssa_main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {name} " in out for name in ("regenerate", "book", "bench", "results", "data"))
