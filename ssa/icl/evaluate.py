@@ -29,16 +29,15 @@ FIRST_SCORED = 2  # predictions from the 3rd point on count in the prompt-level 
 
 # --- baselines ---------------------------------------------------------------------------------
 
-def bayes_linear(xs: Tensor, ys: Tensor, prior_sigma: float = 1.0, noise_sigma: float = 0.0) -> Tensor:
-    """Posterior-mean prediction for ``y = a x + b`` from the points seen so far, with
-    ``a, b ~ N(0, prior_sigma^2)`` and observation noise ``noise_sigma``: the Bayes-optimal
-    predictor under squared error when the data follow that prior (N(0, 1) in training).
+def least_squares(xs: Tensor, ys: Tensor) -> Tensor:
+    """Minimum-norm least squares for ``y = a x + b`` on the points seen so far (0 with none):
+    exact from two distinct noiseless points on, and the Bayes-optimal predictor of this task.
 
-    The posterior mean is ``(G + r I)^+ Phi^T y`` with ``G = Phi^T Phi`` the 2x2 Gram matrix of the
-    features ``(x, 1)`` and ``r = noise_sigma^2 / prior_sigma^2``. Noiseless data (``r = 0``, the
-    paper's setting) give the minimum-norm least-squares fit, whatever the prior scale: so on this
-    task the Bayes-optimal predictor and least squares coincide, exact from two distinct points on.
-    Running sums make every prefix cost the same 2x2 solve.
+    Under squared error the Bayes-optimal prediction is the posterior mean of ``a x + b``; with
+    ``a, b ~ N(0, s^2)`` and observation noise ``e`` it is ``(G + r I)^+ Phi^T y``, where
+    ``G = Phi^T Phi`` is the 2x2 Gram matrix of the features ``(x, 1)`` and ``r = e^2 / s^2``.
+    The task is noiseless (``r = 0``), which leaves the minimum-norm least-squares fit whatever the
+    prior's scale: one predictor, not two. Running sums make every prefix cost the same 2x2 solve.
     """
     features = torch.stack((xs, torch.ones_like(xs)), dim=-1).double()  # (B, N, 2)
     gram = torch.cumsum(features[..., :, None] * features[..., None, :], dim=1)  # (B, N, 2, 2), points <= i
@@ -46,17 +45,8 @@ def bayes_linear(xs: Tensor, ys: Tensor, prior_sigma: float = 1.0, noise_sigma: 
     # Prediction i uses points < i: shift the running sums by one point (nothing seen before point 1).
     gram = torch.cat((torch.zeros_like(gram[:, :1]), gram[:, :-1]), dim=1)
     moment = torch.cat((torch.zeros_like(moment[:, :1]), moment[:, :-1]), dim=1)
-    ratio = (noise_sigma / prior_sigma) ** 2
-    if ratio > 0:
-        gram = gram + ratio * torch.eye(2, dtype=gram.dtype)
     coefficients = torch.linalg.pinv(gram, hermitian=True) @ moment[..., None]  # (B, N, 2, 1)
     return (features[..., None, :] @ coefficients)[..., 0, 0].to(xs.dtype)
-
-
-def least_squares(xs: Tensor, ys: Tensor) -> Tensor:
-    """Minimum-norm least squares for ``y = a x + b`` on the points seen so far (0 with none);
-    exact with two or more distinct noiseless points. It is :func:`bayes_linear` without noise."""
-    return bayes_linear(xs, ys, noise_sigma=0.0)
 
 
 def zero_predictor(xs: Tensor, ys: Tensor) -> Tensor:
@@ -83,7 +73,7 @@ def baselines(task: str) -> dict[str, Predictor]:
     check_task(task)
     if is_classification(task):
         return {"exact rule": exact_rule(task), "majority class": majority_class(task)}
-    return {"least squares": least_squares, "Bayes-optimal": bayes_linear, "zero": zero_predictor}
+    return {"least squares": least_squares, "zero": zero_predictor}
 
 
 def model_predictor(model: torch.nn.Module, device: str = "cpu") -> Predictor:
@@ -155,7 +145,7 @@ def bootstrap_band(values: Sequence | np.ndarray, *, level: float = 0.95, resamp
 
 
 __all__ = [
-    "FIRST_SCORED", "QUANTIFIERS", "Predictor", "baselines", "bayes_linear", "bootstrap_band", "evaluate",
+    "FIRST_SCORED", "QUANTIFIERS", "Predictor", "baselines", "bootstrap_band", "evaluate",
     "exact_rule", "least_squares", "majority_class", "model_predictor", "pointwise_errors", "prompt_error",
     "sweep", "zero_predictor",
 ]

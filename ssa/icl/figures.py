@@ -15,7 +15,7 @@ from ssa.icl.tasks import is_classification
 from ssa.icl.verdicts import error_curve, head_mean, length_curve
 from ssa.plotting import plot_mean_and_seeds, scorer_color, scorer_label
 
-BASELINE_STYLES = {"least squares": ":", "Bayes-optimal": (0, (1, 3)), "zero": "--", "exact rule": ":", "majority class": "--"}
+BASELINE_STYLES = {"least squares": ":", "zero": "--", "exact rule": ":", "majority class": "--"}
 
 
 def _band(ax, x, values, *, color, label, marker="o"):
