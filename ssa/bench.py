@@ -284,7 +284,7 @@ def training_benchmark(config: BenchConfig) -> dict:
     """Training-step time of the ICL model with softmax and SSA at every curriculum stage, and
     the whole schedule's time (steps per stage x step time) as the ratio SSA / softmax."""
     from ssa.icl.experiments import experiment_config
-    from ssa.icl.tasks import loss as task_loss
+    from ssa.icl.tasks import get_task
     from ssa.icl.train import build_model, training_batch
 
     os.environ["SSA_ATTENTION_COMPILE"] = "1" if config.compile else "0"
@@ -297,7 +297,7 @@ def training_benchmark(config: BenchConfig) -> dict:
 
     def training_step(scorer, xs, ys):
         def step():
-            loss = task_loss("linear", models[scorer](xs, ys), ys)
+            loss = get_task("linear").loss(models[scorer](xs, ys), ys)
             optimizers[scorer].zero_grad(set_to_none=True)
             loss.backward()
             optimizers[scorer].step()

@@ -54,7 +54,7 @@ COMPUTATIONS: dict[str, Computation] = {
     computation.name: computation
     for computation in (
         Computation("icl", (
-            "ssa.icl.curriculum", "ssa.icl.models", "ssa.icl.samplers", "ssa.icl.tasks", "ssa.icl.train",
+            "ssa.icl.baselines", "ssa.icl.curriculum", "ssa.icl.models", "ssa.icl.samplers", "ssa.icl.tasks", "ssa.icl.train",
             "ssa.icl.evaluate", "ssa.icl.diagnostics", "ssa.icl.experiments", *_ATTENTION,
         ), ("icl/", "icl_logits/")),
         # The three below are guarded by their fingerprints already; their version enters the keys

@@ -308,7 +308,6 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
 # ----------------------------------------------------------------------------------------------
 # In-context learning: ssa.icl's cached runs and its verdict functions.
 
-QUANTIFIERS = ("every", "some")
 
 
 def _icl():
@@ -342,6 +341,11 @@ def _ours(verdict: Verdict, numbers: str = "") -> str:
         if verdict.detail and verdict.detail not in sentence:  # e.g. how far the baseline is from its reference
             sentence += " " + verdict.detail.rstrip(".") + "."
     return (f"{numbers}. " if numbers else "") + sentence[0].upper() + sentence[1:]
+
+
+def _tasks():
+    """:mod:`ssa.icl.tasks`, imported when a row needs it (it brings torch)."""
+    return importlib.import_module("ssa.icl.tasks")
 
 
 def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable, short: Callable) -> LedgerRow:
@@ -385,13 +389,13 @@ def _short_errors(icl_verdicts, runs_by_task: dict, shifts: Sequence[str]) -> st
     for task, runs in runs_by_task.items():
         for shift in shifts:
             means = _shifted_means(icl_verdicts, runs, task, shift)
-            where = f"\"{task}\"" if task in QUANTIFIERS else SHIFT_NAMES.get(shift, shift)
+            where = _tasks().get_task(task).title if _tasks().get_task(task).classification else SHIFT_NAMES.get(shift, shift)
             parts.append(f"{means['softmax']:.2f} vs {means['ssa']:.2f} ({where})")
     return "mean error under the shift, softmax vs SSA: " + ", ".join(parts)
 
 
 def _quantification_row(profile: str) -> LedgerRow:
-    return _icl_row("quantification", profile, QUANTIFIERS,
+    return _icl_row("quantification", profile, _tasks().QUANTIFIERS,
                     lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
                     lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
                     lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",)))
@@ -423,7 +427,7 @@ def _collapse_row(profile: str) -> LedgerRow:
         return (f"the softmax head most drawn to an injected extreme value gives it {share:.2g} of its attention "
                 f"(collapse: {icl_verdicts.COLLAPSE_SHARE:g} or more)")
 
-    return _icl_row("collapse", profile, tuple(importlib.import_module("ssa.icl.tasks").TASKS), judge, numbers, short)
+    return _icl_row("collapse", profile, _tasks().TASKS, judge, numbers, short)
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:

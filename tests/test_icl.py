@@ -12,7 +12,8 @@ from ssa.icl import evaluate, experiments
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.models import InContextLearner, ModelConfig, interleave
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
-from ssa.icl.tasks import linear_labels, quantification_labels
+from ssa.icl.baselines import exact_rule, least_squares, majority_class, quantification_labels, zero_predictor
+from ssa.icl.tasks import get_task, linear_labels
 from ssa.icl.train import TrainConfig, train
 
 TINY = ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12)
@@ -39,20 +40,20 @@ def test_linear_labels_and_interleaving():
 def test_least_squares_is_exact_from_two_noiseless_points():
     """It is also the task's Bayes-optimal predictor (noiseless data), so the two are one baseline."""
     xs, ys = sample_prompts("linear", PromptSpec(6, sigma_ab=3.0), 16, generator(0))
-    torch.testing.assert_close(evaluate.least_squares(xs, ys)[:, 2:], ys[:, 2:], rtol=1e-4, atol=1e-4)
-    assert torch.all(evaluate.zero_predictor(xs, ys) == 0)
+    torch.testing.assert_close(least_squares(xs, ys)[:, 2:], ys[:, 2:], rtol=1e-4, atol=1e-4)
+    assert torch.all(zero_predictor(xs, ys) == 0)
 
 
 def test_prompt_metric_counts_a_prompt_wrong_from_point_three_on():
     errors = torch.tensor([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
-    assert evaluate.prompt_error("every", errors) == 0.5  # first prompt's errors come before point 3
-    assert evaluate.prompt_error("linear", errors) == pytest.approx(0.25)
+    assert get_task("every").prompt_error(errors) == 0.5  # first prompt's errors come before point 3
+    assert get_task("linear").prompt_error(errors) == pytest.approx(0.25)
 
 
 def test_quantification_baselines():
     xs, ys = sample_prompts("some", PromptSpec(10, sigma_x=7.0), 64, generator(1))
-    assert evaluate.evaluate(evaluate.exact_rule("some"), "some", PromptSpec(10, sigma_x=7.0), 64, 1)["prompt_error"] == 0.0
-    majority = evaluate.majority_class("some")(xs, ys)
+    assert evaluate.evaluate(exact_rule("some"), "some", PromptSpec(10, sigma_x=7.0), 64, 1)["prompt_error"] == 0.0
+    majority = majority_class("some")(xs, ys)
     assert torch.all(majority == 1)
 
 
@@ -258,3 +259,21 @@ def test_logit_spread_has_one_value_per_layer_and_head():
     generator = torch.Generator().manual_seed(0)
     spreads = diagnostics.logit_ranges(model, torch.randn(3, 6, generator=generator), torch.randn(3, 6, generator=generator))
     assert np.array(spreads).shape == (2, 2) and np.all(np.array(spreads) >= 0)
+
+
+def test_every_task_is_one_registered_object_that_the_other_modules_ask():
+    from ssa.icl import tasks
+
+    assert tasks.TASKS == ("every", "some", "linear") and tasks.QUANTIFIERS == ("every", "some")
+    with pytest.raises(ValueError, match="task must be one of every, some, linear; got 'all'"):
+        tasks.get_task("all")
+    xs, _ = sample_prompts("linear", PromptSpec(12), 8, generator(3))
+    for name in tasks.TASKS:
+        task = tasks.get_task(name)
+        assert tasks.get_task(task) is task
+        xs, ys = sample_prompts(name, PromptSpec(12), 8, generator(3))
+        assert task.uninformed in task.baselines()
+        for predictor in task.baselines().values():  # the model's call signature and shape
+            assert predictor(xs, ys).shape == xs.shape
+        assert task.prompt_error(task.pointwise_error(ys, ys)) == 0.0  # the labels themselves are exact
+        assert task.loss(torch.zeros_like(ys), ys).ndim == 0

@@ -9,6 +9,7 @@ import string
 import pytest
 
 from ssa import ledger, verdicts
+from ssa.icl.tasks import QUANTIFIERS
 from ssa.results import CACHE_SCHEMA_VERSION, code_identity, entry_path, experiment_code
 
 CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
@@ -99,7 +100,7 @@ def test_synthetic_encoder_runs_give_the_chapters_verdict(tmp_path):
 def _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass):
     from ssa.icl import experiments
 
-    for task in ledger.QUANTIFIERS:
+    for task in QUANTIFIERS:
         for scorer in ("softmax", "ssa"):
             for seed in seeds:
                 config = experiments.experiment_config(task, scorer, "cpu", seed)

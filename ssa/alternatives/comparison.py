@@ -39,7 +39,7 @@ from ssa import verdicts as rule
 from ssa.icl import experiments
 from ssa.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa.icl.evaluate import bootstrap_band
-from ssa.icl.tasks import TASKS, is_classification
+from ssa.icl.tasks import TASKS, get_task
 from ssa.plotting import scorer_label
 from ssa.profiles import check_profile, resolve_device
 from ssa.scoring import scorer_names
@@ -204,7 +204,7 @@ def summary_table(errors, cost: dict | None = None, digits: int = 3):
 
     columns = {}
     for (task, shift), group in errors.groupby(["task", "shift"], sort=False):
-        wanted = TABLE_SIGMAS["quantification" if is_classification(task) else "linear"]
+        wanted = TABLE_SIGMAS[get_task(task).claim]
         for sigma in [s for s in group["sigma"].unique() if s in wanted]:
             cells = group[group["sigma"] == sigma].set_index("scorer")
             columns[(panel_label(task, shift), f"σ = {sigma:g}")] = {
@@ -259,7 +259,7 @@ def claim(scorer: str, task: str, shift: str) -> rule.Claim:
     """The comparison on one panel: ``scorer``'s mean error over the shifted sigmas (> 1) is lower
     than softmax's (direction -1: an error), by at least :data:`THRESHOLD`."""
     return rule.Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
-                      threshold=THRESHOLD, units=UNITS["quantification" if is_classification(task) else "linear"],
+                      threshold=THRESHOLD, units=UNITS[get_task(task).claim],
                       reason=THRESHOLD_REASON)
 
 
@@ -638,7 +638,6 @@ def cost_benchmark(config: CostConfig) -> dict:
     import torch
 
     from ssa.bench import interleaved_medians, peak_memory_bytes
-    from ssa.icl.tasks import loss as task_loss
     from ssa.icl.train import build_model, training_batch
 
     if "softmax" not in config.scorers:
@@ -654,7 +653,7 @@ def cost_benchmark(config: CostConfig) -> dict:
         optimizer = torch.optim.Adam(model.parameters(), lr=train_config.learning_rate)
 
         def step():
-            loss = task_loss(config.task, model(xs, ys), ys)
+            loss = get_task(config.task).loss(model(xs, ys), ys)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()

@@ -20,7 +20,7 @@ import math
 import torch
 from torch import Tensor
 
-from ssa.icl.evaluate import FIRST_SCORED
+from ssa.icl.tasks import FIRST_SCORED
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 
 

@@ -25,10 +25,10 @@ import time
 
 from ssa.icl import diagnostics
 from ssa.icl.curriculum import Curriculum
-from ssa.icl.evaluate import baselines, evaluate, model_predictor, sweep
+from ssa.icl.evaluate import evaluate, model_predictor, sweep
 from ssa.icl.models import ModelConfig
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
-from ssa.icl.tasks import check_task, is_classification
+from ssa.icl.tasks import get_task
 from ssa.icl.train import TrainConfig, train
 from ssa.profiles import check_profile, resolve_device
 from ssa.scoring import scorer_names
@@ -107,12 +107,12 @@ def _profile_sizes(profile: str) -> tuple[ModelConfig, Curriculum, dict]:
 def experiment_config(task: str, scorer: str, profile: str = "cpu", seed: int = 0, **scorer_kwargs: float) -> ICLExperiment:
     """The experiment of ``task`` x ``scorer`` x ``seed`` at ``profile``; ``scorer_kwargs``
     override :data:`SCORER_DEFAULTS` (e.g. ``n=2.0``)."""
-    check_task(task)
+    classification = get_task(task).classification
     check_profile(profile)
     if scorer not in scorer_names():
         raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {scorer!r}")
     model, curriculum, settings = _profile_sizes(profile)
-    if profile == "cpu" and is_classification(task):
+    if profile == "cpu" and classification:
         # Quantification is learned within a few hundred steps at this size (measured: training
         # loss below 0.01 by step 500), so it gets 1000 steps, the curriculum done by step 800.
         curriculum = dataclasses.replace(curriculum, interval=100)
@@ -124,7 +124,6 @@ def experiment_config(task: str, scorer: str, profile: str = "cpu", seed: int = 
         learning_rate=settings["learning_rate"], train_steps=settings["train_steps"], seed=seed,
         log_every=max(1, min(50, settings["train_steps"] // 20)),
     )
-    classification = is_classification(task)
     quick = profile == "smoke"
     sigmas = (1, 5, 29) if quick and classification else (1, 5, 10) if quick else tuple(range(1, 30 if classification else 11))
     eval_config = EvalConfig(
@@ -143,21 +142,16 @@ def shifts(experiment: ICLExperiment) -> dict[str, list[PromptSpec]]:
     """The sigma sweeps of the task: ``sigma_x`` (inputs), and for the linear task ``sigma_ab``
     (function parameters), each with the other scale at 1."""
     points, sigmas = experiment.eval.points, experiment.eval.sigmas
-    sweeps = {"sigma_x": [PromptSpec(points, sigma_x=s) for s in sigmas]}
-    if not is_classification(experiment.train.task):
-        sweeps["sigma_ab"] = [PromptSpec(points, sigma_ab=s) for s in sigmas]
-    return sweeps
+    return {scale: [PromptSpec(points, **{scale: s}) for s in sigmas] for scale in get_task(experiment.train.task).shifted_scales}
 
 
 def injection_spec(experiment: ICLExperiment) -> PromptSpec:
-    """A sigma-1 prompt with one extreme x whose sign leaves the label rule untouched: a large
-    positive x cannot make "every" true, a large negative one cannot make "some" false; a model
-    that copies the extreme token's sign is wrong."""
-    sign = -1.0 if experiment.train.task == "some" else 1.0
+    """A sigma-1 prompt with one extreme x of the sign that leaves the task's label rule
+    untouched (:meth:`ssa.icl.tasks.Task.injection_sign`)."""
     return PromptSpec(
         experiment.eval.points,
         inject_position=experiment.eval.inject_position,
-        inject_value=sign * experiment.eval.inject_magnitude,
+        inject_value=get_task(experiment.train.task).injection_sign() * experiment.eval.inject_magnitude,
     )
 
 
@@ -174,7 +168,7 @@ def _rounded(value, digits: int = 6):
 def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> dict:
     """Every measurement of the chapters on a trained ``model``, with the baselines on the same prompts."""
     task, ev = experiment.train.task, experiment.eval
-    predictors = {"model": model_predictor(model, device), **baselines(task)}
+    predictors = {"model": model_predictor(model, device), **get_task(task).baselines()}
 
     def everywhere(specs: list[PromptSpec], seed: int, prompts: int, keep_positions: bool = True) -> dict:
         results = {name: sweep(predictor, task, specs, prompts, seed) for name, predictor in predictors.items()}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ssa.icl.evaluate import FIRST_SCORED, bootstrap_band
-from ssa.icl.tasks import is_classification
+from ssa.icl.evaluate import bootstrap_band
+from ssa.icl.tasks import FIRST_SCORED, get_task
 from ssa.icl.verdicts import error_curve, head_mean, length_curve
 from ssa.plotting import plot_mean_and_seeds, scorer_color, scorer_label
 
@@ -28,7 +28,7 @@ def _band(ax, x, values, *, color, label, marker="o"):
 
 
 def error_label(task: str, normalise: bool = True) -> str:
-    if is_classification(task):
+    if get_task(task).classification:
         return "prompt error (any wrong from point 3 on)"
     return "normalised MSE (model / zero predictor)" if normalise else "MSE from point 3 on"
 
@@ -47,9 +47,9 @@ def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | N
     for scorer, seeds in runs.items():
         _band(ax, sigmas, error_curve(seeds, task, shift, normalise=normalise), color=scorer_color(scorer), label=scorer_label(scorer))
     for name, values in _baselines(runs, lambda r, p: error_curve(r, task, shift, p, normalise=normalise)).items():
-        if normalise or is_classification(task) or name == "zero":  # exact baselines have raw error ~0: invisible on a log scale
+        if normalise or get_task(task).classification or name == "zero":  # exact baselines have raw error ~0: invisible on a log scale
             ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
-    if not (normalise or is_classification(task)):
+    if not (normalise or get_task(task).classification):
         ax.set_yscale("log")
     ax.set(xlabel={"sigma_x": r"$\sigma_x$ (x ~ N(0, $\sigma_x^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
            ylabel=error_label(task, normalise), title=title)
@@ -76,9 +76,9 @@ def plot_per_position(ax, runs: dict, task: str, shift: str, sigma: float, title
         values = np.array([run["shifts"][shift]["model"]["per_position"][index] for run in seeds])
         _band(ax, np.arange(1, values.shape[1] + 1), values, color=scorer_color(scorer), label=scorer_label(scorer))
     ax.axvspan(0.5, FIRST_SCORED + 0.5, color="grey", alpha=0.1, label="not scored")
-    ax.set(xlabel="point in the prompt", ylabel="error rate" if is_classification(task) else "squared error",
+    ax.set(xlabel="point in the prompt", ylabel="error rate" if get_task(task).classification else "squared error",
            title=title or f"{shift.replace('_', ' ')} = {sigma:g}")
-    if not is_classification(task):
+    if not get_task(task).classification:
         ax.set_yscale("log")
     ax.legend(fontsize=8)
 

@@ -16,7 +16,7 @@ import math
 import torch
 from torch import Tensor
 
-from ssa.icl.tasks import check_task, is_classification, linear_labels, quantification_labels
+from ssa.icl.tasks import get_task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,11 +44,8 @@ def generator(seed: int) -> torch.Generator:
 
 def sample_prompts(task: str, spec: PromptSpec, batch_size: int, rng: torch.Generator) -> tuple[Tensor, Tensor]:
     """One batch ``(xs, ys)``, each ``(batch_size, spec.points)``, float32 on the CPU."""
-    check_task(task)
+    labelled = get_task(task)
     xs = spec.sigma_x * torch.randn(batch_size, spec.points, generator=rng)
     if spec.inject_position is not None:
         xs[:, spec.inject_position] = spec.inject_value
-    if is_classification(task):
-        return xs, quantification_labels(xs, task)
-    slope, intercept = spec.sigma_ab * torch.randn(2, batch_size, generator=rng)
-    return xs, linear_labels(xs, slope, intercept)
+    return xs, labelled.labels(xs, spec, rng)

@@ -22,7 +22,7 @@ from ssa import paths, training
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.models import InContextLearner, ModelConfig
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
-from ssa.icl.tasks import check_task, loss as task_loss
+from ssa.icl.tasks import check_task, get_task
 from ssa.profiles import resolve_device
 
 CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"
@@ -117,7 +117,7 @@ def train(
 
     def loss(batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
         xs, ys = (tensor.to(device) for tensor in batch)  # (batch_size, points)
-        return task_loss(config.task, model(xs, ys), ys)
+        return get_task(config.task).loss(model(xs, ys), ys)
 
     trained = training.train(training.Training(
         model=model, optimizer=torch.optim.Adam(model.parameters(), lr=config.learning_rate),

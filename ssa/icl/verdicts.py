@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ssa import verdicts as rule
-from ssa.icl.tasks import is_classification
+from ssa.icl.tasks import QUANTIFIERS, get_task
 from ssa.verdicts import Claim, Verdict, combine, judge, not_tested, premise_absent
 
 # Thresholds fixed in this module before any of the cached results were read.
@@ -101,14 +101,14 @@ POWER_SIMULATIONS = 1000
 
 def trivial_baseline(task: str) -> str:
     """The predictor that knows nothing about the prompt: the majority class, or predicting 0."""
-    return "majority class" if is_classification(task) else "zero"
+    return get_task(task).uninformed
 
 
 def error_curve(runs: list[dict], task: str, shift: str, predictor: str = "model", normalise: bool = True) -> np.ndarray:
     """``(seeds, sigmas)`` errors of ``predictor`` along a sigma sweep (normalised for linear
     unless ``normalise=False``: then the raw mean squared error, as the paper plots it)."""
     values = np.array([run["shifts"][shift][predictor]["prompt_error"] for run in runs], dtype=float)
-    if is_classification(task) or not normalise:
+    if get_task(task).classification or not normalise:
         return values
     zero = np.array([run["shifts"][shift]["zero"]["prompt_error"] for run in runs], dtype=float)
     return values / zero
@@ -117,7 +117,7 @@ def error_curve(runs: list[dict], task: str, shift: str, predictor: str = "model
 def length_curve(runs: list[dict], task: str, predictor: str = "model") -> np.ndarray:
     """``(seeds, lengths)`` errors along the prompt-length sweep (normalised for linear)."""
     values = np.array([run["length"][predictor]["prompt_error"] for run in runs], dtype=float)
-    if is_classification(task):
+    if get_task(task).classification:
         return values
     zero = np.array([run["length"]["zero"]["prompt_error"] for run in runs], dtype=float)
     return values / zero
@@ -141,7 +141,7 @@ def injection_error(runs: list[dict], task: str, clean: bool = False) -> np.ndar
     prompts without it), normalised for linear."""
     block = [run["injection"]["clean"] if clean else run["injection"] for run in runs]
     values = np.array([entry["model"]["prompt_error"] for entry in block], dtype=float)
-    if is_classification(task):
+    if get_task(task).classification:
         return values
     return values / np.array([entry["zero"]["prompt_error"] for entry in block], dtype=float)
 
@@ -227,7 +227,7 @@ def _not_tested(claim: Claim, why: str) -> Verdict:
 
 
 def _claims(task: str) -> tuple[Claim, Claim, Claim]:
-    return CLAIMS["quantification" if is_classification(task) else "linear"]
+    return CLAIMS[get_task(task).claim]
 
 
 def _shifted(runs: list[dict], task: str, shift: str) -> np.ndarray:
@@ -268,7 +268,6 @@ def length_verdict(runs_by_scorer: dict[str, list[dict]], task: str, trained_poi
     return _judge(claim, ssa, softmax)
 
 
-QUANTIFIERS = ("every", "some")
 LINEAR_SHIFTS = {"sigma_x": "larger inputs", "sigma_ab": "larger functions"}
 
 
@@ -418,7 +417,7 @@ def _part_detail(name: str, part: Verdict) -> str:
 
 
 def _title(task: str) -> str:
-    return "linear functions" if task == "linear" else f'"{task}"'
+    return get_task(task).title
 
 
 # ---------------------------------------------------------------------------------------------
