@@ -146,7 +146,7 @@ def check_icl(task: str, scorer: str, *, device: str, steps: int = STEPS) -> dic
     entries = [
         _check_entry(experiment.name, experiment, device, result,
                      lambda: experiments.cached_run(experiment, profile=PROFILE, device=device, progress=False)),
-        _check_entry(f"icl_logits/{task}/{scorer}", {"experiment": dataclasses.asdict(experiment), "measure": "logit_spread"}, device, spread,
+        _check_entry(f"icl_logits/{task}/{scorer}", experiments.logit_spread_key(experiment), device, spread,
                      lambda: experiments.cached_logit_spread(experiment, profile=PROFILE, device=device, progress=False)),
     ]
     model = experiment.train.model

@@ -67,10 +67,37 @@ class CacheMissError(RuntimeError):
     """A required cache entry is missing or stale; the message names the command that creates it."""
 
 
+_ADDED = "ssa.results.added_field"
+
+
+def added_field(default: Any, **kwargs: Any) -> Any:
+    """A config field added after results were cached with its config class: like
+    ``dataclasses.field(default=default)``, but at its default it is left out of
+    :func:`config_dict`, so the keys of every config that leaves it alone stay as they were.
+    (A change of the default is a change of the code, which :mod:`ssa.code_versions` catches.)"""
+    return dataclasses.field(default=default, metadata={_ADDED: True}, **kwargs)
+
+
+def config_dict(config: Any) -> Any:
+    """A config as it enters a cache key and a checkpoint's identity: ``dataclasses.asdict``,
+    recursively, without the :func:`added_field` fields that hold their default."""
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        return {
+            field.name: config_dict(getattr(config, field.name))
+            for field in dataclasses.fields(config)
+            if not (field.metadata.get(_ADDED) and getattr(config, field.name) == field.default)
+        }
+    if isinstance(config, Mapping):
+        return {key: config_dict(item) for key, item in config.items()}
+    if isinstance(config, (list, tuple)):
+        return type(config)(config_dict(item) for item in config)
+    return config
+
+
 def _to_json_value(value: Any, where: str, allow_nonfinite: bool) -> Any:
     """Convert ``value`` to plain JSON types, refusing what would not round-trip."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
+        value = config_dict(value)
     if isinstance(value, Mapping):
         converted = {}
         for key, item in value.items():

@@ -65,7 +65,7 @@ class Training:
     identity: dict  # JSON-able: what the numbers depend on; a checkpoint of another identity is not used
     checkpoint: Path | None = None  # the state file; None: no checkpoints
     checkpoint_every: int = 500
-    lr: Callable[[int], float] | None = None  # learning rate of step `step`, set on every parameter group
+    lr: Callable[[int], float] | None = None  # learning rate of step `step`, set on every parameter group (x its "lr_scale", if any)
     clip: float | None = None  # maximum gradient norm
     evaluate: Callable[[int, list[float]], None] | None = None  # (steps done, every step's loss so far), main process only
     evaluate_every: int | None = None  # also at step 0 of a fresh run and at the end
@@ -224,7 +224,7 @@ def train(training: Training, state: dict | None = None, *, stop_at: int | None 
         while step < last:
             if t.lr is not None:
                 for group in t.optimizer.param_groups:
-                    group["lr"] = t.lr(step)
+                    group["lr"] = t.lr(step) * group.get("lr_scale", 1.0)
             micro_batches = t.batch(step)
             total = torch.zeros((), device=device)
             for index, micro in enumerate(micro_batches):

@@ -277,3 +277,90 @@ def test_every_task_is_one_registered_object_that_the_other_modules_ask():
             assert predictor(xs, ys).shape == xs.shape
         assert task.prompt_error(task.pointwise_error(ys, ys)) == 0.0  # the labels themselves are exact
         assert task.loss(torch.zeros_like(ys), ys).ndim == 0
+
+
+def test_settings_added_for_the_study_leave_old_keys_alone_and_enter_the_key_when_set():
+    from ssa.results import cache_key, config_dict
+
+    experiment = experiments.experiment_config("every", "ssa", "smoke", 0)
+    plain = config_dict(experiment)
+    for name in ("scorer_lr_scale", "schedule", "warmup_steps", "gradient_clip"):
+        assert name not in plain["train"]
+    assert "read_in" not in plain["train"]["model"] and "per_position" not in plain["eval"]
+    changed = dataclasses.replace(experiment, train=dataclasses.replace(experiment.train, scorer_lr_scale=10.0))
+    assert config_dict(changed)["train"]["scorer_lr_scale"] == 10.0
+    assert cache_key(changed) != cache_key(experiment)
+    # asdict holds every field; the key leaves out only the added ones at their defaults.
+    full = dataclasses.asdict(experiment)
+    for name in ("scorer_lr_scale", "schedule", "warmup_steps", "gradient_clip"):
+        full["train"].pop(name)
+    full["train"]["model"].pop("read_in"), full["train"]["model"].pop("first_attention_norm"), full["eval"].pop("per_position")
+    assert cache_key(full) == cache_key(experiment)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"scorer_lr_scale": 0.0}, "scorer_lr_scale must be a number > 0"),
+    ({"schedule": "linear"}, "schedule must be one of constant, warmup_cosine"),
+    ({"warmup_steps": 5}, "warmup_steps: the constant schedule has no warm-up"),
+    ({"schedule": "warmup_cosine", "warmup_steps": 30}, "warmup_steps must be an int in 0..train_steps-1"),
+    ({"gradient_clip": -1.0}, "gradient_clip must be a number > 0 or None"),
+])
+def test_bad_training_settings_are_refused_by_name(settings, message):
+    train = experiments.experiment_config("every", "ssa", "smoke", 0).train
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(train, **settings)
+
+
+def test_the_warmup_cosine_schedule_and_the_scorer_learning_rate():
+    from ssa.icl.train import _parameter_groups, build_model, learning_rate
+
+    train = dataclasses.replace(experiments.experiment_config("every", "ssa", "smoke", 0).train,
+                                schedule="warmup_cosine", warmup_steps=10, train_steps=110, scorer_lr_scale=10.0)
+    rates = [learning_rate(train, step) for step in range(110)]
+    assert rates[0] == pytest.approx(train.learning_rate / 10) and rates[9] == pytest.approx(train.learning_rate)
+    assert rates[60] == pytest.approx(train.learning_rate / 2) and rates[-1] < 0.01 * train.learning_rate
+    groups = _parameter_groups(build_model(train), train)
+    assert len(groups) == 2 and groups[1]["lr_scale"] == 10.0
+    assert len(groups[1]["params"]) == 2 * train.model.n_layer  # one b and one n per layer
+    softmax = dataclasses.replace(train, model=dataclasses.replace(train.model, scorer="softmax", scorer_kwargs=()))
+    with pytest.raises(ValueError, match="scorer_lr_scale: scorer 'softmax' has no trainable parameters"):
+        _parameter_groups(build_model(softmax), softmax)
+
+
+def test_a_scaled_scorer_learning_rate_moves_b_and_n_that_much_further_in_a_step():
+    """Adam's first step moves each parameter by about its learning rate, so 10x the rate moves
+    b and n about 10x as far while every other weight moves the same."""
+    from ssa.icl.train import build_model
+
+    base = dataclasses.replace(experiments.experiment_config("every", "ssa", "smoke", 0).train, train_steps=1)
+    moved = {}
+    for scale in (1.0, 10.0):
+        config = dataclasses.replace(base, scorer_lr_scale=scale)
+        trained = train(config, device="cpu", checkpoint=False, progress=False).model
+        start = dict(build_model(config).named_parameters())
+        moved[scale] = {name: float((parameter.detach() - start[name]).abs().max()) for name, parameter in trained.named_parameters()}
+    scorer = [name for name in moved[1.0] if ".scorer." in name]
+    assert scorer
+    for name in scorer:
+        assert moved[10.0][name] == pytest.approx(10 * moved[1.0][name], rel=0.05)
+    other = next(name for name in moved[1.0] if name not in scorer)
+    assert moved[10.0][other] == pytest.approx(moved[1.0][other], rel=1e-6)
+
+
+def test_separate_read_in_channels_and_no_first_attention_norm():
+    xs, ys = torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0, 4.0]])
+    assert interleave(xs, ys, "separate")[0].tolist() == [[1.0, 0.0], [0.0, 3.0], [2.0, 0.0], [0.0, 4.0]]
+    model = InContextLearner(ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=8, read_in="separate", first_attention_norm=False))
+    assert model.read_in.in_features == 2 and isinstance(model.backbone.h[0].ln_1, torch.nn.Identity)
+    assert model(torch.randn(3, 5), torch.randn(3, 5)).shape == (3, 5)
+    with pytest.raises(ValueError, match="read_in must be one of shared, separate"):
+        ModelConfig(read_in="joint")
+
+
+def test_an_evaluation_without_per_position_errors_keeps_the_prompt_errors():
+    experiment = experiments.experiment_config("every", "softmax", "smoke", 0)
+    lean = dataclasses.replace(experiment, eval=dataclasses.replace(experiment.eval, per_position=False))
+    model = InContextLearner(experiment.train.model)
+    full, small = (experiments.evaluate_trained(config, model) for config in (experiment, lean))
+    assert "per_position" in full["shifts"]["sigma_x"]["model"] and "per_position" not in small["shifts"]["sigma_x"]["model"]
+    assert small["shifts"]["sigma_x"]["model"]["prompt_error"] == full["shifts"]["sigma_x"]["model"]["prompt_error"]

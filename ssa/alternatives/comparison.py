@@ -94,7 +94,7 @@ def is_cached(task: str, scorer: str, seed: int, profile: str) -> bool:
     from ssa.results import entry_path
 
     experiment = experiments.experiment_config(task, scorer, profile, seed)
-    spread = {"experiment": dataclasses.asdict(experiment), "measure": "logit_spread"}
+    spread = experiments.logit_spread_key(experiment)
     return (entry_path(experiment.name, experiment, profile=profile).exists()
             and entry_path(f"icl_logits/{task}/{scorer}", spread, profile=profile).exists())
 

@@ -31,6 +31,7 @@ from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa.icl.tasks import get_task
 from ssa.icl.train import TrainConfig, train
 from ssa.profiles import check_profile, resolve_device
+from ssa.results import added_field
 from ssa.scoring import scorer_names
 
 CHAPTER_SCORERS = ("softmax", "ssa")
@@ -54,6 +55,7 @@ class EvalConfig:
     inject_magnitude: float = 10.0  # |x| of the injected value (training x ~ N(0, 1))
     diagnostic_prompts: int = 64  # prompts per sigma for the attention statistics
     seed: int = 1_000_003  # evaluation prompts: the same for every model, so comparisons are paired
+    per_position: bool = added_field(True)  # keep each sigma's error at every point (False: prompt errors only, a smaller entry)
 
     def __post_init__(self) -> None:
         if any(not (math.isfinite(s) and s > 0) for s in self.sigmas):
@@ -183,7 +185,7 @@ def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> d
     out: dict = {"shifts": {}, "concentration": {}}
     for offset, (shift, specs) in enumerate(shifts(experiment).items()):
         seed = ev.seed + 1000 * offset
-        out["shifts"][shift] = {"sigmas": list(ev.sigmas), **everywhere(specs, seed, ev.prompts)}
+        out["shifts"][shift] = {"sigmas": list(ev.sigmas), **everywhere(specs, seed, ev.prompts, keep_positions=ev.per_position)}
         out["concentration"][shift] = {
             "sigmas": list(ev.sigmas),
             **diagnostics.concentration_sweep(model, task, specs, ev.diagnostic_prompts, seed, device),
@@ -242,6 +244,13 @@ def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: b
     return _rounded({"sigmas": list(ev.sigmas), "logit_spread": spreads})
 
 
+def logit_spread_key(experiment: ICLExperiment) -> dict:
+    """The config of the logit-spread entry of ``experiment`` (its key, beside the run's)."""
+    from ssa.results import config_dict
+
+    return {"experiment": config_dict(experiment), "measure": "logit_spread"}
+
+
 def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
                         stop_at: int | None = None) -> dict:
     """:func:`logit_spread` through the result cache (its own entry, beside the experiment's)."""
@@ -253,7 +262,7 @@ def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str 
     resolved = resolve_device(device)
     return cached(
         f"icl_logits/{experiment.train.task}/{experiment.train.model.scorer}",
-        {"experiment": dataclasses.asdict(experiment), "measure": "logit_spread"},
+        logit_spread_key(experiment),
         lambda: logit_spread(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
         regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),

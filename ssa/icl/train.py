@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 from pathlib import Path
 
 import torch
 
 from ssa import paths, training
+from ssa.results import added_field
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.models import InContextLearner, ModelConfig
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
@@ -38,9 +40,25 @@ class TrainConfig:
     train_steps: int = 500_000  # paper: 500k
     seed: int = 0  # weights and data
     log_every: int = 50  # steps averaged into one point of the loss history
+    # Settings added for the ablations of the powered study; at their defaults they leave a
+    # config's key as it was (ssa.results.added_field).
+    scorer_lr_scale: float = added_field(1.0)  # the scorer's parameters (SSA's b, n) learn at this x learning_rate
+    schedule: str = added_field("constant")  # "constant", or "warmup_cosine": linear warm-up, then cosine decay to 0
+    warmup_steps: int = added_field(0)  # warm-up length of "warmup_cosine"
+    gradient_clip: float | None = added_field(None)  # largest gradient norm (None: no clipping)
 
     def __post_init__(self) -> None:
         check_task(self.task)
+        if not (isinstance(self.scorer_lr_scale, (int, float)) and self.scorer_lr_scale > 0):
+            raise ValueError(f"scorer_lr_scale must be a number > 0; got {self.scorer_lr_scale!r}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}")
+        if not (isinstance(self.warmup_steps, int) and 0 <= self.warmup_steps < self.train_steps):
+            raise ValueError(f"warmup_steps must be an int in 0..train_steps-1 ({self.train_steps - 1}); got {self.warmup_steps!r}")
+        if self.schedule == "constant" and self.warmup_steps:
+            raise ValueError("warmup_steps: the constant schedule has no warm-up; use schedule='warmup_cosine'")
+        if self.gradient_clip is not None and not (isinstance(self.gradient_clip, (int, float)) and self.gradient_clip > 0):
+            raise ValueError(f"gradient_clip must be a number > 0 or None; got {self.gradient_clip!r}")
         if self.curriculum.end > self.model.n_positions:
             raise ValueError(
                 f"curriculum.end ({self.curriculum.end}) exceeds model.n_positions ({self.model.n_positions})"
@@ -48,6 +66,34 @@ class TrainConfig:
         for name in ("batch_size", "train_steps", "log_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)!r}")
+
+
+SCHEDULES = ("constant", "warmup_cosine")
+
+
+def learning_rate(config: TrainConfig, step: int) -> float:
+    """The learning rate of step ``step`` (0-based) under ``config.schedule``."""
+    if config.schedule == "constant":
+        return config.learning_rate
+    if step < config.warmup_steps:
+        return config.learning_rate * (step + 1) / config.warmup_steps
+    progress = (step - config.warmup_steps) / max(1, config.train_steps - config.warmup_steps)
+    return config.learning_rate * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def _parameter_groups(model: torch.nn.Module, config: TrainConfig) -> list[dict]:
+    """One group, or two when the scorer's parameters learn at their own rate (``lr_scale``,
+    which :func:`ssa.training.train` applies to the schedule's rate)."""
+    if config.scorer_lr_scale == 1.0:
+        return [{"params": list(model.parameters())}]
+    from ssa.scoring import Scorer
+
+    scorer = {id(parameter) for module in model.modules() if isinstance(module, Scorer) for parameter in module.parameters()}
+    if not scorer:
+        raise ValueError(f"scorer_lr_scale: scorer {config.model.scorer!r} has no trainable parameters to scale")
+    return [{"params": [p for p in model.parameters() if id(p) not in scorer]},
+            {"params": [p for p in model.parameters() if id(p) in scorer], "lr_scale": config.scorer_lr_scale,
+             "lr": config.learning_rate * config.scorer_lr_scale}]
 
 
 def stream_seed(seed: int, stream: str, index: int = 0) -> int:
@@ -79,9 +125,9 @@ def checkpoint_root() -> Path:
 
 
 def checkpoint_path(config: TrainConfig, root: Path | None = None) -> Path:
-    from ssa.results import cache_key
+    from ssa.results import cache_key, config_dict
 
-    return (root or checkpoint_root()) / "icl" / f"{cache_key(dataclasses.asdict(config))[:16]}.pt"
+    return (root or checkpoint_root()) / "icl" / f"{cache_key(config_dict(config))[:16]}.pt"
 
 
 @dataclasses.dataclass
@@ -111,7 +157,9 @@ def train(
     """
     device = resolve_device(device)
     path = checkpoint_path(config) if checkpoint is True else (Path(checkpoint) if checkpoint else None)
-    identity = dataclasses.asdict(config)
+    from ssa.results import config_dict
+
+    identity = config_dict(config)
     state = training.load_checkpoint(path, identity)
     model = build_model(config).to(device)
 
@@ -120,7 +168,8 @@ def train(
         return get_task(config.task).loss(model(xs, ys), ys)
 
     trained = training.train(training.Training(
-        model=model, optimizer=torch.optim.Adam(model.parameters(), lr=config.learning_rate),
+        model=model, optimizer=torch.optim.Adam(_parameter_groups(model, config), lr=config.learning_rate),
+        lr=None if config.schedule == "constant" else (lambda step: learning_rate(config, step)), clip=config.gradient_clip,
         batch=lambda step: [training_batch(config, step)], loss=loss, steps=config.train_steps, identity=identity,
         checkpoint=path, checkpoint_every=checkpoint_every, log_every=config.log_every,
         description=f"{config.task}/{config.model.scorer}/seed{config.seed}",
