@@ -43,12 +43,21 @@ _ATTENTION = ("ssa.scoring", "ssa.attention", "ssa.kernels", "ssa.training")
 @dataclasses.dataclass(frozen=True)
 class Computation:
     """A kind of cached result: the modules (or packages) whose code determines its numbers, and
-    the experiments (cache folders, by prefix) whose keys hold its version."""
+    the experiments whose keys hold its version: cache folders, each written with a final ``/``;
+    an experiment belongs when its folder is one of them or lies under one (:func:`in_folders`)."""
 
     name: str
     modules: tuple[str, ...]
     experiments: tuple[str, ...]
 
+
+# The in-context results whose keys hold the icl version: those regenerated from a clean commit
+# since code versions exist. So far the chapters' softmax and SSA runs; the other scorers' runs
+# (the alternatives chapter) are still the entries from before, and join as they are regenerated,
+# until the whole of "icl/" and "icl_logits/" is listed.
+_ICL_REGENERATED = tuple(
+    f"{kind}/{task}/{scorer}/" for kind in ("icl", "icl_logits") for task in ("every", "some", "linear") for scorer in ("softmax", "ssa")
+)
 
 COMPUTATIONS: dict[str, Computation] = {
     computation.name: computation
@@ -56,7 +65,7 @@ COMPUTATIONS: dict[str, Computation] = {
         Computation("icl", (
             "ssa.icl.baselines", "ssa.icl.curriculum", "ssa.icl.models", "ssa.icl.samplers", "ssa.icl.tasks", "ssa.icl.train",
             "ssa.icl.evaluate", "ssa.icl.diagnostics", "ssa.icl.experiments", *_ATTENTION,
-        ), ("icl/", "icl_logits/")),
+        ), _ICL_REGENERATED),
         # The three below are guarded by their fingerprints already; their version enters the keys
         # (``experiments``) when their committed results are regenerated, since the entries there
         # now were computed before code versions existed.
@@ -73,10 +82,16 @@ COMPUTATIONS: dict[str, Computation] = {
 }
 
 
+def in_folders(experiment: str, folders) -> bool:
+    """Whether ``experiment``'s folder is one of ``folders`` (each ending in ``/``) or lies under one:
+    ``icl/every/ssa`` is in ``icl/`` and in ``icl/every/ssa/``, not in ``icl/every/ss/``."""
+    return any(f"{experiment.rstrip('/')}/".startswith(folder) for folder in folders)
+
+
 def computation_of(experiment: str) -> str | None:
     """The computation whose version enters the keys of ``experiment`` (``None``: none does)."""
     for computation in COMPUTATIONS.values():
-        if any(experiment.startswith(prefix) for prefix in computation.experiments):
+        if in_folders(experiment, computation.experiments):
             return computation.name
     return None
 

@@ -519,12 +519,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clean", action="store_true",
                         help="also require a clean provenance: a code version in the key, computed from a clean tree at a "
                              "commit of this checkout")
-    parser.add_argument("--experiment", action="append", metavar="PREFIX",
-                        help="only the experiments whose name starts with PREFIX (repeatable), e.g. icl/")
+    parser.add_argument("--experiment", action="append", metavar="FOLDER",
+                        help="only the experiments in FOLDER or under it (repeatable), e.g. icl/ or icl/every/ssa")
+    parser.add_argument("--versioned", action="store_true",
+                        help="only the experiments whose keys hold a code version (ssa.code_versions)")
     arguments = parser.parse_args(argv)
     entries = list_entries(arguments.results_dir, arguments.profile, clean=arguments.clean)
+    from ssa.code_versions import computation_of, in_folders
+
     if arguments.experiment:
-        entries = [entry for entry in entries if any(entry.experiment.startswith(prefix) for prefix in arguments.experiment)]
+        folders = [folder.rstrip("/") + "/" for folder in arguments.experiment]
+        entries = [entry for entry in entries if in_folders(entry.experiment, folders)]
+    if arguments.versioned:
+        entries = [entry for entry in entries if computation_of(entry.experiment) is not None]
     invalid = [entry for entry in entries if entry.problems]
     for entry in entries if arguments.command == "list" else invalid:
         status = "ok" if not entry.problems else "; ".join(entry.problems)

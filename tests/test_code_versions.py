@@ -53,3 +53,13 @@ def test_unknown_computation_is_refused():
         code_versions.version("nonsense")
     with pytest.raises(SystemExit):
         code_versions.main(["record", "nonsense"])
+
+
+def test_an_experiment_belongs_to_its_folder_and_the_folders_above_it_only():
+    assert code_versions.in_folders("icl/every/ssa", ["icl/"])
+    assert code_versions.in_folders("icl/every/ssa", ["icl/every/ssa/"])
+    assert not code_versions.in_folders("icl/every/ssa_n2", ["icl/every/ssa/"])
+    assert not code_versions.in_folders("icl_logits/every/ssa", ["icl/"])
+    for computation in code_versions.COMPUTATIONS.values():
+        assert all(folder.endswith("/") for folder in computation.experiments), computation.name
+    assert code_versions.computation_of("icl/every/ssa") == "icl"

@@ -337,7 +337,7 @@ def test_a_scaled_scorer_learning_rate_moves_b_and_n_that_much_further_in_a_step
     for scale in (1.0, 10.0):
         config = dataclasses.replace(base, scorer_lr_scale=scale)
         trained = train(config, device="cpu", checkpoint=False, progress=False).model
-        start = dict(build_model(config).named_parameters())
+        start = {name: parameter.detach() for name, parameter in build_model(config).named_parameters()}
         moved[scale] = {name: float((parameter.detach() - start[name]).abs().max()) for name, parameter in trained.named_parameters()}
     scorer = [name for name in moved[1.0] if ".scorer." in name]
     assert scorer

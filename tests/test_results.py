@@ -220,16 +220,16 @@ def test_validate_clean_requires_a_traceable_provenance(tmp_path):
                              "unknown": {"git_dirty": False, "git_commit": "0" * 40},
                              "untracked": {}}.items():
         versioned = name != "untracked"
-        experiment = f"icl/demo/{name}" if versioned else f"demo/{name}"  # icl/: versioned by the icl code
+        experiment = f"icl/every/softmax/demo/{name}" if versioned else f"demo/{name}"  # under icl/every/softmax/: versioned by the icl code
         path = entry_path(experiment, {"seed": 0}, profile="cpu", results_dir=tmp_path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": experiment, "profile": "cpu",
                                     "config": {"seed": 0}, "result": {}, "provenance": provenance,
                                     **({"code": code} if versioned else {})}), encoding="utf-8")
     problems = {entry.experiment: entry.problems for entry in list_entries(tmp_path, clean=True)}
-    assert problems["icl/demo/clean"] == ()
-    assert problems["icl/demo/dirty"] == ("computed from a dirty working tree",)
-    assert problems["icl/demo/unknown"] == (f"commit {'0' * 12} is not in this checkout",)
+    assert problems["icl/every/softmax/demo/clean"] == ()
+    assert problems["icl/every/softmax/demo/dirty"] == ("computed from a dirty working tree",)
+    assert problems["icl/every/softmax/demo/unknown"] == (f"commit {'0' * 12} is not in this checkout",)
     assert set(problems["demo/untracked"]) == {"no code version in its key", "no record of the tree's state", "no commit recorded"}
     assert all(entry.problems == () for entry in list_entries(tmp_path))  # without --clean: layout only
     assert results.main(["validate", "--results-dir", str(tmp_path), "--clean"]) == 1
@@ -240,29 +240,29 @@ def test_the_code_version_is_in_the_key(tmp_path, monkeypatch):
 
     compute = Counter()
     config = {"seed": 0}
-    cached("icl/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
-    path = entry_path("icl/demo", config, profile="cpu", results_dir=tmp_path)
+    cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    path = entry_path("icl/every/softmax/demo", config, profile="cpu", results_dir=tmp_path)
     stored = json.loads(path.read_text())
     assert stored["code"] == {**results.code_identity("icl"), "fingerprint": code_versions.fingerprint("icl")}
     assert path.stem != results.cache_key(config)[:16]  # without the code version the key differs
-    cached("icl/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     assert compute.calls == 1
     bumped = code_versions.version("icl") + 1
     monkeypatch.setattr(code_versions, "version", lambda name: bumped)
     # The old code's entry is not reused: required, it is missing; listed, it is stale.
     with pytest.raises(CacheMissError, match="is missing"):
-        cached("icl/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, require=True)
+        cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, require=True)
     (entry,) = list_entries(tmp_path)
     assert entry.problems == (f"computed by icl code version {bumped - 1}; the current version is {bumped}",)
-    cached("icl/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     assert compute.calls == 2
 
 
 def test_an_entry_without_the_code_version_its_experiment_needs_is_invalid(tmp_path):
     config = {"seed": 0}
-    path = tmp_path / "cpu" / "icl" / "demo" / f"{results.cache_key(config)[:16]}.json"  # keyed as before code versions
+    path = tmp_path / "cpu" / "icl" / "every" / "softmax" / "demo" / f"{results.cache_key(config)[:16]}.json"  # keyed as before code versions
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/demo", "profile": "cpu",
+    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
                                 "config": config, "result": {}, "provenance": {}}))
     (entry,) = list_entries(tmp_path)
     assert entry.problems == ("its key holds no icl code version",)
@@ -270,9 +270,9 @@ def test_an_entry_without_the_code_version_its_experiment_needs_is_invalid(tmp_p
 
 def _committed_entry(mirror, config, result):
     """Write an entry into ``mirror`` laid out like the repository, as a commit would hold it."""
-    path = entry_path("icl/demo", config, profile="cpu", results_dir=mirror / "results")
+    path = entry_path("icl/every/softmax/demo", config, profile="cpu", results_dir=mirror / "results")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/demo", "profile": "cpu",
+    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
                                 "code": results.code_identity("icl"), "config": config, "result": result,
                                 "provenance": {"git_dirty": False}}), encoding="utf-8")
     return path
@@ -283,13 +283,13 @@ def test_without_a_checkout_the_committed_cache_is_read(tmp_path, monkeypatch):
     _committed_entry(mirror, {"seed": 0}, {"loss": 0.5})
     monkeypatch.setenv(results.RESULTS_MIRROR_ENV, str(mirror))
     compute = Counter()
-    found = cached("icl/demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local, require=True)
+    found = cached("icl/every/softmax/demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local, require=True)
     assert found == {"loss": 0.5} and compute.calls == 0
-    assert entry_path("icl/demo", {"seed": 0}, profile="cpu", results_dir=local).is_file()  # kept locally
+    assert entry_path("icl/every/softmax/demo", {"seed": 0}, profile="cpu", results_dir=local).is_file()  # kept locally
     # Absent from the commit: the usual path (computed here, or reported missing when required).
     with pytest.raises(CacheMissError, match="is missing"):
-        cached("icl/demo", {"seed": 1}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local, require=True)
-    assert cached("icl/demo", {"seed": 1}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local) == {
+        cached("icl/every/softmax/demo", {"seed": 1}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local, require=True)
+    assert cached("icl/every/softmax/demo", {"seed": 1}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local) == {
         "loss": 0.25, "curve": [1, 2, 3]}
 
 
@@ -301,8 +301,8 @@ def test_a_committed_entry_that_does_not_match_is_refused(tmp_path, monkeypatch)
     path.write_text(json.dumps(tampered))
     monkeypatch.setenv(results.RESULTS_MIRROR_ENV, str(mirror))
     with pytest.raises(CacheMissError, match="does not match"):
-        cached("icl/demo", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=local)
-    assert not entry_path("icl/demo", {"seed": 0}, profile="cpu", results_dir=local).exists()
+        cached("icl/every/softmax/demo", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=local)
+    assert not entry_path("icl/every/softmax/demo", {"seed": 0}, profile="cpu", results_dir=local).exists()
 
 
 def test_the_committed_cache_comes_from_the_installed_commit(monkeypatch):
