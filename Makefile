@@ -72,7 +72,7 @@ $(STAMP):
 TEST_CELL_TIMEOUT_S := 600
 
 test: $(STAMP)
-	$(VENV_PYTHON) -m pytest -q tests
+	$(VENV_PYTHON) -m pytest -q --durations=15 tests
 	@# Committed results must come from a clean commit, computed by the current code version: so
 	@# far those whose keys hold a code version (ssa.code_versions); --versioned goes when all do.
 	$(VENV_PYTHON) -m ssa.results validate --clean --versioned

@@ -1,0 +1,366 @@
+"""The powered in-context study: does SSA make in-context learners generalise under input-scale
+shift, and why? Its analysis plan, declared here before any of its runs.
+
+The plan fixes, before a single study run exists:
+
+* the **arms** (:data:`ARMS`): a scorer with its settings and training, each one config away
+  from the chapters' in-context learners (:func:`ssa.icl.experiments.experiment_config`);
+* the **endpoints** (:data:`ENDPOINTS`): what is read from each run, on which task, with the
+  claim it tests (direction, threshold and the reason for its size, :class:`ssa.verdicts.Claim`);
+* the **comparisons** (:data:`COMPARISONS`): treatment arm against control arm, paired by seed
+  (the same seed gives both the same initialisation stream and the same batches), on which
+  tasks, with how many seeds, read at which endpoints, in which order of priority;
+* the **test**: :func:`ssa.verdicts.judge` (paired t interval, Wilcoxon guard, at least 6 pairs).
+
+Seeds start at :data:`FIRST_SEED`: the chapters' seeds 0-2 were looked at (they are the pilot
+that sized the study, :data:`PILOT_SEEDS`), so none of them is part of it. :data:`PRIMARY_SEEDS`
+was chosen from the pilot's paired differences of softmax and SSA on "every" (the cpu profile,
+regenerated at code version 1): at their spread, :func:`pilot_power` gave the rule a power of
+about 0.84 with 40 pairs for a true difference of 0.3 in the share of seeds that generalise
+(0.47 for 0.2, which sits at that endpoint's threshold, where no seed count passes one half),
+and about 0.88 for a true difference of 0.2 in prompt error at sigma = 10. A comparison is judged only when every
+one of its seeds is cached for both arms; fewer is an error (:class:`IncompleteStudyError`),
+never a smaller study. The runs are computed in priority order by
+``python -m ssa regenerate icl_study`` and cached like every other result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ssa import verdicts as rule
+from ssa.icl import experiments
+from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
+from ssa.icl.tasks import QUANTIFIERS, get_task
+
+PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized the study
+FIRST_SEED = 100  # study seeds are FIRST_SEED, FIRST_SEED + 1, ...: disjoint from the chapters' pilot seeds
+GENERALISES_BELOW = 0.1  # a quantification run "generalises" at sigma = 10 when its prompt error is below this
+PRIMARY_SEEDS = 40  # per comparison of the primary question (see the power calculation in the chapter)
+ABLATION_SEEDS = 10  # per ablation, length and size comparison (the issue's minimum)
+
+_SSA_B0, _SSA_N0 = SCORER_DEFAULTS["ssa"]["b"], SCORER_DEFAULTS["ssa"]["n"]
+# SSA's slope at zero, d/dx (1 + b|x|)^n = n b: at its start SSA is a softmax this much sharper.
+SSA_SLOPE_AT_ZERO = _SSA_N0 * _SSA_B0
+
+
+class IncompleteStudyError(ValueError):
+    """A comparison was asked for with fewer cached seeds than the plan declares."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Arm:
+    """One way to build and train an in-context learner: a scorer with its settings, and any
+    training (:class:`ssa.icl.train.TrainConfig`) or model (:class:`ssa.icl.models.ModelConfig`)
+    setting that differs from the chapters' at the profile."""
+
+    name: str
+    description: str
+    scorer: str
+    scorer_kwargs: tuple[tuple[str, Any], ...] = ()  # on top of ssa.icl.experiments.SCORER_DEFAULTS
+    train: tuple[tuple[str, Any], ...] = ()  # TrainConfig fields; "train_steps" as a multiple: see steps_multiple
+    model: tuple[tuple[str, Any], ...] = ()  # ModelConfig fields
+    steps_multiple: float = 1.0  # training steps as a multiple of the profile's for the task
+    width_multiple: int = 1  # embedding width as a multiple of the profile's (4 x the parameters at 2)
+    warmup_fraction: float = 0.0  # with schedule "warmup_cosine": the warm-up's share of the steps
+
+    def experiment(self, task: str, seed: int, profile: str = "cpu") -> ICLExperiment:
+        """The config of this arm's run of ``task`` with ``seed`` at ``profile``."""
+        base = experiments.experiment_config(task, self.scorer, profile, seed, **dict(self.scorer_kwargs))
+        train = base.train
+        model = dataclasses.replace(train.model, n_embd=train.model.n_embd * self.width_multiple, **dict(self.model))
+        steps = max(1, round(train.train_steps * self.steps_multiple))
+        train = dataclasses.replace(train, model=model, train_steps=steps, log_every=max(1, min(50, steps // 20)),
+                                    warmup_steps=round(self.warmup_fraction * steps), **dict(self.train))
+        # The study reads prompt errors only: no per-point arrays, so results/ stays small.
+        return dataclasses.replace(base, train=train, eval=dataclasses.replace(base.eval, per_position=False))
+
+    def cost(self) -> float:
+        """Training cost relative to one chapter run of the task: steps x width^2 (the matrix
+        products dominate a step at these sizes)."""
+        return self.steps_multiple * self.width_multiple ** 2
+
+
+ARMS: dict[str, Arm] = {arm.name: arm for arm in (
+    Arm("softmax", "softmax, as in the chapters", "softmax"),
+    Arm("ssa", f"SSA from b = e, n = e^0.4 (slope {SSA_SLOPE_AT_ZERO:.2f} at zero), both trained: the authors' start", "ssa"),
+    Arm("ssa_b1", "SSA from b = 1 (slope e^0.4 at zero), both trained", "ssa", scorer_kwargs=(("b", 1.0),)),
+    Arm("ssa_frozen", "SSA with b and n frozen at the authors' start", "ssa",
+        scorer_kwargs=(("learn_b", False), ("learn_n", False))),
+    Arm("softmax_slope", f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits: SSA's slope at zero, fixed", "temperature_softmax",
+        scorer_kwargs=(("temperature", 1.0 / SSA_SLOPE_AT_ZERO), ("learn_temperature", False))),
+    Arm("ssa_lr10", "SSA whose b and n learn at 10 x the learning rate", "ssa", train=(("scorer_lr_scale", 10.0),)),
+    Arm("softmax_lr1e-4", "softmax at the authors' learning rate 1e-4, 10 x the steps", "softmax",
+        train=(("learning_rate", 1e-4),), steps_multiple=10.0),
+    Arm("ssa_lr1e-4", "SSA at the authors' learning rate 1e-4, 10 x the steps", "ssa",
+        train=(("learning_rate", 1e-4),), steps_multiple=10.0),
+    Arm("softmax_cosine", "softmax, warm-up (10% of the steps) then cosine decay, gradients clipped at norm 1", "softmax",
+        train=(("schedule", "warmup_cosine"), ("gradient_clip", 1.0)), warmup_fraction=0.1),
+    Arm("ssa_cosine", "SSA, warm-up (10% of the steps) then cosine decay, gradients clipped at norm 1", "ssa",
+        train=(("schedule", "warmup_cosine"), ("gradient_clip", 1.0)), warmup_fraction=0.1),
+    Arm("softmax_channels", "softmax, x and y read in through channels of their own", "softmax", model=(("read_in", "separate"),)),
+    Arm("ssa_channels", "SSA, x and y read in through channels of their own", "ssa", model=(("read_in", "separate"),)),
+    Arm("softmax_3k", "softmax, 3 x the steps", "softmax", steps_multiple=3.0),
+    Arm("ssa_3k", "SSA, 3 x the steps", "ssa", steps_multiple=3.0),
+    Arm("softmax_10k", "softmax, 10 x the steps", "softmax", steps_multiple=10.0),
+    Arm("ssa_10k", "SSA, 10 x the steps", "ssa", steps_multiple=10.0),
+    Arm("softmax_wide", "softmax, twice the width (4 x the parameters)", "softmax", width_multiple=2),
+    Arm("ssa_wide", "SSA, twice the width (4 x the parameters)", "ssa", width_multiple=2),
+    Arm("softmax_no_first_norm", "softmax without the LayerNorm before the first attention: the input's scale reaches its logits",
+        "softmax", model=(("first_attention_norm", False),)),
+    Arm("ssa_no_first_norm", "SSA without the LayerNorm before the first attention", "ssa", model=(("first_attention_norm", False),)),
+)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Endpoint:
+    """One number read from each run, on the tasks it applies to, and the claim it tests."""
+
+    name: str
+    tasks: tuple[str, ...]
+    claim: rule.Claim
+    measure: Callable[[dict, str], float]  # (run result, task) -> the number
+
+
+def _sweep(run: dict, task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
+    """(sigmas, the model's error) of a sweep: prompt error, or for linear functions the MSE
+    divided by the zero predictor's on the same prompts."""
+    cells = run["shifts"][shift]
+    error = np.asarray(cells["model"]["prompt_error"], dtype=float)
+    if not get_task(task).classification:
+        error = error / np.asarray(cells[get_task(task).uninformed]["prompt_error"], dtype=float)
+    return np.asarray(cells["sigmas"], dtype=float), error
+
+
+def error_at(sigma: float, shift: str = "sigma_x") -> Callable[[dict, str], float]:
+    def measure(run: dict, task: str) -> float:
+        sigmas, error = _sweep(run, task, shift)
+        if sigma not in sigmas:
+            raise ValueError(f"endpoint: sigma {sigma:g} is not among the run's sigmas {sigmas.tolist()}")
+        return float(error[sigmas == sigma][0])
+    return measure
+
+
+def mean_error(low: float, high: float, shift: str = "sigma_x") -> Callable[[dict, str], float]:
+    def measure(run: dict, task: str) -> float:
+        sigmas, error = _sweep(run, task, shift)
+        inside = (sigmas >= low) & (sigmas <= high)
+        if not inside.any():
+            raise ValueError(f"endpoint: no sigma of the run in [{low:g}, {high:g}]")
+        return float(error[inside].mean())
+    return measure
+
+
+def generalises(run: dict, task: str) -> float:
+    """1 if the run's prompt error at sigma = 10 is below :data:`GENERALISES_BELOW`, else 0."""
+    return float(error_at(10.0)(run, task) < GENERALISES_BELOW)
+
+
+_TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's MIN_EFFECT, "
+          "fixed before the chapters' results were read")
+ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
+    Endpoint("error at sigma 10", QUANTIFIERS, rule.Claim(
+        "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH), error_at(10.0)),
+    Endpoint("mean error, sigma 2-29", QUANTIFIERS, rule.Claim(
+        "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH), mean_error(2.0, 29.0)),
+    Endpoint("generalises at sigma 10", QUANTIFIERS, rule.Claim(
+        f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at sigma = 10)", 1, 0.2, "share of seeds",
+        "the issue's smallest difference that matters: one seed in five more that generalises"), generalises),
+    Endpoint("normalised error, larger inputs", ("linear",), rule.Claim(
+        "mean normalised error over sigma_x = 2..10 is lower", -1, 0.1, "normalised MSE",
+        _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_x")),
+    Endpoint("normalised error, larger functions", ("linear",), rule.Claim(
+        "mean normalised error over sigma_ab = 2..10 is lower", -1, 0.1, "normalised MSE",
+        _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_ab")),
+)}
+QUANTIFICATION_ENDPOINTS = ("error at sigma 10", "mean error, sigma 2-29", "generalises at sigma 10")
+LINEAR_ENDPOINTS = ("normalised error, larger inputs", "normalised error, larger functions")
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Treatment against control, paired by seed, on ``tasks``, with ``seeds`` seeds each."""
+
+    name: str
+    question: str
+    treatment: str
+    control: str
+    tasks: tuple[str, ...]
+    seeds: int
+    endpoints: tuple[str, ...]
+    primary: bool = False
+
+    def seed_list(self) -> tuple[int, ...]:
+        return tuple(range(FIRST_SEED, FIRST_SEED + self.seeds))
+
+
+_Q = QUANTIFIERS
+COMPARISONS: tuple[Comparison, ...] = (
+    # The primary question, first in line.
+    Comparison("SSA vs softmax", "Does SSA generalise better than softmax under input-scale shift?",
+               "ssa", "softmax", _Q, PRIMARY_SEEDS, QUANTIFICATION_ENDPOINTS, primary=True),
+    Comparison("SSA vs softmax, linear functions", "... and on linear functions, for larger inputs and larger functions?",
+               "ssa", "softmax", ("linear",), PRIMARY_SEEDS // 2, LINEAR_ENDPOINTS, primary=True),
+    # Mechanism: the premise made to hold.
+    Comparison("SSA vs softmax, no first LayerNorm", "Where the input's scale reaches the logits, does softmax fail and SSA help?",
+               "ssa_no_first_norm", "softmax_no_first_norm", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    # Functional form or starting point?
+    Comparison("SSA from b = 1 vs softmax", "Does SSA still differ from softmax when it starts at b = 1?",
+               "ssa_b1", "softmax", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison("sharper softmax vs softmax", "Does a softmax with SSA's starting slope do what SSA does?",
+               "softmax_slope", "softmax", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison("SSA vs sharper softmax", "Is SSA's form better than its starting slope alone?",
+               "ssa", "softmax_slope", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison("frozen SSA vs SSA", "Does training b and n matter?",
+               "ssa_frozen", "ssa", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison("SSA with 10 x lr for b, n vs SSA", "Does SSA change when b and n can move?",
+               "ssa_lr10", "ssa", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    # Setup choices, for both scorers.
+    Comparison("SSA vs softmax, warm-up + cosine", "With a warm-up, cosine decay and clipping?",
+               "ssa_cosine", "softmax_cosine", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison("SSA vs softmax, separate channels", "With x and y read in through channels of their own?",
+               "ssa_channels", "softmax_channels", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    # Training length and size.
+    Comparison("SSA vs softmax, 3 x steps", "After 3 x the training?", "ssa_3k", "softmax_3k", ("every",), ABLATION_SEEDS,
+               QUANTIFICATION_ENDPOINTS),
+    Comparison("SSA vs softmax, 10 x steps", "After 10 x the training?", "ssa_10k", "softmax_10k", ("every",), ABLATION_SEEDS,
+               QUANTIFICATION_ENDPOINTS),
+    Comparison("SSA vs softmax, 4 x parameters", "In a model with 4 x the parameters?", "ssa_wide", "softmax_wide", ("every",),
+               ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison("SSA vs softmax, lr 1e-4, 10 x steps", "At the authors' learning rate, trained 10 x longer?",
+               "ssa_lr1e-4", "softmax_lr1e-4", ("every",), ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+)
+
+
+def check_plan(comparisons: Sequence[Comparison] = COMPARISONS) -> None:
+    """``ValueError`` naming what is wrong: an unknown arm or endpoint, an endpoint that no run of
+    the comparison's tasks measures, fewer seeds than the plan's minimum."""
+    for comparison in comparisons:
+        for role in ("treatment", "control"):
+            if getattr(comparison, role) not in ARMS:
+                raise ValueError(f"{comparison.name}: {role} arm {getattr(comparison, role)!r} is not one of {', '.join(ARMS)}")
+        for endpoint in comparison.endpoints:
+            if endpoint not in ENDPOINTS:
+                raise ValueError(f"{comparison.name}: endpoint {endpoint!r} is not one of {', '.join(ENDPOINTS)}")
+            missing = [task for task in comparison.tasks if task not in ENDPOINTS[endpoint].tasks]
+            if missing:
+                raise ValueError(f"{comparison.name}: endpoint {endpoint!r} is not measured on {', '.join(missing)}")
+        for task in comparison.tasks:
+            get_task(task)
+        minimum = PRIMARY_SEEDS // 2 if comparison.primary else ABLATION_SEEDS
+        if comparison.seeds < minimum:
+            raise ValueError(f"{comparison.name}: {comparison.seeds} seeds, fewer than the plan's {minimum}")
+
+
+def runs(comparisons: Sequence[Comparison] = COMPARISONS) -> list[tuple[str, str, int]]:
+    """Every ``(arm, task, seed)`` the comparisons need, once each, in the comparisons' order
+    (so the primary question is computed first) and, within one, seed by seed for both arms."""
+    check_plan(comparisons)
+    ordered: dict[tuple[str, str, int], None] = {}
+    for comparison in comparisons:
+        for task in comparison.tasks:
+            for seed in comparison.seed_list():
+                for arm in (comparison.treatment, comparison.control):
+                    ordered.setdefault((arm, task, seed), None)
+    return list(ordered)
+
+
+def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Mapping[str, float] | None = None):
+    """A table of each comparison's new runs (those no earlier comparison needs), their cost in
+    chapter runs (:meth:`Arm.cost`), and, given ``seconds_per_run`` (``{task: seconds of one
+    chapter run on one thread}``), their core-hours; the last row sums them."""
+    import pandas as pd
+
+    seen: set[tuple[str, str, int]] = set()
+    rows = []
+    for comparison in comparisons:
+        new = [run for run in runs([comparison]) if run not in seen]
+        seen.update(new)
+        cost = sum(ARMS[arm].cost() for arm, _, _ in new)
+        row = {"comparison": comparison.name, "new runs": len(new), "cost (chapter runs)": cost}
+        if seconds_per_run is not None:
+            row["core-hours"] = sum(ARMS[arm].cost() * seconds_per_run[task] for arm, task, _ in new) / 3600
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("comparison")
+    table.loc["all"] = table.sum(numeric_only=True)
+    return table
+
+
+def plan_table(comparisons: Sequence[Comparison] = COMPARISONS):
+    """The plan as a table: one row per comparison, with its arms, tasks, seeds and endpoints."""
+    import pandas as pd
+
+    check_plan(comparisons)
+    return pd.DataFrame([{
+        "comparison": comparison.name, "question": comparison.question,
+        "treatment": ARMS[comparison.treatment].description, "control": ARMS[comparison.control].description,
+        "tasks": ", ".join(comparison.tasks), "seeds": f"{comparison.seed_list()[0]}-{comparison.seed_list()[-1]}",
+        "endpoints": "; ".join(comparison.endpoints), "primary": comparison.primary,
+    } for comparison in comparisons]).set_index("comparison")
+
+
+def endpoint_table():
+    """The endpoints with the claims they test: direction, threshold, units and reason."""
+    import pandas as pd
+
+    return pd.DataFrame([{
+        "endpoint": endpoint.name, "tasks": ", ".join(endpoint.tasks), "the treatment's ...": endpoint.claim.name,
+        "threshold": f"{endpoint.claim.threshold:g} {endpoint.claim.units}", "why this size": endpoint.claim.reason,
+    } for endpoint in ENDPOINTS.values()]).set_index("endpoint")
+
+
+def comparison(name: str) -> Comparison:
+    for candidate in COMPARISONS:
+        if candidate.name == name:
+            return candidate
+    raise ValueError(f"comparison must be one of {', '.join(c.name for c in COMPARISONS)}; got {name!r}")
+
+
+def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], dict | None]) -> tuple[np.ndarray, np.ndarray]:
+    """``(treatment, control)`` values of ``endpoint`` on ``task``, one per seed of the
+    comparison, in seed order. ``load(arm, task, seed)`` returns a cached run or ``None``; a
+    missing seed raises :class:`IncompleteStudyError` naming the runs that are missing."""
+    if endpoint not in compared.endpoints:
+        raise ValueError(f"endpoint {endpoint!r} is not one of {compared.name}'s: {', '.join(compared.endpoints)}")
+    if task not in compared.tasks:
+        raise ValueError(f"task {task!r} is not one of {compared.name}'s: {', '.join(compared.tasks)}")
+    measure = ENDPOINTS[endpoint].measure
+    values: dict[str, list[float]] = {compared.treatment: [], compared.control: []}
+    missing = []
+    for seed in compared.seed_list():
+        for arm in values:
+            run = load(arm, task, seed)
+            if run is None:
+                missing.append(f"{arm}/{task}/seed {seed}")
+            else:
+                values[arm].append(measure(run, task))
+    if missing:
+        raise IncompleteStudyError(f"{compared.name}: {len(missing)} of {2 * compared.seeds} runs on {task} are not cached "
+                                   f"(first: {', '.join(missing[:3])}); run `python -m ssa regenerate icl_study`")
+    return np.asarray(values[compared.treatment]), np.asarray(values[compared.control])
+
+
+def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], dict | None]) -> rule.Verdict:
+    """The verdict of ``endpoint`` on ``task`` for ``compared``, by :func:`ssa.verdicts.judge`."""
+    treatment, control = outcomes(compared, task, endpoint, load)
+    claim = ENDPOINTS[endpoint].claim
+    named = dataclasses.replace(claim, name=f"{compared.name}, {get_task(task).title}: {claim.name}")
+    return rule.judge(named, treatment, control)
+
+
+def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int], threshold: float) -> dict[int, float]:
+    """The rule's power (the rate of "reproduced", :func:`ssa.verdicts.power`) for a true effect
+    ``effect`` at the spread of the pilot's paired ``differences``, with each number of pairs."""
+    spread = float(np.std(np.asarray(differences, dtype=float), ddof=1))
+    if not math.isfinite(spread) or spread == 0:
+        raise ValueError("differences: the pilot needs at least two differences that are not all equal")
+    claim = rule.Claim("pilot", 1, threshold, "units", "the endpoint's threshold")
+    return {n: rule.power(claim, n, effect, spread) for n in pairs}
+
+
+check_plan()

@@ -1,0 +1,101 @@
+"""The powered in-context study's plan (ssa.icl.study): declared, checked and judged before any run."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from ssa import verdicts
+from ssa.icl import study
+from ssa.icl.train import _parameter_groups, build_model
+
+
+def test_the_plan_is_consistent_and_puts_the_primary_question_first():
+    study.check_plan()
+    runs = study.runs()
+    assert len(runs) == len(set(runs))
+    primary = study.COMPARISONS[0]
+    assert primary.primary and primary.treatment == "ssa" and primary.control == "softmax"
+    first = runs[: 2 * primary.seeds * len(primary.tasks)]
+    assert {arm for arm, _, _ in first} == {"ssa", "softmax"} and {task for _, task, _ in first} == set(primary.tasks)
+    assert min(seed for _, _, seed in runs) == study.FIRST_SEED  # the pilot seeds 0-2 are not part of it
+    assert all(comparison.seeds >= study.ABLATION_SEEDS for comparison in study.COMPARISONS)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"treatment": "ssa_turbo"}, "treatment arm 'ssa_turbo' is not one of"),
+    ({"endpoints": ("error at sigma 99",)}, "endpoint 'error at sigma 99' is not one of"),
+    ({"tasks": ("linear",)}, "endpoint 'error at sigma 10' is not measured on linear"),
+    ({"seeds": 5}, "5 seeds, fewer than the plan's 10"),
+])
+def test_a_plan_that_cannot_be_carried_out_is_refused_by_name(change, message):
+    broken = dataclasses.replace(study.COMPARISONS[2], **change)
+    with pytest.raises(ValueError, match=message):
+        study.check_plan([broken])
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu"])
+def test_every_arm_builds_a_valid_model_on_its_tasks(profile):
+    for comparison in study.COMPARISONS:
+        for arm_name in (comparison.treatment, comparison.control):
+            arm = study.ARMS[arm_name]
+            for task in comparison.tasks:
+                experiment = arm.experiment(task, study.FIRST_SEED, profile)
+                assert experiment.eval.per_position is False
+                assert experiment.train.seed == study.FIRST_SEED
+    # The settings reach the model and its optimizer.
+    frozen = study.ARMS["ssa_frozen"].experiment("every", 100, "smoke").train
+    assert not any(parameter.requires_grad for name, parameter in build_model(frozen).named_parameters() if ".scorer." in name)
+    fast = study.ARMS["ssa_lr10"].experiment("every", 100, "smoke").train
+    assert _parameter_groups(build_model(fast), fast)[1]["lr_scale"] == 10.0
+    wide = study.ARMS["softmax_wide"].experiment("every", 100, "cpu").train.model
+    assert wide.n_embd == 2 * study.ARMS["softmax"].experiment("every", 100, "cpu").train.model.n_embd
+    assert study.ARMS["ssa_10k"].experiment("every", 100, "cpu").train.train_steps == 10 * 1000
+    slope = dict(study.ARMS["softmax_slope"].experiment("every", 100, "cpu").train.model.scorer_kwargs)
+    assert 1 / slope["temperature"] == pytest.approx(study.SSA_SLOPE_AT_ZERO)
+
+
+def _run(errors_at_sigmas):
+    sigmas = list(range(1, 30))
+    return {"shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": errors_at_sigmas}}}}
+
+
+def test_endpoints_read_the_declared_numbers():
+    run = _run([0.0] + [0.05] * 8 + [0.3] + [0.6] * 19)  # sigma 10 is the 10th
+    assert study.ENDPOINTS["error at sigma 10"].measure(run, "every") == 0.3
+    assert study.ENDPOINTS["mean error, sigma 2-29"].measure(run, "every") == pytest.approx((8 * 0.05 + 0.3 + 19 * 0.6) / 28)
+    assert study.ENDPOINTS["generalises at sigma 10"].measure(run, "every") == 0.0
+    linear = {"shifts": {"sigma_ab": {"sigmas": [1, 2, 3], "model": {"prompt_error": [1.0, 2.0, 6.0]},
+                                      "zero": {"prompt_error": [10.0, 10.0, 20.0]}}}}
+    assert study.ENDPOINTS["normalised error, larger functions"].measure(linear, "linear") == pytest.approx((0.2 + 0.3) / 2)
+
+
+def test_a_comparison_with_missing_seeds_is_an_error_and_a_complete_one_is_judged():
+    compared = study.comparison("SSA from b = 1 vs softmax")
+
+    def load(arm, task, seed):
+        error = 0.0 if arm == "ssa_b1" else 0.5 + 0.01 * (seed % 3)
+        return _run([error] * 29)
+
+    verdict = study.judge(compared, "every", "error at sigma 10", load)
+    assert verdict.outcome == verdicts.REPRODUCED and verdict.pairs == compared.seeds
+    with pytest.raises(study.IncompleteStudyError, match="1 of 20 runs on some are not cached"):
+        study.outcomes(compared, "some", "error at sigma 10", lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed))
+    with pytest.raises(ValueError, match="task 'linear' is not one of"):
+        study.outcomes(compared, "linear", "error at sigma 10", load)
+    with pytest.raises(ValueError, match="comparison must be one of"):
+        study.comparison("SSA vs nothing")
+
+
+def test_the_budget_counts_each_run_once_at_its_cost():
+    table = study.budget(seconds_per_run={"every": 100.0, "some": 100.0, "linear": 150.0})
+    assert table.loc["all", "new runs"] == len(study.runs())
+    assert table.loc["SSA vs softmax, 10 x steps", "cost (chapter runs)"] == 10 * 2 * study.ABLATION_SEEDS
+    assert table.loc["all", "core-hours"] > 0
+
+
+def test_pilot_power_grows_with_pairs():
+    power = study.pilot_power([0.8, 0.0, 0.1, 0.5], effect=0.3, pairs=(6, 40), threshold=0.1)
+    assert power[6] < power[40]
+    with pytest.raises(ValueError, match="differences"):
+        study.pilot_power([0.2, 0.2], effect=0.3, pairs=(6,), threshold=0.1)
