@@ -514,7 +514,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m ssa.results", description="List and validate cached results.")
     parser.add_argument("command", choices=("list", "validate"))
-    parser.add_argument("--profile", choices=PROFILES)
+    parser.add_argument("--profile", choices=PROFILES, action="append",
+                        help="only this profile's entries (repeatable; default: every profile folder)")
     parser.add_argument("--results-dir", type=Path)
     parser.add_argument("--clean", action="store_true",
                         help="also require a clean provenance: a code version in the key, computed from a clean tree at a "
@@ -524,7 +525,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--versioned", action="store_true",
                         help="only the experiments whose keys hold a code version (ssa.code_versions)")
     arguments = parser.parse_args(argv)
-    entries = list_entries(arguments.results_dir, arguments.profile, clean=arguments.clean)
+    entries = [entry for profile in (arguments.profile or [None])
+               for entry in list_entries(arguments.results_dir, profile, clean=arguments.clean)]
     from ssa.code_versions import computation_of, in_folders
 
     if arguments.experiment:
