@@ -52,11 +52,13 @@ class Computation:
 
 
 # The in-context results whose keys hold the icl version: those regenerated from a clean commit
-# since code versions exist. So far the chapters' softmax and SSA runs; the other scorers' runs
-# (the alternatives chapter) are still the entries from before, and join as they are regenerated,
-# until the whole of "icl/" and "icl_logits/" is listed.
-_ICL_REGENERATED = tuple(
-    f"{kind}/{task}/{scorer}/" for kind in ("icl", "icl_logits") for task in ("every", "some", "linear") for scorer in ("softmax", "ssa")
+# since code versions exist. So far every scorer's runs on "every", and the chapters' softmax and
+# SSA runs on the other tasks; the other scorers' runs there (the alternatives chapter) are still
+# the entries from before, and join as they are regenerated, until "icl/" and "icl_logits/" are
+# listed whole.
+_ICL_REGENERATED = (
+    "icl/every/", "icl_logits/every/",
+    *(f"{kind}/{task}/{scorer}/" for kind in ("icl", "icl_logits") for task in ("some", "linear") for scorer in ("softmax", "ssa")),
 )
 
 COMPUTATIONS: dict[str, Computation] = {
