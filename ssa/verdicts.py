@@ -284,6 +284,9 @@ def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: i
     """The rate of "reproduced" with ``pairs`` seeds when the paired differences are normal with
     mean ``effect`` (in the paper's direction) and standard deviation ``spread``."""
 
+    if spread == 0:  # every simulated study is the same one: judge it once
+        return float(judge(claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False).outcome == REPRODUCED)
+
     def sample(generator, n):
         differences = generator.normal(effect, spread, n)
         return claim.direction * differences, np.zeros(n)

@@ -1,7 +1,6 @@
 """The claims ledger: every claim present, a missing cache is "not tested", synthetic caches
 give the expected verdicts, and no number is typed where it should be computed."""
 
-import dataclasses
 import json
 import re
 import string
@@ -10,7 +9,7 @@ import pytest
 
 from ssa import ledger, verdicts
 from ssa.icl.tasks import QUANTIFIERS
-from ssa.results import CACHE_SCHEMA_VERSION, code_identity, entry_path, experiment_code
+from ssa.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
 
 CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
           "benchmarks", "probing", "alternatives")
@@ -18,8 +17,7 @@ CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "per
 
 def _write_entry(results_dir, experiment: str, config, result: dict, profile: str = "cpu") -> None:
     """A cache entry as ssa.results.cached writes it, without running anything."""
-    if dataclasses.is_dataclass(config):
-        config = dataclasses.asdict(config)
+    config = config_dict(config)  # as a key holds it (ssa.results.config_dict)
     config = json.loads(json.dumps(config))  # tuples become lists, as in the cache
     path = entry_path(experiment, config, profile=profile, results_dir=results_dir)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -119,3 +119,10 @@ def test_combined_and_few_seed_verdicts_have_sentences():
 def test_pair_by_seed_keeps_the_seeds_both_sides_have_in_order():
     seeds, treatment, control = verdicts.pair_by_seed({2: 0.3, 0: 0.1, 5: 0.9}, {0: 0.5, 2: 0.4, 7: 0.0})
     assert seeds == (0, 2) and treatment.tolist() == [0.1, 0.3] and control.tolist() == [0.5, 0.4]
+
+
+def test_power_at_zero_spread_is_the_one_study_judged_once():
+    claim = verdicts.Claim("x", 1, 0.1, "u", "test")
+    assert verdicts.power(claim, 10, 0.5, 0.0) == 1.0  # every simulated study reproduces
+    assert verdicts.power(claim, 10, 0.05, 0.0) == 0.0  # below the threshold: never
+    assert verdicts.power(claim, 3, 0.5, 0.0) == 0.0  # fewer than MIN_PAIRS pairs decide nothing
