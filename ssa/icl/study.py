@@ -128,13 +128,11 @@ class Endpoint:
 
 
 def _sweep(run: dict, task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
-    """(sigmas, the model's error) of a sweep: prompt error, or for linear functions the MSE
-    divided by the zero predictor's on the same prompts."""
-    cells = run["shifts"][shift]
-    error = np.asarray(cells["model"]["prompt_error"], dtype=float)
-    if not get_task(task).classification:
-        error = error / np.asarray(cells[get_task(task).uninformed]["prompt_error"], dtype=float)
-    return np.asarray(cells["sigmas"], dtype=float), error
+    """(sigmas, the model's error) of a sweep, as the chapters read it
+    (:func:`ssa.icl.verdicts.error_curve`: linear functions normalised by the zero predictor)."""
+    from ssa.icl.verdicts import error_curve
+
+    return np.asarray(run["shifts"][shift]["sigmas"], dtype=float), error_curve([run], task, shift)[0]
 
 
 def error_at(sigma: float, shift: str = "sigma_x") -> Callable[[dict, str], float]:
