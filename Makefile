@@ -41,10 +41,12 @@ ifeq ($(TORCH),cpu)
   # torch's own dependencies are pinned in the lock file (installed next), so the PyTorch index
   # is asked about torch alone.
   TORCH_INSTALL_ARGS := --no-deps $(TORCH_INDEX_ARGS)
+  TORCH_LOCAL_ARGS := --no-deps
 else ifeq ($(TORCH),cuda)
   TORCH_REQUIREMENT := torch==$(TORCH_VERSION)
   # With its dependencies: the CUDA build brings the nvidia-* libraries, which the lock lacks.
   TORCH_INSTALL_ARGS :=
+  TORCH_LOCAL_ARGS :=
 else
   $(error TORCH must be cpu or cuda, got '$(TORCH)')
 endif
@@ -62,7 +64,10 @@ $(STAMP):
 	@# Replace a torch of the other build (cpu vs cuda); `pip install` alone keeps a matching version.
 	@$(VENV_PYTHON) -c "import importlib.metadata as m, sys; v = m.version('torch'); sys.exit(0 if ('+cpu' in v) == ('$(TORCH_REQUIREMENT)'.endswith('+cpu')) else 1)" 2>/dev/null \
 		|| $(PIP) uninstall -y -q torch 2>/dev/null || true
-	$(PIP) install -q "$(TORCH_REQUIREMENT)" $(TORCH_INSTALL_ARGS)
+	@# A wheel of that torch already on disk (pip's find-links) first, without asking any index:
+	@# where PyTorch's index is unreachable, pip would otherwise retry it for minutes first.
+	$(PIP) install -q --no-index $(TORCH_LOCAL_ARGS) "$(TORCH_REQUIREMENT)" 2>/dev/null \
+		|| $(PIP) install -q "$(TORCH_REQUIREMENT)" $(TORCH_INSTALL_ARGS)
 	$(PIP) install -q -r requirements/lock.txt
 	$(PIP) install -q -e . --no-deps
 	@rm -f $(VENV)/.installed-*

@@ -44,7 +44,7 @@ import numpy as np
 
 __all__ = [
     "OUTCOMES", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
-    "rate_interval", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
+    "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
 ]
 
 REPRODUCED = "reproduced"
@@ -59,6 +59,9 @@ OUTCOMES = (REPRODUCED, NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_T
 CONFIDENCE = 0.95
 METHOD = "paired t interval (scipy.stats.ttest_rel), 95%; Wilcoxon signed-rank at 5% for a direction; at least 6 pairs"
 MAX_SEEDS = 10_000  # seeds_to_resolve searches up to this many pairs
+# Simulated studies per power estimate: its Monte Carlo standard error is at most
+# sqrt(0.25 / 2000) = 0.011, small beside the gaps between seed counts a power table compares.
+SIMULATIONS = 2000
 # The fewest pairs that may decide a claim: with fewer, no exact two-sided test on the signs or
 # signed ranks of the differences can reach 5% (2 / 2^5 > 0.05), and outcomes that are
 # all-or-nothing per seed make the t interval overconfident.
@@ -165,37 +168,59 @@ def _paired_differences(claim: Claim, treatment: Sequence[float], control: Seque
     return claim.direction * (treatment - control)
 
 
-def _identical(differences: np.ndarray) -> bool:
-    """Whether the differences are one value up to rounding (the t interval is then a point, and
-    scipy warns of cancellation)."""
-    return bool(np.ptp(differences) <= 1e-12 * max(1.0, float(np.abs(differences).max())))
+def _identical(differences: np.ndarray) -> np.ndarray:
+    """Whether the differences (along the last axis) are one value up to rounding: the t interval
+    is then that point, and scipy would warn of cancellation."""
+    return np.ptp(differences, axis=-1) <= 1e-12 * np.maximum(1.0, np.abs(differences).max(axis=-1))
 
 
-def _t_interval(differences: np.ndarray) -> tuple[float, float]:
+def _t_interval(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The paired t interval (``scipy.stats.ttest_rel``) along the last axis."""
     from scipy import stats
 
-    result = stats.ttest_rel(differences, np.zeros_like(differences))
-    interval = result.confidence_interval(confidence_level=CONFIDENCE)
-    return float(interval.low), float(interval.high)
+    interval = stats.ttest_rel(differences, np.zeros_like(differences), axis=-1).confidence_interval(confidence_level=CONFIDENCE)
+    return interval.low, interval.high
 
 
-def _signed_rank_p(differences: np.ndarray) -> float:
-    """Two-sided Wilcoxon signed-rank p-value (``scipy.stats.wilcoxon``; zero differences dropped)."""
+def _decide(differences: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rule on a stack of studies, one per row of ``differences`` (studies, pairs), each with
+    at least :data:`MIN_PAIRS` pairs: ``(effect, low, high, outcome)``, one entry per study.
+
+    :func:`judge` calls it with one row and the simulations with thousands, so that a simulated
+    study is judged by the very code that judges the real one."""
+    effect = differences.mean(axis=1)
+    identical = _identical(differences)
+    low, high = effect.copy(), effect.copy()
+    if not identical.all():
+        low[~identical], high[~identical] = _t_interval(differences[~identical])
+    outcome = np.full(len(effect), INCONCLUSIVE, dtype=object)
+    outcome[(-threshold < low) & (high < threshold)] = NO_EFFECT
+    outcome[high < 0] = OPPOSITE  # before "no effect" when both hold
+    outcome[(low > 0) & (effect >= threshold)] = REPRODUCED
+    directional = np.flatnonzero((outcome == REPRODUCED) | (outcome == OPPOSITE))
+    if len(directional):
+        chance = _signed_rank_p(differences[directional]) >= 1 - CONFIDENCE
+        outcome[directional[chance]] = INCONCLUSIVE  # the signs and ranks alone do not exclude chance
+    return effect, low, high, outcome
+
+
+def _signed_rank_p(differences: np.ndarray) -> np.ndarray:
+    """Two-sided Wilcoxon signed-rank p-values (``scipy.stats.wilcoxon``; zero differences
+    dropped), one per row. scipy picks its method (exact, or a permutation test when magnitudes
+    tie or a difference is zero) for a whole batch at once, so rows with ties or zeros are tested
+    one by one: each row gets the p-value it would get alone."""
     from scipy import stats
 
-    if not np.any(differences):
-        return 1.0
-    return float(stats.wilcoxon(differences).pvalue)
-
-
-def _outcome(effect: float, low: float, high: float, threshold: float) -> str:
-    if low > 0 and effect >= threshold:
-        return REPRODUCED
-    if high < 0:
-        return OPPOSITE
-    if -threshold < low and high < threshold:
-        return NO_EFFECT
-    return INCONCLUSIVE
+    p = np.ones(len(differences))
+    magnitudes = np.sort(np.abs(differences), axis=1)
+    nonzero = magnitudes[:, -1] > 0
+    tied = (magnitudes[:, 0] == 0) | np.any(np.diff(magnitudes, axis=1) == 0, axis=1)
+    plain = np.flatnonzero(nonzero & ~tied)
+    if len(plain):
+        p[plain] = stats.wilcoxon(differences[plain], axis=1).pvalue
+    for row in np.flatnonzero(nonzero & tied):
+        p[row] = stats.wilcoxon(differences[row]).pvalue
+    return p
 
 
 def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: int = MAX_SEEDS) -> int | None:
@@ -220,22 +245,17 @@ def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *,
                   differences=tuple(float(d) for d in differences))
     if len(differences) == 0:
         return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
-    effect = float(differences.mean())
     if len(differences) < MIN_PAIRS:
+        effect = float(differences.mean())
         spread = float(differences.std(ddof=1)) if len(differences) > 1 and not _identical(differences) else 0.0
-        interval = _t_interval(differences) if spread > 0 else (-math.inf, math.inf)
+        interval = tuple(float(end) for end in _t_interval(differences)) if spread > 0 else (-math.inf, math.inf)
         needed = seeds_to_resolve(effect, spread, claim.threshold) if spread > 0 and resolve else MIN_PAIRS
         return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
-    if _identical(differences):  # every pair differs by the same amount: the t interval is that point
-        low = high = effect
-    else:
-        low, high = _t_interval(differences)
-    outcome = _outcome(effect, low, high, claim.threshold)
-    if outcome in (REPRODUCED, OPPOSITE) and _signed_rank_p(differences) >= 1 - CONFIDENCE:
-        outcome = INCONCLUSIVE  # the signs and ranks alone do not exclude chance
+    effects, lows, highs, outcomes = _decide(differences[None, :], claim.threshold)
+    effect, outcome = float(effects[0]), str(outcomes[0])
     needed = (seeds_to_resolve(effect, float(differences.std(ddof=1)), claim.threshold)
               if outcome == INCONCLUSIVE and resolve else None)
-    return Verdict(outcome=outcome, effect=effect, interval=(low, high), seeds_to_resolve=needed, **common)
+    return Verdict(outcome=outcome, effect=effect, interval=(float(lows[0]), float(highs[0])), seeds_to_resolve=needed, **common)
 
 
 def premise_absent(claim: Claim, measurement: str) -> Verdict:
@@ -272,31 +292,33 @@ def rate_interval(successes: int, trials: int) -> tuple[float, float, float]:
 
 
 def _simulated_rate(claim: Claim, pairs: int, sample, simulations: int, seed: int) -> float:
-    generator = np.random.default_rng(seed)
-    hits = 0
-    for _ in range(simulations):
-        treatment, control = sample(generator, pairs)
-        hits += judge(claim, treatment, control, resolve=False).outcome == REPRODUCED
-    return hits / simulations
+    """The rate of "reproduced" over ``simulations`` studies of ``pairs`` pairs drawn at once by
+    ``sample(generator, (simulations, pairs)) -> (treatment, control)``, judged by :func:`_decide`."""
+    if pairs < MIN_PAIRS:
+        return 0.0  # the rule decides nothing with fewer pairs
+    treatment, control = sample(np.random.default_rng(seed), (simulations, pairs))
+    differences = claim.direction * (np.asarray(treatment, dtype=float) - np.asarray(control, dtype=float))
+    if differences.shape != (simulations, pairs):
+        raise ValueError(f"sample must return outcomes of shape {(simulations, pairs)}; got {differences.shape}")
+    return float(np.mean(_decide(differences, claim.threshold)[3] == REPRODUCED))
 
 
-def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: int = 2000, seed: int = 0) -> float:
+def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: int = SIMULATIONS, seed: int = 0) -> float:
     """The rate of "reproduced" with ``pairs`` seeds when the paired differences are normal with
     mean ``effect`` (in the paper's direction) and standard deviation ``spread``."""
 
     if spread == 0:  # every simulated study is the same one: judge it once
         return float(judge(claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False).outcome == REPRODUCED)
 
-    def sample(generator, n):
-        differences = generator.normal(effect, spread, n)
-        return claim.direction * differences, np.zeros(n)
+    def sample(generator, shape):
+        return claim.direction * generator.normal(effect, spread, shape), np.zeros(shape)
 
     return _simulated_rate(claim, pairs, sample, simulations, seed)
 
 
 def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequence[int], *,
                 effects: Mapping[str, Mapping[str, float]] | None = None, multiples: Sequence[float] = (1, 2),
-                simulations: int = 2000, seed: int = 0):
+                simulations: int = SIMULATIONS, seed: int = 0):
     """The rule's power for each judged verdict (one with at least two paired differences): the
     rate of "reproduced" (:func:`power`) at the spread of its observed differences, with each
     number of ``pairs``, for true effects of ``multiples`` of its threshold and, from ``effects``
@@ -325,7 +347,8 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
     return pd.DataFrame(rows, columns=columns).set_index(["claim", "true effect"])
 
 
-def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int = 2000, seed: int = 0) -> float:
-    """The rate of "reproduced" when ``sample(generator, pairs) -> (treatment, control)`` draws
-    outcomes with no true effect (the caller's model of the outcomes)."""
+def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int = SIMULATIONS, seed: int = 0) -> float:
+    """The rate of "reproduced" when ``sample(generator, (simulations, pairs)) -> (treatment,
+    control)`` draws the outcomes of many studies with no true effect (the caller's model of the
+    outcomes), one study per row."""
     return _simulated_rate(claim, pairs, sample, simulations, seed)

@@ -126,3 +126,21 @@ def test_power_at_zero_spread_is_the_one_study_judged_once():
     assert verdicts.power(claim, 10, 0.5, 0.0) == 1.0  # every simulated study reproduces
     assert verdicts.power(claim, 10, 0.05, 0.0) == 0.0  # below the threshold: never
     assert verdicts.power(claim, 3, 0.5, 0.0) == 0.0  # fewer than MIN_PAIRS pairs decide nothing
+
+
+def test_simulated_studies_are_judged_as_judge_judges_each_one():
+    """The simulations judge thousands of studies at once; each must get the outcome and interval
+    that ``judge`` gives it alone, including studies with tied or zero differences (for which
+    scipy's signed-rank test switches method)."""
+    generator = np.random.default_rng(7)
+    normal = generator.normal(0.0, 0.25, (60, 8)) + np.linspace(-0.3, 0.3, 60)[:, None]
+    all_or_nothing = np.where(generator.random((20, 8)) < 0.5, 0.0, 0.9) - np.where(generator.random((20, 8)) < 0.5, 0.0, 0.9)
+    constant = np.array([[-0.3] * 8, [0.3] * 8])
+    for differences in (normal, all_or_nothing, constant, np.vstack([normal, all_or_nothing, constant])):
+        effect, low, high, outcome = verdicts._decide(-differences, ERROR_CLAIM.threshold)  # paper's direction
+        for row, study in enumerate(differences):
+            alone = judge(ERROR_CLAIM, study, np.zeros_like(study), resolve=False)
+            assert alone.outcome == outcome[row]
+            assert alone.interval == (low[row], high[row]) and alone.effect == effect[row]
+    outcomes = set(verdicts._decide(-np.vstack([normal, all_or_nothing, constant]), ERROR_CLAIM.threshold)[3])
+    assert {"reproduced", "opposite", "inconclusive"} <= outcomes  # the comparison covered the outcomes that need the signed-rank test

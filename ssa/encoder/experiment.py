@@ -336,7 +336,7 @@ def gain_table(runs: list[dict]) -> pd.DataFrame:
     return table[front + [c for c in table.columns if c not in front]]
 
 
-def power_table(runs: list[dict], seed_counts=POWER_SEEDS, simulations: int = 2000) -> pd.DataFrame:
+def power_table(runs: list[dict], seed_counts=POWER_SEEDS, simulations: int = verdicts.SIMULATIONS) -> pd.DataFrame:
     """The rule's power (:func:`ssa.verdicts.power_table`) for each part, with the chapter's pairs
     and each of ``seed_counts``: for a true gain of the threshold and of the paper's gain (for the
     mean over paradigms, the mean of the paper's gains)."""

@@ -93,7 +93,6 @@ CLAIMS = {
     "collapse": (LOGITS_GROW, SOFTMAX_CONCENTRATES, SSA_CONCENTRATES_LESS, INJECTION_SHARE, INJECTION_HARM),
 }
 POWER_SEEDS = (10, 20)  # seed counts at which the chapters report the rule's power
-POWER_SIMULATIONS = 1000
 
 
 # ---------------------------------------------------------------------------------------------
@@ -468,7 +467,7 @@ def differences_table(verdicts: Sequence[Verdict], seeds: Sequence):
     return pd.DataFrame(rows)
 
 
-def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = POWER_SIMULATIONS):
+def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = rule.SIMULATIONS):
     """The rule's power for each judged claim (:func:`ssa.verdicts.power_table`), for a true
     effect of the threshold's size and of twice it, with each number of ``pairs``."""
     return rule.power_table(verdicts, pairs, multiples=(1, 2), simulations=simulations)
@@ -514,7 +513,7 @@ def rule_numbers() -> dict[str, float]:
     """The numbers the chapters quote about the rule and this module's thresholds."""
     return {"confidence_pct": round(100 * rule.CONFIDENCE), "wilcoxon_pct": round(100 * (1 - rule.CONFIDENCE)),
             "min_pairs": rule.MIN_PAIRS, "min_effect": MIN_EFFECT, "learned_fraction": LEARNED_FRACTION,
-            "collapse_share": COLLAPSE_SHARE, "power_simulations": POWER_SIMULATIONS,
+            "collapse_share": COLLAPSE_SHARE, "power_simulations": rule.SIMULATIONS,
             "power_seeds_low": POWER_SEEDS[0], "power_seeds_high": POWER_SEEDS[1]}
 
 

@@ -313,7 +313,7 @@ def verdict_table(found: dict[str, Verdict]):
     return pd.DataFrame(rows).set_index("claim")
 
 
-def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations: int = 2000):
+def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations: int = verdicts.SIMULATIONS):
     """The rule's power (:func:`ssa.verdicts.power_table`) for each claim, with the chapter's pairs
     and each of ``seed_counts``: for a true effect of the claim's threshold and, for perplexity,
     of the paper's gap."""
