@@ -86,6 +86,12 @@ def _icl(profile: str, device: str, progress: bool, task: str, scorer: str, seed
     return summary.split(": ", 1)[-1]
 
 
+def _icl_study(profile: str, device: str, progress: bool, arm: str, task: str, seed: int) -> str:
+    from ssa.icl.study import regenerate_one
+
+    return regenerate_one(arm, task, seed, profile=profile, device=device, progress=progress)
+
+
 def _cost(profile: str, device: str, progress: bool) -> str:
     from ssa.alternatives.comparison import cost_entry
 
@@ -140,7 +146,7 @@ def _bench_is_cached(profile: str, device: str, bench_profile: str, bench_device
 
 # kind -> the function that computes (or reads) it and returns one line about the result.
 KINDS: dict[str, Callable[..., str]] = {
-    "icl": _icl, "cost": _cost, "decoder": _decoder, "encoder": _encoder, "encoder_data": _encoder_data, "bench": _bench,
+    "icl": _icl, "icl_study": _icl_study, "cost": _cost, "decoder": _decoder, "encoder": _encoder, "encoder_data": _encoder_data, "bench": _bench,
 }
 # kind -> a check of the cache that cannot be made by reading the entry here (``None``: read it).
 CHECKS: dict[str, Callable[..., bool | None]] = {"bench": _bench_is_cached}
@@ -244,6 +250,32 @@ class AlternativesChapter(Chapter):
 
 
 @dataclasses.dataclass(frozen=True)
+class StudyChapter(Chapter):
+    """The powered in-context study (:mod:`ssa.icl.study`): its runs are arms x tasks x seeds of
+    its plan, in the plan's order of priority."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        from ssa.icl import study
+
+        return tuple(sorted({seed for _, _, seed in study.runs(study.plan(profile), profile=profile)}))
+
+    def published_scorers(self) -> tuple[str, ...]:
+        from ssa.icl.study import ARMS
+
+        return tuple(dict.fromkeys(arm.scorer for arm in ARMS.values()))
+
+    def scorer_hint(self) -> str:
+        return " (the scorers of the study's arms; --scorers keeps the arms of the scorers named)"
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        from ssa.icl import study
+
+        return [Run("icl_study", (arm, task, seed), f"{arm} / {task} / seed {seed}", chapters=(self.name,))
+                for arm, task, seed in study.runs(study.plan(profile), profile=profile)
+                if seed in seeds and study.ARMS[arm].scorer in scorers]
+
+
+@dataclasses.dataclass(frozen=True)
 class DecoderChapter(Chapter):
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         from ssa.lm.experiment import SEEDS
@@ -310,6 +342,7 @@ CHAPTERS: dict[str, Chapter] = {chapter.name: chapter for chapter in (
     ICLChapter("icl_linear", "the linear-function in-context learners", tasks=("linear",)),
     ICLChapter("icl_collapse", "the in-context learners of all three tasks and their logit spreads", tasks=("every", "some", "linear")),
     AlternativesChapter("alternative_scorers", "every registered scorer on the three in-context tasks, and their cost", jobs=2),
+    StudyChapter("icl_study", "the powered in-context study: its plan's arms, tasks and seeds, primary question first", jobs=2),
     DecoderChapter("decoder", "the decoder language models"),
     EncoderChapter("encoder", "the BabyBERTa encoders, and the corpus summary"),
     PerformanceChapter("performance", "the attention benchmark"),
@@ -558,11 +591,23 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stop-launching-after", type=_minutes, metavar="MINUTES", help="start no new run after this many minutes")
 
 
+def _seed_ranges(seeds: Sequence[int]) -> str:
+    """``0 1 2`` or, for a run of four or more consecutive seeds, ``100-139``."""
+    parts, start = [], 0
+    seeds = sorted(seeds)
+    for index in range(1, len(seeds) + 1):
+        if index == len(seeds) or seeds[index] != seeds[index - 1] + 1:
+            block = seeds[start:index]
+            parts += [f"{block[0]}-{block[-1]}"] if len(block) >= 4 else list(map(str, block))
+            start = index
+    return " ".join(parts)
+
+
 def _chapter_lines() -> str:
     width = max(map(len, [*CHAPTERS, ALL]))
     lines = []
     for name, each in CHAPTERS.items():
-        seeds = " ".join(map(str, each.published_seeds("cpu")))
+        seeds = _seed_ranges(each.published_seeds("cpu"))
         lines.append(f"  {name:{width}}  {each.summary} ({', '.join(each.published_scorers())}; seeds {seeds})"
                      if len(each.published_scorers()) <= 4 else
                      f"  {name:{width}}  {each.summary} ({len(each.published_scorers())} scorers; seeds {seeds})")

@@ -25,6 +25,7 @@ CHAPTER_CACHES = {
     "icl_linear": "ssa.icl.experiments",
     "icl_collapse": "ssa.icl.experiments",
     "alternative_scorers": "ssa.alternatives",
+    "icl_study": "ssa.icl.study",
     "decoder": "ssa.lm.experiment",
     "encoder": "ssa.encoder.experiment",
     "performance": "ssa.bench",

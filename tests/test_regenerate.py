@@ -7,7 +7,8 @@ from ssa.__main__ import main as ssa_main
 from ssa.regenerate import CHAPTERS, command, main, plan
 from ssa.scoring import scorer_names
 
-CHAPTER_NAMES = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "decoder", "encoder", "performance")
+CHAPTER_NAMES = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
+                 "performance")
 
 
 @pytest.fixture
@@ -215,3 +216,29 @@ def test_python_m_ssa_dispatches(capsys):
     assert ssa_main(["--help"]) == 0
     out = capsys.readouterr().out
     assert all(f"  {name} " in out for name in ("regenerate", "book", "bench", "results", "data"))
+
+
+def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
+    from ssa.icl import study
+
+    smoke = plan("icl_study", "smoke")
+    assert [run.arguments for run in smoke[:2]] == [("ssa", "every", study.FIRST_SEED), ("softmax", "every", study.FIRST_SEED)]
+    assert {run.arguments[2] for run in smoke} == set(range(study.FIRST_SEED, study.FIRST_SEED + 6))
+    cpu = plan("icl_study", "cpu")
+    assert [run.arguments for run in cpu] == study.runs()
+    assert {run.arguments[0] for run in plan("icl_study", "cpu", scorers=["temperature_softmax"])} == {"softmax_slope"}
+    assert {run.arguments[2] for run in plan("icl_study", "cpu", seeds=[101, 5])} == {101}
+    assert command("icl_study", "cpu", seeds=[101]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2"
+
+
+def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cache):
+    from ssa.icl import study
+    from ssa.results import CacheMissError, cache_required
+
+    assert study.cached_loader("smoke")("ssa", "every", study.FIRST_SEED) is None
+    assert not regenerate.is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
+    with cache_required(), pytest.raises(CacheMissError, match="python -m ssa regenerate icl_study --profile smoke"):
+        study.cached_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")
+    with pytest.raises(ValueError, match="arm must be one of"):
+        study.cached_run("ssa_turbo", "every", study.FIRST_SEED, profile="smoke")
+    assert not (empty_cache / "results").exists() or not any((empty_cache / "results").rglob("*.json"))

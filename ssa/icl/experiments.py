@@ -252,8 +252,9 @@ def logit_spread_key(experiment: ICLExperiment) -> dict:
 
 
 def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
-                        stop_at: int | None = None) -> dict:
-    """:func:`logit_spread` through the result cache (its own entry, beside the experiment's)."""
+                        stop_at: int | None = None, regenerate: str | None = None) -> dict:
+    """:func:`logit_spread` through the result cache (its own entry, beside the experiment's);
+    ``regenerate`` as in :func:`cached_run`."""
     from ssa.results import cached, check_throwaway_cache
 
     if stop_at is not None:
@@ -265,7 +266,7 @@ def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str 
         logit_spread_key(experiment),
         lambda: logit_spread(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
-        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
+        regenerate=regenerate or regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
         results_dir=results_dir,
         device=resolved,
     )
@@ -280,10 +281,12 @@ def regenerate_command(profile: str, task: str | None = None, scorer: str | None
 
 
 def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
-               stop_at: int | None = None) -> dict:
+               stop_at: int | None = None, regenerate: str | None = None) -> dict:
     """:func:`run` through the result cache, keyed by the whole experiment config.
 
-    The key does not hold ``stop_at``: a stopped run is written only to a throwaway cache."""
+    The key does not hold ``stop_at``: a stopped run is written only to a throwaway cache.
+    ``regenerate``: the command that computes the run, when it is not its task's chapter's
+    (:func:`regenerate_command`; the powered study's runs are its own)."""
     from ssa.results import cached, check_throwaway_cache
 
     if stop_at is not None:
@@ -295,7 +298,7 @@ def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto",
         experiment,
         lambda: run(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
-        regenerate=regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
+        regenerate=regenerate or regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
         results_dir=results_dir,
         device=resolved,
     )
@@ -350,12 +353,15 @@ def single_thread() -> None:
 def regenerate_one(task: str, scorer: str, seed: int, profile: str, device: str, progress: bool) -> tuple[str, float]:
     """One experiment through the cache, for ``python -m ssa regenerate``: (summary line, seconds)."""
     started = time.perf_counter()
-    experiment = experiment_config(task, scorer, profile, seed)
-    result = cached_run(experiment, profile=profile, device=device, progress=progress)
-    cached_logit_spread(experiment, profile=profile, device=device, progress=progress)
+    summary = cached_with_spread(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
+    return f"{task}/{scorer}/seed{seed}: {summary}", time.perf_counter() - started
+
+
+def cached_with_spread(experiment: ICLExperiment, *, profile: str, device: str, progress: bool, regenerate: str | None = None) -> str:
+    """An experiment's run and its logit spreads through the cache (:func:`cached_run`,
+    :func:`cached_logit_spread`): one line about the run."""
+    result = cached_run(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
+    cached_logit_spread(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
     training = result["training"]
-    summary = (
-        f"{task}/{scorer}/seed{seed}: {training['steps']} steps in {training['wall_time_s']:.0f} s training; "
-        f"in-distribution prompt error {result['shifts']['sigma_x']['model']['prompt_error'][0]:.4g}"
-    )
-    return summary, time.perf_counter() - started
+    return (f"{training['steps']} steps in {training['wall_time_s']:.0f} s training; "
+            f"in-distribution prompt error {result['shifts']['sigma_x']['model']['prompt_error'][0]:.4g}")

@@ -235,9 +235,21 @@ COMPARISONS: tuple[Comparison, ...] = (
 )
 
 
-def check_plan(comparisons: Sequence[Comparison] = COMPARISONS) -> None:
+def plan(profile: str = "cpu") -> tuple[Comparison, ...]:
+    """The comparisons carried out at ``profile``: the whole plan at cpu and paper; at smoke,
+    where nothing is read from the runs, the primary comparison on "every" with the fewest pairs
+    the rule decides on, so that the chapter's code runs end to end in seconds."""
+    from ssa.profiles import check_profile
+
+    if check_profile(profile) == "smoke":
+        return (dataclasses.replace(COMPARISONS[0], tasks=("every",), seeds=rule.MIN_PAIRS),)
+    return COMPARISONS
+
+
+def check_plan(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu") -> None:
     """``ValueError`` naming what is wrong: an unknown arm or endpoint, an endpoint that no run of
-    the comparison's tasks measures, fewer seeds than the plan's minimum."""
+    the comparison's tasks measures, fewer seeds than the plan's minimum (at smoke, than the
+    rule's :data:`ssa.verdicts.MIN_PAIRS`)."""
     for comparison in comparisons:
         for role in ("treatment", "control"):
             if getattr(comparison, role) not in ARMS:
@@ -250,15 +262,15 @@ def check_plan(comparisons: Sequence[Comparison] = COMPARISONS) -> None:
                 raise ValueError(f"{comparison.name}: endpoint {endpoint!r} is not measured on {', '.join(missing)}")
         for task in comparison.tasks:
             get_task(task)
-        minimum = PRIMARY_SEEDS // 2 if comparison.primary else ABLATION_SEEDS
+        minimum = rule.MIN_PAIRS if profile == "smoke" else PRIMARY_SEEDS // 2 if comparison.primary else ABLATION_SEEDS
         if comparison.seeds < minimum:
             raise ValueError(f"{comparison.name}: {comparison.seeds} seeds, fewer than the plan's {minimum}")
 
 
-def runs(comparisons: Sequence[Comparison] = COMPARISONS) -> list[tuple[str, str, int]]:
+def runs(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu") -> list[tuple[str, str, int]]:
     """Every ``(arm, task, seed)`` the comparisons need, once each, in the comparisons' order
     (so the primary question is computed first) and, within one, seed by seed for both arms."""
-    check_plan(comparisons)
+    check_plan(comparisons, profile=profile)
     ordered: dict[tuple[str, str, int], None] = {}
     for comparison in comparisons:
         for task in comparison.tasks:
@@ -351,6 +363,45 @@ def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, s
     return rule.judge(named, treatment, control)
 
 
+def regenerate_command(profile: str, seed: int | None = None) -> str:
+    """The command that computes the study's runs at ``profile`` (``seed``: only that seed's)."""
+    from ssa.regenerate import command
+
+    return command("icl_study", profile, seeds=None if seed is None else [seed])
+
+
+def cached_run(arm: str, task: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> dict:
+    """The run of ``arm`` on ``task`` with ``seed`` through the result cache
+    (:func:`ssa.icl.experiments.cached_run`), computed if missing unless the cache is required."""
+    if arm not in ARMS:
+        raise ValueError(f"arm must be one of {', '.join(ARMS)}; got {arm!r}")
+    return experiments.cached_run(ARMS[arm].experiment(task, seed, profile), profile=profile, device=device, progress=progress,
+                                  regenerate=regenerate_command(profile, seed))
+
+
+def regenerate_one(arm: str, task: str, seed: int, *, profile: str, device: str, progress: bool) -> str:
+    """One study run and its logit spreads through the cache, for ``python -m ssa regenerate
+    icl_study``: one line about it."""
+    if arm not in ARMS:
+        raise ValueError(f"arm must be one of {', '.join(ARMS)}; got {arm!r}")
+    return experiments.cached_with_spread(ARMS[arm].experiment(task, seed, profile), profile=profile, device=device,
+                                          progress=progress, regenerate=regenerate_command(profile, seed))
+
+
+def cached_loader(profile: str) -> Callable[[str, str, int], dict | None]:
+    """``load(arm, task, seed)`` for :func:`outcomes`: the cached run, or ``None`` when it is not
+    cached (nothing is trained)."""
+    from ssa.results import CacheMissError, cache_required
+
+    def load(arm: str, task: str, seed: int) -> dict | None:
+        with cache_required():
+            try:
+                return cached_run(arm, task, seed, profile=profile)
+            except CacheMissError:
+                return None
+    return load
+
+
 def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int], threshold: float) -> dict[int, float]:
     """The rule's power (the rate of "reproduced", :func:`ssa.verdicts.power`) for a true effect
     ``effect`` at the spread of the pilot's paired ``differences``, with each number of pairs."""
@@ -362,3 +413,4 @@ def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int
 
 
 check_plan()
+check_plan(plan("smoke"), profile="smoke")
