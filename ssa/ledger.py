@@ -322,8 +322,7 @@ def _icl_runs(experiments, task: str, profile: str, scorers=("softmax", "ssa")) 
         runs = experiments.load_runs(task, profile=profile, scorers=scorers, seeds=experiments.SEEDS)
     except CacheMissError:
         return None, []
-    provenance = experiments.load_provenance(task, profile=profile, scorers=scorers, seeds=experiments.SEEDS)
-    return runs, [p for per_scorer in provenance.values() for p in per_scorer]
+    return runs, [run.provenance for seed_runs in runs.values() for run in seed_runs]
 
 
 def _ours(verdict: Verdict, numbers: str = "") -> str:
@@ -433,7 +432,7 @@ def _collapse_row(profile: str) -> LedgerRow:
 def _mean_mass(runs: dict, scorer: str) -> float:
     import numpy as np
 
-    return float(np.mean([np.mean(run["injection"]["injected_mass"]) for run in runs[scorer]]))
+    return float(np.mean([np.mean(run.injection.injected_mass) for run in runs[scorer]]))
 
 
 def _alternatives_row(profile: str) -> LedgerRow:
@@ -447,8 +446,7 @@ def _alternatives_row(profile: str) -> LedgerRow:
     if not runs:
         return _missing("alternatives", profile, command, "no alternative scorer's results in the cache")
     verdict = comparison.statement_verdict(runs)
-    provenance = comparison.load_provenance(profile, scorers=scorers, tasks=tuple(runs))
-    infos = [info for by_scorer in provenance.values() for infos in by_scorer.values() for info in infos]
+    infos = [run.provenance for by_scorer in runs.values() for seed_runs in by_scorer.values() for run in seed_runs]
     coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
     return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), _ours(verdict) + coverage, profile,
                      tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, _total_wall_time(infos),

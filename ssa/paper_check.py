@@ -131,17 +131,19 @@ def icl_experiment(task: str, scorer: str, seed: int = 0):
 
 def check_icl(task: str, scorer: str, *, device: str, steps: int = STEPS) -> dict:
     from ssa.icl import experiments
+    from ssa.icl.records import ICLRun
     from ssa.icl.train import build_model, checkpoint_path
 
     experiment = icl_experiment(task, scorer)
     result = experiments.cached_run(experiment, profile=PROFILE, device=device, progress=False, stop_at=steps)
     spread = experiments.cached_logit_spread(experiment, profile=PROFILE, device=device, progress=False, stop_at=steps)
-    _require(result["training"]["steps"] == steps, f"trained {result['training']['steps']} steps, expected {steps}")
+    record = ICLRun.from_result(result, task=task, scorer=scorer, seed=experiment.train.seed)  # the layout the chapters read
+    _require(record.training.steps == steps, f"trained {record.training.steps} steps, expected {steps}")
     path = checkpoint_path(experiment.train)
     state = _load_state(path, steps)
     build_model(experiment.train).load_state_dict(state["model"])  # raises on a missing or misshapen tensor
     losses = _finite_losses(state["losses"].tolist(), f"icl {task}/{scorer}", steps)
-    error = result["shifts"]["sigma_x"]["model"]["prompt_error"][0]
+    error = float(record.sweep("sigma_x").error()[0])
     _require(math.isfinite(error), f"evaluation: in-distribution prompt error {error}")
     entries = [
         _check_entry(experiment.name, experiment, device, result,

@@ -10,6 +10,8 @@ A chapter wraps each expensive computation in :func:`cached`::
         regenerate="python -m ssa.book run --profile cpu --only icl_linear",
     )
 
+:func:`cached_entry` takes the same arguments and returns the result with its entry's provenance.
+
 The entry is ``results/<profile>/<experiment>/<key[:16]>.json`` where ``key`` is the SHA-256
 of the canonical JSON of ``config`` and :data:`CACHE_SCHEMA_VERSION`. An entry is reused only
 when its stored config and schema version equal the requested ones exactly; anything else is
@@ -364,7 +366,24 @@ def require_cache_from_environment() -> bool:
     return os.environ.get(REQUIRE_CACHE_ENV, "").strip().lower() in {"1", "true", "yes"}
 
 
-def cached(
+@dataclasses.dataclass(frozen=True)
+class CachedResult:
+    """A result with the provenance of the cache entry that holds it (config, commit, tree
+    state, versions, device, wall time: :func:`_provenance`) and the entry's path."""
+
+    result: dict
+    provenance: dict
+    path: Path
+
+
+def cached(experiment: str, config: Mapping[str, Any] | Any, compute: Callable[[], Mapping[str, Any]], **options: Any) -> dict:
+    """The result of ``compute()`` for ``config``, from the cache when it is there: the
+    ``result`` of :func:`cached_entry`, which takes the same arguments (``profile`` and
+    ``regenerate`` required) and also gives the entry's provenance."""
+    return cached_entry(experiment, config, compute, **options).result
+
+
+def cached_entry(
     experiment: str,
     config: Mapping[str, Any] | Any,
     compute: Callable[[], Mapping[str, Any]],
@@ -375,8 +394,9 @@ def cached(
     require: bool | None = None,
     device: str | None = None,
     allow_nonfinite: bool = False,
-) -> dict:
-    """Return the result of ``compute()`` for ``config``, from the cache when it is there.
+) -> CachedResult:
+    """The result of ``compute()`` for ``config``, from the cache when it is there, with the
+    provenance of its entry.
 
     ``regenerate`` is the command a reader runs to (re)create the entry; it is printed when
     the entry is required but missing. ``require`` defaults to ``$SSA_REQUIRE_CACHE``.
@@ -393,7 +413,7 @@ def cached(
     if stored is None:
         stored = _fetch_committed_entry(path, profile, normalized_config, identity, results_dir)
     if stored is not None:
-        return stored["result"]
+        return CachedResult(stored["result"], stored.get("provenance", {}), path)
 
     if require is None:
         require = require_cache_from_environment()
@@ -422,7 +442,8 @@ def cached(
     }
     text = json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=allow_nonfinite) + "\n"
     _write_atomically(path, text)
-    return json.loads(text)["result"]
+    written = json.loads(text)
+    return CachedResult(written["result"], written["provenance"], path)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,18 +9,20 @@ import pytest
 from ssa import alternatives, scoring
 from ssa.alternatives import comparison
 from ssa.alternatives.__main__ import main
+from ssa.icl.records import ICLRun
 
 SIGMAS = [1, 2, 3]
 
 
-def fake_run(task: str, errors, entropy=(0.9, 0.8, 0.7)) -> dict:
-    """A cached-result-shaped dict: ``errors`` along sigma (normalised for linear: the zero
-    predictor's error is 1), attention entropy along sigma (one layer, one head)."""
+def fake_run(task: str, errors, entropy=(0.9, 0.8, 0.7), *, seed: int = 0, scorer: str = "softmax") -> ICLRun:
+    """The record of a cached-result-shaped dict: ``errors`` along sigma (normalised for linear:
+    the zero predictor's error is 1), attention entropy along sigma (one layer, one head)."""
     baseline = {"zero": [1.0] * len(SIGMAS)} if task == "linear" else {"majority class": [0.125] * len(SIGMAS)}
     shift = {"sigmas": SIGMAS, "model": {"prompt_error": list(errors)}, **{k: {"prompt_error": v} for k, v in baseline.items()}}
     concentration = {"sigmas": SIGMAS, "entropy": [[[e]] for e in entropy], "max_weight": [[[1 - e]] for e in entropy]}
     shifts = ("sigma_x", "sigma_ab") if task == "linear" else ("sigma_x",)
-    return {"shifts": {s: shift for s in shifts}, "concentration": {s: concentration for s in shifts}}
+    result = {"shifts": {s: shift for s in shifts}, "concentration": {s: concentration for s in shifts}}
+    return ICLRun.from_result(result, task=task, scorer=scorer, seed=seed)
 
 
 def fake_runs(errors_by_scorer: dict, seeds: int = 3, noise: float = 0.01, tasks=("every", "some", "linear")) -> dict:
@@ -33,7 +35,7 @@ def fake_runs(errors_by_scorer: dict, seeds: int = 3, noise: float = 0.01, tasks
         runs[task] = {}
         for scorer, errors in errors_by_scorer.items():
             curve = errors[task] if isinstance(errors, dict) else errors
-            runs[task][scorer] = [{**fake_run(task, [e + noise * generator.standard_normal() for e in curve]), "seed": seed}
+            runs[task][scorer] = [fake_run(task, [e + noise * generator.standard_normal() for e in curve], seed=seed, scorer=scorer)
                                   for seed in range(seeds)]
     return runs
 
@@ -76,25 +78,25 @@ BETTER = [0.05, 0.1, 0.2]
 
 
 def test_runs_are_paired_by_their_seed_not_their_order():
-    softmax = [{**fake_run("every", [0.05, 0.1 * seed, 0.1 * seed]), "seed": seed} for seed in (0, 1, 2, 3)]
+    softmax = [fake_run("every", [0.05, 0.1 * seed, 0.1 * seed], seed=seed) for seed in (0, 1, 2, 3)]
     gain = {seed: 0.05 + 0.01 * seed for seed in (0, 1, 3, 7)}  # softmax's error minus the other's, seed by seed
-    other = [{**fake_run("every", [0.05, 0.1 * seed - gain[seed], 0.1 * seed - gain[seed]]), "seed": seed} for seed in (3, 1, 0, 7)]
+    other = [fake_run("every", [0.05, 0.1 * seed - gain[seed], 0.1 * seed - gain[seed]], seed=seed) for seed in (3, 1, 0, 7)]
     seeds, error, reference = alternatives.paired(other, softmax, "every", "sigma_x")
     assert seeds == (0, 1, 3)  # seed 2 and seed 7 have no pair
     assert reference - error == pytest.approx([0.05, 0.06, 0.08])  # the same seed on both sides, whatever the order
     rows = alternatives.versus_softmax({"every": {"softmax": softmax, "sparsemax": other}})
     assert rows.loc[0, "seeds"] == (0, 1, 3) and rows.loc[0, "differences"] == pytest.approx((0.05, 0.06, 0.08))
-    with pytest.raises(ValueError, match="seed"):
-        alternatives.paired([fake_run("every", SOFTMAX)], softmax, "every", "sigma_x")
+    with pytest.raises(ValueError, match="a seed appears twice"):
+        alternatives.paired([fake_run("every", SOFTMAX), fake_run("every", SOFTMAX)], softmax, "every", "sigma_x")
 
 
 def test_loaders_give_each_run_its_seed(monkeypatch):
     from ssa.icl import experiments
 
     monkeypatch.setattr(experiments, "load_runs", lambda task, profile, scorers, seeds, device="auto": {
-        scorer: [fake_run(task, SOFTMAX) for _ in seeds] for scorer in scorers})
+        scorer: [fake_run(task, SOFTMAX, seed=seed, scorer=scorer) for seed in seeds] for scorer in scorers})
     runs = comparison.load_runs("cpu", scorers=("softmax", "sparsemax"), seeds=(4, 5, 6), tasks=("every",))
-    assert [run["seed"] for run in runs["every"]["sparsemax"]] == [4, 5, 6]
+    assert [run.seed for run in runs["every"]["sparsemax"]] == [4, 5, 6]
 
 
 def test_each_comparison_is_judged_by_the_books_rule_with_the_declared_threshold():
@@ -214,7 +216,7 @@ def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
 def test_chapter_shows_the_cache_as_it_is_in_book_builds_and_trains_otherwise(monkeypatch):
     """Book builds (the cache required) show what is cached and count what is missing; a run of
     the chapter without that trains every planned run."""
-    partial = {"every": fake_runs({"softmax": [0.1] * 5, "sparsemax": [0.2] * 5})}
+    partial = {"every": fake_runs({"softmax": [0.1] * len(SIGMAS), "sparsemax": [0.2] * len(SIGMAS)})}
     complete = {task: partial["every"] for task in ("every", "some", "linear")}
     monkeypatch.setattr(comparison, "cached_runs", lambda profile, seeds: (partial, 6, 90))
     monkeypatch.setattr(comparison, "load_runs", lambda profile, seeds, device: complete)

@@ -11,6 +11,7 @@ import torch
 from ssa.icl import evaluate, experiments
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.models import InContextLearner, ModelConfig, interleave
+from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa.icl.baselines import exact_rule, least_squares, majority_class, quantification_labels, zero_predictor
 from ssa.icl.tasks import get_task, linear_labels
@@ -130,10 +131,11 @@ def test_injection_control_is_the_same_prompts_without_the_value():
     assert changed.tolist() == [False, False, False, True, False, False, False, False]
 
 
-def fake_run(task: str, errors, *, seed=None, shifted_sigmas=2, mass=0.01, harm=0.0, max_weight=(0.2, 0.2), trivial=0.5) -> dict:
-    """A run in the shape of :func:`ssa.icl.experiments.run`'s result: ``errors`` is the model's
-    error at sigma 1 and at each shifted sigma (the same for every shift and, at sigma 1, every
-    length); the trivial baseline has error ``trivial`` everywhere."""
+def fake_run(task: str, errors, *, seed=0, scorer="softmax", shifted_sigmas=2, mass=0.01, harm=0.0, max_weight=(0.2, 0.2),
+             trivial=0.5) -> ICLRun:
+    """The record of a result in the shape of :func:`ssa.icl.experiments.run`'s: ``errors`` is the
+    model's error at sigma 1 and at each shifted sigma (the same for every shift and, at sigma 1,
+    every length); the trivial baseline has error ``trivial`` everywhere."""
     errors = [float(e) for e in errors]
     sigmas = list(range(1, len(errors) + 1))
     baseline = "majority class" if task in ("every", "some") else "zero"
@@ -146,9 +148,7 @@ def fake_run(task: str, errors, *, seed=None, shifted_sigmas=2, mass=0.01, harm=
         "injection": {"injected_mass": layers_heads(mass), "model": {"prompt_error": errors[0] + harm}, baseline: {"prompt_error": trivial},
                       "clean": {"model": {"prompt_error": errors[0]}, baseline: {"prompt_error": trivial}}},
     }
-    if seed is not None:
-        run["seed"] = seed
-    return run
+    return ICLRun.from_result(run, task=task, scorer=scorer, seed=seed)
 
 
 def test_icl_verdicts_pair_the_runs_by_seed():
@@ -160,23 +160,15 @@ def test_icl_verdicts_pair_the_runs_by_seed():
     softmax = [fake_run("every", [0.0, softmax_shifted[s]], seed=s) for s in range(8)]
     ssa = [fake_run("every", [0.0, softmax_shifted[s] - gain[s]], seed=s) for s in reversed(range(8))]
     seeds, paired = verdicts.paired_seeds({"softmax": softmax, "ssa": ssa})
-    assert seeds == list(range(8)) and [run["seed"] for run in paired["ssa"]] == seeds
+    assert seeds == list(range(8)) and [run.seed for run in paired["ssa"]] == seeds
     grows, lower = verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa}, "every", "sigma_x", '"every"')
     assert lower.differences == pytest.approx([gain[s] for s in range(8)])  # softmax - SSA, seed by seed
     assert lower.outcome == "reproduced" and lower.pairs == 8
     assert grows.differences == pytest.approx([softmax_shifted[s] for s in range(8)]) and grows.outcome == "reproduced"
-    # Pairing by position would have mixed the seeds up and given another effect per seed.
-    unordered = verdicts.shift_verdicts({"softmax": [{k: v for k, v in r.items() if k != "seed"} for r in softmax],
-                                         "ssa": [{k: v for k, v in r.items() if k != "seed"} for r in ssa]}, "every", "sigma_x", "x")[1]
-    assert unordered.differences != pytest.approx(lower.differences)
     # A seed that only one scorer has is left out of the pairs.
     assert verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa[1:]}, "every", "sigma_x", "x")[1].pairs == 7
-    with pytest.raises(ValueError, match="some runs record their seed"):
-        verdicts.paired_seeds({"softmax": softmax, "ssa": [{k: v for k, v in r.items() if k != "seed"} for r in ssa]})
     with pytest.raises(ValueError, match="appears twice"):
         verdicts.paired_seeds({"softmax": softmax + softmax[:1], "ssa": ssa})
-    tagged = verdicts.with_seeds({"softmax": softmax[:2]}, (5, 6))
-    assert [run["seed"] for run in tagged["softmax"]] == [5, 6]
 
 
 def test_three_seeds_are_inconclusive_and_say_how_many_would_decide():
@@ -232,7 +224,8 @@ def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_val
     share, harm = verdicts.injection_verdicts(small, "some", "x")
     assert share.outcome == "no effect at this scale" and harm.outcome == "reproduced"
     # A logit spread that does not grow is the premise's other half.
-    flat = {"softmax": [{"sigmas": [1, 2], "logit_spread": [[[3.0, 3.0]], [[2.0, 2.0]]]} for _ in range(6)]}
+    flat = {"softmax": [LogitSpread.from_result({"sigmas": [1, 2], "logit_spread": [[[3.0, 3.0]], [[2.0, 2.0]]]}, task="some",
+                                                scorer="softmax", seed=seed) for seed in range(6)]}
     premise = verdicts.collapse_premise(runs(0.9, 0.1, 0.1), flat)
     assert premise["share"] == pytest.approx(0.9) and "never growing" in premise["absent"]
     # With most of softmax's attention on the value, the mechanism claims decide.
@@ -364,3 +357,26 @@ def test_an_evaluation_without_per_position_errors_keeps_the_prompt_errors():
     full, small = (experiments.evaluate_trained(config, model) for config in (experiment, lean))
     assert "per_position" in full["shifts"]["sigma_x"]["model"] and "per_position" not in small["shifts"]["sigma_x"]["model"]
     assert small["shifts"]["sigma_x"]["model"]["prompt_error"] == full["shifts"]["sigma_x"]["model"]["prompt_error"]
+    # Read as records: the same numbers, typed; the lean one has no pointwise errors.
+    lean_run, full_run = (ICLRun.from_result(result, task="every", scorer="softmax", seed=0) for result in (small, full))
+    sweep = full_run.sweep("sigma_x")
+    assert sweep.values == tuple(experiment.eval.sigmas) and sweep.predictors[0] == "model"
+    assert set(sweep.baselines) == set(get_task("every").baselines())
+    assert sweep.per_position["model"].shape == (len(experiment.eval.sigmas), experiment.eval.points)
+    assert lean_run.sweep("sigma_x").per_position == {} and (lean_run.sweep("sigma_x").error() == sweep.error()).all()
+    assert full_run.length.values == tuple(experiment.eval.lengths)
+    assert full_run.injection.injected_mass.shape == full_run.concentration["sigma_x"].statistic("max_weight").shape[1:]
+    assert full_run.attention_map.weights.ndim == 3 and full_run.injection.position == experiment.eval.inject_position
+
+
+def test_a_result_of_another_layout_is_refused_with_the_key_it_lacks():
+    with pytest.raises(ValueError, match="every/ssa/seed 3: the result has no 'shifts'"):
+        ICLRun.from_result({"length": {}}, task="every", scorer="ssa", seed=3)
+    broken = {"shifts": {"sigma_x": {"sigmas": [1, 2], "model": {"prompt_error": [0.1]}}}}
+    with pytest.raises(ValueError, match="shifts/sigma_x/model: 1 prompt errors for 2 sigmas"):
+        ICLRun.from_result(broken, task="every", scorer="ssa", seed=3)
+    run = ICLRun.from_result({"shifts": {"sigma_x": {"sigmas": [1, 2], "model": {"prompt_error": [0.1, 0.2]}}}}, task="every", scorer="ssa", seed=3)
+    with pytest.raises(ValueError, match="shift must be one of sigma_x; got 'sigma_ab'"):
+        run.sweep("sigma_ab")
+    with pytest.raises(ValueError, match="predictor must be one of model; got 'zero'"):
+        run.sweep("sigma_x").error("zero")

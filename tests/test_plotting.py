@@ -74,13 +74,16 @@ def test_category_means_show_every_seed_and_join_paired_seeds():
     plt.close(fig)
 
 
-def _icl_run(seed: int, sigmas=(1.0, 2.0, 4.0)) -> dict:
+def _icl_run(seed: int, sigmas=(1.0, 2.0, 4.0)):
+    from ssa.icl.records import ICLRun
+
     errors = [0.1 * (1 + seed) * sigma for sigma in sigmas]
-    return {"seed": seed, "training": {"history": [(step, 1.0 / (1 + step + seed)) for step in range(5)]},
-            "shifts": {"sigma_x": {"sigmas": list(sigmas), "model": {"prompt_error": errors},
-                                   "majority class": {"prompt_error": [0.5] * len(sigmas)}}},
-            "concentration": {"sigma_x": {"sigmas": list(sigmas),
-                                          "entropy": [[[1.0 - 0.1 * i - 0.01 * seed] * 2] * 2 for i in range(len(sigmas))]}}}
+    result = {"training": {"history": [(step, 1.0 / (1 + step + seed)) for step in range(5)], "steps": 5, "wall_time_s": 1.0},
+              "shifts": {"sigma_x": {"sigmas": list(sigmas), "model": {"prompt_error": errors},
+                                     "majority class": {"prompt_error": [0.5] * len(sigmas)}}},
+              "concentration": {"sigma_x": {"sigmas": list(sigmas),
+                                            "entropy": [[[1.0 - 0.1 * i - 0.01 * seed] * 2] * 2 for i in range(len(sigmas))]}}}
+    return ICLRun.from_result(result, task="every", scorer="softmax", seed=seed)
 
 
 def test_icl_figures_draw_each_seed_beside_the_mean():

@@ -238,7 +238,7 @@ def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cac
     assert study.cached_loader("smoke")("ssa", "every", study.FIRST_SEED) is None
     assert not regenerate.is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
     with cache_required(), pytest.raises(CacheMissError, match="python -m ssa regenerate icl_study --profile smoke"):
-        study.cached_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")
+        study.load_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")
     with pytest.raises(ValueError, match="arm must be one of"):
-        study.cached_run("ssa_turbo", "every", study.FIRST_SEED, profile="smoke")
+        study.load_run("ssa_turbo", "every", study.FIRST_SEED, profile="smoke")
     assert not (empty_cache / "results").exists() or not any((empty_cache / "results").rglob("*.json"))

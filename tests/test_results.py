@@ -56,6 +56,16 @@ def test_entry_layout_and_provenance(tmp_path):
     assert not list(path.parent.glob("*.tmp")), "the atomic write left a temporary file behind"
 
 
+def test_cached_entry_gives_the_result_with_the_provenance_it_was_stored_with(tmp_path):
+    compute = Counter()
+    fresh = results.cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path,
+                                 device="cpu")
+    again = results.cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    assert compute.calls == 1 and fresh.result == again.result == {"loss": 0.25, "curve": [1, 2, 3]}
+    assert fresh.provenance == again.provenance == json.loads(fresh.path.read_text())["provenance"]
+    assert again.provenance["device"] == "cpu" and again.provenance["wall_time_s"] >= 0
+
+
 def test_key_ignores_key_order_but_not_values(tmp_path):
     a = entry_path("demo", {"x": 1, "y": 2}, profile="cpu", results_dir=tmp_path)
     b = entry_path("demo", {"y": 2, "x": 1}, profile="cpu", results_dir=tmp_path)

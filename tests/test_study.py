@@ -7,6 +7,7 @@ import pytest
 
 from ssa import verdicts
 from ssa.icl import study
+from ssa.icl.records import ICLRun
 from ssa.icl.train import _parameter_groups, build_model
 
 
@@ -55,9 +56,10 @@ def test_every_arm_builds_a_valid_model_on_its_tasks(profile):
     assert 1 / slope["temperature"] == pytest.approx(study.SSA_SLOPE_AT_ZERO)
 
 
-def _run(errors_at_sigmas):
+def _run(errors_at_sigmas, task="every"):
     sigmas = list(range(1, 30))
-    return {"shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": errors_at_sigmas}}}}
+    return ICLRun.from_result({"shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": errors_at_sigmas}}}},
+                              task=task, scorer="softmax", seed=0)
 
 
 def test_endpoints_read_the_declared_numbers():
@@ -65,8 +67,9 @@ def test_endpoints_read_the_declared_numbers():
     assert study.ENDPOINTS["error at sigma 10"].measure(run, "every") == 0.3
     assert study.ENDPOINTS["mean error, sigma 2-29"].measure(run, "every") == pytest.approx((8 * 0.05 + 0.3 + 19 * 0.6) / 28)
     assert study.ENDPOINTS["generalises at sigma 10"].measure(run, "every") == 0.0
-    linear = {"shifts": {"sigma_ab": {"sigmas": [1, 2, 3], "model": {"prompt_error": [1.0, 2.0, 6.0]},
-                                      "zero": {"prompt_error": [10.0, 10.0, 20.0]}}}}
+    linear = ICLRun.from_result({"shifts": {"sigma_ab": {"sigmas": [1, 2, 3], "model": {"prompt_error": [1.0, 2.0, 6.0]},
+                                                         "zero": {"prompt_error": [10.0, 10.0, 20.0]}}}},
+                                task="linear", scorer="softmax", seed=0)
     assert study.ENDPOINTS["normalised error, larger functions"].measure(linear, "linear") == pytest.approx((0.2 + 0.3) / 2)
 
 

@@ -30,7 +30,6 @@ from ssa.alternatives.comparison import (  # noqa: F401
     cost_entry,
     error_table,
     judge_statement,
-    load_provenance,
     load_runs,
     mechanism_table,
     observed_spread,

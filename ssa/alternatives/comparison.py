@@ -39,6 +39,7 @@ from ssa import verdicts as rule
 from ssa.icl import experiments
 from ssa.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa.icl.evaluate import bootstrap_band
+from ssa.icl.records import ICLRun
 from ssa.icl.tasks import TASKS, get_task
 from ssa.plotting import scorer_label
 from ssa.profiles import check_profile, resolve_device
@@ -119,17 +120,16 @@ def measured_run_seconds(task: str, profile: str) -> float:
 
 # --- loading -----------------------------------------------------------------------------------
 
-def load_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS, device: str = "auto") -> dict[str, dict[str, list[dict]]]:
+def load_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS, device: str = "auto") -> dict[str, dict[str, list[ICLRun]]]:
     """``{task: {scorer: [result of each seed]}}`` from the ICL cache (computed on a miss unless
     the cache is required). Scorers default to every registered one. Each run carries its
     ``seed``: the comparisons pair runs by it."""
     scorers = scorer_names() if scorers is None else scorers
     seeds = chapter_seeds(profile) if seeds is None else seeds
-    return {task: _with_seeds(experiments.load_runs(task, profile=profile, scorers=scorers, seeds=seeds, device=device), seeds)
-            for task in tasks}
+    return {task: experiments.load_runs(task, profile=profile, scorers=scorers, seeds=seeds, device=device) for task in tasks}
 
 
-def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple[dict[str, dict[str, list[dict]]], int, int]:
+def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple[dict[str, dict[str, list[ICLRun]]], int, int]:
     """What the cache already holds, without training anything: ``({task: {scorer: runs}},
     runs cached, runs planned)``. A scorer appears for a task only with all its seeds; a task
     only with softmax's (the reference of every comparison) and one other scorer. Each run carries
@@ -142,11 +142,11 @@ def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple
     for task in tasks:
         complete = [scorer for scorer in scorers if all((task, scorer, seed) in done for seed in seeds)]
         if "softmax" in complete and len(complete) > 1:
-            found[task] = _with_seeds(experiments.load_runs(task, profile=profile, scorers=complete, seeds=seeds), seeds)
+            found[task] = experiments.load_runs(task, profile=profile, scorers=complete, seeds=seeds)
     return found, len(done), len(planned)
 
 
-def chapter_runs(profile: str, *, seeds=None, device: str = "auto") -> tuple[dict[str, dict[str, list[dict]]], int, int]:
+def chapter_runs(profile: str, *, seeds=None, device: str = "auto") -> tuple[dict[str, dict[str, list[ICLRun]]], int, int]:
     """What the chapter shows: ``({task: {scorer: runs}}, runs cached, runs planned)``. Where the
     cache is required (``$SSA_REQUIRE_CACHE``, as in book builds) that is what the cache holds now
     (:func:`cached_runs`: whole seed groups, so a sweep spread over sessions shows as it fills);
@@ -171,15 +171,9 @@ def coverage(cached: int, planned: int) -> dict:
         f"is trained (the regenerate command resumes the sweep where it stopped).")}
 
 
-def load_provenance(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> dict[str, dict[str, list[dict]]]:
-    scorers = scorer_names() if scorers is None else scorers
-    seeds = chapter_seeds(profile) if seeds is None else seeds
-    return {task: experiments.load_provenance(task, profile=profile, scorers=scorers, seeds=seeds) for task in tasks}
-
-
 # --- the table and the ranks -------------------------------------------------------------------
 
-def error_table(runs: dict[str, dict[str, list[dict]]]):
+def error_table(runs: dict[str, dict[str, list[ICLRun]]]):
     """Long table: one row per task, shift, sigma and scorer with the mean error over seeds and
     its 95% bootstrap band (columns ``task, shift, sigma, scorer, mean, low, high, seeds``)."""
     import pandas as pd
@@ -187,8 +181,8 @@ def error_table(runs: dict[str, dict[str, list[dict]]]):
     rows = []
     for task, by_scorer in runs.items():
         first = next(iter(by_scorer.values()))[0]
-        for shift in first["shifts"]:
-            sigmas = first["shifts"][shift]["sigmas"]
+        for shift, sweep in first.shifts.items():
+            sigmas = sweep.values
             for scorer, seeds in by_scorer.items():
                 band = bootstrap_band(icl_data.error_curve(seeds, task, shift))
                 for index, sigma in enumerate(sigmas):
@@ -263,36 +257,28 @@ def claim(scorer: str, task: str, shift: str) -> rule.Claim:
                       reason=THRESHOLD_REASON)
 
 
-def _shifted_error(seeds: list[dict], task: str, shift: str) -> np.ndarray:
+def _shifted_error(seeds: list[ICLRun], task: str, shift: str) -> np.ndarray:
     """Per-seed mean error over the shifted sigmas (> 1)."""
     curve = icl_data.error_curve(seeds, task, shift)
-    sigmas = np.array(seeds[0]["shifts"][shift]["sigmas"], dtype=float)
+    sigmas = np.array(seeds[0].sweep(shift).values, dtype=float)
     return curve[:, sigmas > 1].mean(axis=1)
 
 
-def _by_seed(seed_runs: list[dict], task: str, shift: str) -> dict[int, float]:
-    seeds = [run.get("seed") for run in seed_runs]
-    if any(seed is None for seed in seeds):
-        raise ValueError("every run needs its 'seed' to be paired (load runs with load_runs or cached_runs)")
+def _by_seed(seed_runs: list[ICLRun], task: str, shift: str) -> dict[int, float]:
+    seeds = [run.seed for run in seed_runs]
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"a seed appears twice among the runs of one scorer: {seeds}")
     return dict(zip(seeds, _shifted_error(seed_runs, task, shift).tolist()))
 
 
-def paired(treatment: list[dict], control: list[dict], task: str, shift: str) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+def paired(treatment: list[ICLRun], control: list[ICLRun], task: str, shift: str) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
     """``(seeds, treatment errors, control errors)``: the mean error over the shifted sigmas of
     the runs of both scorers that share a seed, in seed order (a seed only one of them has is
     left out: it has no pair)."""
     return rule.pair_by_seed(_by_seed(treatment, task, shift), _by_seed(control, task, shift))
 
 
-def _with_seeds(by_scorer: dict[str, list[dict]], seeds) -> dict[str, list[dict]]:
-    """Each run with its ``seed`` (a copy: cached dicts are left as they are)."""
-    return {scorer: [run if "seed" in run else {**run, "seed": seed} for run, seed in zip(seed_runs, seeds)]
-            for scorer, seed_runs in by_scorer.items()}
-
-
-def _premise(by_scorer: dict[str, list[dict]], task: str) -> str:
+def _premise(by_scorer: dict[str, list[ICLRun]], task: str) -> str:
     baseline = icl_data.trivial_baseline(task)
     model = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x")[:, 0].mean()
     trivial = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x", baseline)[:, 0].mean()
@@ -300,18 +286,7 @@ def _premise(by_scorer: dict[str, list[dict]], task: str) -> str:
             f"{icl_data.LEARNED_FRACTION:g} times the {baseline} predictor's {trivial:.3g}, so no shift tests anything")
 
 
-def _with_seeds_to_resolve(verdict: rule.Verdict) -> rule.Verdict:
-    """``verdict`` with the pairs that would decide it at its observed mean and spread
-    (:func:`ssa.verdicts.seeds_to_resolve`) where the rule left it inconclusive for having fewer
-    than :data:`ssa.verdicts.MIN_PAIRS` pairs (it then gives that minimum, a floor, not the
-    estimate); unchanged with fewer than two pairs (no spread to go by)."""
-    if verdict.outcome != rule.INCONCLUSIVE or not 2 <= verdict.pairs < rule.MIN_PAIRS:
-        return verdict
-    spread = float(np.std(verdict.differences, ddof=1))
-    return dataclasses.replace(verdict, seeds_to_resolve=rule.seeds_to_resolve(verdict.effect, spread, verdict.threshold))
-
-
-def versus_softmax(runs: dict[str, dict[str, list[dict]]]):
+def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
     """One row per scorer (other than softmax) and panel: the scorer's error against softmax's,
     judged by :func:`ssa.verdicts.judge` on the claim of :func:`claim`, with the runs paired by
     their seed. Columns: ``scorer, task, shift, panel, paper`` (the paper tried it), ``learned``
@@ -328,13 +303,13 @@ def versus_softmax(runs: dict[str, dict[str, list[dict]]]):
         if "softmax" not in by_scorer:
             continue
         learned = icl_data.learned(by_scorer, task)
-        for shift in by_scorer["softmax"][0]["shifts"]:
+        for shift in by_scorer["softmax"][0].shifts:
             for scorer, seed_runs in by_scorer.items():
                 if scorer == "softmax":
                     continue
                 seeds, error, softmax = paired(seed_runs, by_scorer["softmax"], task, shift)
                 comparison = claim(scorer, task, shift)
-                verdict = (_with_seeds_to_resolve(rule.judge(comparison, error, softmax)) if learned["softmax"]
+                verdict = (rule.judge(comparison, error, softmax) if learned["softmax"]
                            else rule.premise_absent(comparison, _premise(by_scorer, task)))
                 low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
                 rows.append({
@@ -562,7 +537,7 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
     return _in_statement_direction(name, rule.REPRODUCED, deciding, detail, parts.items())
 
 
-def statement_verdict(runs: dict[str, dict[str, list[dict]]], alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
+def statement_verdict(runs: dict[str, dict[str, list[ICLRun]]], alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
                       what: str = "alternatives the paper tried") -> rule.Verdict:
     """The verdict on the paper's statement from ``{task: {scorer: runs}}`` (each run with its
     ``seed``, as :func:`cached_runs` and :func:`load_runs` give them): :func:`judge_statement` of
@@ -572,7 +547,7 @@ def statement_verdict(runs: dict[str, dict[str, list[dict]]], alternatives=PAPER
 
 # --- the collapse mechanism, scorer by scorer --------------------------------------------------
 
-def mechanism_table(runs: dict[str, dict[str, list[dict]]]):
+def mechanism_table(runs: dict[str, dict[str, list[ICLRun]]]):
     """One row per scorer and panel: mean attention entropy (normalised, mean over layers, heads
     and seeds) at the smallest and largest sigma, its drop, and the error at both ends and its
     growth, and whether the scorer learned the task in distribution (:func:`ssa.icl.verdicts.learned`).
@@ -582,7 +557,7 @@ def mechanism_table(runs: dict[str, dict[str, list[dict]]]):
     rows = []
     for task, by_scorer in runs.items():
         learned = icl_data.learned(by_scorer, task)
-        for shift in next(iter(by_scorer.values()))[0]["concentration"]:
+        for shift in next(iter(by_scorer.values()))[0].concentration:
             for scorer, seeds in by_scorer.items():
                 entropy = icl_data.head_mean(seeds, shift, "entropy").mean(axis=0)
                 error = icl_data.error_curve(seeds, task, shift).mean(axis=0)

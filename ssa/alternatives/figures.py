@@ -80,13 +80,13 @@ def plot_entropy(fig, axes, runs: dict, panels) -> None:
     against sigma, every scorer's mean with its band and each seed as a thin line."""
     for ax, (task, shift) in _panel_axes(axes, panels):
         for scorer, seeds in runs[task].items():
-            sigmas = seeds[0]["concentration"][shift]["sigmas"]
+            sigmas = seeds[0].concentration[shift].sigmas
             icl_figures._band(ax, sigmas, verdicts.head_mean(seeds, shift, "entropy"), color=scorer_color(scorer), label=scorer_label(scorer))
         ax.set(title=panel_label(task, shift), xlabel=SIGMA_LABEL, ylabel="attention entropy (normalised)")
     shared_legend(fig, list(next(iter(runs.values()))))
 
 
-def seed_mechanism(seeds: list[dict], task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
+def seed_mechanism(seeds: list, task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
     """Each seed's own entropy drop and error growth from the smallest to the largest sigma (the
     quantities :func:`ssa.alternatives.comparison.mechanism_table` takes of the means)."""
     entropy = verdicts.head_mean(seeds, shift, "entropy")

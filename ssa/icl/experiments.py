@@ -27,6 +27,7 @@ from ssa.icl import diagnostics
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.evaluate import evaluate, model_predictor, sweep
 from ssa.icl.models import ModelConfig
+from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa.icl.tasks import get_task
 from ssa.icl.train import TrainConfig, train
@@ -282,18 +283,34 @@ def regenerate_command(profile: str, task: str | None = None, scorer: str | None
 
 def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
                stop_at: int | None = None, regenerate: str | None = None) -> dict:
-    """:func:`run` through the result cache, keyed by the whole experiment config.
+    """:func:`run` through the result cache, keyed by the whole experiment config: the result
+    dict (:func:`load_run` gives it as a typed record, with its provenance).
 
     The key does not hold ``stop_at``: a stopped run is written only to a throwaway cache.
     ``regenerate``: the command that computes the run, when it is not its task's chapter's
     (:func:`regenerate_command`; the powered study's runs are its own)."""
-    from ssa.results import cached, check_throwaway_cache
+    return _cached_run_entry(experiment, profile=profile, device=device, progress=progress, results_dir=results_dir,
+                             stop_at=stop_at, regenerate=regenerate).result
+
+
+def load_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = False,
+             regenerate: str | None = None) -> ICLRun:
+    """:func:`cached_run` as a typed record (:class:`ssa.icl.records.ICLRun`) that knows its task,
+    scorer and seed, and carries its cache entry's provenance."""
+    entry = _cached_run_entry(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
+    return ICLRun.from_result(entry.result, task=experiment.train.task, scorer=experiment.train.model.scorer,
+                              seed=experiment.train.seed, provenance=entry.provenance)
+
+
+def _cached_run_entry(experiment: ICLExperiment, *, profile: str, device: str, progress: bool, results_dir=None,
+                      stop_at: int | None = None, regenerate: str | None = None):
+    from ssa.results import cached_entry, check_throwaway_cache
 
     if stop_at is not None:
         check_throwaway_cache(results_dir)
 
     resolved = resolve_device(device)
-    return cached(
+    return cached_entry(
         experiment.name,
         experiment,
         lambda: run(experiment, device=resolved, progress=progress, stop_at=stop_at),
@@ -309,38 +326,24 @@ def chapter_seeds(first_seed: int = 0) -> tuple[int, ...]:
     return tuple(first_seed + offset for offset in SEEDS)
 
 
-def load_runs(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto", progress: bool = False) -> dict[str, list[dict]]:
-    """``{scorer: [result of each seed]}``, from the cache (or computed, unless the cache is required);
-    each result carries its ``seed``, which pairs the scorers' runs."""
+def load_runs(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto",
+              progress: bool = False) -> dict[str, list[ICLRun]]:
+    """``{scorer: [the run of each seed]}`` as typed records (:class:`ssa.icl.records.ICLRun`,
+    each with its seed and provenance), from the cache (or computed, unless the cache is required)."""
+    return {scorer: [load_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
+                     for seed in seeds]
+            for scorer in scorers}
+
+
+def load_logit_spreads(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto") -> dict[str, list[LogitSpread]]:
+    """``{scorer: [logit spread of each seed]}`` (:func:`logit_spread`) as typed records, cached."""
     return {
-        scorer: [{**cached_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress), "seed": seed}
+        scorer: [LogitSpread.from_result(cached_logit_spread(experiment_config(task, scorer, profile, seed), profile=profile,
+                                                             device=device, progress=False),
+                                         task=task, scorer=scorer, seed=seed)
                  for seed in seeds]
         for scorer in scorers
     }
-
-
-def load_logit_spreads(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto") -> dict[str, list[dict]]:
-    """``{scorer: [logit spread of each seed]}`` (see :func:`logit_spread`), cached."""
-    return {
-        scorer: [cached_logit_spread(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=False) for seed in seeds]
-        for scorer in scorers
-    }
-
-
-def load_provenance(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, results_dir=None) -> dict[str, list[dict]]:
-    """``{scorer: [provenance of each seed]}`` of cached runs (config, versions, device, wall time)."""
-    import json
-
-    from ssa.results import entry_path
-
-    provenance = {}
-    for scorer in scorers:
-        provenance[scorer] = []
-        for seed in seeds:
-            experiment = experiment_config(task, scorer, profile, seed)
-            path = entry_path(experiment.name, experiment, profile=profile, results_dir=results_dir)
-            provenance[scorer].append(json.loads(path.read_text())["provenance"] if path.exists() else {})
-    return provenance
 
 
 def single_thread() -> None:
@@ -360,8 +363,7 @@ def regenerate_one(task: str, scorer: str, seed: int, profile: str, device: str,
 def cached_with_spread(experiment: ICLExperiment, *, profile: str, device: str, progress: bool, regenerate: str | None = None) -> str:
     """An experiment's run and its logit spreads through the cache (:func:`cached_run`,
     :func:`cached_logit_spread`): one line about the run."""
-    result = cached_run(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
+    run = load_run(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
     cached_logit_spread(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
-    training = result["training"]
-    return (f"{training['steps']} steps in {training['wall_time_s']:.0f} s training; "
-            f"in-distribution prompt error {result['shifts']['sigma_x']['model']['prompt_error'][0]:.4g}")
+    return (f"{run.training.steps} steps in {run.training.wall_time_s:.0f} s training; "
+            f"in-distribution prompt error {run.sweep('sigma_x').error()[0]:.4g}")

@@ -1,7 +1,7 @@
 """Figures and tables of the in-context-learning chapters, from cached results.
 
-Every function takes ``runs``: ``{scorer: [result of each seed]}`` as returned by
-:func:`ssa.icl.experiments.load_runs`, and draws the mean over seeds with its 95% bootstrap band
+Every function takes ``runs``: ``{scorer: [run of each seed]}``, typed records
+(:class:`ssa.icl.records.ICLRun`) as :func:`ssa.icl.experiments.load_runs` returns them, and draws the mean over seeds with its 95% bootstrap band
 (:func:`ssa.icl.evaluate.bootstrap_band`) and each seed as a thin line; baselines are drawn
 dashed, in grey.
 """
@@ -35,7 +35,7 @@ def error_label(task: str, normalise: bool = True) -> str:
 
 def _baselines(runs: dict, curve) -> dict[str, np.ndarray]:
     first = next(iter(runs.values()))
-    names = [name for name in first[0]["shifts"]["sigma_x"] if name not in ("model", "sigmas")]
+    names = first[0].sweep("sigma_x").baselines
     # Baselines see the same prompts in every run: one seed's values are theirs.
     return {name: curve(first[:1], name)[0] for name in names}
 
@@ -43,7 +43,7 @@ def _baselines(runs: dict, curve) -> dict[str, np.ndarray]:
 def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | None = None, normalise: bool = True) -> None:
     """Error against sigma, per scorer, with the baselines (linear: normalised by the zero
     predictor, or the raw MSE on a log scale with ``normalise=False``)."""
-    sigmas = next(iter(runs.values()))[0]["shifts"][shift]["sigmas"]
+    sigmas = next(iter(runs.values()))[0].sweep(shift).values
     for scorer, seeds in runs.items():
         _band(ax, sigmas, error_curve(seeds, task, shift, normalise=normalise), color=scorer_color(scorer), label=scorer_label(scorer))
     for name, values in _baselines(runs, lambda r, p: error_curve(r, task, shift, p, normalise=normalise)).items():
@@ -58,7 +58,7 @@ def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | N
 
 def plot_length(ax, runs: dict, task: str, trained_points: int, title: str | None = None) -> None:
     """Error against prompt length at sigma 1, with the longest trained prompt marked."""
-    lengths = next(iter(runs.values()))[0]["length"]["lengths"]
+    lengths = next(iter(runs.values()))[0].length.values
     for scorer, seeds in runs.items():
         _band(ax, lengths, length_curve(seeds, task), color=scorer_color(scorer), label=scorer_label(scorer))
     for name, values in _baselines(runs, lambda r, p: length_curve(r, task, p)).items():
@@ -70,10 +70,10 @@ def plot_length(ax, runs: dict, task: str, trained_points: int, title: str | Non
 
 def plot_per_position(ax, runs: dict, task: str, shift: str, sigma: float, title: str | None = None) -> None:
     """Mean pointwise error at each point of the prompt, at one sigma (raw, not normalised)."""
-    sigmas = next(iter(runs.values()))[0]["shifts"][shift]["sigmas"]
+    sigmas = next(iter(runs.values()))[0].sweep(shift).values
     index = sigmas.index(sigma)
     for scorer, seeds in runs.items():
-        values = np.array([run["shifts"][shift]["model"]["per_position"][index] for run in seeds])
+        values = np.array([run.sweep(shift).per_position["model"][index] for run in seeds])
         _band(ax, np.arange(1, values.shape[1] + 1), values, color=scorer_color(scorer), label=scorer_label(scorer))
     ax.axvspan(0.5, FIRST_SCORED + 0.5, color="grey", alpha=0.1, label="not scored")
     ax.set(xlabel="point in the prompt", ylabel="error rate" if get_task(task).classification else "squared error",
@@ -87,8 +87,8 @@ def plot_training(ax, runs: dict, title: str | None = None) -> None:
     """Training loss (mean over each logging window) against step: the mean over seeds, its band
     and each seed."""
     for scorer, seeds in runs.items():
-        steps = [step for step, _ in seeds[0]["training"]["history"]]
-        values = np.array([[loss for _, loss in run["training"]["history"]] for run in seeds])
+        steps = [step for step, _ in seeds[0].training.history]
+        values = np.array([[loss for _, loss in run.training.history] for run in seeds])
         _band(ax, steps, values, color=scorer_color(scorer), label=scorer_label(scorer), marker="")
     ax.set(xlabel="training step", ylabel="training loss", yscale="log", title=title)
     ax.legend(fontsize=8)
@@ -111,22 +111,22 @@ def plot_per_layer(axes, per_seed: dict[str, list], sigmas, ylabel: str) -> None
 
 def plot_concentration(axes, runs: dict, shift: str, statistic: str) -> None:
     """One panel per layer: the attention statistic (mean over heads) against sigma."""
-    sigmas = next(iter(runs.values()))[0]["concentration"][shift]["sigmas"]
-    per_seed = {scorer: [run["concentration"][shift][statistic] for run in seeds] for scorer, seeds in runs.items()}
+    sigmas = next(iter(runs.values()))[0].concentration[shift].sigmas
+    per_seed = {scorer: [run.concentration[shift].statistic(statistic) for run in seeds] for scorer, seeds in runs.items()}
     plot_per_layer(axes, per_seed, sigmas, STATISTIC_LABELS[statistic])
 
 
 def plot_logit_spread(axes, spreads: dict) -> None:
     """One panel per layer: the attention-logit spread (mean over heads) against sigma."""
-    sigmas = next(iter(spreads.values()))[0]["sigmas"]
-    plot_per_layer(axes, {scorer: [run["logit_spread"] for run in seeds] for scorer, seeds in spreads.items()}, sigmas, STATISTIC_LABELS["logit_spread"])
+    sigmas = next(iter(spreads.values()))[0].sigmas
+    plot_per_layer(axes, {scorer: [run.spread for run in seeds] for scorer, seeds in spreads.items()}, sigmas, STATISTIC_LABELS["logit_spread"])
 
 
 def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1) -> None:
     """Every head of every seed at one sigma: a strip per scorer and layer (is any head collapsing?)."""
     for offset, (scorer, seeds) in enumerate(runs.items()):
         for run in seeds:
-            values = np.array(run["concentration"][shift][statistic][sigma_index])  # (layers, heads)
+            values = run.concentration[shift].statistic(statistic)[sigma_index]  # (layers, heads)
             for layer, heads in enumerate(values):
                 ax.scatter(np.full(len(heads), layer + 1 + 0.15 * (2 * offset - 1)), heads, s=10,
                            color=scorer_color(scorer), label=scorer_label(scorer) if layer == 0 and run is seeds[0] else None, alpha=0.7)
@@ -143,8 +143,8 @@ def plot_attention_maps(axes, runs: dict, seed_index: int = 0) -> None:
 
     for row, (scorer, seeds) in enumerate(runs.items()):
         run = seeds[seed_index]
-        maps = np.array(run["attention_map"]["weights"])
-        token = 2 * run["injection"]["position"]
+        maps = run.attention_map.weights
+        token = 2 * run.injection.position
         for layer in range(maps.shape[0]):
             ax = axes[row, layer]
             # A square-root colour scale: small weights spread over many keys stay visible.
@@ -162,15 +162,15 @@ def scorer_values_table(runs: dict):
 
     rows = []
     for scorer, seeds in runs.items():
-        for layer in seeds[0]["scorer_values"]:
-            for parameter in seeds[0]["scorer_values"][layer]:
-                values = np.array([np.mean(run["scorer_values"][layer][parameter]) for run in seeds])
+        for layer, parameters in seeds[0].scorer_values.items():
+            for parameter in parameters:
+                values = np.array([np.mean(run.scorer_values[layer][parameter]) for run in seeds])
                 rows.append({"scorer": scorer_label(scorer), "layer": layer, "parameter": parameter,
                              "mean": values.mean(), "min": values.min(), "max": values.max()})
     return pd.DataFrame(rows)
 
 
-def timing_table(runs: dict, provenance: dict, seeds):
+def timing_table(runs: dict):
     """Measured times per run: training (summed over interrupted and resumed sessions, kept in
     the checkpoint) and evaluation, steps per second, and the device and commit that produced it
     (from the cache entry's provenance)."""
@@ -178,11 +178,11 @@ def timing_table(runs: dict, provenance: dict, seeds):
 
     rows = []
     for scorer, seed_runs in runs.items():
-        for index, run in enumerate(seed_runs):
-            info, training = provenance[scorer][index], run["training"]
-            rows.append({"scorer": scorer_label(scorer), "seed": seeds[index], "device": info.get("device"),
-                         "training (min)": training["wall_time_s"] / 60, "steps/s": training["steps_per_s"],
-                         "evaluation (min)": training["evaluation_wall_time_s"] / 60,
+        for run in seed_runs:
+            info, training = run.provenance, run.training
+            rows.append({"scorer": scorer_label(scorer), "seed": run.seed, "device": info.get("device"),
+                         "training (min)": training.wall_time_s / 60, "steps/s": training.steps_per_s,
+                         "evaluation (min)": training.evaluation_wall_time_s / 60,
                          "commit": (info.get("git_commit") or "")[:7]})
     return pd.DataFrame(rows)
 

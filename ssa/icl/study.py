@@ -36,6 +36,7 @@ import numpy as np
 from ssa import verdicts as rule
 from ssa.icl import experiments
 from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
+from ssa.icl.records import ICLRun
 from ssa.icl.tasks import QUANTIFIERS, get_task
 
 PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized the study
@@ -124,19 +125,19 @@ class Endpoint:
     name: str
     tasks: tuple[str, ...]
     claim: rule.Claim
-    measure: Callable[[dict, str], float]  # (run result, task) -> the number
+    measure: Callable[[ICLRun, str], float]  # (run, task) -> the number
 
 
-def _sweep(run: dict, task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
+def _sweep(run: ICLRun, task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
     """(sigmas, the model's error) of a sweep, as the chapters read it
     (:func:`ssa.icl.verdicts.error_curve`: linear functions normalised by the zero predictor)."""
     from ssa.icl.verdicts import error_curve
 
-    return np.asarray(run["shifts"][shift]["sigmas"], dtype=float), error_curve([run], task, shift)[0]
+    return np.asarray(run.sweep(shift).values, dtype=float), error_curve([run], task, shift)[0]
 
 
-def error_at(sigma: float, shift: str = "sigma_x") -> Callable[[dict, str], float]:
-    def measure(run: dict, task: str) -> float:
+def error_at(sigma: float, shift: str = "sigma_x") -> Callable[[ICLRun, str], float]:
+    def measure(run: ICLRun, task: str) -> float:
         sigmas, error = _sweep(run, task, shift)
         if sigma not in sigmas:
             raise ValueError(f"endpoint: sigma {sigma:g} is not among the run's sigmas {sigmas.tolist()}")
@@ -144,8 +145,8 @@ def error_at(sigma: float, shift: str = "sigma_x") -> Callable[[dict, str], floa
     return measure
 
 
-def mean_error(low: float, high: float, shift: str = "sigma_x") -> Callable[[dict, str], float]:
-    def measure(run: dict, task: str) -> float:
+def mean_error(low: float, high: float, shift: str = "sigma_x") -> Callable[[ICLRun, str], float]:
+    def measure(run: ICLRun, task: str) -> float:
         sigmas, error = _sweep(run, task, shift)
         inside = (sigmas >= low) & (sigmas <= high)
         if not inside.any():
@@ -154,7 +155,7 @@ def mean_error(low: float, high: float, shift: str = "sigma_x") -> Callable[[dic
     return measure
 
 
-def generalises(run: dict, task: str) -> float:
+def generalises(run: ICLRun, task: str) -> float:
     """1 if the run's prompt error at sigma = 10 is below :data:`GENERALISES_BELOW`, else 0."""
     return float(error_at(10.0)(run, task) < GENERALISES_BELOW)
 
@@ -331,7 +332,7 @@ def comparison(name: str) -> Comparison:
     raise ValueError(f"comparison must be one of {', '.join(c.name for c in COMPARISONS)}; got {name!r}")
 
 
-def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], dict | None]) -> tuple[np.ndarray, np.ndarray]:
+def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]) -> tuple[np.ndarray, np.ndarray]:
     """``(treatment, control)`` values of ``endpoint`` on ``task``, one per seed of the
     comparison, in seed order. ``load(arm, task, seed)`` returns a cached run or ``None``; a
     missing seed raises :class:`IncompleteStudyError` naming the runs that are missing."""
@@ -355,7 +356,7 @@ def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str
     return np.asarray(values[compared.treatment]), np.asarray(values[compared.control])
 
 
-def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], dict | None]) -> rule.Verdict:
+def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]) -> rule.Verdict:
     """The verdict of ``endpoint`` on ``task`` for ``compared``, by :func:`ssa.verdicts.judge`."""
     treatment, control = outcomes(compared, task, endpoint, load)
     claim = ENDPOINTS[endpoint].claim
@@ -370,13 +371,13 @@ def regenerate_command(profile: str, seed: int | None = None) -> str:
     return command("icl_study", profile, seeds=None if seed is None else [seed])
 
 
-def cached_run(arm: str, task: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> dict:
+def load_run(arm: str, task: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> ICLRun:
     """The run of ``arm`` on ``task`` with ``seed`` through the result cache
-    (:func:`ssa.icl.experiments.cached_run`), computed if missing unless the cache is required."""
+    (:func:`ssa.icl.experiments.load_run`), computed if missing unless the cache is required."""
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {', '.join(ARMS)}; got {arm!r}")
-    return experiments.cached_run(ARMS[arm].experiment(task, seed, profile), profile=profile, device=device, progress=progress,
-                                  regenerate=regenerate_command(profile, seed))
+    return experiments.load_run(ARMS[arm].experiment(task, seed, profile), profile=profile, device=device, progress=progress,
+                                regenerate=regenerate_command(profile, seed))
 
 
 def regenerate_one(arm: str, task: str, seed: int, *, profile: str, device: str, progress: bool) -> str:
@@ -388,15 +389,15 @@ def regenerate_one(arm: str, task: str, seed: int, *, profile: str, device: str,
                                           progress=progress, regenerate=regenerate_command(profile, seed))
 
 
-def cached_loader(profile: str) -> Callable[[str, str, int], dict | None]:
+def cached_loader(profile: str) -> Callable[[str, str, int], ICLRun | None]:
     """``load(arm, task, seed)`` for :func:`outcomes`: the cached run, or ``None`` when it is not
     cached (nothing is trained)."""
     from ssa.results import CacheMissError, cache_required
 
-    def load(arm: str, task: str, seed: int) -> dict | None:
+    def load(arm: str, task: str, seed: int) -> ICLRun | None:
         with cache_required():
             try:
-                return cached_run(arm, task, seed, profile=profile)
+                return load_run(arm, task, seed, profile=profile)
             except CacheMissError:
                 return None
     return load

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ssa import verdicts as rule
+from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.tasks import QUANTIFIERS, get_task
 from ssa.verdicts import Claim, Verdict, combine, judge, not_tested, premise_absent
 
@@ -103,26 +104,24 @@ def trivial_baseline(task: str) -> str:
     return get_task(task).uninformed
 
 
-def error_curve(runs: list[dict], task: str, shift: str, predictor: str = "model", normalise: bool = True) -> np.ndarray:
+def error_curve(runs: Sequence[ICLRun], task: str, shift: str, predictor: str = "model", normalise: bool = True) -> np.ndarray:
     """``(seeds, sigmas)`` errors of ``predictor`` along a sigma sweep (normalised for linear
     unless ``normalise=False``: then the raw mean squared error, as the paper plots it)."""
-    values = np.array([run["shifts"][shift][predictor]["prompt_error"] for run in runs], dtype=float)
+    values = np.array([run.sweep(shift).error(predictor) for run in runs], dtype=float)
     if get_task(task).classification or not normalise:
         return values
-    zero = np.array([run["shifts"][shift]["zero"]["prompt_error"] for run in runs], dtype=float)
-    return values / zero
+    return values / np.array([run.sweep(shift).error("zero") for run in runs], dtype=float)
 
 
-def length_curve(runs: list[dict], task: str, predictor: str = "model") -> np.ndarray:
+def length_curve(runs: Sequence[ICLRun], task: str, predictor: str = "model") -> np.ndarray:
     """``(seeds, lengths)`` errors along the prompt-length sweep (normalised for linear)."""
-    values = np.array([run["length"][predictor]["prompt_error"] for run in runs], dtype=float)
+    values = np.array([run.length.error(predictor) for run in runs], dtype=float)
     if get_task(task).classification:
         return values
-    zero = np.array([run["length"]["zero"]["prompt_error"] for run in runs], dtype=float)
-    return values / zero
+    return values / np.array([run.length.error("zero") for run in runs], dtype=float)
 
 
-def learned(runs_by_scorer: dict[str, list[dict]], task: str) -> dict[str, bool]:
+def learned(runs_by_scorer: dict[str, list[ICLRun]], task: str) -> dict[str, bool]:
     """Whether each scorer's models (mean over seeds) learned the task at sigma 1."""
     return {
         scorer: bool(error_curve(runs, task, "sigma_x")[:, 0].mean() < LEARNED_FRACTION * error_curve(runs, task, "sigma_x", trivial_baseline(task))[:, 0].mean())
@@ -130,88 +129,48 @@ def learned(runs_by_scorer: dict[str, list[dict]], task: str) -> dict[str, bool]
     }
 
 
-def head_mean(runs: list[dict], shift: str, statistic: str) -> np.ndarray:
+def head_mean(runs: Sequence[ICLRun], shift: str, statistic: str) -> np.ndarray:
     """``(seeds, sigmas)`` attention statistic averaged over layers and heads."""
-    return np.array([np.mean(run["concentration"][shift][statistic], axis=(1, 2)) for run in runs], dtype=float)
+    return np.array([run.concentration[shift].statistic(statistic).mean(axis=(1, 2)) for run in runs], dtype=float)
 
 
-def injection_error(runs: list[dict], task: str, clean: bool = False) -> np.ndarray:
+def injection_error(runs: list[ICLRun], task: str, clean: bool = False) -> np.ndarray:
     """Per-seed error on the prompts with one injected extreme value (``clean=True``: the same
     prompts without it), normalised for linear."""
-    block = [run["injection"]["clean"] if clean else run["injection"] for run in runs]
-    values = np.array([entry["model"]["prompt_error"] for entry in block], dtype=float)
+    block = [run.injection.clean if clean else run.injection.injected for run in runs]
+    values = np.array([errors["model"].prompt_error for errors in block], dtype=float)
     if get_task(task).classification:
         return values
-    return values / np.array([entry["zero"]["prompt_error"] for entry in block], dtype=float)
+    return values / np.array([errors["zero"].prompt_error for errors in block], dtype=float)
 
 
 # ---------------------------------------------------------------------------------------------
 # Pairing by seed.
 
-def with_seeds(runs_by_scorer: Mapping[str, Sequence[dict]], seeds: Sequence[int]) -> dict[str, list[dict]]:
-    """The runs with their seed recorded (``run["seed"]``): ``runs_by_scorer[scorer][i]`` was
-    trained with ``seeds[i]``, as :func:`ssa.icl.experiments.load_runs` returns them."""
-    seeds = list(seeds)
-    out = {}
-    for scorer, runs in runs_by_scorer.items():
-        if len(runs) != len(seeds):
-            raise ValueError(f"{scorer}: {len(runs)} runs for {len(seeds)} seeds {seeds}")
-        out[scorer] = [{**run, "seed": seed} for run, seed in zip(runs, seeds)]
-    return out
-
-
-def _seed_of(run: dict):
-    return run.get("seed")
-
-
-def paired_seeds(runs_by_scorer: Mapping[str, Sequence[dict]], scorers: Sequence[str] = ("softmax", "ssa")) -> tuple[list, dict[str, list[dict]]]:
-    """``(seeds, {scorer: runs})`` with ``runs[scorer][i]`` all from ``seeds[i]``.
-
-    Runs that record their seed (:func:`with_seeds`, or a ``"seed"`` field) are paired by it: the
-    seeds every scorer has, in increasing order; a seed only one scorer has is left out. Runs that
-    record none are paired by position, as :func:`ssa.icl.experiments.load_runs` returns them
-    (the same seeds in the same order for every scorer); their seeds are then ``0, 1, ...``
-    positions. A mix of the two, a repeated seed, or unequal counts without seeds are refused."""
+def paired_seeds(runs_by_scorer: Mapping[str, Sequence[ICLRun]], scorers: Sequence[str] = ("softmax", "ssa")) -> tuple[list[int], dict[str, list[ICLRun]]]:
+    """``(seeds, {scorer: runs})`` with ``runs[scorer][i]`` all from ``seeds[i]``: the seeds every
+    scorer has, in increasing order (a seed only one scorer has is left out). A seed that appears
+    twice for one scorer is refused."""
     missing = [scorer for scorer in scorers if scorer not in runs_by_scorer]
     if missing:
         raise ValueError(f"no runs for {', '.join(missing)}")
-    recorded = {scorer: [_seed_of(run) for run in runs_by_scorer[scorer]] for scorer in scorers}
-    flags = {seed is None for seeds in recorded.values() for seed in seeds}
-    if flags == {True, False}:
-        raise ValueError("some runs record their seed and some do not: pair them with with_seeds()")
-    if flags == {True} or not flags:
-        counts = {scorer: len(runs_by_scorer[scorer]) for scorer in scorers}
-        if len(set(counts.values())) > 1:
-            raise ValueError(f"runs without seeds pair by position, but the counts differ: {counts}")
-        count = next(iter(counts.values()), 0)
-        return list(range(count)), {scorer: list(runs_by_scorer[scorer]) for scorer in scorers}
-    for scorer, seeds in recorded.items():
+    for scorer in scorers:
+        seeds = [run.seed for run in runs_by_scorer[scorer]]
         if len(set(seeds)) != len(seeds):
             raise ValueError(f"{scorer}: a seed appears twice in {seeds}")
-    common = sorted(set.intersection(*(set(seeds) for seeds in recorded.values())))
-    by_seed = {scorer: {_seed_of(run): run for run in runs_by_scorer[scorer]} for scorer in scorers}
+    common = sorted(set.intersection(*({run.seed for run in runs_by_scorer[scorer]} for scorer in scorers)))
+    by_seed = {scorer: {run.seed: run for run in runs_by_scorer[scorer]} for scorer in scorers}
     return common, {scorer: [by_seed[scorer][seed] for seed in common] for scorer in scorers}
 
 
 # ---------------------------------------------------------------------------------------------
 # Claims of the quantification and linear chapters.
 
-def _judge(claim: Claim, treatment, control) -> Verdict:
-    """:func:`ssa.verdicts.judge`; with fewer than its minimum of pairs, the seeds that would
-    decide the claim are estimated from the observed mean and spread
-    (:func:`ssa.verdicts.seeds_to_resolve`) instead of being that minimum."""
-    verdict = judge(claim, treatment, control)
-    if verdict.outcome == rule.INCONCLUSIVE and 2 <= verdict.pairs < rule.MIN_PAIRS:
-        spread = float(np.std(verdict.differences, ddof=1))
-        verdict = dataclasses.replace(verdict, seeds_to_resolve=rule.seeds_to_resolve(verdict.effect, spread, claim.threshold))
-    return verdict
-
-
 def _named(claim: Claim, label: str) -> Claim:
     return dataclasses.replace(claim, name=f"{label}: {claim.name}")
 
 
-def _unlearned(runs_by_scorer: dict[str, list[dict]], task: str, scorers=("softmax", "ssa")) -> str | None:
+def _unlearned(runs_by_scorer: dict[str, list[ICLRun]], task: str, scorers=("softmax", "ssa")) -> str | None:
     """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
     ok = learned({scorer: runs_by_scorer[scorer] for scorer in scorers}, task)
     if all(ok.values()):
@@ -229,13 +188,13 @@ def _claims(task: str) -> tuple[Claim, Claim, Claim]:
     return CLAIMS[get_task(task).claim]
 
 
-def _shifted(runs: list[dict], task: str, shift: str) -> np.ndarray:
+def _shifted(runs: list[ICLRun], task: str, shift: str) -> np.ndarray:
     """Per-seed mean error over the shifted sigmas (> 1)."""
-    sigmas = np.array(runs[0]["shifts"][shift]["sigmas"], dtype=float)
+    sigmas = np.array(runs[0].sweep(shift).values, dtype=float)
     return error_curve(runs, task, shift)[:, sigmas > 1].mean(axis=1)
 
 
-def shift_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
+def shift_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift: str, label: str) -> list[Verdict]:
     """Along a sigma sweep: ``[softmax's error grows (context), SSA's error is lower under shift
     (the paper's claim)]``, each paired by seed."""
     lower, degrades, _ = _claims(task)
@@ -246,12 +205,12 @@ def shift_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str,
     _, paired = paired_seeds(runs_by_scorer)
     softmax = error_curve(paired["softmax"], task, shift)
     return [
-        _judge(degrades, softmax[:, -1], softmax[:, 0]),
-        _judge(lower, _shifted(paired["ssa"], task, shift), _shifted(paired["softmax"], task, shift)),
+        judge(degrades, softmax[:, -1], softmax[:, 0]),
+        judge(lower, _shifted(paired["ssa"], task, shift), _shifted(paired["softmax"], task, shift)),
     ]
 
 
-def length_verdict(runs_by_scorer: dict[str, list[dict]], task: str, trained_points: int, label: str | None = None) -> Verdict:
+def length_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, trained_points: int, label: str | None = None) -> Verdict:
     """On prompts longer than ``trained_points``, SSA's mean error is lower than softmax's (paired by seed)."""
     claim = _claims(task)[2]
     claim = _named(claim, label) if label else claim
@@ -259,18 +218,18 @@ def length_verdict(runs_by_scorer: dict[str, list[dict]], task: str, trained_poi
     if why:
         return _not_tested(claim, why)
     _, paired = paired_seeds(runs_by_scorer)
-    lengths = np.array(paired["softmax"][0]["length"]["lengths"])
+    lengths = np.array(paired["softmax"][0].length.values)
     longer = lengths > trained_points
     if not longer.any():
         return _not_tested(claim, f"no evaluated length exceeds the {trained_points} trained points")
     softmax, ssa = (length_curve(paired[name], task)[:, longer].mean(axis=1) for name in ("softmax", "ssa"))
-    return _judge(claim, ssa, softmax)
+    return judge(claim, ssa, softmax)
 
 
 LINEAR_SHIFTS = {"sigma_x": "larger inputs", "sigma_ab": "larger functions"}
 
 
-def quantification_verdict(runs_by_task: dict[str, dict[str, list[dict]]]) -> Verdict:
+def quantification_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]]) -> Verdict:
     """The paper's quantification claim (SSA's error lower than softmax's under the input-scale
     shift), judged on "every" and "some" and combined."""
     parts = {f'"{task}"': shift_verdicts(runs_by_task[task], task, "sigma_x", f'"{task}"')[1]
@@ -280,7 +239,7 @@ def quantification_verdict(runs_by_task: dict[str, dict[str, list[dict]]]) -> Ve
     return combine("ICL quantification under input-scale shift", parts)
 
 
-def linear_verdict(runs: dict[str, list[dict]]) -> Verdict:
+def linear_verdict(runs: dict[str, list[ICLRun]]) -> Verdict:
     """The paper's linear-function claim (SSA's normalised error lower than softmax's under
     shift), judged for larger inputs and larger functions and combined."""
     parts = {label: shift_verdicts(runs, "linear", shift, label)[1] for shift, label in LINEAR_SHIFTS.items()}
@@ -290,24 +249,24 @@ def linear_verdict(runs: dict[str, list[dict]]) -> Verdict:
 # ---------------------------------------------------------------------------------------------
 # The collapse chapter: the premise, then the mechanism.
 
-def _spread(spreads: Sequence[dict]) -> np.ndarray:
+def _spread(spreads: Sequence[LogitSpread]) -> np.ndarray:
     """``(seeds, sigmas)`` logit spread, mean over layers and heads."""
-    return np.array([np.mean(run["logit_spread"], axis=(1, 2)) for run in spreads], dtype=float)
+    return np.array([run.spread.mean(axis=(1, 2)) for run in spreads], dtype=float)
 
 
-def injected_share(runs: Sequence[dict]) -> np.ndarray:
+def injected_share(runs: Sequence[ICLRun]) -> np.ndarray:
     """``(seeds, layers, heads)`` share of attention the queries after the injected value put on it."""
-    return np.array([run["injection"]["injected_mass"] for run in runs], dtype=float)
+    return np.array([run.injection.injected_mass for run in runs], dtype=float)
 
 
-def logit_verdict(spreads_by_scorer: dict[str, list[dict]], label: str) -> Verdict:
+def logit_verdict(spreads_by_scorer: dict[str, list[LogitSpread]], label: str) -> Verdict:
     """Larger inputs give softmax larger attention logits: each seed's softmax model, its mean
     logit spread at the largest sigma against the smallest."""
     spread = _spread(spreads_by_scorer["softmax"])
-    return _judge(_named(LOGITS_GROW, label), spread[:, -1], spread[:, 0])
+    return judge(_named(LOGITS_GROW, label), spread[:, -1], spread[:, 0])
 
 
-def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: str, label: str) -> list[Verdict]:
+def collapse_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift: str, label: str) -> list[Verdict]:
     """``[softmax's maximum weight grows with sigma, SSA's grows less than softmax's]``."""
     claims = (_named(SOFTMAX_CONCENTRATES, label), _named(SSA_CONCENTRATES_LESS, label))
     why = _unlearned(runs_by_scorer, task)
@@ -315,11 +274,11 @@ def collapse_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, shift: s
         return [_not_tested(claim, why) for claim in claims]
     _, paired = paired_seeds(runs_by_scorer)
     softmax, ssa = (head_mean(paired[name], shift, "max_weight") for name in ("softmax", "ssa"))
-    return [_judge(claims[0], softmax[:, -1], softmax[:, 0]),
-            _judge(claims[1], ssa[:, -1] - ssa[:, 0], softmax[:, -1] - softmax[:, 0])]
+    return [judge(claims[0], softmax[:, -1], softmax[:, 0]),
+            judge(claims[1], ssa[:, -1] - ssa[:, 0], softmax[:, -1] - softmax[:, 0])]
 
 
-def injection_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, label: str) -> list[Verdict]:
+def injection_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, label: str) -> list[Verdict]:
     """``[SSA puts less attention on an injected extreme value, it hurts SSA less]``, paired by seed
     (the harm is each model's error with the value minus without it, on the same prompts)."""
     claims = (_named(INJECTION_SHARE, label), _named(INJECTION_HARM, label))
@@ -330,10 +289,10 @@ def injection_verdicts(runs_by_scorer: dict[str, list[dict]], task: str, label: 
     share = {name: injected_share(paired[name]).mean(axis=(1, 2)) for name in ("softmax", "ssa")}
     harm = {name: injection_error(paired[name], task) - injection_error(paired[name], task, clean=True)
             for name in ("softmax", "ssa")}
-    return [_judge(claims[0], share["ssa"], share["softmax"]), _judge(claims[1], harm["ssa"], harm["softmax"])]
+    return [judge(claims[0], share["ssa"], share["softmax"]), judge(claims[1], harm["ssa"], harm["softmax"])]
 
 
-def collapse_premise(runs_by_scorer: dict[str, list[dict]], spreads_by_scorer: dict[str, list[dict]] | None = None) -> dict:
+def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer: dict[str, list[LogitSpread]] | None = None) -> dict:
     """The measurements behind the collapse premise, for softmax's models:
 
     * ``share``: the largest share of attention any head of any seed puts on the injected value
@@ -365,7 +324,7 @@ def collapse_premise(runs_by_scorer: dict[str, list[dict]], spreads_by_scorer: d
     return out
 
 
-def premise_table(runs_by_task: dict[str, dict[str, list[dict]]], spreads_by_task: dict[str, dict[str, list[dict]]] | None = None):
+def premise_table(runs_by_task: dict[str, dict[str, list[ICLRun]]], spreads_by_task: dict[str, dict[str, list[LogitSpread]]] | None = None):
     """One row per task: the measurements of :func:`collapse_premise` and whether the premise occurred."""
     import pandas as pd
 
@@ -380,8 +339,8 @@ def premise_table(runs_by_task: dict[str, dict[str, list[dict]]], spreads_by_tas
     return pd.DataFrame(rows)
 
 
-def task_collapse_verdict(runs_by_scorer: dict[str, list[dict]], task: str, label: str,
-                          spreads_by_scorer: dict[str, list[dict]] | None = None) -> Verdict:
+def task_collapse_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, label: str,
+                          spreads_by_scorer: dict[str, list[LogitSpread]] | None = None) -> Verdict:
     """One task's collapse claim: not tested (a model did not learn), premise absent (with the
     measurement), or the mechanism claims (:func:`injection_verdicts`) judged and combined."""
     claim = _named(COLLAPSE, label)
@@ -395,8 +354,8 @@ def task_collapse_verdict(runs_by_scorer: dict[str, list[dict]], task: str, labe
     return combine(claim.name, {"attention share": share, "harm": harm})
 
 
-def collapse_verdict(runs_by_task: dict[str, dict[str, list[dict]]],
-                     spreads_by_task: dict[str, dict[str, list[dict]]] | None = None) -> Verdict:
+def collapse_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]],
+                     spreads_by_task: dict[str, dict[str, list[LogitSpread]]] | None = None) -> Verdict:
     """The collapse claim over every task in ``runs_by_task``, combined (premise absent, with each
     task's measurement, when it is absent in all of them). ``spreads_by_task`` (from
     :func:`ssa.icl.experiments.load_logit_spreads`) adds the logit-spread part of the premise."""
