@@ -138,6 +138,7 @@ CHAPTER_SETTINGS: dict[str, tuple[Setting, ...]] = {
     "icl_quantification": ICL_SETTINGS,
     "icl_linear": ICL_SETTINGS,
     "icl_collapse": ICL_SETTINGS,
+    "icl_study": ICL_SETTINGS,  # of its base arm (SSA as in the chapters); each arm's change is in the plan
     "alternative_scorers": tuple(dataclasses.replace(setting, path=f"experiment.{setting.path}") for setting in ICL_SETTINGS) + (
         Setting("cost: timing", "seconds of interleaved timing of the fastest scorer, cost measurement", "cost.min_run_time"),
         Setting("cost: task", "the task whose model and longest training batch the cost measurement times", "cost.task"),
@@ -223,6 +224,11 @@ def chapter_configs(chapter: str, profile: str) -> dict[str, Any]:
         from ssa.icl.experiments import experiment_config
 
         return {task: experiment_config(task, "ssa", profile) for task in CHAPTERS[chapter].tasks}
+    if chapter == "icl_study":
+        from ssa.icl.study import ARMS, FIRST_SEED
+        from ssa.icl.tasks import TASKS
+
+        return {task: ARMS["ssa"].experiment(task, FIRST_SEED, profile) for task in TASKS}
     if chapter == "alternative_scorers":
         from ssa.alternatives.comparison import cost_config
         from ssa.icl.experiments import experiment_config

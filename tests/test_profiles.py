@@ -60,6 +60,12 @@ def _alternatives(profile, task):
     return {"experiment": _icl(profile, task), "cost": cost_config(profile, "cpu")}
 
 
+def _study(profile, task):
+    from ssa.icl.study import ARMS, FIRST_SEED
+
+    return ARMS["ssa"].experiment(task, FIRST_SEED, profile)
+
+
 def _decoder(profile, _):
     from ssa.lm.config import run_config
 
@@ -79,7 +85,7 @@ def _performance(profile, _):
 
 
 # The config builders the chapters' code calls, written out here independently of ssa.profiles.
-BUILDERS = {"icl_quantification": _icl, "icl_linear": _icl, "icl_collapse": _icl, "alternative_scorers": _alternatives,
+BUILDERS = {"icl_quantification": _icl, "icl_linear": _icl, "icl_collapse": _icl, "icl_study": _study, "alternative_scorers": _alternatives,
             "decoder": _decoder, "encoder": _encoder, "performance": _performance}
 # Fields that differ between profiles but are not sizes (why, for each).
 NOT_SIZES = {

@@ -102,3 +102,81 @@ def test_pilot_power_grows_with_pairs():
     assert power[6] < power[40]
     with pytest.raises(ValueError, match="differences"):
         study.pilot_power([0.2, 0.2], effect=0.3, pairs=(6,), threshold=0.1)
+
+
+def test_the_plan_commit_is_the_one_that_added_the_plan():
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    root = Path(study.__file__).resolve().parents[2]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    added = subprocess.run(["git", "log", "--diff-filter=A", "--format=%h", "--abbrev=7", "--", "ssa/icl/study.py"],
+                           cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    if not added:
+        pytest.skip("a shallow clone without the plan's first commit")
+    assert added[-1] == study.PLAN_COMMIT
+
+
+class _Cache(study.StudyCache):
+    """A study cache whose runs are made up: ``errors(arm, task, seed)`` is the prompt error at
+    every sigma, ``None`` for a run not cached."""
+
+    def __init__(self, errors):
+        super().__init__("cpu")
+        self.errors = errors
+
+    def run(self, arm, task, seed):
+        error = self.errors(arm, task, seed)
+        return None if error is None else _run([error] * 29, task)
+
+    __call__ = run
+
+
+def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing():
+    primary, ablation = study.comparison("SSA vs softmax"), study.comparison("SSA from b = 1 vs softmax")
+
+    def errors(arm, task, seed):
+        if arm == "ssa" and seed >= study.FIRST_SEED + 5:
+            return None  # the primary comparison is incomplete
+        return 0.0 if arm in ("ssa_b1", "ssa") else (0.05 if seed % 2 else 0.9)
+
+    cache = _Cache(errors)
+    progress = study.progress_table([primary, ablation], cache)
+    assert progress.loc["SSA vs softmax", "cached"] == 2 * 2 * 40 - 2 * 35 and not progress.loc["SSA vs softmax", "complete"]
+    assert progress.loc["SSA from b = 1 vs softmax", "complete"]
+    rows = study.verdict_rows([primary, ablation], cache)
+    assert len(rows) == 2 * 2 * 3
+    missing = [row for row in rows if row["comparison"] == "SSA vs softmax"]
+    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "90 of 160 runs cached" in missing[0]["verdict"].detail
+    judged = {(row["task"], row["endpoint"]): row["verdict"] for row in rows if row["comparison"] == "SSA from b = 1 vs softmax"}
+    assert judged[("every", "generalises at sigma 10")].differences == pytest.approx([1.0, 0.0] * 5)  # softmax fails on even seeds
+    assert judged[("every", "error at sigma 10")].effect == pytest.approx((0.9 + 0.05) / 2)
+    table = study.verdict_table(rows)
+    assert list(table.columns) == ["comparison", "task", "endpoint", "outcome", "effect", "95% interval", "pairs", "to decide / missing"]
+    shares = study.generalising_table([primary, ablation], cache)
+    in_ablation = shares[(shares["comparison"] == ablation.name) & (shares["arm"] == "softmax") & (shares["task"] == '"every"')].iloc[0]
+    assert in_ablation["generalise"] == 5 and in_ablation["seeds"] == 10 and in_ablation["95% low"] < 0.5 < in_ablation["95% high"]
+    primary_arms = set(shares[shares["comparison"] == primary.name]["arm"])
+    assert primary_arms == {"softmax"}  # an arm appears with all its seeds: the primary's SSA seeds are not all cached
+    curves = study.arm_curves(["ssa", "softmax", "ssa_10k"], "every", primary.seed_list()[:8], study.error_along_sigma(cache))
+    assert len(curves["ssa"][0]) == 5 and curves["softmax"][1].shape == (8, 29) and "ssa_10k" in curves
+
+
+def test_the_chapter_never_trains_at_cpu(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("SSA_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    monkeypatch.delenv("SSA_RESULTS_MIRROR", raising=False)
+    cache = study.StudyCache("cpu")
+    assert cache.run("ssa", "every", study.FIRST_SEED) is None and cache.spread("ssa", "every", study.FIRST_SEED) is None
+    assert not any((tmp_path / "checkpoints").rglob("*")) if (tmp_path / "checkpoints").exists() else True
+    assert study.StudyCache("smoke").run("ssa_10k", "every", study.FIRST_SEED) is None  # not in the smoke plan: not trained
+
+
+def test_the_pilot_reads_the_chapters_seeds():
+    found = study.pilot("cpu")
+    if found is None:
+        pytest.skip("the chapters' cpu runs are not in this checkout's cache")
+    assert found["seeds"] == study.PILOT_SEEDS and len(found["differences"]) == len(study.PILOT_SEEDS)
+    assert set(found["power"]) == {(endpoint, effect) for endpoint in ("error at sigma 10", "generalises at sigma 10") for effect in (0.2, 0.3)}

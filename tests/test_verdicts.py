@@ -78,6 +78,10 @@ def test_rate_interval_is_clopper_pearson():
     assert rate == 0 and low == 0 and high == pytest.approx(0.3085, abs=1e-4)
     with pytest.raises(ValueError):
         verdicts.rate_interval(3, 2)
+    rate, low, high = verdicts.rate_interval(7, 20, method="wilson")  # (p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)
+    assert rate == 0.35 and low == pytest.approx(0.1812, abs=1e-4) and high == pytest.approx(0.5671, abs=1e-4)
+    with pytest.raises(ValueError, match="method must be exact or wilson"):
+        verdicts.rate_interval(1, 2, method="jeffreys")
 
 
 @pytest.mark.parametrize("pairs", [3, 5, 10, 20])

@@ -228,3 +228,45 @@ def plot_paired_differences(verdicts, seeds, width: float = 9.0):
     axes[0, 0].legend(fontsize=7, loc="best")
     fig.tight_layout()
     return fig
+
+
+def plot_study_differences(ax, rows, endpoint: str) -> None:
+    """The powered study's judged comparisons at one endpoint (rows of
+    :func:`ssa.icl.study.verdict_rows`): each seed's paired difference as a dot (positive = the
+    paper's direction), the mean with its 95% interval, and the threshold either side of 0 shaded.
+    Comparisons not judged yet are listed with what is missing."""
+    import textwrap
+
+    chosen = [row for row in rows if row["endpoint"] == endpoint]
+    labels = []
+    for y, row in enumerate(reversed(chosen)):
+        verdict = row["verdict"]
+        labels.append(textwrap.fill(f"{row['comparison']} ({get_task(row['task']).title})", 44))
+        if not verdict.differences:
+            ax.text(0, y, f"not tested: {verdict.detail}", ha="center", va="center", fontsize=7, color="grey")
+            continue
+        spread = np.linspace(-0.25, 0.25, len(verdict.differences))  # seeds side by side, in seed order
+        ax.scatter(verdict.differences, y + spread, s=9, color=scorer_color("ssa"), alpha=0.6, linewidths=0, zorder=2)
+        if verdict.interval is not None and all(np.isfinite(verdict.interval)):
+            ax.plot(verdict.interval, [y, y], color="black", linewidth=1.5, zorder=3)
+        ax.plot(verdict.effect, y, marker="|", markersize=14, color="black", zorder=3)
+    if chosen:
+        threshold = chosen[0]["verdict"].threshold
+        ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0, label="within the threshold")
+        ax.set_xlabel(f"paired difference, {chosen[0]['verdict'].units} (positive = the paper's direction)", fontsize=9)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_ylim(-0.6, max(len(labels), 1) - 0.4)
+    ax.set_title(endpoint, fontsize=10)
+
+
+def plot_arm_curves(ax, curves: dict, x, labels: dict, styles: dict | None = None) -> None:
+    """Each arm's mean and seeds along ``x`` (``curves``: :func:`ssa.icl.study.arm_curves`),
+    coloured by its scorer, with ``labels[arm]`` and an optional line style per arm."""
+    from ssa.icl.study import ARMS
+
+    for arm, (seeds, values) in curves.items():
+        plot_mean_and_seeds(ax, x, values, color=scorer_color(ARMS[arm].scorer), label=f"{labels[arm]} ({len(seeds)} seeds)",
+                            linestyle=(styles or {}).get(arm, "-"))
+    if curves:
+        ax.legend(fontsize=7, loc="upper left")

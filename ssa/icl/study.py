@@ -36,14 +36,16 @@ import numpy as np
 from ssa import verdicts as rule
 from ssa.icl import experiments
 from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
-from ssa.icl.records import ICLRun
+from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.tasks import QUANTIFIERS, get_task
 
+PLAN_COMMIT = "5389975"  # the commit that fixed this plan, before any study run (tests/test_study.py checks it)
 PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized the study
 FIRST_SEED = 100  # study seeds are FIRST_SEED, FIRST_SEED + 1, ...: disjoint from the chapters' pilot seeds
 GENERALISES_BELOW = 0.1  # a quantification run "generalises" at sigma = 10 when its prompt error is below this
 PRIMARY_SEEDS = 40  # per comparison of the primary question (see the power calculation in the chapter)
 ABLATION_SEEDS = 10  # per ablation, length and size comparison (the issue's minimum)
+ENDPOINT_SIGMAS = (10,)  # sigmas an endpoint reads by value, evaluated at every profile
 
 _SSA_B0, _SSA_N0 = SCORER_DEFAULTS["ssa"]["b"], SCORER_DEFAULTS["ssa"]["n"]
 # SSA's slope at zero, d/dx (1 + b|x|)^n = n b: at its start SSA is a softmax this much sharper.
@@ -78,8 +80,10 @@ class Arm:
         steps = max(1, round(train.train_steps * self.steps_multiple))
         train = dataclasses.replace(train, model=model, train_steps=steps, log_every=max(1, min(50, steps // 20)),
                                     warmup_steps=round(self.warmup_fraction * steps), **dict(self.train))
-        # The study reads prompt errors only: no per-point arrays, so results/ stays small.
-        return dataclasses.replace(base, train=train, eval=dataclasses.replace(base.eval, per_position=False))
+        # The study reads prompt errors only: no per-point arrays, so results/ stays small. Every
+        # profile evaluates the sigma the endpoints read (the smoke profile's sweep lacks it).
+        sigmas = tuple(sorted({*base.eval.sigmas, *ENDPOINT_SIGMAS}))
+        return dataclasses.replace(base, train=train, eval=dataclasses.replace(base.eval, per_position=False, sigmas=sigmas))
 
     def cost(self) -> float:
         """Training cost relative to one chapter run of the task: steps x width^2 (the matrix
@@ -116,6 +120,19 @@ ARMS: dict[str, Arm] = {arm.name: arm for arm in (
         "softmax", model=(("first_attention_norm", False),)),
     Arm("ssa_no_first_norm", "SSA without the LayerNorm before the first attention", "ssa", model=(("first_attention_norm", False),)),
 )}
+
+
+# Short names for legends (the plan table gives each arm's description).
+ARM_LABELS = {
+    "softmax": "softmax", "ssa": "SSA", "ssa_b1": "SSA from b = 1", "ssa_frozen": "SSA, b and n frozen",
+    "softmax_slope": f"softmax x {SSA_SLOPE_AT_ZERO:.2f}", "ssa_lr10": "SSA, 10 x lr for b, n",
+    "softmax_lr1e-4": "softmax, lr 1e-4, 10 x steps", "ssa_lr1e-4": "SSA, lr 1e-4, 10 x steps",
+    "softmax_cosine": "softmax, warm-up + cosine", "ssa_cosine": "SSA, warm-up + cosine",
+    "softmax_channels": "softmax, separate channels", "ssa_channels": "SSA, separate channels",
+    "softmax_3k": "softmax, 3 x steps", "ssa_3k": "SSA, 3 x steps", "softmax_10k": "softmax, 10 x steps", "ssa_10k": "SSA, 10 x steps",
+    "softmax_wide": "softmax, 4 x parameters", "ssa_wide": "SSA, 4 x parameters",
+    "softmax_no_first_norm": "softmax, no first LayerNorm", "ssa_no_first_norm": "SSA, no first LayerNorm",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,11 +319,11 @@ def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Map
     return table
 
 
-def plan_table(comparisons: Sequence[Comparison] = COMPARISONS):
+def plan_table(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu"):
     """The plan as a table: one row per comparison, with its arms, tasks, seeds and endpoints."""
     import pandas as pd
 
-    check_plan(comparisons)
+    check_plan(comparisons, profile=profile)
     return pd.DataFrame([{
         "comparison": comparison.name, "question": comparison.question,
         "treatment": ARMS[comparison.treatment].description, "control": ARMS[comparison.control].description,
@@ -403,6 +420,199 @@ def cached_loader(profile: str) -> Callable[[str, str, int], ICLRun | None]:
     return load
 
 
+# ---------------------------------------------------------------------------------------------
+# Reading the study: what is cached, the verdicts, the shares that generalise, the pilot.
+
+
+class StudyCache:
+    """The study's runs and logit spreads as the chapter reads them, each once: at smoke it trains
+    the runs of the smoke plan that are missing (seconds); at cpu and paper it reads the cache
+    only. A run not cached (or, at smoke, not planned) is ``None``: the study's hours of training
+    are started by ``python -m ssa regenerate icl_study``, never by opening its page. Calling it
+    is ``load(arm, task, seed)`` for :func:`outcomes`."""
+
+    def __init__(self, profile: str):
+        from ssa.profiles import check_profile
+
+        self.profile = check_profile(profile)
+        self._planned = set(runs(plan(profile), profile=profile))
+        self._runs: dict[tuple[str, str, int], ICLRun | None] = {}
+        self._spreads: dict[tuple[str, str, int], LogitSpread | None] = {}
+
+    def _read(self, key: tuple[str, str, int], read: Callable[[], Any]):
+        if self.profile == "smoke":
+            return read() if key in self._planned else None
+        from ssa.results import CacheMissError, cache_required
+
+        with cache_required():
+            try:
+                return read()
+            except CacheMissError:
+                return None
+
+    def run(self, arm: str, task: str, seed: int) -> ICLRun | None:
+        key = (arm, task, seed)
+        if key not in self._runs:
+            self._runs[key] = self._read(key, lambda: load_run(arm, task, seed, profile=self.profile))
+        return self._runs[key]
+
+    __call__ = run
+
+    def spread(self, arm: str, task: str, seed: int) -> LogitSpread | None:
+        key = (arm, task, seed)
+        if key not in self._spreads:
+            experiment = ARMS[arm].experiment(task, seed, self.profile)
+            self._spreads[key] = self._read(key, lambda: LogitSpread.from_result(
+                experiments.cached_logit_spread(experiment, profile=self.profile, progress=False,
+                                                regenerate=regenerate_command(self.profile, seed)),
+                task=task, scorer=experiment.train.model.scorer, seed=seed))
+        return self._spreads[key]
+
+    def cached(self, compared: Comparison) -> int:
+        """How many of ``compared``'s runs (both arms, every task and seed) are there."""
+        return sum(self.run(arm, task, seed) is not None for task in compared.tasks for seed in compared.seed_list()
+                   for arm in (compared.treatment, compared.control))
+
+
+def needed(compared: Comparison) -> int:
+    """The runs ``compared`` needs: both arms on each of its tasks, with each of its seeds."""
+    return 2 * len(compared.tasks) * compared.seeds
+
+
+def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
+    """One row per comparison: its runs, how many are cached, and whether it can be judged."""
+    import pandas as pd
+
+    rows = []
+    for compared in comparisons:
+        found = cache.cached(compared)
+        rows.append({"comparison": compared.name, "tasks": ", ".join(compared.tasks), "seeds": compared.seeds,
+                     "runs": needed(compared), "cached": found, "complete": found == needed(compared)})
+    return pd.DataFrame(rows).set_index("comparison")
+
+
+def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[dict]:
+    """One row per comparison x task x endpoint, in the plan's order: the verdict of the rule
+    (:func:`judge`), or "not tested" with how many runs are cached while the comparison is
+    incomplete. Each row: ``comparison, task, endpoint, verdict`` and, when judged,
+    ``seeds, treatment, control`` (the endpoint's values, in seed order)."""
+    rows = []
+    for compared in comparisons:
+        complete = cache.cached(compared) == needed(compared)
+        for task in compared.tasks:
+            for endpoint in compared.endpoints:
+                row = {"comparison": compared.name, "task": task, "endpoint": endpoint}
+                if complete:
+                    treatment, control = outcomes(compared, task, endpoint, cache)
+                    claim = ENDPOINTS[endpoint].claim
+                    named = dataclasses.replace(claim, name=f"{compared.name}, {get_task(task).title}: {claim.name}")
+                    row.update(verdict=rule.judge(named, treatment, control), seeds=compared.seed_list(),
+                               treatment=treatment, control=control)
+                else:
+                    row["verdict"] = dataclasses.replace(
+                        rule.not_tested(ENDPOINTS[endpoint].claim),
+                        detail=f"{cache.cached(compared)} of {needed(compared)} runs cached")
+                rows.append(row)
+    return rows
+
+
+def verdict_table(rows: Sequence[dict]):
+    """:func:`verdict_rows` as a table: outcome, effect in the paper's direction with its 95%
+    interval, pairs, and the pairs that would decide an inconclusive one (or what is missing)."""
+    import pandas as pd
+
+    def interval(verdict):
+        return "" if verdict.interval is None else f"[{verdict.interval[0]:+.3g}, {verdict.interval[1]:+.3g}]"
+
+    return pd.DataFrame([{
+        "comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
+        "outcome": row["verdict"].outcome,
+        "effect": "" if row["verdict"].effect is None else f"{row['verdict'].effect:+.3g}",
+        "95% interval": interval(row["verdict"]), "pairs": row["verdict"].pairs or "",
+        "to decide / missing": row["verdict"].pairs_to_decide() or (row["verdict"].detail if row["verdict"].outcome == rule.NOT_TESTED else ""),
+    } for row in rows])
+
+
+def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
+    """For each comparison read at "generalises at sigma 10", each task and arm whose seeds are
+    all cached: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
+    10), the share and its 95% Wilson interval (:func:`ssa.verdicts.rate_interval`)."""
+    import pandas as pd
+
+    rows = []
+    for compared in comparisons:
+        if "generalises at sigma 10" not in compared.endpoints:
+            continue
+        for task in compared.tasks:
+            for arm in (compared.treatment, compared.control):
+                found = [cache.run(arm, task, seed) for seed in compared.seed_list()]
+                if any(run is None for run in found):
+                    continue
+                successes = int(sum(generalises(run, task) for run in found))
+                share, low, high = rule.rate_interval(successes, len(found), method="wilson")
+                rows.append({"comparison": compared.name, "task": get_task(task).title, "arm": arm, "generalise": successes,
+                             "seeds": len(found), "share": share, "95% low": low, "95% high": high})
+    return pd.DataFrame(rows, columns=["comparison", "task", "arm", "generalise", "seeds", "share", "95% low", "95% high"])
+
+
+def arm_curves(arms: Sequence[str], task: str, seeds: Sequence[int], values: Callable[[str, str, int], np.ndarray | None]):
+    """``{arm: (seeds, values)}``: ``values(arm, task, seed)`` (an array along sigma, or ``None``
+    when that run is not cached) for each seed of each arm, one row per cached seed; arms with no
+    cached seed are left out."""
+    found = {}
+    for arm in arms:
+        rows = [(seed, values(arm, task, seed)) for seed in seeds]
+        rows = [(seed, row) for seed, row in rows if row is not None]
+        if rows:
+            found[arm] = (tuple(seed for seed, _ in rows), np.array([row for _, row in rows], dtype=float))
+    return found
+
+
+def error_along_sigma(cache: StudyCache) -> Callable[[str, str, int], np.ndarray | None]:
+    """For :func:`arm_curves`: a run's prompt error along the input-scale sweep."""
+    def values(arm: str, task: str, seed: int) -> np.ndarray | None:
+        run = cache.run(arm, task, seed)
+        return None if run is None else np.asarray(run.sweep("sigma_x").error(), dtype=float)
+    return values
+
+
+def first_layer(cache: StudyCache, statistic: str) -> Callable[[str, str, int], np.ndarray | None]:
+    """For :func:`arm_curves`: the first layer's ``statistic`` along sigma, mean over its heads:
+    "max_weight" or "entropy" (from the run) or "logit_spread" (its own cache entry)."""
+    def values(arm: str, task: str, seed: int) -> np.ndarray | None:
+        if statistic == "logit_spread":
+            spread = cache.spread(arm, task, seed)
+            return None if spread is None else spread.spread[:, 0].mean(axis=1)
+        run = cache.run(arm, task, seed)
+        return None if run is None else run.concentration["sigma_x"].statistic(statistic)[:, 0].mean(axis=1)
+    return values
+
+
+def pilot(profile: str = "cpu") -> dict | None:
+    """The pilot that sized the study: the chapters' softmax and SSA runs on "every" with
+    :data:`PILOT_SEEDS`, at the cpu profile (the plan was fixed from them): each seed's error at
+    sigma 10, the paired differences in the paper's direction, how many seeds generalise, and the
+    rule's power at their spread. ``None`` when those runs are not cached."""
+    from ssa.results import CacheMissError, cache_required
+
+    with cache_required():
+        try:
+            runs = experiments.load_runs("every", profile=profile, seeds=PILOT_SEEDS)
+        except CacheMissError:
+            return None
+    endpoint, share = ENDPOINTS["error at sigma 10"], ENDPOINTS["generalises at sigma 10"]
+    errors = {scorer: np.array([endpoint.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")}
+    generalise = {scorer: np.array([share.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")}
+    differences = endpoint.claim.direction * (errors["ssa"] - errors["softmax"])
+    share_differences = share.claim.direction * (generalise["ssa"] - generalise["softmax"])
+    pairs = (ABLATION_SEEDS, PRIMARY_SEEDS // 2, PRIMARY_SEEDS)
+    power = {("error at sigma 10", effect): pilot_power(differences, effect, pairs, endpoint.claim.threshold) for effect in (0.2, 0.3)}
+    power.update({("generalises at sigma 10", effect): pilot_power(share_differences, effect, pairs, share.claim.threshold)
+                  for effect in (0.2, 0.3)})
+    return {"seeds": PILOT_SEEDS, "errors": errors, "generalise": generalise, "differences": differences,
+            "share_differences": share_differences, "power": power, "pairs": pairs}
+
+
 def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int], threshold: float) -> dict[int, float]:
     """The rule's power (the rate of "reproduced", :func:`ssa.verdicts.power`) for a true effect
     ``effect`` at the spread of the pilot's paired ``differences``, with each number of pairs."""
@@ -415,3 +625,5 @@ def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int
 
 check_plan()
 check_plan(plan("smoke"), profile="smoke")
+if set(ARM_LABELS) != set(ARMS):
+    raise ValueError(f"ARM_LABELS must name every arm once: {sorted(set(ARMS) ^ set(ARM_LABELS))}")
