@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,7 +29,7 @@ from unittest import mock
 from ssa import paths, verdicts
 from ssa.profiles import check_profile
 from ssa.verdicts import OUTCOMES, Verdict
-from ssa.results import REQUIRE_CACHE_ENV, CacheMissError, entry_path
+from ssa.results import REQUIRE_CACHE_ENV, CacheMissError
 
 # The outcomes of ssa.verdicts, the one verdict rule of the book.
 VERDICTS = OUTCOMES
@@ -188,12 +187,6 @@ def reading_cache(results_dir: str | Path | None):
     if results_dir is not None:
         changes["SSA_RESULTS_DIR"] = str(Path(results_dir).resolve())
     return mock.patch.dict(os.environ, changes)
-
-
-def stored_provenance(experiment: str, config, profile: str) -> dict:
-    """The provenance of one cached entry ({} when it is not there)."""
-    path = entry_path(experiment, config, profile=profile)
-    return json.loads(path.read_text(encoding="utf-8"))["provenance"] if path.is_file() else {}
 
 
 def _total_wall_time(provenances: Sequence[dict]) -> float | None:
@@ -467,7 +460,6 @@ def _tally(verdict: Verdict, one: str, many: str) -> str:
 
 def _decoder_rows(profile: str) -> list[LedgerRow]:
     experiment = importlib.import_module("ssa.lm.experiment")
-    config = importlib.import_module("ssa.lm.config")
     command = experiment.regenerate_command(profile)
     benchmark_command = experiment.paper_commands()["lm-eval benchmarks"]
     benchmarks = _missing("benchmarks", profile, benchmark_command,
@@ -476,16 +468,13 @@ def _decoder_rows(profile: str) -> list[LedgerRow]:
         runs = experiment.results(profile)
     except CacheMissError:
         return [_missing("perplexity_id", profile, command), _missing("perplexity_ood", profile, command), benchmarks]
-    provenances = [
-        stored_provenance(experiment.EXPERIMENT, config.run_config(profile, run["scorer"], run["seed"]).to_dict(), profile)
-        for run in runs
-    ]
+    provenances = [run.provenance for run in runs]
     claims = experiment.claim_verdicts(runs, profile=profile)
     summary = experiment.verdict(runs)
-    seeds = tuple(sorted({run["seed"] for run in runs}))
+    seeds = tuple(sorted({run.seed for run in runs}))
     rows = []
     for key, split in (("perplexity_id", "in distribution"), ("perplexity_ood", "out of distribution")):
-        means = {scorer: float(sum(run[key] for run in runs if run["scorer"] == scorer) / max(1, sum(run["scorer"] == scorer for run in runs)))
+        means = {scorer: float(sum(getattr(run, key) for run in runs if run.scorer == scorer) / max(1, sum(run.scorer == scorer for run in runs)))
                  for scorer in ("softmax", "ssa")}
         numbers = (f"{summary['parameters'] / 1e6:.3g}M parameters, {summary['tokens_trained'] / 1e6:.3g}M tokens: perplexity "
                    f"{means['softmax']:.2f} with softmax, {means['ssa']:.2f} with SSA {split}")
@@ -507,13 +496,12 @@ def _encoder_row(profile: str) -> LedgerRow:
     except CacheMissError:
         return _missing("probing", profile, command)
     verdict = experiment.probing_verdict(runs)
-    provenances = [stored_provenance(f"{experiment.EXPERIMENT}/runs", experiment.run_config(profile, run["scorer"], run["seed"]), profile)
-                   for run in runs]
+    provenances = [run.provenance for run in runs]
     headline = verdict.parts[0][1] if verdict.parts else verdict
     short = (f"SSA's mean gain over softmax on the paper's paradigms: {headline.effect:+.2g} {headline.units}"
              if headline.effect is not None else "")
     return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), _ours(verdict), profile,
-                     tuple(sorted({run["seed"] for run in runs})), verdict.outcome, None, command,
+                     tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
                      _total_wall_time(provenances), short_summary(verdict, short))
 
 

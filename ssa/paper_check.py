@@ -240,6 +240,7 @@ def encoder_config():
 def check_encoder(variant: str, *, device: str, steps: int = STEPS) -> dict:
     from ssa.encoder import experiment as encoder
     from ssa.encoder.model import build_model
+    from ssa.encoder.records import EncoderRun
     from ssa.encoder.train import CHECKPOINT_FILE
 
     config, seed = encoder_config(), 0
@@ -247,14 +248,15 @@ def check_encoder(variant: str, *, device: str, steps: int = STEPS) -> dict:
     path = encoder.checkpoint_dir(PROFILE, encoder.run_config(PROFILE, variant, seed, config)) / CHECKPOINT_FILE
     state = _load_state(path, steps)
     build_model(config, variant).load_state_dict(state["model"])
-    losses = _finite_losses(result["curve"]["train_loss"][1:], f"encoder {variant}", steps)  # [0]: the untrained model's point
-    held_out = result["curve"]["held_out_loss"][-1]
+    record = EncoderRun.from_result(result)  # the layout the chapter reads
+    losses = _finite_losses(list(record.curve.train_loss[1:]), f"encoder {variant}", steps)  # [0]: the untrained model's point
+    held_out = record.curve.held_out_loss[-1]
     _require(math.isfinite(held_out), f"evaluation: held-out loss {held_out}")
     entry = _check_entry(f"{encoder.EXPERIMENT}/runs", encoder.run_config(PROFILE, variant, seed, config), device, result,
                          lambda: encoder.cached_run(PROFILE, config, variant, seed, device=device, threads=None, progress=False))
     return {"unit": variant, "losses": losses, "checkpoint": str(path), "cache_entries": [entry],
             "shape": f"{config.num_layers} layers x {config.num_heads} heads x {config.hidden_size}, batch {config.batch_size}, "
-                     f"{result['num_parameters'] / 1e6:.1f}M parameters"}
+                     f"{record.num_parameters / 1e6:.1f}M parameters"}
 
 
 # ---- chapters ---------------------------------------------------------------------------------

@@ -104,16 +104,15 @@ def _decoder(profile: str, device: str, progress: bool, scorer: str, seed: int) 
     from ssa.lm.experiment import result
 
     found = result(profile, scorer, seed, device=device, progress=progress)
-    return (f"perplexity {found['perplexity_id']:.2f} in distribution, {found['perplexity_ood']:.2f} out of distribution; "
-            f"BLiMP {found['blimp']['accuracy']:.3f}")
+    return (f"perplexity {found.perplexity_id:.2f} in distribution, {found.perplexity_ood:.2f} out of distribution; "
+            f"BLiMP {found.blimp.accuracy:.3f}")
 
 
 def _encoder(profile: str, device: str, progress: bool, variant: str, seed: int) -> str:
     from ssa.encoder.experiment import run
 
     found = run(profile, variant, seed, device=device, threads=1, progress=progress)
-    mean = sum(entry["accuracy"] for entry in found["holistic"].values()) / len(found["holistic"])
-    return f"mean Zorro accuracy {100 * mean:.1f}%"
+    return f"mean Zorro accuracy {100 * found.overall(found.holistic):.1f}%"
 
 
 def _encoder_data(profile: str, device: str, progress: bool) -> str:

@@ -4,6 +4,7 @@ masking, training, verdict. Fast: tiny synthetic corpora and models."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 
 import pytest
@@ -12,6 +13,7 @@ import torch
 from ssa.encoder import experiment, zorro
 from ssa.encoder.corpus import CorpusError, clean_gloss, load_corpus, split_held_out
 from ssa.encoder.model import EncoderConfig, build_model, learning_rate_factor, mask_tokens
+from ssa.encoder.records import EncoderRun
 from ssa.encoder.tokenizer import BOS_ID, EOS_ID, MASK_ID, NUM_SPECIAL, PAD_ID, encode, pad, train_tokenizer
 from ssa.encoder.train import BatchStream, train_and_probe
 
@@ -238,6 +240,11 @@ def test_training_gives_curves_probes_and_scorer_values(tmp_path, tiny_zorro):
     assert all(math.isfinite(loss) for loss in result["curve"]["train_loss"][1:] + result["curve"]["held_out_loss"])
     assert set(result["holistic"]) == set(zorro.PARADIGMS) and result["holistic"]["irregular-verb"]["total"] == 2
     assert len(result["scorer_values"]["n"]) == tiny_config().num_layers
+    record = EncoderRun.from_result(result)  # the layout the chapter reads
+    assert record.scorer == "ssa" and record.seed == 3 and record.curve.step == (0, 3, 6)
+    assert record.holistic["irregular-verb"].total == 2 and record.overall(zorro.PARADIGMS) is not None
+    with pytest.raises(ValueError, match="the result has no 'holistic'"):
+        EncoderRun.from_result({"scorer": "ssa", "seed": 3})
 
 
 def test_stop_at_ends_training_with_a_curve_point_and_a_checkpoint(tmp_path, tiny_zorro):
@@ -258,7 +265,7 @@ def fake_run(variant, seed, accuracy, steps=None):
     run = {"scorer": variant, "seed": seed, "holistic": holistic}
     if steps is not None:
         run["config"] = {"steps": steps, "batch_size": 16}
-    return run
+    return EncoderRun.from_result(run)
 
 
 def seed_level(seed):
@@ -289,7 +296,7 @@ def test_the_claim_is_judged_per_paradigm_and_on_the_mean_paired_by_seed():
     assert experiment.probing_verdict(same).outcome == "no effect at this scale"
     worse = variants_runs(seeds, {"ssa": -5, "ssa_n1.5": -5, "ssa_n2": -5})
     assert experiment.probing_verdict(worse).outcome == "opposite"
-    softmax_only = [run for run in better if run["scorer"] == "softmax"]
+    softmax_only = [run for run in better if run.scorer == "softmax"]
     assert experiment.probing_verdict(softmax_only).outcome == "not tested"
     table = experiment.paper_comparison(better)
     assert table["our gain"].tolist() == pytest.approx([5.0 + sum(jitter(s) for s in seeds) / 6] * 4)
@@ -327,9 +334,8 @@ def test_a_gain_from_one_seed_is_inconclusive_and_every_seed_is_shown():
 
 
 def test_calibration_against_babyberta_says_when_the_baseline_is_undertrained():
-    weak = variants_runs(range(6), {"ssa": 0.1, "ssa_n1.5": 0.1, "ssa_n2": 0.1})
-    for run in weak:
-        run["config"] = {"steps": 6000, "batch_size": 16}
+    weak = [dataclasses.replace(run, config={"steps": 6000, "batch_size": 16})
+            for run in variants_runs(range(6), {"ssa": 0.1, "ssa_n1.5": 0.1, "ssa_n2": 0.1})]
     calibrated = experiment.calibration(weak)
     assert calibrated["far"] and calibrated["fraction"] == pytest.approx(6000 * 16 / (400_000 * 16))
     assert calibrated["reference"] == experiment.BABYBERTA_ZORRO_ACCURACY

@@ -57,6 +57,7 @@ def test_synthetic_decoder_runs_give_the_chapters_verdicts(tmp_path):
     pytest.importorskip("ssa.lm.experiment")
     from ssa.lm import experiment
     from ssa.lm.config import run_config
+    from ssa.lm.records import LMRun
 
     # SSA clearly better in distribution, clearly worse out of distribution; both learned.
     seeds = experiment.SEEDS["cpu"]
@@ -69,7 +70,7 @@ def test_synthetic_decoder_runs_give_the_chapters_verdicts(tmp_path):
             runs.append(run)
             _write_entry(tmp_path, experiment.EXPERIMENT, run_config("cpu", scorer, seed).to_dict(), run)
     rows = _by_key(ledger.ledger("cpu", results_dir=tmp_path, theorems=False))
-    expected = experiment.claim_verdicts(runs)
+    expected = experiment.claim_verdicts([LMRun.from_result(run) for run in runs])
     for key in ("perplexity_id", "perplexity_ood"):
         assert rows[key].verdict == expected[key].outcome
         assert rows[key].verdict == ("inconclusive" if len(seeds) < verdicts.MIN_PAIRS else rows[key].verdict)

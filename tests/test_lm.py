@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -16,6 +17,7 @@ import torch
 from ssa.lm import data
 from ssa.lm.config import ModelConfig, run_config
 from ssa.lm.model import build_model, load_checkpoint, parameter_count, save_checkpoint
+from ssa.lm.records import LMRun
 from ssa.lm.tokenizer import train_tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -247,14 +249,14 @@ def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
 
 
 def lm_run(scorer: str, seed: int, perplexity_id: float, perplexity_ood: float, blimp: float = 0.6,
-           unigram: float = 500.0, eval_loss=None) -> dict:
-    """A synthetic run result with the fields the verdict reads."""
+           unigram: float = 500.0, eval_loss=None) -> LMRun:
+    """The record of a synthetic run result with the fields the verdict reads."""
     entry = {"scorer": scorer, "seed": seed, "perplexity_id": perplexity_id, "perplexity_ood": perplexity_ood,
              "unigram_perplexity_id": unigram, "unigram_perplexity_ood": 1.2 * unigram,
              "blimp": {"accuracy": blimp, "by_phenomenon": {}, "pairs": 6700}, "tokens_trained": 1_000_000, "parameters": 2_000_000}
     if eval_loss is not None:
         entry["history"] = {"eval_step": [0, 50, 100], "eval_loss": list(eval_loss)}
-    return entry
+    return LMRun.from_result(entry)
 
 
 def paired_runs(seeds, ssa_id_factor: float, ssa_ood_factor: float, blimp_gain: float = 0.0, **extra) -> list[dict]:
@@ -290,7 +292,7 @@ def test_fewer_than_six_pairs_are_inconclusive_with_the_pairs_that_would_decide(
     from ssa.lm import experiment
 
     runs = paired_runs(range(2), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=1.0, blimp_gain=1.5)
-    runs[-1]["perplexity_id"] *= math.exp(-0.03)  # some spread between the two pairs
+    runs[-1] = dataclasses.replace(runs[-1], perplexity_id=runs[-1].perplexity_id * math.exp(-0.03))  # some spread between the two pairs
     summary = experiment.verdict(runs)
     assert summary["learned"]
     assert {verdict.outcome for verdict in summary["claims"].values()} == {"inconclusive"}
@@ -313,7 +315,7 @@ def test_unlearned_models_leave_every_claim_premise_absent_and_no_runs_leave_it_
         assert verdict.outcome == "premise absent" and "unigram" in verdict.detail
     assert "premise absent" in summary["summary"]
     assert {v.outcome for v in experiment.claim_verdicts([]).values()} == {"not tested"}
-    only_softmax = [run for run in paired_runs(range(6), 0.9, 0.9) if run["scorer"] == "softmax"]
+    only_softmax = [run for run in paired_runs(range(6), 0.9, 0.9) if run.scorer == "softmax"]
     assert {v.outcome for v in experiment.claim_verdicts(only_softmax).values()} == {"not tested"}
 
 
@@ -323,7 +325,7 @@ def test_calibration_says_when_the_baseline_is_far_from_its_reference(tmp_path):
     falling = paired_runs(range(6), math.exp(-0.05), 1.0, eval_loss=[8.0, 6.0, 5.9])  # still falling by 0.1
     calibrated = experiment.calibration(falling)
     assert calibrated["far"] and calibrated["still_falling"]["drop"] == pytest.approx(0.1)
-    assert calibrated["unigram_ratio"]["id"] == pytest.approx(max(run["perplexity_id"] for run in falling if run["scorer"] == "softmax") / 500)
+    assert calibrated["unigram_ratio"]["id"] == pytest.approx(max(run.perplexity_id for run in falling if run.scorer == "softmax") / 500)
     assert "undertrained" in experiment.claim_verdicts(falling)["perplexity_id"].detail
     flat = paired_runs(range(6), math.exp(-0.05), 1.0, eval_loss=[8.0, 6.0, 5.995])
     assert experiment.calibration(flat)["far"] is False

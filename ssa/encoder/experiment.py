@@ -28,7 +28,8 @@ from ssa.encoder import corpus as corpus_module
 from ssa.encoder import zorro
 from ssa.encoder.model import EncoderConfig
 from ssa.profiles import check_profile, resolve_device
-from ssa.results import cached, check_throwaway_cache
+from ssa.encoder.records import EncoderRun
+from ssa.results import cached, cached_entry, check_throwaway_cache
 from ssa.verdicts import Claim, Verdict
 
 # The paper's four BabyBERTa variants: softmax, SSA with learned b and n, and SSA with n fixed.
@@ -106,17 +107,26 @@ def checkpoint_dir(profile: str, config: dict) -> Path:
     return root / EXPERIMENT / profile / f"{config['scorer']}-seed{config['seed']}-{key}"
 
 
-def run(profile: str, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1, progress: bool = True) -> dict:
-    """One trained and probed model (from the cache when it is there)."""
-    return cached_run(profile, EncoderConfig.for_profile(check_profile(profile)), variant, seed, device=device, threads=threads, progress=progress)
+def run(profile: str, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1, progress: bool = True) -> EncoderRun:
+    """One trained and probed model (from the cache when it is there), as a typed record
+    (:class:`ssa.encoder.records.EncoderRun`) with its cache entry's provenance."""
+    entry = _cached_entry(profile, EncoderConfig.for_profile(check_profile(profile)), variant, seed, device=device, threads=threads,
+                          progress=progress)
+    return EncoderRun.from_result(entry.result, provenance=entry.provenance)
 
 
 def cached_run(profile: str, model: EncoderConfig, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1,
                progress: bool = True, stop_at: int | None = None) -> dict:
-    """The run of ``model`` x ``variant`` x ``seed`` through the cache (``results/<profile>/encoder/runs/``).
+    """The run of ``model`` x ``variant`` x ``seed`` through the cache (``results/<profile>/encoder/runs/``):
+    the result dict (:func:`run` gives it as a typed record).
 
     ``stop_at`` stops training early (see :func:`ssa.encoder.train.train_and_probe`); the cache
     key does not hold it, so :mod:`ssa.paper_check`, which uses it, writes to a throwaway cache."""
+    return _cached_entry(profile, model, variant, seed, device=device, threads=threads, progress=progress, stop_at=stop_at).result
+
+
+def _cached_entry(profile: str, model: EncoderConfig, variant: str, seed: int, *, device: str, threads: int | None, progress: bool,
+                  stop_at: int | None = None):
     if stop_at is not None:
         check_throwaway_cache()
     config = run_config(check_profile(profile), variant, seed, model)
@@ -131,14 +141,16 @@ def cached_run(profile: str, model: EncoderConfig, variant: str, seed: int, *, d
                 checkpoint_dir=checkpoint_dir(profile, config), corpus=_corpus(), progress=progress, stop_at=stop_at,
             )
 
-    return cached(f"{EXPERIMENT}/runs", config, compute, profile=profile, regenerate=regenerate_command(profile, variant, seed), device=device)
+    return cached_entry(f"{EXPERIMENT}/runs", config, compute, profile=profile, regenerate=regenerate_command(profile, variant, seed),
+                        device=device)
 
 
 def seeds_for(profile: str, first_seed: int = 0) -> list[int]:
     return list(range(first_seed, first_seed + SEEDS_PER_PROFILE[check_profile(profile)]))
 
 
-def run_all(profile: str, *, first_seed: int = 0, device: str = "auto", variants=VARIANTS, threads: int | None = 1, progress: bool = True) -> list[dict]:
+def run_all(profile: str, *, first_seed: int = 0, device: str = "auto", variants=VARIANTS, threads: int | None = 1,
+            progress: bool = True) -> list[EncoderRun]:
     return [run(profile, variant, seed, device=device, threads=threads, progress=progress) for variant in variants for seed in seeds_for(profile, first_seed)]
 
 
@@ -165,19 +177,19 @@ def data_summary(profile: str) -> dict:
 # Tables and verdicts (ssa.verdicts' one rule, paired by seed): pure functions of the run results.
 
 
-def runs_frame(runs: list[dict], method: str = "holistic") -> pd.DataFrame:
+def runs_frame(runs: list[EncoderRun], method: str = "holistic") -> pd.DataFrame:
     """One row per (variant, seed, paradigm): accuracy (%) and its 95% interval."""
     if method not in zorro.METHODS:
         raise ValueError(f"method must be one of {', '.join(zorro.METHODS)}; got {method!r}")
     rows = [
-        {"variant": run["scorer"], "seed": run["seed"], "paradigm": paradigm,
-         "accuracy": 100 * entry["accuracy"], "low": 100 * entry["low"], "high": 100 * entry["high"], "pairs": entry["total"]}
-        for run in runs for paradigm, entry in run[method].items()
+        {"variant": run.scorer, "seed": run.seed, "paradigm": paradigm,
+         "accuracy": 100 * score.accuracy, "low": 100 * score.low, "high": 100 * score.high, "pairs": score.total}
+        for run in runs for paradigm, score in run.scores(method).items()
     ]
     return pd.DataFrame(rows)
 
 
-def accuracy_table(runs: list[dict], method: str = "holistic") -> pd.DataFrame:
+def accuracy_table(runs: list[EncoderRun], method: str = "holistic") -> pd.DataFrame:
     """Paradigm x variant: mean accuracy (%) over seeds, paradigms in Zorro order, plus a mean row."""
     frame = runs_frame(runs, method)
     table = frame.pivot_table(index="paradigm", columns="variant", values="accuracy", aggfunc="mean")
@@ -210,7 +222,7 @@ def _claim(part: str) -> Claim:
 CLAIMS = {part: _claim(part) for part in (HEADLINE, *PAPER_ACCURACIES)}
 
 
-def paired_accuracies(runs: list[dict], method: str = "holistic") -> pd.DataFrame:
+def paired_accuracies(runs: list[EncoderRun], method: str = "holistic") -> pd.DataFrame:
     """One row per (part, seed) with both models: softmax's accuracy, the paper's SSA variant's,
     and the gain (points). The parts are the paper's paradigms and :data:`HEADLINE`, the mean over
     them for each seed that has all of them. A seed gives every variant the same batches."""
@@ -237,7 +249,7 @@ def paired_accuracies(runs: list[dict], method: str = "holistic") -> pd.DataFram
     return pd.concat([pd.DataFrame(headline, columns=columns), table], ignore_index=True)
 
 
-def paradigm_verdicts(runs: list[dict]) -> dict[str, Verdict]:
+def paradigm_verdicts(runs: list[EncoderRun]) -> dict[str, Verdict]:
     """The verdict on each part of the claim, paired by seed: :data:`HEADLINE` first, then each
     of the paper's paradigms (softmax against the SSA variant the paper reports for it)."""
     pairs = paired_accuracies(runs)
@@ -248,16 +260,15 @@ def paradigm_verdicts(runs: list[dict]) -> dict[str, Verdict]:
     return found
 
 
-def calibration(runs: list[dict]) -> dict:
+def calibration(runs: list[EncoderRun]) -> dict:
     """How far our softmax baseline is from BabyBERTa's published overall Zorro accuracy
     (:data:`BABYBERTA_ZORRO_ACCURACY`), with our training size (steps x batch) against its. ``far``
     is True when the shortfall exceeds the paper's smallest published gain: the baseline is then
     undertrained by more than the effect under test, and a null result is weak evidence; None when
     our runs do not score every Zorro paradigm (no overall accuracy to compare)."""
-    softmax = sorted((run for run in runs if run["scorer"] == "softmax"), key=lambda run: run["seed"])
-    overall = {run["seed"]: 100 * float(np.mean([run["holistic"][p]["accuracy"] for p in zorro.PARADIGMS]))
-               for run in softmax if set(zorro.PARADIGMS) <= set(run["holistic"])}
-    configs = [run["config"] for run in softmax if "config" in run]
+    softmax = sorted((run for run in runs if run.scorer == "softmax"), key=lambda run: run.seed)
+    overall = {run.seed: 100 * run.overall(zorro.PARADIGMS) for run in softmax if run.overall(zorro.PARADIGMS) is not None}
+    configs = [run.config for run in softmax if run.config]
     ours = configs[0]["steps"] * configs[0]["batch_size"] if configs else None
     reference = BABYBERTA_STEPS * BABYBERTA_BATCH
     result = {"overall": overall, "reference": BABYBERTA_ZORRO_ACCURACY, "source": BABYBERTA_SOURCE,
@@ -284,7 +295,7 @@ def calibration(runs: list[dict]) -> dict:
     return result
 
 
-def probing_verdict(runs: list[dict]) -> Verdict:
+def probing_verdict(runs: list[EncoderRun]) -> Verdict:
     """The paper's encoder claim as one verdict: :func:`ssa.verdicts.combine` of the headline (the
     mean gain over the paper's paradigms, per seed) and each paradigm, "partly" only when their
     outcomes differ (each named in ``detail``). When the softmax baseline is far below BabyBERTa's
@@ -300,7 +311,7 @@ def _seeds(count: int) -> str:
     return f"{count} paired seed{'' if count == 1 else 's'}"
 
 
-def summary(runs: list[dict]) -> str:
+def summary(runs: list[EncoderRun]) -> str:
     """The verdict in words: the combined outcome, each part's evidence, and the calibration."""
     parts = paradigm_verdicts(runs)
     combined = verdicts.combine(PROBING_CLAIM, parts)
@@ -312,7 +323,7 @@ def summary(runs: list[dict]) -> str:
     return f"{text} {note[0].upper()}{note[1:]}."
 
 
-def gain_table(runs: list[dict]) -> pd.DataFrame:
+def gain_table(runs: list[EncoderRun]) -> pd.DataFrame:
     """One row per part of the claim: the SSA variant, the paper's gain, every seed's paired gain
     (points), the mean with its 95% interval, the pairs, the outcome and, if inconclusive, the
     pairs that would decide it at the observed spread."""
@@ -336,7 +347,7 @@ def gain_table(runs: list[dict]) -> pd.DataFrame:
     return table[front + [c for c in table.columns if c not in front]]
 
 
-def power_table(runs: list[dict], seed_counts=POWER_SEEDS, simulations: int = verdicts.SIMULATIONS) -> pd.DataFrame:
+def power_table(runs: list[EncoderRun], seed_counts=POWER_SEEDS, simulations: int = verdicts.SIMULATIONS) -> pd.DataFrame:
     """The rule's power (:func:`ssa.verdicts.power_table`) for each part, with the chapter's pairs
     and each of ``seed_counts``: for a true gain of the threshold and of the paper's gain (for the
     mean over paradigms, the mean of the paper's gains)."""
@@ -353,7 +364,7 @@ def claims_table() -> pd.DataFrame:
                           "reason": claim.reason} for part, claim in CLAIMS.items()]).set_index("part")
 
 
-def paper_comparison(runs: list[dict]) -> pd.DataFrame:
+def paper_comparison(runs: list[EncoderRun]) -> pd.DataFrame:
     """The paper's four numbers beside ours (mean over seeds, %), with the gain and the outcome of
     its paired judgement (:func:`paradigm_verdicts`)."""
     table = accuracy_table(runs)
@@ -371,30 +382,30 @@ def paper_comparison(runs: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("paradigm")
 
 
-def above_chance(runs: list[dict], method: str = "holistic") -> pd.DataFrame:
+def above_chance(runs: list[EncoderRun], method: str = "holistic") -> pd.DataFrame:
     """Per variant: mean number of paradigms (over seeds) whose 95% interval lies above 50%."""
     frame = runs_frame(runs, method)
     frame["above chance"] = frame["low"] > 100 * CHANCE
     return frame.groupby(["variant", "seed"])["above chance"].sum().groupby("variant").mean().reindex([v for v in VARIANTS if v in set(frame["variant"])])
 
 
-def curves_frame(runs: list[dict]) -> pd.DataFrame:
+def curves_frame(runs: list[EncoderRun]) -> pd.DataFrame:
     """Training curves: one row per (variant, seed, evaluation step)."""
     rows = []
     for run in runs:
-        curve = run["curve"]
-        for index, step in enumerate(curve["step"]):
-            rows.append({"variant": run["scorer"], "seed": run["seed"], "step": step, "train loss": curve["train_loss"][index],
-                         "held-out loss": curve["held_out_loss"][index], "Zorro accuracy": 100 * curve["zorro_accuracy"][index]})
+        curve = run.curve
+        for index, step in enumerate(curve.step):
+            rows.append({"variant": run.scorer, "seed": run.seed, "step": step, "train loss": curve.train_loss[index],
+                         "held-out loss": curve.held_out_loss[index], "Zorro accuracy": 100 * curve.zorro_accuracy[index]})
     return pd.DataFrame(rows)
 
 
-def scalars_frame(runs: list[dict]) -> pd.DataFrame:
+def scalars_frame(runs: list[EncoderRun]) -> pd.DataFrame:
     """The SSA scalars b and n per (variant, seed, step, layer) along training."""
     rows = []
     for run in runs:
-        for step, values in zip(run["curve"]["step"], run["curve"]["scorer_values"]):
+        for step, values in zip(run.curve.step, run.curve.scorer_values):
             for name, per_layer in values.items():
                 for layer, value in enumerate(per_layer):
-                    rows.append({"variant": run["scorer"], "seed": run["seed"], "step": step, "parameter": name, "layer": layer, "value": value})
+                    rows.append({"variant": run.scorer, "seed": run.seed, "step": step, "parameter": name, "layer": layer, "value": value})
     return pd.DataFrame(rows, columns=["variant", "seed", "step", "parameter", "layer", "value"])

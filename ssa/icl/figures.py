@@ -12,7 +12,7 @@ import numpy as np
 
 from ssa.icl.evaluate import bootstrap_band
 from ssa.icl.tasks import FIRST_SCORED, get_task
-from ssa.icl.verdicts import error_curve, head_mean, length_curve
+from ssa.icl.verdicts import error_curve, length_curve
 from ssa.plotting import plot_mean_and_seeds, scorer_color, scorer_label
 
 BASELINE_STYLES = {"least squares": ":", "zero": "--", "exact rule": ":", "majority class": "--"}

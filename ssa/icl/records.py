@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from ssa.records import required
+
 SCHEMA_VERSION = 1  # the layout of ssa.icl.experiments.run's result that these records read
 
 __all__ = ["SCHEMA_VERSION", "Errors", "Sweep", "Concentration", "Injection", "AttentionMap", "Training", "ICLRun", "LogitSpread"]
 
 
 def _section(result: Mapping, key: str, where: str) -> Any:
-    if key not in result:
-        raise ValueError(f"{where}: the result has no {key!r} (layout {SCHEMA_VERSION} of ssa.icl.records expects it)")
-    return result[key]
+    return required(result, key, where, f"layout {SCHEMA_VERSION} of ssa.icl.records")
 
 
 def _array(values) -> np.ndarray:

@@ -18,7 +18,8 @@ from pathlib import Path
 from ssa import paths, verdicts
 from ssa.lm.config import RunConfig, run_config
 from ssa.profiles import check_profile, resolve_device
-from ssa.results import cache_key, cached, check_throwaway_cache
+from ssa.lm.records import SPLITS, LMRun
+from ssa.results import cache_key, cached_entry, check_throwaway_cache
 from ssa.verdicts import Claim, Verdict
 
 EXPERIMENT = "lm/run"
@@ -90,19 +91,26 @@ def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", pr
     }
 
 
-def result(profile: str, scorer: str, seed: int, *, device: str = "auto", progress: bool = False) -> dict:
-    """One run's result, from the cache when it is there."""
-    return cached_result(profile, run_config(profile, scorer, seed), device=device, progress=progress)
+def result(profile: str, scorer: str, seed: int, *, device: str = "auto", progress: bool = False) -> LMRun:
+    """One run's result, from the cache when it is there, as a typed record
+    (:class:`ssa.lm.records.LMRun`) with its cache entry's provenance."""
+    entry = _cached_entry(profile, run_config(profile, scorer, seed), device=device, progress=progress)
+    return LMRun.from_result(entry.result, provenance=entry.provenance)
 
 
 def cached_result(profile: str, run: RunConfig, *, device: str = "auto", progress: bool = False, stop_at: int | None = None) -> dict:
-    """The result of ``run`` through the cache (``results/<profile>/lm/run/``), trained in :func:`run_folder`.
+    """The result of ``run`` through the cache (``results/<profile>/lm/run/``), trained in
+    :func:`run_folder`: the result dict (:func:`result` gives it as a typed record).
 
     ``stop_at`` stops training early (:mod:`ssa.paper_check` does, into a temporary cache): the
     entry is keyed by ``run`` alone, so a stopped run must never be written to the book's cache."""
+    return _cached_entry(profile, run, device=device, progress=progress, stop_at=stop_at).result
+
+
+def _cached_entry(profile: str, run: RunConfig, *, device: str, progress: bool, stop_at: int | None = None):
     if stop_at is not None:
         check_throwaway_cache()
-    return cached(
+    return cached_entry(
         EXPERIMENT,
         run.to_dict(),
         lambda: train_and_evaluate(run, run_folder(profile, run), device=device, progress=progress, stop_at=stop_at),
@@ -112,7 +120,7 @@ def cached_result(profile: str, run: RunConfig, *, device: str = "auto", progres
     )
 
 
-def results(profile: str, *, scorers=None, seeds=None, device: str = "auto", progress: bool = False) -> list[dict]:
+def results(profile: str, *, scorers=None, seeds=None, device: str = "auto", progress: bool = False) -> list[LMRun]:
     """Every (scorer, seed) run of the profile, in order."""
     check_profile(profile)
     return [
@@ -166,26 +174,28 @@ CLAIM_LABELS = {"perplexity_id": "perplexity in distribution", "perplexity_ood":
                 "blimp": "BLiMP accuracy"}
 
 
-def measure(entry: dict, key: str) -> float:
+def measure(entry: LMRun, key: str) -> float:
     """What claim ``key`` is judged on: log-perplexity (nats per token) or BLiMP accuracy (points)."""
     if key == "blimp":
-        return 100 * entry["blimp"]["accuracy"]
-    return math.log(entry[key])
+        return 100 * entry.blimp.accuracy
+    if key not in CLAIMS:
+        raise ValueError(f"key must be one of {', '.join(CLAIMS)}; got {key!r}")
+    return math.log(entry.perplexity(key.removeprefix("perplexity_")))
 
 
-def paired(runs: list[dict], key: str):
+def paired(runs: list[LMRun], key: str):
     """One row per seed that has both scorers: claim ``key``'s measure for each, and their
     difference in the paper's direction (positive: SSA better)."""
     import pandas as pd
 
     by_scorer: dict[str, dict[int, float]] = {scorer: {} for scorer in SCORERS}
     for entry in runs:
-        found = by_scorer.get(entry["scorer"])
+        found = by_scorer.get(entry.scorer)
         if found is None:
             continue
-        if entry["seed"] in found:
-            raise ValueError(f"runs: two {entry['scorer']} runs with seed {entry['seed']}; each seed must give one pair")
-        found[entry["seed"]] = measure(entry, key)
+        if entry.seed in found:
+            raise ValueError(f"runs: two {entry.scorer} runs with seed {entry.seed}; each seed must give one pair")
+        found[entry.seed] = measure(entry, key)
     seeds, ssa, softmax = verdicts.pair_by_seed(by_scorer["ssa"], by_scorer["softmax"])
     direction = CLAIMS[key].direction
     rows = [{"seed": seed, "softmax": float(c), "ssa": float(t), "difference": direction * float(t - c)}
@@ -193,10 +203,10 @@ def paired(runs: list[dict], key: str):
     return pd.DataFrame(rows, columns=["seed", "softmax", "ssa", "difference"])
 
 
-def worst_perplexity_over_unigram(runs: list[dict]) -> float:
+def worst_perplexity_over_unigram(runs: list[LMRun]) -> float:
     """The largest in-distribution perplexity / unigram baseline over the runs (1: learned nothing
     beyond word frequencies)."""
-    return max(entry["perplexity_id"] / entry["unigram_perplexity_id"] for entry in runs)
+    return max(entry.perplexity_id / entry.unigram_perplexity_id for entry in runs)
 
 
 def longer_trained(profile: str, results_dir: str | Path | None = None) -> list[dict]:
@@ -217,7 +227,7 @@ def longer_trained(profile: str, results_dir: str | Path | None = None) -> list[
     return found
 
 
-def calibration(runs: list[dict], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict:
+def calibration(runs: list[LMRun], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict:
     """How far our softmax baseline is from a reference: its perplexity against the unigram
     model's (per seed), against the same model and data trained longer when the cache holds such a
     run (``profile`` given), else how fast its held-out loss was still falling at the end. ``far``
@@ -225,19 +235,19 @@ def calibration(runs: list[dict], *, profile: str | None = None, results_dir: st
     baseline is then undertrained at the scale of the effect under test; None when unmeasured."""
     import pandas as pd
 
-    softmax = sorted((entry for entry in runs if entry["scorer"] == "softmax"), key=lambda entry: entry["seed"])
+    softmax = sorted((entry for entry in runs if entry.scorer == "softmax"), key=lambda entry: entry.seed)
     rows = []
     for entry in softmax:
-        row = {"seed": entry["seed"]}
-        for key in ("id", "ood"):
-            row[f"perplexity {key}"] = entry[f"perplexity_{key}"]
-            row[f"unigram {key}"] = entry[f"unigram_perplexity_{key}"]
-            row[f"perplexity / unigram {key}"] = entry[f"perplexity_{key}"] / entry[f"unigram_perplexity_{key}"]
-        history = entry.get("history") or {}
-        if len(history.get("eval_loss", ())) >= 2:
-            row["held-out loss drop, last interval"] = history["eval_loss"][-2] - history["eval_loss"][-1]
-            row["last interval (steps)"] = history["eval_step"][-1] - history["eval_step"][-2]
-            row["steps"] = history["eval_step"][-1]
+        row = {"seed": entry.seed}
+        for key in SPLITS:
+            row[f"perplexity {key}"] = entry.perplexity(key)
+            row[f"unigram {key}"] = entry.unigram_perplexity(key)
+            row[f"perplexity / unigram {key}"] = entry.perplexity(key) / entry.unigram_perplexity(key)
+        history = entry.history
+        if len(history.eval_loss) >= 2:
+            row["held-out loss drop, last interval"] = history.eval_loss[-2] - history.eval_loss[-1]
+            row["last interval (steps)"] = history.eval_step[-1] - history.eval_step[-2]
+            row["steps"] = history.eval_step[-1]
         rows.append(row)
     table = pd.DataFrame(rows)
     result = {"table": table, "longer_trained": None, "still_falling": None, "far": None, "threshold": PERPLEXITY_THRESHOLD_NATS}
@@ -274,7 +284,7 @@ def calibration(runs: list[dict], *, profile: str | None = None, results_dir: st
     return result
 
 
-def claim_verdicts(runs: list[dict], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict[str, Verdict]:
+def claim_verdicts(runs: list[LMRun], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict[str, Verdict]:
     """The verdict (:mod:`ssa.verdicts`) on each of :data:`CLAIMS`, from runs paired by seed:
     keys ``perplexity_id``, ``perplexity_ood`` and ``blimp``. If a model stayed near the unigram
     baseline, every claim is "premise absent", with the measurement. A judged verdict's ``detail``
@@ -331,7 +341,7 @@ def claims_table():
                          for claim in CLAIMS.values()], index=[CLAIM_LABELS[key] for key in CLAIMS])
 
 
-def differences_table(runs: list[dict]):
+def differences_table(runs: list[LMRun]):
     """Every seed's paired values and difference (paper's direction), one row per (claim, seed)."""
     import pandas as pd
 
@@ -339,15 +349,15 @@ def differences_table(runs: list[dict]):
     return pd.concat(frames, ignore_index=True)[["claim", "seed", "softmax", "ssa", "difference", "units"]]
 
 
-def verdict(runs: list[dict], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict:
+def verdict(runs: list[LMRun], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict:
     """What this scale supports: did the models learn at all (``learned``), each claim's verdict
     (``claims``, :func:`claim_verdicts`), the baseline's ``calibration``, and a ``summary``."""
     ratio = worst_perplexity_over_unigram(runs)
     learned = ratio < LEARNED_RATIO
     found = claim_verdicts(runs, profile=profile, results_dir=results_dir)
     calibrated = calibration(runs, profile=profile, results_dir=results_dir)
-    tokens = runs[0]["tokens_trained"]
-    parameters = runs[0]["parameters"]
+    tokens = runs[0].tokens_trained
+    parameters = runs[0].parameters
     if not learned:
         summary = (f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
                    f"every claim is {verdicts.PREMISE_ABSENT}, and this run supports no claim about scorers.")
@@ -366,55 +376,54 @@ def verdict(runs: list[dict], *, profile: str | None = None, results_dir: str | 
             "parameters": parameters, "tokens_trained": tokens, "paper_tokens": PAPER_TOKENS, "summary": summary}
 
 
-def scorer_table(runs: list[dict]):
+def scorer_table(runs: list[LMRun]):
     """Learned scorer parameters per layer: one row per (scorer, seed, layer, parameter)."""
     import pandas as pd
 
     rows = []
     for entry in runs:
-        for layer, (module, parameters) in enumerate(entry["scorer_values"].items()):
+        for layer, (module, parameters) in enumerate(entry.scorer_values.items()):
             for name, value in parameters.items():
-                rows.append({"scorer": entry["scorer"], "seed": entry["seed"], "layer": layer, "module": module, "parameter": name, "value": value[0] if len(value) == 1 else value})
+                rows.append({"scorer": entry.scorer, "seed": entry.seed, "layer": layer, "module": module, "parameter": name, "value": value[0] if len(value) == 1 else value})
     return pd.DataFrame(rows)
 
 
-def scorer_trajectories(runs: list[dict]):
+def scorer_trajectories(runs: list[LMRun]):
     """SSA's b and n per layer at each evaluation step: one row per (seed, step, layer, parameter)."""
     import pandas as pd
 
     rows = []
     for entry in runs:
-        history = entry["history"]
-        for step, snapshot in zip(history["eval_step"], history["scorer_values"]):
+        for step, snapshot in zip(entry.history.eval_step, entry.history.scorer_values):
             for layer, parameters in enumerate(snapshot.values()):
                 for name, value in parameters.items():
-                    rows.append({"scorer": entry["scorer"], "seed": entry["seed"], "step": step, "layer": layer, "parameter": name, "value": value[0]})
+                    rows.append({"scorer": entry.scorer, "seed": entry.seed, "step": step, "layer": layer, "parameter": name, "value": value[0]})
     return pd.DataFrame(rows)
 
 
-def perplexity_table(runs: list[dict]):
+def perplexity_table(runs: list[LMRun]):
     """Ours (mean over seeds, min-max) beside the paper's numbers."""
     import pandas as pd
 
     rows = []
     for key, label in (("id", "in distribution"), ("ood", "out of distribution")):
         for scorer in SCORERS:
-            ours = [entry[f"perplexity_{key}"] for entry in runs if entry["scorer"] == scorer]
-            unigram = [entry[f"unigram_perplexity_{key}"] for entry in runs if entry["scorer"] == scorer]
+            ours = [entry.perplexity(key) for entry in runs if entry.scorer == scorer]
+            unigram = [entry.unigram_perplexity(key) for entry in runs if entry.scorer == scorer]
             rows.append({"set": label, "scorer": scorer, "paper": PAPER_PERPLEXITY[key][scorer], "ours (mean)": statistics.fmean(ours),
                          "ours (min)": min(ours), "ours (max)": max(ours), "unigram baseline": statistics.fmean(unigram), "seeds": len(ours)})
     return pd.DataFrame(rows)
 
 
-def blimp_table(runs: list[dict]):
+def blimp_table(runs: list[LMRun]):
     """BLiMP accuracy per phenomenon: mean over seeds, per scorer."""
     import pandas as pd
 
     rows = []
     for entry in runs:
-        for phenomenon, accuracy in entry["blimp"]["by_phenomenon"].items():
-            rows.append({"phenomenon": phenomenon, "scorer": entry["scorer"], "seed": entry["seed"], "accuracy": accuracy})
-        rows.append({"phenomenon": "overall", "scorer": entry["scorer"], "seed": entry["seed"], "accuracy": entry["blimp"]["accuracy"]})
+        for phenomenon, accuracy in entry.blimp.by_phenomenon.items():
+            rows.append({"phenomenon": phenomenon, "scorer": entry.scorer, "seed": entry.seed, "accuracy": accuracy})
+        rows.append({"phenomenon": "overall", "scorer": entry.scorer, "seed": entry.seed, "accuracy": entry.blimp.accuracy})
     frame = pd.DataFrame(rows)
     return frame.groupby(["phenomenon", "scorer"])["accuracy"].mean().unstack("scorer")
 
