@@ -51,15 +51,9 @@ class Computation:
     experiments: tuple[str, ...]
 
 
-# The in-context results whose keys hold the icl version: those regenerated from a clean commit
-# since code versions exist. So far every scorer's runs on "every", and the chapters' softmax and
-# SSA runs on the other tasks; the other scorers' runs there (the alternatives chapter) are still
-# the entries from before, and join as they are regenerated, until "icl/" and "icl_logits/" are
-# listed whole.
-_ICL_REGENERATED = (
-    "icl/every/", "icl_logits/every/",
-    *(f"{kind}/{task}/{scorer}/" for kind in ("icl", "icl_logits") for task in ("some", "linear") for scorer in ("softmax", "ssa")),
-)
+# The in-context results whose keys hold the icl version: all of them, regenerated from clean
+# commits since code versions exist (the chapters' and the alternatives' runs, and the study's).
+_ICL_REGENERATED = ("icl/", "icl_logits/")
 
 COMPUTATIONS: dict[str, Computation] = {
     computation.name: computation
