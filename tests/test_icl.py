@@ -279,7 +279,7 @@ def test_settings_added_for_the_study_leave_old_keys_alone_and_enter_the_key_whe
     plain = config_dict(experiment)
     for name in ("scorer_lr_scale", "schedule", "warmup_steps", "gradient_clip"):
         assert name not in plain["train"]
-    assert "read_in" not in plain["train"]["model"] and "per_position" not in plain["eval"]
+    assert "read_in" not in plain["train"]["model"] and "per_position" not in plain["eval"] and "attention_map" not in plain["eval"]
     changed = dataclasses.replace(experiment, train=dataclasses.replace(experiment.train, scorer_lr_scale=10.0))
     assert config_dict(changed)["train"]["scorer_lr_scale"] == 10.0
     assert cache_key(changed) != cache_key(experiment)
@@ -288,6 +288,7 @@ def test_settings_added_for_the_study_leave_old_keys_alone_and_enter_the_key_whe
     for name in ("scorer_lr_scale", "schedule", "warmup_steps", "gradient_clip"):
         full["train"].pop(name)
     full["train"]["model"].pop("read_in"), full["train"]["model"].pop("first_attention_norm"), full["eval"].pop("per_position")
+    full["eval"].pop("attention_map")
     assert cache_key(full) == cache_key(experiment)
 
 
@@ -367,6 +368,9 @@ def test_an_evaluation_without_per_position_errors_keeps_the_prompt_errors():
     assert full_run.length.values == tuple(experiment.eval.lengths)
     assert full_run.injection.injected_mass.shape == full_run.concentration["sigma_x"].statistic("max_weight").shape[1:]
     assert full_run.attention_map.weights.ndim == 3 and full_run.injection.position == experiment.eval.inject_position
+    mapless = experiments.evaluate_trained(dataclasses.replace(experiment, eval=dataclasses.replace(experiment.eval, attention_map=False)), model)
+    assert "attention_map" not in mapless and mapless["shifts"] == full["shifts"]
+    assert ICLRun.from_result(mapless, task="every", scorer="softmax", seed=0).attention_map is None
 
 
 def test_a_result_of_another_layout_is_refused_with_the_key_it_lacks():

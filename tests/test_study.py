@@ -42,7 +42,7 @@ def test_every_arm_builds_a_valid_model_on_its_tasks(profile):
             arm = study.ARMS[arm_name]
             for task in comparison.tasks:
                 experiment = arm.experiment(task, study.FIRST_SEED, profile)
-                assert experiment.eval.per_position is False
+                assert experiment.eval.per_position is False and experiment.eval.attention_map is False
                 assert experiment.train.seed == study.FIRST_SEED
     # The settings reach the model and its optimizer.
     frozen = study.ARMS["ssa_frozen"].experiment("every", 100, "smoke").train

@@ -57,6 +57,7 @@ class EvalConfig:
     diagnostic_prompts: int = 64  # prompts per sigma for the attention statistics
     seed: int = 1_000_003  # evaluation prompts: the same for every model, so comparisons are paired
     per_position: bool = added_field(True)  # keep each sigma's error at every point (False: prompt errors only, a smaller entry)
+    attention_map: bool = added_field(True)  # keep one prompt's attention map, layers x tokens x tokens (False: a smaller entry)
 
     def __post_init__(self) -> None:
         if any(not (math.isfinite(s) and s > 0) for s in self.sigmas):
@@ -205,7 +206,8 @@ def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> d
     xs, ys = sample_prompts(task, spec, ev.diagnostic_prompts, generator(ev.seed + 7000))
     weights = diagnostics.attention_weights(model, xs, ys, device)
     out["injection"]["injected_mass"] = diagnostics.injected_token_mass(weights, spec.inject_position)
-    out["attention_map"] = {"xs": xs[0].tolist(), "ys": ys[0].tolist(), "weights": diagnostics.attention_map(weights)}
+    if ev.attention_map:
+        out["attention_map"] = {"xs": xs[0].tolist(), "ys": ys[0].tolist(), "weights": diagnostics.attention_map(weights)}
     return out
 
 

@@ -80,10 +80,12 @@ class Arm:
         steps = max(1, round(train.train_steps * self.steps_multiple))
         train = dataclasses.replace(train, model=model, train_steps=steps, log_every=max(1, min(50, steps // 20)),
                                     warmup_steps=round(self.warmup_fraction * steps), **dict(self.train))
-        # The study reads prompt errors only: no per-point arrays, so results/ stays small. Every
-        # profile evaluates the sigma the endpoints read (the smoke profile's sweep lacks it).
+        # The study reads prompt errors and attention statistics only: no per-point arrays and no
+        # attention map (three quarters of an entry), so that its 480 runs keep results/ small.
+        # Every profile evaluates the sigma the endpoints read (the smoke profile's sweep lacks it).
         sigmas = tuple(sorted({*base.eval.sigmas, *ENDPOINT_SIGMAS}))
-        return dataclasses.replace(base, train=train, eval=dataclasses.replace(base.eval, per_position=False, sigmas=sigmas))
+        evaluation = dataclasses.replace(base.eval, per_position=False, attention_map=False, sigmas=sigmas)
+        return dataclasses.replace(base, train=train, eval=evaluation)
 
     def cost(self) -> float:
         """Training cost relative to one chapter run of the task: steps x width^2 (the matrix
