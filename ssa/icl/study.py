@@ -536,14 +536,14 @@ def verdict_table(rows: Sequence[dict]):
 
 
 def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
-    """For each comparison read at "generalises at sigma 10", each task and arm whose seeds are
-    all cached: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
+    """For each complete comparison read at "generalises at sigma 10" (every run of both arms
+    cached, as for its verdicts), each task and arm: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
     10), the share and its 95% Wilson interval (:func:`ssa.verdicts.rate_interval`)."""
     import pandas as pd
 
     rows = []
     for compared in comparisons:
-        if "generalises at sigma 10" not in compared.endpoints:
+        if "generalises at sigma 10" not in compared.endpoints or cache.cached(compared) != needed(compared):
             continue
         for task in compared.tasks:
             for arm in (compared.treatment, compared.control):
