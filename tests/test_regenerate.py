@@ -235,7 +235,7 @@ def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cac
     from ssa.icl import study
     from ssa.results import CacheMissError, cache_required
 
-    assert study.cached_loader("smoke")("ssa", "every", study.FIRST_SEED) is None
+    assert study.StudyCache("cpu").run("ssa", "every", study.FIRST_SEED) is None
     assert not regenerate.is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
     with cache_required(), pytest.raises(CacheMissError, match="python -m ssa regenerate icl_study --profile smoke"):
         study.load_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")

@@ -390,36 +390,24 @@ def regenerate_command(profile: str, seed: int | None = None) -> str:
     return command("icl_study", profile, seeds=None if seed is None else [seed])
 
 
+def _experiment(arm: str, task: str, seed: int, profile: str) -> ICLExperiment:
+    if arm not in ARMS:
+        raise ValueError(f"arm must be one of {', '.join(ARMS)}; got {arm!r}")
+    return ARMS[arm].experiment(task, seed, profile)
+
+
 def load_run(arm: str, task: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> ICLRun:
     """The run of ``arm`` on ``task`` with ``seed`` through the result cache
     (:func:`ssa.icl.experiments.load_run`), computed if missing unless the cache is required."""
-    if arm not in ARMS:
-        raise ValueError(f"arm must be one of {', '.join(ARMS)}; got {arm!r}")
-    return experiments.load_run(ARMS[arm].experiment(task, seed, profile), profile=profile, device=device, progress=progress,
+    return experiments.load_run(_experiment(arm, task, seed, profile), profile=profile, device=device, progress=progress,
                                 regenerate=regenerate_command(profile, seed))
 
 
 def regenerate_one(arm: str, task: str, seed: int, *, profile: str, device: str, progress: bool) -> str:
     """One study run and its logit spreads through the cache, for ``python -m ssa regenerate
     icl_study``: one line about it."""
-    if arm not in ARMS:
-        raise ValueError(f"arm must be one of {', '.join(ARMS)}; got {arm!r}")
-    return experiments.cached_with_spread(ARMS[arm].experiment(task, seed, profile), profile=profile, device=device,
+    return experiments.cached_with_spread(_experiment(arm, task, seed, profile), profile=profile, device=device,
                                           progress=progress, regenerate=regenerate_command(profile, seed))
-
-
-def cached_loader(profile: str) -> Callable[[str, str, int], ICLRun | None]:
-    """``load(arm, task, seed)`` for :func:`outcomes`: the cached run, or ``None`` when it is not
-    cached (nothing is trained)."""
-    from ssa.results import CacheMissError, cache_required
-
-    def load(arm: str, task: str, seed: int) -> ICLRun | None:
-        with cache_required():
-            try:
-                return load_run(arm, task, seed, profile=profile)
-            except CacheMissError:
-                return None
-    return load
 
 
 # ---------------------------------------------------------------------------------------------
@@ -463,7 +451,7 @@ class StudyCache:
     def spread(self, arm: str, task: str, seed: int) -> LogitSpread | None:
         key = (arm, task, seed)
         if key not in self._spreads:
-            experiment = ARMS[arm].experiment(task, seed, self.profile)
+            experiment = _experiment(arm, task, seed, self.profile)
             self._spreads[key] = self._read(key, lambda: LogitSpread.from_result(
                 experiments.cached_logit_spread(experiment, profile=self.profile, progress=False,
                                                 regenerate=regenerate_command(self.profile, seed)),
@@ -496,8 +484,7 @@ def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
 def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[dict]:
     """One row per comparison x task x endpoint, in the plan's order: the verdict of the rule
     (:func:`judge`), or "not tested" with how many runs are cached while the comparison is
-    incomplete. Each row: ``comparison, task, endpoint, verdict`` and, when judged,
-    ``seeds, treatment, control`` (the endpoint's values, in seed order)."""
+    incomplete. Each row: ``comparison, task, endpoint, verdict``."""
     rows = []
     for compared in comparisons:
         complete = cache.cached(compared) == needed(compared)
@@ -505,11 +492,7 @@ def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[d
             for endpoint in compared.endpoints:
                 row = {"comparison": compared.name, "task": task, "endpoint": endpoint}
                 if complete:
-                    treatment, control = outcomes(compared, task, endpoint, cache)
-                    claim = ENDPOINTS[endpoint].claim
-                    named = dataclasses.replace(claim, name=f"{compared.name}, {get_task(task).title}: {claim.name}")
-                    row.update(verdict=rule.judge(named, treatment, control), seeds=compared.seed_list(),
-                               treatment=treatment, control=control)
+                    row["verdict"] = judge(compared, task, endpoint, cache)
                 else:
                     row["verdict"] = dataclasses.replace(
                         rule.not_tested(ENDPOINTS[endpoint].claim),
