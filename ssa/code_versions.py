@@ -62,9 +62,8 @@ COMPUTATIONS: dict[str, Computation] = {
             "ssa.icl.baselines", "ssa.icl.curriculum", "ssa.icl.models", "ssa.icl.samplers", "ssa.icl.tasks", "ssa.icl.train",
             "ssa.icl.evaluate", "ssa.icl.diagnostics", "ssa.icl.experiments", *_ATTENTION,
         ), _ICL_REGENERATED),
-        # The three below are guarded by their fingerprints already; their version enters the keys
-        # (``experiments``) when their committed results are regenerated, since the entries there
-        # now were computed before code versions existed.
+        # The encoder's version enters its keys when its committed results (computed before code
+        # versions existed) are regenerated; until then its fingerprint alone guards it.
         Computation("encoder", (
             "ssa.encoder.corpus", "ssa.encoder.model", "ssa.encoder.tokenizer", "ssa.encoder.train",
             "ssa.encoder.zorro", "ssa.encoder.experiment", "ssa.hf", "ssa.data", *_ATTENTION,
@@ -72,8 +71,9 @@ COMPUTATIONS: dict[str, Computation] = {
         Computation("lm", (
             "ssa.lm.config", "ssa.lm.data", "ssa.lm.evaluate", "ssa.lm.model", "ssa.lm.tokenizer", "ssa.lm.train",
             "ssa.lm.experiment", "ssa.hf", "ssa.data", *_ATTENTION,
-        ), ()),
-        Computation("performance", ("ssa.bench", "ssa.alternatives.comparison", *_ATTENTION), ()),
+        ), ("lm/",)),
+        Computation("performance", ("ssa.bench", "ssa.alternatives.comparison", *_ATTENTION),
+                    ("performance/", "alternatives/cost/")),
     )
 }
 
