@@ -252,7 +252,7 @@ def check_encoder(variant: str, *, device: str, steps: int = STEPS) -> dict:
     losses = _finite_losses(list(record.curve.train_loss[1:]), f"encoder {variant}", steps)  # [0]: the untrained model's point
     held_out = record.curve.held_out_loss[-1]
     _require(math.isfinite(held_out), f"evaluation: held-out loss {held_out}")
-    entry = _check_entry(f"{encoder.EXPERIMENT}/runs", encoder.run_config(PROFILE, variant, seed, config), device, result,
+    entry = _check_entry(encoder.runs_experiment(variant), encoder.run_config(PROFILE, variant, seed, config), device, result,
                          lambda: encoder.cached_run(PROFILE, config, variant, seed, device=device, threads=None, progress=False))
     return {"unit": variant, "losses": losses, "checkpoint": str(path), "cache_entries": [entry],
             "shape": f"{config.num_layers} layers x {config.num_heads} heads x {config.hidden_size}, batch {config.batch_size}, "

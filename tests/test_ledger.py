@@ -89,7 +89,7 @@ def test_synthetic_encoder_runs_give_the_chapters_verdict(tmp_path):
             accuracy = 0.60 if variant == "softmax" else 0.75 + 0.01 * seed  # every SSA variant about 15 points better
             holistic = {paradigm: {"accuracy": accuracy, "low": accuracy - 0.03, "high": accuracy + 0.03, "total": 1000}
                         for paradigm in experiment.PAPER_ACCURACIES}
-            _write_entry(tmp_path, f"{experiment.EXPERIMENT}/runs", experiment.run_config("cpu", variant, seed),
+            _write_entry(tmp_path, experiment.runs_experiment(variant), experiment.run_config("cpu", variant, seed),
                          {"scorer": variant, "seed": seed, "holistic": holistic})
     row = _by_key(ledger.ledger("cpu", results_dir=tmp_path, theorems=False))["probing"]
     expected = "inconclusive" if len(experiment.seeds_for("cpu")) < verdicts.MIN_PAIRS else "reproduced"

@@ -99,6 +99,14 @@ def run_config(profile: str, variant: str, seed: int, model: EncoderConfig | Non
     return {"model": dataclasses.asdict(model), "scorer": variant, "seed": seed}
 
 
+def runs_experiment(variant: str) -> str:
+    """The cache folder of ``variant``'s runs, one per variant (``encoder/runs/ssa``), so that a
+    variant's runs can be recomputed, and their code version enter their keys, one variant at a time."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
+    return f"{EXPERIMENT}/runs/{variant}"
+
+
 def checkpoint_dir(profile: str, config: dict) -> Path:
     """The run's checkpoint folder, under ``$SSA_CHECKPOINT_DIR`` (as the ICL runs) or ``_build/checkpoints``."""
     configured = os.environ.get(CHECKPOINT_DIR_ENV)
@@ -117,7 +125,7 @@ def run(profile: str, variant: str, seed: int, *, device: str = "auto", threads:
 
 def cached_run(profile: str, model: EncoderConfig, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1,
                progress: bool = True, stop_at: int | None = None) -> dict:
-    """The run of ``model`` x ``variant`` x ``seed`` through the cache (``results/<profile>/encoder/runs/``):
+    """The run of ``model`` x ``variant`` x ``seed`` through the cache (``results/<profile>/encoder/runs/<variant>/``):
     the result dict (:func:`run` gives it as a typed record).
 
     ``stop_at`` stops training early (see :func:`ssa.encoder.train.train_and_probe`); the cache
@@ -141,7 +149,7 @@ def _cached_entry(profile: str, model: EncoderConfig, variant: str, seed: int, *
                 checkpoint_dir=checkpoint_dir(profile, config), corpus=_corpus(), progress=progress, stop_at=stop_at,
             )
 
-    return cached_entry(f"{EXPERIMENT}/runs", config, compute, profile=profile, regenerate=regenerate_command(profile, variant, seed),
+    return cached_entry(runs_experiment(variant), config, compute, profile=profile, regenerate=regenerate_command(profile, variant, seed),
                         device=device)
 
 
