@@ -387,17 +387,49 @@ def _short_errors(icl_verdicts, runs_by_task: dict, shifts: Sequence[str]) -> st
 
 
 def _quantification_row(profile: str) -> LedgerRow:
-    return _icl_row("quantification", profile, _tasks().QUANTIFIERS,
-                    lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
-                    lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
-                    lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",)))
+    return _answered_by_study(_icl_row("quantification", profile, _tasks().QUANTIFIERS,
+                                       lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
+                                       lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
+                                       lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",))),
+                              "SSA vs softmax", profile)
 
 
 def _linear_row(profile: str) -> LedgerRow:
-    return _icl_row("linear", profile, ("linear",),
-                    lambda icl_verdicts, runs: icl_verdicts.linear_verdict(runs["linear"]),
-                    lambda icl_verdicts, runs: "; ".join(_shifted_errors(icl_verdicts, runs, shift) for shift in ("sigma_x", "sigma_ab")),
-                    lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x", "sigma_ab")))
+    return _answered_by_study(_icl_row("linear", profile, ("linear",),
+                                       lambda icl_verdicts, runs: icl_verdicts.linear_verdict(runs["linear"]),
+                                       lambda icl_verdicts, runs: "; ".join(_shifted_errors(icl_verdicts, runs, shift)
+                                                                            for shift in ("sigma_x", "sigma_ab")),
+                                       lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x", "sigma_ab"))),
+                              "SSA vs softmax, linear functions", profile)
+
+
+def _study_effects(verdict: Verdict) -> str:
+    """"every, error at sigma 10: -0.17 [-0.27, -0.07]; ..." for each judged part of ``verdict``."""
+    return "; ".join(f"{name}: {part.effect:+.2f} [{part.interval[0]:+.2f}, {part.interval[1]:+.2f}]"
+                     for name, part in verdict.parts if part.interval is not None)
+
+
+def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRow:
+    """``row``, judged on the chapter's few seeds, replaced by the powered study's answer
+    (:func:`ssa.icl.study.claim_verdict`) on the tasks where the study's runs are complete; while
+    none is, ``row`` with how many of the study's runs are cached."""
+    study = importlib.import_module("ssa.icl.study")
+    compared = study.comparison(comparison, profile)
+    if compared is None:  # not in the plan at this profile
+        return row
+    cache = study.StudyCache(profile, train=False)
+    verdict = study.claim_verdict(compared, cache)
+    if verdict is None:
+        pending = (f"The powered study ({compared.seeds} paired seeds a task) has {cache.cached(compared)} of "
+                   f"{study.needed(compared)} runs cached; `{study.regenerate_command(profile)}` computes them.")
+        return dataclasses.replace(row, ours=f"{row.ours} {pending}")
+    provenances = [cache.run(arm, task, seed).provenance for task in compared.tasks if cache.complete(compared, task)
+                   for seed in compared.seed_list() for arm in (compared.treatment, compared.control)]
+    chapter = f"The chapter's {_count(len(row.seeds), 'seed')} alone: {row.verdict}."
+    numbers = f"Powered study (the chapter '{study.TITLE}'), {compared.seeds} paired seeds a task"
+    return LedgerRow(row.key, row.claim, row.paper, f"{_ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
+                     verdict.outcome, None, study.regenerate_command(profile), _total_wall_time(provenances),
+                     short_summary(verdict, f"powered study, effect in the paper's direction: {_study_effects(verdict)}"))
 
 
 def _collapse_row(profile: str) -> LedgerRow:
@@ -419,7 +451,38 @@ def _collapse_row(profile: str) -> LedgerRow:
         return (f"the softmax head most drawn to an injected extreme value gives it {share:.2g} of its attention "
                 f"(collapse: {icl_verdicts.COLLAPSE_SHARE:g} or more)")
 
-    return _icl_row("collapse", profile, _tasks().TASKS, judge, numbers, short)
+    return _with_premise_made_to_hold(_icl_row("collapse", profile, _tasks().TASKS, judge, numbers, short), profile)
+
+
+def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
+    """The collapse row, with the study's variant where the premise can hold (no LayerNorm before
+    the first attention layer): softmax's first-layer largest weight along sigma there, and
+    whether SSA then generalises better (:func:`ssa.icl.study.claim_verdict`), as a second part
+    of the claim once the variant's runs are complete on a task."""
+    study = importlib.import_module("ssa.icl.study")
+    compared = study.comparison(study.PREMISE_COMPARISON, profile)
+    if compared is None or row.verdict == NOT_TESTED:
+        return row
+    cache = study.StudyCache(profile, train=False)
+    variant = study.claim_verdict(compared, cache)
+    if variant is None:
+        pending = (f"Where the premise is made to hold (no LayerNorm before the first attention layer), the powered study "
+                   f"has {cache.cached(compared)} of {study.needed(compared)} runs cached; "
+                   f"`{study.regenerate_command(profile)}` computes them.")
+        return dataclasses.replace(row, ours=f"{row.ours} {pending}")
+    weights = []
+    for task in (task for task in compared.tasks if cache.complete(compared, task)):
+        curves = study.arm_curves([compared.control], task, compared.seed_list(), study.first_layer(cache, "max_weight"))
+        _, values = curves[compared.control]
+        weights.append(f"{_tasks().get_task(task).title} {values[:, 0].mean():.2f} at the smallest sigma, "
+                       f"{values[:, -1].mean():.2f} at the largest")
+    measured = ("without its first LayerNorm, softmax's largest first-layer attention weight (mean over heads and seeds): "
+                + "; ".join(weights))
+    combined = verdicts.combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
+                                            "no first LayerNorm, SSA vs softmax": variant})
+    seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))
+    return dataclasses.replace(row, ours=f"{row.ours} {_sentence(measured)} {_ours(variant)}", verdict=combined.outcome,
+                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {measured}; variant: {variant.outcome}"))
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:

@@ -123,8 +123,8 @@ class _Cache(study.StudyCache):
     """A study cache whose runs are made up: ``errors(arm, task, seed)`` is the prompt error at
     every sigma, ``None`` for a run not cached."""
 
-    def __init__(self, errors):
-        super().__init__("cpu")
+    def __init__(self, errors, profile="cpu", train=None):
+        super().__init__(profile, train=train)
         self.errors = errors
 
     def run(self, arm, task, seed):
@@ -149,7 +149,7 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     rows = study.verdict_rows([primary, ablation], cache)
     assert len(rows) == 2 * 2 * 3
     missing = [row for row in rows if row["comparison"] == "SSA vs softmax"]
-    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "90 of 160 runs cached" in missing[0]["verdict"].detail
+    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "45 of 80 runs cached" in missing[0]["verdict"].detail
     judged = {(row["task"], row["endpoint"]): row["verdict"] for row in rows if row["comparison"] == "SSA from b = 1 vs softmax"}
     assert judged[("every", "generalises at sigma 10")].differences == pytest.approx([1.0, 0.0] * 5)  # softmax fails on even seeds
     assert judged[("every", "error at sigma 10")].effect == pytest.approx((0.9 + 0.05) / 2)
@@ -171,6 +171,8 @@ def test_the_chapter_never_trains_at_cpu(tmp_path, monkeypatch):
     assert cache.run("ssa", "every", study.FIRST_SEED) is None and cache.spread("ssa", "every", study.FIRST_SEED) is None
     assert not any((tmp_path / "checkpoints").rglob("*")) if (tmp_path / "checkpoints").exists() else True
     assert study.StudyCache("smoke").run("ssa_10k", "every", study.FIRST_SEED) is None  # not in the smoke plan: not trained
+    with pytest.raises(ValueError, match="train: the study's runs are trained at cpu by"):
+        study.StudyCache("cpu", train=True)
 
 
 def test_the_pilot_reads_the_chapters_seeds():
@@ -179,3 +181,75 @@ def test_the_pilot_reads_the_chapters_seeds():
         pytest.skip("the chapters' cpu runs are not in this checkout's cache")
     assert found["seeds"] == study.PILOT_SEEDS and len(found["differences"]) == len(study.PILOT_SEEDS)
     assert set(found["power"]) == {(endpoint, effect) for endpoint in ("error at sigma 10", "generalises at sigma 10") for effect in (0.2, 0.3)}
+
+
+def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
+    primary = study.comparison("SSA vs softmax")
+
+    def errors(arm, task, seed):
+        if task == "some" and arm == "softmax" and seed == study.FIRST_SEED:
+            return None  # "some" lacks one run
+        return 0.9 if arm == "ssa" else 0.0  # SSA fails everywhere: the opposite of the paper's claim
+
+    cache = _Cache(errors)
+    assert cache.complete(primary, "every") and not cache.complete(primary, "some")
+    assert cache.cached(primary, "some") == study.needed(primary, "some") - 1 == 79
+    rows = study.verdict_rows([primary], cache)
+    assert {row["verdict"].outcome for row in rows if row["task"] == "every"} == {verdicts.OPPOSITE}
+    assert {row["verdict"].outcome for row in rows if row["task"] == "some"} == {verdicts.NOT_TESTED}
+    answer = study.claim_verdict(primary, cache)
+    assert answer.outcome == verdicts.OPPOSITE and len(answer.parts) == len(primary.endpoints)
+    assert all(name.startswith('"every"') for name, _ in answer.parts)
+    assert '"some": not tested yet, 79 of 80 runs cached' in answer.detail
+    assert study.claim_verdict(primary, _Cache(lambda arm, task, seed: None)) is None
+    with pytest.raises(ValueError, match="task 'linear' is not one of"):
+        cache.cached(primary, "linear")
+
+
+def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch):
+    from ssa import ledger
+    from ssa.icl import study as study_module
+
+    row = ledger.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.INCONCLUSIVE, None, "cmd")
+    monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
+    waiting = ledger._answered_by_study(row, "SSA vs softmax", "cpu")
+    assert waiting.verdict == verdicts.INCONCLUSIVE and "0 of 160 runs cached" in waiting.ours
+    monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(
+        lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train))
+    answered = ledger._answered_by_study(row, "SSA vs softmax", "cpu")
+    assert answered.verdict == verdicts.OPPOSITE and answered.seeds == primary_seeds()
+    assert "The chapter's 3 seeds alone: inconclusive." in answered.ours and '"some": not tested yet' in answered.ours
+    assert ledger._answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
+
+
+def primary_seeds():
+    return study.comparison("SSA vs softmax").seed_list()
+
+
+def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatch):
+    from ssa import ledger
+    from ssa.icl import study as study_module
+
+    variant = study.comparison(study.PREMISE_COMPARISON)
+    sigmas = list(range(1, 30))
+
+    class _WithWeights(_Cache):
+        def run(self, arm, task, seed):
+            error = 0.0 if arm == variant.treatment else 0.8  # SSA generalises, softmax does not
+            weight = np.linspace(0.2, 0.9, len(sigmas)) if arm == variant.control else np.full(len(sigmas), 0.3)
+            return ICLRun.from_result({"shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": [error] * 29}}},
+                                       "concentration": {"sigma_x": {"sigmas": sigmas, "max_weight": np.repeat(
+                                           weight[:, None, None], 4, axis=2).repeat(2, axis=1).tolist()}}},
+                                      task=task, scorer=arm, seed=seed)
+
+        __call__ = run
+
+    row = ledger.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), verdicts.PREMISE_ABSENT, None, "cmd",
+                           summary="Premise absent.")
+    monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _WithWeights(lambda *_: None, profile, train))
+    combined = ledger._with_premise_made_to_hold(row, "cpu")
+    assert combined.verdict == verdicts.PARTLY  # premise absent as trained; reproduced where it can hold
+    assert "0.20 at the smallest sigma, 0.90 at the largest" in combined.ours and "variant: reproduced" in combined.summary
+    assert set(variant.seed_list()) <= set(combined.seeds)
+    not_tested = dataclasses.replace(row, verdict=verdicts.NOT_TESTED)
+    assert ledger._with_premise_made_to_hold(not_tested, "cpu") is not_tested

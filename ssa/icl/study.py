@@ -18,9 +18,9 @@ was chosen from the pilot's paired differences of softmax and SSA on "every" (th
 regenerated at code version 1): at their spread, :func:`pilot_power` gave the rule a power of
 about 0.84 with 40 pairs for a true difference of 0.3 in the share of seeds that generalise
 (0.47 for 0.2, which sits at that endpoint's threshold, where no seed count passes one half),
-and about 0.88 for a true difference of 0.2 in prompt error at sigma = 10. A comparison is judged only when every
-one of its seeds is cached for both arms; fewer is an error (:class:`IncompleteStudyError`),
-never a smaller study. The runs are computed in priority order by
+and about 0.88 for a true difference of 0.2 in prompt error at sigma = 10. A comparison is judged on a task
+only when every one of its seeds is cached for both arms on that task; fewer is an error
+(:class:`IncompleteStudyError`), never a smaller study. The runs are computed in priority order by
 ``python -m ssa regenerate icl_study`` and cached like every other result.
 """
 
@@ -39,6 +39,7 @@ from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
 from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.tasks import QUANTIFIERS, get_task
 
+TITLE = "Does SSA generalise better? A powered test"  # the chapter's title
 PLAN_COMMIT = "5389975"  # the commit that fixed this plan, before any study run (tests/test_study.py checks it)
 PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized the study
 FIRST_SEED = 100  # study seeds are FIRST_SEED, FIRST_SEED + 1, ...: disjoint from the chapters' pilot seeds
@@ -218,6 +219,9 @@ class Comparison:
 
 
 _Q = QUANTIFIERS
+# The comparison where the collapse premise can hold (the input's scale reaches the first layer's
+# logits): the collapse chapter and its front-page row give its outcome.
+PREMISE_COMPARISON = "SSA vs softmax, no first LayerNorm"
 COMPARISONS: tuple[Comparison, ...] = (
     # The primary question, first in line.
     Comparison("SSA vs softmax", "Does SSA generalise better than softmax under input-scale shift?",
@@ -225,7 +229,7 @@ COMPARISONS: tuple[Comparison, ...] = (
     Comparison("SSA vs softmax, linear functions", "... and on linear functions, for larger inputs and larger functions?",
                "ssa", "softmax", ("linear",), PRIMARY_SEEDS // 2, LINEAR_ENDPOINTS, primary=True),
     # Mechanism: the premise made to hold.
-    Comparison("SSA vs softmax, no first LayerNorm", "Where the input's scale reaches the logits, does softmax fail and SSA help?",
+    Comparison(PREMISE_COMPARISON, "Where the input's scale reaches the logits, does softmax fail and SSA help?",
                "ssa_no_first_norm", "softmax_no_first_norm", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
     # Functional form or starting point?
     Comparison("SSA from b = 1 vs softmax", "Does SSA still differ from softmax when it starts at b = 1?",
@@ -344,11 +348,12 @@ def endpoint_table():
     } for endpoint in ENDPOINTS.values()]).set_index("endpoint")
 
 
-def comparison(name: str) -> Comparison:
-    for candidate in COMPARISONS:
-        if candidate.name == name:
-            return candidate
-    raise ValueError(f"comparison must be one of {', '.join(c.name for c in COMPARISONS)}; got {name!r}")
+def comparison(name: str, profile: str = "cpu") -> Comparison | None:
+    """The comparison called ``name`` as carried out at ``profile`` (:func:`plan`); ``None`` when
+    the plan at ``profile`` leaves it out (at smoke, all but the primary one)."""
+    if name not in {candidate.name for candidate in COMPARISONS}:
+        raise ValueError(f"comparison must be one of {', '.join(c.name for c in COMPARISONS)}; got {name!r}")
+    return next((candidate for candidate in plan(profile) if candidate.name == name), None)
 
 
 def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]) -> tuple[np.ndarray, np.ndarray]:
@@ -419,18 +424,23 @@ class StudyCache:
     the runs of the smoke plan that are missing (seconds); at cpu and paper it reads the cache
     only. A run not cached (or, at smoke, not planned) is ``None``: the study's hours of training
     are started by ``python -m ssa regenerate icl_study``, never by opening its page. Calling it
-    is ``load(arm, task, seed)`` for :func:`outcomes`."""
+    is ``load(arm, task, seed)`` for :func:`outcomes`. ``train=False`` reads the cache only at
+    smoke too (the front page never trains)."""
 
-    def __init__(self, profile: str):
+    def __init__(self, profile: str, *, train: bool | None = None):
         from ssa.profiles import check_profile
 
         self.profile = check_profile(profile)
+        self.train = self.profile == "smoke" if train is None else bool(train)
+        if self.train and self.profile != "smoke":
+            raise ValueError(f"train: the study's runs are trained at {self.profile} by `{regenerate_command(self.profile)}`, "
+                             "never by reading them")
         self._planned = set(runs(plan(profile), profile=profile))
         self._runs: dict[tuple[str, str, int], ICLRun | None] = {}
         self._spreads: dict[tuple[str, str, int], LogitSpread | None] = {}
 
     def _read(self, key: tuple[str, str, int], read: Callable[[], Any]):
-        if self.profile == "smoke":
+        if self.train:
             return read() if key in self._planned else None
         from ssa.results import CacheMissError, cache_required
 
@@ -458,15 +468,27 @@ class StudyCache:
                 task=task, scorer=experiment.train.model.scorer, seed=seed))
         return self._spreads[key]
 
-    def cached(self, compared: Comparison) -> int:
-        """How many of ``compared``'s runs (both arms, every task and seed) are there."""
-        return sum(self.run(arm, task, seed) is not None for task in compared.tasks for seed in compared.seed_list()
+    def cached(self, compared: Comparison, task: str | None = None) -> int:
+        """How many of ``compared``'s runs (both arms, every seed; on ``task``, else on every task) are there."""
+        return sum(self.run(arm, each, seed) is not None for each in _tasks_of(compared, task) for seed in compared.seed_list()
                    for arm in (compared.treatment, compared.control))
 
+    def complete(self, compared: Comparison, task: str) -> bool:
+        """Whether every run of ``compared`` on ``task`` is there: only then is it judged on that task."""
+        return self.cached(compared, task) == needed(compared, task)
 
-def needed(compared: Comparison) -> int:
-    """The runs ``compared`` needs: both arms on each of its tasks, with each of its seeds."""
-    return 2 * len(compared.tasks) * compared.seeds
+
+def _tasks_of(compared: Comparison, task: str | None) -> tuple[str, ...]:
+    if task is None:
+        return compared.tasks
+    if task not in compared.tasks:
+        raise ValueError(f"task {task!r} is not one of {compared.name}'s: {', '.join(compared.tasks)}")
+    return (task,)
+
+
+def needed(compared: Comparison, task: str | None = None) -> int:
+    """The runs ``compared`` needs: both arms with each of its seeds, on ``task`` or on each of its tasks."""
+    return 2 * len(_tasks_of(compared, task)) * compared.seeds
 
 
 def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
@@ -483,22 +505,39 @@ def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
 
 def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[dict]:
     """One row per comparison x task x endpoint, in the plan's order: the verdict of the rule
-    (:func:`judge`), or "not tested" with how many runs are cached while the comparison is
-    incomplete. Each row: ``comparison, task, endpoint, verdict``."""
-    rows = []
-    for compared in comparisons:
-        complete = cache.cached(compared) == needed(compared)
-        for task in compared.tasks:
-            for endpoint in compared.endpoints:
-                row = {"comparison": compared.name, "task": task, "endpoint": endpoint}
-                if complete:
-                    row["verdict"] = judge(compared, task, endpoint, cache)
-                else:
-                    row["verdict"] = dataclasses.replace(
-                        rule.not_tested(ENDPOINTS[endpoint].claim),
-                        detail=f"{cache.cached(compared)} of {needed(compared)} runs cached")
-                rows.append(row)
-    return rows
+    (:func:`judge`) once every run of the comparison on that task is cached, else "not tested"
+    with how many are. Each row: ``comparison, task, endpoint, verdict``."""
+    return [{"comparison": compared.name, "task": task, "endpoint": endpoint, "verdict": verdict}
+            for compared in comparisons for task in compared.tasks
+            for endpoint, verdict in _task_verdicts(compared, task, cache).items()]
+
+
+def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[str, rule.Verdict]:
+    """``{endpoint: verdict}`` of ``compared`` on ``task``: judged when its runs there are complete."""
+    if cache.complete(compared, task):
+        return {endpoint: judge(compared, task, endpoint, cache) for endpoint in compared.endpoints}
+    missing = f"{cache.cached(compared, task)} of {needed(compared, task)} runs cached"
+    return {endpoint: dataclasses.replace(rule.not_tested(ENDPOINTS[endpoint].claim), detail=missing)
+            for endpoint in compared.endpoints}
+
+
+def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | None:
+    """The study's answer to ``compared``'s question, as the chapters and the front page give it:
+    its endpoints on every task whose runs are complete, combined (:func:`ssa.verdicts.combine`,
+    one part per task and endpoint); the tasks still incomplete are named in its detail, with how
+    many of their runs are cached. ``None`` while no task is complete."""
+    parts, pending = {}, []
+    for task in compared.tasks:
+        if cache.complete(compared, task):
+            parts.update({f"{get_task(task).title}, {endpoint}": verdict
+                          for endpoint, verdict in _task_verdicts(compared, task, cache).items()})
+        else:
+            pending.append(f"{get_task(task).title}: not tested yet, {cache.cached(compared, task)} of "
+                           f"{needed(compared, task)} runs cached")
+    if not parts:
+        return None
+    combined = rule.combine(f"{compared.name}: {compared.question}", parts)
+    return dataclasses.replace(combined, detail="; ".join([combined.detail, *pending]))
 
 
 def verdict_table(rows: Sequence[dict]):
@@ -518,21 +557,38 @@ def verdict_table(rows: Sequence[dict]):
     } for row in rows])
 
 
+def chapter_answer(name: str, profile: str) -> dict:
+    """What a task's chapter shows of the study's comparison called ``name`` at ``profile``:
+    ``{"table": verdict_table(...) or None, "outcome": str, "text": str, "seeds": int}``, the
+    outcome and text from :func:`claim_verdict` ("not tested" while no task is complete)."""
+    compared = comparison(name, profile)
+    if compared is None:
+        return {"table": None, "outcome": rule.NOT_TESTED, "seeds": 0,
+                "text": f"The study's plan at profile {profile} leaves this comparison out (it trains only the primary "
+                        "comparison on \"every\", with the fewest pairs the rule decides on, to exercise the code)."}
+    cache = StudyCache(profile)
+    verdict = claim_verdict(compared, cache)
+    if verdict is None:
+        outcome, text = rule.NOT_TESTED, (f"None of its tasks is complete yet: {cache.cached(compared)} of {needed(compared)} "
+                                          f"runs are cached, and `{regenerate_command(profile)}` computes the rest.")
+    else:
+        outcome, text = verdict.outcome, f"Its answer: **{verdict.outcome}** ({verdict.detail})."
+    return {"table": verdict_table(verdict_rows([compared], cache)), "outcome": outcome, "text": text, "seeds": compared.seeds}
+
+
 def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
-    """For each complete comparison read at "generalises at sigma 10" (every run of both arms
-    cached, as for its verdicts), each task and arm: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
+    """For each comparison read at "generalises at sigma 10", each task where its runs are
+    complete (every run of both arms cached, as for its verdicts), and each arm: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
     10), the share and its 95% Wilson interval (:func:`ssa.verdicts.rate_interval`)."""
     import pandas as pd
 
     rows = []
     for compared in comparisons:
-        if "generalises at sigma 10" not in compared.endpoints or cache.cached(compared) != needed(compared):
+        if "generalises at sigma 10" not in compared.endpoints:
             continue
-        for task in compared.tasks:
+        for task in (task for task in compared.tasks if cache.complete(compared, task)):
             for arm in (compared.treatment, compared.control):
                 found = [cache.run(arm, task, seed) for seed in compared.seed_list()]
-                if any(run is None for run in found):
-                    continue
                 successes = int(sum(generalises(run, task) for run in found))
                 share, low, high = rule.rate_interval(successes, len(found), method="wilson")
                 rows.append({"comparison": compared.name, "task": get_task(task).title, "arm": arm, "generalise": successes,
