@@ -62,12 +62,10 @@ COMPUTATIONS: dict[str, Computation] = {
             "ssa.icl.baselines", "ssa.icl.curriculum", "ssa.icl.models", "ssa.icl.samplers", "ssa.icl.tasks", "ssa.icl.train",
             "ssa.icl.evaluate", "ssa.icl.diagnostics", "ssa.icl.experiments", *_ATTENTION,
         ), _ICL_REGENERATED),
-        # The encoder's version enters its keys when its committed results (computed before code
-        # versions existed) are regenerated; until then its fingerprint alone guards it.
         Computation("encoder", (
             "ssa.encoder.corpus", "ssa.encoder.model", "ssa.encoder.tokenizer", "ssa.encoder.train",
             "ssa.encoder.zorro", "ssa.encoder.experiment", "ssa.hf", "ssa.data", *_ATTENTION,
-        ), ()),
+        ), ("encoder/",)),
         Computation("lm", (
             "ssa.lm.config", "ssa.lm.data", "ssa.lm.evaluate", "ssa.lm.model", "ssa.lm.tokenizer", "ssa.lm.train",
             "ssa.lm.experiment", "ssa.hf", "ssa.data", *_ATTENTION,
