@@ -32,6 +32,9 @@ The flags mean the same in every chapter:
 * ``--dry-run``: list the runs, which are cached and which would be computed; compute nothing.
 * ``--stop-launching-after MINUTES``: start no new run after that many minutes (a long sweep
   spread over sessions).
+* ``--arms A ...`` (icl_study only): the study's arms to compute, by name
+  (:data:`ssa.icl.study.ARMS`), so that any arm can be rerun with one command; with ``--seeds``,
+  any of its runs.
 
 Chapter-wide entries that belong to no seed or scorer (the scorers' cost measurement, the
 encoder's corpus summary) are part of their chapter's runs whatever ``--seeds`` and
@@ -266,12 +269,18 @@ class StudyChapter(Chapter):
     def scorer_hint(self) -> str:
         return " (the scorers of the study's arms; --scorers keeps the arms of the scorers named)"
 
-    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str], arms: Sequence[str] | None = None) -> list[Run]:
+        """The plan's runs with ``seeds``, of the arms whose scorer is in ``scorers`` and, when
+        ``arms`` is given, of those arms only."""
         from ssa.icl import study
 
+        if arms is not None:
+            unknown = [arm for arm in arms if arm not in study.ARMS]
+            if unknown:
+                raise ValueError(f"--arms: unknown arm {', '.join(map(repr, unknown))}; choose from {', '.join(study.ARMS)}")
         return [Run("icl_study", (arm, task, seed), f"{arm} / {task} / seed {seed}", chapters=(self.name,))
                 for arm, task, seed in study.runs(study.plan(profile), profile=profile)
-                if seed in seeds and study.ARMS[arm].scorer in scorers]
+                if seed in seeds and study.ARMS[arm].scorer in scorers and (arms is None or arm in arms)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -369,13 +378,21 @@ def chapter(name: str) -> Chapter:
     return CHAPTERS[name]
 
 
-def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None, scorers: Sequence[str] | None = None) -> list[Run]:
+def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None, scorers: Sequence[str] | None = None,
+         arms: Sequence[str] | None = None) -> list[Run]:
     """The runs of chapter ``name`` (or ``all``: every chapter's, each run once), in the order
     they are computed. ``seeds``/``scorers`` default to each chapter's published ones; with
     ``all`` each chapter takes the given scorers it accepts, and a chapter that accepts none of
-    them is left out."""
+    them is left out. ``arms``: only these arms of the powered study (icl_study only)."""
     check_profile(profile)
     seeds = None if seeds is None else check_seeds(seeds)
+    if arms is not None:
+        if not isinstance(CHAPTERS.get(name), StudyChapter):
+            raise ValueError(f"--arms: only the study chapters ({', '.join(n for n, c in CHAPTERS.items() if isinstance(c, StudyChapter))}) "
+                             f"have arms; {name} has none")
+        each = CHAPTERS[name]
+        return each.runs(profile, seeds if seeds is not None else each.published_seeds(profile),
+                         each.published_scorers() if scorers is None else each.check_scorers(scorers), arms=tuple(dict.fromkeys(arms)))
     if name == ALL:
         if scorers is not None:
             check_scorer_names(scorers)
@@ -397,13 +414,17 @@ def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None,
     return list(runs.values())
 
 
-def command(name: str, profile: str = "cpu", *, scorers: Sequence[str] | None = None, seeds: Sequence[int] | None = None) -> str:
+def command(name: str, profile: str = "cpu", *, scorers: Sequence[str] | None = None, seeds: Sequence[int] | None = None,
+            arms: Sequence[str] | None = None) -> str:
     """The command that computes chapter ``name``'s cached results at ``profile``; the
-    ``scorers`` and ``seeds`` named only when they are not all the chapter's published ones."""
+    ``scorers`` and ``seeds`` named only when they are not all the chapter's published ones,
+    the ``arms`` (a study chapter's) whenever given."""
     each = chapter(name)
     parts = [PROG, name, "--profile", check_profile(profile)]
     if each.jobs > 1:
         parts += ["--jobs", str(each.jobs)]
+    if arms:
+        parts += ["--arms", *arms]
     if scorers and not set(scorers) <= set(each.published_scorers()):
         parts += ["--scorers", *scorers]
     if seeds and not set(seeds) <= set(each.published_seeds(profile)):
@@ -626,6 +647,8 @@ def parser() -> argparse.ArgumentParser:
                 "More in the docstring of ssa/regenerate.py."))
     described.add_argument("chapter", metavar="CHAPTER", choices=(*CHAPTERS, ALL), help="a chapter below, or all")
     add_run_arguments(described)
+    described.add_argument("--arms", nargs="+", metavar="A",
+                           help="icl_study only: the arms of its plan to compute, by name (default: every arm)")
     return described
 
 
@@ -633,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
     command_line = parser()
     arguments = command_line.parse_args(argv)
     try:
-        runs = plan(arguments.chapter, arguments.profile, seeds=arguments.seeds, scorers=arguments.scorers)
+        runs = plan(arguments.chapter, arguments.profile, seeds=arguments.seeds, scorers=arguments.scorers, arms=arguments.arms)
     except ValueError as error:  # "--scorers: ...": argparse's own form, "argument --scorers: ..."
         command_line.error(f"argument {error}")
     return run_plan(runs, profile=arguments.profile, device=arguments.device, jobs=arguments.jobs, dry_run=arguments.dry_run,

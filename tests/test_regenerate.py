@@ -229,6 +229,15 @@ def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
     assert {run.arguments[0] for run in plan("icl_study", "cpu", scorers=["temperature_softmax"])} == {"softmax_slope"}
     assert {run.arguments[2] for run in plan("icl_study", "cpu", seeds=[101, 5])} == {101}
     assert command("icl_study", "cpu", seeds=[101]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2"
+    # Any arm, or any run of it, with one command.
+    one_arm = plan("icl_study", "cpu", arms=["ssa_b1"], seeds=[104])
+    assert [run.arguments for run in one_arm] == [("ssa_b1", "every", 104), ("ssa_b1", "some", 104)]
+    assert command("icl_study", "cpu", arms=["ssa_b1"]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2 --arms ssa_b1"
+    with pytest.raises(ValueError, match="--arms: unknown arm 'ssa_turbo'; choose from softmax, ssa"):
+        plan("icl_study", "cpu", arms=["ssa_turbo"])
+    with pytest.raises(ValueError, match="--arms: only the study chapters \\(icl_study\\) have arms; decoder has none"):
+        plan("decoder", "cpu", arms=["ssa"])
+    assert plan("icl_study", "cpu", arms=["ssa_b1"], scorers=["softmax"]) == []  # ssa_b1 is an SSA arm
 
 
 def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cache):
@@ -237,7 +246,7 @@ def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cac
 
     assert study.StudyCache("cpu").run("ssa", "every", study.FIRST_SEED) is None
     assert not regenerate.is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
-    with cache_required(), pytest.raises(CacheMissError, match="python -m ssa regenerate icl_study --profile smoke"):
+    with cache_required(), pytest.raises(CacheMissError, match="python -m ssa regenerate icl_study --profile smoke --jobs 2 --arms softmax_slope"):
         study.load_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")
     with pytest.raises(ValueError, match="arm must be one of"):
         study.load_run("ssa_turbo", "every", study.FIRST_SEED, profile="smoke")

@@ -388,11 +388,12 @@ def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, s
     return rule.judge(named, treatment, control)
 
 
-def regenerate_command(profile: str, seed: int | None = None) -> str:
-    """The command that computes the study's runs at ``profile`` (``seed``: only that seed's)."""
+def regenerate_command(profile: str, seed: int | None = None, arm: str | None = None) -> str:
+    """The command that computes the study's runs at ``profile`` (``seed``, ``arm``: only that
+    seed's, that arm's)."""
     from ssa.regenerate import command
 
-    return command("icl_study", profile, seeds=None if seed is None else [seed])
+    return command("icl_study", profile, seeds=None if seed is None else [seed], arms=None if arm is None else [arm])
 
 
 def _experiment(arm: str, task: str, seed: int, profile: str) -> ICLExperiment:
@@ -405,14 +406,14 @@ def load_run(arm: str, task: str, seed: int, *, profile: str, device: str = "aut
     """The run of ``arm`` on ``task`` with ``seed`` through the result cache
     (:func:`ssa.icl.experiments.load_run`), computed if missing unless the cache is required."""
     return experiments.load_run(_experiment(arm, task, seed, profile), profile=profile, device=device, progress=progress,
-                                regenerate=regenerate_command(profile, seed))
+                                regenerate=regenerate_command(profile, seed, arm))
 
 
 def regenerate_one(arm: str, task: str, seed: int, *, profile: str, device: str, progress: bool) -> str:
     """One study run and its logit spreads through the cache, for ``python -m ssa regenerate
     icl_study``: one line about it."""
     return experiments.cached_with_spread(_experiment(arm, task, seed, profile), profile=profile, device=device,
-                                          progress=progress, regenerate=regenerate_command(profile, seed))
+                                          progress=progress, regenerate=regenerate_command(profile, seed, arm))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,7 +465,7 @@ class StudyCache:
             experiment = _experiment(arm, task, seed, self.profile)
             self._spreads[key] = self._read(key, lambda: LogitSpread.from_result(
                 experiments.cached_logit_spread(experiment, profile=self.profile, progress=False,
-                                                regenerate=regenerate_command(self.profile, seed)),
+                                                regenerate=regenerate_command(self.profile, seed, arm)),
                 task=task, scorer=experiment.train.model.scorer, seed=seed))
         return self._spreads[key]
 
