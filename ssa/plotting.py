@@ -31,6 +31,8 @@ SCORER_LABELS = {
     "cosformer": "cosFormer",
     "ssmax": "Scalable-Softmax",
     "sigmoid": "sigmoid",
+    "adaptive_temperature": "adaptive temperature",
+    "stick_breaking": "stick-breaking",
 }
 
 

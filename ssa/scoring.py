@@ -26,18 +26,26 @@ The scorers, with :math:`x` the logits of one query row over its :math:`N` unmas
                           \cos\!\big(\tfrac{\pi}{2}\tfrac{i-j}{M}\big)`, :math:`w_{ij} = s_{ij}/\sum_j s_{ij}`.
 ``ssmax``                 Scalable-Softmax: :math:`\operatorname{softmax}(s \log N \cdot x)`, :math:`s` trainable.
 ``sigmoid``               Sigmoid attention: :math:`w_i = \sigma(x_i - \log N)`.
+``adaptive_temperature``  Adaptive-temperature softmax (Veličković et al. 2025): at inference,
+                          :math:`\operatorname{softmax}(\beta x)` with :math:`\beta = \max(p(H), 1)` when the
+                          entropy :math:`H` of :math:`\operatorname{softmax}(x)` exceeds 0.5 nats, else 1;
+                          :math:`p` the paper's fitted quartic. Plain softmax while training.
+``stick_breaking``        Stick-breaking attention (Tan et al. 2024): :math:`\beta_i = \sigma(x_i)`,
+                          :math:`w_i = \beta_i \prod_{k > i} (1 - \beta_k)` over the unmasked keys in
+                          order, the stick broken from the last one back; computed in log space.
 ========================  =========================================================================
 
 Not every scorer is a probability distribution: ``sa_softmax`` can give negative weights, and
-``sa_softmax``, ``sa_softmax_normalized`` and ``sigmoid`` rows need not sum to one (nor do
+``sa_softmax``, ``sa_softmax_normalized``, ``sigmoid`` and ``stick_breaking`` rows need not sum to one (nor do
 ``cosformer`` rows whose ReLU features share no support with any key: those rows are zero). Each
-scorer class says so in its ``normalized`` and ``nonnegative`` attributes, and the tests check
-exactly what each one declares.
+scorer class says so in its ``normalized``, ``nonnegative`` and ``order_free`` attributes, and the
+tests check exactly what each one declares.
 
 ``cosformer`` depends on queries and keys separately, not only on their dot products: call
 :meth:`Scorer.weights_from_qk` (which :func:`ssa.attention.attention` does for every scorer).
 Its :math:`M` is one more than the row's largest distance to an unmasked key, so masking keys
 equals removing them, and it is not permutation equivariant: it weighs keys by position.
+``stick_breaking`` is not either: it reads the keys in their order, nearest (last) first.
 """
 
 from __future__ import annotations
@@ -65,6 +73,8 @@ __all__ = [
     "cosformer_weights",
     "ssmax",
     "sigmoid_attention",
+    "adaptive_temperature_softmax",
+    "stick_breaking",
 ]
 
 _HALF_DTYPES = (torch.float16, torch.bfloat16)
@@ -290,6 +300,52 @@ def sigmoid_attention(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     return _zero_fully_masked(weights, mask)
 
 
+# Adaptive temperature: Veličković, Perivolaropoulos, Barbero & Pascanu, "Softmax is not enough
+# (for sharp size generalisation)", ICML 2025, arXiv 2410.01104v3, Figure 4 (their JAX code).
+ADAPTIVE_TEMPERATURE_FIT = (-0.037, 0.481, -2.3, 4.917, -1.791)  # beta = 1/theta from the entropy, highest power first
+ADAPTIVE_TEMPERATURE_MIN_ENTROPY = 0.5  # nats; heads at or below it are left alone ("don't overcorrect low-entropy heads")
+ADAPTIVE_TEMPERATURE_LOG_OFFSET = 1e-9  # inside the entropy's log, as there
+
+
+@_key_axis_last
+def adaptive_temperature_softmax(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    r"""Adaptive-temperature softmax: :math:`\operatorname{softmax}(\beta x)` with
+    :math:`H = -\sum_i p_i \log(p_i + 10^{-9})` the entropy (nats) of :math:`p = \operatorname{softmax}(x)`
+    over the unmasked keys, and :math:`\beta = \max(\operatorname{poly}(H), 1)` when
+    :math:`H > 0.5`, else 1: a temperature never above 1, lowered for heads whose weights have
+    dispersed. ``poly`` is the authors' quartic fit of the temperature that restores sharpness
+    (:data:`ADAPTIVE_TEMPERATURE_FIT`, their Figure 4); gradients flow through :math:`\beta` as in their code.
+    The fit exceeds 1 only for entropies between about 0.9 and 5.9 nats: a row more dispersed than
+    that (over about 370 keys or more, near uniform) is left as softmax leaves it."""
+    probabilities = _masked_softmax_last(logits, mask)
+    entropy = -(probabilities * torch.log(probabilities + ADAPTIVE_TEMPERATURE_LOG_OFFSET)).sum(-1, keepdim=True)
+    fitted = torch.zeros_like(entropy)
+    for coefficient in ADAPTIVE_TEMPERATURE_FIT:  # Horner's rule, as numpy.polyval
+        fitted = fitted * entropy + coefficient
+    beta = torch.where(entropy > ADAPTIVE_TEMPERATURE_MIN_ENTROPY, fitted.clamp_min(1.0), torch.ones_like(entropy))
+    return _masked_softmax_last(logits * beta, mask)
+
+
+@_key_axis_last
+def stick_breaking(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
+    r"""Stick-breaking attention (Tan, Shen, Yang, Courville & Panda, arXiv 2410.17980): with
+    :math:`\beta_i = \sigma(x_i)`, the last unmasked key takes :math:`\beta` of the stick, the one
+    before it :math:`\beta` of what is left, and so on back to the first:
+    :math:`w_i = \beta_i \prod_{k > i,\ k \text{ unmasked}} (1 - \beta_k)`, so :math:`\sum_i w_i \le 1`.
+    Computed in log space, :math:`\log w_i = \log\sigma(x_i) + \sum_{k > i} \log\sigma(-x_k)`, with
+    no subtraction of large sums. The paper's keys are the tokens before the query (:math:`i < j`);
+    under a causal mask that includes the query's own position, as this book's models use, the
+    query's own key breaks the stick first."""
+    log_keep = F.logsigmoid(-logits)  # log(1 - beta)
+    if mask is not None:
+        log_keep = log_keep.masked_fill(~mask, 0.0)  # a masked key takes none of the stick
+    # sum over k > i: an exclusive cumulative sum from the last key back
+    reversed_keep = log_keep.flip(-1)
+    before = torch.cat([torch.zeros_like(reversed_keep[..., :1]), reversed_keep[..., :-1]], dim=-1)
+    log_weights = F.logsigmoid(logits) + before.cumsum(-1).flip(-1)
+    return _zero_fully_masked(torch.exp(log_weights), mask)
+
+
 def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None) -> Tensor:
     r"""cosFormer weights in explicit form from queries ``(..., Q, D)`` and keys ``(..., K, D)``.
 
@@ -340,6 +396,7 @@ class Scorer(nn.Module):
     name: str = ""
     normalized: bool = True  # rows over unmasked keys sum to one
     nonnegative: bool = True
+    order_free: bool = True  # permuting the keys permutes the weights (False: it reads their order)
 
     def forward(self, logits: Tensor, mask: Tensor | None = None, dim: int = -1) -> Tensor:
         raise NotImplementedError
@@ -531,6 +588,7 @@ class CosFormer(Scorer):
 
     name = "cosformer"
     normalized = False  # a row whose ReLU features meet no key's is all zeros
+    order_free = False
 
     def forward(self, logits, mask=None, dim=-1):
         raise TypeError(
@@ -567,6 +625,41 @@ class SigmoidAttention(Scorer):
 
     def forward(self, logits, mask=None, dim=-1):
         return sigmoid_attention(logits, mask=mask, dim=dim)
+
+
+@register_scorer("adaptive_temperature")
+class AdaptiveTemperatureSoftmax(Scorer):
+    """Adaptive-temperature softmax (:func:`adaptive_temperature_softmax`) at inference, that is
+    in eval mode; while the module trains, plain softmax (``during_training=True`` adapts then
+    too). The temperature is chosen "at inference time", as the authors' abstract puts it."""
+
+    name = "adaptive_temperature"
+
+    def __init__(self, during_training: bool = False):
+        super().__init__()
+        if not isinstance(during_training, bool):
+            raise ValueError(f"during_training must be True or False, got {during_training!r}")
+        self.during_training = during_training
+
+    def forward(self, logits, mask=None, dim=-1):
+        if self.training and not self.during_training:
+            return masked_softmax(logits, mask=mask, dim=dim)
+        return adaptive_temperature_softmax(logits, mask=mask, dim=dim)
+
+    def extra_repr(self):
+        return f"name={self.name!r}, during_training={self.during_training}"
+
+
+@register_scorer("stick_breaking")
+class StickBreaking(Scorer):
+    """Stick-breaking attention (:func:`stick_breaking`); rows sum to at most one."""
+
+    name = "stick_breaking"
+    normalized = False
+    order_free = False
+
+    def forward(self, logits, mask=None, dim=-1):
+        return stick_breaking(logits, mask=mask, dim=dim)
 
 
 def __getattr__(attribute: str):

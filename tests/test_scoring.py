@@ -34,7 +34,7 @@ def random_key_mask(batch_shape, n_queries, n_keys, generator, keep=0.6):
 
 def test_registry_lists_the_paper_scorers_and_the_newer_ones():
     expected = {"softmax", "ssa", "ssa_n1.5", "ssa_n2", "temperature_softmax", "sparsemax", "entmax15",
-                "sa_softmax", "sa_softmax_normalized", "cosformer", "ssmax", "sigmoid"}
+                "sa_softmax", "sa_softmax_normalized", "cosformer", "ssmax", "sigmoid", "adaptive_temperature", "stick_breaking"}
     assert expected <= set(ALL)
     assert scoring.SCORER_NAMES == ALL
 
@@ -84,7 +84,7 @@ def test_padding_mask_equals_truncating_the_sequence(name):
     assert (masked[..., kept:] == 0).all()
 
 
-@pytest.mark.parametrize("name", LOGIT_SCORERS)
+@pytest.mark.parametrize("name", [name for name in LOGIT_SCORERS if make_scorer(name).order_free])
 def test_permuting_keys_permutes_weights(name):
     generator = torch.Generator().manual_seed(3)
     logits = torch.randn(2, 3, 5, 8, generator=generator)
@@ -256,3 +256,68 @@ def test_sparse_scorers_reach_exact_zeros():
     logits = torch.tensor([3.0, 0.0, -2.0])
     assert (scoring.sparsemax(logits) == torch.tensor([1.0, 0.0, 0.0])).all()
     assert scoring.entmax15(logits)[-1] == 0
+
+
+def test_stick_breaking_is_the_product_formula_and_a_masked_key_is_a_removed_key():
+    generator = torch.Generator().manual_seed(11)
+    logits = torch.randn(3, 4, 7, generator=generator, dtype=torch.float64) * 3
+    beta = torch.sigmoid(logits)
+    expected = torch.stack([beta[..., i] * torch.prod(1 - beta[..., i + 1:], dim=-1) for i in range(7)], dim=-1)
+    weights = scoring.stick_breaking(logits)
+    torch.testing.assert_close(weights, expected)
+    torch.testing.assert_close(weights.sum(-1), 1 - torch.prod(1 - beta, dim=-1))  # the stick left over is unspent
+    assert not make_scorer("stick_breaking").normalized and not make_scorer("stick_breaking").order_free
+    keep = torch.tensor([True, False, True, True, False, False, True])
+    masked = scoring.stick_breaking(logits, mask=keep)
+    torch.testing.assert_close(masked[..., keep], scoring.stick_breaking(logits[..., keep]))
+    assert (masked[..., ~keep] == 0).all()
+    # Extreme logits stay finite: a key with logit 1e30 takes the whole stick, those before it none.
+    extreme = torch.tensor([[1.0, 2.0, 1e30, -1e30]], dtype=torch.float32)
+    torch.testing.assert_close(scoring.stick_breaking(extreme), torch.tensor([[0.0, 0.0, 1.0, 0.0]]))
+
+
+def test_adaptive_temperature_follows_the_authors_rule_at_inference_only():
+    import numpy as np
+
+    generator = torch.Generator().manual_seed(5)
+    logits = torch.randn(4, 20, generator=generator, dtype=torch.float64)  # entropy near log 20 = 3.0 nats
+    probabilities = torch.softmax(logits, -1)
+    entropy = -(probabilities * torch.log(probabilities + 1e-9)).sum(-1, keepdim=True)
+    beta = np.maximum(np.polyval(scoring.ADAPTIVE_TEMPERATURE_FIT, entropy.numpy()), 1.0)
+    assert (beta > 2).all()  # the fit sharpens these rows
+    torch.testing.assert_close(scoring.adaptive_temperature_softmax(logits), torch.softmax(logits * torch.from_numpy(beta), -1))
+    sharp = torch.tensor([[10.0, 0.0, 0.0]], dtype=torch.float64)  # entropy below 0.5 nats: left alone
+    torch.testing.assert_close(scoring.adaptive_temperature_softmax(sharp), torch.softmax(sharp, -1))
+    scorer = make_scorer("adaptive_temperature")
+    torch.testing.assert_close(scorer(logits), torch.softmax(logits, -1))  # training mode: softmax
+    torch.testing.assert_close(scorer.eval()(logits), scoring.adaptive_temperature_softmax(logits))
+    torch.testing.assert_close(make_scorer("adaptive_temperature", during_training=True)(logits),
+                               scoring.adaptive_temperature_softmax(logits))
+    with pytest.raises(ValueError, match="during_training must be True or False"):
+        make_scorer("adaptive_temperature", during_training="yes")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_adaptive_temperature_at_inference_keeps_the_scorers_contract(dtype):
+    generator = torch.Generator().manual_seed(8)
+    logits = (torch.randn(2, 5, 9, generator=generator) * 2).to(dtype)
+    mask = random_key_mask((2,), 5, 9, generator)
+    mask[1, 2] = False  # a fully masked row
+    scorer = make_scorer("adaptive_temperature").eval()
+    weights = scorer(logits, mask)
+    assert weights.dtype == dtype and torch.isfinite(weights).all()
+    assert (weights[~mask] == 0).all() and (weights[1, 2] == 0).all()
+    rows = mask.any(-1)
+    torch.testing.assert_close(weights.float().sum(-1)[rows], torch.ones(int(rows.sum())), atol=1e-2, rtol=0)
+    poisoned = logits.masked_fill(~mask, float("nan"))  # masked means absent: never read
+    torch.testing.assert_close(scorer(poisoned, mask), weights)
+    extreme = torch.tensor([[torch.finfo(dtype).max, 0.0, -torch.finfo(dtype).max]], dtype=dtype)
+    assert torch.isfinite(scorer(extreme)).all()
+
+
+def test_adaptive_temperature_gradients_match_finite_differences():
+    generator = torch.Generator().manual_seed(2)
+    logits = torch.randn(3, 12, generator=generator, dtype=torch.float64, requires_grad=True)
+    mask = torch.ones(3, 12, dtype=torch.bool)
+    mask[0, 5:] = False
+    assert torch.autograd.gradcheck(lambda x: scoring.adaptive_temperature_softmax(x, mask=mask), (logits,))

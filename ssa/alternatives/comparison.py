@@ -9,8 +9,9 @@ fixed, documented initial values, not tuned (no sweep touches any test data):
 * ``ssmax``: ``s`` trained per layer, initialised at 0.43 (``s log N = 1`` near ``N = 10`` keys);
 * ``ssa``: ``b = e``, ``n = e^0.4`` initially, both trained (the ICL chapters' choice);
 * ``ssa_n1.5``, ``ssa_n2``: ``n`` fixed, ``b`` trained from the registry's default 1;
-* the others (sparsemax, 1.5-entmax, SA-softmax and its normalised form, cosFormer, sigmoid)
-  have no parameters.
+* the others (sparsemax, 1.5-entmax, SA-softmax and its normalised form, cosFormer, sigmoid,
+  stick-breaking) have no parameters; adaptive temperature has none either, and trains as softmax
+  (its rule acts at inference, :class:`ssa.scoring.AdaptiveTemperatureSoftmax`).
 
 A *panel* is one task and one sigma sweep: ``every``/``sigma_x``, ``some``/``sigma_x``,
 ``linear``/``sigma_x`` and ``linear``/``sigma_ab``. Errors are those of :mod:`ssa.icl.verdicts`
