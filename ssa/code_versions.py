@@ -70,6 +70,8 @@ COMPUTATIONS: dict[str, Computation] = {
             "ssa.lm.config", "ssa.lm.data", "ssa.lm.evaluate", "ssa.lm.model", "ssa.lm.tokenizer", "ssa.lm.train",
             "ssa.lm.experiment", "ssa.hf", "ssa.data", *_ATTENTION,
         ), ("lm/",)),
+        Computation("retrieval", ("ssa.retrieval.task", "ssa.retrieval.model", "ssa.retrieval.experiment", *_ATTENTION),
+                    ("retrieval/",)),
         Computation("performance", ("ssa.bench", "ssa.alternatives.comparison", *_ATTENTION),
                     ("performance/", "alternatives/cost/")),
     )
@@ -161,9 +163,10 @@ def python_version() -> str:
 
 def stale() -> list[str]:
     """The computations whose code differs from the recorded fingerprint (on the recorded Python
-    version; syntax trees print differently on others)."""
+    version; syntax trees print differently on others), and those never recorded."""
     record = recorded()
-    return [name for name in COMPUTATIONS if record[name]["python"] == python_version() and record[name]["fingerprint"] != fingerprint(name)]
+    return [name for name in COMPUTATIONS if name not in record  # a new computation: never recorded
+            or (record[name]["python"] == python_version() and record[name]["fingerprint"] != fingerprint(name))]
 
 
 def _write(record: dict) -> None:
@@ -185,7 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     changed = stale()
     if arguments.command == "check":
         for name in changed:
-            print(f"{name}: code changed since version {version(name)}; bump it if a number can change, else record it")
+            if name not in recorded():
+                print(f"{name}: never recorded; bump it to give it version 1")
+            else:
+                print(f"{name}: code changed since version {version(name)}; bump it if a number can change, else record it")
         return 1 if changed else 0
     record = recorded()
     for name in arguments.names or changed:

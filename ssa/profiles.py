@@ -209,6 +209,17 @@ CHAPTER_SETTINGS: dict[str, tuple[Setting, ...]] = {
         Setting("timed training", "ICL profile whose whole training run is timed (None: not timed)", "training_profile"),
         Setting("threads", "torch threads of the CPU benchmark", "threads"),
     ),
+    "max_retrieval": (
+        Setting("classes", "classes an item can have (chance: one over this)", "model.classes"),
+        Setting("width", "width of the items and of the head", "model.width"),
+        Setting("depth", "hidden layers of the item encoder and of the readout, each", "model.depth"),
+        Setting("training set size", "items per training set", "train.items"),
+        Setting("batch", "sets per step", "train.batch_size"),
+        Setting("steps", "training steps", "train.steps"),
+        Setting("learning rate", "Adam, constant", "train.learning_rate"),
+        Setting("test sizes", "items per test set", "eval.sizes"),
+        Setting("test sets", "test sets per size, the same for every scorer and seed", "eval.sets"),
+    ),
 }
 
 
@@ -244,6 +255,10 @@ def chapter_configs(chapter: str, profile: str) -> dict[str, Any]:
         from ssa.encoder.model import EncoderConfig
 
         return {"": EncoderConfig.for_profile(profile)}
+    if chapter == "max_retrieval":
+        from ssa.retrieval.experiment import experiment_config as retrieval_config
+
+        return {"": retrieval_config("softmax", profile)}
     from ssa.bench import bench_config  # performance: the sizes are the same on every device
 
     return {"": bench_config(profile, "cpu")}

@@ -125,6 +125,12 @@ def _encoder_data(profile: str, device: str, progress: bool) -> str:
     return f"{found['corpus']['utterances']:,} utterances, {len(found['zorro_pairs'])} Zorro paradigms"
 
 
+def _retrieval(profile: str, device: str, progress: bool, scorer: str, seed: int) -> str:
+    from ssa.retrieval.experiment import regenerate_one
+
+    return regenerate_one(scorer, seed, profile, device, progress)
+
+
 def _bench(profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int) -> str:
     from ssa.bench import benchmark_entry
 
@@ -149,6 +155,7 @@ def _bench_is_cached(profile: str, device: str, bench_profile: str, bench_device
 # kind -> the function that computes (or reads) it and returns one line about the result.
 KINDS: dict[str, Callable[..., str]] = {
     "icl": _icl, "icl_study": _icl_study, "cost": _cost, "decoder": _decoder, "encoder": _encoder, "encoder_data": _encoder_data, "bench": _bench,
+    "retrieval": _retrieval,
 }
 # kind -> a check of the cache that cannot be made by reading the entry here (``None``: read it).
 CHECKS: dict[str, Callable[..., bool | None]] = {"bench": _bench_is_cached}
@@ -318,6 +325,23 @@ class EncoderChapter(Chapter):
 
 
 @dataclasses.dataclass(frozen=True)
+class RetrievalChapter(Chapter):
+    """Max retrieval under set-size shift (:mod:`ssa.retrieval`): every registered scorer, seed by
+    seed (so an interrupted sweep leaves whole seeds, every scorer paired with softmax)."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        from ssa.retrieval.experiment import SEEDS
+
+        return SEEDS[check_profile(profile)]
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(("softmax", "ssa", *scorer_names())))
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        return [Run("retrieval", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed in seeds for scorer in scorers]
+
+
+@dataclasses.dataclass(frozen=True)
 class PerformanceChapter(Chapter):
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         from ssa.bench import BenchConfig
@@ -354,6 +378,7 @@ CHAPTERS: dict[str, Chapter] = {chapter.name: chapter for chapter in (
     DecoderChapter("decoder", "the decoder language models"),
     EncoderChapter("encoder", "the BabyBERTa encoders, and the corpus summary"),
     PerformanceChapter("performance", "the attention benchmark"),
+    RetrievalChapter("max_retrieval", "max retrieval under set-size shift, every registered scorer", jobs=2),
 )}
 ALL = "all"
 

@@ -29,6 +29,7 @@ CHAPTER_CACHES = {
     "decoder": "ssa.lm.experiment",
     "encoder": "ssa.encoder.experiment",
     "performance": "ssa.bench",
+    "max_retrieval": "ssa.retrieval.experiment",
 }
 
 # Licences, from each dataset's public repository (see also the References page).

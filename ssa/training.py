@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -51,6 +52,15 @@ FORMAT = 1  # the layout of a checkpoint this module writes; another one is not 
 
 class CheckpointMismatchWarning(UserWarning):
     """A checkpoint was ignored (unreadable, another configuration, tensors that do not fit): training starts afresh."""
+
+
+def stream_seed(seed: int, stream: str, index: int = 0) -> int:
+    """The seed of draw ``index`` of the named ``stream`` under ``seed`` (a training batch, an
+    initialisation, a test set): a hash of the three, so no two draws share one by construction.
+    It has 63 bits, but torch's CPU generator keeps only the low 32 (``manual_seed(s)`` and
+    ``manual_seed(s + 2**32)`` draw the same), so two given draws meet with probability 2^-32."""
+    digest = hashlib.sha256(f"{seed}/{stream}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1
 
 
 @dataclasses.dataclass

@@ -84,6 +84,7 @@ def test_the_book_toc_has_every_planned_part():
         "Decoder language model",
         "Encoder and grammatical probing",
         "Performance",
+        "Beyond the paper",
         "Reproducing this book",
     ]
     for document in book.toc_documents(ROOT / "_toc.yml"):

@@ -63,3 +63,11 @@ def test_an_experiment_belongs_to_its_folder_and_the_folders_above_it_only():
     for computation in code_versions.COMPUTATIONS.values():
         assert all(folder.endswith("/") for folder in computation.experiments), computation.name
     assert code_versions.computation_of("icl/every/ssa") == "icl"
+
+
+def test_a_computation_never_recorded_is_stale_and_check_says_so(monkeypatch, capsys):
+    extra = code_versions.Computation("newcomer", ("ssa.scoring",), ("newcomer/",))
+    monkeypatch.setitem(code_versions.COMPUTATIONS, "newcomer", extra)
+    assert "newcomer" in code_versions.stale()
+    assert code_versions.main(["check"]) == 1
+    assert "newcomer: never recorded; bump it to give it version 1" in capsys.readouterr().out

@@ -84,9 +84,15 @@ def _performance(profile, _):
     return bench_config(profile, "cpu")
 
 
+def _retrieval(profile, _):
+    from ssa.retrieval.experiment import experiment_config
+
+    return experiment_config("softmax", profile)
+
+
 # The config builders the chapters' code calls, written out here independently of ssa.profiles.
 BUILDERS = {"icl_quantification": _icl, "icl_linear": _icl, "icl_collapse": _icl, "icl_study": _study, "alternative_scorers": _alternatives,
-            "decoder": _decoder, "encoder": _encoder, "performance": _performance}
+            "decoder": _decoder, "encoder": _encoder, "performance": _performance, "max_retrieval": _retrieval}
 # Fields that differ between profiles but are not sizes (why, for each).
 NOT_SIZES = {
     "train.log_every": "how often the training loss is logged, steps / 20",

@@ -12,7 +12,6 @@ config is not used (:class:`ssa.training.CheckpointMismatchWarning`).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import os
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import torch
 
 from ssa import paths, training
+from ssa.training import stream_seed
 from ssa.results import added_field
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.models import InContextLearner, ModelConfig
@@ -94,12 +94,6 @@ def _parameter_groups(model: torch.nn.Module, config: TrainConfig) -> list[dict]
     return [{"params": [p for p in model.parameters() if id(p) not in scorer]},
             {"params": [p for p in model.parameters() if id(p) in scorer], "lr_scale": config.scorer_lr_scale,
              "lr": config.learning_rate * config.scorer_lr_scale}]
-
-
-def stream_seed(seed: int, stream: str, index: int = 0) -> int:
-    """An independent 63-bit seed for draw ``index`` of the named ``stream`` under ``seed``."""
-    digest = hashlib.sha256(f"{seed}/{stream}/{index}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") >> 1
 
 
 def build_model(config: TrainConfig) -> InContextLearner:

@@ -1,0 +1,126 @@
+"""Reading the max-retrieval runs: each scorer against softmax, paired by seed, and the curves.
+
+The endpoints, declared here before any cpu-profile run of this chapter existed:
+
+* **the claim** (:data:`SHIFTED_ACCURACY`): a scorer's mean accuracy over the test sizes larger
+  than the training sets' is higher than softmax's, by at least :data:`THRESHOLD`;
+* **the mechanism** (:data:`TOP_WEIGHT`): its head puts more weight on the item of highest
+  priority, averaged over the same sizes (softmax's disperses as the set grows).
+
+A scorer whose accuracy at the training size is below :data:`LEARNED_ACCURACY` did not learn the
+task, and is "not tested": a shift tests nothing then. Verdicts come from :func:`ssa.verdicts.judge`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ssa import verdicts as rule
+from ssa.retrieval.experiment import SEEDS, experiment_config, load_run
+from ssa.retrieval.records import RetrievalRun
+
+THRESHOLD = 0.05  # accuracy
+LEARNED_ACCURACY = 0.5  # at the training size; chance is 1 / classes (0.1 at 10 classes)
+SHIFTED_ACCURACY = rule.Claim(
+    "mean accuracy over the sets larger than in training is higher than softmax's", 1, THRESHOLD, "accuracy",
+    "one test set in twenty more retrieved right, over the shifted sizes: below that a scorer is not "
+    "'better' in any sense a reader would act on; fixed before the chapter's runs")
+TOP_WEIGHT = rule.Claim(
+    "mean weight on the item of highest priority, over the sets larger than in training, is higher than softmax's", 1, THRESHOLD,
+    "attention weight", "a twentieth of the whole weight; fixed before the chapter's runs")
+
+
+def load_runs(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto") -> dict[str, list[RetrievalRun]]:
+    """``{scorer: [run of each seed]}`` through the cache (computed if missing unless the cache is required)."""
+    seeds = SEEDS[profile] if seeds is None else tuple(seeds)
+    return {scorer: [load_run(scorer, seed, profile=profile, device=device) for seed in seeds] for scorer in scorers}
+
+
+def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
+    """``metric`` averaged over the test sizes larger than ``train_items``."""
+    values = [run.at(size, metric) for size in run.sizes if size > train_items]
+    if not values:
+        raise ValueError(f"run {run.scorer}/seed {run.seed}: no test size beyond the {train_items} training items")
+    return float(np.mean(values))
+
+
+def _by_seed(runs: Sequence[RetrievalRun]) -> dict[int, RetrievalRun]:
+    return {run.seed: run for run in runs}
+
+
+def versus_softmax(runs: Mapping[str, Sequence[RetrievalRun]], claim: rule.Claim, metric: str, train_items: int) -> dict[str, rule.Verdict]:
+    """Each scorer but softmax against softmax on ``claim`` (``metric`` over the shifted sizes),
+    paired by seed; "not tested" for a scorer, or a softmax, that did not learn the task."""
+    if "softmax" not in runs:
+        raise ValueError("runs must hold softmax's, the reference of every comparison")
+    reference = _by_seed(runs["softmax"])
+    verdicts = {}
+    for scorer, scorer_runs in runs.items():
+        if scorer == "softmax":
+            continue
+        named = rule.Claim(f"{scorer}: {claim.name}", claim.direction, claim.threshold, claim.units, claim.reason)
+        unlearned = [name for name, group in (("softmax", runs["softmax"]), (scorer, scorer_runs))
+                     if np.mean([run.at(train_items) for run in group]) < LEARNED_ACCURACY]
+        if unlearned:
+            verdicts[scorer] = rule.Verdict(named.name, rule.NOT_TESTED, detail=(
+                f"{' and '.join(unlearned)} did not learn the task (mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items)"))
+            continue
+        seeds, treatment, control = rule.pair_by_seed({run.seed: shifted(run, metric, train_items) for run in scorer_runs},
+                                                      {seed: shifted(run, metric, train_items) for seed, run in reference.items()})
+        verdicts[scorer] = rule.judge(named, treatment, control)
+    return verdicts
+
+
+def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rule.Verdict]):
+    """One row per scorer: the outcome and effect of the claim and of the mechanism."""
+    import pandas as pd
+
+    from ssa.plotting import scorer_label
+
+    def cells(verdict: rule.Verdict) -> tuple[str, str]:
+        if verdict.interval is None:
+            return verdict.outcome, verdict.detail
+        low, high = verdict.interval
+        return verdict.outcome, f"{verdict.effect:+.3f} [{low:+.3f}, {high:+.3f}], {verdict.pairs} pairs"
+
+    rows = []
+    for scorer in accuracy:
+        claim, claim_effect = cells(accuracy[scorer])
+        mechanism, mechanism_effect = cells(weight[scorer])
+        rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": claim, "effect (95% interval)": claim_effect,
+                     "top-item weight vs softmax": mechanism, "weight effect (95% interval)": mechanism_effect})
+    return pd.DataFrame(rows).set_index("scorer")
+
+
+def curves(runs: Mapping[str, Sequence[RetrievalRun]], metric: str) -> dict[str, tuple[tuple[int, ...], np.ndarray]]:
+    """``{scorer: (sizes, values (seeds, sizes))}`` of ``metric``."""
+    found = {}
+    for scorer, group in runs.items():
+        sizes = group[0].sizes
+        if any(run.sizes != sizes for run in group):
+            raise ValueError(f"{scorer}: the runs were tested at different sizes")
+        found[scorer] = (sizes, np.array([getattr(run, metric) for run in group]))
+    return found
+
+
+def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = "") -> None:
+    """Mean over seeds (thick) and each seed (thin) of ``metric`` against the set size, log scale."""
+    from ssa.plotting import scorer_color, scorer_label
+
+    for scorer, (sizes, values) in curves(runs, metric).items():
+        color = scorer_color(scorer)
+        for row in values:
+            ax.plot(sizes, row, color=color, alpha=0.2, linewidth=0.7)
+        ax.plot(sizes, values.mean(0), color=color, linewidth=2, marker="o", markersize=3, label=scorer_label(scorer))
+    ax.axvline(train_items, color="grey", linestyle=":", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("items per set (dotted: training size)")
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+
+
+def train_items(profile: str) -> int:
+    return experiment_config("softmax", profile).train.items

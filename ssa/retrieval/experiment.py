@@ -1,0 +1,171 @@
+"""Max retrieval under set-size shift: train on small sets, test on sets up to 128 times larger.
+
+One run is one scorer and one seed (:class:`RetrievalExperiment`): the retriever of
+:mod:`ssa.retrieval.model` trained with Adam at a constant rate on sets of
+``train.items`` items, then evaluated on the same test sets for every scorer and seed, at each set
+size of ``eval.sizes``: the share of sets whose class it names right (accuracy), the weight its
+head gives the item of highest priority, and the normalised entropy of its weights (1: uniform
+over the set, 0: one item). The model is evaluated in eval mode (adaptive temperature acts then).
+Runs are cached under ``retrieval/runs/<scorer>``; ``python -m ssa regenerate max_retrieval``
+computes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import torch
+from torch import nn
+
+from ssa import training
+from ssa.training import stream_seed
+from ssa.profiles import check_profile, resolve_device
+from ssa.retrieval.model import MaxRetriever, RetrieverConfig
+from ssa.retrieval.records import RetrievalRun
+from ssa.retrieval.task import EVAL_STREAM, TRAIN_STREAM, generator, sample_sets, top_item
+
+EXPERIMENT = "retrieval/runs"
+EVAL_CHUNK = 32  # test sets per forward pass: memory only, every set is scored on its own
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    items: int = 16  # items per training set (the original's)
+    batch_size: int = 128  # sets per step
+    steps: int = 2000
+    learning_rate: float = 1e-3  # Adam, constant
+    seed: int = 0  # the model's initialisation and its training sets
+
+    def __post_init__(self) -> None:
+        for name, least in (("items", 1), ("batch_size", 1), ("steps", 1), ("seed", 0)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be an int >= {least}; got {value!r}")
+        if not (isinstance(self.learning_rate, float) and math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate must be a finite float > 0; got {self.learning_rate!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalConfig:
+    sizes: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024, 2048)  # items per test set
+    sets: int = 256  # test sets per size, the same for every scorer and seed
+    seed: int = 0  # of the test sets
+
+    def __post_init__(self) -> None:
+        if not self.sizes or any(not isinstance(size, int) or size < 1 for size in self.sizes) or list(self.sizes) != sorted(set(self.sizes)):
+            raise ValueError(f"sizes must be increasing ints >= 1; got {self.sizes!r}")
+        if not isinstance(self.sets, int) or self.sets < 1:
+            raise ValueError(f"sets must be an int >= 1; got {self.sets!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class RetrievalExperiment:
+    model: RetrieverConfig
+    train: TrainConfig
+    eval: EvalConfig
+
+    def __post_init__(self) -> None:
+        if self.train.items > self.eval.sizes[-1]:
+            raise ValueError("eval.sizes must reach beyond the training sets' items")
+
+    @property
+    def name(self) -> str:
+        return f"{EXPERIMENT}/{self.model.scorer}"
+
+
+# The profiles: smoke exercises the code in seconds; cpu is the book's; paper the original's scale.
+PROFILE_SIZES = {
+    "smoke": (RetrieverConfig(width=16, depth=1), TrainConfig(steps=40, batch_size=32), EvalConfig(sizes=(16, 64, 256), sets=32)),
+    "cpu": (RetrieverConfig(), TrainConfig(), EvalConfig()),
+    "paper": (RetrieverConfig(), TrainConfig(steps=10_000), EvalConfig(sets=1024)),
+}
+SEEDS = {"smoke": (0, 1), "cpu": tuple(range(10)), "paper": tuple(range(10))}
+
+
+def experiment_config(scorer: str, profile: str = "cpu", seed: int = 0) -> RetrievalExperiment:
+    model, train, evaluation = PROFILE_SIZES[check_profile(profile)]
+    return RetrievalExperiment(dataclasses.replace(model, scorer=scorer), dataclasses.replace(train, seed=seed), evaluation)
+
+
+def build_model(experiment: RetrievalExperiment) -> MaxRetriever:
+    """The untrained retriever, initialised from its seed without touching the global RNG."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(stream_seed(experiment.train.seed, "init"))
+        return MaxRetriever(experiment.model)
+
+
+def evaluate(model: MaxRetriever, experiment: RetrievalExperiment, device: str = "cpu") -> dict:
+    """Per test size: accuracy, mean weight on the top item, mean normalised entropy of the weights."""
+    model.eval()
+    result = {"sizes": list(experiment.eval.sizes), "accuracy": [], "top_weight": [], "entropy": []}
+    with torch.no_grad():
+        for size in experiment.eval.sizes:
+            correct, top_weight, entropy = 0.0, 0.0, 0.0
+            for start in range(0, experiment.eval.sets, EVAL_CHUNK):
+                count = min(EVAL_CHUNK, experiment.eval.sets - start)
+                rng = generator(experiment.eval.seed, EVAL_STREAM, size * 2**20 + start)  # a size's sets are the same in every profile
+                features, target = sample_sets(count, size, experiment.model.classes, rng)
+                logits, weights = model(features.to(device), return_weights=True)  # (B, C), (B, N)
+                weights = weights.double().cpu()
+                correct += float((logits.argmax(-1).cpu() == target).sum())
+                top_weight += float(weights.gather(1, top_item(features)[:, None]).sum())
+                share = weights.abs() / weights.abs().sum(-1, keepdim=True).clamp_min(torch.finfo(torch.float64).tiny)
+                row_entropy = -(share * torch.log(share.clamp_min(torch.finfo(torch.float64).tiny))).sum(-1)
+                entropy += float((row_entropy / math.log(size) if size > 1 else torch.zeros_like(row_entropy)).sum())
+            for key, total in (("accuracy", correct), ("top_weight", top_weight), ("entropy", entropy)):
+                result[key].append(round(total / experiment.eval.sets, 6))
+    return result
+
+
+def run(experiment: RetrievalExperiment, *, device: str = "auto", progress: bool = True) -> dict:
+    """Train the run's retriever (no checkpoints: a run is seconds to minutes) and evaluate it."""
+    device = resolve_device(device)
+    model = build_model(experiment).to(device)
+    config = experiment.train
+    loss_function = nn.CrossEntropyLoss()
+
+    def batch(step: int):
+        return [sample_sets(config.batch_size, config.items, experiment.model.classes, generator(config.seed, TRAIN_STREAM, step))]
+
+    def loss(micro_batch) -> torch.Tensor:
+        features, target = (tensor.to(device) for tensor in micro_batch)
+        return loss_function(model(features), target)
+
+    from ssa.results import config_dict
+
+    trained = training.train(training.Training(
+        model=model, optimizer=torch.optim.Adam(model.parameters(), lr=config.learning_rate), batch=batch, loss=loss,
+        steps=config.steps, identity=config_dict(experiment), log_every=max(1, config.steps // 50),
+        description=f"retrieval/{experiment.model.scorer}/seed{config.seed}",
+    ), None, progress=progress)
+    started = time.perf_counter()
+    result = evaluate(model, experiment, device)
+    result["training"] = {"history": [[step, round(value, 6)] for step, value in trained.history],
+                          "wall_time_s": round(trained.wall_time_s, 3), "evaluate_seconds": round(time.perf_counter() - started, 3)}
+    return result
+
+
+def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
+    from ssa.regenerate import command
+
+    return command("max_retrieval", profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
+
+
+def load_run(scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> RetrievalRun:
+    """The run of ``scorer`` with ``seed`` through the result cache, as a typed record."""
+    from ssa.results import cached_entry
+
+    experiment = experiment_config(scorer, profile, seed)
+    resolved = resolve_device(device)
+    entry = cached_entry(experiment.name, experiment, lambda: run(experiment, device=resolved, progress=progress), profile=profile,
+                         regenerate=regenerate_command(profile, scorer, seed), device=resolved)
+    return RetrievalRun.from_result(entry.result, scorer=scorer, seed=seed, provenance=entry.provenance)
+
+
+def regenerate_one(scorer: str, seed: int, profile: str, device: str, progress: bool) -> str:
+    """One run through the cache, for ``python -m ssa regenerate max_retrieval``: a line about it."""
+    found = load_run(scorer, seed, profile=profile, device=device, progress=progress)
+    return (f"accuracy {found.accuracy[0]:.3f} at {found.sizes[0]} items, {found.accuracy[-1]:.3f} at {found.sizes[-1]}; "
+            f"weight on the top item {found.top_weight[0]:.2f} -> {found.top_weight[-1]:.2f}")

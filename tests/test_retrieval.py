@@ -1,0 +1,90 @@
+"""Max retrieval under set-size shift (ssa.retrieval): the sets, the retriever, a run, the verdicts."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from ssa import verdicts
+from ssa.retrieval import analysis, experiment, task
+from ssa.retrieval.model import MaxRetriever, RetrieverConfig
+from ssa.retrieval.records import RetrievalRun
+
+
+def test_the_target_is_the_class_of_the_item_of_highest_priority_and_draws_are_reproducible():
+    features, target = task.sample_sets(64, 9, 5, task.generator(3, task.TRAIN_STREAM, 7))
+    assert features.shape == (64, 9, 6) and target.shape == (64,)
+    top = task.top_item(features)
+    assert torch.equal(target, features[torch.arange(64), top, 1:].argmax(-1))
+    assert torch.equal(features[..., 1:].sum(-1), torch.ones(64, 9))  # one class each
+    again, _ = task.sample_sets(64, 9, 5, task.generator(3, task.TRAIN_STREAM, 7))
+    other, _ = task.sample_sets(64, 9, 5, task.generator(3, task.EVAL_STREAM, 7))
+    assert torch.equal(features, again) and not torch.equal(features, other)
+    with pytest.raises(ValueError, match="classes must be an int >= 2"):
+        task.sample_sets(4, 3, 1, task.generator(0, task.TRAIN_STREAM, 0))
+    with pytest.raises(ValueError, match="index must be an int >= 0"):
+        task.generator(0, task.TRAIN_STREAM, -1)
+    with pytest.raises(ValueError, match="stream must be 'train' or 'test'"):
+        task.generator(0, "valid", 0)
+
+
+@pytest.mark.parametrize("scorer", ["softmax", "ssa", "stick_breaking", "cosformer"])
+def test_the_retriever_pools_the_set_with_its_scorers_weights(scorer):
+    model = MaxRetriever(RetrieverConfig(width=8, depth=1, scorer=scorer))
+    features, _ = task.sample_sets(3, 11, 10, task.generator(0, task.TRAIN_STREAM, 0))
+    logits, weights = model(features, return_weights=True)
+    assert logits.shape == (3, 10) and weights.shape == (3, 11) and torch.isfinite(weights).all()
+    with pytest.raises(ValueError, match=r"features must be \(sets, items, 11\)"):
+        model(features[..., :5])
+    with pytest.raises(ValueError, match="scorer must be one of"):
+        RetrieverConfig(scorer="softermax")
+
+
+def test_a_smoke_run_is_deterministic_and_reads_back_as_a_record():
+    config = experiment.experiment_config("ssa", "smoke", seed=1)
+    first, second = experiment.run(config, device="cpu", progress=False), experiment.run(config, device="cpu", progress=False)
+    assert first["accuracy"] == second["accuracy"] and first["top_weight"] == second["top_weight"]
+    record = RetrievalRun.from_result(first, scorer="ssa", seed=1)
+    assert record.sizes == config.eval.sizes and record.accuracy.shape == (len(config.eval.sizes),)
+    assert 0 <= record.at(64, "top_weight") <= 1 and 0 <= record.at(256, "entropy") <= 1 + 1e-9
+    with pytest.raises(ValueError, match="size must be one of the run's test sizes"):
+        record.at(17)
+    with pytest.raises(ValueError, match="the result has no 'accuracy'"):
+        RetrievalRun.from_result({k: v for k, v in first.items() if k != "accuracy"}, scorer="ssa", seed=1)
+    with pytest.raises(ValueError, match="eval.sizes must reach beyond"):
+        dataclasses.replace(config, train=dataclasses.replace(config.train, items=512))
+
+
+def _run(scorer, seed, accuracy, top_weight=None):
+    sizes = (16, 32, 64)
+    top_weight = accuracy if top_weight is None else top_weight
+    return RetrievalRun(scorer, seed, sizes, np.asarray(accuracy, float), np.asarray(top_weight, float),
+                        np.full(len(sizes), 0.5), ((0, 1.0),), 1.0)
+
+
+def test_each_scorer_is_judged_against_softmax_paired_by_seed():
+    seeds = range(10)
+    runs = {"softmax": [_run("softmax", s, [0.95, 0.5, 0.2 + 0.01 * s]) for s in seeds],
+            "ssa": [_run("ssa", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
+            "sigmoid": [_run("sigmoid", s, [0.3, 0.2, 0.1]) for s in seeds]}
+    judged = analysis.versus_softmax(runs, analysis.SHIFTED_ACCURACY, "accuracy", train_items=16)
+    assert judged["ssa"].outcome == verdicts.REPRODUCED and judged["ssa"].pairs == 10
+    assert judged["ssa"].effect == pytest.approx(np.mean([(0.8 - 0.5 + 0.6 + 0.01 * (s % 3) - 0.2 - 0.01 * s) / 2 for s in seeds]))
+    assert judged["sigmoid"].outcome == verdicts.NOT_TESTED and "sigmoid did not learn the task" in judged["sigmoid"].detail
+    table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_WEIGHT, "top_weight", 16))
+    assert list(table.index) == ["SSA", "sigmoid"] and table.loc["SSA", "accuracy vs softmax"] == verdicts.REPRODUCED
+    with pytest.raises(ValueError, match="runs must hold softmax's"):
+        analysis.versus_softmax({"ssa": runs["ssa"]}, analysis.SHIFTED_ACCURACY, "accuracy", 16)
+    with pytest.raises(ValueError, match="no test size beyond"):
+        analysis.shifted(runs["ssa"][0], "accuracy", train_items=64)
+
+
+def test_the_chapter_plans_every_scorer_seed_by_seed():
+    from ssa.regenerate import command, plan
+    from ssa.scoring import scorer_names
+
+    runs = plan("max_retrieval", "cpu")
+    assert len(runs) == len(scorer_names()) * len(experiment.SEEDS["cpu"])
+    assert [run.arguments for run in runs[:2]] == [("softmax", 0), ("ssa", 0)]
+    assert command("max_retrieval", "cpu") == "python -m ssa regenerate max_retrieval --profile cpu --jobs 2"
