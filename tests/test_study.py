@@ -253,3 +253,16 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
     assert set(variant.seed_list()) <= set(combined.seeds)
     not_tested = dataclasses.replace(row, verdict=verdicts.NOT_TESTED)
     assert ledger._with_premise_made_to_hold(not_tested, "cpu") is not_tested
+
+
+def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
+    monkeypatch.setattr(study, "StudyCache", lambda profile: _Cache(
+        lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
+    answer = study.chapter_answer("SSA vs softmax", "cpu")
+    assert answer["outcome"] == verdicts.OPPOSITE and answer["seeds"] == study.PRIMARY_SEEDS
+    assert answer["text"].startswith("Its answer: **opposite**") and '"some": not tested yet, 0 of 80 runs cached' in answer["text"]
+    assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
+    waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
+    assert waiting["outcome"] == verdicts.NOT_TESTED and "0 of 40 runs are cached" in waiting["text"]
+    absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")
+    assert absent["table"] is None and "leaves this comparison out" in absent["text"]
