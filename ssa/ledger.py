@@ -427,9 +427,11 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
                    for seed in compared.seed_list() for arm in (compared.treatment, compared.control)]
     chapter = f"The chapter's {_count(len(row.seeds), 'seed')} alone: {row.verdict}."
     numbers = f"Powered study (the chapter '{study.TITLE}'), {compared.seeds} paired seeds a task"
+    pending = "".join(f"; {_tasks().get_task(task).title} not judged yet ({cache.cached(compared, task)} of "
+                      f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{_ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), _total_wall_time(provenances),
-                     short_summary(verdict, f"powered study, effect in the paper's direction: {_study_effects(verdict)}"))
+                     short_summary(verdict, f"powered study, effect in the paper's direction: {_study_effects(verdict)}{pending}"))
 
 
 def _collapse_row(profile: str) -> LedgerRow:

@@ -219,6 +219,7 @@ def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch
     answered = ledger._answered_by_study(row, "SSA vs softmax", "cpu")
     assert answered.verdict == verdicts.OPPOSITE and answered.seeds == primary_seeds()
     assert "The chapter's 3 seeds alone: inconclusive." in answered.ours and '"some": not tested yet' in answered.ours
+    assert '"some" not judged yet (0 of 80 runs)' in answered.summary
     assert ledger._answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
 
 
