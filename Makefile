@@ -78,9 +78,8 @@ TEST_CELL_TIMEOUT_S := 600
 
 test: $(STAMP)
 	$(VENV_PYTHON) -m pytest -q --durations=15 tests
-	@# Committed results must come from a clean commit, computed by the current code version: so
-	@# far those whose keys hold a code version (ssa.code_versions); --versioned goes when all do.
-	$(VENV_PYTHON) -m ssa.results validate --clean --versioned --profile cpu --profile paper
+	@# Committed results must come from a clean commit, computed by the current code version.
+	$(VENV_PYTHON) -m ssa.results validate --clean --profile cpu --profile paper
 	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
 	$(VENV_PYTHON) -m ssa.book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
 	$(MAKE) browser
