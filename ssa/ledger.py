@@ -420,8 +420,7 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
     cache = study.StudyCache(profile, train=False)
     verdict = study.claim_verdict(compared, cache)
     if verdict is None:
-        pending = (f"The powered study ({compared.seeds} paired seeds a task) has {cache.cached(compared)} of "
-                   f"{study.needed(compared)} runs cached; `{study.regenerate_command(profile)}` computes them.")
+        pending = f"The powered study ({compared.seeds} paired seeds a task): {study.progress_sentence(compared, cache)}."
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
     provenances = [cache.run(arm, task, seed).provenance for task in compared.tasks if cache.complete(compared, task)
                    for seed in compared.seed_list() for arm in (compared.treatment, compared.control)]
@@ -468,9 +467,8 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     cache = study.StudyCache(profile, train=False)
     variant = study.claim_verdict(compared, cache)
     if variant is None:
-        pending = (f"Where the premise is made to hold (no LayerNorm before the first attention layer), the powered study "
-                   f"has {cache.cached(compared)} of {study.needed(compared)} runs cached; "
-                   f"`{study.regenerate_command(profile)}` computes them.")
+        pending = (f"Where the premise is made to hold (no LayerNorm before the first attention layer), the powered study: "
+                   f"{study.progress_sentence(compared, cache)}.")
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
     weights = []
     for task in (task for task in compared.tasks if cache.complete(compared, task)):

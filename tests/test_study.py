@@ -264,6 +264,6 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
     assert answer["text"].startswith("Its answer: **opposite**") and '"some": not tested yet, 0 of 80 runs cached' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
-    assert waiting["outcome"] == verdicts.NOT_TESTED and "0 of 40 runs are cached" in waiting["text"]
+    assert waiting["outcome"] == verdicts.NOT_TESTED and "0 of 40 runs cached" in waiting["text"]
     absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")
     assert absent["table"] is None and "leaves this comparison out" in absent["text"]

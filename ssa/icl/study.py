@@ -558,6 +558,13 @@ def verdict_table(rows: Sequence[dict]):
     } for row in rows])
 
 
+def progress_sentence(compared: Comparison, cache: StudyCache) -> str:
+    """"12 of 80 runs cached; `python -m ssa regenerate icl_study ...` computes the rest": what a
+    page says of a comparison not judged yet."""
+    return (f"{cache.cached(compared)} of {needed(compared)} runs cached; "
+            f"`{regenerate_command(cache.profile)}` computes the rest")
+
+
 def chapter_answer(name: str, profile: str) -> dict:
     """What a task's chapter shows of the study's comparison called ``name`` at ``profile``:
     ``{"table": verdict_table(...) or None, "outcome": str, "text": str, "seeds": int}``, the
@@ -570,8 +577,7 @@ def chapter_answer(name: str, profile: str) -> dict:
     cache = StudyCache(profile)
     verdict = claim_verdict(compared, cache)
     if verdict is None:
-        outcome, text = rule.NOT_TESTED, (f"None of its tasks is complete yet: {cache.cached(compared)} of {needed(compared)} "
-                                          f"runs are cached, and `{regenerate_command(profile)}` computes the rest.")
+        outcome, text = rule.NOT_TESTED, f"None of its tasks is complete yet: {progress_sentence(compared, cache)}."
     else:
         outcome, text = verdict.outcome, f"Its answer: **{verdict.outcome}** ({verdict.detail})."
     return {"table": verdict_table(verdict_rows([compared], cache)), "outcome": outcome, "text": text, "seeds": compared.seeds}
