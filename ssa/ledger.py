@@ -146,6 +146,14 @@ PAPER: dict[str, PaperClaim] = {
         "paper, discussion of alternative scoring functions",
         "alternative_scorers",
     ),
+    "across_shifts": PaperClaim(
+        "Beyond the paper: SSA under another kind of shift",
+        "The paper's thesis is that SSA generalises better than softmax under distribution shift; it tests "
+        "one kind, the scale of the inputs. The leaderboard asks it on that shift and on a second one the "
+        "paper does not test, set size in max retrieval (Veličković et al. 2025), beside every other scorer.",
+        "paper, abstract (its general claim); the second shift is not in the paper",
+        "leaderboard",
+    ),
 }
 
 
@@ -510,6 +518,35 @@ def _alternatives_row(profile: str) -> LedgerRow:
                                                    "comparisons of the paper's alternatives with softmax")))
 
 
+def _leaderboard_row(profile: str) -> LedgerRow:
+    """SSA against softmax in every column of the leaderboard (``ssa.leaderboard``), combined,
+    from whatever cells the cache fills; the scorers better than softmax in each column."""
+    leaderboard = importlib.import_module("ssa.leaderboard")
+    from ssa.plotting import scorer_label
+
+    command = leaderboard.regenerate_command(profile)
+    board = leaderboard.read(profile, train=False)
+    if not board.cells:
+        return _missing("across_shifts", profile, command, "no cell of the leaderboard in the cache")
+    verdict = leaderboard.ssa_verdict(board)
+    columns = [each for each in leaderboard.COLUMNS if board.cell("ssa", each.key) is not None]
+    numbers = "; ".join(f"{each.label}: SSA {board.cell('ssa', each.key).mean:.3g}, softmax {board.cell('softmax', each.key).mean:.3g}"
+                        for each in columns)
+    better = leaderboard.best_scorers(board)
+    winners = "; ".join(f"{each.label}: {', '.join(scorer_label(s) for s in better[each.key]) or 'none'}"
+                        for each in leaderboard.COLUMNS if board.cell("softmax", each.key) is not None)
+    text = _ours(verdict, f"Error at the out-of-distribution point ({numbers})")
+    text += f" Scorers better than softmax by the rule, per column: {winners}."
+    if not board.complete:
+        text += " " + board.progress_sentence()
+    seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
+    counts = ", ".join(f"{sum(p.outcome == o for _, p in verdict.parts)} {o}" for o in OUTCOMES
+                       if any(p.outcome == o for _, p in verdict.parts))
+    short = f"SSA against softmax on {len(columns)} of {len(leaderboard.COLUMNS)} kinds of shift: {counts}"
+    return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
+                     verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short))
+
+
 def _tally(verdict: Verdict, one: str, many: str) -> str:
     """"24 comparisons ...: 20 inconclusive, 4 no effect at this scale" over the judged parts."""
     judged = _judged(verdict)
@@ -606,6 +643,7 @@ def ledger(profile: str = "cpu", *, results_dir: str | Path | None = None, theor
         (("perplexity_id", "perplexity_ood", "benchmarks"), lambda: _decoder_rows(profile)),
         (("probing",), lambda: [_encoder_row(profile)]),
         (("alternatives",), lambda: [_alternatives_row(profile)]),
+        (("across_shifts",), lambda: [_leaderboard_row(profile)]),
     ]
     rows: list[LedgerRow] = []
     with reading_cache(results_dir):

@@ -138,6 +138,9 @@ CHAPTER_SETTINGS: dict[str, tuple[Setting, ...]] = {
     "icl_quantification": ICL_SETTINGS,
     "icl_linear": ICL_SETTINGS,
     "icl_collapse": ICL_SETTINGS,
+    # its in-context runs (SSA's; every scorer's are the same but for the scorer): no length sweep;
+    # its retrieval runs are the Max retrieval chapter's, whose table has their settings
+    "leaderboard": tuple(setting for setting in ICL_SETTINGS if setting.path not in ("eval.lengths", "eval.length_prompts")),
     "icl_study": ICL_SETTINGS,  # of its base arm (SSA as in the chapters); each arm's change is in the plan
     "alternative_scorers": tuple(dataclasses.replace(setting, path=f"experiment.{setting.path}") for setting in ICL_SETTINGS) + (
         Setting("cost: timing", "seconds of interleaved timing of the fastest scorer, cost measurement", "cost.min_run_time"),
@@ -240,6 +243,11 @@ def chapter_configs(chapter: str, profile: str) -> dict[str, Any]:
         from ssa.icl.tasks import TASKS
 
         return {task: ARMS["ssa"].experiment(task, FIRST_SEED, profile) for task in TASKS}
+    if chapter == "leaderboard":
+        from ssa.icl.tasks import TASKS
+        from ssa.leaderboard import ICL, icl_experiment, seeds
+
+        return {task: icl_experiment(task, "ssa", seeds(ICL, profile)[0], profile) for task in TASKS}
     if chapter == "alternative_scorers":
         from ssa.alternatives.comparison import cost_config
         from ssa.icl.experiments import experiment_config

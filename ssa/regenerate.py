@@ -131,6 +131,12 @@ def _retrieval(profile: str, device: str, progress: bool, scorer: str, seed: int
     return regenerate_one(scorer, seed, profile, device, progress)
 
 
+def _leaderboard_icl(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
+    from ssa.leaderboard import regenerate_one
+
+    return regenerate_one(task, scorer, seed, profile, device, progress)
+
+
 def _bench(profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int) -> str:
     from ssa.bench import benchmark_entry
 
@@ -155,7 +161,7 @@ def _bench_is_cached(profile: str, device: str, bench_profile: str, bench_device
 # kind -> the function that computes (or reads) it and returns one line about the result.
 KINDS: dict[str, Callable[..., str]] = {
     "icl": _icl, "icl_study": _icl_study, "cost": _cost, "decoder": _decoder, "encoder": _encoder, "encoder_data": _encoder_data, "bench": _bench,
-    "retrieval": _retrieval,
+    "retrieval": _retrieval, "leaderboard_icl": _leaderboard_icl,
 }
 # kind -> a check of the cache that cannot be made by reading the entry here (``None``: read it).
 CHECKS: dict[str, Callable[..., bool | None]] = {"bench": _bench_is_cached}
@@ -342,6 +348,36 @@ class RetrievalChapter(Chapter):
 
 
 @dataclasses.dataclass(frozen=True)
+class LeaderboardChapter(Chapter):
+    """The leaderboard (:mod:`ssa.leaderboard`): the Max retrieval chapter's runs, then every
+    registered scorer on the three in-context tasks at the leaderboard's seeds (evaluated at its
+    points only), task by task and scorer by scorer, and the scorers' cost measurement."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        from ssa.leaderboard import ICL, RETRIEVAL, seeds
+
+        return tuple(dict.fromkeys((*seeds(RETRIEVAL, profile), *seeds(ICL, profile))))
+
+    def published_scorers(self) -> tuple[str, ...]:
+        from ssa.leaderboard import scorers
+
+        return scorers()
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        from ssa.leaderboard import plan
+
+        found = [Run("cost", (), "cost of every scorer, one measurement", exclusive=True, chapters=(self.name,))]
+        for run in plan(profile, scorers):
+            if run[-1] not in seeds:
+                continue
+            if run[0] == "retrieval":
+                found.append(Run("retrieval", run[1:], f"retrieval / {run[1]} / seed {run[2]}", chapters=(self.name,)))
+            else:
+                found.append(Run("leaderboard_icl", run[1:], f"{run[1]} / {run[2]} / seed {run[3]} (σ 1 and 10)", chapters=(self.name,)))
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
 class PerformanceChapter(Chapter):
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         from ssa.bench import BenchConfig
@@ -379,6 +415,8 @@ CHAPTERS: dict[str, Chapter] = {chapter.name: chapter for chapter in (
     EncoderChapter("encoder", "the BabyBERTa encoders, and the corpus summary"),
     PerformanceChapter("performance", "the attention benchmark"),
     RetrievalChapter("max_retrieval", "max retrieval under set-size shift, every registered scorer", jobs=2),
+    LeaderboardChapter("leaderboard", "every registered scorer under every shift: max retrieval's runs, the in-context runs at "
+                       "the leaderboard's points and seeds, and the scorers' cost", jobs=2),
 )}
 ALL = "all"
 

@@ -30,6 +30,7 @@ CHAPTER_CACHES = {
     "encoder": "ssa.encoder.experiment",
     "performance": "ssa.bench",
     "max_retrieval": "ssa.retrieval.experiment",
+    "leaderboard": "ssa.leaderboard",
 }
 
 # Licences, from each dataset's public repository (see also the References page).

@@ -12,7 +12,7 @@ from ssa.icl.tasks import QUANTIFIERS
 from ssa.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
 
 CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
-          "benchmarks", "probing", "alternatives")
+          "benchmarks", "probing", "alternatives", "across_shifts")
 
 
 def _write_entry(results_dir, experiment: str, config, result: dict, profile: str = "cpu") -> None:
@@ -208,3 +208,19 @@ def test_the_seeds_phrase_says_what_more_seeds_would_decide():
 def test_theorem_rows_have_a_summary():
     rows = ledger._theorem_rows("cpu")
     assert all(row.summary.startswith("Checked live") for row in rows)
+
+
+def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift(monkeypatch):
+    from synthetic_runs import loader, noisy
+
+    from ssa import leaderboard
+
+    read = leaderboard.read
+    # SSA is worse than softmax in every in-context column and no different in max retrieval
+    load = loader(lambda task, scorer, seed: noisy(0.7 if scorer == "ssa" else 0.3, seed), lambda scorer, seed: 0.8)
+    monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
+    rows = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))
+    row = rows["across_shifts"]
+    assert row.verdict == "partly" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
+    assert "5 of 5 kinds of shift: 1 no effect at this scale, 4 opposite" in row.summary
+    assert "max retrieval, 256 items: none" in row.ours

@@ -66,6 +66,12 @@ def _study(profile, task):
     return ARMS["ssa"].experiment(task, FIRST_SEED, profile)
 
 
+def _leaderboard(profile, task):
+    from ssa.leaderboard import ICL_SEEDS, icl_experiment
+
+    return icl_experiment(task, "ssa", ICL_SEEDS[profile][0], profile)
+
+
 def _decoder(profile, _):
     from ssa.lm.config import run_config
 
@@ -92,7 +98,8 @@ def _retrieval(profile, _):
 
 # The config builders the chapters' code calls, written out here independently of ssa.profiles.
 BUILDERS = {"icl_quantification": _icl, "icl_linear": _icl, "icl_collapse": _icl, "icl_study": _study, "alternative_scorers": _alternatives,
-            "decoder": _decoder, "encoder": _encoder, "performance": _performance, "max_retrieval": _retrieval}
+            "decoder": _decoder, "encoder": _encoder, "performance": _performance, "max_retrieval": _retrieval,
+            "leaderboard": _leaderboard}
 # Fields that differ between profiles but are not sizes (why, for each).
 NOT_SIZES = {
     "train.log_every": "how often the training loss is logged, steps / 20",

@@ -8,7 +8,7 @@ from ssa.regenerate import CHAPTERS, command, main, plan
 from ssa.scoring import scorer_names
 
 CHAPTER_NAMES = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
-                 "performance", "max_retrieval")
+                 "performance", "max_retrieval", "leaderboard")
 
 
 @pytest.fixture
@@ -105,7 +105,7 @@ def test_all_computes_each_run_once_and_names_every_chapter_that_reads_it():
     assert {run.key for run in runs} == {run.key for name in CHAPTER_NAMES for run in plan(name, "cpu")}
     # Only the chapters that accept a scorer run it; the others are left out.
     chosen = plan("all", "cpu", scorers=["cosformer"])
-    assert {chapter for run in chosen for chapter in run.chapters} == {"alternative_scorers", "max_retrieval"}
+    assert {chapter for run in chosen for chapter in run.chapters} == {"alternative_scorers", "max_retrieval", "leaderboard"}
 
 
 def test_the_command_a_reader_is_told_to_run_is_the_chapters_regenerate():

@@ -473,11 +473,12 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
     if spread is None:
         return (f"the power of the rule cannot be estimated from {_plural(pairs, 'seed')} (the spread of the paired "
                 f"differences needs two at least)")
-    table = power_table(spread, (pairs, *POWER_SEEDS), (THRESHOLD,))
+    others = [n for n in POWER_SEEDS if n != pairs]  # the comparisons' own count is said first, once
+    table = power_table(spread, (pairs, *others), (THRESHOLD,))
     rates = table.iloc[:, 0]
     return (f"if an alternative were truly better than softmax by the threshold ({THRESHOLD:g}), at the observed spread of the "
             f"paired differences (standard deviation {spread:.3g}) the rule would find it better in {rates[pairs]:.0%} of "
-            f"experiments with {pairs} seeds, " + ", ".join(f"{rates[n]:.0%} with {n}" for n in POWER_SEEDS))
+            f"experiments with {pairs} seeds" + "".join(f", {rates[n]:.0%} with {n}" for n in others))
 
 
 def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,

@@ -1,0 +1,562 @@
+"""The leaderboard: every registered scorer under every kind of shift the book measures.
+
+    board = read("cpu")                   # every cell the cache can fill (never trains at cpu or paper)
+    table(board, cost)                    # scorers x columns: "mean [low, high]" and the verdict
+    frame(board, cost).to_csv(path)       # the long table the page offers for download
+    statement_verdict(board)              # the paper's "none is consistently better than softmax"
+
+**Columns** (:data:`COLUMNS`): one kind of shift each, read at one fixed out-of-distribution
+point. They were declared here before any run of this leaderboard existed (and before any
+max-retrieval run at the cpu profile), by one rule: *the first test point at least ten times the
+training scale*.
+
+* in-context "every" and "some" (:mod:`ssa.icl`), inputs x ~ N(0, sigma^2) where training had
+  sigma = 1: the prompt error at sigma = 10 (also the powered study's primary point);
+* in-context linear functions, larger inputs (sigma_x) and larger functions (sigma_ab): the
+  squared error over the zero predictor's, at sigma = 10;
+* max retrieval (:mod:`ssa.retrieval`), sets larger than the 16 items of training: the share of
+  test sets whose class is named wrong, at 256 items.
+
+**A cell** is one scorer in one column: its error at the point for each of :data:`SEEDS`, their
+mean with a 95% t interval over seeds, and the verdict of :func:`ssa.verdicts.judge` on "the
+scorer's error at the point is lower than softmax's", runs paired with softmax's by seed (a seed
+gives every scorer the same initialisation stream, batches and test sets). The threshold is the
+column's benchmark's own, declared there before its results: 0.1 in context (a tenth of the error
+scale, :data:`ssa.alternatives.comparison.THRESHOLD`), 0.05 for retrieval (one test set in twenty,
+:data:`ssa.retrieval.analysis.THRESHOLD`). A column where softmax did not learn its task in
+distribution is "premise absent" for every scorer (the shift then tests nothing); a scorer that did
+not learn it is "not tested" there, its error still shown. A cell is filled only when every seed of
+the scorer and of softmax is cached: never a smaller sample.
+
+**Runs**. In context: each scorer as the chapters build it
+(:func:`ssa.icl.experiments.experiment_config`, nothing tuned), evaluated at sigma = 1 (whether it
+learned the task) and at the point only, without the per-point arrays, attention map and length
+sweep the chapters keep (:func:`icl_experiment`), seeds 100-109. Max retrieval: the Max retrieval
+chapter's own runs, seeds 0-9. ``python -m ssa regenerate leaderboard --jobs 2`` computes both,
+retrieval first, then task by task and scorer by scorer (so an interrupted sweep leaves whole cells).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ssa import verdicts as rule
+from ssa.profiles import check_profile
+from ssa.scoring import scorer_names
+
+TITLE = "Leaderboard: every scorer under every shift"
+TEN_TIMES = 10  # the point of a column: the first test point at least this many times the training scale
+ICL_SEEDS = {"smoke": (100, 101), "cpu": tuple(range(100, 110)), "paper": tuple(range(100, 110))}
+ICL, RETRIEVAL = "in-context learning", "max retrieval"
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """One kind of shift at one out-of-distribution point."""
+
+    key: str  # short name: CSV and code
+    label: str  # the table's header
+    benchmark: str  # ICL or RETRIEVAL
+    task: str  # the ICL task ("every", "some", "linear"), or "retrieval"
+    task_label: str  # the task in words
+    shift: str  # "sigma_x", "sigma_ab" (ICL), "items" (retrieval)
+    point: int  # sigma, or items per set
+    training: str  # the training scale, in words
+    error: str  # what the error is, in words
+    bounded: bool  # the error lies in [0, 1] (a share); else only >= 0
+    claim: rule.Claim
+
+    @property
+    def shift_label(self) -> str:
+        return {"sigma_x": "input scale", "sigma_ab": "function scale", "items": "set size"}[self.shift]
+
+
+def _claim(what: str, threshold: float, units: str, reason: str) -> rule.Claim:
+    return rule.Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason)
+
+
+def _columns() -> tuple[Column, ...]:
+    from ssa.alternatives.comparison import THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON
+    from ssa.retrieval.analysis import THRESHOLD as RETRIEVAL_THRESHOLD
+
+    retrieval_reason = ("one test set in twenty more answered wrong: the Max retrieval chapter's threshold, "
+                        "fixed before its runs")
+    point = TEN_TIMES
+    return (
+        Column("every", f'"every", σ of x = {point}', ICL, "every", '"every"', "sigma_x", point, "σ = 1", "prompt error", True,
+               _claim(f'on "every" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON)),
+        Column("some", f'"some", σ of x = {point}', ICL, "some", '"some"', "sigma_x", point, "σ = 1", "prompt error", True,
+               _claim(f'on "some" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON)),
+        Column("linear_x", f"linear, σ of x = {point}", ICL, "linear", "linear functions", "sigma_x", point, "σ = 1", "normalised squared error", False,
+               _claim(f"on linear functions at σ of x = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
+        Column("linear_ab", f"linear, σ of a, b = {point}", ICL, "linear", "linear functions", "sigma_ab", point, "σ = 1", "normalised squared error", False,
+               _claim(f"on linear functions at σ of a, b = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
+        Column("retrieval", "max retrieval, 256 items", RETRIEVAL, "retrieval", "max retrieval", "items", 256, "16 items", "share of sets wrong", True,
+               _claim("of max retrieval at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason)),
+    )
+
+
+COLUMNS: tuple[Column, ...] = _columns()
+ICL_COLUMNS = tuple(column.key for column in COLUMNS if column.benchmark == ICL)
+
+
+def column(key: str) -> Column:
+    found = {each.key: each for each in COLUMNS}
+    if key not in found:
+        raise ValueError(f"column must be one of {', '.join(found)}; got {key!r}")
+    return found[key]
+
+
+def scorers() -> tuple[str, ...]:
+    """Every registered scorer: softmax (the reference of every verdict) and SSA first."""
+    return tuple(dict.fromkeys(("softmax", "ssa", *scorer_names())))
+
+
+def seeds(benchmark: str, profile: str) -> tuple[int, ...]:
+    if benchmark == ICL:
+        return ICL_SEEDS[check_profile(profile)]
+    if benchmark == RETRIEVAL:
+        from ssa.retrieval.experiment import SEEDS
+
+        return SEEDS[check_profile(profile)]
+    raise ValueError(f"benchmark must be {ICL!r} or {RETRIEVAL!r}; got {benchmark!r}")
+
+
+# --- the runs ---------------------------------------------------------------------------------
+
+def icl_experiment(task: str, scorer: str, seed: int, profile: str = "cpu"):
+    """The leaderboard's in-context run: the chapters' experiment of ``task`` x ``scorer`` x
+    ``seed``, evaluated at sigma 1 and at the point only, keeping prompt errors and attention
+    statistics (a fifth of a chapter entry)."""
+    from ssa.icl import experiments
+
+    base = experiments.experiment_config(task, scorer, profile, seed)
+    evaluation = dataclasses.replace(base.eval, sigmas=(1, TEN_TIMES), lengths=(), length_prompts=0, per_position=False, attention_map=False)
+    return dataclasses.replace(base, eval=evaluation)
+
+
+def regenerate_command(profile: str = "cpu", scorer: str | None = None, seed: int | None = None) -> str:
+    from ssa.regenerate import command
+
+    return command("leaderboard", profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
+
+
+def load_icl_run(task: str, scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False):
+    """The run through the result cache (computed if missing unless the cache is required)."""
+    from ssa.icl import experiments
+
+    return experiments.load_run(icl_experiment(task, scorer, seed, profile), profile=profile, device=device, progress=progress,
+                                regenerate=regenerate_command(profile, scorer, seed))
+
+
+def regenerate_one(task: str, scorer: str, seed: int, profile: str, device: str, progress: bool) -> str:
+    """One in-context run, for ``python -m ssa regenerate leaderboard``: a line about it."""
+    run = load_icl_run(task, scorer, seed, profile=profile, device=device, progress=progress)
+    parts = [f"{_SHIFT_WORDS[shift]} error {_point_error(run, task, shift):.4g} at σ = {TEN_TIMES}" for shift in ("sigma_x", "sigma_ab") if shift in run.shifts]
+    return "; ".join(parts)
+
+
+_SHIFT_WORDS = {"sigma_x": "x-shift", "sigma_ab": "a,b-shift"}
+
+
+def _point_error(run, task: str, shift: str) -> float:
+    from ssa.icl.study import error_at
+
+    return error_at(float(TEN_TIMES), shift)(run, task)
+
+
+def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_list: Sequence[int] | None = None) -> list[tuple]:
+    """The runs, in the order they are computed: ``("retrieval", scorer, seed)`` seed by seed (the
+    Max retrieval chapter's order), then ``("icl", task, scorer, seed)`` task by task and scorer by
+    scorer. ``seed_list`` replaces both benchmarks' seeds when given."""
+    from ssa.icl.tasks import TASKS
+
+    chosen = scorers() if scorer_names_ is None else tuple(scorer_names_)
+    retrieval_seeds = seeds(RETRIEVAL, profile) if seed_list is None else tuple(seed_list)
+    icl_seeds = seeds(ICL, profile) if seed_list is None else tuple(seed_list)
+    runs: list[tuple] = [("retrieval", scorer, seed) for seed in retrieval_seeds for scorer in chosen]
+    runs += [("icl", task, scorer, seed) for task in TASKS for scorer in chosen for seed in icl_seeds]
+    return runs
+
+
+# --- reading the cache into cells -------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    scorer: str
+    column: str  # Column.key
+    seeds: tuple[int, ...]
+    errors: tuple[float, ...]  # one per seed, at the column's point
+    learned: bool  # in distribution (ICL: ssa.icl.verdicts.learned; retrieval: accuracy at the training size)
+    verdict: rule.Verdict | None  # against softmax (None for softmax itself)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.errors))
+
+    bounded: bool = False  # the column's error lies in [0, 1]
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """95% t interval of the mean over seeds (``None`` with one seed), clipped to the error's
+        range (an error is never below 0, a share never above 1)."""
+        found = mean_interval(self.errors)
+        if found is None:
+            return None
+        return max(found[0], 0.0), min(found[1], 1.0) if self.bounded else found[1]
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95% t interval of the mean of ``values`` (``None`` for fewer than two; the mean twice
+    when they are all equal), unclipped."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return None
+    mean, error = float(values.mean()), float(stats.sem(values))
+    if error == 0.0:
+        return mean, mean
+    half = float(stats.t.ppf(0.5 + rule.CONFIDENCE / 2, values.size - 1)) * error
+    return mean - half, mean + half
+
+
+@dataclasses.dataclass(frozen=True)
+class Board:
+    """What the leaderboard shows: the complete cells, and for the others how many runs are cached."""
+
+    profile: str
+    cells: Mapping[tuple[str, str], Cell]  # (scorer, column key) -> cell
+    seeds_cached: Mapping[tuple[str, str], tuple[int, int]]  # (scorer, column key) -> (seeds cached, seeds planned)
+    runs: tuple[int, int]  # (runs cached, runs planned), each run once
+    wall_time_s: float  # training and evaluation of every cached run, from their provenance
+    commits: tuple[str, ...]  # the commits the cached runs were computed at
+
+    def cell(self, scorer: str, key: str) -> Cell | None:
+        return self.cells.get((scorer, key))
+
+    @property
+    def complete(self) -> bool:
+        return len(self.cells) == len(scorers()) * len(COLUMNS)
+
+    def progress_sentence(self) -> str:
+        """Plain text: how full the board is, and the command that fills it."""
+        total = len(scorers()) * len(COLUMNS)
+        if self.complete:
+            return f"All {total} cells are filled, from {self.runs[1]} cached runs."
+        return (f"{len(self.cells)} of the {total} cells are filled so far: a cell waits until every seed of its scorer and "
+                f"of softmax is cached, and {self.runs[0]} of the {self.runs[1]} runs are. "
+                f"`{regenerate_command(self.profile)}` computes the rest.")
+
+
+def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto", load=None) -> Board:
+    """Every cell the cache can fill at ``profile``. ``train`` (default: at smoke only) computes the
+    missing runs first; at cpu and paper the leaderboard's hours of training are started by
+    :func:`regenerate_command`, never by reading it. ``load(run)`` (a run of :func:`plan` -> its
+    record, or ``None`` when it is not cached) replaces the cache (tests)."""
+    profile = check_profile(profile)
+    train = profile == "smoke" if train is None else bool(train)
+    if train and profile != "smoke":
+        raise ValueError(f"train: the leaderboard's runs are trained at {profile} by `{regenerate_command(profile)}`, never by reading them")
+    if load is None:
+        def load(run):
+            return _load(run, profile, train, device)
+    loaded: dict[tuple, object] = {}
+    for run in plan(profile):
+        found = load(run)
+        if found is not None:
+            loaded[run] = found
+    cells, counts = {}, {}
+    for each in COLUMNS:
+        by_scorer = {scorer: _runs_of(loaded, each, scorer, profile) for scorer in scorers()}
+        planned = len(seeds(each.benchmark, profile))
+        for scorer, found in by_scorer.items():
+            counts[(scorer, each.key)] = (len(found), planned)
+        complete = {scorer: found for scorer, found in by_scorer.items() if len(found) == planned}
+        if "softmax" not in complete:
+            continue
+        learned = _learned(each, complete)
+        errors = {scorer: {run.seed: _error(each, run) for run in found} for scorer, found in complete.items()}
+        for scorer in complete:
+            verdict = None if scorer == "softmax" else _verdict(each, scorer, errors, learned)
+            ordered = tuple(sorted(errors[scorer]))
+            cells[(scorer, each.key)] = Cell(scorer, each.key, ordered, tuple(errors[scorer][s] for s in ordered), learned[scorer], verdict,
+                                             each.bounded)
+    provenances = [run.provenance for run in loaded.values()]
+    wall = sum(float(p.get("wall_time_s") or 0.0) for p in provenances)
+    commits = tuple(sorted({str(p["git_commit"])[:7] for p in provenances if p.get("git_commit")}))
+    return Board(profile, cells, counts, (len(loaded), len(plan(profile))), wall, commits)
+
+
+def _load(run: tuple, profile: str, train: bool, device: str):
+    from ssa.results import CacheMissError, cache_required
+
+    def load():
+        if run[0] == "retrieval":
+            from ssa.retrieval.experiment import load_run
+
+            return load_run(run[1], run[2], profile=profile, device=device)
+        return load_icl_run(*run[1:], profile=profile, device=device)
+
+    if train:
+        return load()
+    with cache_required():
+        try:
+            return load()
+        except CacheMissError:
+            return None
+
+
+def _runs_of(loaded: Mapping[tuple, object], each: Column, scorer: str, profile: str) -> list:
+    keys = ([("retrieval", scorer, seed) for seed in seeds(RETRIEVAL, profile)] if each.benchmark == RETRIEVAL
+            else [("icl", each.task, scorer, seed) for seed in seeds(ICL, profile)])
+    return [loaded[key] for key in keys if key in loaded]
+
+
+def _error(each: Column, run) -> float:
+    if each.benchmark == RETRIEVAL:
+        return 1.0 - run.at(each.point, "accuracy")
+    return _point_error(run, each.task, each.shift)
+
+
+def _learned(each: Column, by_scorer: Mapping[str, list]) -> dict[str, bool]:
+    if each.benchmark == RETRIEVAL:
+        from ssa.retrieval.analysis import LEARNED_ACCURACY
+
+        return {scorer: bool(np.mean([run.at(run.sizes[0]) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
+    from ssa.icl.verdicts import learned
+
+    return learned(dict(by_scorer), each.task)
+
+
+def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]) -> rule.Verdict:
+    from ssa.plotting import scorer_label
+
+    claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}")
+    if not learned["softmax"]:
+        return rule.premise_absent(claim, f"softmax did not learn {each.task_label} in distribution (at {each.training}), so no shift tests anything")
+    if not learned[scorer]:
+        return rule.Verdict(claim.name, rule.NOT_TESTED, threshold=claim.threshold, units=claim.units,
+                            detail=f"{scorer_label(scorer)} did not learn {each.task_label} in distribution (at {each.training})")
+    _, treatment, control = rule.pair_by_seed(errors[scorer], errors["softmax"])
+    return rule.judge(claim, treatment, control)
+
+
+# --- what the page shows ----------------------------------------------------------------------
+
+def _cost_ratios(cost: Mapping | None, scorer: str) -> tuple[float | None, float | None]:
+    if cost is None or scorer not in cost.get("scorers", {}):
+        return None, None
+    found = cost["scorers"][scorer]
+    return found.get("time_ratio"), found.get("memory_ratio")
+
+
+def frame(board: Board, cost: Mapping | None = None):
+    """The long table, one row per scorer and column (the CSV the page offers): the point, each
+    seed's error, the mean and its 95% interval, softmax's mean, the verdict with its effect
+    (softmax's error minus the scorer's: positive when the scorer is better) and interval, and the
+    cost of a training step and its peak memory as multiples of softmax's (the Alternative scorers
+    chapter's measurement, :func:`ssa.alternatives.comparison.cost_entry`). Pending cells have no
+    numbers and say how many seeds are cached."""
+    import pandas as pd
+
+    from ssa.plotting import scorer_label
+
+    rows = []
+    for scorer in scorers():
+        time_ratio, memory_ratio = _cost_ratios(cost, scorer)
+        for each in COLUMNS:
+            found, reference = board.cell(scorer, each.key), board.cell("softmax", each.key)
+            cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
+            row = {"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
+                   "benchmark": each.benchmark, "point": each.point, "error": each.error, "seeds": planned, "seeds_cached": cached,
+                   "mean": np.nan, "low": np.nan, "high": np.nan, "softmax_mean": np.nan, "learned": None,
+                   "outcome": "pending", "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
+                   "per_seed": "", "time_ratio": time_ratio, "memory_ratio": memory_ratio}
+            if found is not None:
+                low, high = found.interval or (np.nan, np.nan)
+                row.update(mean=found.mean, low=low, high=high, learned=found.learned, softmax_mean=reference.mean,
+                           per_seed=" ".join(f"{seed}:{error:.6g}" for seed, error in zip(found.seeds, found.errors)),
+                           outcome="reference" if found.verdict is None else found.verdict.outcome)
+                if found.verdict is not None and found.verdict.interval is not None:
+                    row.update(effect=found.verdict.effect, effect_low=found.verdict.interval[0],
+                               effect_high=found.verdict.interval[1], pairs=found.verdict.pairs)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+OUTCOME_MARKS = {rule.REPRODUCED: "better", rule.OPPOSITE: "worse", rule.NO_EFFECT: "no difference",
+                 rule.INCONCLUSIVE: "undecided", rule.PREMISE_ABSENT: "premise absent", rule.NOT_TESTED: "not learned"}
+
+
+def table(board: Board, cost: Mapping | None = None, digits: int = 3):
+    """Scorers x columns as the page shows them: "mean [low, high]" and, below softmax, the
+    verdict against it in one word (:data:`OUTCOME_MARKS`: better / worse / no difference at the
+    threshold / undecided / not learned in distribution); "pending (k of n seeds)" for a cell not
+    complete; then the cost columns."""
+    import pandas as pd
+
+    from ssa.plotting import scorer_label
+
+    rows = {}
+    for scorer in scorers():
+        row = {}
+        for each in COLUMNS:
+            found = board.cell(scorer, each.key)
+            if found is None:
+                cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
+                row[each.label] = f"pending ({cached} of {planned} seeds)"
+                continue
+            interval = found.interval
+            text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
+            row[each.label] = text + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
+        time_ratio, memory_ratio = _cost_ratios(cost, scorer)
+        row["step time / softmax"] = "n/a" if time_ratio is None else f"{time_ratio:.2f}"
+        row["peak memory / softmax"] = "n/a" if memory_ratio is None else f"{memory_ratio:.2f}"
+        rows[scorer_label(scorer)] = row
+    found = pd.DataFrame.from_dict(rows, orient="index")
+    found.index.name = "scorer"
+    return found
+
+
+def outcome_counts(board: Board):
+    """Scorer x outcome: in how many columns each verdict against softmax was reached."""
+    import pandas as pd
+
+    from ssa.plotting import scorer_label
+
+    counts = {}
+    for scorer in scorers()[1:]:
+        outcomes = [cell.verdict.outcome for key in (c.key for c in COLUMNS) if (cell := board.cell(scorer, key)) is not None]
+        counts[scorer_label(scorer)] = {OUTCOME_MARKS[o]: outcomes.count(o) for o in OUTCOME_MARKS}
+        counts[scorer_label(scorer)]["pending"] = len(COLUMNS) - len(outcomes)
+    return pd.DataFrame.from_dict(counts, orient="index")
+
+
+def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
+    """The cells of ``keys`` as :func:`ssa.alternatives.comparison.versus_softmax` lays out its
+    comparisons (one row per scorer and panel), so that the Alternative scorers chapter's reading
+    of the paper's statement (:func:`ssa.alternatives.comparison.judge_statement`) reads this
+    table too."""
+    import pandas as pd
+
+    from ssa.alternatives.comparison import PAPER_ALTERNATIVES
+
+    rows = []
+    for key in keys:
+        each = column(key)
+        reference = board.cell("softmax", key)
+        for scorer in scorers()[1:]:
+            found = board.cell(scorer, key)
+            if found is None or reference is None:
+                continue
+            verdict = found.verdict
+            low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
+            rows.append({"scorer": scorer, "task": each.task, "shift": each.shift, "panel": each.label,
+                         "paper": scorer in PAPER_ALTERNATIVES, "learned": found.learned, "softmax": reference.mean,
+                         "error": found.mean, "outcome": verdict.outcome, "effect": np.nan if verdict.effect is None else verdict.effect,
+                         "low": low, "high": high, "pairs": verdict.pairs, "seeds_to_resolve": verdict.seeds_to_resolve,
+                         "seeds": found.seeds if verdict.interval is not None else (), "differences": verdict.differences,
+                         "verdict": verdict})
+    columns = ["scorer", "task", "shift", "panel", "paper", "learned", "softmax", "error", "outcome", "effect", "low", "high",
+               "pairs", "seeds_to_resolve", "seeds", "differences", "verdict"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def statement_verdict(board: Board) -> rule.Verdict:
+    """The paper's "none of the alternatives it tried is consistently better than softmax", read
+    from the in-context columns (the paper's own shift) at the leaderboard's seeds, with the power
+    of the rule at their spread (:func:`ssa.alternatives.comparison.judge_statement`)."""
+    from ssa.alternatives.comparison import judge_statement
+
+    return judge_statement(comparison(board))
+
+
+def ssa_verdict(board: Board) -> rule.Verdict:
+    """SSA against softmax in every column, combined (:func:`ssa.verdicts.combine`): the front
+    page's row. While a column is pending it stays "inconclusive" (or "partly" when the columns
+    in already disagree); "not tested" while no column has SSA's cell."""
+    name = "SSA's error at the out-of-distribution point is lower than softmax's, on every kind of shift"
+    parts = {each.label: cell.verdict for each in COLUMNS if (cell := board.cell("ssa", each.key)) is not None}
+    if not parts:
+        return rule.Verdict(name, rule.NOT_TESTED, detail="no column has SSA's and softmax's runs complete")
+    combined = rule.combine(name, parts)
+    pending = [each.label for each in COLUMNS if board.cell("ssa", each.key) is None]
+    if not pending:
+        return combined
+    outcome = rule.PARTLY if combined.outcome == rule.PARTLY else rule.INCONCLUSIVE
+    return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; pending: {', '.join(pending)}")
+
+
+def best_scorers(board: Board) -> dict[str, list[str]]:
+    """Per column: the scorers judged better than softmax there (empty when none is)."""
+    return {each.key: [scorer for scorer in scorers()[1:] if (cell := board.cell(scorer, each.key)) is not None
+                       and cell.verdict.outcome == rule.REPRODUCED] for each in COLUMNS}
+
+
+def plot(board: Board, fig=None):
+    """One panel per column: each scorer's mean error (dot) with its 95% interval (bar) and each
+    seed (small grey dots), softmax's mean as a dashed line; the dot is filled when the rule finds
+    the scorer better than softmax there, hollow when worse, grey-edged otherwise."""
+    import matplotlib.pyplot as plt
+
+    from ssa.plotting import scorer_color, scorer_label
+
+    names = list(scorers())
+    if fig is None:
+        fig = plt.figure(figsize=(2.6 * len(COLUMNS), 0.32 * len(names) + 1.6))
+    axes = fig.subplots(1, len(COLUMNS), sharey=True)
+    positions = {scorer: index for index, scorer in enumerate(names)}
+    for ax, each in zip(np.ravel(axes), COLUMNS):
+        reference = board.cell("softmax", each.key)
+        if reference is not None:
+            ax.axvline(reference.mean, color=scorer_color("softmax"), linestyle="--", linewidth=1)
+        for scorer in names:
+            found = board.cell(scorer, each.key)
+            if found is None:
+                continue
+            y, color = positions[scorer], scorer_color(scorer)
+            ax.scatter(found.errors, np.full(len(found.errors), y + 0.22), color="0.55", s=5, linewidths=0, zorder=1)
+            if found.interval is not None:
+                ax.plot(found.interval, (y, y), color=color, linewidth=2, zorder=2)
+            outcome = None if found.verdict is None else found.verdict.outcome
+            face = color if outcome in (None, rule.REPRODUCED) else "white"
+            edge = color if outcome in (None, rule.REPRODUCED, rule.OPPOSITE) else "0.5"
+            ax.scatter([found.mean], [y], s=30, facecolor=face, edgecolor=edge, linewidths=1.2, zorder=3)
+        ax.set_title(f"{each.label}\n({each.shift_label}; training {each.training})", fontsize=8)
+        ax.set_xlabel(each.error, fontsize=8)
+        ax.tick_params(labelsize=7)
+        if each.benchmark == RETRIEVAL:
+            ax.set_xlim(-0.02, 1.02)
+    first = np.ravel(axes)[0]
+    first.set_yticks(range(len(names)), [scorer_label(scorer) for scorer in names])
+    first.invert_yaxis()
+    fig.tight_layout()
+    return fig
+
+
+def columns_table():
+    """The columns as declared: shift, benchmark, training scale, point, error, and the threshold
+    of the verdict against softmax with its reason."""
+    import pandas as pd
+
+    return pd.DataFrame([{"column": each.label, "kind of shift": each.shift_label, "benchmark": each.benchmark,
+                          "training": each.training, "error read": each.error, "threshold": each.claim.threshold,
+                          "why this threshold": each.claim.reason} for each in COLUMNS]).set_index("column")
+
+
+CSV_NAME = "ssa-leaderboard.csv"
+
+
+def download_link(table, filename: str = CSV_NAME, text: str = "Download the leaderboard as CSV") -> str:
+    """An HTML link that downloads ``table`` (a DataFrame) as a CSV file, the file inside the link
+    itself (a data URI): it works offline, on any host, with no file beside the page."""
+    import base64
+    import html
+
+    payload = base64.b64encode(table.to_csv(index=False).encode("utf-8")).decode("ascii")
+    return (f'<a download="{html.escape(filename)}" href="data:text/csv;charset=utf-8;base64,{payload}">'
+            f"{html.escape(text)}</a> ({len(table)} rows: one per scorer and column)")

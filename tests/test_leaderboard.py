@@ -1,0 +1,152 @@
+"""The leaderboard (ssa.leaderboard): its columns, its cells from synthetic runs, and its tables."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ssa import leaderboard as lb
+from ssa import verdicts
+from synthetic_runs import icl_run as _icl_run, loader as _loader, noisy as _noisy, retrieval_run as _retrieval_run
+
+PROFILE = "cpu"
+
+
+def test_every_point_is_the_first_test_point_ten_times_the_training_scale():
+    from ssa.icl.experiments import experiment_config
+    from ssa.retrieval.experiment import experiment_config as retrieval_config
+
+    for each in lb.COLUMNS:
+        if each.benchmark == lb.ICL:
+            sigmas = experiment_config(each.task, "softmax", PROFILE).eval.sigmas
+            assert each.point == min(s for s in sigmas if s >= lb.TEN_TIMES * 1)
+        else:
+            config = retrieval_config("softmax", PROFILE)
+            assert each.point == min(size for size in config.eval.sizes if size >= lb.TEN_TIMES * config.train.items)
+            for profile in ("smoke", "cpu", "paper"):  # every profile tests the point
+                assert each.point in retrieval_config("softmax", profile).eval.sizes
+
+
+def test_the_in_context_runs_train_the_chapters_models_and_test_sigma_1_and_the_point():
+    from ssa.icl.experiments import experiment_config
+
+    for profile in ("smoke", "cpu", "paper"):
+        for task in ("every", "linear"):
+            ours = lb.icl_experiment(task, "sparsemax", 103, profile)
+            assert ours.train == experiment_config(task, "sparsemax", profile, 103).train
+            assert ours.eval.sigmas == (1, lb.TEN_TIMES) and ours.eval.lengths == ()
+
+
+def test_unknown_column_is_an_error_naming_the_choices():
+    with pytest.raises(ValueError, match="column must be one of every, some"):
+        lb.column("wide")
+    with pytest.raises(ValueError, match="benchmark must be"):
+        lb.seeds("icl", PROFILE)
+
+
+def test_reading_never_trains_at_cpu():
+    with pytest.raises(ValueError, match="never by reading them"):
+        lb.read("cpu", train=True)
+
+
+def test_mean_interval_is_the_t_interval_and_needs_two_values():
+    values = [0.1, 0.3, 0.2, 0.6]
+    low, high = lb.mean_interval(values)
+    expected = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
+    assert (low, high) == pytest.approx(expected)
+    assert lb.mean_interval([0.4]) is None
+    assert lb.mean_interval([0.2, 0.2]) == (0.2, 0.2)
+
+
+def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are_judged_on_paired_seeds():
+    def icl_error(task, scorer, seed):
+        return _noisy(0.1 if scorer == "sigmoid" else 0.6, seed)
+
+    def accuracy(scorer, seed):
+        return _noisy(0.9 if scorer == "sigmoid" else 0.5, seed)
+
+    board = lb.read(PROFILE, load=_loader(icl_error, accuracy))
+    assert board.complete and board.runs == (len(lb.plan(PROFILE)),) * 2
+    for each in lb.COLUMNS:
+        assert board.cell("sigmoid", each.key).verdict.outcome == verdicts.REPRODUCED
+        assert board.cell("sigmoid", each.key).verdict.pairs == len(lb.seeds(each.benchmark, PROFILE))
+        # identical errors seed by seed: no difference at the threshold
+        assert board.cell("sparsemax", each.key).verdict.outcome == verdicts.NO_EFFECT
+        assert board.cell("softmax", each.key).verdict is None
+    retrieval = board.cell("sigmoid", "retrieval")
+    assert retrieval.mean == pytest.approx(1 - np.mean([_noisy(0.9, s) for s in range(10)]))
+    assert lb.best_scorers(board) == {each.key: ["sigmoid"] for each in lb.COLUMNS}
+    # the paper's statement reads the in-context columns only; sigmoid is not one of its alternatives
+    statement = lb.statement_verdict(board)
+    assert statement.outcome == verdicts.REPRODUCED and "4 task-and-shift panels" in statement.detail
+    assert "experiments with 10 seeds, " in statement.detail and "with 20" in statement.detail  # 10 is said once
+    assert lb.ssa_verdict(board).outcome == verdicts.NO_EFFECT
+    table = lb.table(board)
+    assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("better")
+    frame = lb.frame(board)
+    assert len(frame) == len(lb.scorers()) * len(lb.COLUMNS)
+    assert set(frame["outcome"]) == {"reference", verdicts.REPRODUCED, verdicts.NO_EFFECT}
+
+
+def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
+    def icl_error(task, scorer, seed):
+        return _noisy(0.3, seed)
+
+    missing = {("icl", "every", "ssa", 104), ("icl", "some", "softmax", 100), ("retrieval", "cosformer", 9)}
+    board = lb.read(PROFILE, load=_loader(icl_error, lambda scorer, seed: 0.8, missing))
+    assert board.cell("ssa", "every") is None and board.cell("sparsemax", "every") is not None
+    assert all(board.cell(scorer, "some") is None for scorer in lb.scorers())
+    assert board.cell("cosformer", "retrieval") is None and board.cell("ssa", "retrieval") is not None
+    assert board.seeds_cached[("ssa", "every")] == (9, 10)
+    assert not board.complete and "regenerate leaderboard" in board.progress_sentence()
+    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "pending (9 of 10 seeds)"
+    verdict = lb.ssa_verdict(board)
+    assert verdict.outcome == verdicts.INCONCLUSIVE and 'pending: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
+
+
+def test_a_task_softmax_did_not_learn_tests_nothing_and_a_scorer_that_did_not_learn_is_not_tested():
+    def load(run):
+        if run[0] == "retrieval":
+            return _retrieval_run(run[1], run[2], 0.5, accuracy_at_16=0.05 if run[1] == "softmax" else 0.99)
+        task, scorer, seed = run[1:]
+        return _icl_run(task, scorer, seed, 0.5, error_at_1=0.5 if scorer == "cosformer" else 0.0)
+
+    board = lb.read(PROFILE, load=load)
+    assert {board.cell(s, "retrieval").verdict.outcome for s in lb.scorers()[1:]} == {verdicts.PREMISE_ABSENT}
+    assert "softmax did not learn max retrieval" in board.cell("ssa", "retrieval").verdict.detail
+    cosformer = board.cell("cosformer", "every")
+    assert cosformer.verdict.outcome == verdicts.NOT_TESTED and not cosformer.learned
+    assert lb.table(board).loc["cosFormer", '"every", σ of x = 10'].endswith("not learned")
+
+
+def test_an_interval_is_clipped_to_the_range_of_its_error():
+    cell = lb.Cell("ssa", "every", (0, 1), (0.0, 0.9), True, None, bounded=True)
+    assert cell.interval[0] == 0.0 and cell.interval[1] == 1.0
+    unbounded = dataclasses.replace(cell, column="linear_x", bounded=False)
+    assert unbounded.interval[1] > 1.0
+
+
+def test_the_figure_has_one_panel_per_column():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7))
+    figure = lb.plot(board)
+    assert len(figure.axes) == len(lb.COLUMNS)
+
+
+def test_the_download_link_holds_the_csv_itself():
+    import base64
+    import io
+    import re
+
+    import pandas as pd
+
+    board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7))
+    frame = lb.frame(board)
+    link = lb.download_link(frame)
+    payload = re.search(r"base64,([A-Za-z0-9+/=]+)\"", link).group(1)
+    back = pd.read_csv(io.StringIO(base64.b64decode(payload).decode("utf-8")))
+    assert list(back.columns) == list(frame.columns) and len(back) == len(frame)
+    assert list(lb.columns_table().index) == [each.label for each in lb.COLUMNS]
