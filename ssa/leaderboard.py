@@ -278,7 +278,7 @@ def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto
         complete = {scorer: found for scorer, found in by_scorer.items() if len(found) == planned}
         if "softmax" not in complete:
             continue
-        learned = _learned(each, complete)
+        learned = _learned(each, complete, profile)
         errors = {scorer: {run.seed: _error(each, run) for run in found} for scorer, found in complete.items()}
         for scorer in complete:
             verdict = None if scorer == "softmax" else _verdict(each, scorer, errors, learned)
@@ -322,11 +322,15 @@ def _error(each: Column, run) -> float:
     return _point_error(run, each.task, each.shift)
 
 
-def _learned(each: Column, by_scorer: Mapping[str, list]) -> dict[str, bool]:
+def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[str, bool]:
+    """Whether each scorer (mean over its seeds) learned the column's task in distribution, by its
+    chapter's own test: accuracy at the training size (retrieval), error at sigma 1 against the
+    trivial predictor's (in context)."""
     if each.benchmark == RETRIEVAL:
-        from ssa.retrieval.analysis import LEARNED_ACCURACY
+        from ssa.retrieval.analysis import LEARNED_ACCURACY, train_items
 
-        return {scorer: bool(np.mean([run.at(run.sizes[0]) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
+        size = train_items(profile)
+        return {scorer: bool(np.mean([run.at(size) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
     from ssa.icl.verdicts import learned
 
     return learned(dict(by_scorer), each.task)
