@@ -267,7 +267,8 @@ class AlternativesChapter(Chapter):
 @dataclasses.dataclass(frozen=True)
 class StudyChapter(Chapter):
     """The powered in-context study (:mod:`ssa.icl.study`): its runs are arms x tasks x seeds of
-    its plan, in the plan's order of priority."""
+    its plan, in the plan's order of priority (a contingent comparison's once the cache says its
+    condition holds: :func:`ssa.icl.study.plan`)."""
 
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         from ssa.icl import study
@@ -291,8 +292,10 @@ class StudyChapter(Chapter):
             unknown = [arm for arm in arms if arm not in study.ARMS]
             if unknown:
                 raise ValueError(f"--arms: unknown arm {', '.join(map(repr, unknown))}; choose from {', '.join(study.ARMS)}")
+        # With the cache, the plan includes a contingent comparison once its condition holds.
+        comparisons = study.plan(profile, cache=study.StudyCache(profile, train=False))
         return [Run("icl_study", (arm, task, seed), f"{arm} / {task} / seed {seed}", chapters=(self.name,))
-                for arm, task, seed in study.runs(study.plan(profile), profile=profile)
+                for arm, task, seed in study.runs(comparisons, profile=profile)
                 if seed in seeds and study.ARMS[arm].scorer in scorers and (arms is None or arm in arms)]
 
 

@@ -267,3 +267,27 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
     assert waiting["outcome"] == verdicts.NOT_TESTED and "0 of 40 runs cached" in waiting["text"]
     absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")
     assert absent["table"] is None and "leaves this comparison out" in absent["text"]
+
+
+def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_moves():
+    def cache_with(advantage_10k):
+        def errors(arm, task, seed):
+            if task != "every":
+                return None
+            noise = 0.01 * (seed % 3)
+            return {"softmax_3k": 0.5, "ssa_3k": 0.4 + noise, "softmax_10k": 0.5, "ssa_10k": 0.5 - advantage_10k + noise}.get(arm)
+        return _Cache(errors)
+
+    stable, moving = cache_with(0.1), cache_with(0.4)  # SSA's advantage: 0.1 at 3 x; 0.1 or 0.4 at 10 x
+    assert study.length_trend(stable).outcome == verdicts.NO_EFFECT and study.longer_training_needed(stable) is False
+    assert study.LONGER_TRAINING not in study.plan("cpu", cache=stable)
+    assert study.length_trend(moving).outcome == verdicts.REPRODUCED and study.longer_training_needed(moving) is True
+    assert study.plan("cpu", cache=moving)[-1] is study.LONGER_TRAINING
+    assert "adds SSA vs softmax, 30 x steps with 6 pairs: 0 of its 12 runs" in study.length_trend_sentence(moving)
+    # undecided until both comparisons are complete; never part of the smoke plan
+    unread = _Cache(lambda arm, task, seed: None if arm == "ssa_10k" and seed == 109 else 0.5)
+    assert study.length_trend(unread) is None and study.longer_training_needed(unread) is None
+    assert "39 of the 40 runs" in study.length_trend_sentence(unread)
+    assert study.plan("smoke", cache=moving) == study.plan("smoke")
+    # the contingent comparison takes the rule's fewest pairs, not the ablations' ten
+    assert study.LONGER_TRAINING.seeds == verdicts.MIN_PAIRS and study.comparison(study.LONGER_TRAINING.name) is study.LONGER_TRAINING

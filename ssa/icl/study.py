@@ -117,6 +117,9 @@ ARMS: dict[str, Arm] = {arm.name: arm for arm in (
     Arm("ssa_3k", "SSA, 3 x the steps", "ssa", steps_multiple=3.0),
     Arm("softmax_10k", "softmax, 10 x the steps", "softmax", steps_multiple=10.0),
     Arm("ssa_10k", "SSA, 10 x the steps", "ssa", steps_multiple=10.0),
+    # The contingency's arms (:data:`LONGER_TRAINING`): trained only if the length trend asks for them.
+    Arm("softmax_30k", "softmax, 30 x the steps", "softmax", steps_multiple=30.0),
+    Arm("ssa_30k", "SSA, 30 x the steps", "ssa", steps_multiple=30.0),
     Arm("softmax_wide", "softmax, twice the width (4 x the parameters)", "softmax", width_multiple=2),
     Arm("ssa_wide", "SSA, twice the width (4 x the parameters)", "ssa", width_multiple=2),
     Arm("softmax_no_first_norm", "softmax without the LayerNorm before the first attention: the input's scale reaches its logits",
@@ -133,6 +136,7 @@ ARM_LABELS = {
     "softmax_cosine": "softmax, warm-up + cosine", "ssa_cosine": "SSA, warm-up + cosine",
     "softmax_channels": "softmax, separate channels", "ssa_channels": "SSA, separate channels",
     "softmax_3k": "softmax, 3 x steps", "ssa_3k": "SSA, 3 x steps", "softmax_10k": "softmax, 10 x steps", "ssa_10k": "SSA, 10 x steps",
+    "softmax_30k": "softmax, 30 x steps", "ssa_30k": "SSA, 30 x steps",
     "softmax_wide": "softmax, 4 x parameters", "ssa_wide": "SSA, 4 x parameters",
     "softmax_no_first_norm": "softmax, no first LayerNorm", "ssa_no_first_norm": "SSA, no first LayerNorm",
 }
@@ -213,6 +217,7 @@ class Comparison:
     seeds: int
     endpoints: tuple[str, ...]
     primary: bool = False
+    contingent: bool = False  # carried out only if its condition holds (:data:`CONTINGENT`)
 
     def seed_list(self) -> tuple[int, ...]:
         return tuple(range(FIRST_SEED, FIRST_SEED + self.seeds))
@@ -259,15 +264,76 @@ COMPARISONS: tuple[Comparison, ...] = (
 )
 
 
-def plan(profile: str = "cpu") -> tuple[Comparison, ...]:
-    """The comparisons carried out at ``profile``: the whole plan at cpu and paper; at smoke,
-    where nothing is read from the runs, the primary comparison on "every" with the fewest pairs
-    the rule decides on, so that the chapter's code runs end to end in seconds."""
+# An amendment to the plan, committed before any run of the 3 x and 10 x steps arms existed: the
+# issue's contingency on training length. If SSA's paired advantage over softmax (prompt error at
+# sigma = 10 on "every") still moves between 3 x and 10 x the steps, the paper's far longer training
+# (500,000 steps) may end elsewhere, and the question is asked again at 30 x, with the fewest pairs
+# the rule decides on (the issue asks for at least 5).
+LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
+LENGTH_TREND_ENDPOINT = "error at sigma 10"
+LENGTH_TREND_TASK = "every"
+LONGER_TRAINING = Comparison(
+    "SSA vs softmax, 30 x steps", "After 30 x the training, since the difference still moved from 3 x to 10 x?",
+    "ssa_30k", "softmax_30k", (LENGTH_TREND_TASK,), rule.MIN_PAIRS, QUANTIFICATION_ENDPOINTS, contingent=True)
+CONTINGENT: tuple[Comparison, ...] = (LONGER_TRAINING,)
+
+
+def plan(profile: str = "cpu", *, cache: "StudyCache | None" = None) -> tuple[Comparison, ...]:
+    """The comparisons carried out at ``profile``: the whole plan at cpu and paper, and with a
+    ``cache`` to read the length trend from, :data:`LONGER_TRAINING` once :func:`longer_training_needed`
+    says so; at smoke, where nothing is read from the runs, the primary comparison on "every" with
+    the fewest pairs the rule decides on, so that the chapter's code runs end to end in seconds."""
     from ssa.profiles import check_profile
 
     if check_profile(profile) == "smoke":
         return (dataclasses.replace(COMPARISONS[0], tasks=("every",), seeds=rule.MIN_PAIRS),)
+    if cache is not None and longer_training_needed(cache):
+        return COMPARISONS + CONTINGENT
     return COMPARISONS
+
+
+def length_trend(cache: "StudyCache") -> rule.Verdict | None:
+    """Whether SSA's paired advantage over softmax in :data:`LENGTH_TREND_ENDPOINT` on "every"
+    (softmax's error minus SSA's, seed by seed) changes from 3 x to 10 x the steps: the rule on the
+    per-seed change, with the endpoint's own threshold (a change smaller than the smallest effect
+    that matters is no change). ``None`` until both comparisons are complete there."""
+    three, ten = (comparison(name) for name in LENGTH_TREND)
+    if three.seed_list() != ten.seed_list():
+        raise ValueError("the length trend pairs the 3 x and 10 x comparisons by seed: they must have the same seeds")
+    if not (cache.complete(three, LENGTH_TREND_TASK) and cache.complete(ten, LENGTH_TREND_TASK)):
+        return None
+    endpoint = ENDPOINTS[LENGTH_TREND_ENDPOINT]
+    advantage = {}
+    for compared in (three, ten):
+        treatment, control = outcomes(compared, LENGTH_TREND_TASK, LENGTH_TREND_ENDPOINT, cache)
+        advantage[compared.name] = endpoint.claim.direction * (treatment - control)  # positive: SSA better
+    claim = rule.Claim(f"SSA's advantage over softmax ({LENGTH_TREND_ENDPOINT}, \"every\") grows from 3 x to 10 x the steps", 1,
+                       endpoint.claim.threshold, endpoint.claim.units,
+                       "the endpoint's own threshold: a change smaller than the smallest effect that matters is no change")
+    return rule.judge(claim, advantage[ten.name], advantage[three.name])
+
+
+def longer_training_needed(cache: "StudyCache") -> bool | None:
+    """``True`` when the length trend (:func:`length_trend`) is anything but "no effect at this
+    scale" (it moved, or the seeds cannot rule out that it moved), ``False`` when it lies within
+    the threshold, ``None`` while it cannot be read."""
+    trend = length_trend(cache)
+    return None if trend is None else trend.outcome != rule.NO_EFFECT
+
+
+def length_trend_sentence(cache: "StudyCache") -> str:
+    """The contingency in one plain sentence: undecided, not needed, or needed (and how far along)."""
+    trend = length_trend(cache)
+    three, ten = (comparison(name) for name in LENGTH_TREND)
+    if trend is None:
+        cached = cache.cached(three, LENGTH_TREND_TASK) + cache.cached(ten, LENGTH_TREND_TASK)
+        return (f"The length trend cannot be read yet: {cached} of the {needed(three) + needed(ten)} runs of the 3 x and "
+                f"10 x comparisons are cached.")
+    head = f"The length trend: {trend.outcome} ({trend.evidence()})."
+    if trend.outcome == rule.NO_EFFECT:
+        return head + " The difference no longer moves, so the 30 x arms are not trained."
+    return (head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
+            f"pairs: {cache.cached(LONGER_TRAINING)} of its {needed(LONGER_TRAINING)} runs are cached.")
 
 
 def check_plan(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu") -> None:
@@ -286,7 +352,8 @@ def check_plan(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str 
                 raise ValueError(f"{comparison.name}: endpoint {endpoint!r} is not measured on {', '.join(missing)}")
         for task in comparison.tasks:
             get_task(task)
-        minimum = rule.MIN_PAIRS if profile == "smoke" else PRIMARY_SEEDS // 2 if comparison.primary else ABLATION_SEEDS
+        minimum = (rule.MIN_PAIRS if profile == "smoke" or comparison.contingent
+                   else PRIMARY_SEEDS // 2 if comparison.primary else ABLATION_SEEDS)
         if comparison.seeds < minimum:
             raise ValueError(f"{comparison.name}: {comparison.seeds} seeds, fewer than the plan's {minimum}")
 
@@ -349,11 +416,14 @@ def endpoint_table():
 
 
 def comparison(name: str, profile: str = "cpu") -> Comparison | None:
-    """The comparison called ``name`` as carried out at ``profile`` (:func:`plan`); ``None`` when
-    the plan at ``profile`` leaves it out (at smoke, all but the primary one)."""
-    if name not in {candidate.name for candidate in COMPARISONS}:
-        raise ValueError(f"comparison must be one of {', '.join(c.name for c in COMPARISONS)}; got {name!r}")
-    return next((candidate for candidate in plan(profile) if candidate.name == name), None)
+    """The comparison called ``name`` as carried out at ``profile`` (:func:`plan`, with the
+    contingent ones at cpu and paper whether or not their condition holds); ``None`` when the plan
+    at ``profile`` leaves it out (at smoke, all but the primary one)."""
+    known = COMPARISONS + CONTINGENT
+    if name not in {candidate.name for candidate in known}:
+        raise ValueError(f"comparison must be one of {', '.join(c.name for c in known)}; got {name!r}")
+    carried = plan(profile) + (CONTINGENT if profile != "smoke" else ())
+    return next((candidate for candidate in carried if candidate.name == name), None)
 
 
 def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]) -> tuple[np.ndarray, np.ndarray]:
@@ -436,7 +506,7 @@ class StudyCache:
         if self.train and self.profile != "smoke":
             raise ValueError(f"train: the study's runs are trained at {self.profile} by `{regenerate_command(self.profile)}`, "
                              "never by reading them")
-        self._planned = set(runs(plan(profile), profile=profile))
+        self._planned = set(runs(plan(profile) + (CONTINGENT if self.profile != "smoke" else ()), profile=profile))
         self._runs: dict[tuple[str, str, int], ICLRun | None] = {}
         self._spreads: dict[tuple[str, str, int], LogitSpread | None] = {}
 
@@ -672,6 +742,7 @@ def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int
 
 
 check_plan()
+check_plan(CONTINGENT)
 check_plan(plan("smoke"), profile="smoke")
 if set(ARM_LABELS) != set(ARMS):
     raise ValueError(f"ARM_LABELS must name every arm once: {sorted(set(ARMS) ^ set(ARM_LABELS))}")
