@@ -117,6 +117,9 @@ def test_the_plan_commit_is_the_one_that_added_the_plan():
     if not added:
         pytest.skip("a shallow clone without the plan's first commit")
     assert added[-1] == study.PLAN_COMMIT
+    contingency = subprocess.run(["git", "log", "-S", "LONGER_TRAINING = Comparison(", "--format=%h", "--abbrev=7", "--",
+                                  "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    assert contingency[-1] == study.CONTINGENCY_COMMIT
 
 
 class _Cache(study.StudyCache):

@@ -269,6 +269,7 @@ COMPARISONS: tuple[Comparison, ...] = (
 # sigma = 10 on "every") still moves between 3 x and 10 x the steps, the paper's far longer training
 # (500,000 steps) may end elsewhere, and the question is asked again at 30 x, with the fewest pairs
 # the rule decides on (the issue asks for at least 5).
+CONTINGENCY_COMMIT = "ae22e28"  # the commit that added it (tests/test_study.py checks it)
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
