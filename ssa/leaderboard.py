@@ -243,7 +243,7 @@ class Board:
         return len(self.cells) == len(scorers()) * len(COLUMNS)
 
     def progress_sentence(self) -> str:
-        """Plain text: how full the board is, and the command that fills it."""
+        """How full the board is, and the command that fills it (Markdown: the command in backticks)."""
         total = len(scorers()) * len(COLUMNS)
         if self.complete:
             return f"All {total} cells are filled, from {self.runs[1]} cached runs."
@@ -477,6 +477,33 @@ def statement_verdict(board: Board) -> rule.Verdict:
     from ssa.alternatives.comparison import judge_statement
 
     return judge_statement(comparison(board))
+
+
+def statement_complete(board: Board) -> bool:
+    """Whether every in-context cell of softmax and of the paper's alternatives is filled: only
+    then does the leaderboard's reading of the paper's statement replace the chapter's."""
+    from ssa.alternatives.comparison import PAPER_ALTERNATIVES
+
+    return all(board.cell(scorer, key) is not None for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS)
+
+
+def statement_reading(board: Board) -> dict:
+    """The leaderboard's reading of the paper's statement, for the Alternative scorers chapter and
+    the front page: ``{"complete": bool, "outcome": str, "text": str}``, "not tested"
+    with what is missing until :func:`statement_complete`. The text is Markdown (it may name a
+    command in backticks)."""
+    if not statement_complete(board):
+        from ssa.alternatives.comparison import PAPER_ALTERNATIVES
+
+        cells = [(scorer, key) for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS]
+        filled = sum(board.cell(*cell) is not None for cell in cells)
+        return {"complete": False, "outcome": rule.NOT_TESTED,
+                "text": (f"not read yet: {filled} of the {len(cells)} in-context cells of softmax and the paper's alternatives "
+                         f"are filled; `{regenerate_command(board.profile)}` computes the rest")}
+    verdict = statement_verdict(board)
+    pairs = len(seeds(ICL, board.profile))
+    return {"complete": True, "outcome": verdict.outcome,
+            "text": f"{verdict.outcome}, at {pairs} paired seeds on the error at σ = {TEN_TIMES}. {verdict.detail}"}
 
 
 def ssa_verdict(board: Board) -> rule.Verdict:

@@ -150,3 +150,14 @@ def test_the_download_link_holds_the_csv_itself():
     back = pd.read_csv(io.StringIO(base64.b64decode(payload).decode("utf-8")))
     assert list(back.columns) == list(frame.columns) and len(back) == len(frame)
     assert list(lb.columns_table().index) == [each.label for each in lb.COLUMNS]
+
+
+def test_the_statement_is_read_only_once_every_cell_it_needs_is_filled():
+    missing = {("icl", "linear", "cosformer", 103)}
+    board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7, missing))
+    assert not lb.statement_complete(board)
+    reading = lb.statement_reading(board)
+    assert reading["outcome"] == verdicts.NOT_TESTED and "26 of the 28 in-context cells" in reading["text"]
+    full = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7))
+    reading = lb.statement_reading(full)
+    assert reading["complete"] and reading["outcome"] == verdicts.REPRODUCED and "at 10 paired seeds" in reading["text"]

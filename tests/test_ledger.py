@@ -224,3 +224,21 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     assert row.verdict == "partly" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
     assert "5 of 5 kinds of shift: 1 no effect at this scale, 4 opposite" in row.summary
     assert "max retrieval, 256 items: none" in row.ours
+
+
+def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_complete(monkeypatch):
+    from synthetic_runs import loader, noisy
+
+    from ssa import leaderboard
+
+    read = leaderboard.read
+    # every alternative as good as softmax, seed by seed: the statement holds
+    load = loader(lambda task, scorer, seed: noisy(0.3, seed), lambda scorer, seed: 0.8)
+    monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
+    row = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))["alternatives"]
+    assert row.verdict == "reproduced" and row.seeds == tuple(range(100, 110))
+    assert row.ours.startswith("Read by the leaderboard at 10 paired seeds") and "regenerate leaderboard" in row.command
+    incomplete = loader(lambda task, scorer, seed: noisy(0.3, seed), lambda scorer, seed: 0.8, {("icl", "some", "sparsemax", 100)})
+    monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=incomplete))
+    row = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))["alternatives"]
+    assert row.verdict == "not tested" and "alternative_scorers" in row.command  # the chapter's row, nothing cached there
