@@ -455,7 +455,9 @@ def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, s
     """The verdict of ``endpoint`` on ``task`` for ``compared``, by :func:`ssa.verdicts.judge`."""
     treatment, control = outcomes(compared, task, endpoint, load)
     claim = ENDPOINTS[endpoint].claim
-    named = dataclasses.replace(claim, name=f"{compared.name}, {get_task(task).title}: {claim.name}")
+    title = get_task(task).title
+    where = compared.name if title in compared.name else f"{compared.name}, {title}"  # no "linear functions, linear functions"
+    named = dataclasses.replace(claim, name=f"{where}: {claim.name}")
     return rule.judge(named, treatment, control)
 
 
