@@ -25,7 +25,9 @@ inconclusive              anything else, and always with fewer than :data:`MIN_P
                           if the observed mean and spread held
 premise absent            the mechanism the claim is about did not occur (with the measurement)
 not tested                no paired outcomes
-partly                    a claim of several parts whose outcomes differ (each part named)
+partly                    a claim of several parts whose outcomes differ, one part at least decided
+                          (reproduced, opposite, no effect or partly); parts that differ but all stay
+                          undecided combine to inconclusive (or premise absent, with none inconclusive)
 ========================  ====================================================================
 
 :func:`false_reproduction_rate` and :func:`power` measure the rule by simulation: with no
@@ -270,14 +272,23 @@ def not_tested(claim: Claim) -> Verdict:
 
 
 def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
-    """One verdict for a claim of several parts: their common outcome if they agree, else
-    "partly", naming each part's outcome."""
+    """One verdict for a claim of several parts, naming each part's outcome: their common outcome
+    if they agree; else "partly" when one part at least is decided (reproduced, opposite, no
+    effect, partly); else, every part undecided, "inconclusive" if one is, else "premise absent"."""
     if not parts:
         raise ValueError("parts must hold at least one verdict")
     outcomes = {verdict.outcome for verdict in parts.values()}
     detail = "; ".join(f"{part}: {verdict.outcome}" for part, verdict in parts.items())
-    outcome = outcomes.pop() if len(outcomes) == 1 else PARTLY
+    if len(outcomes) == 1:
+        outcome = outcomes.pop()
+    elif outcomes & _DECIDED:
+        outcome = PARTLY
+    else:  # nothing decided anywhere: "partly" would read as partial support
+        outcome = next(undecided for undecided in (INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED) if undecided in outcomes)
     return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
+
+
+_DECIDED = {REPRODUCED, OPPOSITE, NO_EFFECT, PARTLY}
 
 
 def rate_interval(successes: int, trials: int, method: str = "exact") -> tuple[float, float, float]:

@@ -69,6 +69,11 @@ def test_other_outcomes_and_combining_parts():
     assert combine("both", {"every": yes, "some": yes}).outcome == "reproduced"
     mixed = combine("both", {"every": yes, "some": no})
     assert mixed.outcome == "partly" and "every: reproduced" in mixed.detail and "some: no effect" in mixed.detail
+    undecided = judge(ERROR_CLAIM, [0.1, 0.2, 0.3], [0.3, 0.1, 0.2])
+    # nothing decided anywhere is not "partly" (which reads as partial support)
+    assert combine("both", {"trained": absent, "variant": undecided}).outcome == "inconclusive"
+    assert combine("both", {"trained": absent, "variant": not_tested(ERROR_CLAIM)}).outcome == "premise absent"
+    assert combine("both", {"trained": absent, "variant": yes}).outcome == "partly"
     with pytest.raises(ValueError, match="paired"):
         judge(ERROR_CLAIM, [0.1, 0.2], [0.1])
 
