@@ -294,3 +294,18 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
     assert study.plan("smoke", cache=moving) == study.plan("smoke")
     # the contingent comparison takes the rule's fewest pairs, not the ablations' ten
     assert study.LONGER_TRAINING.seeds == verdicts.MIN_PAIRS and study.comparison(study.LONGER_TRAINING.name) is study.LONGER_TRAINING
+
+
+def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_endpoint():
+    def errors(arm, task, seed):
+        if arm == "ssa_3k":
+            return None  # not cached
+        return 0.0 if arm == "ssa_b1" else 0.5 + 0.01 * (seed % 3)
+
+    cache = _Cache(errors)
+    compared = [study.comparison("SSA from b = 1 vs softmax"), study.comparison("SSA vs softmax, 3 x steps")]
+    table = study.ablation_table(study.verdict_rows(compared, cache))
+    assert list(table.index) == [c.name for c in compared]
+    assert table.loc["SSA from b = 1 vs softmax", '"every": error at sigma 10'].startswith("reproduced +0.51 [")
+    assert table.loc["SSA vs softmax, 3 x steps", '"some": error at sigma 10'] == ""  # 3 x steps is read on "every" only
+    assert table.loc["SSA vs softmax, 3 x steps", '"every": error at sigma 10'] == "not tested"

@@ -631,6 +631,28 @@ def verdict_table(rows: Sequence[dict]):
     } for row in rows])
 
 
+def ablation_table(rows: Sequence[dict]):
+    """:func:`verdict_rows` in one compact table, the ablation table: one row per comparison, one
+    column per task and endpoint, each cell the outcome with its effect and 95% interval in the
+    paper's direction ("not tested" while the comparison's runs on that task are incomplete; empty
+    where the comparison does not read that endpoint)."""
+    import pandas as pd
+
+    def cell(verdict: rule.Verdict) -> str:
+        if verdict.interval is None:
+            return verdict.outcome
+        return f"{verdict.outcome} {verdict.effect:+.2f} [{verdict.interval[0]:+.2f}, {verdict.interval[1]:+.2f}]"
+
+    table = pd.DataFrame([{"comparison": row["comparison"], "column": f"{get_task(row['task']).title}: {row['endpoint']}",
+                           "cell": cell(row["verdict"])} for row in rows])
+    if table.empty:
+        return table
+    wide = table.pivot(index="comparison", columns="column", values="cell").fillna("")
+    order = list(dict.fromkeys(row["comparison"] for row in rows))
+    columns = list(dict.fromkeys(table["column"]))
+    return wide.reindex(index=order, columns=columns)
+
+
 def progress_sentence(compared: Comparison, cache: StudyCache) -> str:
     """"12 of 80 runs cached; `python -m ssa regenerate icl_study ...` computes the rest": what a
     page says of a comparison not judged yet."""
