@@ -56,6 +56,22 @@ def test_a_smoke_run_is_deterministic_and_reads_back_as_a_record():
         dataclasses.replace(config, train=dataclasses.replace(config.train, items=512))
 
 
+def test_a_run_flushes_subnormals_inside_and_restores_the_callers_setting():
+    subnormal = torch.tensor(1e-39)  # below float32's smallest normal number, 1.18e-38
+    if not torch.set_flush_denormal(False):
+        pytest.skip("this CPU cannot flush subnormal floats")
+    assert float(subnormal * 1.0) > 0
+    for caller in (False, True):
+        torch.set_flush_denormal(caller)
+        with experiment.flush_denormals():
+            assert float(subnormal * 1.0) == 0.0
+        assert (float(subnormal * 1.0) == 0.0) is caller
+    torch.set_flush_denormal(False)
+    with pytest.raises(RuntimeError, match="inside"), experiment.flush_denormals():
+        raise RuntimeError("inside")
+    assert float(subnormal * 1.0) > 0
+
+
 def _run(scorer, seed, accuracy, top_weight=None):
     sizes = (16, 32, 64)
     top_weight = accuracy if top_weight is None else top_weight

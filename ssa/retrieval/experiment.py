@@ -12,6 +12,7 @@ computes them.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -119,9 +120,36 @@ def evaluate(model: MaxRetriever, experiment: RetrievalExperiment, device: str =
     return result
 
 
+def _flushing_denormals() -> bool:
+    """Whether this thread flushes subnormal floats to zero (torch has a setter, not a getter)."""
+    return float(torch.tensor(1e-39) * 1.0) == 0.0
+
+
+@contextlib.contextmanager
+def flush_denormals():
+    """Flush subnormal floats to zero on the CPU inside the block, then restore the caller's setting.
+
+    A head that learns to find the top item puts weights of about exp(-100) on the others, and
+    their gradients and Adam's squared gradients fall below float32's smallest normal number
+    (1.2e-38); x86 CPUs compute on such subnormals tens of times slower. On this task a softmax
+    run took 190 s against 22 s for a scorer whose head stays soft, for the same 2000 steps.
+    Flushing changes only numbers below 1.2e-38 (to 0); GPUs are unaffected."""
+    before = _flushing_denormals()
+    torch.set_flush_denormal(True)
+    try:
+        yield
+    finally:
+        torch.set_flush_denormal(before)
+
+
 def run(experiment: RetrievalExperiment, *, device: str = "auto", progress: bool = True) -> dict:
-    """Train the run's retriever (no checkpoints: a run is seconds to minutes) and evaluate it."""
-    device = resolve_device(device)
+    """Train the run's retriever (no checkpoints: a run is seconds to minutes) and evaluate it,
+    with subnormal floats flushed to zero (:func:`flush_denormals`)."""
+    with flush_denormals():
+        return _train_and_evaluate(experiment, resolve_device(device), progress)
+
+
+def _train_and_evaluate(experiment: RetrievalExperiment, device: str, progress: bool) -> dict:
     model = build_model(experiment).to(device)
     config = experiment.train
     loss_function = nn.CrossEntropyLoss()
