@@ -25,9 +25,11 @@ inconclusive              anything else, and always with fewer than :data:`MIN_P
                           if the observed mean and spread held
 premise absent            the mechanism the claim is about did not occur (with the measurement)
 not tested                no paired outcomes
-partly                    a claim of several parts whose outcomes differ, one part at least decided
-                          (reproduced, opposite, no effect or partly); parts that differ but all stay
-                          undecided combine to inconclusive (or premise absent, with none inconclusive)
+partly                    a claim of several parts whose outcomes differ, one part at least
+                          reproduced (or partly). Parts that differ with none reproduced support no
+                          part of the claim: those decided against it combine to "no effect at this
+                          scale" if one is, else "opposite"; with none decided, to inconclusive (or
+                          premise absent, with none inconclusive)
 ========================  ====================================================================
 
 :func:`false_reproduction_rate` and :func:`power` measure the rule by simulation: with no
@@ -273,22 +275,21 @@ def not_tested(claim: Claim) -> Verdict:
 
 def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
     """One verdict for a claim of several parts, naming each part's outcome: their common outcome
-    if they agree; else "partly" when one part at least is decided (reproduced, opposite, no
-    effect, partly); else, every part undecided, "inconclusive" if one is, else "premise absent"."""
+    if they agree; else "partly" when one part at least supports the claim (reproduced, or partly).
+    "Partly" reads as partial support, so parts that differ with none supporting combine to the
+    weakest outcome decided against the claim ("no effect at this scale", else "opposite"), and
+    with nothing decided to "inconclusive" if one part is, else "premise absent"."""
     if not parts:
         raise ValueError("parts must hold at least one verdict")
     outcomes = {verdict.outcome for verdict in parts.values()}
     detail = "; ".join(f"{part}: {verdict.outcome}" for part, verdict in parts.items())
     if len(outcomes) == 1:
         outcome = outcomes.pop()
-    elif outcomes & _DECIDED:
+    elif outcomes & {REPRODUCED, PARTLY}:
         outcome = PARTLY
-    else:  # nothing decided anywhere: "partly" would read as partial support
-        outcome = next(undecided for undecided in (INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED) if undecided in outcomes)
+    else:
+        outcome = next(found for found in (NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED) if found in outcomes)
     return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
-
-
-_DECIDED = {REPRODUCED, OPPOSITE, NO_EFFECT, PARTLY}
 
 
 def rate_interval(successes: int, trials: int, method: str = "exact") -> tuple[float, float, float]:

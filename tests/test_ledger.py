@@ -221,7 +221,8 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     rows = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))
     row = rows["across_shifts"]
-    assert row.verdict == "partly" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
+    # no kind of shift supports the claim: the weakest outcome against it, never "partly"
+    assert row.verdict == "no effect at this scale" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
     assert "5 of 5 kinds of shift: 1 no effect at this scale, 4 opposite" in row.summary
     assert "max retrieval, 256 items: none" in row.ours
 

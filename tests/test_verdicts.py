@@ -74,6 +74,13 @@ def test_other_outcomes_and_combining_parts():
     assert combine("both", {"trained": absent, "variant": undecided}).outcome == "inconclusive"
     assert combine("both", {"trained": absent, "variant": not_tested(ERROR_CLAIM)}).outcome == "premise absent"
     assert combine("both", {"trained": absent, "variant": yes}).outcome == "partly"
+    # parts that differ with none reproduced support no part of the claim: never "partly"
+    worse = judge(ERROR_CLAIM, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6))
+    assert worse.outcome == "opposite"
+    against = combine("all", {"every": worse, "some": undecided})
+    assert against.outcome == "opposite" and "some: inconclusive" in against.detail
+    assert combine("all", {"every": worse, "some": no, "linear": undecided}).outcome == "no effect at this scale"
+    assert combine("all", {"every": worse, "some": yes}).outcome == "partly"
     with pytest.raises(ValueError, match="paired"):
         judge(ERROR_CLAIM, [0.1, 0.2], [0.1])
 

@@ -306,7 +306,7 @@ def calibration(runs: list[EncoderRun]) -> dict:
 def probing_verdict(runs: list[EncoderRun]) -> Verdict:
     """The paper's encoder claim as one verdict: :func:`ssa.verdicts.combine` of the headline (the
     mean gain over the paper's paradigms, per seed) and each paradigm, "partly" only when their
-    outcomes differ (each named in ``detail``). When the softmax baseline is far below BabyBERTa's
+    outcomes differ and one supports the claim (each named in ``detail``). When the softmax baseline is far below BabyBERTa's
     (:func:`calibration`), ``detail`` says so."""
     combined = verdicts.combine(PROBING_CLAIM, paradigm_verdicts(runs))
     calibrated = calibration(runs)
