@@ -44,16 +44,28 @@ def test_the_retriever_pools_the_set_with_its_scorers_weights(scorer):
 def test_a_smoke_run_is_deterministic_and_reads_back_as_a_record():
     config = experiment.experiment_config("ssa", "smoke", seed=1)
     first, second = experiment.run(config, device="cpu", progress=False), experiment.run(config, device="cpu", progress=False)
-    assert first["accuracy"] == second["accuracy"] and first["top_weight"] == second["top_weight"]
+    assert first["accuracy"] == second["accuracy"] and first["top_share"] == second["top_share"]
     record = RetrievalRun.from_result(first, scorer="ssa", seed=1)
     assert record.sizes == config.eval.sizes and record.accuracy.shape == (len(config.eval.sizes),)
-    assert 0 <= record.at(64, "top_weight") <= 1 and 0 <= record.at(256, "entropy") <= 1 + 1e-9
+    assert 0 <= record.at(64, "top_share") <= 1 and 0 <= record.at(256, "entropy") <= 1 + 1e-9
     with pytest.raises(ValueError, match="size must be one of the run's test sizes"):
         record.at(17)
     with pytest.raises(ValueError, match="the result has no 'accuracy'"):
         RetrievalRun.from_result({k: v for k, v in first.items() if k != "accuracy"}, scorer="ssa", seed=1)
     with pytest.raises(ValueError, match="eval.sizes must reach beyond"):
         dataclasses.replace(config, train=dataclasses.replace(config.train, items=512))
+
+
+@pytest.mark.parametrize("scorer", ["sa_softmax", "sigmoid", "softmax"])
+def test_the_top_item_share_is_a_share_for_every_scorer(scorer):
+    # sa_softmax weighs x_i softmax(x)_i: a raw weight can be negative or far above 1
+    config = experiment.experiment_config(scorer, "smoke", seed=0)
+    model = experiment.build_model(config)
+    with torch.no_grad():
+        model.key.weight.mul_(50.0)  # large logits, where sa_softmax's raw weights leave [0, 1]
+    result = experiment.evaluate(model, config)
+    shares = np.asarray(result["top_share"])
+    assert ((shares >= 0) & (shares <= 1)).all() and shares.shape == (len(config.eval.sizes),)
 
 
 def test_a_run_flushes_subnormals_inside_and_restores_the_callers_setting():
@@ -72,10 +84,10 @@ def test_a_run_flushes_subnormals_inside_and_restores_the_callers_setting():
     assert float(subnormal * 1.0) > 0
 
 
-def _run(scorer, seed, accuracy, top_weight=None):
+def _run(scorer, seed, accuracy, top_share=None):
     sizes = (16, 32, 64)
-    top_weight = accuracy if top_weight is None else top_weight
-    return RetrievalRun(scorer, seed, sizes, np.asarray(accuracy, float), np.asarray(top_weight, float),
+    top_share = accuracy if top_share is None else top_share
+    return RetrievalRun(scorer, seed, sizes, np.asarray(accuracy, float), np.asarray(top_share, float),
                         np.full(len(sizes), 0.5), ((0, 1.0),), 1.0)
 
 
@@ -88,7 +100,7 @@ def test_each_scorer_is_judged_against_softmax_paired_by_seed():
     assert judged["ssa"].outcome == verdicts.REPRODUCED and judged["ssa"].pairs == 10
     assert judged["ssa"].effect == pytest.approx(np.mean([(0.8 - 0.5 + 0.6 + 0.01 * (s % 3) - 0.2 - 0.01 * s) / 2 for s in seeds]))
     assert judged["sigmoid"].outcome == verdicts.NOT_TESTED and "sigmoid did not learn the task" in judged["sigmoid"].detail
-    table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_WEIGHT, "top_weight", 16))
+    table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_SHARE, "top_share", 16))
     assert list(table.index) == ["SSA", "sigmoid"] and table.loc["SSA", "accuracy vs softmax"] == verdicts.REPRODUCED
     with pytest.raises(ValueError, match="runs must hold softmax's"):
         analysis.versus_softmax({"ssa": runs["ssa"]}, analysis.SHIFTED_ACCURACY, "accuracy", 16)

@@ -3,9 +3,11 @@
 One run is one scorer and one seed (:class:`RetrievalExperiment`): the retriever of
 :mod:`ssa.retrieval.model` trained with Adam at a constant rate on sets of
 ``train.items`` items, then evaluated on the same test sets for every scorer and seed, at each set
-size of ``eval.sizes``: the share of sets whose class it names right (accuracy), the weight its
-head gives the item of highest priority, and the normalised entropy of its weights (1: uniform
-over the set, 0: one item). The model is evaluated in eval mode (adaptive temperature acts then).
+size of ``eval.sizes``: the share of sets whose class it names right (accuracy), the share of its
+head's absolute weight on the item of highest priority, and the normalised entropy of those shares
+(1: uniform over the set, 0: one item). Shares, not raw weights, because not every scorer's weights
+form a distribution: ``sa_softmax``'s raw weight on the top item reached 34 in the first runs; for
+the scorers whose weights do, the share is the weight. The model is evaluated in eval mode (adaptive temperature acts then).
 Runs are cached under ``retrieval/runs/<scorer>``; ``python -m ssa regenerate max_retrieval``
 computes them.
 """
@@ -98,12 +100,13 @@ def build_model(experiment: RetrievalExperiment) -> MaxRetriever:
 
 
 def evaluate(model: MaxRetriever, experiment: RetrievalExperiment, device: str = "cpu") -> dict:
-    """Per test size: accuracy, mean weight on the top item, mean normalised entropy of the weights."""
+    """Per test size: accuracy, the mean share of the head's absolute weight on the top item, and
+    the mean normalised entropy of those shares."""
     model.eval()
-    result = {"sizes": list(experiment.eval.sizes), "accuracy": [], "top_weight": [], "entropy": []}
+    result = {"sizes": list(experiment.eval.sizes), "accuracy": [], "top_share": [], "entropy": []}
     with torch.no_grad():
         for size in experiment.eval.sizes:
-            correct, top_weight, entropy = 0.0, 0.0, 0.0
+            correct, top_share, entropy = 0.0, 0.0, 0.0
             for start in range(0, experiment.eval.sets, EVAL_CHUNK):
                 count = min(EVAL_CHUNK, experiment.eval.sets - start)
                 rng = generator(experiment.eval.seed, EVAL_STREAM, size * 2**20 + start)  # a size's sets are the same in every profile
@@ -111,11 +114,11 @@ def evaluate(model: MaxRetriever, experiment: RetrievalExperiment, device: str =
                 logits, weights = model(features.to(device), return_weights=True)  # (B, C), (B, N)
                 weights = weights.double().cpu()
                 correct += float((logits.argmax(-1).cpu() == target).sum())
-                top_weight += float(weights.gather(1, top_item(features)[:, None]).sum())
                 share = weights.abs() / weights.abs().sum(-1, keepdim=True).clamp_min(torch.finfo(torch.float64).tiny)
+                top_share += float(share.gather(1, top_item(features)[:, None]).sum())
                 row_entropy = -(share * torch.log(share.clamp_min(torch.finfo(torch.float64).tiny))).sum(-1)
                 entropy += float((row_entropy / math.log(size) if size > 1 else torch.zeros_like(row_entropy)).sum())
-            for key, total in (("accuracy", correct), ("top_weight", top_weight), ("entropy", entropy)):
+            for key, total in (("accuracy", correct), ("top_share", top_share), ("entropy", entropy)):
                 result[key].append(round(total / experiment.eval.sets, 6))
     return result
 
@@ -196,4 +199,4 @@ def regenerate_one(scorer: str, seed: int, profile: str, device: str, progress: 
     """One run through the cache, for ``python -m ssa regenerate max_retrieval``: a line about it."""
     found = load_run(scorer, seed, profile=profile, device=device, progress=progress)
     return (f"accuracy {found.accuracy[0]:.3f} at {found.sizes[0]} items, {found.accuracy[-1]:.3f} at {found.sizes[-1]}; "
-            f"weight on the top item {found.top_weight[0]:.2f} -> {found.top_weight[-1]:.2f}")
+            f"share of the weight on the top item {found.top_share[0]:.2f} -> {found.top_share[-1]:.2f}")

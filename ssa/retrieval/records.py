@@ -8,7 +8,7 @@ import numpy as np
 
 from ssa.records import required
 
-SCHEMA_VERSION = 1  # the layout of ssa.retrieval.experiment.run's result that this record reads
+SCHEMA_VERSION = 2  # the layout of ssa.retrieval.experiment.run's result that this record reads
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -17,7 +17,7 @@ class RetrievalRun:
     seed: int
     sizes: tuple[int, ...]  # items per test set
     accuracy: np.ndarray  # (sizes,) share of test sets whose class is named right
-    top_weight: np.ndarray  # (sizes,) mean weight on the item of highest priority
+    top_share: np.ndarray  # (sizes,) mean share of the head's absolute weight on the item of highest priority
     entropy: np.ndarray  # (sizes,) mean normalised entropy of the weights (1: uniform)
     history: tuple[tuple[int, float], ...]  # (step, training loss)
     wall_time_s: float  # training
@@ -34,7 +34,7 @@ class RetrievalRun:
         return cls(
             scorer=scorer, seed=seed, sizes=tuple(int(size) for size in get(result, "sizes")),
             accuracy=np.asarray(get(result, "accuracy"), dtype=float),
-            top_weight=np.asarray(get(result, "top_weight"), dtype=float),
+            top_share=np.asarray(get(result, "top_share"), dtype=float),
             entropy=np.asarray(get(result, "entropy"), dtype=float),
             history=tuple((int(step), float(loss)) for step, loss in get(training, "history")),
             wall_time_s=float(get(training, "wall_time_s")), provenance=dict(provenance or {}),
@@ -44,6 +44,6 @@ class RetrievalRun:
         """``metric`` at ``size`` items; ``ValueError`` naming the sizes if it was not tested."""
         if size not in self.sizes:
             raise ValueError(f"size must be one of the run's test sizes {list(self.sizes)}; got {size!r}")
-        if metric not in ("accuracy", "top_weight", "entropy"):
-            raise ValueError(f"metric must be accuracy, top_weight or entropy; got {metric!r}")
+        if metric not in ("accuracy", "top_share", "entropy"):
+            raise ValueError(f"metric must be accuracy, top_share or entropy; got {metric!r}")
         return float(getattr(self, metric)[self.sizes.index(size)])
