@@ -309,3 +309,24 @@ def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_e
     assert table.loc["SSA from b = 1 vs softmax", '"every": error at sigma 10'].startswith("reproduced +0.51 [")
     assert table.loc["SSA vs softmax, 3 x steps", '"some": error at sigma 10'] == ""  # 3 x steps is read on "every" only
     assert table.loc["SSA vs softmax, 3 x steps", '"every": error at sigma 10'] == "not tested"
+
+
+def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold():
+    def cache_with(ssa_b1_error):
+        def errors(arm, task, seed):
+            base = 0.1 + 0.01 * (seed % 3)
+            return {"softmax": base, "ssa": 0.6 + 0.01 * (seed % 2), "softmax_slope": 0.6,
+                    "ssa_b1": ssa_b1_error + 0.01 * (seed % 3)}.get(arm, base)
+        return _Cache(errors)
+
+    slope = study.starting_point_reading(cache_with(0.1), "every")
+    assert "SSA vs softmax: opposite (-0.4" in slope and "SSA from b = 1 vs softmax: no effect at this scale" in slope
+    assert "deficit goes with its starting slope" in slope
+    # SSA from b = 1 losing as well: the slope does not explain it
+    assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
+    # no difference to attribute
+    assert "nothing to attribute" in study.starting_point_reading(_Cache(lambda arm, task, seed: 0.1 + 0.01 * (seed % 3)), "every")
+    # read only once all four comparisons are complete on the task
+    assert study.starting_point_reading(_Cache(lambda arm, task, seed: None if arm == "softmax_slope" and seed == 100 else 0.1), "every") is None
+    quantifiers = [c for c in study.COMPARISONS if "linear" not in c.tasks]
+    assert "Form or starting slope, on \"every\"" in study.summary(quantifiers, cache_with(0.1))

@@ -678,6 +678,68 @@ def chapter_answer(name: str, profile: str) -> dict:
     return {"table": verdict_table(verdict_rows([compared], cache)), "outcome": outcome, "text": text, "seeds": compared.seeds}
 
 
+# The comparisons that separate SSA's functional form from its starting slope (n0 b0 at zero), in
+# the order :func:`starting_point_reading` names them.
+STARTING_POINT = ("SSA vs softmax", "SSA from b = 1 vs softmax", "sharper softmax vs softmax", "SSA vs sharper softmax")
+STARTING_POINT_ENDPOINT = "error at sigma 10"
+
+
+def starting_point_reading(cache: StudyCache, task: str) -> str | None:
+    """Whether SSA's difference from softmax on ``task`` (at :data:`STARTING_POINT_ENDPOINT`) goes
+    with its starting slope rather than its form, read from the four comparisons of
+    :data:`STARTING_POINT`; ``None`` until all four are complete on ``task``.
+
+    The slope is named as the source only when the three facts it predicts all hold: SSA differs
+    from softmax (reproduced or opposite), a softmax with SSA's starting slope differs from softmax
+    in the same direction, and SSA started at b = 1 (the slope of a plain softmax, up to n) is
+    decided to differ by less than the threshold ("no effect at this scale"). Anything else says
+    the comparisons do not separate the two."""
+    compared = [comparison(name) for name in STARTING_POINT]
+    if not all(cache.complete(c, task) for c in compared):
+        return None
+    ssa, from_b1, sharper, versus_sharper = (judge(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
+
+    def said(label: str, verdict: rule.Verdict) -> str:
+        return f"{label}: {verdict.outcome} ({verdict.effect:+.2f} [{verdict.interval[0]:+.2f}, {verdict.interval[1]:+.2f}])"
+
+    facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
+                       said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
+                       said("SSA vs that sharper softmax", versus_sharper)])
+    head = f"Form or starting slope, on {get_task(task).title} ({STARTING_POINT_ENDPOINT}, effects in the paper's direction): {facts}."
+    if ssa.outcome not in (rule.REPRODUCED, rule.OPPOSITE):
+        return head + f" SSA's difference from softmax is not established here ({ssa.outcome}), so there is nothing to attribute."
+    if sharper.outcome == ssa.outcome and from_b1.outcome == rule.NO_EFFECT:
+        word = "deficit" if ssa.outcome == rule.OPPOSITE else "advantage"
+        return (head + f" SSA's {word} goes with its starting slope, not its form: a softmax with that slope does the same, "
+                f"and SSA started at b = 1 does not differ from softmax.")
+    return head + " These comparisons do not separate SSA's form from its starting slope."
+
+
+def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
+    """The chapter's summary: how many of the plan's verdicts could be judged and their outcomes,
+    the primary question's answer, and on each quantifier where they are complete, whether SSA's
+    difference goes with its starting slope (:func:`starting_point_reading`)."""
+    rows = verdict_rows(comparisons, cache)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["verdict"].outcome] = counts.get(row["verdict"].outcome, 0) + 1
+    judged = sum(row["verdict"].outcome != rule.NOT_TESTED for row in rows)
+    every_run = runs(comparisons, profile=cache.profile)
+    found = sum(cache.run(arm, task, seed) is not None for arm, task, seed in every_run)
+    text = (f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, {judged} could be judged with the runs "
+            f"cached so far ({found} of {len(every_run)} runs): " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()) + ".")
+    primary = [row for row in rows if row["comparison"] == comparisons[0].name and row["verdict"].outcome != rule.NOT_TESTED]
+    if primary:
+        text += " The primary question: " + " ".join(row["verdict"].sentence() for row in primary)
+    else:
+        text += (" The primary question is not answered yet: its runs are still being computed, and none of its verdicts "
+                 "is read before all its seeds are in on a task.")
+    if all(comparison(name, cache.profile) is not None for name in STARTING_POINT):
+        readings = [starting_point_reading(cache, task) for task in QUANTIFIERS]
+        text += "".join(f" {reading}" for reading in readings if reading)
+    return text
+
+
 def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
     """For each comparison read at "generalises at sigma 10", each task where its runs are
     complete (every run of both arms cached, as for its verdicts), and each arm: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
