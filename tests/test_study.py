@@ -120,6 +120,9 @@ def test_the_plan_commit_is_the_one_that_added_the_plan():
     contingency = subprocess.run(["git", "log", "-S", "LONGER_TRAINING = Comparison(", "--format=%h", "--abbrev=7", "--",
                                   "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
     assert contingency[-1] == study.CONTINGENCY_COMMIT
+    amendment = subprocess.run(["git", "log", "-S", '"ssa_lr1e-4", "softmax_lr1e-4", _Q,', "--format=%h", "--abbrev=7", "--",
+                                "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    assert amendment[-1] == study.LR_AMENDMENT_COMMIT
 
 
 class _Cache(study.StudyCache):

@@ -272,6 +272,9 @@ COMPARISONS: tuple[Comparison, ...] = (
 # (500,000 steps) may end elsewhere, and the question is asked again at 30 x, with the fewest pairs
 # the rule decides on (the issue asks for at least 5).
 CONTINGENCY_COMMIT = "ae22e28"  # the commit that added it (tests/test_study.py checks it)
+# The amendment that reads "SSA vs softmax, lr 1e-4, 10 x steps" on "some" too, committed before any
+# run of its arms existed (tests/test_study.py checks it).
+LR_AMENDMENT_COMMIT = "e41f7ef"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
