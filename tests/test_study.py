@@ -333,3 +333,18 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     assert study.starting_point_reading(_Cache(lambda arm, task, seed: None if arm == "softmax_slope" and seed == 100 else 0.1), "every") is None
     quantifiers = [c for c in study.COMPARISONS if "linear" not in c.tasks]
     assert "Form or starting slope, on \"every\"" in study.summary(quantifiers, cache_with(0.1))
+
+
+def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cost():
+    compared = [study.comparison("SSA vs softmax, 3 x steps")]  # 10 seeds x 2 arms on "every", cost 3 each
+
+    class Timed(_Cache):
+        def run(self, arm, task, seed):
+            found = super().run(arm, task, seed)
+            return None if found is None else dataclasses.replace(found, provenance={"wall_time_s": 360.0})
+
+    half = Timed(lambda arm, task, seed: None if arm == "ssa_3k" else 0.1)
+    text = study.compute_sentence(compared, half)
+    assert text.startswith("The 10 cached runs took 1.0 h on one thread each") and "about 0.5 h of wall time at 2 runs" in text
+    assert "The 10 runs still missing need about 1.0 h more on one thread (0.5 h at 2 at a time)" in text
+    assert "runs still missing" not in study.compute_sentence(compared, Timed(lambda arm, task, seed: 0.1))

@@ -398,6 +398,34 @@ def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Map
     return table
 
 
+def compute_sentence(comparisons: Sequence[Comparison], cache: "StudyCache", jobs: int = 2) -> str:
+    """The study's measured cost: the one-thread time of its cached runs (each entry's wall time,
+    training and evaluation), what that is at ``jobs`` runs at a time, and an estimate for the runs
+    still missing, at the seconds per unit of :meth:`Arm.cost` measured on each task so far."""
+    planned = runs(comparisons, profile=cache.profile)
+    seconds: dict[str, float] = {}
+    units: dict[str, float] = {}
+    missing: list[tuple[str, str, int]] = []
+    for arm, task, seed in planned:
+        run = cache.run(arm, task, seed)
+        wall = None if run is None else run.provenance.get("wall_time_s")
+        if run is None:
+            missing.append((arm, task, seed))
+        elif wall is not None:
+            seconds[task] = seconds.get(task, 0.0) + float(wall)
+            units[task] = units.get(task, 0.0) + ARMS[arm].cost()
+    done = sum(seconds.values())
+    text = (f"The {len(planned) - len(missing)} cached runs took {done / 3600:.1f} h on one thread each (their entries' wall "
+            f"times, training and evaluation): about {done / 3600 / jobs:.1f} h of wall time at {jobs} runs at a time on {jobs} cores.")
+    if missing:
+        unmeasured = sorted({task for _, task, _ in missing if not units.get(task)})
+        left = sum(ARMS[arm].cost() * seconds[task] / units[task] for arm, task, _ in missing if units.get(task))
+        text += (f" The {len(missing)} runs still missing need about {left / 3600:.1f} h more on one thread "
+                 f"({left / 3600 / jobs:.1f} h at {jobs} at a time), at the speed measured so far")
+        text += f"; no run of {', '.join(unmeasured)} is cached to time them." if unmeasured else "."
+    return text
+
+
 def plan_table(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu"):
     """The plan as a table: one row per comparison, with its arms, tasks, seeds and endpoints."""
     import pandas as pd
