@@ -344,10 +344,24 @@ class RetrievalChapter(Chapter):
         return SEEDS[check_profile(profile)]
 
     def published_scorers(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(("softmax", "ssa", *scorer_names())))
+        """Every registered scorer, then the variants that separate SSA's form from its start."""
+        from ssa.retrieval.experiment import VARIANTS
+
+        return tuple(dict.fromkeys(("softmax", "ssa", *scorer_names(), *VARIANTS)))
+
+    def check_scorers(self, scorers: Sequence[str]) -> tuple[str, ...]:
+        unknown = [name for name in scorers if name not in self.published_scorers()]
+        if unknown:
+            raise ValueError(f"--scorers: unknown scorer {', '.join(map(repr, unknown))}; choose from {', '.join(self.published_scorers())}")
+        return tuple(dict.fromkeys(scorers))
 
     def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
-        return [Run("retrieval", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed in seeds for scorer in scorers]
+        """The registered scorers' runs seed by seed, then the variants' (whole seeds of the scorers first)."""
+        from ssa.retrieval.experiment import VARIANTS
+
+        ordered = [(seed, scorer) for seed in seeds for scorer in scorers if scorer not in VARIANTS]
+        ordered += [(seed, scorer) for seed in seeds for scorer in scorers if scorer in VARIANTS]
+        return [Run("retrieval", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed, scorer in ordered]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -49,6 +49,7 @@ import numpy as np
 __all__ = [
     "OUTCOMES", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
+    "form_or_slope", "slope_sentence", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
 REPRODUCED = "reproduced"
@@ -290,6 +291,51 @@ def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
     else:
         outcome = next(found for found in (NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED) if found in outcomes)
     return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
+
+
+# What :func:`form_or_slope` can say of a scorer's difference from softmax.
+SLOPE, FORM, NOT_SEPARATED, NO_DIFFERENCE = "its starting slope", "its form", "not separated", "no difference"
+
+
+def form_or_slope(difference: Verdict, sharper: Verdict, versus_sharper: Verdict, gentler: Verdict | None = None) -> str:
+    """Whether a scorer's difference from softmax goes with its slope at zero at initialisation
+    (a softmax of that slope is a softmax of sharper logits) or with its functional form, from
+    paired verdicts: ``difference`` (the scorer vs softmax), ``sharper`` (a softmax with the
+    scorer's starting slope vs softmax), ``versus_sharper`` (the scorer vs that sharper softmax),
+    and optionally ``gentler`` (the scorer started at a smaller slope vs softmax).
+
+    :data:`SLOPE` when the facts a slope would produce all hold: the difference is decided
+    (reproduced or opposite), the sharper softmax differs from softmax in the same way, the scorer
+    is not decided to differ from the sharper softmax in that way, and, if given, the gentler start
+    is decided not to differ from softmax ("no effect at this scale"). :data:`FORM` when the
+    sharper softmax is decided not to differ from softmax and the scorer differs from it as it
+    does from softmax. :data:`NO_DIFFERENCE` when the difference itself is not decided, and
+    :data:`NOT_SEPARATED` otherwise."""
+    if difference.outcome not in (REPRODUCED, OPPOSITE):
+        return NO_DIFFERENCE
+    if (sharper.outcome == difference.outcome and versus_sharper.outcome != difference.outcome
+            and (gentler is None or gentler.outcome == NO_EFFECT)):
+        return SLOPE
+    if sharper.outcome == NO_EFFECT and versus_sharper.outcome == difference.outcome:
+        return FORM
+    return NOT_SEPARATED
+
+
+def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler: str = "") -> str:
+    """:func:`form_or_slope`'s ``reading`` of ``name``'s ``difference`` from softmax in one
+    sentence; ``gentler``: what the gentler start showed, in words, when it was given."""
+    word = "deficit" if difference.outcome == OPPOSITE else "advantage"
+    if reading == SLOPE:
+        return (f"{name}'s {word} goes with its starting slope, not its form: a softmax with that slope does the same"
+                + (f", and {gentler}." if gentler else "."))
+    if reading == FORM:
+        return (f"{name}'s {word} goes with its form, not its starting slope: a softmax with that slope does not differ "
+                f"from softmax, and {name} differs from it as it does from softmax.")
+    if reading == NO_DIFFERENCE:
+        return f"{name}'s difference from softmax is not established ({difference.outcome}), so there is nothing to attribute."
+    if reading == NOT_SEPARATED:
+        return f"These comparisons do not separate {name}'s form from its starting slope."
+    raise ValueError(f"reading must be one of {SLOPE!r}, {FORM!r}, {NOT_SEPARATED!r}, {NO_DIFFERENCE!r}; got {reading!r}")
 
 
 def rate_interval(successes: int, trials: int, method: str = "exact") -> tuple[float, float, float]:

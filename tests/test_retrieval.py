@@ -113,6 +113,11 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     from ssa.scoring import scorer_names
 
     runs = plan("max_retrieval", "cpu")
-    assert len(runs) == len(scorer_names()) * len(experiment.SEEDS["cpu"])
+    assert len(runs) == (len(scorer_names()) + len(experiment.VARIANTS)) * len(experiment.SEEDS["cpu"])
     assert [run.arguments for run in runs[:2]] == [("softmax", 0), ("ssa", 0)]
+    # the variants come after every registered scorer's seeds, and can be asked for by name
+    assert {run.arguments[0] for run in runs[-2 * len(experiment.SEEDS["cpu"]):]} == set(experiment.VARIANTS)
+    assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [("ssa_authors_start", 0)]
+    with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
+        plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
     assert command("max_retrieval", "cpu") == "python -m ssa regenerate max_retrieval --profile cpu --jobs 2"

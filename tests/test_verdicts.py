@@ -160,3 +160,23 @@ def test_simulated_studies_are_judged_as_judge_judges_each_one():
             assert alone.interval == (low[row], high[row]) and alone.effect == effect[row]
     outcomes = set(verdicts._decide(-np.vstack([normal, all_or_nothing, constant]), ERROR_CLAIM.threshold)[3])
     assert {"reproduced", "opposite", "inconclusive"} <= outcomes  # the comparison covered the outcomes that need the signed-rank test
+
+
+def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
+    def v(outcome):
+        return verdicts.Verdict("a claim", outcome)
+
+    opposite, no_effect, unsure = v(verdicts.OPPOSITE), v(verdicts.NO_EFFECT), v(verdicts.INCONCLUSIVE)
+    # the sharper softmax loses as the scorer does, and the scorer is not worse than it
+    assert verdicts.form_or_slope(opposite, opposite, unsure) == verdicts.SLOPE
+    assert verdicts.form_or_slope(opposite, opposite, no_effect, gentler=no_effect) == verdicts.SLOPE
+    assert verdicts.form_or_slope(opposite, opposite, unsure, gentler=unsure) == verdicts.NOT_SEPARATED
+    assert verdicts.form_or_slope(opposite, opposite, opposite) == verdicts.NOT_SEPARATED  # worse than the slope alone
+    # the slope alone changes nothing, and the scorer loses to it too
+    assert verdicts.form_or_slope(opposite, no_effect, opposite) == verdicts.FORM
+    assert verdicts.form_or_slope(opposite, unsure, opposite) == verdicts.NOT_SEPARATED
+    assert verdicts.form_or_slope(unsure, opposite, opposite) == verdicts.NO_DIFFERENCE
+    assert "deficit goes with its form" in verdicts.slope_sentence(verdicts.FORM, opposite, "SSA")
+    assert "advantage goes with its starting slope" in verdicts.slope_sentence(verdicts.SLOPE, v(verdicts.REPRODUCED), "SSA")
+    with pytest.raises(ValueError, match="reading must be one of"):
+        verdicts.slope_sentence("its colour", opposite)

@@ -722,11 +722,8 @@ def starting_point_reading(cache: StudyCache, task: str) -> str | None:
     with its starting slope rather than its form, read from the four comparisons of
     :data:`STARTING_POINT`; ``None`` until all four are complete on ``task``.
 
-    The slope is named as the source only when the three facts it predicts all hold: SSA differs
-    from softmax (reproduced or opposite), a softmax with SSA's starting slope differs from softmax
-    in the same direction, and SSA started at b = 1 (the slope of a plain softmax, up to n) is
-    decided to differ by less than the threshold ("no effect at this scale"). Anything else says
-    the comparisons do not separate the two."""
+    The reading is :func:`ssa.verdicts.form_or_slope`'s, with SSA started at b = 1 as the gentler
+    start."""
     compared = [comparison(name) for name in STARTING_POINT]
     if not all(cache.complete(c, task) for c in compared):
         return None
@@ -739,13 +736,8 @@ def starting_point_reading(cache: StudyCache, task: str) -> str | None:
                        said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
                        said("SSA vs that sharper softmax", versus_sharper)])
     head = f"Form or starting slope, on {get_task(task).title} ({STARTING_POINT_ENDPOINT}, effects in the paper's direction): {facts}."
-    if ssa.outcome not in (rule.REPRODUCED, rule.OPPOSITE):
-        return head + f" SSA's difference from softmax is not established here ({ssa.outcome}), so there is nothing to attribute."
-    if sharper.outcome == ssa.outcome and from_b1.outcome == rule.NO_EFFECT:
-        word = "deficit" if ssa.outcome == rule.OPPOSITE else "advantage"
-        return (head + f" SSA's {word} goes with its starting slope, not its form: a softmax with that slope does the same, "
-                f"and SSA started at b = 1 does not differ from softmax.")
-    return head + " These comparisons do not separate SSA's form from its starting slope."
+    return head + " " + rule.slope_sentence(rule.form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1), ssa,
+                                            gentler="SSA started at b = 1 does not differ from softmax")
 
 
 def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:

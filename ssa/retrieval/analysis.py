@@ -53,27 +53,45 @@ def _by_seed(runs: Sequence[RetrievalRun]) -> dict[int, RetrievalRun]:
     return {run.seed: run for run in runs}
 
 
+def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: rule.Claim, metric: str,
+           train_items: int) -> rule.Verdict:
+    """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by
+    seed; "not tested" when either did not learn the task."""
+    named = rule.Claim(f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
+                       claim.direction, claim.threshold, claim.units, claim.reason)
+    unlearned = [name for name in (control, treatment) if np.mean([run.at(train_items) for run in runs[name]]) < LEARNED_ACCURACY]
+    if unlearned:
+        return rule.Verdict(named.name, rule.NOT_TESTED, detail=(
+            f"{' and '.join(unlearned)} did not learn the task (mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items)"))
+    seeds, treated, controlled = rule.pair_by_seed({run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
+                                                   {run.seed: shifted(run, metric, train_items) for run in runs[control]})
+    return rule.judge(named, treated, controlled)
+
+
 def versus_softmax(runs: Mapping[str, Sequence[RetrievalRun]], claim: rule.Claim, metric: str, train_items: int) -> dict[str, rule.Verdict]:
-    """Each scorer but softmax against softmax on ``claim`` (``metric`` over the shifted sizes),
-    paired by seed; "not tested" for a scorer, or a softmax, that did not learn the task."""
+    """Each scorer but softmax against softmax on ``claim`` (:func:`versus`)."""
     if "softmax" not in runs:
         raise ValueError("runs must hold softmax's, the reference of every comparison")
-    reference = _by_seed(runs["softmax"])
-    verdicts = {}
-    for scorer, scorer_runs in runs.items():
-        if scorer == "softmax":
-            continue
-        named = rule.Claim(f"{scorer}: {claim.name}", claim.direction, claim.threshold, claim.units, claim.reason)
-        unlearned = [name for name, group in (("softmax", runs["softmax"]), (scorer, scorer_runs))
-                     if np.mean([run.at(train_items) for run in group]) < LEARNED_ACCURACY]
-        if unlearned:
-            verdicts[scorer] = rule.Verdict(named.name, rule.NOT_TESTED, detail=(
-                f"{' and '.join(unlearned)} did not learn the task (mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items)"))
-            continue
-        seeds, treatment, control = rule.pair_by_seed({run.seed: shifted(run, metric, train_items) for run in scorer_runs},
-                                                      {seed: shifted(run, metric, train_items) for seed, run in reference.items()})
-        verdicts[scorer] = rule.judge(named, treatment, control)
-    return verdicts
+    return {scorer: versus(runs, scorer, "softmax", claim, metric, train_items) for scorer in runs if scorer != "softmax"}
+
+
+# The comparisons that separate SSA's form from its starting slope, ``(treatment, control)``, on
+# :data:`SHIFTED_ACCURACY`: SSA as this chapter starts it (b = 1, n = 1.5), a softmax with its
+# slope at zero (:data:`ssa.retrieval.experiment.VARIANTS`), and SSA from the authors' start.
+STARTING_POINT = (("ssa", "softmax"), ("softmax_ssa_slope", "softmax"), ("ssa", "softmax_ssa_slope"),
+                  ("ssa_authors_start", "softmax"), ("ssa_authors_start", "ssa"))
+
+
+def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> tuple[dict[tuple[str, str], rule.Verdict], str]:
+    """The verdicts of :data:`STARTING_POINT` on the accuracy over the shifted sizes, and what they
+    say of SSA's difference from softmax (:func:`ssa.verdicts.form_or_slope`, with no gentler
+    start: this chapter's SSA already starts at b = 1)."""
+    missing = sorted({name for pair in STARTING_POINT for name in pair if not runs.get(name)})
+    if missing:
+        raise ValueError(f"runs: the starting-point comparisons need the runs of {', '.join(missing)}")
+    found = {pair: versus(runs, *pair, SHIFTED_ACCURACY, "accuracy", train_items) for pair in STARTING_POINT}
+    reading = rule.form_or_slope(found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")])
+    return found, rule.slope_sentence(reading, found[("ssa", "softmax")])
 
 
 def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rule.Verdict]):

@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import math
 import time
+from typing import Any
 
 import torch
 from torch import nn
 
 from ssa import training
+from ssa.icl.experiments import SCORER_DEFAULTS
+from ssa.results import added_field
+from ssa.scoring import SSA
 from ssa.training import stream_seed
 from ssa.profiles import check_profile, resolve_device
 from ssa.retrieval.model import MaxRetriever, RetrieverConfig
@@ -68,6 +73,7 @@ class RetrievalExperiment:
     model: RetrieverConfig
     train: TrainConfig
     eval: EvalConfig
+    variant: str = added_field("")  # a name of VARIANTS, whose runs are cached in a folder of their own
 
     def __post_init__(self) -> None:
         if self.train.items > self.eval.sizes[-1]:
@@ -75,7 +81,34 @@ class RetrievalExperiment:
 
     @property
     def name(self) -> str:
-        return f"{EXPERIMENT}/{self.model.scorer}"
+        return f"{EXPERIMENT}/{self.variant or self.model.scorer}"
+
+
+# SSA's start here is the registry's (b = 1, n = 1.5, both trained), whose slope at zero is n b:
+# the in-context chapters start it at the authors' b = e, n = e^0.4 instead (slope 4.06).
+_SSA_START = {name: parameter.default for name, parameter in inspect.signature(SSA).parameters.items() if name in ("b", "n")}
+SSA_SLOPE_AT_ZERO = _SSA_START["n"] * _SSA_START["b"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """A scorer with settings of its own, run like a registered scorer: one run per seed."""
+
+    scorer: str
+    scorer_kwargs: tuple[tuple[str, Any], ...]
+    description: str
+
+
+# The runs that separate SSA's form from its starting point (the chapter's last section).
+VARIANTS: dict[str, Variant] = {
+    "softmax_ssa_slope": Variant(
+        "temperature_softmax", (("learn_temperature", False), ("temperature", 1.0 / SSA_SLOPE_AT_ZERO)),
+        f"softmax of {SSA_SLOPE_AT_ZERO:g} x the logits, fixed: SSA's slope at zero at its start here"),
+    "ssa_authors_start": Variant(
+        "ssa", tuple(sorted(SCORER_DEFAULTS["ssa"].items())),
+        "SSA from the authors' b = e, n = e^0.4 (slope {:.2f} at zero), as in the in-context chapters".format(
+            SCORER_DEFAULTS["ssa"]["b"] * SCORER_DEFAULTS["ssa"]["n"])),
+}
 
 
 # The profiles: smoke exercises the code in seconds; cpu is the book's; paper the original's scale.
@@ -88,7 +121,13 @@ SEEDS = {"smoke": (0, 1), "cpu": tuple(range(10)), "paper": tuple(range(10))}
 
 
 def experiment_config(scorer: str, profile: str = "cpu", seed: int = 0) -> RetrievalExperiment:
+    """The run of ``scorer`` (a registered scorer with its defaults, or a name of :data:`VARIANTS`)
+    with ``seed`` at ``profile``."""
     model, train, evaluation = PROFILE_SIZES[check_profile(profile)]
+    if scorer in VARIANTS:
+        variant = VARIANTS[scorer]
+        model = dataclasses.replace(model, scorer=variant.scorer, scorer_kwargs=variant.scorer_kwargs)
+        return RetrievalExperiment(model, dataclasses.replace(train, seed=seed), evaluation, variant=scorer)
     return RetrievalExperiment(dataclasses.replace(model, scorer=scorer), dataclasses.replace(train, seed=seed), evaluation)
 
 
