@@ -1,6 +1,7 @@
 """Max retrieval under set-size shift (ssa.retrieval): the sets, the retriever, a run, the verdicts."""
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -121,3 +122,33 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
     assert command("max_retrieval", "cpu") == "python -m ssa regenerate max_retrieval --profile cpu --jobs 2"
+
+
+def test_the_variants_separate_ssas_form_from_its_starting_slope():
+    slope = experiment.SSA_SLOPE_AT_ZERO
+    assert slope == pytest.approx(experiment.SSA_START["n"] * experiment.SSA_START["b"])
+    sharper = experiment.experiment_config("softmax_ssa_slope", "cpu", 3)
+    assert sharper.name == "retrieval/runs/softmax_ssa_slope" and sharper.train.seed == 3
+    assert dict(sharper.model.scorer_kwargs) == {"learn_temperature": False, "temperature": pytest.approx(1 / slope)}
+    authors = dict(experiment.experiment_config("ssa_authors_start", "cpu").model.scorer_kwargs)
+    assert authors["b"] * authors["n"] == pytest.approx(math.exp(1.4))
+    assert experiment.experiment_config("ssa", "cpu").name == "retrieval/runs/ssa"  # a scorer's folder is its own
+
+    seeds = range(10)
+
+    def runs_with(sharper_loses):
+        return {"softmax": [_run("softmax", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
+                "ssa": [_run("ssa", s, [0.95, 0.5, 0.2 + 0.01 * s]) for s in seeds],
+                "softmax_ssa_slope": [_run("softmax_ssa_slope", s, [0.95, 0.5, 0.2 + 0.01 * s + 0.01 * (s % 2)] if sharper_loses
+                                           else [0.95, 0.8, 0.6 + 0.01 * (s % 2)]) for s in seeds],
+                "ssa_authors_start": [_run("ssa_authors_start", s, [0.95, 0.4, 0.1]) for s in seeds]}
+
+    found, reading = analysis.starting_point(runs_with(False), train_items=16)
+    assert found[("softmax_ssa_slope", "softmax")].outcome == verdicts.NO_EFFECT
+    assert found[("ssa", "softmax_ssa_slope")].outcome == verdicts.OPPOSITE and "deficit goes with its form" in reading
+    _, reading = analysis.starting_point(runs_with(True), train_items=16)  # the slope alone loses as much
+    assert "deficit goes with its starting slope" in reading
+    table = analysis.pairs_table(found)
+    assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == verdicts.OPPOSITE
+    with pytest.raises(ValueError, match="need the runs of ssa_authors_start"):
+        analysis.starting_point({name: group for name, group in runs_with(False).items() if name != "ssa_authors_start"}, 16)

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ssa import verdicts as rule
-from ssa.retrieval.experiment import SEEDS, experiment_config, load_run
+from ssa.retrieval.experiment import SEEDS, VARIANTS, experiment_config, load_run
 from ssa.retrieval.records import RetrievalRun
 
 THRESHOLD = 0.05  # accuracy
@@ -115,6 +115,29 @@ def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rul
     return pd.DataFrame(rows).set_index("scorer")
 
 
+def _style(name: str) -> tuple[str, str]:
+    """(colour, label) of a scorer or a variant (drawn in its scorer's colour)."""
+    from ssa.plotting import scorer_color, scorer_label
+
+    if name in VARIANTS:
+        return scorer_color(VARIANTS[name].scorer), VARIANTS[name].label
+    return scorer_color(name), scorer_label(name)
+
+
+def pairs_table(found: Mapping[tuple[str, str], rule.Verdict]):
+    """One row per ``(treatment, control)`` comparison: outcome, effect in the claim's direction
+    with its 95% interval, and pairs (or why it is not tested)."""
+    import pandas as pd
+
+    rows = []
+    for (treatment, control), verdict in found.items():
+        effect = verdict.detail if verdict.interval is None else (
+            f"{verdict.effect:+.3f} [{verdict.interval[0]:+.3f}, {verdict.interval[1]:+.3f}], {verdict.pairs} pairs")
+        rows.append({"comparison": f"{_style(treatment)[1]} vs {_style(control)[1]}", "outcome": verdict.outcome,
+                     "effect (95% interval)": effect})
+    return pd.DataFrame(rows).set_index("comparison")
+
+
 def curves(runs: Mapping[str, Sequence[RetrievalRun]], metric: str) -> dict[str, tuple[tuple[int, ...], np.ndarray]]:
     """``{scorer: (sizes, values (seeds, sizes))}`` of ``metric``."""
     found = {}
@@ -128,13 +151,12 @@ def curves(runs: Mapping[str, Sequence[RetrievalRun]], metric: str) -> dict[str,
 
 def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = "") -> None:
     """Mean over seeds (thick) and each seed (thin) of ``metric`` against the set size, log scale."""
-    from ssa.plotting import scorer_color, scorer_label
-
     for scorer, (sizes, values) in curves(runs, metric).items():
-        color = scorer_color(scorer)
+        color, label = _style(scorer)
+        linestyle = "--" if scorer in VARIANTS else "-"
         for row in values:
-            ax.plot(sizes, row, color=color, alpha=0.2, linewidth=0.7)
-        ax.plot(sizes, values.mean(0), color=color, linewidth=2, marker="o", markersize=3, label=scorer_label(scorer))
+            ax.plot(sizes, row, color=color, alpha=0.2, linewidth=0.7, linestyle=linestyle)
+        ax.plot(sizes, values.mean(0), color=color, linewidth=2, marker="o", markersize=3, label=label, linestyle=linestyle)
     ax.axvline(train_items, color="grey", linestyle=":", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("items per set (dotted: training size)")

@@ -86,8 +86,8 @@ class RetrievalExperiment:
 
 # SSA's start here is the registry's (b = 1, n = 1.5, both trained), whose slope at zero is n b:
 # the in-context chapters start it at the authors' b = e, n = e^0.4 instead (slope 4.06).
-_SSA_START = {name: parameter.default for name, parameter in inspect.signature(SSA).parameters.items() if name in ("b", "n")}
-SSA_SLOPE_AT_ZERO = _SSA_START["n"] * _SSA_START["b"]
+SSA_START = {name: parameter.default for name, parameter in inspect.signature(SSA).parameters.items() if name in ("b", "n")}
+SSA_SLOPE_AT_ZERO = SSA_START["n"] * SSA_START["b"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +96,7 @@ class Variant:
 
     scorer: str
     scorer_kwargs: tuple[tuple[str, Any], ...]
+    label: str  # for legends and tables
     description: str
 
 
@@ -103,9 +104,9 @@ class Variant:
 VARIANTS: dict[str, Variant] = {
     "softmax_ssa_slope": Variant(
         "temperature_softmax", (("learn_temperature", False), ("temperature", 1.0 / SSA_SLOPE_AT_ZERO)),
-        f"softmax of {SSA_SLOPE_AT_ZERO:g} x the logits, fixed: SSA's slope at zero at its start here"),
+        f"softmax x {SSA_SLOPE_AT_ZERO:g} (SSA's slope)", f"softmax of {SSA_SLOPE_AT_ZERO:g} x the logits, fixed: SSA's slope at zero at its start here"),
     "ssa_authors_start": Variant(
-        "ssa", tuple(sorted(SCORER_DEFAULTS["ssa"].items())),
+        "ssa", tuple(sorted(SCORER_DEFAULTS["ssa"].items())), "SSA from the authors' start",
         "SSA from the authors' b = e, n = e^0.4 (slope {:.2f} at zero), as in the in-context chapters".format(
             SCORER_DEFAULTS["ssa"]["b"] * SCORER_DEFAULTS["ssa"]["n"])),
 }
