@@ -225,7 +225,9 @@ def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
     assert [run.arguments for run in smoke[:2]] == [("ssa", "every", study.FIRST_SEED), ("softmax", "every", study.FIRST_SEED)]
     assert {run.arguments[2] for run in smoke} == set(range(study.FIRST_SEED, study.FIRST_SEED + 6))
     cpu = plan("icl_study", "cpu")
-    assert [run.arguments for run in cpu] == study.runs()
+    # the plan with the contingent comparison once the cache says its condition holds
+    assert [run.arguments for run in cpu] == study.runs(study.plan("cpu", cache=study.StudyCache("cpu", train=False)))
+    assert set(study.runs()) <= {run.arguments for run in cpu}
     assert {run.arguments[0] for run in plan("icl_study", "cpu", scorers=["temperature_softmax"])} == {"softmax_slope"}
     assert {run.arguments[2] for run in plan("icl_study", "cpu", seeds=[101, 5])} == {101}
     assert command("icl_study", "cpu", seeds=[101]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2"
