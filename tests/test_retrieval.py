@@ -121,6 +121,11 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [("ssa_authors_start", 0)]
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
+    from ssa.profiles import sizes
+
+    # the setup table counts the registered scorers and names the variants apart
+    assert sizes("max_retrieval").loc["scorers", "cpu"] == (f"all {len(scorer_names())} registered, and "
+                                                            + ", ".join(experiment.VARIANTS))
     assert command("max_retrieval", "cpu") == "python -m ssa regenerate max_retrieval --profile cpu --jobs 2"
 
 
