@@ -49,10 +49,6 @@ def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
     return float(np.mean(values))
 
 
-def _by_seed(runs: Sequence[RetrievalRun]) -> dict[int, RetrievalRun]:
-    return {run.seed: run for run in runs}
-
-
 def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: rule.Claim, metric: str,
            train_items: int) -> rule.Verdict:
     """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by

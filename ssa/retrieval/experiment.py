@@ -97,18 +97,14 @@ class Variant:
     scorer: str
     scorer_kwargs: tuple[tuple[str, Any], ...]
     label: str  # for legends and tables
-    description: str
 
 
 # The runs that separate SSA's form from its starting point (the chapter's last section).
 VARIANTS: dict[str, Variant] = {
     "softmax_ssa_slope": Variant(
         "temperature_softmax", (("learn_temperature", False), ("temperature", 1.0 / SSA_SLOPE_AT_ZERO)),
-        f"softmax x {SSA_SLOPE_AT_ZERO:g} (SSA's slope)", f"softmax of {SSA_SLOPE_AT_ZERO:g} x the logits, fixed: SSA's slope at zero at its start here"),
-    "ssa_authors_start": Variant(
-        "ssa", tuple(sorted(SCORER_DEFAULTS["ssa"].items())), "SSA from the authors' start",
-        "SSA from the authors' b = e, n = e^0.4 (slope {:.2f} at zero), as in the in-context chapters".format(
-            SCORER_DEFAULTS["ssa"]["b"] * SCORER_DEFAULTS["ssa"]["n"])),
+        f"softmax x {SSA_SLOPE_AT_ZERO:g} (SSA's slope)"),  # fixed: SSA's slope at zero at its start here
+    "ssa_authors_start": Variant("ssa", tuple(sorted(SCORER_DEFAULTS["ssa"].items())), "SSA from the authors' start"),
 }
 
 
