@@ -413,7 +413,7 @@ def _linear_row(profile: str) -> LedgerRow:
 
 def _study_effects(verdict: Verdict) -> str:
     """"every, error at sigma 10: -0.17 [-0.27, -0.07]; ..." for each judged part of ``verdict``."""
-    return "; ".join(f"{name}: {part.effect:+.2f} [{part.interval[0]:+.2f}, {part.interval[1]:+.2f}]"
+    return "; ".join(f"{name}: {part.estimate()}"
                      for name, part in verdict.parts if part.interval is not None)
 
 

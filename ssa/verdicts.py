@@ -136,6 +136,13 @@ class Verdict:
                 text += f"; more than {MAX_SEEDS} pairs would be needed at the observed spread"
         return text
 
+    def estimate(self, spec: str = "+.2f") -> str:
+        """The effect with its 95% interval, each formatted by ``spec``: "+0.17 [-0.27, -0.07]"
+        ("" when there is no paired evidence)."""
+        if self.interval is None or self.effect is None:
+            return ""
+        return f"{self.effect:{spec}} [{self.interval[0]:{spec}}, {self.interval[1]:{spec}}]"
+
     def pairs_to_decide(self) -> str:
         """For a table: the pairs that would decide an inconclusive verdict at the observed spread
         ("" when it is decided)."""

@@ -132,6 +132,13 @@ def test_combined_and_few_seed_verdicts_have_sentences():
     assert few.seeds_to_resolve == verdicts.seeds_to_resolve(few.effect, float(np.std(few.differences, ddof=1)), 0.1)
 
 
+def test_estimate_is_the_effect_and_its_interval():
+    found = judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
+    low, high = found.interval
+    assert found.estimate() == f"{found.effect:+.2f} [{low:+.2f}, {high:+.2f}]"
+    assert verdicts.not_tested(ERROR_CLAIM).estimate() == ""
+
+
 def test_pair_by_seed_keeps_the_seeds_both_sides_have_in_order():
     seeds, treatment, control = verdicts.pair_by_seed({2: 0.3, 0: 0.1, 5: 0.9}, {0: 0.5, 2: 0.4, 7: 0.0})
     assert seeds == (0, 2) and treatment.tolist() == [0.1, 0.3] and control.tolist() == [0.5, 0.4]

@@ -674,7 +674,7 @@ def ablation_table(rows: Sequence[dict]):
     def cell(verdict: rule.Verdict) -> str:
         if verdict.interval is None:
             return verdict.outcome
-        return f"{verdict.outcome} {verdict.effect:+.2f} [{verdict.interval[0]:+.2f}, {verdict.interval[1]:+.2f}]"
+        return f"{verdict.outcome} {verdict.estimate()}"
 
     table = pd.DataFrame([{"comparison": row["comparison"], "column": f"{get_task(row['task']).title}: {row['endpoint']}",
                            "cell": cell(row["verdict"])} for row in rows])
@@ -730,7 +730,7 @@ def starting_point_reading(cache: StudyCache, task: str) -> str | None:
     ssa, from_b1, sharper, versus_sharper = (judge(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
 
     def said(label: str, verdict: rule.Verdict) -> str:
-        return f"{label}: {verdict.outcome} ({verdict.effect:+.2f} [{verdict.interval[0]:+.2f}, {verdict.interval[1]:+.2f}])"
+        return f"{label}: {verdict.outcome} ({verdict.estimate()})"
 
     facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
                        said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),

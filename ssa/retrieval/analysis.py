@@ -128,7 +128,7 @@ def pairs_table(found: Mapping[tuple[str, str], rule.Verdict]):
     rows = []
     for (treatment, control), verdict in found.items():
         effect = verdict.detail if verdict.interval is None else (
-            f"{verdict.effect:+.3f} [{verdict.interval[0]:+.3f}, {verdict.interval[1]:+.3f}], {verdict.pairs} pairs")
+            f"{verdict.estimate('+.3f')}, {verdict.pairs} pairs")
         rows.append({"comparison": f"{_style(treatment)[1]} vs {_style(control)[1]}", "outcome": verdict.outcome,
                      "effect (95% interval)": effect})
     return pd.DataFrame(rows).set_index("comparison")
