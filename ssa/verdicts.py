@@ -13,6 +13,18 @@ Outcomes that are all-or-nothing per seed (an in-context learner generalises or 
 from normal, and with few pairs the :math:`t` interval is then overconfident, so two guards
 hold: no claim is decided by fewer than :data:`MIN_PAIRS` pairs, and "reproduced" or
 "opposite" also needs the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``) at 5%.
+An outcome that is 0 or 1 per seed (a seed generalises or it does not) is declared binary
+(``Claim(binary=True)``), and its interval is Tango's score interval for a difference of paired
+proportions (Tango, Statistics in Medicine 17:891, 1998), one of the intervals Fagerland, Lydersen
+and Laake recommend (Statistics in Medicine 33:2850, 2014): with :math:`g` pairs where only the
+treatment succeeds and :math:`l` where only the control does, it holds the :math:`\delta` with
+
+.. math:: \left| \frac{g - l - N\delta}{\sqrt{N\,(2\tilde p_l + \delta(1 - \delta))}} \right| \le z_{0.975},
+
+where :math:`\tilde p_l` is the maximum-likelihood rate of control-only successes given
+:math:`\delta`. The :math:`t` interval of 0/1 differences is a point when every pair agrees,
+and would call ten agreeing pairs "no effect" at any threshold; Tango's is then
+:math:`\pm z^2 / (N + z^2)`, :math:`\pm 0.28` with ten pairs.
 Each claim declares, before any result is read, a practical threshold :math:`\tau > 0`: the
 smallest effect that would matter, with the reason for its size. The outcome:
 
@@ -49,7 +61,7 @@ import numpy as np
 __all__ = [
     "OUTCOMES", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
-    "form_or_slope", "slope_sentence", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
+    "form_or_slope", "slope_sentence", "paired_proportion_interval", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
 REPRODUCED = "reproduced"
@@ -63,6 +75,8 @@ OUTCOMES = (REPRODUCED, NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_T
 
 CONFIDENCE = 0.95
 METHOD = "paired t interval (scipy.stats.ttest_rel), 95%; Wilcoxon signed-rank at 5% for a direction; at least 6 pairs"
+METHOD_BINARY = ("Tango's score interval for paired proportions, 95%; Wilcoxon signed-rank at 5% for a direction; "
+                 "at least 6 pairs")
 MAX_SEEDS = 10_000  # seeds_to_resolve searches up to this many pairs
 # Simulated studies per power estimate: its Monte Carlo standard error is at most
 # sqrt(0.25 / 2000) = 0.011, small beside the gaps between seed counts a power table compares.
@@ -86,8 +100,11 @@ class Claim:
     threshold: float
     units: str
     reason: str
+    binary: bool = False  # the outcome is 0 or 1 per seed: Tango's interval, not the t interval
 
     def __post_init__(self):
+        if not isinstance(self.binary, bool):
+            raise ValueError(f"binary must be True or False, got {self.binary!r}")
         if self.direction not in (1, -1):
             raise ValueError(f"direction must be +1 or -1, got {self.direction!r}")
         if not (isinstance(self.threshold, (int, float)) and math.isfinite(self.threshold) and self.threshold > 0):
@@ -177,6 +194,8 @@ def _paired_differences(claim: Claim, treatment: Sequence[float], control: Seque
                          f"{treatment.shape} and {control.shape}")
     if not (np.isfinite(treatment).all() and np.isfinite(control).all()):
         raise ValueError("treatment and control must be finite")
+    if claim.binary and not (np.isin(treatment, (0, 1)).all() and np.isin(control, (0, 1)).all()):
+        raise ValueError(f"treatment and control must be 0 or 1 per seed: the claim {claim.name!r} is binary")
     return claim.direction * (treatment - control)
 
 
@@ -194,17 +213,69 @@ def _t_interval(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return interval.low, interval.high
 
 
-def _decide(differences: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _tango_score(gains: np.ndarray, losses: np.ndarray, pairs: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """Tango's score statistic for a paired difference ``delta`` of proportions, with ``gains``
+    pairs where only the treatment succeeds and ``losses`` where only the control does (counts
+    may be fractional: :func:`_binary_pairs_to_resolve` scales them); decreasing in ``delta``."""
+    a = 2 * pairs
+    b = -gains - losses + (2 * pairs - gains + losses) * delta
+    c = -losses * delta * (1 - delta)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        restricted = (-b + np.sqrt(np.maximum(b * b - 4 * a * c, 0.0))) / (2 * a)
+        numerator = gains - losses - pairs * delta
+        score = numerator / np.sqrt(pairs * np.maximum(2 * restricted + delta * (1 - delta), 0.0))
+    return np.where(numerator == 0, 0.0, score)  # 0 / 0 where the estimate is delta and no pair differs
+
+
+def paired_proportion_interval(gains, losses, pairs) -> tuple[np.ndarray, np.ndarray]:
+    """Tango's score interval for the paired difference of proportions (at :data:`CONFIDENCE`),
+    with ``gains`` pairs where only the treatment succeeds and ``losses`` where only the control
+    does, out of ``pairs`` (arrays broadcast elementwise; counts may be fractional): the ``delta``
+    in [-1, 1] whose score lies within the normal quantile, found by bisection (the score is
+    monotone in ``delta``, with the estimate ``(gains - losses) / pairs`` inside)."""
+    from scipy import stats
+
+    gains, losses, pairs = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (gains, losses, pairs)))
+    if not (np.isfinite(pairs).all() and (pairs > 0).all()):
+        raise ValueError(f"pairs must be finite and > 0; got {pairs}")
+    for name, count in (("gains", gains), ("losses", losses)):
+        if not (np.isfinite(count).all() and (count >= 0).all()):
+            raise ValueError(f"{name} must be finite and >= 0; got {count}")
+    if (gains + losses > pairs).any():
+        raise ValueError(f"gains + losses must be at most pairs; got {gains} + {losses} of {pairs}")
+    z = stats.norm.ppf(0.5 + CONFIDENCE / 2)
+    estimate = (gains - losses) / pairs
+    bounds = []
+    for outside, inside, sign in ((np.full_like(estimate, -1.0), estimate, 1), (np.full_like(estimate, 1.0), estimate, -1)):
+        beyond = sign * _tango_score(gains, losses, pairs, outside) <= z  # the interval reaches -1 (or 1)
+        for _ in range(60):  # 2^-60: below double precision on [-1, 1]
+            middle = (outside + inside) / 2
+            excluded = sign * _tango_score(gains, losses, pairs, middle) > z
+            outside, inside = np.where(excluded, middle, outside), np.where(excluded, inside, middle)
+        bounds.append(np.where(beyond, -sign * 1.0, inside))
+    return bounds[0], bounds[1]
+
+
+def _binary_interval(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tango's interval for each row of 0/+1/-1 paired differences."""
+    return paired_proportion_interval((differences > 0).sum(axis=-1), (differences < 0).sum(axis=-1), differences.shape[-1])
+
+
+def _decide(differences: np.ndarray, threshold: float, binary: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rule on a stack of studies, one per row of ``differences`` (studies, pairs), each with
     at least :data:`MIN_PAIRS` pairs: ``(effect, low, high, outcome)``, one entry per study.
+    ``binary``: the outcomes are 0 or 1 per seed, and the interval is Tango's.
 
     :func:`judge` calls it with one row and the simulations with thousands, so that a simulated
     study is judged by the very code that judges the real one."""
     effect = differences.mean(axis=1)
-    identical = _identical(differences)
-    low, high = effect.copy(), effect.copy()
-    if not identical.all():
-        low[~identical], high[~identical] = _t_interval(differences[~identical])
+    if binary:
+        low, high = _binary_interval(differences)
+    else:
+        identical = _identical(differences)
+        low, high = effect.copy(), effect.copy()
+        if not identical.all():
+            low[~identical], high[~identical] = _t_interval(differences[~identical])
     outcome = np.full(len(effect), INCONCLUSIVE, dtype=object)
     outcome[(-threshold < low) & (high < threshold)] = NO_EFFECT
     outcome[high < 0] = OPPOSITE  # before "no effect" when both hold
@@ -247,6 +318,24 @@ def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: 
     return int(pairs[decided.argmax()]) if decided.any() else None
 
 
+def _binary_pairs_to_resolve(differences: np.ndarray, threshold: float, max_seeds: int = MAX_SEEDS) -> int | None:
+    """:func:`seeds_to_resolve` for a binary claim: the fewest pairs whose Tango interval would no
+    longer be inconclusive if the observed shares of gains and losses held; ``None`` beyond
+    ``max_seeds``."""
+    pairs = np.arange(MIN_PAIRS, max_seeds + 1, dtype=float)
+    gains, losses = np.mean(differences > 0) * pairs, np.mean(differences < 0) * pairs
+    effect = float(differences.mean())
+    low, high = paired_proportion_interval(gains, losses, pairs)
+    decided = ((low > 0) & (effect >= threshold)) | (high < 0) | ((-threshold < low) & (high < threshold))
+    return int(pairs[decided.argmax()]) if decided.any() else None
+
+
+def _pairs_to_resolve(claim: Claim, differences: np.ndarray) -> int | None:
+    if claim.binary:
+        return _binary_pairs_to_resolve(differences, claim.threshold)
+    return seeds_to_resolve(float(differences.mean()), float(differences.std(ddof=1)), claim.threshold)
+
+
 def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
     """The verdict on ``claim`` from outcomes paired by seed (``treatment[i]`` and ``control[i]``
     from seed ``i``). Fewer than :data:`MIN_PAIRS` pairs: inconclusive (the interval, if any, is
@@ -254,19 +343,22 @@ def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *,
     ``resolve=False`` skips :func:`seeds_to_resolve` (simulations)."""
     differences = _paired_differences(claim, treatment, control)
     common = dict(claim=claim.name, pairs=len(differences), threshold=claim.threshold, units=claim.units,
-                  differences=tuple(float(d) for d in differences))
+                  differences=tuple(float(d) for d in differences), method=METHOD_BINARY if claim.binary else METHOD)
     if len(differences) == 0:
         return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
     if len(differences) < MIN_PAIRS:
         effect = float(differences.mean())
+        if claim.binary:
+            interval = tuple(float(end[0]) for end in _binary_interval(differences[None, :]))
+            needed = _pairs_to_resolve(claim, differences) if resolve else MIN_PAIRS
+            return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
         spread = float(differences.std(ddof=1)) if len(differences) > 1 and not _identical(differences) else 0.0
         interval = tuple(float(end) for end in _t_interval(differences)) if spread > 0 else (-math.inf, math.inf)
         needed = seeds_to_resolve(effect, spread, claim.threshold) if spread > 0 and resolve else MIN_PAIRS
         return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
-    effects, lows, highs, outcomes = _decide(differences[None, :], claim.threshold)
+    effects, lows, highs, outcomes = _decide(differences[None, :], claim.threshold, claim.binary)
     effect, outcome = float(effects[0]), str(outcomes[0])
-    needed = (seeds_to_resolve(effect, float(differences.std(ddof=1)), claim.threshold)
-              if outcome == INCONCLUSIVE and resolve else None)
+    needed = _pairs_to_resolve(claim, differences) if outcome == INCONCLUSIVE and resolve else None
     return Verdict(outcome=outcome, effect=effect, interval=(float(lows[0]), float(highs[0])), seeds_to_resolve=needed, **common)
 
 
@@ -365,10 +457,11 @@ def _simulated_rate(claim: Claim, pairs: int, sample, simulations: int, seed: in
     if pairs < MIN_PAIRS:
         return 0.0  # the rule decides nothing with fewer pairs
     treatment, control = sample(np.random.default_rng(seed), (simulations, pairs))
-    differences = claim.direction * (np.asarray(treatment, dtype=float) - np.asarray(control, dtype=float))
-    if differences.shape != (simulations, pairs):
-        raise ValueError(f"sample must return outcomes of shape {(simulations, pairs)}; got {differences.shape}")
-    return float(np.mean(_decide(differences, claim.threshold)[3] == REPRODUCED))
+    treatment, control = np.asarray(treatment, dtype=float), np.asarray(control, dtype=float)
+    if treatment.shape != (simulations, pairs) or control.shape != (simulations, pairs):
+        raise ValueError(f"sample must return outcomes of shape {(simulations, pairs)}; got {treatment.shape} and {control.shape}")
+    differences = _paired_differences(claim, treatment.ravel(), control.ravel()).reshape(simulations, pairs)
+    return float(np.mean(_decide(differences, claim.threshold, claim.binary)[3] == REPRODUCED))
 
 
 def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: int = SIMULATIONS, seed: int = 0) -> float:

@@ -123,6 +123,9 @@ def test_the_plan_commit_is_the_one_that_added_the_plan():
     amendment = subprocess.run(["git", "log", "-S", '"ssa_lr1e-4", "softmax_lr1e-4", _Q,', "--format=%h", "--abbrev=7", "--",
                                 "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
     assert amendment[-1] == study.LR_AMENDMENT_COMMIT
+    binary = subprocess.run(["git", "log", "-S", 'one seed in five more that generalises", binary=True)', "--format=%h", "--abbrev=7",
+                             "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    assert binary[-1] == study.BINARY_AMENDMENT_COMMIT
 
 
 class _Cache(study.StudyCache):
@@ -167,6 +170,23 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     assert primary.name not in set(shares["comparison"])  # an incomplete comparison shows no share, as it has no verdict
     curves = study.arm_curves(["ssa", "softmax", "ssa_10k"], "every", primary.seed_list()[:8], study.error_along_sigma(cache))
     assert len(curves["ssa"][0]) == 5 and curves["softmax"][1].shape == (8, 29) and "ssa_10k" in curves
+
+
+def test_the_binary_amendment_lists_the_verdicts_the_t_interval_would_have_decided():
+    ablation = study.comparison("SSA from b = 1 vs softmax")
+
+    def errors(arm, task, seed):  # on "every" both arms agree on every seed; on "some" SSA from b = 1 generalises more
+        if task == "every":
+            return 0.0 if seed % 2 else 0.9
+        return 0.0 if arm == "ssa_b1" or seed % 2 else 0.9
+
+    cache = _Cache(errors)
+    rows = {row["task"]: row["verdict"] for row in study.verdict_rows([ablation], cache) if row["endpoint"] == study.BINARY_ENDPOINT}
+    assert rows["every"].outcome == "inconclusive" and rows["every"].interval[1] > 0.2  # ten agreeing pairs are not "no effect"
+    changes = study.binary_amendment_changes([ablation], cache)
+    assert list(changes["task"]) == ['"every"']
+    assert changes.iloc[0]["as first planned (t interval)"].startswith("no effect at this scale +0.00 [+0.00, +0.00]")
+    assert changes.iloc[0]["as judged (Tango's interval)"].startswith("inconclusive")
 
 
 def test_the_chapter_never_trains_at_cpu(tmp_path, monkeypatch):

@@ -117,6 +117,77 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_all_or_nothing(pa
     assert verdicts.false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
 
 
+GENERALISE_CLAIM = Claim("more seeds generalise", direction=1, threshold=0.2, units="share of seeds",
+                         reason="one seed in five", binary=True)
+
+
+def _tango_score_by_likelihood(gains: int, losses: int, pairs: int, delta: float) -> float:
+    """Tango's score at ``delta`` with the restricted maximum-likelihood rate of control-only
+    successes found numerically, not from the closed form the package uses."""
+    from scipy import optimize
+
+    def negative_log_likelihood(p_loss):
+        p_gain, p_same = p_loss + delta, 1 - 2 * p_loss - delta
+        terms = [(gains, p_gain), (losses, p_loss), (pairs - gains - losses, p_same)]
+        return -sum(count * math.log(p) for count, p in terms if count)
+
+    p_loss = optimize.minimize_scalar(negative_log_likelihood, bounds=(max(0.0, -delta) + 1e-15, (1 - delta) / 2 - 1e-15),
+                                      method="bounded", options={"xatol": 1e-13}).x
+    return (gains - losses - pairs * delta) / math.sqrt(pairs * (2 * p_loss + delta * (1 - delta)))
+
+
+@pytest.mark.parametrize("gains, losses, pairs", [(3, 0, 10), (7, 1, 21), (1, 7, 21), (5, 5, 10), (2, 1, 40), (9, 4, 40)])
+def test_the_binary_interval_is_tangos_score_interval(gains, losses, pairs):
+    low, high = (float(end[0]) for end in verdicts.paired_proportion_interval(np.array([gains]), np.array([losses]), np.array([pairs])))
+    z = stats.norm.ppf(0.975)
+    assert low < (gains - losses) / pairs < high
+    assert _tango_score_by_likelihood(gains, losses, pairs, low) == pytest.approx(z, abs=1e-5)
+    assert _tango_score_by_likelihood(gains, losses, pairs, high) == pytest.approx(-z, abs=1e-5)
+
+
+@pytest.mark.parametrize("pairs, outcome", [(10, "inconclusive"), (16, "no effect at this scale"), (40, "no effect at this scale")])
+def test_agreeing_binary_pairs_are_not_a_point(pairs, outcome):
+    """Every seed generalises under both or fails under both: the t interval would be the point 0;
+    Tango's is +-z^2 / (N + z^2), inside the threshold 0.2 from 16 pairs on."""
+    both = np.array([1.0, 0.0] * (pairs // 2))
+    verdict = judge(GENERALISE_CLAIM, both, both)
+    z2 = stats.norm.ppf(0.975) ** 2
+    assert verdict.interval == pytest.approx((-z2 / (pairs + z2), z2 / (pairs + z2)))
+    assert verdict.outcome == outcome and verdict.method == verdicts.METHOD_BINARY
+    if outcome == "inconclusive":
+        assert verdict.seeds_to_resolve == 16
+
+
+@pytest.mark.parametrize("gains, losses, pairs, message", [(-1, 0, 10, "gains"), (0, np.nan, 10, "losses"), (0, 0, 0, "pairs"),
+                                                          (6, 5, 10, "at most pairs")])
+def test_the_paired_proportion_interval_names_a_bad_count(gains, losses, pairs, message):
+    with pytest.raises(ValueError, match=message):
+        verdicts.paired_proportion_interval(gains, losses, pairs)
+
+
+def test_a_binary_claim_takes_only_0_and_1():
+    with pytest.raises(ValueError, match="treatment and control must be 0 or 1"):
+        judge(GENERALISE_CLAIM, np.full(6, 0.5), np.zeros(6))
+    with pytest.raises(ValueError, match="binary"):
+        Claim("c", direction=1, threshold=0.1, units="", reason="r", binary="yes")
+
+
+def test_binary_decisions_need_the_signed_rank_test_too():
+    gains = np.array([1.0] * 6 + [0.0] * 4)  # six gains, four agreeing failures
+    assert judge(GENERALISE_CLAIM, gains, np.zeros(10)).outcome == "reproduced"
+    assert judge(GENERALISE_CLAIM, np.zeros(10), gains).outcome == "opposite"
+    assert judge(GENERALISE_CLAIM, gains[:5], np.zeros(5)).outcome == "inconclusive"  # too few pairs
+
+
+@pytest.mark.parametrize("generalise", [0.3, 0.5, 0.8])
+@pytest.mark.parametrize("pairs", [6, 10, 20, 40])
+def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_binary(pairs, generalise):
+    def sample(generator, n):
+        return (generator.random(n) < generalise).astype(float), (generator.random(n) < generalise).astype(float)
+
+    assert verdicts.false_reproduction_rate(GENERALISE_CLAIM, pairs, sample, simulations=2000) <= 0.05
+
+
 def test_power_grows_with_seeds():
     low = verdicts.power(ERROR_CLAIM, pairs=6, effect=0.2, spread=0.2, simulations=1000)
     high = verdicts.power(ERROR_CLAIM, pairs=20, effect=0.2, spread=0.2, simulations=1000)
@@ -165,6 +236,11 @@ def test_simulated_studies_are_judged_as_judge_judges_each_one():
             alone = judge(ERROR_CLAIM, study, np.zeros_like(study), resolve=False)
             assert alone.outcome == outcome[row]
             assert alone.interval == (low[row], high[row]) and alone.effect == effect[row]
+    binary = np.sign(all_or_nothing)
+    effect, low, high, outcome = verdicts._decide(binary, GENERALISE_CLAIM.threshold, binary=True)
+    for row, study in enumerate(binary):
+        alone = judge(GENERALISE_CLAIM, (study > 0).astype(float), (study < 0).astype(float), resolve=False)
+        assert (alone.outcome, alone.interval, alone.effect) == (outcome[row], (low[row], high[row]), effect[row])
     outcomes = set(verdicts._decide(-np.vstack([normal, all_or_nothing, constant]), ERROR_CLAIM.threshold)[3])
     assert {"reproduced", "opposite", "inconclusive"} <= outcomes  # the comparison covered the outcomes that need the signed-rank test
 

@@ -191,9 +191,10 @@ ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
         "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH), error_at(10.0)),
     Endpoint("mean error, sigma 2-29", QUANTIFIERS, rule.Claim(
         "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH), mean_error(2.0, 29.0)),
+    # binary=True is an amendment made after the verdicts were read (BINARY_AMENDMENT_COMMIT).
     Endpoint("generalises at sigma 10", QUANTIFIERS, rule.Claim(
         f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at sigma = 10)", 1, 0.2, "share of seeds",
-        "the issue's smallest difference that matters: one seed in five more that generalises"), generalises),
+        "the issue's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
     Endpoint("normalised error, larger inputs", ("linear",), rule.Claim(
         "mean normalised error over sigma_x = 2..10 is lower", -1, 0.1, "normalised MSE",
         _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_x")),
@@ -275,6 +276,13 @@ CONTINGENCY_COMMIT = "ae22e28"  # the commit that added it (tests/test_study.py 
 # The amendment that reads "SSA vs softmax, lr 1e-4, 10 x steps" on "some" too, committed before any
 # run of its arms existed (tests/test_study.py checks it).
 LR_AMENDMENT_COMMIT = "e41f7ef"
+# An amendment made after the verdicts were read: "generalises at sigma 10" is 0 or 1 per seed, and
+# the paired t interval the plan named is a point when every pair agrees, so ten agreeing pairs read
+# "no effect at this scale" with an interval of [0, 0]. The endpoint is judged with Tango's interval
+# for paired proportions instead (ssa.verdicts, Claim.binary); binary_amendment_changes lists the
+# verdicts it changed (tests/test_study.py checks the commit).
+BINARY_AMENDMENT_COMMIT = "0000000"
+BINARY_ENDPOINT = "generalises at sigma 10"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
@@ -626,6 +634,27 @@ def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[s
     missing = f"{cache.cached(compared, task)} of {needed(compared, task)} runs cached"
     return {endpoint: dataclasses.replace(rule.not_tested(ENDPOINTS[endpoint].claim), detail=missing)
             for endpoint in compared.endpoints}
+
+
+def binary_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache):
+    """The verdicts on :data:`BINARY_ENDPOINT` that judging it as binary (Tango's interval) changed
+    from the paired t interval the plan first named: a table with both outcomes and intervals, one
+    row per comparison and task where they differ (empty when none does)."""
+    import pandas as pd
+
+    as_planned_claim = dataclasses.replace(ENDPOINTS[BINARY_ENDPOINT].claim, binary=False)
+    rows = []
+    for compared in comparisons:
+        for task in compared.tasks:
+            if BINARY_ENDPOINT not in compared.endpoints or not cache.complete(compared, task):
+                continue
+            judged = judge(compared, task, BINARY_ENDPOINT, cache)
+            as_planned = rule.judge(as_planned_claim, *outcomes(compared, task, BINARY_ENDPOINT, cache))
+            if as_planned.outcome != judged.outcome:
+                rows.append({"comparison": compared.name, "task": get_task(task).title,
+                             "as first planned (t interval)": f"{as_planned.outcome} {as_planned.estimate()}",
+                             "as judged (Tango's interval)": f"{judged.outcome} {judged.estimate()}"})
+    return pd.DataFrame(rows, columns=["comparison", "task", "as first planned (t interval)", "as judged (Tango's interval)"])
 
 
 def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | None:
