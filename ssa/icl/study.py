@@ -281,7 +281,7 @@ LR_AMENDMENT_COMMIT = "e41f7ef"
 # "no effect at this scale" with an interval of [0, 0]. The endpoint is judged with Tango's interval
 # for paired proportions instead (ssa.verdicts, Claim.binary); binary_amendment_changes lists the
 # verdicts it changed (tests/test_study.py checks the commit).
-BINARY_AMENDMENT_COMMIT = "0000000"
+BINARY_AMENDMENT_COMMIT = "c43f143"
 BINARY_ENDPOINT = "generalises at sigma 10"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
