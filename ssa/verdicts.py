@@ -25,13 +25,21 @@ where :math:`\tilde p_l` is the maximum-likelihood rate of control-only successe
 :math:`\delta`. The :math:`t` interval of 0/1 differences is a point when every pair agrees,
 and would call ten agreeing pairs "no effect" at any threshold; Tango's is then
 :math:`\pm z^2 / (N + z^2)`, :math:`\pm 0.28` with ten pairs.
+A claim whose outcome can flip from seed to seed (an in-context learner generalises or fails)
+declares the largest paired difference one flip can make, :math:`F` (``Claim(largest_flip=1)`` for
+an error in [0, 1]). Pairs that show no flip give a narrow :math:`t` interval, yet flips in a share
+:math:`\tau / F` of the seeds, enough to move the mean by the threshold, go unseen in all
+:math:`N` pairs with probability :math:`(1 - \tau/F)^N`; so "no effect at this scale" also needs
+:math:`(1 - \tau/F)^N \le 0.025` (:func:`no_effect_pairs`: 36 pairs for :math:`\tau = 0.1`,
+:math:`F = 1`), and with fewer pairs such a claim is at best inconclusive.
 Each claim declares, before any result is read, a practical threshold :math:`\tau > 0`: the
 smallest effect that would matter, with the reason for its size. The outcome:
 
 ========================  ====================================================================
 reproduced                the interval excludes 0 on the paper's side and :math:`\hat\delta \ge \tau`
 opposite                  the interval excludes 0 on the other side
-no effect at this scale   the interval lies within :math:`(-\tau, \tau)`
+no effect at this scale   the interval lies within :math:`(-\tau, \tau)` (and, for outcomes that
+                          flip, at least :func:`no_effect_pairs` pairs)
 inconclusive              anything else, and always with fewer than :data:`MIN_PAIRS` pairs;
                           :attr:`Verdict.seeds_to_resolve` says how many pairs would decide it
                           if the observed mean and spread held
@@ -61,7 +69,7 @@ import numpy as np
 __all__ = [
     "OUTCOMES", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
-    "form_or_slope", "slope_sentence", "paired_proportion_interval", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
+    "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
 REPRODUCED = "reproduced"
@@ -101,10 +109,14 @@ class Claim:
     units: str
     reason: str
     binary: bool = False  # the outcome is 0 or 1 per seed: Tango's interval, not the t interval
+    largest_flip: float | None = None  # outcomes that flip from seed to seed: the largest difference one flip makes
 
     def __post_init__(self):
         if not isinstance(self.binary, bool):
             raise ValueError(f"binary must be True or False, got {self.binary!r}")
+        if self.largest_flip is not None and not (isinstance(self.largest_flip, (int, float)) and math.isfinite(self.largest_flip)
+                                                  and self.largest_flip > 0):
+            raise ValueError(f"largest_flip must be None or a finite number > 0, got {self.largest_flip!r}")
         if self.direction not in (1, -1):
             raise ValueError(f"direction must be +1 or -1, got {self.direction!r}")
         if not (isinstance(self.threshold, (int, float)) and math.isfinite(self.threshold) and self.threshold > 0):
@@ -127,6 +139,7 @@ class Verdict:
     method: str = METHOD
     differences: tuple[float, ...] = ()  # one per seed, in the paper's direction
     seeds_to_resolve: int | None = None  # inconclusive only; None if more than MAX_SEEDS
+    no_effect_pairs: int = MIN_PAIRS  # the fewest pairs that may give "no effect" (no_effect_pairs of the claim)
     detail: str = ""  # premise absent: the measurement; partly: the parts
     parts: tuple[tuple[str, "Verdict"], ...] = ()
 
@@ -145,7 +158,10 @@ class Verdict:
         text = (f"effect {self.effect:+.3g}{units} in the paper's direction, 95% interval [{low:+.3g}, {high:+.3g}] "
                 f"over {self.pairs} paired seed{'' if self.pairs == 1 else 's'}, threshold {self.threshold:.3g}")
         if self.outcome == INCONCLUSIVE:
-            if self.pairs < 2:
+            if MIN_PAIRS <= self.pairs < self.no_effect_pairs and -self.threshold < low and high < self.threshold:
+                text += (f"; the interval lies within the threshold, but for outcomes that flip from seed to seed "
+                         f"the rule needs {self.no_effect_pairs} pairs to call it no effect")
+            elif self.pairs < 2:
                 text += f"; one pair has no spread, and the rule needs {MIN_PAIRS}"
             elif self.seeds_to_resolve:
                 text += f"; about {self.seeds_to_resolve} pairs would decide it at the observed spread"
@@ -261,10 +277,30 @@ def _binary_interval(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return paired_proportion_interval((differences > 0).sum(axis=-1), (differences < 0).sum(axis=-1), differences.shape[-1])
 
 
-def _decide(differences: np.ndarray, threshold: float, binary: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def no_effect_pairs(claim: Claim) -> int:
+    """The fewest pairs from which the rule may call ``claim`` "no effect at this scale": for an
+    outcome that flips (``claim.largest_flip``), the fewest N with
+    (1 - threshold / largest_flip)^N <= (1 - 0.95) / 2, so that flips frequent enough to move the
+    mean by the threshold would have shown in some pair; :data:`MIN_PAIRS` otherwise."""
+    if claim.largest_flip is None or claim.threshold >= claim.largest_flip:
+        return MIN_PAIRS
+    unseen = math.log((1 - CONFIDENCE) / 2) / math.log(1 - claim.threshold / claim.largest_flip)
+    return max(MIN_PAIRS, math.ceil(unseen))
+
+
+def _decided(low, high, effect, threshold: float, pairs, no_effect_from: int):
+    """Whether an interval decides: reproduced, opposite, or no effect (the last only from
+    ``no_effect_from`` pairs on)."""
+    no_effect = (-threshold < low) & (high < threshold) & (pairs >= no_effect_from)
+    return ((low > 0) & (effect >= threshold)) | (high < 0) | no_effect
+
+
+def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
+            no_effect_from: int = MIN_PAIRS) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rule on a stack of studies, one per row of ``differences`` (studies, pairs), each with
     at least :data:`MIN_PAIRS` pairs: ``(effect, low, high, outcome)``, one entry per study.
-    ``binary``: the outcomes are 0 or 1 per seed, and the interval is Tango's.
+    ``binary``: the outcomes are 0 or 1 per seed, and the interval is Tango's; ``no_effect_from``:
+    the fewest pairs that may give "no effect at this scale" (:func:`no_effect_pairs`).
 
     :func:`judge` calls it with one row and the simulations with thousands, so that a simulated
     study is judged by the very code that judges the real one."""
@@ -277,7 +313,7 @@ def _decide(differences: np.ndarray, threshold: float, binary: bool = False) -> 
         if not identical.all():
             low[~identical], high[~identical] = _t_interval(differences[~identical])
     outcome = np.full(len(effect), INCONCLUSIVE, dtype=object)
-    outcome[(-threshold < low) & (high < threshold)] = NO_EFFECT
+    outcome[(-threshold < low) & (high < threshold) & (differences.shape[1] >= no_effect_from)] = NO_EFFECT
     outcome[high < 0] = OPPOSITE  # before "no effect" when both hold
     outcome[(low > 0) & (effect >= threshold)] = REPRODUCED
     directional = np.flatnonzero((outcome == REPRODUCED) | (outcome == OPPOSITE))
@@ -306,19 +342,21 @@ def _signed_rank_p(differences: np.ndarray) -> np.ndarray:
     return p
 
 
-def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: int = MAX_SEEDS) -> int | None:
+def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: int = MAX_SEEDS,
+                     no_effect_from: int = MIN_PAIRS) -> int | None:
     """The fewest pairs whose interval, with this mean and standard deviation of the paired
-    differences, would no longer be inconclusive; ``None`` beyond ``max_seeds``."""
+    differences, would no longer be inconclusive ("no effect" only from ``no_effect_from`` pairs
+    on); ``None`` beyond ``max_seeds``."""
     from scipy import stats
 
     pairs = np.arange(MIN_PAIRS, max_seeds + 1)
     half_width = stats.t.ppf(0.5 + CONFIDENCE / 2, pairs - 1) * spread / np.sqrt(pairs)
-    low, high = effect - half_width, effect + half_width
-    decided = ((low > 0) & (effect >= threshold)) | (high < 0) | ((-threshold < low) & (high < threshold))
+    decided = _decided(effect - half_width, effect + half_width, effect, threshold, pairs, no_effect_from)
     return int(pairs[decided.argmax()]) if decided.any() else None
 
 
-def _binary_pairs_to_resolve(differences: np.ndarray, threshold: float, max_seeds: int = MAX_SEEDS) -> int | None:
+def _binary_pairs_to_resolve(differences: np.ndarray, threshold: float, max_seeds: int = MAX_SEEDS,
+                             no_effect_from: int = MIN_PAIRS) -> int | None:
     """:func:`seeds_to_resolve` for a binary claim: the fewest pairs whose Tango interval would no
     longer be inconclusive if the observed shares of gains and losses held; ``None`` beyond
     ``max_seeds``."""
@@ -326,14 +364,15 @@ def _binary_pairs_to_resolve(differences: np.ndarray, threshold: float, max_seed
     gains, losses = np.mean(differences > 0) * pairs, np.mean(differences < 0) * pairs
     effect = float(differences.mean())
     low, high = paired_proportion_interval(gains, losses, pairs)
-    decided = ((low > 0) & (effect >= threshold)) | (high < 0) | ((-threshold < low) & (high < threshold))
+    decided = _decided(low, high, effect, threshold, pairs, no_effect_from)
     return int(pairs[decided.argmax()]) if decided.any() else None
 
 
 def _pairs_to_resolve(claim: Claim, differences: np.ndarray) -> int | None:
     if claim.binary:
-        return _binary_pairs_to_resolve(differences, claim.threshold)
-    return seeds_to_resolve(float(differences.mean()), float(differences.std(ddof=1)), claim.threshold)
+        return _binary_pairs_to_resolve(differences, claim.threshold, no_effect_from=no_effect_pairs(claim))
+    return seeds_to_resolve(float(differences.mean()), float(differences.std(ddof=1)), claim.threshold,
+                            no_effect_from=no_effect_pairs(claim))
 
 
 def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
@@ -343,7 +382,8 @@ def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *,
     ``resolve=False`` skips :func:`seeds_to_resolve` (simulations)."""
     differences = _paired_differences(claim, treatment, control)
     common = dict(claim=claim.name, pairs=len(differences), threshold=claim.threshold, units=claim.units,
-                  differences=tuple(float(d) for d in differences), method=METHOD_BINARY if claim.binary else METHOD)
+                  differences=tuple(float(d) for d in differences), method=METHOD_BINARY if claim.binary else METHOD,
+                  no_effect_pairs=no_effect_pairs(claim))
     if len(differences) == 0:
         return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
     if len(differences) < MIN_PAIRS:
@@ -354,9 +394,10 @@ def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *,
             return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
         spread = float(differences.std(ddof=1)) if len(differences) > 1 and not _identical(differences) else 0.0
         interval = tuple(float(end) for end in _t_interval(differences)) if spread > 0 else (-math.inf, math.inf)
-        needed = seeds_to_resolve(effect, spread, claim.threshold) if spread > 0 and resolve else MIN_PAIRS
+        needed = (seeds_to_resolve(effect, spread, claim.threshold, no_effect_from=no_effect_pairs(claim)) if spread > 0 and resolve
+                  else MIN_PAIRS)
         return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
-    effects, lows, highs, outcomes = _decide(differences[None, :], claim.threshold, claim.binary)
+    effects, lows, highs, outcomes = _decide(differences[None, :], claim.threshold, claim.binary, no_effect_pairs(claim))
     effect, outcome = float(effects[0]), str(outcomes[0])
     needed = _pairs_to_resolve(claim, differences) if outcome == INCONCLUSIVE and resolve else None
     return Verdict(outcome=outcome, effect=effect, interval=(float(lows[0]), float(highs[0])), seeds_to_resolve=needed, **common)
@@ -461,7 +502,7 @@ def _simulated_rate(claim: Claim, pairs: int, sample, simulations: int, seed: in
     if treatment.shape != (simulations, pairs) or control.shape != (simulations, pairs):
         raise ValueError(f"sample must return outcomes of shape {(simulations, pairs)}; got {treatment.shape} and {control.shape}")
     differences = _paired_differences(claim, treatment.ravel(), control.ravel()).reshape(simulations, pairs)
-    return float(np.mean(_decide(differences, claim.threshold, claim.binary)[3] == REPRODUCED))
+    return float(np.mean(_decide(differences, claim.threshold, claim.binary, no_effect_pairs(claim))[3] == REPRODUCED))
 
 
 def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: int = SIMULATIONS, seed: int = 0) -> float:

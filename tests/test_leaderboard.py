@@ -71,22 +71,25 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
     for each in lb.COLUMNS:
         assert board.cell("sigmoid", each.key).verdict.outcome == verdicts.REPRODUCED
         assert board.cell("sigmoid", each.key).verdict.pairs == len(lb.seeds(each.benchmark, PROFILE))
-        # identical errors seed by seed: no difference at the threshold
-        assert board.cell("sparsemax", each.key).verdict.outcome == verdicts.NO_EFFECT
+        # identical errors seed by seed: no difference at the threshold, except where prompt errors
+        # flip from seed to seed and the seeds are too few to rule out flips (ssa.verdicts.no_effect_pairs)
+        too_few = len(lb.seeds(each.benchmark, PROFILE)) < verdicts.no_effect_pairs(each.claim)
+        assert too_few == (each.key in ("every", "some"))
+        assert board.cell("sparsemax", each.key).verdict.outcome == (verdicts.INCONCLUSIVE if too_few else verdicts.NO_EFFECT)
         assert board.cell("softmax", each.key).verdict is None
     retrieval = board.cell("sigmoid", "retrieval")
     assert retrieval.mean == pytest.approx(1 - np.mean([_noisy(0.9, s) for s in range(10)]))
     assert lb.best_scorers(board) == {each.key: ["sigmoid"] for each in lb.COLUMNS}
     # the paper's statement reads the in-context columns only; sigmoid is not one of its alternatives
-    statement = lb.statement_verdict(board)
-    assert statement.outcome == verdicts.REPRODUCED and "4 task-and-shift panels" in statement.detail
+    statement = lb.statement_verdict(board)  # its alternatives match softmax, which ten seeds of prompt errors cannot show
+    assert statement.outcome == verdicts.INCONCLUSIVE and "4 task-and-shift panels" in statement.detail
     assert "experiments with 10 seeds, " in statement.detail and "with 20" in statement.detail  # 10 is said once
     assert lb.ssa_verdict(board).outcome == verdicts.NO_EFFECT
     table = lb.table(board)
     assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("better")
     frame = lb.frame(board)
     assert len(frame) == len(lb.scorers()) * len(lb.COLUMNS)
-    assert set(frame["outcome"]) == {"reference", verdicts.REPRODUCED, verdicts.NO_EFFECT}
+    assert set(frame["outcome"]) == {"reference", verdicts.REPRODUCED, verdicts.NO_EFFECT, verdicts.INCONCLUSIVE}
 
 
 def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
@@ -158,6 +161,8 @@ def test_the_statement_is_read_only_once_every_cell_it_needs_is_filled():
     assert not lb.statement_complete(board)
     reading = lb.statement_reading(board)
     assert reading["outcome"] == verdicts.NOT_TESTED and "26 of the 28 in-context cells" in reading["text"]
-    full = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7))
+    # every alternative worse than softmax everywhere: none is better on any panel
+    full = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3 if scorer == "softmax" else 0.6, seed),
+                                         lambda scorer, seed: 0.7))
     reading = lb.statement_reading(full)
     assert reading["complete"] and reading["outcome"] == verdicts.REPRODUCED and "at 10 paired seeds" in reading["text"]

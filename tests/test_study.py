@@ -126,6 +126,9 @@ def test_the_plan_commit_is_the_one_that_added_the_plan():
     binary = subprocess.run(["git", "log", "-S", 'one seed in five more that generalises", binary=True)', "--format=%h", "--abbrev=7",
                              "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
     assert binary[-1] == study.BINARY_AMENDMENT_COMMIT
+    flips = subprocess.run(["git", "log", "-S", '"prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP)', "--format=%h", "--abbrev=7",
+                            "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    assert flips[-1] == study.FLIP_AMENDMENT_COMMIT
 
 
 class _Cache(study.StudyCache):
@@ -172,7 +175,7 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     assert len(curves["ssa"][0]) == 5 and curves["softmax"][1].shape == (8, 29) and "ssa_10k" in curves
 
 
-def test_the_binary_amendment_lists_the_verdicts_the_t_interval_would_have_decided():
+def test_the_amendments_list_the_verdicts_the_plans_rule_would_have_decided():
     ablation = study.comparison("SSA from b = 1 vs softmax")
 
     def errors(arm, task, seed):  # on "every" both arms agree on every seed; on "some" SSA from b = 1 generalises more
@@ -181,12 +184,13 @@ def test_the_binary_amendment_lists_the_verdicts_the_t_interval_would_have_decid
         return 0.0 if arm == "ssa_b1" or seed % 2 else 0.9
 
     cache = _Cache(errors)
-    rows = {row["task"]: row["verdict"] for row in study.verdict_rows([ablation], cache) if row["endpoint"] == study.BINARY_ENDPOINT}
-    assert rows["every"].outcome == "inconclusive" and rows["every"].interval[1] > 0.2  # ten agreeing pairs are not "no effect"
-    changes = study.binary_amendment_changes([ablation], cache)
-    assert list(changes["task"]) == ['"every"']
-    assert changes.iloc[0]["as first planned (t interval)"].startswith("no effect at this scale +0.00 [+0.00, +0.00]")
-    assert changes.iloc[0]["as judged (Tango's interval)"].startswith("inconclusive")
+    rows = {(row["task"], row["endpoint"]): row["verdict"] for row in study.verdict_rows([ablation], cache)}
+    assert rows[("every", study.BINARY_ENDPOINT)].interval[1] > 0.2  # ten agreeing pairs are not "no effect"
+    assert {verdict.outcome for (task, _), verdict in rows.items() if task == "every"} == {"inconclusive"}
+    changes = study.rule_amendment_changes([ablation], cache)
+    assert list(changes["task"]) == ['"every"'] * 3 and list(changes["endpoint"]) == list(ablation.endpoints)
+    assert set(changes["as first planned"]) == {"no effect at this scale +0.00 [+0.00, +0.00]"}
+    assert all(cell.startswith("inconclusive") for cell in changes["as judged"])
 
 
 def test_the_chapter_never_trains_at_cpu(tmp_path, monkeypatch):
@@ -334,7 +338,7 @@ def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_e
     assert table.loc["SSA vs softmax, 3 x steps", '"every": error at sigma 10'] == "not tested"
 
 
-def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold():
+def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(monkeypatch):
     def cache_with(ssa_b1_error):
         def errors(arm, task, seed):
             base = 0.1 + 0.01 * (seed % 3)
@@ -342,9 +346,16 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
                     "ssa_b1": ssa_b1_error + 0.01 * (seed % 3)}.get(arm, base)
         return _Cache(errors)
 
+    # SSA from b = 1 matching softmax on ten seeds: prompt errors flip from seed to seed, so ten pairs
+    # cannot call it "no effect", and without that fact the slope is not named
+    unseparated = study.starting_point_reading(cache_with(0.1), "every")
+    assert "SSA vs softmax: opposite (-0.4" in unseparated and "SSA from b = 1 vs softmax: inconclusive (+0.00" in unseparated
+    assert "do not separate" in unseparated
+    assert study.comparison("SSA from b = 1 vs softmax").seeds < verdicts.no_effect_pairs(study.ENDPOINTS["error at sigma 10"].claim)
+    with_enough_pairs = dataclasses.replace(study.ENDPOINTS["error at sigma 10"].claim, largest_flip=None)
+    monkeypatch.setitem(study.ENDPOINTS, "error at sigma 10", dataclasses.replace(study.ENDPOINTS["error at sigma 10"], claim=with_enough_pairs))
     slope = study.starting_point_reading(cache_with(0.1), "every")
-    assert "SSA vs softmax: opposite (-0.4" in slope and "SSA from b = 1 vs softmax: no effect at this scale" in slope
-    assert "deficit goes with its starting slope" in slope
+    assert "SSA from b = 1 vs softmax: no effect at this scale" in slope and "deficit goes with its starting slope" in slope
     # SSA from b = 1 losing as well: the slope does not explain it
     assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
     # no difference to attribute

@@ -188,6 +188,56 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_binary(pairs, gen
     assert verdicts.false_reproduction_rate(GENERALISE_CLAIM, pairs, sample, simulations=2000) <= 0.05
 
 
+FLIP_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
+                   reason="a tenth of the error scale [0, 1]", largest_flip=1.0)
+
+
+@pytest.mark.parametrize("threshold, flip", [(0.1, 1.0), (0.1, 0.9), (0.2, 1.0), (0.05, 1.0)])
+def test_no_effect_pairs_are_the_fewest_that_show_a_flip_frequent_enough_to_matter(threshold, flip):
+    needed = verdicts.no_effect_pairs(Claim("c", -1, threshold, "u", "r", largest_flip=flip))
+    unseen = lambda pairs: (1 - threshold / flip) ** pairs
+    assert unseen(needed) <= 0.025 < unseen(needed - 1)
+
+
+def test_no_effect_pairs_are_the_rules_minimum_without_flips():
+    assert verdicts.no_effect_pairs(ERROR_CLAIM) == verdicts.MIN_PAIRS
+    assert verdicts.no_effect_pairs(Claim("c", -1, 0.5, "u", "r", largest_flip=0.4)) == verdicts.MIN_PAIRS  # a flip cannot reach it
+    with pytest.raises(ValueError, match="largest_flip"):
+        Claim("c", -1, 0.1, "u", "r", largest_flip=0.0)
+
+
+def test_outcomes_that_flip_need_enough_pairs_for_no_effect():
+    generator = np.random.default_rng(3)
+    needed = verdicts.no_effect_pairs(FLIP_CLAIM)
+    for pairs, outcome in ((10, "inconclusive"), (needed - 1, "inconclusive"), (needed, "no effect at this scale")):
+        differences = generator.normal(0.0, 0.01, pairs)
+        assert judge(ERROR_CLAIM, np.zeros(pairs), differences).outcome == "no effect at this scale"
+        verdict = judge(FLIP_CLAIM, np.zeros(pairs), differences)
+        assert verdict.outcome == outcome
+        if outcome == "inconclusive":
+            assert verdict.seeds_to_resolve == needed and f"needs {needed} pairs to call it no effect" in verdict.sentence()
+    flipped = np.r_[np.full(12, 0.9), generator.normal(0.0, 0.01, 28)]  # a direction needs no more pairs than before
+    assert judge(FLIP_CLAIM, np.zeros(40), flipped).outcome == judge(ERROR_CLAIM, np.zeros(40), flipped).outcome == "reproduced"
+
+
+@pytest.mark.parametrize("pairs", [10, 20])
+def test_rare_flips_are_not_called_no_effect(pairs):
+    """Seeds flip (one arm generalises, the other fails: a difference of 1) in a tenth of the
+    pairs, so the true effect is the threshold. The t interval alone calls that "no effect"
+    whenever no pair flipped, (0.9)^N of the time; the declared flips forbid it below 36 pairs."""
+    def sample(generator, shape):
+        flips = generator.random(shape) < FLIP_CLAIM.threshold / FLIP_CLAIM.largest_flip
+        return np.zeros(shape), np.where(flips, 1.0, 0.0) + generator.normal(0.0, 0.01, shape)
+
+    def no_effect_rate(claim):
+        treatment, control = sample(np.random.default_rng(0), (2000, pairs))
+        differences = claim.direction * (treatment - control)
+        return np.mean(verdicts._decide(differences, claim.threshold, no_effect_from=verdicts.no_effect_pairs(claim))[3]
+                       == "no effect at this scale")
+
+    assert no_effect_rate(ERROR_CLAIM) > 0.05 and no_effect_rate(FLIP_CLAIM) == 0.0
+
+
 def test_power_grows_with_seeds():
     low = verdicts.power(ERROR_CLAIM, pairs=6, effect=0.2, spread=0.2, simulations=1000)
     high = verdicts.power(ERROR_CLAIM, pairs=20, effect=0.2, spread=0.2, simulations=1000)

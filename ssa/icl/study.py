@@ -38,6 +38,7 @@ from ssa.icl import experiments
 from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
 from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.tasks import QUANTIFIERS, get_task
+from ssa.icl.verdicts import PROMPT_ERROR_FLIP
 
 TITLE = "Does SSA generalise better? A powered test"  # the chapter's title
 PLAN_COMMIT = "5389975"  # the commit that fixed this plan, before any study run (tests/test_study.py checks it)
@@ -186,11 +187,13 @@ def generalises(run: ICLRun, task: str) -> float:
 
 _TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's MIN_EFFECT, "
           "fixed before the chapters' results were read")
+# largest_flip is an amendment made after the verdicts were read (FLIP_AMENDMENT_COMMIT): a seed
+# that generalises under one arm and fails under the other moves a prompt error in [0, 1] by up to 1.
 ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
     Endpoint("error at sigma 10", QUANTIFIERS, rule.Claim(
-        "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH), error_at(10.0)),
+        "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP), error_at(10.0)),
     Endpoint("mean error, sigma 2-29", QUANTIFIERS, rule.Claim(
-        "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH), mean_error(2.0, 29.0)),
+        "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP), mean_error(2.0, 29.0)),
     # binary=True is an amendment made after the verdicts were read (BINARY_AMENDMENT_COMMIT).
     Endpoint("generalises at sigma 10", QUANTIFIERS, rule.Claim(
         f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at sigma = 10)", 1, 0.2, "share of seeds",
@@ -276,13 +279,18 @@ CONTINGENCY_COMMIT = "ae22e28"  # the commit that added it (tests/test_study.py 
 # The amendment that reads "SSA vs softmax, lr 1e-4, 10 x steps" on "some" too, committed before any
 # run of its arms existed (tests/test_study.py checks it).
 LR_AMENDMENT_COMMIT = "e41f7ef"
-# An amendment made after the verdicts were read: "generalises at sigma 10" is 0 or 1 per seed, and
-# the paired t interval the plan named is a point when every pair agrees, so ten agreeing pairs read
-# "no effect at this scale" with an interval of [0, 0]. The endpoint is judged with Tango's interval
-# for paired proportions instead (ssa.verdicts, Claim.binary); binary_amendment_changes lists the
-# verdicts it changed (tests/test_study.py checks the commit).
+# Two amendments made after the verdicts were read, both to how "no effect at this scale" is
+# decided for outcomes that flip from seed to seed (tests/test_study.py checks their commits);
+# rule_amendment_changes lists the verdicts they changed.
+# 1. "generalises at sigma 10" is 0 or 1 per seed, and the paired t interval the plan named is a
+#    point when every pair agrees, so ten agreeing pairs read "no effect" with an interval of [0, 0];
+#    it is judged with Tango's interval for paired proportions instead (Claim.binary).
 BINARY_AMENDMENT_COMMIT = "c43f143"
 BINARY_ENDPOINT = "generalises at sigma 10"
+# 2. The prompt-error endpoints flip too (a seed generalises or fails), and pairs that show no flip
+#    cannot rule out flips frequent enough to matter: "no effect" on them needs
+#    ssa.verdicts.no_effect_pairs pairs (Claim.largest_flip).
+FLIP_AMENDMENT_COMMIT = "0000000"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
@@ -636,25 +644,32 @@ def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[s
             for endpoint in compared.endpoints}
 
 
-def binary_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache):
-    """The verdicts on :data:`BINARY_ENDPOINT` that judging it as binary (Tango's interval) changed
-    from the paired t interval the plan first named: a table with both outcomes and intervals, one
-    row per comparison and task where they differ (empty when none does)."""
+def _as_planned(claim: rule.Claim) -> rule.Claim:
+    """``claim`` as the plan first judged it: the paired t interval, "no effect" from the rule's
+    fewest pairs (before the two amendments of :data:`BINARY_AMENDMENT_COMMIT` and
+    :data:`FLIP_AMENDMENT_COMMIT`)."""
+    return dataclasses.replace(claim, binary=False, largest_flip=None)
+
+
+def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache):
+    """The verdicts that the two amendments to the rule changed from what the plan's rule gave
+    (:func:`_as_planned`): a table with both outcomes and intervals, one row per comparison, task
+    and endpoint where they differ (empty when none does)."""
     import pandas as pd
 
-    as_planned_claim = dataclasses.replace(ENDPOINTS[BINARY_ENDPOINT].claim, binary=False)
     rows = []
     for compared in comparisons:
         for task in compared.tasks:
-            if BINARY_ENDPOINT not in compared.endpoints or not cache.complete(compared, task):
+            if not cache.complete(compared, task):
                 continue
-            judged = judge(compared, task, BINARY_ENDPOINT, cache)
-            as_planned = rule.judge(as_planned_claim, *outcomes(compared, task, BINARY_ENDPOINT, cache))
-            if as_planned.outcome != judged.outcome:
-                rows.append({"comparison": compared.name, "task": get_task(task).title,
-                             "as first planned (t interval)": f"{as_planned.outcome} {as_planned.estimate()}",
-                             "as judged (Tango's interval)": f"{judged.outcome} {judged.estimate()}"})
-    return pd.DataFrame(rows, columns=["comparison", "task", "as first planned (t interval)", "as judged (Tango's interval)"])
+            for endpoint in compared.endpoints:
+                judged = judge(compared, task, endpoint, cache)
+                as_planned = rule.judge(_as_planned(ENDPOINTS[endpoint].claim), *outcomes(compared, task, endpoint, cache))
+                if as_planned.outcome != judged.outcome:
+                    rows.append({"comparison": compared.name, "task": get_task(task).title, "endpoint": endpoint,
+                                 "as first planned": f"{as_planned.outcome} {as_planned.estimate()}",
+                                 "as judged": f"{judged.outcome} {judged.estimate()}"})
+    return pd.DataFrame(rows, columns=["comparison", "task", "endpoint", "as first planned", "as judged"])
 
 
 def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | None:
