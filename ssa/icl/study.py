@@ -290,7 +290,7 @@ BINARY_ENDPOINT = "generalises at sigma 10"
 # 2. The prompt-error endpoints flip too (a seed generalises or fails), and pairs that show no flip
 #    cannot rule out flips frequent enough to matter: "no effect" on them needs
 #    ssa.verdicts.no_effect_pairs pairs (Claim.largest_flip).
-FLIP_AMENDMENT_COMMIT = "0000000"
+FLIP_AMENDMENT_COMMIT = "47a4544"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
