@@ -82,7 +82,7 @@ def test_a_comparison_with_missing_seeds_is_an_error_and_a_complete_one_is_judge
 
     verdict = study.judge(compared, "every", "error at sigma 10", load)
     assert verdict.outcome == verdicts.REPRODUCED and verdict.pairs == compared.seeds
-    with pytest.raises(study.IncompleteStudyError, match="1 of 20 runs on some are not cached"):
+    with pytest.raises(study.IncompleteStudyError, match=f"1 of {2 * compared.seeds} runs on some are not cached"):
         study.outcomes(compared, "some", "error at sigma 10", lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed))
     with pytest.raises(ValueError, match="task 'linear' is not one of"):
         study.outcomes(compared, "linear", "error at sigma 10", load)
@@ -129,6 +129,9 @@ def test_the_plan_commit_is_the_one_that_added_the_plan():
     flips = subprocess.run(["git", "log", "-S", '"prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP)', "--format=%h", "--abbrev=7",
                             "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
     assert flips[-1] == study.FLIP_AMENDMENT_COMMIT
+    starting_point = subprocess.run(["git", "log", "-S", '"ssa_b1", "softmax", _Q, STARTING_POINT_SEEDS,', "--format=%h", "--abbrev=7",
+                                     "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    assert starting_point[-1] == study.STARTING_POINT_AMENDMENT_COMMIT
 
 
 class _Cache(study.StudyCache):
@@ -163,25 +166,26 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     missing = [row for row in rows if row["comparison"] == "SSA vs softmax"]
     assert {row["verdict"].outcome for row in missing} == {"not tested"} and "45 of 80 runs cached" in missing[0]["verdict"].detail
     judged = {(row["task"], row["endpoint"]): row["verdict"] for row in rows if row["comparison"] == "SSA from b = 1 vs softmax"}
-    assert judged[("every", "generalises at sigma 10")].differences == pytest.approx([1.0, 0.0] * 5)  # softmax fails on even seeds
+    assert judged[("every", "generalises at sigma 10")].differences == pytest.approx([1.0, 0.0] * (ablation.seeds // 2))  # softmax fails on even seeds
     assert judged[("every", "error at sigma 10")].effect == pytest.approx((0.9 + 0.05) / 2)
     table = study.verdict_table(rows)
     assert list(table.columns) == ["comparison", "task", "endpoint", "outcome", "effect", "95% interval", "pairs", "to decide / missing"]
     shares = study.generalising_table([primary, ablation], cache)
     in_ablation = shares[(shares["comparison"] == ablation.name) & (shares["arm"] == "softmax") & (shares["task"] == '"every"')].iloc[0]
-    assert in_ablation["generalise"] == 5 and in_ablation["seeds"] == 10 and in_ablation["95% low"] < 0.5 < in_ablation["95% high"]
+    assert in_ablation["generalise"] == ablation.seeds // 2 and in_ablation["seeds"] == ablation.seeds and in_ablation["95% low"] < 0.5 < in_ablation["95% high"]
     assert primary.name not in set(shares["comparison"])  # an incomplete comparison shows no share, as it has no verdict
     curves = study.arm_curves(["ssa", "softmax", "ssa_10k"], "every", primary.seed_list()[:8], study.error_along_sigma(cache))
     assert len(curves["ssa"][0]) == 5 and curves["softmax"][1].shape == (8, 29) and "ssa_10k" in curves
 
 
 def test_the_amendments_list_the_verdicts_the_plans_rule_would_have_decided():
-    ablation = study.comparison("SSA from b = 1 vs softmax")
+    ablation = study.comparison("SSA vs softmax, separate channels")
+    assert ablation.seeds == 10
 
-    def errors(arm, task, seed):  # on "every" both arms agree on every seed; on "some" SSA from b = 1 generalises more
+    def errors(arm, task, seed):  # on "every" both arms agree on every seed; on "some" SSA generalises more
         if task == "every":
             return 0.0 if seed % 2 else 0.9
-        return 0.0 if arm == "ssa_b1" or seed % 2 else 0.9
+        return 0.0 if arm == "ssa_channels" or seed % 2 else 0.9
 
     cache = _Cache(errors)
     rows = {(row["task"], row["endpoint"]): row["verdict"] for row in study.verdict_rows([ablation], cache)}
@@ -338,24 +342,20 @@ def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_e
     assert table.loc["SSA vs softmax, 3 x steps", '"every": error at sigma 10'] == "not tested"
 
 
-def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(monkeypatch):
+def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold():
     def cache_with(ssa_b1_error):
         def errors(arm, task, seed):
             base = 0.1 + 0.01 * (seed % 3)
-            return {"softmax": base, "ssa": 0.6 + 0.01 * (seed % 2), "softmax_slope": 0.6,
+            return {"softmax": base, "ssa": 0.6 + 0.01 * (seed % 2), "softmax_slope": 0.6 + 0.01 * ((seed + 1) % 2),
                     "ssa_b1": ssa_b1_error + 0.01 * (seed % 3)}.get(arm, base)
         return _Cache(errors)
 
-    # SSA from b = 1 matching softmax on ten seeds: prompt errors flip from seed to seed, so ten pairs
-    # cannot call it "no effect", and without that fact the slope is not named
-    unseparated = study.starting_point_reading(cache_with(0.1), "every")
-    assert "SSA vs softmax: opposite (-0.4" in unseparated and "SSA from b = 1 vs softmax: inconclusive (+0.00" in unseparated
-    assert "do not separate" in unseparated
-    assert study.comparison("SSA from b = 1 vs softmax").seeds < verdicts.no_effect_pairs(study.ENDPOINTS["error at sigma 10"].claim)
-    with_enough_pairs = dataclasses.replace(study.ENDPOINTS["error at sigma 10"].claim, largest_flip=None)
-    monkeypatch.setitem(study.ENDPOINTS, "error at sigma 10", dataclasses.replace(study.ENDPOINTS["error at sigma 10"], claim=with_enough_pairs))
+    # "no effect" on a prompt error needs verdicts.no_effect_pairs pairs, which these comparisons have
+    assert min(study.comparison(name).seeds for name in study.STARTING_POINT) >= verdicts.no_effect_pairs(
+        study.ENDPOINTS["error at sigma 10"].claim)
     slope = study.starting_point_reading(cache_with(0.1), "every")
-    assert "SSA from b = 1 vs softmax: no effect at this scale" in slope and "deficit goes with its starting slope" in slope
+    assert "SSA vs softmax: opposite (-0.4" in slope and "SSA from b = 1 vs softmax: no effect at this scale" in slope
+    assert "deficit goes with its starting slope" in slope
     # SSA from b = 1 losing as well: the slope does not explain it
     assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
     # no difference to attribute

@@ -47,6 +47,10 @@ FIRST_SEED = 100  # study seeds are FIRST_SEED, FIRST_SEED + 1, ...: disjoint fr
 GENERALISES_BELOW = 0.1  # a quantification run "generalises" at sigma = 10 when its prompt error is below this
 PRIMARY_SEEDS = 40  # per comparison of the primary question (see the power calculation in the chapter)
 ABLATION_SEEDS = 10  # per ablation, length and size comparison (the minimum)
+# The starting-point comparisons, by an amendment after their ten-seed verdicts were read
+# (STARTING_POINT_AMENDMENT_COMMIT): the primary question's count, so that "no effect", which the
+# rule gives prompt errors only from verdicts.no_effect_pairs pairs (36), can be reached.
+STARTING_POINT_SEEDS = PRIMARY_SEEDS
 ENDPOINT_SIGMAS = (10,)  # sigmas an endpoint reads by value, evaluated at every profile
 
 _SSA_B0, _SSA_N0 = SCORER_DEFAULTS["ssa"]["b"], SCORER_DEFAULTS["ssa"]["n"]
@@ -242,11 +246,11 @@ COMPARISONS: tuple[Comparison, ...] = (
                "ssa_no_first_norm", "softmax_no_first_norm", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
     # Functional form or starting point?
     Comparison("SSA from b = 1 vs softmax", "Does SSA still differ from softmax when it starts at b = 1?",
-               "ssa_b1", "softmax", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+               "ssa_b1", "softmax", _Q, STARTING_POINT_SEEDS, QUANTIFICATION_ENDPOINTS),
     Comparison("sharper softmax vs softmax", "Does a softmax with SSA's starting slope do what SSA does?",
-               "softmax_slope", "softmax", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+               "softmax_slope", "softmax", _Q, STARTING_POINT_SEEDS, QUANTIFICATION_ENDPOINTS),
     Comparison("SSA vs sharper softmax", "Is SSA's form better than its starting slope alone?",
-               "ssa", "softmax_slope", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+               "ssa", "softmax_slope", _Q, STARTING_POINT_SEEDS, QUANTIFICATION_ENDPOINTS),
     Comparison("frozen SSA vs SSA", "Does training b and n matter?",
                "ssa_frozen", "ssa", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
     Comparison("SSA with 10 x lr for b, n vs SSA", "Does SSA change when b and n can move?",
@@ -291,6 +295,11 @@ BINARY_ENDPOINT = "generalises at sigma 10"
 #    cannot rule out flips frequent enough to matter: "no effect" on them needs
 #    ssa.verdicts.no_effect_pairs pairs (Claim.largest_flip).
 FLIP_AMENDMENT_COMMIT = "47a4544"
+# 3. With (2), ten pairs can never call a prompt-error endpoint "no effect", and the reading of
+#    SSA's deficit (starting_point_reading) needs such verdicts: the three comparisons it reads
+#    beside the primary one get the primary's 40 seeds (STARTING_POINT_SEEDS), decided before any
+#    run of the added seeds existed; their softmax and SSA runs are the primary comparison's.
+STARTING_POINT_AMENDMENT_COMMIT = "0000000"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
@@ -774,7 +783,8 @@ def starting_point_reading(cache: StudyCache, task: str) -> str | None:
     ssa, from_b1, sharper, versus_sharper = (judge(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
 
     def said(label: str, verdict: rule.Verdict) -> str:
-        return f"{label}: {verdict.outcome} ({verdict.estimate()})"
+        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome == rule.INCONCLUSIVE else ""
+        return f"{label}: {verdict.outcome} ({verdict.estimate()}{deciding})"
 
     facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
                        said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
