@@ -299,7 +299,7 @@ FLIP_AMENDMENT_COMMIT = "47a4544"
 #    SSA's deficit (starting_point_reading) needs such verdicts: the three comparisons it reads
 #    beside the primary one get the primary's 40 seeds (STARTING_POINT_SEEDS), decided before any
 #    run of the added seeds existed; their softmax and SSA runs are the primary comparison's.
-STARTING_POINT_AMENDMENT_COMMIT = "0000000"
+STARTING_POINT_AMENDMENT_COMMIT = "70fbf62"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
