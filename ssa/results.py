@@ -63,6 +63,9 @@ CACHE_SCHEMA_VERSION = 1
 REQUIRE_CACHE_ENV = "SSA_REQUIRE_CACHE"
 RESULTS_MIRROR_ENV = "SSA_RESULTS_MIRROR"
 _KEY_LENGTH = 16
+# The committed cache's cap, from the powered in-context study's issue ("results/ stays under
+# 40 MB in total"); `python -m ssa.results validate` fails above it.
+RESULTS_BYTES_LIMIT = 40_000_000
 
 
 class CacheMissError(RuntimeError):
@@ -129,6 +132,12 @@ def _to_json_value(value: Any, where: str, allow_nonfinite: bool) -> Any:
 def canonical_json(value: Any) -> str:
     """Deterministic JSON text: sorted keys, no whitespace."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def entry_text(entry: Mapping, *, allow_nonfinite: bool = False) -> str:
+    """How an entry is stored: :func:`canonical_json` on one line. Compact because results/ is
+    committed under a size cap (:data:`RESULTS_BYTES_LIMIT`) and indentation alone doubled it."""
+    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nonfinite) + "\n"
 
 
 def code_identity(code: str | None) -> dict | None:
@@ -440,7 +449,7 @@ def cached_entry(
         "result": _to_json_value(result, "result", allow_nonfinite),
         "provenance": _provenance(normalized_config, device, wall_time_s, before),
     }
-    text = json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=allow_nonfinite) + "\n"
+    text = entry_text(entry, allow_nonfinite=allow_nonfinite)
     _write_atomically(path, text)
     written = json.loads(text)
     return CachedResult(written["result"], written["provenance"], path)
@@ -493,6 +502,24 @@ def list_entries(results_dir: str | Path | None = None, profile: str | None = No
     return entries
 
 
+def committed_bytes(results_dir: str | Path | None = None) -> int:
+    """Bytes of every file under the committed profiles' folders (all but ``smoke``)."""
+    root = Path(results_dir) if results_dir is not None else paths.results_dir()
+    return sum(path.stat().st_size for profile in PROFILES if profile != "smoke"
+               for path in (root / profile).rglob("*") if path.is_file())
+
+
+def reformat_entry(path: Path) -> bool:
+    """Rewrite the entry at ``path`` in :func:`entry_text`'s layout; whether it changed. The
+    values are parsed and written back, so its key, config and numbers stay exactly the same."""
+    text = path.read_text(encoding="utf-8")
+    formatted = entry_text(json.loads(text), allow_nonfinite=True)
+    if formatted == text:
+        return False
+    _write_atomically(path, formatted)
+    return True
+
+
 def _computation_names() -> tuple[str, ...]:
     from ssa import code_versions
 
@@ -534,7 +561,9 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m ssa.results", description="List and validate cached results.")
-    parser.add_argument("command", choices=("list", "validate"))
+    parser.add_argument("command", choices=("list", "validate", "format"),
+                        help="list entries; validate them (and the committed cache's size); format: rewrite "
+                             "entries stored in another layout in the one entry_text writes")
     parser.add_argument("--profile", choices=PROFILES, action="append",
                         help="only this profile's entries (repeatable; default: every profile folder)")
     parser.add_argument("--results-dir", type=Path)
@@ -555,12 +584,21 @@ def main(argv: list[str] | None = None) -> int:
         entries = [entry for entry in entries if in_folders(entry.experiment, folders)]
     if arguments.versioned:
         entries = [entry for entry in entries if computation_of(entry.experiment) is not None]
+    if arguments.command == "format":
+        rewritten = [entry for entry in entries if not entry.problems and reformat_entry(entry.path)]
+        print(f"{len(entries)} entries, {len(rewritten)} rewritten", file=sys.stderr)
+        return 0
     invalid = [entry for entry in entries if entry.problems]
     for entry in entries if arguments.command == "list" else invalid:
         status = "ok" if not entry.problems else "; ".join(entry.problems)
         print(f"{entry.profile:6} {entry.experiment:40} {entry.path.name}  {status}")
     print(f"{len(entries)} entries, {len(invalid)} invalid", file=sys.stderr)
-    return 1 if invalid else 0
+    oversize = arguments.command == "validate" and committed_bytes(arguments.results_dir) > RESULTS_BYTES_LIMIT
+    if oversize:
+        print(f"the committed results take {committed_bytes(arguments.results_dir):,} bytes, over the cap of "
+              f"{RESULTS_BYTES_LIMIT:,}: run `python -m ssa.results format`, or keep fewer per-position arrays",
+              file=sys.stderr)
+    return 1 if invalid or oversize else 0
 
 
 if __name__ == "__main__":

@@ -175,6 +175,36 @@ def test_list_entries_reports_problems(tmp_path):
     assert results.main(["validate", "--results-dir", str(tmp_path)]) == 1
 
 
+def test_entries_are_stored_on_one_line_and_format_rewrites_others_without_changing_them(tmp_path):
+    config = {"seed": 0, "rate": 0.1}
+    cached("demo/a", config, Counter({"curve": [0.1, 1e-05, 3]}), profile="cpu", regenerate=REGENERATE,
+           results_dir=tmp_path)
+    path = entry_path("demo/a", config, profile="cpu", results_dir=tmp_path)
+    written = path.read_text()
+    assert written.count("\n") == 1 and written.endswith("}\n")
+    path.write_text(json.dumps(json.loads(written), indent=1))  # the layout entries had before
+    assert results.main(["format", "--results-dir", str(tmp_path)]) == 0
+    assert path.read_text() == written
+    assert not results.reformat_entry(path)
+    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 0
+
+
+def test_validate_fails_when_the_committed_results_pass_the_size_cap(tmp_path, monkeypatch, capsys):
+    cached("demo/a", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    cached("demo/b", {"seed": 1}, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path)
+    committed = results.committed_bytes(tmp_path)
+    assert committed == sum(path.stat().st_size for path in (tmp_path / "cpu").rglob("*.json"))  # smoke is not committed
+    monkeypatch.setattr(results, "RESULTS_BYTES_LIMIT", committed)
+    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 0
+    monkeypatch.setattr(results, "RESULTS_BYTES_LIMIT", committed - 1)
+    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 1
+    assert "over the cap" in capsys.readouterr().err
+
+
+def test_committed_results_are_under_the_size_cap():
+    assert results.committed_bytes() <= results.RESULTS_BYTES_LIMIT
+
+
 def test_committed_results_are_valid():
     """Every entry under results/ (cpu and paper are committed) passes validation."""
     invalid = [(str(entry.path), entry.problems) for entry in list_entries() if entry.problems]
