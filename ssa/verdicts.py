@@ -288,11 +288,14 @@ def no_effect_pairs(claim: Claim) -> int:
     return max(MIN_PAIRS, math.ceil(unseen))
 
 
+def _no_effect(low, high, threshold: float, pairs, no_effect_from: int):
+    """The interval lies within the threshold, from ``no_effect_from`` pairs on."""
+    return (-threshold < low) & (high < threshold) & (pairs >= no_effect_from)
+
+
 def _decided(low, high, effect, threshold: float, pairs, no_effect_from: int):
-    """Whether an interval decides: reproduced, opposite, or no effect (the last only from
-    ``no_effect_from`` pairs on)."""
-    no_effect = (-threshold < low) & (high < threshold) & (pairs >= no_effect_from)
-    return ((low > 0) & (effect >= threshold)) | (high < 0) | no_effect
+    """Whether an interval decides: reproduced, opposite, or no effect."""
+    return ((low > 0) & (effect >= threshold)) | (high < 0) | _no_effect(low, high, threshold, pairs, no_effect_from)
 
 
 def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
@@ -313,7 +316,7 @@ def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
         if not identical.all():
             low[~identical], high[~identical] = _t_interval(differences[~identical])
     outcome = np.full(len(effect), INCONCLUSIVE, dtype=object)
-    outcome[(-threshold < low) & (high < threshold) & (differences.shape[1] >= no_effect_from)] = NO_EFFECT
+    outcome[_no_effect(low, high, threshold, differences.shape[1], no_effect_from)] = NO_EFFECT
     outcome[high < 0] = OPPOSITE  # before "no effect" when both hold
     outcome[(low > 0) & (effect >= threshold)] = REPRODUCED
     directional = np.flatnonzero((outcome == REPRODUCED) | (outcome == OPPOSITE))

@@ -724,13 +724,8 @@ def ablation_table(rows: Sequence[dict]):
     where the comparison does not read that endpoint)."""
     import pandas as pd
 
-    def cell(verdict: rule.Verdict) -> str:
-        if verdict.interval is None:
-            return verdict.outcome
-        return f"{verdict.outcome} {verdict.estimate()}"
-
     table = pd.DataFrame([{"comparison": row["comparison"], "column": f"{get_task(row['task']).title}: {row['endpoint']}",
-                           "cell": cell(row["verdict"])} for row in rows])
+                           "cell": f"{row['verdict'].outcome} {row['verdict'].estimate()}".rstrip()} for row in rows])
     if table.empty:
         return table
     wide = table.pivot(index="comparison", columns="column", values="cell").fillna("")
