@@ -363,7 +363,30 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     # read only once all four comparisons are complete on the task
     assert study.starting_point_reading(_Cache(lambda arm, task, seed: None if arm == "softmax_slope" and seed == 100 else 0.1), "every") is None
     quantifiers = [c for c in study.COMPARISONS if "linear" not in c.tasks]
-    assert "Form or starting slope, on \"every\"" in study.summary(quantifiers, cache_with(0.1))
+    summary = study.summary(quantifiers, cache_with(0.1))
+    assert "Form or starting slope, on \"every\"" in summary
+    assert "A check that assumes nothing" in summary and "the primary question's under it: \"every\", error at sigma 10: opposite" in summary
+
+
+def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the_slope_with_them():
+    def errors(arm, task, seed):  # SSA from b = 1 ties softmax exactly; SSA and the sharper softmax lose by 0.5
+        base = 0.1 + 0.01 * (seed % 3)
+        return {"ssa": base + 0.5, "softmax_slope": base + 0.5}.get(arm, base)
+
+    cache = _Cache(errors)
+    rows = study.verdict_rows([study.comparison(name) for name in study.STARTING_POINT], cache)
+    checks = study.bounded_checks(rows)
+    assert {row["endpoint"] for row in checks} == {"error at sigma 10", "mean error, sigma 2-29"}  # not the binary endpoint
+    assert all(row["verdict"].outcome in ("opposite", "no effect at this scale") for row in checks)
+    checked = {(row["comparison"], row["task"], row["endpoint"]): row["checked"].outcome for row in checks}
+    assert checked[("SSA vs softmax", "every", "error at sigma 10")] == "opposite"  # 0.5 on every pair: decided under it too
+    assert checked[("SSA from b = 1 vs softmax", "every", "error at sigma 10")] == "inconclusive"  # 40 ties cannot rule out flips
+    table = study.bounded_check_table(checks)
+    assert len(table) == len(checks) and table["bounded interval"].str.startswith(("opposite", "inconclusive")).all()
+    sentence = study.bounded_check_sentence(checks, cache)
+    kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
+    assert sentence.startswith(f"{kept} of the {len(checks)} decided verdicts") and "These comparisons do not separate" in sentence
+    assert study.bounded_check_sentence([], cache) == "No verdict on a prompt-error endpoint is decided yet."
 
 
 def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cost():

@@ -313,3 +313,54 @@ def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
     assert "advantage goes with its starting slope" in verdicts.slope_sentence(verdicts.SLOPE, v(verdicts.REPRODUCED), "SSA")
     with pytest.raises(ValueError, match="reading must be one of"):
         verdicts.slope_sentence("its colour", opposite)
+
+
+def _rare_flips(generator, pairs):
+    """Differences in [-1, 1]: a flip of 1 in a tenth of the pairs (mean 0.1), else near 0."""
+    return np.clip(np.where(generator.random(pairs) < 0.1, 1.0, 0.0) + generator.normal(0.0, 0.01, pairs), -1, 1)
+
+
+def test_the_bounded_interval_covers_the_mean_where_rare_flips_fool_the_t_interval():
+    """150 seeded samples of 20 pairs whose mean is 0.1: a 95% interval may miss it in at most 5%
+    of samples, plus three binomial standard errors of a 150-sample rate (0.053)."""
+    generator = np.random.default_rng(11)
+    samples = [_rare_flips(generator, 20) for _ in range(150)]
+    missed = [not (low <= 0.1 <= high) for low, high in (verdicts.bounded_mean_interval(d, 1.0) for d in samples)]
+    t_missed = [not (low <= 0.1 <= high) for low, high in zip(*verdicts._t_interval(np.array(samples)))]
+    assert np.mean(missed) <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 150)
+    assert np.mean(t_missed) > 0.1  # the samples with no flip: 0.9^20 = 12% of them
+
+
+def test_the_bounded_interval_holds_the_mean_narrows_with_pairs_and_ignores_order():
+    generator = np.random.default_rng(5)
+    differences = np.clip(generator.normal(0.05, 0.2, 40), -1, 1)
+    low, high = verdicts.bounded_mean_interval(differences, 1.0)
+    assert low < differences.mean() < high and -1 <= low and high <= 1
+    assert verdicts.bounded_mean_interval(differences[::-1], 1.0) == (low, high)
+    assert verdicts.bounded_mean_interval(differences / 2, 0.5) == pytest.approx((low / 2, high / 2), abs=1e-12)
+    widths = [np.subtract(*verdicts.bounded_mean_interval(np.zeros(n), 1.0))[()] for n in (10, 40, 160)]
+    assert widths[0] < widths[1] < widths[2] < 0  # low - high: narrower with more pairs
+    zero_low, zero_high = verdicts.bounded_mean_interval(np.zeros(40), 1.0)
+    assert zero_low == pytest.approx(-zero_high, abs=1e-12)
+
+
+@pytest.mark.parametrize("differences, bound, message", [
+    ([0.1, 0.2], 0.0, "bound"), ([0.1, 0.2], math.inf, "bound"), ([0.1], 1.0, "differences"),
+    ([0.1, 1.5], 1.0, "within"), ([0.1, math.nan], 1.0, "finite"), ([[0.1, 0.2]], 1.0, "differences")])
+def test_the_bounded_interval_names_bad_input(differences, bound, message):
+    with pytest.raises(ValueError, match=message):
+        verdicts.bounded_mean_interval(differences, bound)
+
+
+def test_the_bounded_check_decides_again_with_the_bounded_interval():
+    generator = np.random.default_rng(2)
+    quiet = generator.normal(0.0, 0.01, 40)  # no flip among 40 pairs: "no effect" by the t interval
+    verdict = judge(FLIP_CLAIM, np.zeros(40), quiet)
+    assert verdict.outcome == "no effect at this scale"
+    checked = verdicts.bounded_check(verdict, 1.0)
+    assert checked.outcome == "inconclusive" and checked.method == verdicts.METHOD_BOUNDED
+    assert checked.interval == verdicts.bounded_mean_interval(verdict.differences, 1.0) and checked.effect == verdict.effect
+    strong = judge(FLIP_CLAIM, np.zeros(40), np.clip(generator.normal(-0.8, 0.05, 40), -1, 1))
+    assert strong.outcome == verdicts.bounded_check(strong, 1.0).outcome == "opposite"
+    few = judge(FLIP_CLAIM, np.zeros(3), np.zeros(3))
+    assert verdicts.bounded_check(few, 1.0) is few

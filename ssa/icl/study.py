@@ -765,10 +765,11 @@ STARTING_POINT = ("SSA vs softmax", "SSA from b = 1 vs softmax", "sharper softma
 STARTING_POINT_ENDPOINT = "error at sigma 10"
 
 
-def starting_point_reading(cache: StudyCache, task: str) -> str | None:
+def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = False) -> str | None:
     """Whether SSA's difference from softmax on ``task`` (at :data:`STARTING_POINT_ENDPOINT`) goes
     with its starting slope rather than its form, read from the four comparisons of
-    :data:`STARTING_POINT`; ``None`` until all four are complete on ``task``.
+    :data:`STARTING_POINT`; ``None`` until all four are complete on ``task``. ``bounded``: with
+    each verdict decided again by :func:`ssa.verdicts.bounded_check` (the robustness check).
 
     The reading is :func:`ssa.verdicts.form_or_slope`'s, with SSA started at b = 1 as the gentler
     start."""
@@ -776,9 +777,13 @@ def starting_point_reading(cache: StudyCache, task: str) -> str | None:
     if not all(cache.complete(c, task) for c in compared):
         return None
     ssa, from_b1, sharper, versus_sharper = (judge(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
+    if bounded:
+        flip = ENDPOINTS[STARTING_POINT_ENDPOINT].claim.largest_flip
+        ssa, from_b1, sharper, versus_sharper = (rule.bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper))
 
     def said(label: str, verdict: rule.Verdict) -> str:
-        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome == rule.INCONCLUSIVE else ""
+        # the pairs that would decide are the rule's count; the bounded interval has none
+        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome == rule.INCONCLUSIVE and not bounded else ""
         return f"{label}: {verdict.outcome} ({verdict.estimate()}{deciding})"
 
     facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
@@ -789,10 +794,53 @@ def starting_point_reading(cache: StudyCache, task: str) -> str | None:
                                             gentler="SSA started at b = 1 does not differ from softmax")
 
 
+def bounded_checks(rows: Sequence[dict]) -> list[dict]:
+    """The robustness check of the prompt-error verdicts: each decided verdict of ``rows`` whose
+    endpoint's outcome flips (its claim declares ``largest_flip``; the binary endpoint has its own
+    interval), decided again with :func:`ssa.verdicts.bounded_check`. A prompt error lies in [0, 1],
+    so a paired difference lies within the largest flip, :data:`PROMPT_ERROR_FLIP`. Each row:
+    ``comparison, task, endpoint, verdict, checked``."""
+    decided = (rule.REPRODUCED, rule.OPPOSITE, rule.NO_EFFECT)
+    return [{**row, "checked": rule.bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
+            for row in rows if row["verdict"].outcome in decided
+            and ENDPOINTS[row["endpoint"]].claim.largest_flip is not None and not ENDPOINTS[row["endpoint"]].claim.binary]
+
+
+def bounded_check_table(checks: Sequence[dict]):
+    """:func:`bounded_checks` as a table: each verdict by the rule and under the bounded interval,
+    with its effect and interval."""
+    import pandas as pd
+
+    return pd.DataFrame([{"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
+                          "by the rule": f"{row['verdict'].outcome} {row['verdict'].estimate()}",
+                          "bounded interval": f"{row['checked'].outcome} {row['checked'].estimate()}"} for row in checks],
+                        columns=["comparison", "task", "endpoint", "by the rule", "bounded interval"])
+
+
+def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
+    """How many verdicts of :func:`bounded_checks` keep their outcome, the interval the bounded
+    check gives :data:`PRIMARY_SEEDS` pairs that agree exactly, and the starting-point reading on
+    each quantifier with the four verdicts checked that way."""
+    if not checks:
+        return "No verdict on a prompt-error endpoint is decided yet."
+    kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
+    bound = PROMPT_ERROR_FLIP
+    low, high = rule.bounded_mean_interval(np.zeros(PRIMARY_SEEDS), bound)
+    text = (f"{kept} of the {len(checks)} decided verdicts on the prompt-error endpoints keep their outcome under it. "
+            f"Its price for assuming nothing: {PRIMARY_SEEDS} pairs that agree exactly give [{low:+.2f}, {high:+.2f}], "
+            f"wider than the threshold, so no {PRIMARY_SEEDS}-pair comparison can be \"no effect\" under it.")
+    for task in QUANTIFIERS:
+        checked = starting_point_reading(cache, task, bounded=True)
+        if checked is not None:
+            text += f" With the four verdicts of the form-or-slope reading checked this way, on {get_task(task).title}: {checked}"
+    return text
+
+
 def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     """The chapter's summary: how many of the plan's verdicts could be judged and their outcomes,
-    the primary question's answer, and on each quantifier where they are complete, whether SSA's
-    difference goes with its starting slope (:func:`starting_point_reading`)."""
+    the primary question's answer, on each quantifier where they are complete whether SSA's
+    difference goes with its starting slope (:func:`starting_point_reading`), and how many decided
+    prompt-error verdicts the bounded check keeps (:func:`bounded_checks`)."""
     rows = verdict_rows(comparisons, cache)
     counts: dict[str, int] = {}
     for row in rows:
@@ -811,6 +859,14 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     if all(comparison(name, cache.profile) is not None for name in STARTING_POINT):
         readings = [starting_point_reading(cache, task) for task in QUANTIFIERS]
         text += "".join(f" {reading}" for reading in readings if reading)
+    checks = bounded_checks(rows)
+    if checks:
+        kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
+        checked_primary = [f"{get_task(row['task']).title}, {row['endpoint']}: {row['checked'].outcome}"
+                           for row in checks if row["comparison"] == comparisons[0].name]
+        text += (f" A check that assumes nothing about how the paired differences are distributed (the bounded interval, "
+                 f"after the verdicts) keeps {kept} of the {len(checks)} decided verdicts on prompt errors"
+                 + (f"; the primary question's under it: {'; '.join(checked_primary)}." if checked_primary else "."))
     return text
 
 
