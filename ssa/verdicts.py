@@ -321,8 +321,9 @@ def bounded_mean_interval(differences: Sequence[float], bound: float) -> tuple[f
     true mean each product is a nonnegative martingale of mean 1, so :math:`E\,K(m) \le 1` and
     Markov's inequality gives :math:`P(K(m) \ge 1/lpha) \le lpha`. The bets depend on the order
     of the pairs, which a batch of seeds does not have, so :math:`K` is averaged over
-    :data:`BOUNDED_ORDERS` orders drawn by a fixed generator from the sorted pairs (an average of
-    such wealths keeps mean at most 1): the same pairs in any order give the same interval.
+    :data:`BOUNDED_ORDERS` random orders of the sorted pairs, drawn by fixed generators independently
+    of the data (each keeps the pairs exchangeable, and an average of such wealths keeps mean at
+    most 1): the same pairs in any order give the same interval.
     Each endpoint is the nearest rejected candidate on a grid of :data:`BOUNDED_GRID` (conservative
     by at most one step)."""
     d = np.asarray(differences, dtype=float)
@@ -335,7 +336,9 @@ def bounded_mean_interval(differences: Sequence[float], bound: float) -> tuple[f
                          f"got values from {np.nanmin(d):g} to {np.nanmax(d):g}")
     n, alpha = len(d), 1 - CONFIDENCE
     x = (np.sort(d) + bound) / (2 * bound)
-    orders = np.stack([x] + [np.random.default_rng(seed).permutation(x) for seed in range(1, BOUNDED_ORDERS)])  # (orders, n)
+    # Random orders only: a permutation drawn independently of the data leaves the pairs exchangeable,
+    # as the martingale argument needs; the sorted order itself would not.
+    orders = np.stack([np.random.default_rng(seed).permutation(x) for seed in range(BOUNDED_ORDERS)])  # (orders, n)
     seen = np.arange(1, n + 1)
     running_mean = (0.5 + np.cumsum(orders, axis=1)) / (seen + 1)  # after pair i, with the pseudo-pair
     squares = np.cumsum((orders - running_mean) ** 2, axis=1)
