@@ -18,6 +18,7 @@
 """
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -57,6 +58,9 @@ class TestNotebook:
     def test_is_valid_and_committed_without_outputs(self, path):
         notebook = nbformat.read(path, as_version=4)
         nbformat.validate(notebook)
+        # nbformat fills missing cell ids in on reading (with a warning), so the file itself is checked
+        without_id = [index for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]) if "id" not in cell]
+        assert not without_id, f"cells {without_id} have no id"
         for index, cell in enumerate(_code_cells(notebook)):
             assert cell.outputs == [], f"code cell {index} has outputs: clear them before committing"
             assert cell.execution_count is None, f"code cell {index} has an execution count"
