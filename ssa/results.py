@@ -129,15 +129,16 @@ def _to_json_value(value: Any, where: str, allow_nonfinite: bool) -> Any:
     raise TypeError(f"{where}: cannot store a {type(value).__name__} in the result cache")
 
 
-def canonical_json(value: Any) -> str:
-    """Deterministic JSON text: sorted keys, no whitespace."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def canonical_json(value: Any, *, allow_nonfinite: bool = True) -> str:
+    """Deterministic JSON text: sorted keys, no whitespace (``allow_nonfinite=False``: NaN and
+    infinities are an error)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nonfinite)
 
 
 def entry_text(entry: Mapping, *, allow_nonfinite: bool = False) -> str:
     """How an entry is stored: :func:`canonical_json` on one line. Compact because results/ is
     committed under a size cap (:data:`RESULTS_BYTES_LIMIT`) and indentation alone doubled it."""
-    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nonfinite) + "\n"
+    return canonical_json(entry, allow_nonfinite=allow_nonfinite) + "\n"
 
 
 def code_identity(code: str | None) -> dict | None:

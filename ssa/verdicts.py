@@ -309,17 +309,17 @@ def bounded_mean_interval(differences: Sequence[float], bound: float) -> tuple[f
     for a fixed sample size.
 
     With :math:`x_i = (d_i + B) / 2B \in [0, 1]`, a candidate mean :math:`m` is rejected when the
-    wealth of betting against it reaches :math:`1/lpha`:
+    wealth of betting against it reaches :math:`1/\alpha`:
 
-    .. math:: K(m) = \max\Big(	frac12 \prod_i ig(1 + \lambda_i^+ (x_i - m)ig),\;
-              	frac12 \prod_i ig(1 - \lambda_i^- (x_i - m)ig)\Big),
-              \qquad \lambda_i = \sqrt{rac{2 \log(2/lpha)}{N \hat\sigma_{i-1}^2}},
+    .. math:: K(m) = \max\Big(\tfrac12 \prod_i \big(1 + \lambda_i^+ (x_i - m)\big),\;
+              \tfrac12 \prod_i \big(1 - \lambda_i^- (x_i - m)\big)\Big),
+              \qquad \lambda_i = \sqrt{\frac{2 \log(2/\alpha)}{N \hat\sigma_{i-1}^2}},
 
     :math:`\lambda_i^+ = \min(\lambda_i, c/m)`, :math:`\lambda_i^- = \min(\lambda_i, c/(1-m))`,
     :math:`c` = :data:`BOUNDED_TRUNCATION`, and :math:`\hat\sigma_{i-1}^2` the running variance of
     the pairs before :math:`i` (started at :math:`1/4` with one pseudo-pair at :math:`1/2`). At the
     true mean each product is a nonnegative martingale of mean 1, so :math:`E\,K(m) \le 1` and
-    Markov's inequality gives :math:`P(K(m) \ge 1/lpha) \le lpha`. The bets depend on the order
+    Markov's inequality gives :math:`P(K(m) \ge 1/\alpha) \le \alpha`. The bets depend on the order
     of the pairs, which a batch of seeds does not have, so :math:`K` is averaged over
     :data:`BOUNDED_ORDERS` random orders of the sorted pairs, drawn by fixed generators independently
     of the data (each keeps the pairs exchangeable, and an average of such wealths keeps mean at

@@ -824,8 +824,7 @@ def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
     if not checks:
         return "No verdict on a prompt-error endpoint is decided yet."
     kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-    bound = PROMPT_ERROR_FLIP
-    low, high = rule.bounded_mean_interval(np.zeros(PRIMARY_SEEDS), bound)
+    low, high = rule.bounded_mean_interval(np.zeros(PRIMARY_SEEDS), PROMPT_ERROR_FLIP)
     text = (f"{kept} of the {len(checks)} decided verdicts on the prompt-error endpoints keep their outcome under it. "
             f"Its price for assuming nothing: {PRIMARY_SEEDS} pairs that agree exactly give [{low:+.2f}, {high:+.2f}], "
             f"wider than the threshold, so no {PRIMARY_SEEDS}-pair comparison can be \"no effect\" under it.")
