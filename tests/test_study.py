@@ -97,6 +97,27 @@ def test_the_budget_counts_each_run_once_at_its_cost():
     assert table.loc["all", "core-hours"] > 0
 
 
+def test_the_measured_cost_sums_each_cached_run_once():
+    import dataclasses
+
+    primary, sharing = study.comparison("SSA vs softmax"), study.comparison("SSA from b = 1 vs softmax")
+
+    class Timed(_Cache):
+        def run(self, arm, task, seed):
+            found = super().run(arm, task, seed)
+            return None if found is None else dataclasses.replace(found, provenance={"wall_time_s": 360.0})
+
+    cache = Timed(lambda arm, task, seed: None if arm == "ssa_b1" and seed % 2 else 0.0)
+    table = study.budget([primary, sharing], cache=cache)
+    assert table.loc[primary.name, "hours on one thread"] == pytest.approx(0.1 * table.loc[primary.name, "new runs"])
+    # SSA from b = 1 shares its softmax runs with the primary comparison: only its own cached runs count
+    assert table.loc[sharing.name, "new runs"] == len(sharing.tasks) * sharing.seeds
+    assert table.loc[sharing.name, "hours on one thread"] == pytest.approx(0.1 * len(sharing.tasks) * sharing.seeds / 2)
+    progress = study.progress_table([primary, sharing], cache)
+    assert progress.loc[sharing.name, "runs of its own"] == len(sharing.tasks) * sharing.seeds and not progress.loc[sharing.name, "complete"]
+    assert progress["hours on one thread"].sum() == pytest.approx(table.loc["all", "hours on one thread"])
+
+
 def test_pilot_power_grows_with_pairs():
     power = study.pilot_power([0.8, 0.0, 0.1, 0.5], effect=0.3, pairs=(6, 40), threshold=0.1)
     assert power[6] < power[40]

@@ -402,21 +402,27 @@ def runs(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu
     return list(ordered)
 
 
-def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Mapping[str, float] | None = None):
+def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Mapping[str, float] | None = None,
+           *, cache: "StudyCache | None" = None):
     """A table of each comparison's new runs (those no earlier comparison needs), their cost in
     chapter runs (:meth:`Arm.cost`), and, given ``seconds_per_run`` (``{task: seconds of one
-    chapter run on one thread}``), their core-hours; the last row sums them."""
+    chapter run on one thread}``), their core-hours; given a ``cache``, the one-thread hours the
+    cached ones took (their entries' wall times, training and evaluation). The last row sums them."""
     import pandas as pd
 
     seen: set[tuple[str, str, int]] = set()
     rows = []
+    profile = "cpu" if cache is None else cache.profile
     for comparison in comparisons:
-        new = [run for run in runs([comparison]) if run not in seen]
+        new = [run for run in runs([comparison], profile=profile) if run not in seen]
         seen.update(new)
         cost = sum(ARMS[arm].cost() for arm, _, _ in new)
         row = {"comparison": comparison.name, "new runs": len(new), "cost (chapter runs)": cost}
         if seconds_per_run is not None:
             row["core-hours"] = sum(ARMS[arm].cost() * seconds_per_run[task] for arm, task, _ in new) / 3600
+        if cache is not None:
+            found = [found for found in (cache.run(*run) for run in new) if found is not None]
+            row["hours on one thread"] = sum(float(run.provenance.get("wall_time_s") or 0.0) for run in found) / 3600
         rows.append(row)
     table = pd.DataFrame(rows).set_index("comparison")
     table.loc["all"] = table.sum(numeric_only=True)
@@ -624,14 +630,18 @@ def needed(compared: Comparison, task: str | None = None) -> int:
 
 
 def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
-    """One row per comparison: its runs, how many are cached, and whether it can be judged."""
+    """One row per comparison: its runs, how many are cached, whether it can be judged, and what
+    its cached runs cost (:func:`budget`: those no earlier comparison shares, one thread)."""
     import pandas as pd
 
+    cost = budget(comparisons, cache=cache)
     rows = []
     for compared in comparisons:
         found = cache.cached(compared)
         rows.append({"comparison": compared.name, "tasks": ", ".join(compared.tasks), "seeds": compared.seeds,
-                     "runs": needed(compared), "cached": found, "complete": found == needed(compared)})
+                     "runs": needed(compared), "cached": found, "complete": found == needed(compared),
+                     "runs of its own": int(cost.loc[compared.name, "new runs"]),
+                     "hours on one thread": float(cost.loc[compared.name, "hours on one thread"])})
     return pd.DataFrame(rows).set_index("comparison")
 
 
