@@ -64,7 +64,7 @@ MICRO_BATCHES = ("smallest", "paper")
 LM_DATA = ("local", "paper")
 # Folders the harnesses write to, each set to a folder under the check's work folder.
 FOLDER_ENV = {"results": "SSA_RESULTS_DIR", "checkpoints": "SSA_CHECKPOINT_DIR", "runs": "SSA_RUNS_DIR"}
-PROVENANCE_KEYS = ("git_commit", "torch", "transformers", "python", "device", "platform", "wall_time_s", "created_utc")
+PROVENANCE_KEYS = ("git_commit", "torch", "transformers", "python", "device", "platform", "processor", "wall_time_s", "created_utc")
 
 
 class PaperCheckError(AssertionError):

@@ -2,7 +2,7 @@
 measured here (from the provenance of the committed results), and the data sources.
 
     chapter_commands("cpu")     # one row per page of _toc.yml: how to run it and regenerate its cache
-    measured_times("cpu")       # per cache folder: entries, compute time, devices, from provenance
+    measured_times("cpu")       # per cache folder: entries, compute time, devices, processors, from provenance
     dataset_table()             # every dataset: files, size, the public repositories and licence
 """
 
@@ -91,8 +91,9 @@ def regenerate_command(chapter: str, profile: str) -> str | None:
 
 def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) -> dict[str, dict]:
     """Per folder of ``results/<profile>/`` (``icl``, ``encoder``, ``lm``, ...): the number of
-    valid entries, their summed compute time in seconds, the devices and the date of the
-    newest, read from the provenance each entry stores."""
+    valid entries, their summed compute time in seconds, the devices, the processors (of the
+    entries that record one) and the date of the newest, read from the provenance each entry
+    stores."""
     from ssa.results import list_entries
 
     check_profile(profile)
@@ -102,13 +103,16 @@ def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) 
             continue
         provenance = json.loads(entry.path.read_text(encoding="utf-8"))["provenance"]
         folder = entry.experiment.split("/")[0]
-        total = totals.setdefault(folder, {"entries": 0, "wall_time_s": 0.0, "devices": set(), "newest_utc": ""})
+        total = totals.setdefault(folder, {"entries": 0, "wall_time_s": 0.0, "devices": set(), "processors": set(), "newest_utc": ""})
         total["entries"] += 1
         total["wall_time_s"] += float(provenance.get("wall_time_s") or 0.0)
         total["devices"].add(str(provenance.get("device", "unspecified")))
+        if provenance.get("processor"):
+            total["processors"].add(str(provenance["processor"]))
         total["newest_utc"] = max(total["newest_utc"], str(provenance.get("created_utc", "")))
     for total in totals.values():
         total["devices"] = sorted(total["devices"])
+        total["processors"] = sorted(total["processors"])
     return dict(sorted(totals.items()))
 
 

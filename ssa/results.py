@@ -218,6 +218,24 @@ def code_state() -> CodeState:
     return CodeState(_git("rev-parse", "HEAD"), None if status is None else bool(status))
 
 
+def processor_name(device: str | None) -> str:
+    """The model of the processor a computation ran on, as the system names it: the GPU's on
+    ``cuda``, else the CPU's (Linux's ``/proc/cpuinfo``, else :func:`platform.processor`); ``""``
+    when neither says. Wall times are comparable only between entries of one processor."""
+    if device is not None and str(device).startswith("cuda"):
+        import torch
+
+        return torch.cuda.get_device_name(torch.device(device)) if torch.cuda.is_available() else ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
 def _provenance(config: dict, device: str | None, wall_time_s: float, before: CodeState) -> dict:
     """``before``: the code state when the computation started; the entry is clean only if the
     code was clean, at one commit, from start to end."""
@@ -236,6 +254,7 @@ def _provenance(config: dict, device: str | None, wall_time_s: float, before: Co
         "device": device if device is not None else config.get("device", "unspecified"),
         # platform.platform() names the OS and architecture, not the host.
         "platform": platform.platform(),
+        "processor": processor_name(device if device is not None else config.get("device")),
         "wall_time_s": round(wall_time_s, 3),
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }

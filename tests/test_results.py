@@ -51,9 +51,29 @@ def test_entry_layout_and_provenance(tmp_path):
     provenance = stored["provenance"]
     assert provenance["seed"] == 7
     assert provenance["device"] == "cpu"
-    for field in ("git_commit", "git_dirty", "torch", "transformers", "python", "platform", "wall_time_s", "created_utc"):
+    for field in ("git_commit", "git_dirty", "torch", "transformers", "python", "platform", "processor", "wall_time_s", "created_utc"):
         assert field in provenance
+    assert provenance["processor"] == results.processor_name("cpu")
     assert not list(path.parent.glob("*.tmp")), "the atomic write left a temporary file behind"
+
+
+def test_measured_times_sum_each_folder_and_name_its_processors(tmp_path):
+    from ssa import reproduce
+
+    for seed, processor in ((0, "CPU A"), (1, "CPU B"), (2, None)):
+        cached("demo/run", {"seed": seed}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, device="cpu")
+        path = entry_path("demo/run", {"seed": seed}, profile="cpu", results_dir=tmp_path)
+        stored = json.loads(path.read_text())
+        stored["provenance"]["wall_time_s"] = 10.0 * (seed + 1)
+        if processor is None:
+            del stored["provenance"]["processor"]  # written before entries recorded it
+        else:
+            stored["provenance"]["processor"] = processor
+        path.write_text(json.dumps(stored))
+    times = reproduce.measured_times("cpu", tmp_path)
+    assert list(times) == ["demo"]
+    assert times["demo"]["entries"] == 3 and times["demo"]["wall_time_s"] == 60.0
+    assert times["demo"]["devices"] == ["cpu"] and times["demo"]["processors"] == ["CPU A", "CPU B"]
 
 
 def test_cached_entry_gives_the_result_with_the_provenance_it_was_stored_with(tmp_path):
