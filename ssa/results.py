@@ -244,6 +244,7 @@ def _provenance(config: dict, device: str | None, wall_time_s: float, before: Co
 
     after = code_state()
     dirty = None if before.dirty is None or after.dirty is None else (before.dirty or after.dirty or before.commit != after.commit)
+    device = device if device is not None else config.get("device")
     return {
         "seed": config.get("seed"),
         "git_commit": before.commit,
@@ -251,10 +252,10 @@ def _provenance(config: dict, device: str | None, wall_time_s: float, before: Co
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "python": platform.python_version(),
-        "device": device if device is not None else config.get("device", "unspecified"),
+        "device": device if device is not None else "unspecified",
         # platform.platform() names the OS and architecture, not the host.
         "platform": platform.platform(),
-        "processor": processor_name(device if device is not None else config.get("device")),
+        "processor": processor_name(device),
         "wall_time_s": round(wall_time_s, 3),
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
