@@ -365,3 +365,19 @@ def test_the_bounded_check_decides_again_with_the_bounded_interval():
     assert strong.outcome == verdicts.bounded_check(strong, 1.0).outcome == "opposite"
     few = judge(FLIP_CLAIM, np.zeros(3), np.zeros(3))
     assert verdicts.bounded_check(few, 1.0) is few
+
+
+@pytest.mark.parametrize("pairs", [1, 2, 5, 6, 10, 13, 14, 20])
+def test_signed_rank_p_values_are_scipys_for_each_row_alone(pairs):
+    generator = np.random.default_rng(pairs)
+    rows = [generator.integers(-3, 4, pairs) / 4,  # ties and zeros
+            generator.choice([-1.0, 0.0, 1.0], pairs),  # a binary claim's differences
+            generator.normal(0.3, 1.0, pairs),  # no ties: scipy's exact distribution
+            np.zeros(pairs), np.full(pairs, 0.5), np.r_[0.0, np.full(pairs - 1, -0.25)]]
+    if pairs <= 6:  # scipy's own test takes about a second a row at 2**13 flips: few rows there
+        rows += [generator.integers(-2, 3, pairs).astype(float) for _ in range(20)]
+    elif pairs == 13:
+        rows = rows[1:2] + rows[-1:]
+    differences = np.stack(rows)
+    expected = [stats.wilcoxon(row).pvalue if np.any(row != 0) else 1.0 for row in differences]
+    assert verdicts._signed_rank_p(differences).tolist() == expected
