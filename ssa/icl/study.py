@@ -51,6 +51,11 @@ ABLATION_SEEDS = 10  # per ablation, length and size comparison (the issue's min
 # (STARTING_POINT_AMENDMENT_COMMIT): the primary question's count, so that "no effect", which the
 # rule gives prompt errors only from verdicts.no_effect_pairs pairs (36), can be reached.
 STARTING_POINT_SEEDS = PRIMARY_SEEDS
+# The regime comparisons (the authors' learning rate with 10 x the steps; warm-up and cosine decay),
+# by an amendment after their ten-seed verdicts were read (REGIME_AMENDMENT_COMMIT): the primary
+# question's count and seeds, so that a prompt error can read "no effect" there (36 pairs) and the
+# primary answer can be set against the regime it holds in. Declared before any run of the added seeds.
+REGIME_SEEDS = PRIMARY_SEEDS
 ENDPOINT_SIGMAS = (10,)  # sigmas an endpoint reads by value, evaluated at every profile
 
 _SSA_B0, _SSA_N0 = SCORER_DEFAULTS["ssa"]["b"], SCORER_DEFAULTS["ssa"]["n"]
@@ -257,7 +262,7 @@ COMPARISONS: tuple[Comparison, ...] = (
                "ssa_lr10", "ssa", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
     # Setup choices, for both scorers.
     Comparison("SSA vs softmax, warm-up + cosine", "With a warm-up, cosine decay and clipping?",
-               "ssa_cosine", "softmax_cosine", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+               "ssa_cosine", "softmax_cosine", _Q, REGIME_SEEDS, QUANTIFICATION_ENDPOINTS),
     Comparison("SSA vs softmax, separate channels", "With x and y read in through channels of their own?",
                "ssa_channels", "softmax_channels", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
     # Training length and size.
@@ -270,7 +275,7 @@ COMPARISONS: tuple[Comparison, ...] = (
     # An ablation of the issue's list, so read on both quantifiers like the others: an amendment
     # (:data:`LR_AMENDMENT_COMMIT`) made before any run of its arms existed added "some".
     Comparison("SSA vs softmax, lr 1e-4, 10 x steps", "At the authors' learning rate, trained 10 x longer?",
-               "ssa_lr1e-4", "softmax_lr1e-4", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+               "ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS, QUANTIFICATION_ENDPOINTS),
 )
 
 
