@@ -153,6 +153,9 @@ def test_the_plan_commit_is_the_one_that_added_the_plan():
     starting_point = subprocess.run(["git", "log", "-S", '"ssa_b1", "softmax", _Q, STARTING_POINT_SEEDS,', "--format=%h", "--abbrev=7",
                                      "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
     assert starting_point[-1] == study.STARTING_POINT_AMENDMENT_COMMIT
+    regime = subprocess.run(["git", "log", "-S", '"ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS,', "--format=%h", "--abbrev=7",
+                             "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    assert regime[-1] == study.REGIME_AMENDMENT_COMMIT
 
 
 class _Cache(study.StudyCache):

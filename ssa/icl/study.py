@@ -305,6 +305,9 @@ FLIP_AMENDMENT_COMMIT = "47a4544"
 #    beside the primary one get the primary's 40 seeds (STARTING_POINT_SEEDS), decided before any
 #    run of the added seeds existed; their softmax and SSA runs are the primary comparison's.
 STARTING_POINT_AMENDMENT_COMMIT = "70fbf62"
+# 4. The regime comparisons get the primary question's 40 seeds (REGIME_SEEDS), declared before any
+#    run of the added seeds existed.
+REGIME_AMENDMENT_COMMIT = "dd6a276"
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
