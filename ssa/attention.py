@@ -82,6 +82,11 @@ def _check_inputs(query, key, value, mask, scale, dropout_p):
 
     for name, tensor in (("query", query), ("key", key), ("value", value)):
         _check_floating(name, tensor)
+    # Under autocast, attention is one op in the lower precision, as autocast runs SDPA: a model
+    # whose rotary embedding upcasts the query and key (Nemotron's) hands over mixed dtypes.
+    if torch.is_autocast_enabled(query.device.type):
+        dtype = torch.get_autocast_dtype(query.device.type)
+        query, key, value = query.to(dtype), key.to(dtype), value.to(dtype)
     if query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
         raise ValueError(
             "query, key and value must be (batch, heads, tokens, head_dim); got shapes "
@@ -154,7 +159,8 @@ def attention(
 
     The same inputs get the same answer, or the same error, on every path: the arguments are
     checked before a path is chosen (``TypeError`` for a non-floating or mixed dtype,
-    ``ValueError`` naming the argument for shapes, masks, ``scale`` and ``dropout_p``); batch
+    ``ValueError`` naming the argument for shapes, masks, ``scale`` and ``dropout_p``; under
+    ``torch.autocast`` the three are first cast to its dtype, as autocast does for SDPA); batch
     sizes of 1 broadcast. Masked means absent: a key that no query may attend is replaced by
     zeros before any path reads it, so a NaN or inf there reaches neither the output nor a
     gradient (a key that some queries may attend is read, as it must be, by the matrix products).

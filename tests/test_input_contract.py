@@ -169,3 +169,19 @@ def test_a_fixed_value_is_stored_as_given(n):
     assert scorer.n.item() == n and scorer.b.item() == torch.tensor(0.8).item()  # float32, as a parameter is
     assert list(scorer.parameters()) == []
     torch.testing.assert_close(scorer(torch.tensor([0.3, -1.0, 2.0])), ssa(torch.tensor([0.3, -1.0, 2.0]), 0.8, n))
+
+
+
+@pytest.mark.parametrize("name, path", SCORER_PATHS)
+def test_under_autocast_mixed_dtypes_are_cast_as_autocast_casts_sdpa(name, path):
+    # Nemotron's rotary embedding upcasts query and key under autocast while value stays bfloat16.
+    q, k, v = qkv()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        mixed = run(name, path, q, k, v.bfloat16(), causal=True)
+        uniform = run(name, path, q.bfloat16(), k.bfloat16(), v.bfloat16(), causal=True)
+        reference = run(name, "reference" if name == "ssa" else path, q, k, v, causal=True)
+    assert mixed.dtype == torch.bfloat16
+    torch.testing.assert_close(mixed, uniform, atol=0, rtol=0)
+    torch.testing.assert_close(mixed, reference, **tolerance(torch.bfloat16))
+    with pytest.raises(TypeError, match="one dtype"):  # outside autocast, mixed dtypes stay an error
+        run(name, path, q, k, v.bfloat16())

@@ -339,3 +339,18 @@ def test_calibration_says_when_the_baseline_is_far_from_its_reference(tmp_path):
     reference = calibrated["longer_trained"]
     assert reference["perplexity_id"] == 50.0 and reference["runs"] == 1 and calibrated["far"]
     assert "trained on" in calibrated["note"]
+
+
+@pytest.mark.parametrize("scorer", ["softmax", "ssa"])
+def test_the_decoder_trains_under_bfloat16_autocast_as_on_a_gpu(scorer):
+    # The trainer autocasts to bfloat16 on CUDA; Nemotron's rotary embedding then hands attention
+    # a float32 query and key with a bfloat16 value. CPU autocast takes the same route.
+    torch.manual_seed(0)
+    shape = ModelConfig(vocab_size=128, hidden_size=64, num_layers=2, num_heads=4, num_kv_heads=2, ffn_size=128, seq_len=32)
+    model = build_model(shape, scorer)
+    tokens = torch.randint(0, shape.vocab_size, (2, shape.seq_len))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = model(input_ids=tokens, labels=tokens).loss
+    loss.backward()
+    assert math.isfinite(loss.item())
+    assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)

@@ -134,8 +134,20 @@ def fast_ssa_attention(
     """SSA attention output through ``path`` (not ``reference`` or ``auto``: the caller resolves
     those). ``compile`` (default :func:`compile_enabled`) ``False`` runs the same algorithm
     without ``torch.compile``."""
-    compile = compile_enabled() if compile is None else compile
+    device_type = query.device.type
+    if torch.is_autocast_enabled(device_type):
+        # The kernels compute in the inputs' dtype (attention cast them to autocast's): b and n
+        # follow, and autocast stays out of the kernels' own products.
+        with torch.autocast(device_type, enabled=False):
+            b, n = ssa_values(scorer)
+            return _fast_ssa_attention(query, key, value, b.to(query.dtype), n.to(query.dtype), mask=mask, causal=causal,
+                                       scale=scale, path=path, compile=compile)
     b, n = ssa_values(scorer)
+    return _fast_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, path=path, compile=compile)
+
+
+def _fast_ssa_attention(query, key, value, b, n, *, mask, causal, scale, path, compile) -> Tensor:
+    compile = compile_enabled() if compile is None else compile
     scale = query.shape[-1] ** -0.5 if scale is None else scale
     if path == "flex":
         return flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile)
