@@ -240,8 +240,11 @@ def seeds_phrase(verdict: Verdict) -> str:
 
 
 def short_summary(verdict: Verdict, numbers: str = "") -> str:
-    """A row's summary: its key numbers and what the seeds decide, one sentence."""
-    return _sentence("; ".join(part for part in (numbers, seeds_phrase(verdict)) if part))
+    """A row's summary: for a claim of parts that differ, the parts counted by outcome (so that
+    the one word above never stands alone over an adverse part); its key numbers; what the seeds
+    decide. One sentence."""
+    tally = f"Parts: {verdict.tally()}" if verdict.parts and verdict.outcome in (PARTLY, verdicts.DOES_NOT_HOLD) else ""
+    return _sentence("; ".join(part for part in (tally, numbers, seeds_phrase(verdict)) if part))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -727,10 +730,43 @@ def verdict_counts(rows: Sequence[LedgerRow]) -> dict[str, int]:
     return {verdict: sum(row.verdict == verdict for row in rows) for verdict in VERDICTS}
 
 
+# Each outcome as a predicate of a count of claims: (one, several).
+_PREDICATES = {
+    verdicts.REPRODUCED: ("is reproduced", "are reproduced"),
+    verdicts.NO_EFFECT: ("shows no effect at this scale", "show no effect at this scale"),
+    verdicts.OPPOSITE: ("goes the opposite way", "go the opposite way"),
+    verdicts.INCONCLUSIVE: ("is inconclusive", "are inconclusive"),
+    verdicts.PREMISE_ABSENT: ("lacks its premise", "lack their premise"),
+    verdicts.NOT_TESTED: ("is not tested", "are not tested"),
+    verdicts.PARTLY: ("is partly reproduced", "are partly reproduced"),
+    verdicts.DOES_NOT_HOLD: ("does not hold", "do not hold"),
+}
+
+
+def _listed(phrases: Sequence[str]) -> str:
+    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def _counted(rows: Sequence[LedgerRow]) -> str:
+    """"2 do not hold, 5 are inconclusive and 1 is not tested" (outcomes that occur, in :data:`VERDICTS` order)."""
+    return _listed([f"{count} {_PREDICATES[verdict][count != 1]}" for verdict, count in verdict_counts(rows).items() if count])
+
+
 def counts_sentence(rows: Sequence[LedgerRow]) -> str:
-    """"Of the 10 claims, 2 are reproduced, 6 inconclusive and 2 not tested." (outcomes that occur)."""
-    counts = [(count, verdict) for verdict, count in verdict_counts(rows).items() if count]
-    parts = [f"{count} {'is' if count == 1 else 'are'} {verdict}" if index == 0 else f"{count} {verdict}"
-             for index, (count, verdict) in enumerate(counts)]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"Of the {_count(len(rows), 'claim')}, {listed}."
+    """The claims counted by outcome, the experiments apart from the theorems (rows computed
+    live): "Of the 9 experimental claims, none is reproduced: 2 do not hold, ... The 2 theorems
+    are reproduced (derivations, checked live)."."""
+    theorems = [row for row in rows if row.profile == "live"]
+    experiments = [row for row in rows if row.profile != "live"]
+    sentences = []
+    if experiments:
+        reproduced = sum(row.verdict == verdicts.REPRODUCED for row in experiments)
+        head = f"Of the {_count(len(experiments), 'experimental claim')}"
+        if reproduced:
+            sentences.append(f"{head}, {_counted(experiments)}.")
+        else:
+            sentences.append(f"{head}, none is reproduced: {_counted(experiments)}.")
+    if theorems:
+        noun = "The theorem" if len(theorems) == 1 else f"The {len(theorems)} theorems"
+        sentences.append(f"{noun} (derivations, checked live): {_counted(theorems)}.")
+    return " ".join(sentences)

@@ -46,10 +46,12 @@ inconclusive              anything else, and always with fewer than :data:`MIN_P
 premise absent            the mechanism the claim is about did not occur (with the measurement)
 not tested                no paired outcomes
 partly                    a claim of several parts whose outcomes differ, one part at least
-                          reproduced (or partly). Parts that differ with none reproduced support no
-                          part of the claim: those decided against it combine to "no effect at this
-                          scale" if one is, else "opposite"; with none decided, to inconclusive (or
-                          premise absent, with none inconclusive)
+                          reproduced (or partly)
+does not hold             a claim of several parts whose outcomes differ, none reproduced and one
+                          at least decided against it (no effect at this scale, or opposite): an
+                          adverse part is never folded into a milder word, and an undecided part
+                          never into "no effect". Parts that differ with none decided combine to
+                          inconclusive (or premise absent, with none inconclusive)
 ========================  ====================================================================
 
 The :math:`t` interval stays an approximation for bounded, skewed differences. As a check that
@@ -73,7 +75,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 __all__ = [
-    "OUTCOMES", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
+    "OUTCOMES", "AGAINST", "DOES_NOT_HOLD", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
     "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
@@ -85,7 +87,10 @@ INCONCLUSIVE = "inconclusive"
 PREMISE_ABSENT = "premise absent"
 NOT_TESTED = "not tested"
 PARTLY = "partly"
-OUTCOMES = (REPRODUCED, NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED, PARTLY)
+DOES_NOT_HOLD = "does not hold"
+OUTCOMES = (REPRODUCED, NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED, PARTLY, DOES_NOT_HOLD)
+# The outcomes that decide a part against the claim: the effect is absent or reversed.
+AGAINST = (NO_EFFECT, OPPOSITE, DOES_NOT_HOLD)
 
 CONFIDENCE = 0.95
 METHOD = "paired t interval (scipy.stats.ttest_rel), 95%; Wilcoxon signed-rank at 5% for a direction; at least 6 pairs"
@@ -190,6 +195,15 @@ class Verdict:
         if self.pairs < 2:
             return f"≥ {MIN_PAIRS}"
         return str(self.seeds_to_resolve) if self.seeds_to_resolve is not None else f"> {MAX_SEEDS}"
+
+    def tally(self) -> str:
+        """The parts' outcomes counted, most frequent first: "2 of 5 opposite, 2 no effect at this
+        scale, 1 inconclusive" ("" for a verdict without parts)."""
+        counts: dict[str, int] = {}
+        for _, part in self.parts:
+            counts[part.outcome] = counts.get(part.outcome, 0) + 1
+        ordered = sorted(counts.items(), key=lambda item: (-item[1], OUTCOMES.index(item[0])))
+        return ", ".join(f"{n}{f' of {len(self.parts)}' if i == 0 else ''} {outcome}" for i, (outcome, n) in enumerate(ordered))
 
     def sentence(self) -> str:
         """One plain sentence: the outcome and the evidence."""
@@ -540,11 +554,11 @@ def not_tested(claim: Claim) -> Verdict:
 
 
 def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
-    """One verdict for a claim of several parts, naming each part's outcome: their common outcome
-    if they agree; else "partly" when one part at least supports the claim (reproduced, or partly).
-    "Partly" reads as partial support, so parts that differ with none supporting combine to the
-    weakest outcome decided against the claim ("no effect at this scale", else "opposite"), and
-    with nothing decided to "inconclusive" if one part is, else "premise absent"."""
+    """One verdict for a claim of several parts, naming each part's outcome and counting them
+    (:meth:`Verdict.tally`): their common outcome if they agree; else "partly" when one part at
+    least supports the claim (reproduced, or partly); else "does not hold" when one part at least
+    is decided against it (:data:`AGAINST`); else "inconclusive" if one part is, else "premise
+    absent" (or "not tested")."""
     if not parts:
         raise ValueError("parts must hold at least one verdict")
     outcomes = {verdict.outcome for verdict in parts.values()}
@@ -553,8 +567,10 @@ def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
         outcome = outcomes.pop()
     elif outcomes & {REPRODUCED, PARTLY}:
         outcome = PARTLY
+    elif outcomes & set(AGAINST):
+        outcome = DOES_NOT_HOLD
     else:
-        outcome = next(found for found in (NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED) if found in outcomes)
+        outcome = next(found for found in (INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED) if found in outcomes)
     return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
 
 

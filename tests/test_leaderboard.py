@@ -84,7 +84,10 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
     statement = lb.statement_verdict(board)  # its alternatives match softmax, which ten seeds of prompt errors cannot show
     assert statement.outcome == verdicts.INCONCLUSIVE and "4 task-and-shift panels" in statement.detail
     assert "experiments with 10 seeds, " in statement.detail and "with 20" in statement.detail  # 10 is said once
-    assert lb.ssa_verdict(board).outcome == verdicts.NO_EFFECT
+    # SSA matches softmax: no difference where the seeds can show it, undecided where they cannot;
+    # the claim does not hold, and the undecided columns stay in the tally, not folded into "no effect"
+    assert lb.ssa_verdict(board).outcome == verdicts.DOES_NOT_HOLD
+    assert lb.ssa_verdict(board).tally() == "3 of 5 no effect at this scale, 2 inconclusive"
     table = lb.table(board)
     assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("better")
     frame = lb.frame(board)

@@ -1,6 +1,7 @@
 """The claims ledger: every claim present, a missing cache is "not tested", synthetic caches
 give the expected verdicts, and no number is typed where it should be computed."""
 
+import dataclasses
 import json
 import re
 import string
@@ -138,8 +139,13 @@ def test_counts_sentence_and_rows_take_only_the_rules_outcomes():
         return ledger.LedgerRow("x", "c", "p", "o", "cpu", (), verdict, None, None)
 
     assert ledger.counts_sentence([row("reproduced"), row("inconclusive"), row("inconclusive")]) == \
-        "Of the 3 claims, 1 is reproduced and 2 inconclusive."
-    assert ledger.counts_sentence([row("not tested")]) == "Of the 1 claim, 1 is not tested."
+        "Of the 3 experimental claims, 1 is reproduced and 2 are inconclusive."
+    assert ledger.counts_sentence([row("not tested")]) == "Of the 1 experimental claim, none is reproduced: 1 is not tested."
+    theorem = dataclasses.replace(row("reproduced"), profile="live")
+    assert ledger.counts_sentence([theorem, theorem, row("does not hold"), row("does not hold"), row("opposite")]) == (
+        "Of the 3 experimental claims, none is reproduced: 1 goes the opposite way and 2 do not hold. "
+        "The 2 theorems (derivations, checked live): 2 are reproduced.")
+    assert set(ledger._PREDICATES) == set(verdicts.OUTCOMES)
     assert set(ledger.VERDICTS) == set(verdicts.OUTCOMES)
     with pytest.raises(ValueError, match="verdict must be one of"):
         row("maybe")
@@ -221,8 +227,10 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     rows = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))
     row = rows["across_shifts"]
-    # no kind of shift supports the claim: the weakest outcome against it, never "partly"
-    assert row.verdict == "no effect at this scale" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
+    # no kind of shift supports the claim and four are decided against it: it does not hold,
+    # never "partly" and never the milder "no effect" of the one column where SSA is not worse
+    assert row.verdict == "does not hold" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
+    assert row.summary.startswith("Parts: 4 of 5 opposite, 1 no effect at this scale;")
     assert "5 of 5 kinds of shift: 1 no effect at this scale, 4 opposite" in row.summary
     assert "max retrieval, 256 items: none" in row.ours
 

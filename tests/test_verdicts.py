@@ -1,5 +1,6 @@
 """The one verdict rule: its outcomes on data of known shape, and its error rates by simulation."""
 
+import itertools
 import math
 
 import numpy as np
@@ -78,11 +79,29 @@ def test_other_outcomes_and_combining_parts():
     worse = judge(ERROR_CLAIM, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6))
     assert worse.outcome == "opposite"
     against = combine("all", {"every": worse, "some": undecided})
-    assert against.outcome == "opposite" and "some: inconclusive" in against.detail
-    assert combine("all", {"every": worse, "some": no, "linear": undecided}).outcome == "no effect at this scale"
+    assert against.outcome == "does not hold" and "some: inconclusive" in against.detail
+    mixed_against = combine("all", {"every": worse, "some": no, "linear": undecided})
+    assert mixed_against.outcome == "does not hold"
+    assert mixed_against.tally() == "1 of 3 no effect at this scale, 1 opposite, 1 inconclusive"
     assert combine("all", {"every": worse, "some": yes}).outcome == "partly"
     with pytest.raises(ValueError, match="paired"):
         judge(ERROR_CLAIM, [0.1, 0.2], [0.1])
+
+
+@pytest.mark.parametrize("parts", list(itertools.product(sorted(set(verdicts.OUTCOMES)), repeat=3)))
+def test_a_combined_claim_never_hides_an_adverse_part(parts):
+    found = combine("claim", {f"part {i}": verdicts.Verdict("claim", outcome) for i, outcome in enumerate(parts)})
+    outcomes = set(parts)
+    if len(outcomes) == 1:
+        assert found.outcome == parts[0]
+    elif outcomes & {"reproduced", "partly"}:
+        assert found.outcome == "partly"
+    elif outcomes & set(verdicts.AGAINST):
+        # a part decided against the claim, none for it: never a milder word, never "no effect"
+        assert found.outcome == "does not hold"
+    else:
+        assert found.outcome not in verdicts.AGAINST and found.outcome != "partly"
+    assert sum(int(count.split()[0]) for count in found.tally().split(", ")) == 3
 
 
 def test_rate_interval_is_clopper_pearson():
