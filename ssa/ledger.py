@@ -178,6 +178,7 @@ class LedgerRow:
     command: str | None  # the command that (re)creates the cached results behind `ours`
     wall_time_s: float | None = None  # compute time of those results, from their provenance
     summary: str = ""  # `ours` in one short sentence: the key numbers and what the seeds decide
+    parts: tuple[str, ...] = ()  # the outcomes of the parts ssa.verdicts.combine made the verdict of (empty: none)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -210,6 +211,11 @@ def _missing(key: str, profile: str, command: str, why: str = "results not in th
 def _sentence(text: str) -> str:
     text = text.strip().rstrip(".")
     return text[0].upper() + text[1:] + "." if text else ""
+
+
+def _parts(verdict: Verdict) -> tuple[str, ...]:
+    """The outcomes of the parts ``verdict`` combines (empty for a single verdict)."""
+    return tuple(part.outcome for _, part in verdict.parts)
 
 
 def _judged(verdict: Verdict) -> list[Verdict]:
@@ -368,7 +374,7 @@ def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numb
     verdict = judge(icl_verdicts, runs_by_task)
     return LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(verdict, numbers(icl_verdicts, runs_by_task)), profile,
                      tuple(experiments.SEEDS), verdict.outcome, None, command, _total_wall_time(provenances),
-                     short_summary(verdict, short(icl_verdicts, runs_by_task)))
+                     short_summary(verdict, short(icl_verdicts, runs_by_task)), _parts(verdict))
 
 
 def _shifted_means(icl_verdicts, runs: dict, task: str, shift: str) -> dict[str, float]:
@@ -441,7 +447,8 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
                       f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{_ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), _total_wall_time(provenances),
-                     short_summary(verdict, f"powered study, effect in the paper's direction: {_study_effects(verdict)}{pending}"))
+                     short_summary(verdict, f"powered study, effect in the paper's direction: {_study_effects(verdict)}{pending}"),
+                     _parts(verdict))
 
 
 def _collapse_row(profile: str) -> LedgerRow:
@@ -493,7 +500,8 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
                                             "no first LayerNorm, SSA vs softmax": variant})
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))
     return dataclasses.replace(row, ours=f"{row.ours} {_sentence(measured)} {_ours(variant)}", verdict=combined.outcome,
-                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {measured}; variant: {variant.outcome}"))
+                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {measured}; variant: {variant.outcome}"),
+                               parts=_parts(combined))
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:
@@ -551,7 +559,7 @@ def _leaderboard_row(profile: str) -> LedgerRow:
                        if any(p.outcome == o for _, p in verdict.parts))
     short = f"SSA against softmax on {len(columns)} of {len(leaderboard.COLUMNS)} kinds of shift: {counts}"
     return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
-                     verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short))
+                     verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), _parts(verdict))
 
 
 def _alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -627,7 +635,7 @@ def _encoder_row(profile: str) -> LedgerRow:
              if headline.effect is not None else "")
     return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), _ours(verdict), profile,
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
-                     _total_wall_time(provenances), short_summary(verdict, short))
+                     _total_wall_time(provenances), short_summary(verdict, short), _parts(verdict))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ STARTING_POINT_SEEDS = PRIMARY_SEEDS
 # question's count and seeds, so that a prompt error can read "no effect" there (36 pairs) and the
 # primary answer can be set against the regime it holds in. Declared before any run of the added seeds.
 REGIME_SEEDS = PRIMARY_SEEDS
+REGIME_COMPARISONS = ("SSA vs softmax, lr 1e-4, 10 x steps", "SSA vs softmax, warm-up + cosine")
 ENDPOINT_SIGMAS = (10,)  # sigmas an endpoint reads by value, evaluated at every profile
 
 _SSA_B0, _SSA_N0 = SCORER_DEFAULTS["ssa"]["b"], SCORER_DEFAULTS["ssa"]["n"]

@@ -1,0 +1,188 @@
+"""Every change to the verdict rule, a threshold or a study plan made after results were read,
+with the readings it changed: the book's record of its own post hoc decisions.
+
+A pre-declared analysis is only as good as its record of departures. Each :class:`AnalysisChange`
+names its commit, what changed and why; the readings it changed are computed here from the
+cache, never typed in:
+
+* the four versions of :func:`ssa.verdicts.combine` (how a claim of several parts gets one word)
+  are applied to the parts of every front-page claim (:func:`combine_versions`);
+* the two amendments to the rule for outcomes that flip from seed to seed are the study's own
+  comparison of its verdicts with the rule as first planned
+  (:func:`ssa.icl.study.rule_amendment_changes`);
+* the seed amendments compare each amended comparison's verdicts on its first
+  :data:`ssa.icl.study.ABLATION_SEEDS` seeds (what was read) with its verdicts at the amended
+  count, once that is cached (:func:`seed_amendment_changes`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+
+from ssa import verdicts
+from ssa.verdicts import (DOES_NOT_HOLD, INCONCLUSIVE, NO_EFFECT, NOT_TESTED, OPPOSITE, PARTLY,
+                          PREMISE_ABSENT, REPRODUCED)
+
+
+@dataclasses.dataclass(frozen=True)
+class AnalysisChange:
+    commit: str  # the commit that made the change
+    date: str
+    kind: str  # "rule", "plan" or "threshold"
+    change: str
+    reason: str
+    after_reading: bool  # made after the results it bears on were read
+
+
+# ----------------------------------------------------------------------------------------------
+# The versions of combine: outcomes of the parts -> the claim's outcome.
+
+def _first_present(outcomes: set[str], order: Iterable[str]) -> str:
+    return next(found for found in order if found in outcomes)
+
+
+def combine_as_planned(outcomes: Sequence[str]) -> str:
+    """Parts that differ read "partly"."""
+    found = set(outcomes)
+    return found.pop() if len(found) == 1 else PARTLY
+
+
+def combine_undecided_apart(outcomes: Sequence[str]) -> str:
+    """Parts that differ read "partly", unless none is decided: then "inconclusive" (or "premise
+    absent")."""
+    found = set(outcomes)
+    if len(found) == 1:
+        return found.pop()
+    if found & {REPRODUCED, PARTLY, NO_EFFECT, OPPOSITE, DOES_NOT_HOLD}:
+        return PARTLY
+    return _first_present(found, (INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED))
+
+
+def combine_weakest_against(outcomes: Sequence[str]) -> str:
+    """"Partly" only with a part that supports the claim; else the weakest outcome decided against
+    it ("no effect at this scale", else "opposite"); else "inconclusive" (or "premise absent")."""
+    found = set(outcomes)
+    if len(found) == 1:
+        return found.pop()
+    if found & {REPRODUCED, PARTLY}:
+        return PARTLY
+    return _first_present(found, (NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED))
+
+
+def combine_now(outcomes: Sequence[str]) -> str:
+    """:func:`ssa.verdicts.combine` as it is."""
+    return verdicts.combine("claim", {str(i): verdicts.Verdict("claim", o) for i, o in enumerate(outcomes)}).outcome
+
+
+CHANGES: tuple[AnalysisChange, ...] = (
+    AnalysisChange("f176caf", "2026-12-02", "rule",
+                   "combine: parts that differ with none decided read inconclusive (or premise absent), not partly",
+                   "\"partly\" reads as partial support, and undecided parts give none", True),
+    AnalysisChange("c43f143", "2026-12-03", "rule",
+                   "an outcome that is 0 or 1 per seed (a run generalises or not) is judged with Tango's interval for "
+                   "paired proportions, not the paired t interval",
+                   "the t interval of ten agreeing 0/1 pairs is the point 0 and read them as no effect at any threshold", True),
+    AnalysisChange("47a4544", "2026-12-03", "rule",
+                   "an outcome that flips from seed to seed needs the pairs of verdicts.no_effect_pairs before it can read "
+                   "no effect",
+                   "pairs that show no flip cannot rule out flips frequent enough to matter", True),
+    AnalysisChange("70fbf62", "2026-12-03", "plan",
+                   "the three starting-point comparisons go from 10 to the primary question's 40 seeds",
+                   "with the previous change, ten pairs can never call a prompt error no effect, which the reading of "
+                   "SSA's deficit needs", True),
+    AnalysisChange("c05e175", "2026-12-03", "rule",
+                   "combine: parts that differ with none reproduced read the weakest outcome decided against the claim",
+                   "\"partly\" read as partial support where no part gave any", True),
+    AnalysisChange("dd6a276", "2026-12-04", "plan",
+                   "the learning-rate (1e-4, 10 x steps) and warm-up + cosine comparisons go from 10 to the primary "
+                   "question's 40 seeds",
+                   "at ten pairs their prompt errors cannot read no effect, and the primary answer must be set against "
+                   "the regime it holds in", True),
+    AnalysisChange("fe32bcd", "2026-12-04", "rule",
+                   "combine: parts that differ with none reproduced and one at least decided against the claim read "
+                   "\"does not hold\", with the parts counted",
+                   "the weakest outcome against the claim hid adverse parts under a milder word (SSA worse on two kinds "
+                   "of shift read no effect) and folded undecided parts into it", True),
+)
+
+# The versions of combine in the order they held, each with the change that ended it.
+COMBINE_VERSIONS: tuple[tuple[str, Callable[[Sequence[str]], str]], ...] = (
+    ("as planned", combine_as_planned),
+    ("after f176caf", combine_undecided_apart),
+    ("after c05e175", combine_weakest_against),
+    ("after fe32bcd (now)", combine_now),
+)
+
+
+def combine_versions(rows) -> "pd.DataFrame":
+    """For every front-page row whose verdict combines parts that differ
+    (:attr:`ssa.ledger.LedgerRow.parts`): its parts counted, and the outcome each version of
+    combine gives them."""
+    import pandas as pd
+
+    records = []
+    for row in rows:
+        if len(set(row.parts)) < 2:
+            continue
+        counts: dict[str, int] = {}
+        for outcome in row.parts:
+            counts[outcome] = counts.get(outcome, 0) + 1
+        record = {"claim": row.claim, "parts": ", ".join(f"{n} {o}" for o, n in counts.items())}
+        record.update({name: version(row.parts) for name, version in COMBINE_VERSIONS})
+        records.append(record)
+    return pd.DataFrame(records, columns=["claim", "parts", *(name for name, _ in COMBINE_VERSIONS)])
+
+
+def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.DataFrame":
+    """The comparisons ``names`` of the powered study, judged on their first ``read_at`` seeds
+    (what was read before the amendment) and at their amended count (once cached on a task; else
+    how many runs are): one row per comparison, task and prompt-error endpoint whose verdict the
+    amendment changed or has not yet decided."""
+    import pandas as pd
+
+    from ssa.icl import study
+    from ssa.icl.tasks import get_task
+
+    records = []
+    for name in names:
+        compared = study.comparison(name, cache.profile)
+        if compared is None:
+            continue
+        before = dataclasses.replace(compared, seeds=min(read_at, compared.seeds))
+        for task in compared.tasks:
+            if not cache.complete(before, task):
+                continue
+            complete = cache.complete(compared, task)
+            for endpoint in compared.endpoints:
+                read = study.judge(before, task, endpoint, cache)
+                if complete:
+                    now = study.judge(compared, task, endpoint, cache)
+                    if now.outcome == read.outcome:
+                        continue
+                    after = f"{now.outcome} {now.estimate()} ({now.pairs} pairs)"
+                else:
+                    after = f"pending: {cache.cached(compared, task)} of {study.needed(compared, task)} runs cached"
+                records.append({"comparison": name, "task": get_task(task).title, "endpoint": endpoint,
+                                "as read": f"{read.outcome} {read.estimate()} ({read.pairs} pairs)", "amended": after})
+    return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
+
+
+def changes_frame() -> "pd.DataFrame":
+    import pandas as pd
+
+    return pd.DataFrame([{"commit": c.commit, "date": c.date, "kind": c.kind, "change": c.change, "why": c.reason,
+                          "after results were read": "yes" if c.after_reading else "no"} for c in CHANGES])
+
+
+__all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "changes_frame", "markdown",
+           "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now"]
+
+
+def markdown(frame) -> str:
+    """``frame`` as a whole MyST table (every row and cell, nothing cut), for ``{glue:md}``."""
+    columns = [str(column) for column in frame.columns]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(value).replace("|", "\\|").replace("\n", " ") for value in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)

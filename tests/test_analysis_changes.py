@@ -1,0 +1,66 @@
+"""The record of post hoc changes: complete for the study's amendments, and its versions of the
+rule reproduce what each version said."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ssa import analysis_changes as changes, ledger
+from ssa.icl import study
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_amendment_made_after_a_reading_is_recorded():
+    recorded = {change.commit for change in changes.CHANGES if change.after_reading}
+    amendments = {study.BINARY_AMENDMENT_COMMIT, study.FLIP_AMENDMENT_COMMIT, study.STARTING_POINT_AMENDMENT_COMMIT,
+                  study.REGIME_AMENDMENT_COMMIT}
+    assert amendments <= recorded
+
+
+def test_every_recorded_commit_exists_and_the_dates_run_forward():
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for change in changes.CHANGES:
+        found = subprocess.run(["git", "cat-file", "-t", change.commit], cwd=ROOT, capture_output=True, text=True)
+        if found.returncode != 0:
+            pytest.skip("a shallow clone without the recorded commits")
+        date = subprocess.run(["git", "show", "-s", "--format=%ad", "--date=short", change.commit], cwd=ROOT,
+                              capture_output=True, text=True, check=True).stdout.strip()
+        assert date == change.date, change.commit
+    assert [c.date for c in changes.CHANGES] == sorted(c.date for c in changes.CHANGES)
+
+
+@pytest.mark.parametrize("parts, expected", [
+    # SSA against softmax on five kinds of shift, as the leaderboard read it
+    (("opposite", "inconclusive", "no effect at this scale", "opposite", "no effect at this scale"),
+     ("partly", "partly", "no effect at this scale", "does not hold")),
+    # five endpoints against the claim, one undecided
+    (("opposite",) * 5 + ("inconclusive",), ("partly", "partly", "opposite", "does not hold")),
+    (("premise absent", "inconclusive"), ("partly", "inconclusive", "inconclusive", "inconclusive")),
+    (("reproduced", "opposite"), ("partly",) * 4),
+    (("reproduced", "reproduced"), ("reproduced",) * 4),
+])
+def test_each_version_of_combine_gives_what_it_gave(parts, expected):
+    assert tuple(version(parts) for _, version in changes.COMBINE_VERSIONS) == expected
+
+
+def test_combine_versions_lists_only_rows_whose_parts_differ():
+    def row(key, verdict, parts):
+        return ledger.LedgerRow(key, key, "p", "o", "cpu", (), verdict, None, None, parts=parts)
+
+    frame = changes.combine_versions([row("one", "reproduced", ()), row("same", "inconclusive", ("inconclusive",) * 2),
+                                      row("mixed", "does not hold", ("opposite", "inconclusive"))])
+    assert list(frame["claim"]) == ["mixed"]
+    assert frame.loc[0, "parts"] == "1 opposite, 1 inconclusive"
+    assert frame.loc[0, "after fe32bcd (now)"] == "does not hold"
+
+
+def test_markdown_keeps_every_row_and_escapes_pipes():
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [f"x|{i}" for i in range(100)], "b": range(100)})
+    text = changes.markdown(frame)
+    assert text.count("\n") == 101 and "x\\|99" in text
