@@ -132,13 +132,20 @@ def stage_book(root: Path, stage: Path) -> None:
             )
 
 
+# A page shows every row, column and character of a table: pandas' display limits would cut a
+# verdict table to its first and last rows behind "...", and a cell's text at 50 characters.
+WHOLE_TABLES = ("import pandas; pandas.set_option('display.max_rows', None, 'display.max_columns', None, "
+                "'display.max_colwidth', None, 'display.width', None)")
+
+
 def _write_kernelspec(jupyter_dir: Path) -> None:
     """A kernel that runs this very interpreter, whatever other ``python3`` kernels exist."""
     spec_dir = jupyter_dir / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True, exist_ok=True)
     spec = {
         # Kernel log noise (e.g. the unencrypted-TCP notice) would bury the progress lines.
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--IPKernelApp.log_level=ERROR"],
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--IPKernelApp.log_level=ERROR",
+                 f"--IPKernelApp.exec_lines={WHOLE_TABLES}"],
         "display_name": f"SSA book ({sys.executable})",
         "language": "python",
     }

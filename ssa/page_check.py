@@ -1,5 +1,6 @@
 """What a reader of the built book must never see: a cell's stderr, a traceback, a path of the
-machine that built the book, or a widget (a progress bar) that a static page can only show frozen.
+machine that built the book, a widget (a progress bar) that a static page can only show frozen,
+or a table that pandas cut short.
 
 :func:`page_problems` reads one built HTML page (Jupyter Book 1.x with myst-nb) and lists each
 such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa.book run``
@@ -43,6 +44,11 @@ LOCAL_PATH = re.compile(
 )
 # The JavaScript form of LOCAL_PATH, for the browser check (same syntax: look-behind, \b, \w).
 LOCAL_PATH_JS = LOCAL_PATH.pattern
+
+# pandas' marks of a table it cut to fit its display limits: the "N rows × M columns" line
+# under it, and "..." standing for the rows, columns or characters left out.
+TABLE_CUT_LINE = re.compile(r"\b\d+ rows × \d+ columns\b")
+ELLIPSIS = ("...", "…")
 
 SKIPPED_ELEMENTS = {"script", "style", "template"}
 VISIBLE_ATTRIBUTES = ("title", "alt", "aria-label")
@@ -90,6 +96,9 @@ class _PageParser(HTMLParser):
     def _in_output(self) -> bool:
         return any("output" in element.classes for element in self.stack)
 
+    def _in_pandas_table(self) -> bool:
+        return any(element.tag == "table" and "dataframe" in element.classes for element in self.stack)
+
     def _text(self, text: str) -> None:
         if self._skipping():
             return
@@ -136,6 +145,8 @@ class _PageParser(HTMLParser):
             self.stack[-1].text.append(text)
         if element.tag not in INLINE_ELEMENTS:
             self._text("\n")
+        if element.tag in ("td", "th") and self._in_pandas_table() and text.strip().endswith(ELLIPSIS):
+            self.problems.append(f"a table cut short: a cell reads {' '.join(text.split())[-80:]!r}")
         if is_forbidden_output(element.classes):
             kind = "stderr" if element.classes & {"stderr", "output_stderr"} else "error"
             self.problems.append(f"{kind} output: {' '.join(text.split())[:200]!r}")
@@ -163,6 +174,7 @@ def page_problems(html: str) -> list[str]:
     if TRACEBACK_TEXT in text:
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
+    problems += [f"a table cut short: {match.group(0)!r} under it" for match in TABLE_CUT_LINE.finditer(text)]
     return problems
 
 

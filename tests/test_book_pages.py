@@ -111,6 +111,22 @@ def test_page_check_reports_a_widget_output():
     ]
 
 
+def test_page_check_reports_a_table_pandas_cut_short():
+    import pandas as pd
+
+    frame = pd.DataFrame({"question": ["At the authors' learning rate, trained 10 x longer?" * 2] * 80, "n": range(80)})
+    with pd.option_context("display.max_rows", 10, "display.max_colwidth", 50):
+        cut = frame._repr_html_()
+    problems = page_check.page_problems(_page(f'<div class="cell_output docutils container">{cut}</div>'))
+    assert any(problem.startswith("a table cut short: a cell reads") for problem in problems)
+    assert "a table cut short: '80 rows × 2 columns' under it" in problems
+    with pd.option_context("display.max_rows", None, "display.max_colwidth", None):
+        whole = frame._repr_html_()
+    assert page_check.page_problems(_page(f'<div class="cell_output docutils container">{whole}</div>')) == []
+    # prose may say "..." and a table that is not pandas' may hold it
+    assert page_check.page_problems(_page("<p>and so on ...</p><table><tr><td>a ...</td></tr></table>")) == []
+
+
 @pytest.mark.parametrize(
     "html",
     [
