@@ -179,6 +179,7 @@ class LedgerRow:
     wall_time_s: float | None = None  # compute time of those results, from their provenance
     summary: str = ""  # `ours` in one short sentence: the key numbers and what the seeds decide
     parts: tuple[str, ...] = ()  # the outcomes of the parts ssa.verdicts.combine made the verdict of (empty: none)
+    regime: str = ""  # the training regime the verdict holds in (sizes, steps, learning rate, start, seeds)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -448,7 +449,8 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
     return LedgerRow(row.key, row.claim, row.paper, f"{_ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), _total_wall_time(provenances),
                      short_summary(verdict, f"powered study, effect in the paper's direction: {_study_effects(verdict)}{pending}"),
-                     _parts(verdict))
+                     _parts(verdict), f"{study.ARMS[compared.treatment].regime(compared.tasks[0], profile)}; "
+                                      f"{compared.seeds} paired seeds a task")
 
 
 def _collapse_row(profile: str) -> LedgerRow:
@@ -778,3 +780,83 @@ def counts_sentence(rows: Sequence[LedgerRow]) -> str:
         noun = "The theorem" if len(theorems) == 1 else f"The {len(theorems)} theorems"
         sentences.append(f"{noun} (derivations, checked live): {_counted(theorems)}.")
     return " ".join(sentences)
+
+
+# The words of a comparison of SSA with softmax, direction explicit (verdicts are signed in the
+# paper's direction, so "opposite" is SSA worse).
+SSA_WORDS = {
+    verdicts.REPRODUCED: "SSA better", verdicts.OPPOSITE: "SSA worse", verdicts.NO_EFFECT: "no difference that matters",
+    verdicts.INCONCLUSIVE: "undecided", verdicts.PREMISE_ABSENT: "premise absent", verdicts.NOT_TESTED: "not tested",
+    verdicts.PARTLY: "SSA better on some parts", verdicts.DOES_NOT_HOLD: "the claim does not hold",
+}
+# The rows whose verdicts compare SSA with softmax (the alternatives row compares other scorers).
+SSA_ROWS = ("quantification", "collapse", "linear", "perplexity_id", "perplexity_ood", "probing", "across_shifts")
+DECIDED_AGAINST = (verdicts.DOES_NOT_HOLD, verdicts.OPPOSITE, verdicts.NO_EFFECT)
+
+
+def _parts_in_words(row: LedgerRow) -> str:
+    """"SSA worse on 5 of 6 parts, undecided on 1" (the row's own outcome when it has no parts)."""
+    outcomes = row.parts or (row.verdict,)
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome] = counts.get(outcome, 0) + 1
+    ordered = sorted(counts.items(), key=lambda item: -item[1])
+    words = SSA_WORDS if row.key in SSA_ROWS else {}
+    phrases = [f"{words.get(outcome, outcome)} on {n}{f' of {len(outcomes)} parts' if i == 0 else ''}"
+               for i, (outcome, n) in enumerate(ordered)]
+    return ", ".join(phrases)
+
+
+def _study_caveats(profile: str) -> str:
+    """What the powered study says beside its primary answer: what SSA's deficit goes with (the
+    form-or-slope reading's conclusion, per quantifier), how many of the primary prompt-error
+    verdicts the distribution-free check keeps, and where the regime comparisons stand."""
+    study = importlib.import_module("ssa.icl.study")
+    compared = study.comparison("SSA vs softmax", profile)
+    cache = study.StudyCache(profile, train=False)
+    if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
+        return ""
+    text, readings = [], {}
+    for task in compared.tasks:
+        reading = study.starting_point_reading(cache, task)
+        if reading is not None:
+            readings.setdefault(reading.rsplit("). ", 1)[-1], []).append(_tasks().get_task(task).title)
+    text += [f"On {' and '.join(tasks)}: {conclusion}" for conclusion, tasks in readings.items()]
+    checks = study.bounded_checks(study.verdict_rows([compared], cache))
+    if checks:
+        kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
+        text.append(f"A check that assumes nothing about the distribution of the differences keeps {kept} of these "
+                    f"{len(checks)} decided prompt-error verdicts")
+    pending = [study.comparison(name, profile) for name in study.REGIME_COMPARISONS]
+    pending = [regime for regime in pending if regime is not None and not all(cache.complete(regime, t) for t in regime.tasks)]
+    if pending:
+        text.append("Not decided yet in the other regimes the study runs (" + "; ".join(
+            f"{regime.name.removeprefix('SSA vs softmax, ')}: {cache.cached(regime)} of {study.needed(regime)} runs of "
+            f"{regime.seeds} paired seeds cached" for regime in pending) + ")")
+    return " ".join(_sentence(part) for part in text)
+
+
+def findings(rows: Sequence[LedgerRow]) -> list[str]:
+    """What the book found, in at most six Markdown bullets computed from the rows: the claims
+    counted (experiments apart from theorems); each claim decided against the paper, with its parts
+    in direction-explicit words and the regime it holds in; the undecided claims with their seeds;
+    the claims not tested or whose premise is absent."""
+    bullets = [counts_sentence(rows)]
+    experiments = [row for row in rows if row.profile != "live"]
+    for row in experiments:
+        if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
+            regime = f" Regime: {row.regime}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
+            caveats = f" {_study_caveats(row.profile)}" if row.key == "quantification" else ""
+            bullets.append(f"**{row.claim}**: the paper's claim does not hold here ({_parts_in_words(row)}).{regime}{caveats}")
+    undecided = [row for row in experiments if row.verdict in (verdicts.INCONCLUSIVE, verdicts.PARTLY)]
+    if undecided:
+        listed = "; ".join(f"{row.claim} ({_count(len(row.seeds), 'seed')})" for row in undecided)
+        bullets.append(f"**Undecided**, at the seeds run so far: {listed}. Each row says how many seeds would decide it.")
+    untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.PREMISE_ABSENT)]
+    if untested:
+        bullets.append("**Not tested or premise absent**: " + "; ".join(f"{row.claim} ({row.verdict})" for row in untested) + ".")
+    return bullets[:6]
+
+
+def findings_markdown(rows: Sequence[LedgerRow]) -> str:
+    return "\n".join(f"- {bullet}" for bullet in findings(rows))

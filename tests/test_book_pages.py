@@ -2,6 +2,7 @@
 the CI workflow, no number typed into the front matter's prose, and a page check
 (``ssa.page_check``) that refuses stderr, tracebacks and local paths on a built page."""
 
+import json
 import re
 from pathlib import Path
 
@@ -203,3 +204,14 @@ def test_the_paper_is_cited_as_its_acl_version_everywhere():
     assert (paper["start"], paper["end"], paper["year"]) == (*ACL_PAGES, 2026)
     assert ACL_ANTHOLOGY_ID in paper["url"]
     assert [author["family-names"] for author in paper["authors"]] == ["Naim", "Bhar", "Bolte", "Asher"]
+
+
+def test_the_front_page_cites_the_book_as_citation_cff_does():
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    intro = (ROOT / "notebooks" / "intro.ipynb").read_text(encoding="utf-8")
+    bibtex = re.search(r"```bibtex(.*?)```", "".join(json.loads(intro)["cells"][-1]["source"]), re.S).group(1)
+    title = citation["title"].removesuffix(" (the SSA book)")
+    assert f"title = {{{title}}}" in bibtex and f"version = {{{citation['version']}}}" in bibtex
+    assert f"url = {{{citation['url']}}}" in bibtex
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert config["title"] == title and f"# {title}" in intro

@@ -251,3 +251,23 @@ def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_com
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=incomplete))
     row = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))["alternatives"]
     assert row.verdict == "not tested" and "alternative_scorers" in row.command  # the chapter's row, nothing cached there
+
+
+def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
+    def row(key, verdict, parts=(), regime="", profile="cpu"):
+        return ledger.LedgerRow(key, key.title(), "p", "o", profile, (1, 2, 3), verdict, None, None, parts=parts, regime=regime)
+
+    rows = [row("theorem_1", "reproduced", profile="live"), row("theorem_2", "reproduced", profile="live"),
+            row("across_shifts", "does not hold", ("opposite", "opposite", "no effect at this scale", "inconclusive"), "4 layers"),
+            row("linear", "no effect at this scale", regime="1,500 steps"),
+            row("alternatives", "does not hold", ("opposite", "inconclusive")),
+            row("perplexity_id", "inconclusive"), row("probing", "inconclusive"), row("benchmarks", "not tested")]
+    found = ledger.findings(rows)
+    assert 1 < len(found) <= 6
+    assert found[0].startswith("Of the 6 experimental claims, none is reproduced") and "The 2 theorems" in found[0]
+    beyond = next(bullet for bullet in found if bullet.startswith("**Across_Shifts**"))
+    assert "does not hold here (SSA worse on 2 of 4 parts, no difference that matters on 1, undecided on 1). Regime: 4 layers." in beyond
+    # the alternatives compare other scorers with softmax: their parts keep the rule's words
+    assert any("(opposite on 1 of 2 parts, inconclusive on 1)" in bullet for bullet in found)
+    assert any(bullet.startswith("**Undecided**") and "Perplexity_Id (3 seeds)" in bullet for bullet in found)
+    assert found[-1] == "**Not tested or premise absent**: Benchmarks (not tested)."

@@ -99,10 +99,33 @@ class Arm:
         evaluation = dataclasses.replace(base.eval, per_position=False, attention_map=False, sigmas=sigmas)
         return dataclasses.replace(base, train=train, eval=evaluation)
 
+    def regime(self, task: str, profile: str = "cpu") -> str:
+        """The arm's training regime in words, with the paper's beside it: "4 layers of width 64,
+        1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: 12
+        layers of width 256, 500,000 steps at 0.0001)"."""
+        return f"{_regime_words(self.experiment(task, FIRST_SEED, profile).train)} (the paper: {_paper_regime(task)})"
+
     def cost(self) -> float:
         """Training cost relative to one chapter run of the task: steps x width^2 (the matrix
         products dominate a step at these sizes)."""
         return self.steps_multiple * self.width_multiple ** 2
+
+
+def _regime_words(train, *, scorer: bool = True) -> str:
+    model = train.model
+    schedule = "constant" if train.schedule == "constant" else f"{train.schedule.replace('_', ' + ')}"
+    text = (f"{model.n_layer} layers of width {model.n_embd}, {train.train_steps:,} steps at learning rate "
+            f"{train.learning_rate:g} ({schedule})")
+    start = dict(model.scorer_kwargs)
+    if scorer and model.scorer == "ssa":
+        text += f", SSA from b = {start.get('b', _SSA_B0):.3g}, n = {start.get('n', _SSA_N0):.3g}"
+    return text
+
+
+def _paper_regime(task: str) -> str:
+    paper = experiments.experiment_config(task, "softmax", "paper", FIRST_SEED).train
+    return (f"{paper.model.n_layer} layers of width {paper.model.n_embd}, {paper.train_steps:,} steps at "
+            f"{paper.learning_rate:g}")
 
 
 ARMS: dict[str, Arm] = {arm.name: arm for arm in (
