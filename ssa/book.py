@@ -33,6 +33,10 @@ KERNEL_NAME = "ssa-book"
 STAGE = Path("_build") / "src"
 STAGED_FILES = ("_config.yml", "_toc.yml")
 STAGED_FOLDERS = ("book", "notebooks")
+# Files a chapter offers for download (the leaderboard's CSV): written here by the notebooks,
+# copied by the build to the site's root (html_extra_path), so each has a stable address.
+DOWNLOADS = "downloads"
+DOWNLOADS_ENV = "SSA_BOOK_DOWNLOADS"
 DEFAULT_CELL_TIMEOUT_S = 3600
 PAGE_SUFFIXES = (".ipynb", ".md")
 
@@ -114,6 +118,7 @@ def select_notebooks(notebooks: list[Path], only: list[str] | None) -> list[Path
 def stage_book(root: Path, stage: Path) -> None:
     """Refresh the staging copy of the book's sources; executed notebooks are written later."""
     stage.mkdir(parents=True, exist_ok=True)
+    (stage / DOWNLOADS).mkdir(exist_ok=True)
     for name in STAGED_FILES:
         shutil.copy2(root / name, stage / name)
     for name in STAGED_FOLDERS:
@@ -302,6 +307,7 @@ def run(
         "SSA_RESULTS_DIR": os.environ.get("SSA_RESULTS_DIR", str(root / "results")),
         "SSA_DATA_DIR": os.environ.get("SSA_DATA_DIR", str(root / "data")),
         "SSA_REQUIRE_CACHE": "1" if settings.require_cache else os.environ.get("SSA_REQUIRE_CACHE", "0"),
+        DOWNLOADS_ENV: str(stage / DOWNLOADS),
         # A static page cannot show a live progress bar: it would stay on the page as a frozen
         # widget (ssa.page_check refuses it). Hugging Face's bars (e.g. transformers' "Loading
         # weights") are switched off here; the chapters pass progress=False to the package's

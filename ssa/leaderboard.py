@@ -2,7 +2,7 @@
 
     board = read("cpu")                   # every cell the cache can fill (never trains at cpu or paper)
     table(board, cost)                    # scorers x columns: "mean [low, high]" and the verdict
-    frame(board, cost).to_csv(path)       # the long table the page offers for download
+    seed_frame(board, cost).to_csv(path)  # the long table the page offers for download, a row per seed
     statement_verdict(board)              # the paper's "none is consistently better than softmax"
 
 **Columns** (:data:`COLUMNS`): one kind of shift each, read at one fixed out-of-distribution
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -586,12 +587,52 @@ def columns_table():
 CSV_NAME = "ssa-leaderboard.csv"
 
 
-def download_link(table, filename: str = CSV_NAME, text: str = "Download the leaderboard as CSV") -> str:
-    """An HTML link that downloads ``table`` (a DataFrame) as a CSV file, the file inside the link
-    itself (a data URI): it works offline, on any host, with no file beside the page."""
+def seed_frame(board: Board, cost: Mapping | None = None):
+    """The leaderboard in long format, the CSV the page offers: one row per scorer, column and
+    seed of every filled cell, with the scorer's and softmax's error there (paired by seed), the
+    cell's outcome against softmax (:data:`OUTCOME_MARKS`: better / worse / ...) with its effect
+    and interval (softmax's error minus the scorer's: positive when the scorer is better), and the
+    cost of a training step and its peak memory as multiples of softmax's."""
+    import pandas as pd
+
+    from ssa.plotting import scorer_label
+
+    rows = []
+    for scorer in scorers():
+        time_ratio, memory_ratio = _cost_ratios(cost, scorer)
+        for each in COLUMNS:
+            found, reference = board.cell(scorer, each.key), board.cell("softmax", each.key)
+            if found is None:
+                continue
+            verdict = found.verdict
+            softmax_errors = dict(zip(reference.seeds, reference.errors))
+            decided = verdict is not None and verdict.interval is not None
+            for seed, error in zip(found.seeds, found.errors):
+                rows.append({"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
+                             "benchmark": each.benchmark, "point": each.point, "error_measure": each.error, "seed": seed,
+                             "error": error, "softmax_error": softmax_errors.get(seed, np.nan),
+                             "outcome": "reference" if verdict is None else OUTCOME_MARKS.get(verdict.outcome, verdict.outcome),
+                             "effect": verdict.effect if decided else np.nan,
+                             "effect_low": verdict.interval[0] if decided else np.nan,
+                             "effect_high": verdict.interval[1] if decided else np.nan,
+                             "pairs": verdict.pairs if decided else 0, "time_ratio": time_ratio, "memory_ratio": memory_ratio})
+    return pd.DataFrame(rows)
+
+
+def download_link(table, folder: str | Path | None = None, filename: str = CSV_NAME,
+                  text: str = "Download the leaderboard as CSV") -> str:
+    """An HTML link that downloads ``table`` (a DataFrame) as a CSV file. With ``folder`` (the
+    book's downloads folder, which the build copies to the site's root: a stable address,
+    ``<site>/<filename>``), the file is written there and the link points at it from a chapter
+    page; without one (a notebook opened alone), the file travels inside the link (a data URI)."""
     import base64
     import html
 
+    rows = f" ({len(table)} rows: one per scorer, column and seed)"
+    if folder is not None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        table.to_csv(folder / filename, index=False)
+        return f'<a download="{html.escape(filename)}" href="../{html.escape(filename)}">{html.escape(text)}</a>{rows}'
     payload = base64.b64encode(table.to_csv(index=False).encode("utf-8")).decode("ascii")
-    return (f'<a download="{html.escape(filename)}" href="data:text/csv;charset=utf-8;base64,{payload}">'
-            f"{html.escape(text)}</a> ({len(table)} rows: one per scorer and column)")
+    return f'<a download="{html.escape(filename)}" href="data:text/csv;charset=utf-8;base64,{payload}">{html.escape(text)}</a>{rows}'

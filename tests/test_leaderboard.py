@@ -142,7 +142,7 @@ def test_the_figure_has_one_panel_per_column():
     assert len(figure.axes) == len(lb.COLUMNS)
 
 
-def test_the_download_link_holds_the_csv_itself():
+def test_the_download_is_one_row_per_seed_as_a_file_or_inside_the_link(tmp_path):
     import base64
     import io
     import re
@@ -150,11 +150,20 @@ def test_the_download_link_holds_the_csv_itself():
     import pandas as pd
 
     board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7))
-    frame = lb.frame(board)
+    frame = lb.seed_frame(board)
+    cells = [(scorer, each.key) for scorer in lb.scorers() for each in lb.COLUMNS if board.cell(scorer, each.key) is not None]
+    assert len(frame) == sum(len(board.cell(*cell).seeds) for cell in cells)
+    assert not frame.duplicated(["scorer", "column", "seed"]).any()
+    softmax = frame[frame["scorer"] == "softmax"]
+    assert (softmax["error"] == softmax["softmax_error"]).all() and set(softmax["outcome"]) == {"reference"}
     link = lb.download_link(frame)
     payload = re.search(r"base64,([A-Za-z0-9+/=]+)\"", link).group(1)
     back = pd.read_csv(io.StringIO(base64.b64decode(payload).decode("utf-8")))
     assert list(back.columns) == list(frame.columns) and len(back) == len(frame)
+    # in the book: a file in the downloads folder, which the build puts at the site's root
+    link = lb.download_link(frame, tmp_path / "downloads")
+    assert f'href="../{lb.CSV_NAME}"' in link
+    assert len(pd.read_csv(tmp_path / "downloads" / lb.CSV_NAME)) == len(frame)
     assert list(lb.columns_table().index) == [each.label for each in lb.COLUMNS]
 
 
