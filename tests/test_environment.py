@@ -1,5 +1,6 @@
 """pyproject.toml, environment.yml and requirements/lock.txt describe one environment."""
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -67,3 +68,14 @@ def test_tqdm_finds_ipywidgets_so_notebook_kernels_do_not_warn():
     from tqdm.notebook import IProgress
 
     assert IProgress is not None, "ipywidgets is missing or too old for tqdm: install requirements/lock.txt"
+
+
+def test_binder_installs_the_locked_cpu_environment_and_the_package():
+    binder = ROOT / "binder"
+    requirements = (binder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    torch_version = re.search(r"^TORCH_VERSION := (\S+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
+    assert f"torch=={torch_version}+cpu" in requirements
+    assert "-r ../requirements/lock.txt" in requirements
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in requirements
+    post_build = binder / "postBuild"
+    assert "pip install --no-deps -e ." in post_build.read_text(encoding="utf-8") and os.access(post_build, os.X_OK)
