@@ -6,6 +6,20 @@ weights of the logits' shape and dtype. Masked keys get exactly zero weight, and
 keys are all masked gets zeros, never NaN. Half-precision inputs are computed in float32 and
 cast back, so the dtype's extreme finite values neither overflow nor produce NaN.
 
+Non-finite logits mean the same to every scorer that reads logits (all but ``cosformer``, which
+reads queries and keys):
+
+* :math:`x_i = -\infty` is a masked key, the convention of additive attention masks: the scorer
+  gives exactly what it gives with ``mask`` False there (weight exactly 0, and the key does not
+  count in :math:`N`), and the gradients with respect to every logit and to the scorer's
+  parameters are finite (0 at the :math:`-\infty` logit). A row of :math:`-\infty` is a fully
+  masked row: zeros.
+* NaN or :math:`+\infty` at a key that is not masked (by ``mask`` or by :math:`-\infty`) makes
+  every weight of its row NaN, as a NaN makes ``torch.softmax``'s row NaN (:math:`+\infty` has no
+  weight a scorer could give it: :math:`\infty - \infty` is undefined); other rows and their
+  gradients are unaffected. No error is raised: a check would wait for the values on a GPU,
+  and break ``torch.compile``'s graph, at every call. At a masked key, any value is never read.
+
 The scorers, with :math:`x` the logits of one query row over its :math:`N` unmasked keys:
 
 ========================  =========================================================================
@@ -127,22 +141,64 @@ def hide_absent_keys(keys: Tensor, mask: Tensor | None, *others: Tensor) -> tupl
 
 
 def _key_axis_last(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """Run a last-axis scorer kernel along any ``dim``, with the mask checked and half
-    precision computed in float32."""
+    """Run a last-axis scorer kernel along any ``dim``, with the mask checked, half precision
+    computed in float32, and non-finite logits read as the module docstring says: the kernel
+    gets finite logits and a mask that also masks the ``-inf`` ones (never ``None``)."""
 
     def wrapper(logits: Tensor, *args, mask: Tensor | None = None, dim: int = -1, **kwargs) -> Tensor:
         _check_floating("logits", logits)
         mask = _check_mask(logits.shape, mask)
         x = logits.float() if logits.dtype in _HALF_DTYPES else logits
         if mask is not None:  # masked means absent: whatever a masked logit holds (NaN, inf) is never read
-            x = x.masked_fill(~mask, 0.0)
-        x = x.movedim(dim, -1)
-        m = mask.movedim(dim, -1) if mask is not None else None
-        return fn(x, *args, mask=m, **kwargs).movedim(-1, dim).to(logits.dtype)
+            x = torch.where(mask, x, float("-inf"))
+        # The kernels read finite logits only: -inf is a masked key (additive masks), so it goes
+        # through the very code a boolean mask takes; NaN and +inf poison their row afterwards.
+        # (A row's max is NaN or +inf exactly when it holds one: a cheaper test than isfinite.)
+        poisoned_rows = ~(x.detach().amax(dim, keepdim=True) < float("inf"))
+        readable = x.abs() < float("inf")
+        x = torch.where(readable, x, 0.0).movedim(dim, -1)
+        readable = readable.movedim(dim, -1)
+        if mask is not None:
+            # The memory layout sets the order of the sums, hence their last bits: given a mask,
+            # the kernels have always summed over contiguous keys (what masked_fill returns);
+            # given none, over the logits as laid out. _fill_masked keeps each case as it was.
+            x, readable = x.contiguous(), readable.contiguous()
+        weights = fn(x, *args, mask=readable, **kwargs).movedim(-1, dim)
+        return torch.where(poisoned_rows, float("nan"), weights).to(logits.dtype)
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     return wrapper
+
+
+class _FillMasked(torch.autograd.Function):
+    """``masked_fill`` that keeps the memory layout of its input, and of the gradient it passes
+    back (``masked_fill`` returns contiguous tensors)."""
+
+    @staticmethod
+    def forward(ctx, tensor, mask, value):
+        ctx.save_for_backward(mask)
+        return tensor.clone().masked_fill_(~mask, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return grad.clone().masked_fill_(~mask, 0.0), None, None
+
+
+def _fill_masked(tensor: Tensor, mask: Tensor, value: float) -> Tensor:
+    """``tensor`` with ``value`` where ``mask`` is False.
+
+    The memory layout sets the order of the sums that follow, hence their last bits. A contiguous
+    mask (every mask a caller gives, see :func:`_key_axis_last`, and that of contiguous logits)
+    comes with a contiguous ``tensor`` and is filled as ``masked_fill`` fills, as the kernels have
+    always done with a mask. A mask that is not contiguous only masks the ``-inf`` logits of a
+    caller who gave no mask and whose keys are not contiguous (another ``dim``, a transposed
+    view): the kernels had no fill there, and this one leaves the layouts, forward and
+    backward, as they were."""
+    if mask.is_contiguous():
+        return torch.where(mask, tensor, value)  # masked_fill's numbers and layouts here, in a third of its time
+    return _FillMasked.apply(tensor, mask, value)
 
 
 def _valid_key_count(x: Tensor, mask: Tensor | None) -> Tensor:
@@ -154,7 +210,7 @@ def _valid_key_count(x: Tensor, mask: Tensor | None) -> Tensor:
 
 def _masked_softmax_last(scores: Tensor, mask: Tensor | None) -> Tensor:
     if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
+        scores = _fill_masked(scores, mask, float("-inf"))
     row_max = scores.amax(-1, keepdim=True)
     # A fully masked row has max -inf; shifting by 0 instead keeps exp() at exactly 0.
     row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max)).detach()
@@ -223,13 +279,6 @@ def temperature_softmax(logits: Tensor, temperature: Tensor | float = 1.0, *, ma
     return _masked_softmax_last(logits / temperature, mask)
 
 
-def _sparse_support(x: Tensor, mask: Tensor | None) -> Tensor:
-    """The keys that may get weight: unmasked ones whose logit is not ``-inf`` (which softmax
-    weighs 0; the sparse maps would fail on a row of them). NaN stays, and propagates."""
-    finite_below = x != float("-inf")
-    return finite_below if mask is None else mask & finite_below
-
-
 def _shift_for_sparse(x: Tensor, mask: Tensor | None, gap: float) -> Tensor:
     """Shift each row so its largest unmasked logit is 0 and put masked keys ``gap`` below it.
 
@@ -248,7 +297,7 @@ def _shift_for_sparse(x: Tensor, mask: Tensor | None, gap: float) -> Tensor:
 def _zero_fully_masked(weights: Tensor, mask: Tensor | None) -> Tensor:
     if mask is None:
         return weights
-    return weights.masked_fill(~mask, 0.0)
+    return _fill_masked(weights, mask, 0.0)
 
 
 @_key_axis_last
@@ -257,9 +306,9 @@ def sparsemax(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     from entmax import sparsemax as _sparsemax
 
     # entmax's own handling of dim != -1 is unreliable on 3-D/4-D inputs; the wrapper always
-    # hands it the key axis last.
-    support = _sparse_support(logits, mask)
-    return _zero_fully_masked(_sparsemax(_shift_for_sparse(logits, support, gap=4.0), dim=-1), support)
+    # hands it the key axis last. masked_fill, not _fill_masked: the sparse maps have always
+    # masked their support (the keys not at -inf), so their numbers come from contiguous tensors.
+    return _sparsemax(_shift_for_sparse(logits, mask, gap=4.0), dim=-1).masked_fill(~mask, 0.0)
 
 
 @_key_axis_last
@@ -267,8 +316,7 @@ def entmax15(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     """1.5-entmax, via ``entmax.entmax15``."""
     from entmax import entmax15 as _entmax15
 
-    support = _sparse_support(logits, mask)
-    return _zero_fully_masked(_entmax15(_shift_for_sparse(logits, support, gap=8.0), dim=-1), support)
+    return _entmax15(_shift_for_sparse(logits, mask, gap=8.0), dim=-1).masked_fill(~mask, 0.0)
 
 
 @_key_axis_last
@@ -279,8 +327,8 @@ def sa_softmax(logits: Tensor, normalized: bool = False, *, mask: Tensor | None 
     if not normalized:
         return _zero_fully_masked(logits * probabilities, mask)
     valid = mask if mask is not None else torch.ones_like(logits, dtype=torch.bool)
-    low = logits.masked_fill(~valid, float("inf")).amin(-1, keepdim=True).clamp_max(0.0)
-    high = logits.masked_fill(~valid, float("-inf")).amax(-1, keepdim=True).clamp_min(0.0)
+    low = _fill_masked(logits, valid, float("inf")).amin(-1, keepdim=True).clamp_max(0.0)
+    high = _fill_masked(logits, valid, float("-inf")).amax(-1, keepdim=True).clamp_min(0.0)
     low = torch.where(torch.isfinite(low), low, torch.zeros_like(low))
     high = torch.where(torch.isfinite(high), high, torch.zeros_like(high))
     span = (high - low).clamp_min(torch.finfo(logits.dtype).tiny)
@@ -338,7 +386,7 @@ def stick_breaking(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     query's own key breaks the stick first."""
     log_keep = F.logsigmoid(-logits)  # log(1 - beta)
     if mask is not None:
-        log_keep = log_keep.masked_fill(~mask, 0.0)  # a masked key takes none of the stick
+        log_keep = _fill_masked(log_keep, mask, 0.0)  # a masked key takes none of the stick
     # sum over k > i: an exclusive cumulative sum from the last key back
     reversed_keep = log_keep.flip(-1)
     before = torch.cat([torch.zeros_like(reversed_keep[..., :1]), reversed_keep[..., :-1]], dim=-1)

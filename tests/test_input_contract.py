@@ -11,6 +11,7 @@ from ssa.scoring import SSA, make_scorer, scorer_names, ssa
 SSA_PATHS = ["reference", "direct", "blockwise", "compiled"]
 # SSA through each of its CPU paths; every other scorer through its one path.
 SCORER_PATHS = [("ssa", path) for path in SSA_PATHS] + [(name, "auto") for name in scorer_names() if name != "ssa"]
+LOGIT_SCORERS = [name for name in scorer_names() if name != "cosformer"]  # cosformer scores queries and keys
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 N_KEYS = 100  # over the direct path's 96 keys: "auto" would take the blockwise path for SSA
 
@@ -115,7 +116,7 @@ def test_nothing_at_a_masked_key_reaches_an_output_or_a_gradient(name, path, poi
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("poison", [float("nan"), float("inf"), -float("inf")])
-@pytest.mark.parametrize("name", [name for name in scorer_names() if name != "cosformer"])
+@pytest.mark.parametrize("name", LOGIT_SCORERS)
 def test_nothing_at_a_masked_logit_reaches_the_weights_or_their_gradient(name, poison, dtype):
     generator = torch.Generator().manual_seed(0)
     logits = torch.randn(2, 3, 6, generator=generator).to(dtype)
@@ -132,13 +133,80 @@ def test_nothing_at_a_masked_logit_reaches_the_weights_or_their_gradient(name, p
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", ["softmax", "ssa", "sparsemax", "entmax15", "temperature_softmax", "ssmax", "sigmoid"])
+@pytest.mark.parametrize("name", LOGIT_SCORERS)
 def test_a_row_of_minus_infinity_gets_zero_weights(name, dtype):
-    logits = torch.tensor([[0.5, -1.0, 2.0], [-float("inf")] * 3], dtype=dtype)
-    weights = make_scorer(name)(logits)
+    logits = torch.tensor([[0.5, -1.0, 2.0], [-float("inf")] * 3], dtype=dtype, requires_grad=True)
+    scorer = make_scorer(name)
+    weights = scorer(logits)
     assert torch.isfinite(weights).all() and (weights[1] == 0).all()
+    grads = torch.autograd.grad(weights.float().square().sum(), [logits, *scorer.parameters()])
+    assert all(torch.isfinite(grad).all() for grad in grads) and (grads[0][1] == 0).all()
     fully_masked = make_scorer(name)(torch.randn(2, 3, generator=torch.Generator().manual_seed(0)), torch.tensor([[True] * 3, [False] * 3]))
     assert (fully_masked[1] == 0).all()
+
+
+def minus_infinity_case(dtype, seed=0):
+    """Logits ``(2, 3, 4, 6)`` with -inf at random keys (one row all -inf, one with a single key
+    left), and a boolean mask of other keys."""
+    generator = torch.Generator().manual_seed(seed)
+    logits = (torch.randn(2, 3, 4, 6, generator=generator) * 2).to(dtype)
+    absent = torch.rand(2, 3, 4, 6, generator=generator) < 0.3
+    absent[0, 0, 0] = True
+    absent[0, 0, 1] = torch.tensor([True] * 5 + [False])
+    mask = torch.rand(2, 3, 4, 6, generator=generator) < 0.8
+    return logits, absent, mask
+
+
+def weights_and_grads(scorer, logits, mask=None):
+    logits = logits.detach().requires_grad_()
+    weights = scorer(logits, mask)
+    probe = torch.randn(weights.shape, generator=torch.Generator().manual_seed(1))
+    return (weights, *torch.autograd.grad((weights.float() * probe).sum(), [logits, *scorer.parameters()]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", LOGIT_SCORERS)
+def test_a_minus_infinity_logit_is_a_masked_key(name, dtype):
+    """An additive mask (-inf at some keys) gives exactly what the boolean mask gives (the same
+    code runs): the weights, the gradients with respect to the logits (0 at the -inf ones) and
+    to the scorer's parameters, all finite; with a boolean mask as well, the two combine."""
+    logits, absent, mask = minus_infinity_case(dtype)
+    scorer = make_scorer(name)
+    additive = weights_and_grads(scorer, logits.masked_fill(absent, -float("inf")))
+    boolean = weights_and_grads(scorer, logits, ~absent)
+    for got, expected in zip(additive, boolean):
+        assert torch.isfinite(got).all()
+        assert torch.equal(got, expected)
+    assert (additive[0][absent] == 0).all() and (additive[0][0, 0, 0] == 0).all()
+    both = weights_and_grads(scorer, logits.masked_fill(absent, -float("inf")), mask)
+    for got, expected in zip(both, weights_and_grads(scorer, logits, mask & ~absent)):
+        assert torch.isfinite(got).all()
+        assert torch.equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("poison", [float("nan"), float("inf")])
+@pytest.mark.parametrize("name", LOGIT_SCORERS)
+def test_nan_or_plus_infinity_at_a_key_makes_its_row_nan_and_no_other(name, poison, dtype):
+    """The module docstring's choice: NaN or +inf at a key that counts makes every weight of its
+    row NaN; the other rows, and the gradients with respect to their logits, are as without it,
+    every gradient is finite, and at a masked key (by the mask or by -inf) the value is never read."""
+    logits, absent, _ = minus_infinity_case(dtype)
+    logits = logits.masked_fill(absent, -float("inf"))
+    poisoned = logits.clone()
+    poisoned[1, 2, 3, 4] = poison  # a key that counts
+    poisoned[0, 1, 2, 5] = poison  # ... masked by the mask below
+    mask = torch.ones(6, dtype=torch.bool).expand(2, 3, 4, 6).clone()
+    mask[0, 1, 2, 5] = False
+    scorer = make_scorer(name)
+    weights, *grads = weights_and_grads(scorer, poisoned, mask)
+    assert torch.isnan(weights[1, 2, 3]).all()
+    rows = torch.ones(2, 3, 4, dtype=torch.bool)
+    rows[1, 2, 3] = False
+    clean_weights, *clean_grads = weights_and_grads(scorer, logits.masked_fill(~rows[..., None], 0.0), mask)
+    assert torch.equal(weights[rows], clean_weights[rows])
+    assert all(torch.isfinite(grad).all() for grad in grads)
+    assert torch.equal(grads[0][rows], clean_grads[0][rows])
 
 
 @pytest.mark.parametrize("name", scorer_names())
