@@ -533,6 +533,9 @@ def best_scorers(board: Board) -> dict[str, list[str]]:
                        and cell.verdict.outcome == rule.REPRODUCED] for each in COLUMNS}
 
 
+PANELS_PER_ROW = 3
+
+
 def plot(board: Board, fig=None):
     """One panel per column: each scorer's mean error (dot) with its 95% interval (bar) and each
     seed (small grey dots), softmax's mean as a dashed line; the dot is filled when the rule finds
@@ -542,11 +545,16 @@ def plot(board: Board, fig=None):
     from ssa.plotting import scorer_color, scorer_label
 
     names = list(scorers())
+    # Three panels a row, so that the figure keeps legible text at a page's width.
+    columns = min(PANELS_PER_ROW, len(COLUMNS))
+    rows = -(-len(COLUMNS) // columns)
     if fig is None:
-        fig = plt.figure(figsize=(2.6 * len(COLUMNS), 0.32 * len(names) + 1.6))
-    axes = fig.subplots(1, len(COLUMNS), sharey=True)
+        fig = plt.figure(figsize=(2.8 * columns, rows * (0.3 * len(names) + 1.5)))
+    axes = np.ravel(fig.subplots(rows, columns, sharey=True, squeeze=False))
+    for unused in axes[len(COLUMNS):]:
+        unused.set_visible(False)
     positions = {scorer: index for index, scorer in enumerate(names)}
-    for ax, each in zip(np.ravel(axes), COLUMNS):
+    for ax, each in zip(axes, COLUMNS):
         reference = board.cell("softmax", each.key)
         if reference is not None:
             ax.axvline(reference.mean, color=scorer_color("softmax"), linestyle="--", linewidth=1)
@@ -567,9 +575,11 @@ def plot(board: Board, fig=None):
         ax.tick_params(labelsize=7)
         if each.benchmark == RETRIEVAL:
             ax.set_xlim(-0.02, 1.02)
-    first = np.ravel(axes)[0]
+    first = axes[0]
     first.set_yticks(range(len(names)), [scorer_label(scorer) for scorer in names])
     first.invert_yaxis()
+    for row_start in axes[::columns]:
+        row_start.tick_params(labelleft=True)
     fig.tight_layout()
     return fig
 
