@@ -552,7 +552,7 @@ def plot(board: Board, fig=None):
         fig = plt.figure(figsize=(2.8 * columns, rows * (0.3 * len(names) + 1.5)))
     axes = np.ravel(fig.subplots(rows, columns, sharey=True, squeeze=False))
     for unused in axes[len(COLUMNS):]:
-        unused.set_visible(False)
+        unused.remove()
     positions = {scorer: index for index, scorer in enumerate(names)}
     for ax, each in zip(axes, COLUMNS):
         reference = board.cell("softmax", each.key)
