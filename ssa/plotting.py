@@ -44,6 +44,29 @@ def scorer_color(name: str) -> str:
     return _PALETTE[names.index(name) % len(_PALETTE)]
 
 
+# In a figure that overlays many scorers, softmax and SSA keep their colours and the rest are drawn
+# in one light grey, behind them: fourteen colours cannot be told apart, and the question of the
+# book is SSA against softmax.
+HIGHLIGHTED = ("softmax", "ssa")
+MAX_COLOURED = 4  # overlays of at most this many scorers keep every colour
+OTHER_SCORERS_COLOR = "0.78"
+OTHER_SCORERS_LABEL = "other scorers"
+
+
+def overlay_color(name: str, names: Iterable[str]) -> str:
+    """The colour of scorer ``name`` in a figure that overlays ``names``: its book colour, unless
+    the overlay is crowded (more than :data:`MAX_COLOURED`) and it is not one of
+    :data:`HIGHLIGHTED`, which then share :data:`OTHER_SCORERS_COLOR`."""
+    crowded = len(set(names)) > MAX_COLOURED
+    return OTHER_SCORERS_COLOR if crowded and name not in HIGHLIGHTED else scorer_color(name)
+
+
+def overlay_order(names: Iterable[str]) -> list[str]:
+    """``names`` with the highlighted scorers last, so that they are drawn on top."""
+    names = list(names)
+    return [n for n in names if n not in HIGHLIGHTED] + [n for n in names if n in HIGHLIGHTED]
+
+
 def scorer_label(name: str) -> str:
     return SCORER_LABELS.get(name, name)
 

@@ -122,3 +122,17 @@ def test_alternatives_figures_draw_each_seed():
     seed_points = [points for points in axes[0, 0].collections if len(points.get_offsets()) == len(SEEDS)]
     assert len(seed_points) == 3 and len(axes[0, 0].lines) >= 3 * len(SEEDS)  # each seed's point, joined to its scorer's mean
     plt.close(fig)
+
+
+def test_a_crowded_overlay_keeps_softmax_and_ssa_in_colour_and_the_rest_grey():
+    from ssa import plotting
+    from ssa.scoring import scorer_names
+
+    everyone = list(scorer_names())
+    assert len(everyone) > plotting.MAX_COLOURED
+    colours = {name: plotting.overlay_color(name, everyone) for name in everyone}
+    assert colours["softmax"] == plotting.scorer_color("softmax") and colours["ssa"] == plotting.scorer_color("ssa")
+    assert {colours[name] for name in everyone if name not in plotting.HIGHLIGHTED} == {plotting.OTHER_SCORERS_COLOR}
+    few = ["softmax", "ssa", "sparsemax"]
+    assert plotting.overlay_color("sparsemax", few) == plotting.scorer_color("sparsemax")
+    assert plotting.overlay_order(["ssa", "sigmoid", "softmax", "sparsemax"]) == ["sigmoid", "sparsemax", "ssa", "softmax"]

@@ -8,17 +8,23 @@ import numpy as np
 from ssa.alternatives.comparison import panel_label
 from ssa.icl import figures as icl_figures
 from ssa.icl import verdicts
-from ssa.plotting import scorer_color, scorer_label
+from ssa.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order, scorer_color, scorer_label
 from ssa.scoring import scorer_names
 
 SIGMA_LABEL = r"$\sigma$ of the shifted quantity (training: 1)"
 
 
 def shared_legend(fig, scorers, extra_handles=()) -> None:
-    """One legend for the whole figure, below the panels, one entry per scorer."""
+    """One legend for the whole figure, below the panels: one entry per scorer drawn in its own
+    colour, and one for the scorers drawn in grey (:func:`ssa.plotting.overlay_color`)."""
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=scorer_color(s), marker="o", markersize=4, label=scorer_label(s)) for s in scorers]
+    scorers = list(scorers)
+    coloured = [s for s in scorers if overlay_color(s, scorers) != OTHER_SCORERS_COLOR]
+    handles = [Line2D([], [], color=scorer_color(s), marker="o", markersize=4, label=scorer_label(s)) for s in coloured]
+    if len(coloured) < len(scorers):
+        handles.append(Line2D([], [], color=OTHER_SCORERS_COLOR, marker="o", markersize=4,
+                              label=f"{OTHER_SCORERS_LABEL} ({len(scorers) - len(coloured)})"))
     fig.legend(handles=handles + list(extra_handles), loc="upper center", ncol=min(6, len(handles) + len(extra_handles)),
                fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))  # below the panels; call after tight_layout
 
@@ -61,8 +67,9 @@ def plot_ranks(fig, axes, ranked, panels, runs: dict | None = None) -> None:
         rows = ranked[(ranked["task"] == task) & (ranked["shift"] == shift)]
         per_seed = seed_ranks(runs[task], task, shift) if runs is not None else {}
         scorers = list(dict.fromkeys(rows["scorer"]))
-        for index, (scorer, group) in enumerate(rows.groupby("scorer", sort=False)):
-            color = scorer_color(scorer)
+        groups = dict(list(rows.groupby("scorer", sort=False)))
+        for index, scorer in enumerate(overlay_order(scorers)):
+            group, color = groups[scorer], overlay_color(scorer, scorers)
             ax.plot(group["sigma"], group["rank"], color=color, marker="o", markersize=3, linewidth=1.2, zorder=2)
             if scorer in per_seed:
                 # a small horizontal shift per scorer, so that seeds of different scorers at one rank stay apart
@@ -79,9 +86,11 @@ def plot_entropy(fig, axes, runs: dict, panels) -> None:
     """Normalised attention entropy (mean over layers and heads; 1 = uniform, 0 = one key)
     against sigma, every scorer's mean with its band and each seed as a thin line."""
     for ax, (task, shift) in _panel_axes(axes, panels):
-        for scorer, seeds in runs[task].items():
+        for scorer in overlay_order(runs[task]):
+            seeds = runs[task][scorer]
             sigmas = seeds[0].concentration[shift].sigmas
-            icl_figures._band(ax, sigmas, verdicts.head_mean(seeds, shift, "entropy"), color=scorer_color(scorer), label=scorer_label(scorer))
+            icl_figures._band(ax, sigmas, verdicts.head_mean(seeds, shift, "entropy"), color=overlay_color(scorer, runs[task]),
+                              label=scorer_label(scorer))
         ax.set(title=panel_label(task, shift), xlabel=SIGMA_LABEL, ylabel="attention entropy (normalised)")
     shared_legend(fig, list(next(iter(runs.values()))))
 

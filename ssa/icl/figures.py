@@ -13,7 +13,7 @@ import numpy as np
 from ssa.icl.evaluate import bootstrap_band
 from ssa.icl.tasks import FIRST_SCORED, get_task
 from ssa.icl.verdicts import error_curve, length_curve
-from ssa.plotting import plot_mean_and_seeds, scorer_color, scorer_label
+from ssa.plotting import overlay_color, overlay_order, plot_mean_and_seeds, scorer_color, scorer_label
 
 BASELINE_STYLES = {"least squares": ":", "zero": "--", "exact rule": ":", "majority class": "--"}
 
@@ -44,8 +44,9 @@ def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | N
     """Error against sigma, per scorer, with the baselines (linear: normalised by the zero
     predictor, or the raw MSE on a log scale with ``normalise=False``)."""
     sigmas = next(iter(runs.values()))[0].sweep(shift).values
-    for scorer, seeds in runs.items():
-        _band(ax, sigmas, error_curve(seeds, task, shift, normalise=normalise), color=scorer_color(scorer), label=scorer_label(scorer))
+    for scorer in overlay_order(runs):
+        _band(ax, sigmas, error_curve(runs[scorer], task, shift, normalise=normalise), color=overlay_color(scorer, runs),
+              label=scorer_label(scorer))
     for name, values in _baselines(runs, lambda r, p: error_curve(r, task, shift, p, normalise=normalise)).items():
         if normalise or get_task(task).classification or name == "zero":  # exact baselines have raw error ~0: invisible on a log scale
             ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)

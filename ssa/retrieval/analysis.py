@@ -146,9 +146,21 @@ def curves(runs: Mapping[str, Sequence[RetrievalRun]], metric: str) -> dict[str,
 
 
 def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = "") -> None:
-    """Mean over seeds (thick) and each seed (thin) of ``metric`` against the set size, log scale."""
-    for scorer, (sizes, values) in curves(runs, metric).items():
+    """Mean over seeds (thick) and each seed (thin) of ``metric`` against the set size, log scale;
+    in a crowded overlay softmax and SSA in colour, the rest in grey (:func:`ssa.plotting.overlay_color`)."""
+    from ssa.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
+
+    found = curves(runs, metric)
+    scorers = [name for name in found if name not in VARIANTS]
+    greyed = 0
+    for scorer in overlay_order(found):
+        sizes, values = found[scorer]
         color, label = _style(scorer)
+        if scorer not in VARIANTS and overlay_color(scorer, scorers) == OTHER_SCORERS_COLOR:
+            # the grey scorers share one legend entry
+            greyed += 1
+            color, label = OTHER_SCORERS_COLOR, (f"{OTHER_SCORERS_LABEL} ({sum(overlay_color(n, scorers) == OTHER_SCORERS_COLOR for n in scorers)})"
+                                                 if greyed == 1 else None)
         linestyle = "--" if scorer in VARIANTS else "-"
         for row in values:
             ax.plot(sizes, row, color=color, alpha=0.2, linewidth=0.7, linestyle=linestyle)
