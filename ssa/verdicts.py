@@ -64,6 +64,25 @@ that agree exactly give about :math:`\pm 0.16\,B`. It is a robustness check, not
 effect, "reproduced" comes out at most 2.5% of the time for normal differences (one side of a
 95% interval), and the tests check it stays under 5% for the all-or-nothing outcomes that
 in-context learners give (a seed generalises or it does not).
+
+Both draw the two arms from one distribution chosen by the caller. :func:`resampled_null_rates`
+draws the null from a study's own paired differences instead, so that it keeps their shape (skew,
+bounds, seeds that flip): with observed differences :math:`d_1, \dots, d_n` in the paper's
+direction, recentred to :math:`e_i = d_i - \bar d` (mean exactly 0, the observed spread and shape),
+each of :math:`S` simulated studies draws :math:`N` pairs :math:`D^*_1, \dots, D^*_N` independently
+and uniformly from :math:`\{e_1, \dots, e_n\}` (resampling with replacement) and is judged by
+:func:`_decide`, the code that judges the real study. The false "reproduced" rate is the share of
+the :math:`S` studies called "reproduced" (the treatment better where it is not), the false
+"opposite" rate the share called "opposite", and their sum the rate of a false directional
+decision, about 5% for normal differences (2.5% each side of a 95% interval). Each rate :math:`r`
+has Monte Carlo standard error :math:`\sqrt{r(1-r)/S} \le 0.011` at :data:`SIMULATIONS`. A sample
+of :math:`n` differences shows flips at most at its own share of them: the measurement is only as
+flip-prone as the sample it resamples.
+For a binary claim the differences are :math:`-1, 0, +1`, and recentring would leave values that
+no paired 0/1 outcomes give (Tango's interval counts gains and losses); the null keeps instead the
+observed share :math:`p` of discordant pairs (those that differ) and makes a gain and a loss equally
+likely, :math:`P(D^* = +1) = P(D^* = -1) = p/2`, :math:`P(D^* = 0) = 1 - p`: McNemar's null at the
+observed discordance. :func:`resampled_null_table` measures a sequence of verdicts this way.
 """
 
 from __future__ import annotations
@@ -76,7 +95,8 @@ import numpy as np
 
 __all__ = [
     "OUTCOMES", "AGAINST", "DOES_NOT_HOLD", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
-    "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "seeds_to_resolve",
+    "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
+    "resampled_null_table", "seeds_to_resolve",
     "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
@@ -695,3 +715,67 @@ def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int =
     control)`` draws the outcomes of many studies with no true effect (the caller's model of the
     outcomes), one study per row."""
     return _simulated_rate(claim, pairs, sample, simulations, seed)
+
+
+# The columns of resampled_null_rates' answer and of resampled_null_table.
+FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL = "false reproduced", "false opposite", "false directional"
+
+
+def _resampled_null_differences(claim: Claim, differences: np.ndarray, shape: tuple[int, int],
+                                generator: np.random.Generator) -> np.ndarray:
+    """``shape`` (studies, pairs) paired differences drawn under the null of no effect from the
+    observed ``differences``: resampled with replacement after recentring to mean 0; for a binary
+    claim, +1 and -1 each with half the observed share of discordant pairs, else 0."""
+    if claim.binary:
+        # Recentred -1/0/+1 differences are no paired 0/1 outcomes, and Tango's interval counts gains
+        # and losses; keeping the observed discordance with both signs equally likely is the null that
+        # has no effect and the observed share of seeds where the arms differ.
+        discordant = float(np.mean(differences != 0))
+        draw = generator.random(shape)
+        return np.where(draw < discordant / 2, 1.0, np.where(draw < discordant, -1.0, 0.0))
+    recentred = differences - differences.mean()
+    return recentred[generator.integers(0, len(recentred), size=shape)]
+
+
+def resampled_null_rates(claim: Claim, differences: Sequence[float], pairs: int, simulations: int = SIMULATIONS,
+                         seed: int = 0) -> dict[str, float]:
+    """The rule's false decisions under a null resampled from a study's own paired
+    ``differences`` (one per seed, in the paper's direction, as :attr:`Verdict.differences` holds
+    them): ``simulations`` studies of ``pairs`` pairs, each drawn from the differences recentred to
+    mean 0 (for a binary claim, from their share of discordant pairs with both signs equally
+    likely: see the module's section on simulations), judged by :func:`_decide` with the claim's
+    threshold, interval and :func:`no_effect_pairs`. Returns ``{"false reproduced": r_+,
+    "false opposite": r_-, "false directional": r_+ + r_-}``, the shares of studies called
+    "reproduced" and "opposite"; all 0 with fewer than :data:`MIN_PAIRS` pairs, where the rule
+    decides nothing. Seeded by ``np.random.default_rng(seed)``."""
+    observed = np.asarray(differences, dtype=float)
+    if observed.ndim != 1 or len(observed) < 2:
+        raise ValueError(f"differences must be a flat sequence of at least 2 paired differences; got shape {observed.shape}")
+    if not np.isfinite(observed).all():
+        raise ValueError("differences must be finite")
+    if claim.binary and not np.isin(observed, (-1, 0, 1)).all():
+        raise ValueError(f"differences must be -1, 0 or +1: the claim {claim.name!r} is binary")
+    for name, count in (("pairs", pairs), ("simulations", simulations)):
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+            raise ValueError(f"{name} must be a whole number >= 1; got {count!r}")
+    if pairs < MIN_PAIRS:
+        return {FALSE_REPRODUCED: 0.0, FALSE_OPPOSITE: 0.0, FALSE_DIRECTIONAL: 0.0}
+    studies = _resampled_null_differences(claim, observed, (int(simulations), int(pairs)), np.random.default_rng(seed))
+    outcome = _decide(studies, claim.threshold, claim.binary, no_effect_pairs(claim))[3]
+    reproduced, opposite = float(np.mean(outcome == REPRODUCED)), float(np.mean(outcome == OPPOSITE))
+    return {FALSE_REPRODUCED: reproduced, FALSE_OPPOSITE: opposite, FALSE_DIRECTIONAL: reproduced + opposite}
+
+
+def resampled_null_table(judged: Sequence[tuple[Claim, Verdict]], simulations: int = SIMULATIONS, seed: int = 0):
+    """:func:`resampled_null_rates` for each ``(claim, verdict)`` of ``judged`` with at least two
+    paired differences, at the pairs the verdict was judged with: ``(table, largest)``, the table
+    indexed by the verdict's claim, in the order given, with columns ``pairs``, ``false
+    reproduced``, ``false opposite`` and ``false directional``, and ``largest`` the largest false
+    directional rate in it (``None`` when no verdict has the differences to resample)."""
+    import pandas as pd
+
+    rows = [{"claim": verdict.claim, "pairs": verdict.pairs,
+             **resampled_null_rates(claim, verdict.differences, verdict.pairs, simulations=simulations, seed=seed)}
+            for claim, verdict in judged if len(verdict.differences) >= 2]
+    table = pd.DataFrame(rows, columns=["claim", "pairs", FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL]).set_index("claim")
+    return table, (float(table[FALSE_DIRECTIONAL].max()) if len(table) else None)

@@ -413,6 +413,28 @@ def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the
     assert study.bounded_check_sentence([], cache) == "No verdict on a prompt-error endpoint is decided yet."
 
 
+def test_the_resampled_nulls_measure_each_complete_prompt_error_verdict_at_its_pairs():
+    compared = study.comparison("SSA vs softmax, 3 x steps")  # 10 seeds on "every"
+    flips = {study.FIRST_SEED, study.FIRST_SEED + 1}  # SSA fails on two seeds, and is a little better on the rest
+
+    def errors(arm, task, seed):
+        return (1.0 if seed in flips else 0.0) if arm == "ssa_3k" else 0.3
+
+    cache = _Cache(errors)
+    table, sentence = study.resampled_nulls([compared], cache, simulations=400, seed=1)
+    assert list(table.index) == [(compared.name, '"every"', "error at sigma 10"), (compared.name, '"every"', "mean error, sigma 2-29")]
+    assert table["pairs"].tolist() == [compared.seeds] * 2
+    verdict = study.judge(compared, "every", "error at sigma 10", cache)
+    expected = verdicts.resampled_null_rates(study.ENDPOINTS["error at sigma 10"].claim, verdict.differences, compared.seeds,
+                                             simulations=400, seed=1)
+    assert table.iloc[0].drop("pairs").to_dict() == expected
+    largest = table["false directional"].max()
+    assert f"at most {largest:.1%} ({compared.name}, \"every\", " in sentence and "400 simulated studies" in sentence
+    incomplete = _Cache(lambda arm, task, seed: None if arm == "ssa_3k" else 0.3)
+    empty, nothing = study.resampled_nulls([compared], incomplete)
+    assert empty.empty and nothing.startswith("No prompt-error comparison is complete yet")
+
+
 def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cost():
     compared = [study.comparison("SSA vs softmax, 3 x steps")]  # 10 seeds x 2 arms on "every", cost 3 each
 

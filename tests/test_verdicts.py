@@ -136,6 +136,90 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_all_or_nothing(pa
     assert verdicts.false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
 
 
+# A rate estimated from S simulated studies has binomial standard error sqrt(r (1 - r) / S), at most
+# 0.0049 for r = 0.05 and S = 2000. The tests of resampled nulls allow 4 of them, taken at the rate
+# the bound is about: a one-sided normal tail of 3e-5, so a redrawn seed would fail about once in 30,000.
+NULL_SIMULATIONS = 2000
+FLIP_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
+                   reason="a tenth of the error scale [0, 1]", largest_flip=1.0)
+
+
+def _four_standard_errors(rate: float, simulations: int = NULL_SIMULATIONS) -> float:
+    return 4 * math.sqrt(rate * (1 - rate) / simulations)
+
+
+@pytest.mark.parametrize("pairs", [10, 20, 40])
+def test_a_resampled_normal_null_decides_a_direction_about_5_percent_of_the_time(pairs):
+    """Differences drawn from a normal distribution and recentred: the t interval's two tails of
+    2.5% each, so at most the nominal 5% plus four standard errors of the simulation."""
+    observed = np.random.default_rng(11).normal(0.3, 0.3, 200)
+    rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=3)
+    assert rates["false directional"] == pytest.approx(rates["false reproduced"] + rates["false opposite"])
+    assert rates["false directional"] <= 0.05 + _four_standard_errors(0.05)
+
+
+@pytest.mark.parametrize("pairs", [10, 20])
+def test_a_resampled_skewed_flip_prone_null_is_called_reproduced_far_more_than_5_percent_of_the_time(pairs):
+    """The shape of the study's own prompt errors: the treatment a little better on most seeds,
+    far worse on the few where it fails (a flip). Recentred, the sample is 18 values of
+    0.15 - 0.045 = 0.105 and 2 of -0.9 - 0.045 = -0.945, mean 0. A resampled study that draws no
+    flip, with probability (1 - 2/20)^N, is N equal differences at or above the threshold, which
+    the rule calls "reproduced" (a point interval above 0; signed-rank p = 2 / 2^N < 0.05); so the
+    false "reproduced" rate is at least that, less four standard errors of the simulation. The
+    rule is not changed here: this measures its weakness on such nulls."""
+    observed = np.r_[np.full(18, 0.15), np.full(2, -0.9)]
+    no_flip = (1 - 2 / 20) ** pairs
+    rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=5)
+    assert rates["false reproduced"] >= no_flip - _four_standard_errors(no_flip) > 0.05
+
+
+def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely():
+    """For 0/1 outcomes the null is McNemar's: only the share of pairs that differ is kept, so a
+    sample of gains alone and one of gains and losses give the same simulated studies; it decides a
+    direction at most the nominal 5% of the time, plus four standard errors."""
+    gains_only = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    mixed = [1, -1, 1, -1, 0, 0, 0, 0, 0, 0]
+    rates = verdicts.resampled_null_rates(GENERALISE_CLAIM, gains_only, 20, simulations=NULL_SIMULATIONS, seed=2)
+    assert rates == verdicts.resampled_null_rates(GENERALISE_CLAIM, mixed, 20, simulations=NULL_SIMULATIONS, seed=2)
+    assert rates["false directional"] <= 0.05 + _four_standard_errors(0.05)
+    with pytest.raises(ValueError, match="differences must be -1, 0 or \\+1"):
+        verdicts.resampled_null_rates(GENERALISE_CLAIM, [0.5, -0.5, 0.0], 10)
+
+
+@pytest.mark.parametrize("differences, pairs, simulations, message", [
+    ([0.1], 10, 100, "differences"),
+    ([[0.1, 0.2], [0.3, 0.4]], 10, 100, "differences"),
+    ([0.1, np.nan, 0.2], 10, 100, "differences must be finite"),
+    ([0.1, np.inf, 0.2], 10, 100, "differences must be finite"),
+    ([0.1, 0.2, 0.3], 0, 100, "pairs"),
+    ([0.1, 0.2, 0.3], 2.5, 100, "pairs"),
+    ([0.1, 0.2, 0.3], 10, 0, "simulations"),
+])
+def test_resampled_null_rates_name_bad_input(differences, pairs, simulations, message):
+    with pytest.raises(ValueError, match=message):
+        verdicts.resampled_null_rates(FLIP_CLAIM, differences, pairs, simulations=simulations)
+
+
+def test_resampled_null_rates_repeat_with_the_seed_and_decide_nothing_below_the_fewest_pairs():
+    observed = np.r_[np.full(9, 0.12), -0.9, 0.3, -0.2]
+    first = verdicts.resampled_null_rates(FLIP_CLAIM, observed, 10, simulations=500, seed=4)
+    assert first == verdicts.resampled_null_rates(FLIP_CLAIM, observed, 10, simulations=500, seed=4)
+    assert first != verdicts.resampled_null_rates(FLIP_CLAIM, observed, 10, simulations=500, seed=9)
+    assert set(verdicts.resampled_null_rates(FLIP_CLAIM, observed, verdicts.MIN_PAIRS - 1).values()) == {0.0}
+
+
+def test_the_resampled_null_table_has_a_row_per_verdict_at_its_pairs_and_the_largest_rate():
+    skewed = judge(FLIP_CLAIM, np.zeros(20), -np.r_[np.full(18, 0.15), np.full(2, -0.9)])  # error: ssa - softmax
+    spread = judge(FLIP_CLAIM, np.zeros(10), -np.random.default_rng(1).normal(0.0, 0.3, 10))
+    table, largest = verdicts.resampled_null_table([(FLIP_CLAIM, skewed), (FLIP_CLAIM, spread), (FLIP_CLAIM, not_tested(FLIP_CLAIM))],
+                                                   simulations=500, seed=6)
+    assert table["pairs"].tolist() == [20, 10]
+    assert table.iloc[0].to_dict() == {"pairs": 20, **verdicts.resampled_null_rates(FLIP_CLAIM, skewed.differences, 20, 500, 6)}
+    assert largest == table["false directional"].max() == table.iloc[0]["false directional"]
+    empty, none = verdicts.resampled_null_table([(FLIP_CLAIM, not_tested(FLIP_CLAIM))])
+    assert empty.empty and none is None
+
+
 GENERALISE_CLAIM = Claim("more seeds generalise", direction=1, threshold=0.2, units="share of seeds",
                          reason="one seed in five", binary=True)
 

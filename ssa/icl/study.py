@@ -844,8 +844,14 @@ def bounded_checks(rows: Sequence[dict]) -> list[dict]:
     ``comparison, task, endpoint, verdict, checked``."""
     decided = (rule.REPRODUCED, rule.OPPOSITE, rule.NO_EFFECT)
     return [{**row, "checked": rule.bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
-            for row in rows if row["verdict"].outcome in decided
-            and ENDPOINTS[row["endpoint"]].claim.largest_flip is not None and not ENDPOINTS[row["endpoint"]].claim.binary]
+            for row in rows if row["verdict"].outcome in decided and _prompt_error_flips(row["endpoint"])]
+
+
+def _prompt_error_flips(endpoint: str) -> bool:
+    """Whether ``endpoint`` is a prompt error that flips from seed to seed (its claim declares
+    ``largest_flip``), not the 0/1 endpoint, which has an interval of its own."""
+    claim = ENDPOINTS[endpoint].claim
+    return claim.largest_flip is not None and not claim.binary
 
 
 def bounded_check_table(checks: Sequence[dict]):
@@ -875,6 +881,34 @@ def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
         if checked is not None:
             text += f" With the four verdicts of the form-or-slope reading checked this way, on {get_task(task).title}: {checked}"
     return text
+
+
+def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simulations: int = rule.SIMULATIONS,
+                    seed: int = 0) -> tuple[Any, str]:
+    """The rule's false decisions under nulls drawn from the study's own data: for each comparison,
+    task and prompt-error endpoint (:func:`_prompt_error_flips`) whose runs are complete, the
+    per-seed paired differences of its verdict recentred to no effect and resampled
+    (:func:`ssa.verdicts.resampled_null_rates`, ``simulations`` studies at the pairs it was judged
+    with). ``(table, sentence)``: the table indexed by (comparison, task, endpoint) with the pairs
+    and the rates of a false "reproduced", a false "opposite" and their sum; the sentence names the
+    largest false directional rate and where it is, with its Monte Carlo standard error."""
+    import pandas as pd
+
+    judged = [row for row in verdict_rows(comparisons, cache)
+              if _prompt_error_flips(row["endpoint"]) and row["verdict"].outcome != rule.NOT_TESTED]
+    table, largest = rule.resampled_null_table([(ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in judged],
+                                               simulations=simulations, seed=seed)
+    kept = [row for row in judged if len(row["verdict"].differences) >= 2]  # the rows resampled_null_table keeps, in order
+    table.index = pd.MultiIndex.from_tuples([(row["comparison"], get_task(row["task"]).title, row["endpoint"]) for row in kept],
+                                            names=["comparison", "task", "endpoint"])
+    if largest is None:
+        return table, "No prompt-error comparison is complete yet, so there are no per-seed differences to resample."
+    comparison_name, task_title, endpoint = table[rule.FALSE_DIRECTIONAL].idxmax()
+    error = math.sqrt(largest * (1 - largest) / simulations)
+    sentence = (f"Under nulls resampled from the study's own per-seed differences, recentred to no effect, the rule's false "
+                f"'better'/'worse' rate is at most {largest:.1%} ({comparison_name}, {task_title}, {endpoint}), at the seed "
+                f"counts used ({simulations} simulated studies each, Monte Carlo standard error {error:.1%}).")
+    return table, sentence
 
 
 def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
