@@ -836,13 +836,35 @@ def _study_caveats(profile: str) -> str:
     return " ".join(_sentence(part) for part in text)
 
 
+def _rule_error_sentence(profile: str) -> str:
+    """The rule's largest false 'better'/'worse' rate under nulls resampled from the powered
+    study's own per-seed differences (:func:`ssa.icl.study.resampled_nulls`), at the most pairs
+    the study judges with and at fewer: where it exceeds 5%, verdicts at that seed count are
+    provisional."""
+    study = importlib.import_module("ssa.icl.study")
+    cache = study.StudyCache(profile, train=False)
+    table, _ = study.resampled_nulls(study.plan(profile, cache=cache), cache)
+    if not len(table):
+        return ""
+    most = table["pairs"].max()
+    full, fewer = table[table["pairs"] == most], table[table["pairs"] < most]
+    text = (f"Under nulls resampled from the study's own per-seed outcomes, the rule's false 'better'/'worse' rate is at "
+            f"most {full[verdicts.FALSE_DIRECTIONAL].max():.0%} at {most} pairs")
+    if len(fewer):
+        text += (f", but up to {fewer[verdicts.FALSE_DIRECTIONAL].max():.0%} at {fewer['pairs'].min()} to {fewer['pairs'].max()} "
+                 f"pairs, so a verdict on that many seeds is provisional")
+    return text + "."
+
+
 def findings(rows: Sequence[LedgerRow]) -> list[str]:
     """What the book found, in at most six Markdown bullets computed from the rows: the claims
     counted (experiments apart from theorems); each claim decided against the paper, with its parts
     in direction-explicit words and the regime it holds in; the undecided claims with their seeds;
     the claims not tested or whose premise is absent."""
-    bullets = [counts_sentence(rows)]
     experiments = [row for row in rows if row.profile != "live"]
+    profile = next((row.profile for row in experiments if row.profile in ("smoke", "cpu", "paper")), None)
+    caveat = _rule_error_sentence(profile) if profile is not None and any(row.key == "quantification" for row in rows) else ""
+    bullets = [f"{counts_sentence(rows)} {caveat}".strip()]
     for row in experiments:
         if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
             regime = f" Regime: {row.regime}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
