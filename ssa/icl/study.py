@@ -507,7 +507,7 @@ def endpoint_table():
     import pandas as pd
 
     return pd.DataFrame([{
-        "endpoint": endpoint.name, "tasks": ", ".join(endpoint.tasks), "the treatment's ...": endpoint.claim.name,
+        "endpoint": endpoint.name, "tasks": ", ".join(endpoint.tasks), "claim for the treatment": endpoint.claim.name,
         "threshold": f"{endpoint.claim.threshold:g} {endpoint.claim.units}", "why this size": endpoint.claim.reason,
     } for endpoint in ENDPOINTS.values()]).set_index("endpoint")
 
