@@ -15,7 +15,6 @@ stderr, a traceback, a path of this machine, a frozen widget (``ssa.page_check``
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from ssa import paths
 from ssa.profiles import DEVICES, PROFILES, check_profile
 
 KERNEL_NAME = "ssa-book"
@@ -155,20 +155,6 @@ def _write_kernelspec(jupyter_dir: Path) -> None:
         "language": "python",
     }
     (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
-
-
-@contextlib.contextmanager
-def _environment(changes: dict[str, str]):
-    saved = {name: os.environ.get(name) for name in changes}
-    os.environ.update(changes)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _first_line(source: str) -> str:
@@ -320,7 +306,7 @@ def run(
         flush=True,
     )
     started = time.perf_counter()
-    with _environment(kernel_environment):
+    with paths.environment(kernel_environment):
         for number, notebook in enumerate(notebooks, start=1):
             prefix = f"[{number}/{len(notebooks)}] {notebook.as_posix()} ..."
             if notebook not in selected:

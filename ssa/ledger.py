@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from unittest import mock
 
 from ssa import paths, verdicts
 from ssa.profiles import check_profile
@@ -196,7 +194,7 @@ def reading_cache(results_dir: str | Path | None):
     changes = {REQUIRE_CACHE_ENV: "1"}
     if results_dir is not None:
         changes["SSA_RESULTS_DIR"] = str(Path(results_dir).resolve())
-    return mock.patch.dict(os.environ, changes)
+    return paths.environment(changes)
 
 
 def _total_wall_time(provenances: Sequence[dict]) -> float | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 # Markers that tell a checkout of this repository apart from a folder that merely holds notebooks.
@@ -37,3 +39,18 @@ def results_dir() -> Path:
     """The result cache folder: ``$SSA_RESULTS_DIR``, else ``results/`` in the repository."""
     configured = os.environ.get("SSA_RESULTS_DIR")
     return Path(configured).expanduser().resolve() if configured else _default_under_root("results")
+
+
+@contextlib.contextmanager
+def environment(changes: Mapping[str, str]) -> Iterator[None]:
+    """Environment variables set to ``changes`` inside the block, restored (or removed) after it."""
+    saved = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -54,9 +54,6 @@ SMOKE_SEEDS = 1  # the smoke profile only checks the code: one model per scorer 
 # Shift levels in the results table (the figures show every sigma).
 TABLE_SIGMAS = {"quantification": (1, 5, 10, 20, 29), "linear": (1, 2, 5, 10)}
 SHIFT_LABELS = {"sigma_x": "σ of x", "sigma_ab": "σ of a, b"}
-# Seconds per run when no run of the task is cached yet to measure it (cpu: measured on the
-# shared 2-core machine, one thread per run, two runs at once, logit-spread diagnostic included).
-DEFAULT_RUN_SECONDS = {"smoke": 3.0, "cpu": 420.0, "paper": 20 * 3600.0}
 
 
 def chapter_seeds(profile: str, first_seed: int = 0) -> tuple[int, ...]:
@@ -99,24 +96,6 @@ def is_cached(task: str, scorer: str, seed: int, profile: str) -> bool:
     spread = experiments.logit_spread_key(experiment)
     return (entry_path(experiment.name, experiment, profile=profile).exists()
             and entry_path(f"icl_logits/{task}/{scorer}", spread, profile=profile).exists())
-
-
-def measured_run_seconds(task: str, profile: str) -> float:
-    """Median seconds of one cached run of ``task`` (training, evaluation and logit spread, from
-    the provenance of every cached run); :data:`DEFAULT_RUN_SECONDS` when none is cached."""
-    from ssa import paths
-
-    def median_time(folder: str) -> float | None:
-        times = []
-        for path in (paths.results_dir() / profile / folder / task).glob("*/*.json"):
-            try:
-                times.append(float(json.loads(path.read_text())["provenance"]["wall_time_s"]))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-        return statistics.median(times) if times else None
-
-    run, spread = median_time("icl"), median_time("icl_logits")
-    return DEFAULT_RUN_SECONDS[profile] if run is None else run + (spread or 0.0)
 
 
 # --- loading -----------------------------------------------------------------------------------

@@ -23,8 +23,3 @@ class Curriculum:
     def points(self, step: int) -> int:
         """Points per prompt at training step ``step`` (0-based); a pure function, so resuming needs no state."""
         return min(self.end, self.start + self.increment * (step // self.interval))
-
-    def steps_to_end(self) -> int:
-        """First step at which prompts have ``end`` points."""
-        stages = -(-(self.end - self.start) // self.increment)  # ceil division
-        return stages * self.interval
