@@ -155,18 +155,22 @@ def test_icl_verdicts_pair_the_runs_by_seed():
     from ssa.icl import verdicts
 
     # SSA's error under shift is lower by seed-specific amounts; its runs arrive in another order.
-    softmax_shifted = {seed: 0.5 + 0.05 * seed for seed in range(8)}
-    gain = {seed: 0.2 + 0.01 * seed for seed in range(8)}
-    softmax = [fake_run("every", [0.0, softmax_shifted[s]], seed=s) for s in range(8)]
-    ssa = [fake_run("every", [0.0, softmax_shifted[s] - gain[s]], seed=s) for s in reversed(range(8))]
+    # Prompt errors flip from seed to seed, so a direction needs verdicts.no_effect_pairs pairs.
+    count = 40
+    softmax_shifted = {seed: 0.5 + 0.01 * seed for seed in range(count)}
+    gain = {seed: 0.2 + 0.002 * seed for seed in range(count)}
+    softmax = [fake_run("every", [0.0, softmax_shifted[s]], seed=s) for s in range(count)]
+    ssa = [fake_run("every", [0.0, softmax_shifted[s] - gain[s]], seed=s) for s in reversed(range(count))]
     seeds, paired = verdicts.paired_seeds({"softmax": softmax, "ssa": ssa})
-    assert seeds == list(range(8)) and [run.seed for run in paired["ssa"]] == seeds
+    assert seeds == list(range(count)) and [run.seed for run in paired["ssa"]] == seeds
     grows, lower = verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa}, "every", "sigma_x", '"every"')
-    assert lower.differences == pytest.approx([gain[s] for s in range(8)])  # softmax - SSA, seed by seed
-    assert lower.outcome == "reproduced" and lower.pairs == 8
-    assert grows.differences == pytest.approx([softmax_shifted[s] for s in range(8)]) and grows.outcome == "reproduced"
+    assert lower.differences == pytest.approx([gain[s] for s in range(count)])  # softmax - SSA, seed by seed
+    assert lower.outcome == "reproduced" and lower.pairs == count
+    assert grows.differences == pytest.approx([softmax_shifted[s] for s in range(count)]) and grows.outcome == "reproduced"
     # A seed that only one scorer has is left out of the pairs.
-    assert verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa[1:]}, "every", "sigma_x", "x")[1].pairs == 7
+    assert verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa[1:]}, "every", "sigma_x", "x")[1].pairs == count - 1
+    # With fewer pairs than that, the same gains decide nothing.
+    assert verdicts.shift_verdicts({"softmax": softmax[:8], "ssa": ssa[-8:]}, "every", "sigma_x", "x")[1].outcome == "inconclusive"
     with pytest.raises(ValueError, match="appears twice"):
         verdicts.paired_seeds({"softmax": softmax + softmax[:1], "ssa": ssa})
 

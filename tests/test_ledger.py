@@ -118,8 +118,10 @@ def _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass):
 
 @pytest.mark.parametrize("seeds, degrading, expected", [
     ((0, 1, 2), "softmax", "inconclusive"),  # three seeds decide nothing
-    (tuple(range(6)), "softmax", "reproduced"),
-    (tuple(range(6)), "ssa", "opposite"),
+    # prompt errors flip from seed to seed: a direction needs verdicts.no_effect_pairs pairs (36)
+    (tuple(range(6)), "softmax", "inconclusive"),
+    (tuple(range(36)), "softmax", "reproduced"),
+    (tuple(range(36)), "ssa", "opposite"),
 ])
 def test_synthetic_quantification_runs_give_the_expected_verdict(tmp_path, monkeypatch, seeds, degrading, expected):
     pytest.importorskip("ssa.icl.verdicts")
@@ -227,11 +229,12 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     rows = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))
     row = rows["across_shifts"]
-    # no kind of shift supports the claim and four are decided against it: it does not hold,
-    # never "partly" and never the milder "no effect" of the one column where SSA is not worse
+    # no kind of shift supports the claim and three are decided against it (the two flip-prone
+    # in-context columns cannot decide at ten seeds): it does not hold, never "partly" and never
+    # the milder "no effect" of the one column where SSA is not worse
     assert row.verdict == "does not hold" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
-    assert row.summary.startswith("Parts: 4 of 5 opposite, 1 no effect at this scale;")
-    assert "5 of 5 kinds of shift: 1 no effect at this scale, 4 opposite" in row.summary
+    assert row.summary.startswith("Parts: 2 of 5 opposite, 2 inconclusive, 1 no effect at this scale;")
+    assert "5 of 5 kinds of shift: 1 no effect at this scale, 2 opposite, 2 inconclusive" in row.summary
     assert "max retrieval, 256 items: none" in row.ours
 
 
@@ -241,11 +244,12 @@ def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_com
     from ssa import leaderboard
 
     read = leaderboard.read
-    # every alternative worse than softmax, seed by seed: none is better anywhere, the statement holds
+    # every alternative worse than softmax, seed by seed: at ten seeds the flip-prone prompt errors
+    # of the in-context panels decide nothing (ssa.verdicts.no_effect_pairs), so neither does the statement
     load = loader(lambda task, scorer, seed: noisy(0.3 if scorer == "softmax" else 0.6, seed), lambda scorer, seed: 0.8)
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     row = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))["alternatives"]
-    assert row.verdict == "reproduced" and row.seeds == tuple(range(100, 110))
+    assert row.verdict == "inconclusive" and row.seeds == tuple(range(100, 110))
     assert row.ours.startswith("Read by the leaderboard at 10 paired seeds") and "regenerate leaderboard" in row.command
     incomplete = loader(lambda task, scorer, seed: noisy(0.3, seed), lambda scorer, seed: 0.8, {("icl", "some", "sparsemax", 100)})
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=incomplete))
