@@ -104,6 +104,11 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "\"does not hold\", with the parts counted",
                    "the weakest outcome against the claim hid adverse parts under a milder word (SSA worse on two kinds "
                    "of shift read no effect) and folded undecided parts into it", True),
+    AnalysisChange("4e737d3", "2026-12-04", "rule",
+                   "an outcome that flips from seed to seed is decided in either direction only from the pairs that "
+                   "\"no effect\" needs (36 for a prompt error)",
+                   "under nulls resampled from the study's own per-seed outcomes, the rule gave a false 'better' or "
+                   "'worse' up to 30% of the time at 6 to 10 pairs, against at most 5% from 36 on", True),
 )
 
 # The versions of combine in the order they held, each with the change that ended it.
@@ -168,6 +173,37 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
 
 
+def _before_pair_minimum(claim: verdicts.Claim, differences: Sequence[float]) -> str:
+    """The outcome the rule gave before 4e737d3: a direction from MIN_PAIRS pairs on, "no effect"
+    on a flip-prone outcome only from no_effect_pairs."""
+    import numpy as np
+
+    if len(differences) < verdicts.MIN_PAIRS:
+        return INCONCLUSIVE
+    outcome = str(verdicts._decide(np.asarray([differences], dtype=float), claim.threshold, claim.binary)[3][0])
+    return INCONCLUSIVE if outcome == NO_EFFECT and len(differences) < verdicts.no_effect_pairs(claim) else outcome
+
+
+def pair_minimum_changes(cache) -> "pd.DataFrame":
+    """The powered study's verdicts that the pair minimum for directions on flip-prone outcomes
+    (4e737d3) changed: one row per comparison, task and endpoint, before and after."""
+    import pandas as pd
+
+    from ssa.icl import study
+    from ssa.icl.tasks import get_task
+
+    records = []
+    for row in study.verdict_rows(study.plan(cache.profile, cache=cache), cache):
+        verdict, claim = row["verdict"], study.ENDPOINTS[row["endpoint"]].claim
+        if verdict.outcome == NOT_TESTED or not verdict.differences:
+            continue
+        before = _before_pair_minimum(claim, verdict.differences)
+        if before != verdict.outcome:
+            records.append({"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
+                            "pairs": verdict.pairs, "before": f"{before} {verdict.estimate()}", "now": verdict.outcome})
+    return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
+
+
 def changes_frame() -> "pd.DataFrame":
     import pandas as pd
 
@@ -176,7 +212,7 @@ def changes_frame() -> "pd.DataFrame":
 
 
 __all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "changes_frame", "markdown",
-           "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now"]
+           "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes"]
 
 
 def markdown(frame) -> str:

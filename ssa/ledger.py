@@ -836,21 +836,19 @@ def _study_caveats(profile: str) -> str:
 
 def _rule_error_sentence(profile: str) -> str:
     """The rule's largest false 'better'/'worse' rate under nulls resampled from the powered
-    study's own per-seed differences (:func:`ssa.icl.study.resampled_nulls`), at the most pairs
-    the study judges with and at fewer: where it exceeds 5%, verdicts at that seed count are
-    provisional."""
+    study's own per-seed differences (:func:`ssa.icl.study.resampled_nulls`), at the seed counts
+    the study judges with; where it exceeds 5%, the verdicts at that seed count are provisional."""
     study = importlib.import_module("ssa.icl.study")
     cache = study.StudyCache(profile, train=False)
     table, _ = study.resampled_nulls(study.plan(profile, cache=cache), cache)
     if not len(table):
         return ""
-    most = table["pairs"].max()
-    full, fewer = table[table["pairs"] == most], table[table["pairs"] < most]
+    rates = table[verdicts.FALSE_DIRECTIONAL]
     text = (f"Under nulls resampled from the study's own per-seed outcomes, the rule's false 'better'/'worse' rate is at "
-            f"most {full[verdicts.FALSE_DIRECTIONAL].max():.0%} at {most} pairs")
-    if len(fewer):
-        text += (f", but up to {fewer[verdicts.FALSE_DIRECTIONAL].max():.0%} at {fewer['pairs'].min()} to {fewer['pairs'].max()} "
-                 f"pairs, so a verdict on that many seeds is provisional")
+            f"most {rates.max():.0%} at the seed counts it judges with")
+    above = sorted(set(table.loc[rates > 1 - verdicts.CONFIDENCE, "pairs"]))
+    if above:
+        text += f"; above 5% at {', '.join(map(str, above))} pairs, so verdicts on that many seeds are provisional"
     return text + "."
 
 
