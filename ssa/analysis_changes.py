@@ -21,6 +21,8 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
 from ssa import verdicts
+from ssa.icl import study
+from ssa.icl.tasks import get_task
 from ssa.verdicts import (DOES_NOT_HOLD, INCONCLUSIVE, NO_EFFECT, NOT_TESTED, OPPOSITE, PARTLY,
                           PREMISE_ABSENT, REPRODUCED)
 
@@ -146,8 +148,6 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
     amendment changed or has not yet decided."""
     import pandas as pd
 
-    from ssa.icl import study
-    from ssa.icl.tasks import get_task
 
     records = []
     for name in names:
@@ -189,8 +189,6 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
     (4e737d3) changed: one row per comparison, task and endpoint, before and after."""
     import pandas as pd
 
-    from ssa.icl import study
-    from ssa.icl.tasks import get_task
 
     records = []
     for row in study.verdict_rows(study.plan(cache.profile, cache=cache), cache):

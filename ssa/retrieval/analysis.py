@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ssa import verdicts as rule
+from ssa.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
 from ssa.retrieval.experiment import SEEDS, VARIANTS, experiment_config, load_run
 from ssa.retrieval.records import RetrievalRun
 
@@ -148,8 +149,6 @@ def curves(runs: Mapping[str, Sequence[RetrievalRun]], metric: str) -> dict[str,
 def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = "") -> None:
     """Mean over seeds (thick) and each seed (thin) of ``metric`` against the set size, log scale;
     in a crowded overlay softmax and SSA in colour, the rest in grey (:func:`ssa.plotting.overlay_color`)."""
-    from ssa.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
-
     found = curves(runs, metric)
     scorers = [name for name in found if name not in VARIANTS]
     greyed = 0
