@@ -20,11 +20,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
-from ssa import verdicts
+from ssa import ledger, verdicts
 from ssa.icl import study
 from ssa.icl.tasks import get_task
-from ssa.verdicts import (DOES_NOT_HOLD, INCONCLUSIVE, NO_EFFECT, NOT_TESTED, OPPOSITE, PARTLY,
-                          PREMISE_ABSENT, REPRODUCED)
+from ssa.verdicts import (DOES_NOT_HOLD, UNDECIDED, NEGLIGIBLE, NOT_TESTED, WORSE, HOLDS_IN_PART,
+                          PREMISE_ABSENT, BETTER)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,32 +44,38 @@ def _first_present(outcomes: set[str], order: Iterable[str]) -> str:
     return next(found for found in order if found in outcomes)
 
 
+def as_then(outcome: str) -> str:
+    """``outcome`` as the earlier rules knew it: "too few seeds to decide" was one with
+    "undecided", and "not learned" one with "not tested", until the words were split."""
+    return {verdicts.TOO_FEW_SEEDS: UNDECIDED, verdicts.NOT_LEARNED: NOT_TESTED}.get(outcome, outcome)
+
+
 def combine_as_planned(outcomes: Sequence[str]) -> str:
-    """Parts that differ read "partly"."""
+    """Parts that differ read "holds in part"."""
     found = set(outcomes)
-    return found.pop() if len(found) == 1 else PARTLY
+    return found.pop() if len(found) == 1 else HOLDS_IN_PART
 
 
 def combine_undecided_apart(outcomes: Sequence[str]) -> str:
-    """Parts that differ read "partly", unless none is decided: then "inconclusive" (or "premise
+    """Parts that differ read "holds in part", unless none is decided: then "undecided" (or "premise
     absent")."""
     found = set(outcomes)
     if len(found) == 1:
         return found.pop()
-    if found & {REPRODUCED, PARTLY, NO_EFFECT, OPPOSITE, DOES_NOT_HOLD}:
-        return PARTLY
-    return _first_present(found, (INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED))
+    if found & {BETTER, HOLDS_IN_PART, NEGLIGIBLE, WORSE, DOES_NOT_HOLD}:
+        return HOLDS_IN_PART
+    return _first_present(found, (UNDECIDED, PREMISE_ABSENT, NOT_TESTED))
 
 
 def combine_weakest_against(outcomes: Sequence[str]) -> str:
     """"Partly" only with a part that supports the claim; else the weakest outcome decided against
-    it ("no effect at this scale", else "opposite"); else "inconclusive" (or "premise absent")."""
+    it ("no difference that matters", else "worse"); else "undecided" (or "premise absent")."""
     found = set(outcomes)
     if len(found) == 1:
         return found.pop()
-    if found & {REPRODUCED, PARTLY}:
-        return PARTLY
-    return _first_present(found, (NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED))
+    if found & {BETTER, HOLDS_IN_PART}:
+        return HOLDS_IN_PART
+    return _first_present(found, (NEGLIGIBLE, WORSE, UNDECIDED, PREMISE_ABSENT, NOT_TESTED))
 
 
 def combine_now(outcomes: Sequence[str]) -> str:
@@ -132,11 +138,11 @@ def combine_versions(rows) -> "pd.DataFrame":
     for row in rows:
         if len(set(row.parts)) < 2:
             continue
-        counts: dict[str, int] = {}
-        for outcome in row.parts:
-            counts[outcome] = counts.get(outcome, 0) + 1
-        record = {"claim": row.claim, "parts": ", ".join(f"{n} {o}" for o, n in counts.items())}
-        record.update({name: version(row.parts) for name, version in COMBINE_VERSIONS})
+        treatment = "SSA" if row.key in ledger.SSA_ROWS else ""
+        record = {"claim": row.claim, "parts": verdicts.counted_words([(outcome, verdicts.outcome_words(outcome, treatment)) for outcome in row.parts])}
+        then = [as_then(outcome) for outcome in row.parts]
+        record.update({name: verdicts.outcome_words(version(row.parts if name == COMBINE_VERSIONS[-1][0] else then), treatment)
+                       for name, version in COMBINE_VERSIONS})
         records.append(record)
     return pd.DataFrame(records, columns=["claim", "parts", *(name for name, _ in COMBINE_VERSIONS)])
 
@@ -165,11 +171,11 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
                     now = study.judge(compared, task, endpoint, cache)
                     if now.outcome == read.outcome:
                         continue
-                    after = f"{now.outcome} {now.estimate()} ({now.pairs} pairs)"
+                    after = f"{now.words()} {now.estimate()} ({now.pairs} pairs)"
                 else:
                     after = f"pending: {cache.cached(compared, task)} of {study.needed(compared, task)} runs cached"
                 records.append({"comparison": name, "task": get_task(task).title, "endpoint": endpoint,
-                                "as read": f"{read.outcome} {read.estimate()} ({read.pairs} pairs)", "amended": after})
+                                "as read": f"{read.words()} {read.estimate()} ({read.pairs} pairs)", "amended": after})
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
 
 
@@ -179,9 +185,9 @@ def _before_pair_minimum(claim: verdicts.Claim, differences: Sequence[float]) ->
     import numpy as np
 
     if len(differences) < verdicts.MIN_PAIRS:
-        return INCONCLUSIVE
+        return UNDECIDED
     outcome = str(verdicts._decide(np.asarray([differences], dtype=float), claim.threshold, claim.binary)[3][0])
-    return INCONCLUSIVE if outcome == NO_EFFECT and len(differences) < verdicts.no_effect_pairs(claim) else outcome
+    return UNDECIDED if outcome == NEGLIGIBLE and len(differences) < verdicts.no_effect_pairs(claim) else outcome
 
 
 def pair_minimum_changes(cache) -> "pd.DataFrame":
@@ -196,9 +202,10 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
         if verdict.outcome == NOT_TESTED or not verdict.differences:
             continue
         before = _before_pair_minimum(claim, verdict.differences)
-        if before != verdict.outcome:
+        if before != as_then(verdict.outcome):
             records.append({"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-                            "pairs": verdict.pairs, "before": f"{before} {verdict.estimate()}", "now": verdict.outcome})
+                            "pairs": verdict.pairs, "before": f"{verdicts.outcome_words(before)} {verdict.estimate()}",
+                            "now": verdict.words()})
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
 
 

@@ -344,12 +344,11 @@ def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[
 def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]) -> rule.Verdict:
     from ssa.plotting import scorer_label
 
-    claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}")
+    claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer))
     if not learned["softmax"]:
         return rule.premise_absent(claim, f"softmax did not learn {each.task_label} in distribution (at {each.training}), so no shift tests anything")
     if not learned[scorer]:
-        return rule.Verdict(claim.name, rule.NOT_TESTED, threshold=claim.threshold, units=claim.units,
-                            detail=f"{scorer_label(scorer)} did not learn {each.task_label} in distribution (at {each.training})")
+        return rule.not_learned(claim, f"{scorer_label(scorer)} did not learn {each.task_label} in distribution (at {each.training})")
     _, treatment, control = rule.pair_by_seed(errors[scorer], errors["softmax"])
     return rule.judge(claim, treatment, control)
 
@@ -397,8 +396,9 @@ def frame(board: Board, cost: Mapping | None = None):
     return pd.DataFrame(rows)
 
 
-OUTCOME_MARKS = {rule.REPRODUCED: "better", rule.OPPOSITE: "worse", rule.NO_EFFECT: "no difference",
-                 rule.INCONCLUSIVE: "undecided", rule.PREMISE_ABSENT: "premise absent", rule.NOT_TESTED: "not learned"}
+# A cell's verdict against softmax, the scorer named by its row: the book's words without the name.
+OUTCOME_MARKS = {outcome: outcome for outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE, rule.UNDECIDED, rule.TOO_FEW_SEEDS,
+                                                  rule.PREMISE_ABSENT, rule.NOT_LEARNED)}
 
 
 def table(board: Board, cost: Mapping | None = None, digits: int = 3):
@@ -508,12 +508,12 @@ def statement_reading(board: Board) -> dict:
     verdict = statement_verdict(board)
     pairs = len(seeds(ICL, board.profile))
     return {"complete": True, "outcome": verdict.outcome,
-            "text": f"{verdict.outcome}, at {pairs} paired seeds on the error at σ = {TEN_TIMES}. {verdict.detail}"}
+            "text": f"{verdict.words()}, at {pairs} paired seeds on the error at σ = {TEN_TIMES}. {verdict.detail}"}
 
 
 def ssa_verdict(board: Board) -> rule.Verdict:
     """SSA against softmax in every column, combined (:func:`ssa.verdicts.combine`): the front
-    page's row. While a column is pending it stays "inconclusive" (or "partly" when the columns
+    page's row. While a column is pending it stays "undecided" (or "holds in part" when the columns
     in already disagree); "not tested" while no column has SSA's cell."""
     name = "SSA's error at the out-of-distribution point is lower than softmax's, on every kind of shift"
     parts = {each.label: cell.verdict for each in COLUMNS if (cell := board.cell("ssa", each.key)) is not None}
@@ -523,14 +523,29 @@ def ssa_verdict(board: Board) -> rule.Verdict:
     pending = [each.label for each in COLUMNS if board.cell("ssa", each.key) is None]
     if not pending:
         return combined
-    outcome = rule.PARTLY if combined.outcome == rule.PARTLY else rule.INCONCLUSIVE
+    outcome = rule.HOLDS_IN_PART if combined.outcome == rule.HOLDS_IN_PART else rule.UNDECIDED
     return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; pending: {', '.join(pending)}")
+
+
+def false_discovery_sentence(board: Board) -> str:
+    """How many of the board's decided directions against softmax survive control of false
+    discoveries over all its cells, one family (:func:`ssa.verdicts.false_discoveries`)."""
+    cells = [cell.verdict for scorer in scorers()[1:] for each in COLUMNS
+             if (cell := board.cell(scorer, each.key)) is not None]
+    found = [(verdict, tested) for verdict, tested in zip(cells, rule.false_discoveries(cells)) if tested is not None]
+    decided = [(verdict, tested) for verdict, tested in found if verdict.outcome in (rule.BETTER, rule.WORSE)]
+    if not found:
+        return "No cell has enough pairs for a signed-rank test yet."
+    lost = [verdict.claim for verdict, tested in decided if not tested["survives"]]
+    return (f"Adjusted for false discoveries over the {len(found)} tested cells (Benjamini and Hochberg), {len(decided) - len(lost)} of "
+            f"the {len(decided)} decided directions keep an adjusted p below {rule.FALSE_DISCOVERY_RATE:g}"
+            + (f"; the others: {'; '.join(lost)}." if lost else "."))
 
 
 def best_scorers(board: Board) -> dict[str, list[str]]:
     """Per column: the scorers judged better than softmax there (empty when none is)."""
     return {each.key: [scorer for scorer in scorers()[1:] if (cell := board.cell(scorer, each.key)) is not None
-                       and cell.verdict.outcome == rule.REPRODUCED] for each in COLUMNS}
+                       and cell.verdict.outcome == rule.BETTER] for each in COLUMNS}
 
 
 PANELS_PER_ROW = 3
@@ -567,8 +582,8 @@ def plot(board: Board, fig=None):
             if found.interval is not None:
                 ax.plot(found.interval, (y, y), color=color, linewidth=2, zorder=2)
             outcome = None if found.verdict is None else found.verdict.outcome
-            face = color if outcome in (None, rule.REPRODUCED) else "white"
-            edge = color if outcome in (None, rule.REPRODUCED, rule.OPPOSITE) else "0.5"
+            face = color if outcome in (None, rule.BETTER) else "white"
+            edge = color if outcome in (None, rule.BETTER, rule.WORSE) else "0.5"
             ax.scatter([found.mean], [y], s=30, facecolor=face, edgecolor=edge, linewidths=1.2, zorder=3)
         ax.set_title(f"{each.label}\n({each.shift_label}; training {each.training})", fontsize=8)
         ax.set_xlabel(each.error, fontsize=8)

@@ -31,7 +31,7 @@ from ssa.results import REQUIRE_CACHE_ENV, CacheMissError
 
 # The outcomes of ssa.verdicts, the one verdict rule of the book.
 VERDICTS = OUTCOMES
-REPRODUCED, NOT_TESTED, PARTLY, OPPOSITE = verdicts.REPRODUCED, verdicts.NOT_TESTED, verdicts.PARTLY, verdicts.OPPOSITE
+BETTER, NOT_TESTED, HOLDS_IN_PART, WORSE = verdicts.BETTER, verdicts.NOT_TESTED, verdicts.HOLDS_IN_PART, verdicts.WORSE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,7 +233,7 @@ def seeds_phrase(verdict: Verdict) -> str:
         return ""
     fewest, most = min(v.pairs for v in judged), max(v.pairs for v in judged)
     text = f"{fewest}{'' if fewest == most else f' to {most}'} paired seed{'' if most == 1 else 's'}"
-    undecided = [v for v in judged if v.outcome == verdicts.INCONCLUSIVE]
+    undecided = [v for v in judged if v.outcome in verdicts.OPEN]
     if not undecided:
         return text
     needed = sorted(v.seeds_to_resolve for v in undecided if v.seeds_to_resolve)
@@ -248,7 +248,7 @@ def short_summary(verdict: Verdict, numbers: str = "") -> str:
     """A row's summary: for a claim of parts that differ, the parts counted by outcome (so that
     the one word above never stands alone over an adverse part); its key numbers; what the seeds
     decide. One sentence."""
-    tally = f"Parts: {verdict.tally()}" if verdict.parts and verdict.outcome in (PARTLY, verdicts.DOES_NOT_HOLD) else ""
+    tally = f"Parts: {verdict.tally()}" if verdict.parts and verdict.outcome in (HOLDS_IN_PART, verdicts.DOES_NOT_HOLD) else ""
     return _sentence("; ".join(part for part in (tally, numbers, seeds_phrase(verdict)) if part))
 
 
@@ -309,7 +309,7 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
 
     return [
         LedgerRow(key, PAPER[key].claim, paper_figure(key), ours + qualifier, "live", (),
-                  REPRODUCED if ok else OPPOSITE, None, None, summary=summary(ok))
+                  BETTER if ok else WORSE, None, None, summary=summary(ok))
         for key, ours, ok in (("theorem_1", ours_1, first), ("theorem_2", ours_2, second))
     ]
 
@@ -339,7 +339,7 @@ def _ours(verdict: Verdict, numbers: str = "") -> str:
     claim of several parts each part's sentence."""
     if verdict.parts:
         sentence = " ".join(part.sentence() for _, part in verdict.parts)
-        listing = "; ".join(f"{name}: {part.outcome}" for name, part in verdict.parts)
+        listing = "; ".join(f"{name}: {part.label()}" for name, part in verdict.parts)
         extra = verdict.detail.removeprefix(listing).strip("; ")  # what the chapter added, e.g. a calibration
         if extra:
             sentence += " " + extra[0].upper() + extra[1:].rstrip(".") + "."
@@ -354,6 +354,23 @@ def _ours(verdict: Verdict, numbers: str = "") -> str:
 def _tasks():
     """:mod:`ssa.icl.tasks`, imported when a row needs it (it brings torch)."""
     return importlib.import_module("ssa.icl.tasks")
+
+
+def _paired(seeds: Sequence[int]) -> str:
+    return _count(len(seeds), "paired seed")
+
+
+def _icl_regime(task: str, profile: str) -> str:
+    """The in-context chapters' training regime on ``task``, the paper's beside it."""
+    return importlib.import_module("ssa.icl.study").ARMS["ssa"].regime(task, profile)
+
+
+def _leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
+    retrieval = importlib.import_module("ssa.retrieval.experiment")
+    model, train, _ = retrieval.PROFILE_SIZES[profile]
+    return (f"in-context columns: {_icl_regime('every', profile)}; max retrieval: an item encoder and readout of "
+            f"{model.depth} layers of width {model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, "
+            f"trained on sets of {train.items} items; {_paired(seeds)}")
 
 
 def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable, short: Callable) -> LedgerRow:
@@ -373,7 +390,8 @@ def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numb
     verdict = judge(icl_verdicts, runs_by_task)
     return LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(verdict, numbers(icl_verdicts, runs_by_task)), profile,
                      tuple(experiments.SEEDS), verdict.outcome, None, command, _total_wall_time(provenances),
-                     short_summary(verdict, short(icl_verdicts, runs_by_task)), _parts(verdict))
+                     short_summary(verdict, short(icl_verdicts, runs_by_task)), _parts(verdict),
+                     f"{_icl_regime(tasks[-1], profile)}; {_paired(experiments.SEEDS)}")
 
 
 def _shifted_means(icl_verdicts, runs: dict, task: str, shift: str) -> dict[str, float]:
@@ -440,7 +458,7 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
     provenances = [cache.run(arm, task, seed).provenance for task in compared.tasks if cache.complete(compared, task)
                    for seed in compared.seed_list() for arm in (compared.treatment, compared.control)]
-    chapter = f"The chapter's {_count(len(row.seeds), 'seed')} alone: {row.verdict}."
+    chapter = f"The chapter's {_count(len(row.seeds), 'seed')} alone: {comparison_words(row) or verdicts.claim_word(row.verdict)}."
     numbers = f"Powered study (the chapter '{study.TITLE}'), {compared.seeds} paired seeds a task"
     pending = "".join(f"; {_tasks().get_task(task).title} not judged yet ({cache.cached(compared, task)} of "
                       f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
@@ -500,7 +518,7 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
                                             "no first LayerNorm, SSA vs softmax": variant})
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))
     return dataclasses.replace(row, ours=f"{row.ours} {_sentence(measured)} {_ours(variant)}", verdict=combined.outcome,
-                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {measured}; variant: {variant.outcome}"),
+                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {measured}; variant: {variant.words()}"),
                                parts=_parts(combined))
 
 
@@ -530,7 +548,8 @@ def _alternatives_row(profile: str) -> LedgerRow:
     return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), _ours(verdict) + coverage, profile,
                      tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, _total_wall_time(infos),
                      short_summary(verdict, _tally(verdict, "comparison of an alternative with softmax",
-                                                   "comparisons of the paper's alternatives with softmax")))
+                                                   "comparisons of the paper's alternatives with softmax")),
+                     regime=f"{_icl_regime('every', profile)}; {_paired(comparison.chapter_seeds(profile))}")
 
 
 def _leaderboard_row(profile: str) -> LedgerRow:
@@ -555,11 +574,10 @@ def _leaderboard_row(profile: str) -> LedgerRow:
     if not board.complete:
         text += " " + board.progress_sentence()
     seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
-    counts = ", ".join(f"{sum(p.outcome == o for _, p in verdict.parts)} {o}" for o in OUTCOMES
-                       if any(p.outcome == o for _, p in verdict.parts))
-    short = f"SSA against softmax on {len(columns)} of {len(leaderboard.COLUMNS)} kinds of shift: {counts}"
+    short = f"SSA against softmax on {len(columns)} of {len(leaderboard.COLUMNS)} kinds of shift"
     return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
-                     verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), _parts(verdict))
+                     verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), _parts(verdict),
+                     _leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)))
 
 
 def _alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -570,21 +588,26 @@ def _alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> L
     comparison = importlib.import_module("ssa.alternatives.comparison")
     verdict = leaderboard.statement_verdict(board)
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
-               f"the shifted sigmas, says {comparison.statement_verdict(chapter_runs).outcome}." if chapter_runs else "")
+               f"the shifted sigmas, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
     text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at sigma = {leaderboard.TEN_TIMES} of the four "
             f"in-context panels. " + _ours(verdict) + chapter)
     return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, _tally(verdict, "comparison of an alternative with softmax",
-                                                   "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"))
+                                                   "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"),
+                     regime=f"{_icl_regime('every', profile)}; {_paired(seeds)}")
 
 
 def _tally(verdict: Verdict, one: str, many: str) -> str:
-    """"24 comparisons ...: 20 inconclusive, 4 no effect at this scale" over the judged parts."""
+    """"24 comparisons ...: 20 undecided, 4 no difference that matters" over the judged parts,
+    in the book's words (the treatment named where the word has a direction)."""
     judged = _judged(verdict)
-    counts = {outcome: sum(v.outcome == outcome for v in judged) for outcome in OUTCOMES}
-    return f"{len(judged)} {one if len(judged) == 1 else many}: " + ", ".join(f"{n} {o}" for o, n in counts.items() if n)
+    counts: dict[str, int] = {}
+    for part in judged:
+        word = part.label()
+        counts[word] = counts.get(word, 0) + 1
+    return f"{len(judged)} {one if len(judged) == 1 else many}: " + ", ".join(f"{n} {word}" for word, n in counts.items())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -613,7 +636,8 @@ def _decoder_rows(profile: str) -> list[LedgerRow]:
                    f"{means['softmax']:.2f} with softmax, {means['ssa']:.2f} with SSA {split}")
         short = f"perplexity {means['softmax']:.1f} with softmax, {means['ssa']:.1f} with SSA, at {summary['parameters'] / 1e6:.3g}M parameters"
         rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), _ours(claims[key], numbers), profile, seeds,
-                              claims[key].outcome, None, command, _total_wall_time(provenances), short_summary(claims[key], short)))
+                              claims[key].outcome, None, command, _total_wall_time(provenances), short_summary(claims[key], short),
+                              regime=f"{experiment.regime(profile)}; {_paired(seeds)}"))
     return rows + [benchmarks]
 
 
@@ -635,7 +659,8 @@ def _encoder_row(profile: str) -> LedgerRow:
              if headline.effect is not None else "")
     return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), _ours(verdict), profile,
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
-                     _total_wall_time(provenances), short_summary(verdict, short), _parts(verdict))
+                     _total_wall_time(provenances), short_summary(verdict, short), _parts(verdict),
+                     f"{experiment.regime(profile)}; {_paired(sorted({run.seed for run in runs}))}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -705,25 +730,47 @@ def _seeds_text(row: LedgerRow) -> str:
     return f"profile {row.profile}, {_count(len(row.seeds), 'seed')}: {', '.join(map(str, row.seeds))}"
 
 
+# The page that defines every verdict word (a _toc.yml file entry); each verdict links to it.
+GLOSSARY = "notebooks/glossary"
+
+
+def verdict_link(word: str) -> str:
+    """``word`` as a MyST link to the glossary page."""
+    return f"{{doc}}`{word} </{GLOSSARY}>`"
+
+
+def _verdict_cell(row: LedgerRow) -> str:
+    """What the row found of the paper's claim, linked to the glossary, with the comparison's own
+    words beside it when they say more: "does not hold (SSA worse on 5 of 6 parts, ...)"."""
+    words = comparison_words(row)
+    claim = verdicts.claim_word(row.verdict)
+    return verdict_link(claim) + (f" ({words})" if words and words != claim else "")
+
+
 def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
     """A MyST table (glue it with ``{glue:md}`` and ``:format: myst``): each claim links to its
-    page with a ``{doc}`` role, and our side ends with the profile and seeds it comes from."""
-    lines = ["| claim | verdict | paper | ours |", "|---|---|---|---|"]
+    page with a ``{doc}`` role, its verdict to the glossary, and our side ends with the profile
+    and seeds it comes from."""
+    lines = ["| claim | the paper's claim | paper | ours |", "|---|---|---|---|"]
     for row in rows:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
-        ours = f"{row.ours} *({_seeds_text(row)})*"
-        lines.append("| " + " | ".join(_cell(text) for text in (claim, f"**{row.verdict}**", row.paper, ours)) + " |")
+        ours = f"{row.ours} *({_seeds_text(row)}{f'; regime: {row.regime}' if row.regime else ''})*"
+        lines.append("| " + " | ".join(_cell(text) for text in (claim, _verdict_cell(row), row.paper, ours)) + " |")
     return "\n".join(lines)
 
 
 def summary_markdown(rows: Sequence[LedgerRow]) -> str:
     """The front page's table (glue it with ``{glue:md}`` and ``:format: myst``): per claim, a
-    ``{doc}`` link to its page, the verdict, and :attr:`LedgerRow.summary`, one short sentence
-    with the profile and seeds it comes from; :func:`ledger_markdown` has the full rows."""
-    lines = ["| claim | verdict | in short |", "|---|---|---|"]
+    ``{doc}`` link to its page, what the book found of the claim (linked to the glossary, with the
+    comparison's words), and :attr:`LedgerRow.summary`, one short sentence with the profile and
+    seeds it comes from; :func:`ledger_markdown` has the full rows."""
+    lines = ["| claim | the paper's claim | in short |", "|---|---|---|"]
     for row in rows:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
-        lines.append("| " + " | ".join(_cell(text) for text in (claim, f"**{row.verdict}**", row.summary or row.ours)) + " |")
+        short = row.summary or row.ours
+        if row.regime:
+            short += f" *Regime: {row.regime}.*"
+        lines.append("| " + " | ".join(_cell(text) for text in (claim, _verdict_cell(row), short)) + " |")
     return "\n".join(lines)
 
 
@@ -734,21 +781,21 @@ def ledger_frame(rows: Sequence[LedgerRow]):
     return pd.DataFrame([dataclasses.asdict(row) for row in rows]).set_index("key")
 
 
-def verdict_counts(rows: Sequence[LedgerRow]) -> dict[str, int]:
-    return {verdict: sum(row.verdict == verdict for row in rows) for verdict in VERDICTS}
-
-
-# Each outcome as a predicate of a count of claims: (one, several).
+# What a count of claims does, by :func:`ssa.verdicts.claim_word`: (one, several).
 _PREDICATES = {
-    verdicts.REPRODUCED: ("is reproduced", "are reproduced"),
-    verdicts.NO_EFFECT: ("shows no effect at this scale", "show no effect at this scale"),
-    verdicts.OPPOSITE: ("goes the opposite way", "go the opposite way"),
-    verdicts.INCONCLUSIVE: ("is inconclusive", "are inconclusive"),
+    verdicts.HOLDS: ("holds", "hold"),
+    verdicts.DOES_NOT_HOLD: ("does not hold", "do not hold"),
+    verdicts.HOLDS_IN_PART: ("holds in part", "hold in part"),
+    verdicts.UNDECIDED: ("is undecided", "are undecided"),
     verdicts.PREMISE_ABSENT: ("lacks its premise", "lack their premise"),
     verdicts.NOT_TESTED: ("is not tested", "are not tested"),
-    verdicts.PARTLY: ("is partly reproduced", "are partly reproduced"),
-    verdicts.DOES_NOT_HOLD: ("does not hold", "do not hold"),
 }
+
+
+def verdict_counts(rows: Sequence[LedgerRow]) -> dict[str, int]:
+    """How many rows' claims hold, do not hold, ... (:func:`ssa.verdicts.claim_word`), every word counted."""
+    words = [verdicts.claim_word(row.verdict) for row in rows]
+    return {word: words.count(word) for word in _PREDICATES}
 
 
 def _listed(phrases: Sequence[str]) -> str:
@@ -756,53 +803,45 @@ def _listed(phrases: Sequence[str]) -> str:
 
 
 def _counted(rows: Sequence[LedgerRow]) -> str:
-    """"2 do not hold, 5 are inconclusive and 1 is not tested" (outcomes that occur, in :data:`VERDICTS` order)."""
-    return _listed([f"{count} {_PREDICATES[verdict][count != 1]}" for verdict, count in verdict_counts(rows).items() if count])
+    """"2 do not hold, 5 are undecided and 1 is not tested" (the words that occur, in :data:`_PREDICATES` order)."""
+    return _listed([f"{count} {_PREDICATES[word][count != 1]}" for word, count in verdict_counts(rows).items() if count])
 
 
 def counts_sentence(rows: Sequence[LedgerRow]) -> str:
-    """The claims counted by outcome, the experiments apart from the theorems (rows computed
-    live): "Of the 9 experimental claims, none is reproduced: 2 do not hold, ... The 2 theorems
-    are reproduced (derivations, checked live)."."""
+    """The claims counted by what the book found of them, the experiments apart from the theorems
+    (rows computed live): "Of the 9 experimental claims, none holds: 3 do not hold, 5 are
+    undecided and 1 is not tested. The 2 theorems (derivations, checked live): 2 hold."."""
     theorems = [row for row in rows if row.profile == "live"]
     experiments = [row for row in rows if row.profile != "live"]
     sentences = []
     if experiments:
-        reproduced = sum(row.verdict == verdicts.REPRODUCED for row in experiments)
+        holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
         head = f"Of the {_count(len(experiments), 'experimental claim')}"
-        if reproduced:
+        if holding:
             sentences.append(f"{head}, {_counted(experiments)}.")
         else:
-            sentences.append(f"{head}, none is reproduced: {_counted(experiments)}.")
+            sentences.append(f"{head}, none holds: {_counted(experiments)}.")
     if theorems:
         noun = "The theorem" if len(theorems) == 1 else f"The {len(theorems)} theorems"
         sentences.append(f"{noun} (derivations, checked live): {_counted(theorems)}.")
     return " ".join(sentences)
 
 
-# The words of a comparison of SSA with softmax, direction explicit (verdicts are signed in the
-# paper's direction, so "opposite" is SSA worse).
-SSA_WORDS = {
-    verdicts.REPRODUCED: "SSA better", verdicts.OPPOSITE: "SSA worse", verdicts.NO_EFFECT: "no difference that matters",
-    verdicts.INCONCLUSIVE: "undecided", verdicts.PREMISE_ABSENT: "premise absent", verdicts.NOT_TESTED: "not tested",
-    verdicts.PARTLY: "SSA better on some parts", verdicts.DOES_NOT_HOLD: "the claim does not hold",
-}
-# The rows whose verdicts compare SSA with softmax (the alternatives row compares other scorers).
+# The rows whose verdicts compare SSA with softmax (the alternatives row judges a statement about
+# other scorers, and the theorem rows are derivations).
 SSA_ROWS = ("quantification", "collapse", "linear", "perplexity_id", "perplexity_ood", "probing", "across_shifts")
-DECIDED_AGAINST = (verdicts.DOES_NOT_HOLD, verdicts.OPPOSITE, verdicts.NO_EFFECT)
+DECIDED_AGAINST = (verdicts.DOES_NOT_HOLD, verdicts.WORSE, verdicts.NEGLIGIBLE)
 
 
-def _parts_in_words(row: LedgerRow) -> str:
-    """"SSA worse on 5 of 6 parts, undecided on 1" (the row's own outcome when it has no parts)."""
-    outcomes = row.parts or (row.verdict,)
-    counts: dict[str, int] = {}
-    for outcome in outcomes:
-        counts[outcome] = counts.get(outcome, 0) + 1
-    ordered = sorted(counts.items(), key=lambda item: -item[1])
-    words = SSA_WORDS if row.key in SSA_ROWS else {}
-    phrases = [f"{words.get(outcome, outcome)} on {n}{f' of {len(outcomes)} parts' if i == 0 else ''}"
-               for i, (outcome, n) in enumerate(ordered)]
-    return ", ".join(phrases)
+def comparison_words(row: LedgerRow) -> str:
+    """What the row's comparison found, in the book's words, its parts counted: "SSA worse on 5
+    of 6 parts, undecided on 1"; "SSA worse" for a row of one comparison; "" for a row that
+    compares no treatment with softmax (the theorems, the alternatives' statement)."""
+    if row.key not in SSA_ROWS:
+        return ""
+    if not row.parts:
+        return verdicts.outcome_words(row.verdict)
+    return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome)) for outcome in row.parts], of=" parts")
 
 
 def _study_caveats(profile: str) -> str:
@@ -825,6 +864,12 @@ def _study_caveats(profile: str) -> str:
         kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
         text.append(f"A check that assumes nothing about the distribution of the differences keeps {kept} of these "
                     f"{len(checks)} decided prompt-error verdicts")
+    planned = study.plan(profile, cache=cache)
+    primary = [row for row in study.false_discovery_rows(planned, study.verdict_rows(planned, cache))
+               if row["comparison"] == compared.name and row["verdict"].outcome in (verdicts.BETTER, verdicts.WORSE)]
+    if primary:
+        text.append(f"Adjusted for false discoveries among the primary comparisons, {sum(row['survives'] for row in primary)} of "
+                    f"these {len(primary)} decided directions stand")
     pending = [study.comparison(name, profile) for name in study.REGIME_COMPARISONS]
     pending = [regime for regime in pending if regime is not None and not all(cache.complete(regime, t) for t in regime.tasks)]
     if pending:
@@ -865,14 +910,20 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
         if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
             regime = f" Regime: {row.regime}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
             caveats = f" {_study_caveats(row.profile)}" if row.key == "quantification" else ""
-            bullets.append(f"**{row.claim}**: the paper's claim does not hold here ({_parts_in_words(row)}).{regime}{caveats}")
-    undecided = [row for row in experiments if row.verdict in (verdicts.INCONCLUSIVE, verdicts.PARTLY)]
+            found = comparison_words(row) or row.summary.rstrip(".")
+            bullets.append(f"**{row.claim}**: the paper's claim does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
+    in_part = [row for row in experiments if row.verdict == verdicts.HOLDS_IN_PART]
+    if in_part:
+        bullets.append("**Holds in part**: " + "; ".join(f"{row.claim} ({comparison_words(row) or row.summary.rstrip('.')})"
+                                                        for row in in_part) + ".")
+    undecided = [row for row in experiments if row.verdict in verdicts.OPEN]
     if undecided:
-        listed = "; ".join(f"{row.claim} ({_count(len(row.seeds), 'seed')})" for row in undecided)
+        listed = "; ".join(f"{row.claim} ({_count(len(row.seeds), 'seed')}{', too few to decide' if row.verdict == verdicts.TOO_FEW_SEEDS else ''})"
+                           for row in undecided)
         bullets.append(f"**Undecided**, at the seeds run so far: {listed}. Each row says how many seeds would decide it.")
-    untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.PREMISE_ABSENT)]
+    untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.NOT_LEARNED, verdicts.PREMISE_ABSENT)]
     if untested:
-        bullets.append("**Not tested or premise absent**: " + "; ".join(f"{row.claim} ({row.verdict})" for row in untested) + ".")
+        bullets.append("**Not tested or premise absent**: " + "; ".join(f"{row.claim} ({verdicts.claim_word(row.verdict)})" for row in untested) + ".")
     return bullets[:6]
 
 

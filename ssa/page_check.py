@@ -1,6 +1,7 @@
 """What a reader of the built book must never see: a cell's stderr, a traceback, a path of the
 machine that built the book, a widget (a progress bar) that a static page can only show frozen,
-or a table that pandas cut short.
+a table that pandas cut short, or a verdict in a word outside the book's vocabulary
+(:data:`ssa.verdicts.RETIRED_WORDS`: the words it once used, which hid a result's direction).
 
 :func:`page_problems` reads one built HTML page (Jupyter Book 1.x with myst-nb) and lists each
 such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa.book run``
@@ -23,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+
+from ssa.verdicts import RETIRED_WORDS
 
 # Outputs that must never be on a page: myst-nb's "output stderr" and "output traceback" (or
 # "output error"), and the classic notebook HTML's names for them, should another renderer
@@ -49,6 +52,21 @@ LOCAL_PATH_JS = LOCAL_PATH.pattern
 # under it, and "..." standing for the rows, columns or characters left out.
 TABLE_CUT_LINE = re.compile(r"\b\d+ rows × \d+ columns\b")
 ELLIPSIS = ("...", "…")
+
+# A retired verdict word where a verdict stands: a table cell or bold text. Two of them, which no
+# sentence needs, count anywhere in the text.
+RETIRED_WORD = re.compile(r"\b(" + "|".join(re.escape(word) for word in RETIRED_WORDS) + r")\b", re.IGNORECASE)
+RETIRED_ANYWHERE = re.compile(r"\b(no effect at this scale|inconclusive)\b", re.IGNORECASE)
+VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
+# The pages that tell the book's history, where the old words are quoted as they were.
+HISTORY_PAGES = ("analysis_changes.html",)
+# Plumbing a reader of the argument does not need: a commit hash (7 to 12 hexadecimal characters,
+# a digit and a letter among them), a module path of the package, or a constant's name. They belong
+# on the pages that say how to reproduce the book and what changed, and nowhere else.
+COMMIT_HASH = re.compile(r"(?<![.\w])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,12}(?![-+]?\d)\b")
+MODULE_NAME = re.compile(r"\bssa(?:\.[A-Za-z_]\w*)+")
+CONSTANT_NAME = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")
+PLUMBING_PAGES = ("reproducing.html", "analysis_changes.html")
 
 SKIPPED_ELEMENTS = {"script", "style", "template"}
 VISIBLE_ATTRIBUTES = ("title", "alt", "aria-label")
@@ -88,6 +106,7 @@ class _PageParser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.stack: list[_Element] = []
         self.problems: list[str] = []
+        self.retired: list[str] = []
         self.visible_text: list[str] = []
 
     def _skipping(self) -> bool:
@@ -145,6 +164,8 @@ class _PageParser(HTMLParser):
             self.stack[-1].text.append(text)
         if element.tag not in INLINE_ELEMENTS:
             self._text("\n")
+        if element.tag in VERDICT_ELEMENTS and (word := RETIRED_WORD.search(text)):
+            self.retired.append(f"a verdict word outside the vocabulary: {word.group(0)!r} in {' '.join(text.split())[:120]!r}")
         if element.tag in ("td", "th") and self._in_pandas_table() and text.strip().endswith(ELLIPSIS):
             self.problems.append(f"a table cut short: a cell reads {' '.join(text.split())[-80:]!r}")
         if is_forbidden_output(element.classes):
@@ -164,17 +185,30 @@ class _PageParser(HTMLParser):
             self._close(self.stack.pop())
 
 
-def page_problems(html: str) -> list[str]:
-    """Everything on this HTML page that a reader must not see; empty when the page is clean."""
+def plumbing(text: str) -> list[str]:
+    """The commit hashes, module paths and constant names in ``text``, each once."""
+    found = [match.group(0) for pattern in (COMMIT_HASH, MODULE_NAME, CONSTANT_NAME) for match in pattern.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
+def page_problems(html: str, history: bool = False, plumbing_allowed: bool = False) -> list[str]:
+    """Everything on this HTML page that a reader must not see; empty when the page is clean.
+    ``history``: the page tells the book's history, and may quote its retired verdict words;
+    ``plumbing_allowed``: the page may name commits, modules and constants (reproducing the book)."""
     parser = _PageParser()
     parser.feed(html)
     parser.close()
     problems = list(parser.problems)
     text = "".join(parser.visible_text)
+    if not history:
+        problems += list(dict.fromkeys(parser.retired))
+        problems += [f"a verdict word outside the vocabulary: {match.group(0)!r}" for match in RETIRED_ANYWHERE.finditer(text)]
     if TRACEBACK_TEXT in text:
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
     problems += [f"a table cut short: {match.group(0)!r} under it" for match in TABLE_CUT_LINE.finditer(text)]
+    if not plumbing_allowed:
+        problems += [f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(text)]
     return problems
 
 
@@ -182,7 +216,8 @@ def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
     """``{page: problems}`` for the pages (paths relative to ``html_root``) that have any."""
     found = {}
     for page in pages:
-        problems = page_problems((html_root / page).read_text(encoding="utf-8"))
+        problems = page_problems((html_root / page).read_text(encoding="utf-8"), history=page.endswith(HISTORY_PAGES),
+                                 plumbing_allowed=True)
         if problems:
             found[page] = problems
     return found

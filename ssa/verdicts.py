@@ -11,8 +11,8 @@ says it shrinks (an error). Its 95% interval is the paired :math:`t` interval
 (``scipy.stats.ttest_rel``), :math:`\hat\delta \pm t_{N-1,\,0.975}\, \hat\sigma_d / \sqrt N`.
 Outcomes that are all-or-nothing per seed (an in-context learner generalises or fails) are far
 from normal, and with few pairs the :math:`t` interval is then overconfident, so two guards
-hold: no claim is decided by fewer than :data:`MIN_PAIRS` pairs, and "reproduced" or
-"opposite" also needs the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``) at 5%.
+hold: no claim is decided by fewer than :data:`MIN_PAIRS` pairs, and "better" or
+"worse" also needs the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``) at 5%.
 An outcome that is 0 or 1 per seed (a seed generalises or it does not) is declared binary
 (``Claim(binary=True)``), and its interval is Tango's score interval for a difference of paired
 proportions (Tango, Statistics in Medicine 17:891, 1998), one of the intervals Fagerland, Lydersen
@@ -23,41 +23,53 @@ treatment succeeds and :math:`l` where only the control does, it holds the :math
 
 where :math:`\tilde p_l` is the maximum-likelihood rate of control-only successes given
 :math:`\delta`. The :math:`t` interval of 0/1 differences is a point when every pair agrees,
-and would call ten agreeing pairs "no effect" at any threshold; Tango's is then
+and would call ten agreeing pairs "no difference" at any threshold; Tango's is then
 :math:`\pm z^2 / (N + z^2)`, :math:`\pm 0.28` with ten pairs.
 A claim whose outcome can flip from seed to seed (an in-context learner generalises or fails)
 declares the largest paired difference one flip can make, :math:`F` (``Claim(largest_flip=1)`` for
 an error in [0, 1]). Pairs that show no flip give a narrow :math:`t` interval, yet flips in a share
 :math:`\tau / F` of the seeds, enough to move the mean by the threshold, go unseen in all
-:math:`N` pairs with probability :math:`(1 - \tau/F)^N`; so "no effect at this scale" also needs
+:math:`N` pairs with probability :math:`(1 - \tau/F)^N`; so "no difference that matters" also needs
 :math:`(1 - \tau/F)^N \le 0.025` (:func:`no_effect_pairs`: 36 pairs for :math:`\tau = 0.1`,
-:math:`F = 1`), and with fewer pairs such a claim is at best inconclusive. The same pairs are
-needed for "reproduced" and "opposite": with fewer, whether one seed flips decides the sign, and
+:math:`F = 1`), and with fewer pairs such a claim has too few seeds to decide. The same pairs are
+needed for "better" and "worse": with fewer, whether one seed flips decides the sign, and
 under nulls resampled from the book's own flip-prone outcomes (:func:`resampled_null_rates`) the
 :math:`t` interval gave a false direction up to 30% of the time at 6 to 10 pairs, against at most
-5% from 36 pairs on. Both directions and "no effect" thus share one pair minimum.
+5% from 36 pairs on. Both directions and "no difference" thus share one pair minimum.
 Each claim declares, before any result is read, a practical threshold :math:`\tau > 0`: the
-smallest effect that would matter, with the reason for its size. The outcome:
+smallest effect that would matter, with the reason for its size. A comparison of a treatment X
+(SSA, say) with its control (softmax) then reads, in the book's one vocabulary:
 
-========================  ====================================================================
-reproduced                the interval excludes 0 on the paper's side and :math:`\hat\delta \ge \tau`
-                          (for outcomes that flip, from :func:`no_effect_pairs` pairs on)
-opposite                  the interval excludes 0 on the other side (likewise)
-no effect at this scale   the interval lies within :math:`(-\tau, \tau)` (and, for outcomes that
-                          flip, at least :func:`no_effect_pairs` pairs)
-inconclusive              anything else, and always with fewer than :data:`MIN_PAIRS` pairs;
-                          :attr:`Verdict.seeds_to_resolve` says how many pairs would decide it
-                          if the observed mean and spread held
-premise absent            the mechanism the claim is about did not occur (with the measurement)
-not tested                no paired outcomes
-partly                    a claim of several parts whose outcomes differ, one part at least
-                          reproduced (or partly)
-does not hold             a claim of several parts whose outcomes differ, none reproduced and one
-                          at least decided against it (no effect at this scale, or opposite): an
-                          adverse part is never folded into a milder word, and an undecided part
-                          never into "no effect". Parts that differ with none decided combine to
-                          inconclusive (or premise absent, with none inconclusive)
-========================  ====================================================================
+===========================  ===================================================================
+X better                     the interval excludes 0 on the paper's side and :math:`\hat\delta \ge \tau`
+X worse                      the interval excludes 0 on the other side
+no difference that matters   the interval lies within :math:`(-\tau, \tau)`
+undecided                    anything else; :attr:`Verdict.seeds_to_resolve` says about how many
+                             pairs would decide it if the observed mean and spread held
+too few seeds to decide      fewer pairs than the rule decides from (:data:`MIN_PAIRS`, or
+                             :func:`no_effect_pairs` for outcomes that flip); the estimate is shown,
+                             never a word that sounds like a finding
+premise absent               the mechanism the claim is about did not occur (with the measurement)
+not learned                  a model of the comparison did not learn the task, so it tests nothing
+not tested                   no paired outcomes
+===========================  ===================================================================
+
+(for outcomes that flip, every decision needs :func:`no_effect_pairs` pairs). "Better" needs the
+threshold and "worse" does not, and the asymmetry is deliberate: every claim the book tests says
+the treatment *improves* on its control, so a decided deficit of any size contradicts it, while an
+improvement too small to matter does not establish it. Either way the claim is then decided
+against (:func:`claim_word`): "worse" and "no difference that matters" both say the claim does not
+hold, so the asymmetry moves no claim between "holds" and "does not hold"; it moves a small,
+decided deficit from "undecided" to "does not hold", where the mirror-image small gain stays
+undecided, and the interval beside every word shows which it was.
+
+What each outcome says of the paper's claim (:func:`claim_word`): "X better" says it **holds**;
+"X worse" and "no difference that matters" say it **does not hold**; "undecided" and "too few seeds
+to decide" leave it **undecided**. A claim of several parts (:func:`combine`) **holds in part** when
+its parts differ and one at least supports it; it **does not hold** when they differ, none supports
+it and one at least is decided against it: an adverse part is never folded into a milder word, and
+an open part never into "no difference that matters". Parts that differ with none decided leave it
+undecided (or premise absent, not learned, not tested, in that order).
 
 The :math:`t` interval stays an approximation for bounded, skewed differences. As a check that
 assumes nothing about their distribution, :func:`bounded_check` decides a verdict again with
@@ -66,7 +78,7 @@ lie in :math:`[-B, B]` (Waudby-Smith and Ramdas's betting interval); its price i
 that agree exactly give about :math:`\pm 0.16\,B`. It is a robustness check, not the rule.
 
 :func:`false_reproduction_rate` and :func:`power` measure the rule by simulation: with no
-effect, "reproduced" comes out at most 2.5% of the time for normal differences (one side of a
+effect, "better" comes out at most 2.5% of the time for normal differences (one side of a
 95% interval), and the tests check it stays under 5% for the all-or-nothing outcomes that
 in-context learners give (a seed generalises or it does not).
 
@@ -76,9 +88,9 @@ bounds, seeds that flip): with observed differences :math:`d_1, \dots, d_n` in t
 direction, recentred to :math:`e_i = d_i - \bar d` (mean exactly 0, the observed spread and shape),
 each of :math:`S` simulated studies draws :math:`N` pairs :math:`D^*_1, \dots, D^*_N` independently
 and uniformly from :math:`\{e_1, \dots, e_n\}` (resampling with replacement) and is judged by
-:func:`_decide`, the code that judges the real study. The false "reproduced" rate is the share of
-the :math:`S` studies called "reproduced" (the treatment better where it is not), the false
-"opposite" rate the share called "opposite", and their sum the rate of a false directional
+:func:`_decide`, the code that judges the real study. The false "better" rate is the share of
+the :math:`S` studies called "better" (the treatment better where it is not), the false
+"worse" rate the share called "worse", and their sum the rate of a false directional
 decision, about 5% for normal differences (2.5% each side of a 95% interval). Each rate :math:`r`
 has Monte Carlo standard error :math:`\sqrt{r(1-r)/S} \le 0.011` at :data:`SIMULATIONS`. A sample
 of :math:`n` differences shows flips at most at its own share of them: the measurement is only as
@@ -99,23 +111,114 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 __all__ = [
-    "OUTCOMES", "AGAINST", "DOES_NOT_HOLD", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_tested", "combine",
+    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_learned", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
-    "resampled_null_table", "seeds_to_resolve",
+    "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
+    "FALSE_DISCOVERY_RATE",
     "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
-REPRODUCED = "reproduced"
-OPPOSITE = "opposite"
-NO_EFFECT = "no effect at this scale"
-INCONCLUSIVE = "inconclusive"
+# The outcomes of one comparison of a treatment with its control (SSA with softmax, say), in the
+# words a page shows, the treatment named where the word has a direction (:meth:`Verdict.words`).
+BETTER = "better"
+WORSE = "worse"
+NEGLIGIBLE = "no difference that matters"
+UNDECIDED = "undecided"
+TOO_FEW_SEEDS = "too few seeds to decide"
 PREMISE_ABSENT = "premise absent"
+NOT_LEARNED = "not learned"
 NOT_TESTED = "not tested"
-PARTLY = "partly"
+# The outcomes only a claim of several parts has (:func:`combine`).
+HOLDS_IN_PART = "holds in part"
 DOES_NOT_HOLD = "does not hold"
-OUTCOMES = (REPRODUCED, NO_EFFECT, OPPOSITE, INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED, PARTLY, DOES_NOT_HOLD)
+OUTCOMES = (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS, PREMISE_ABSENT, NOT_LEARNED, NOT_TESTED, HOLDS_IN_PART,
+            DOES_NOT_HOLD)  # the order counts of them are listed in, after the counts themselves
 # The outcomes that decide a part against the claim: the effect is absent or reversed.
-AGAINST = (NO_EFFECT, OPPOSITE, DOES_NOT_HOLD)
+AGAINST = (NEGLIGIBLE, WORSE, DOES_NOT_HOLD)
+# The outcomes that decide nothing yet: more seeds would.
+OPEN = (UNDECIDED, TOO_FEW_SEEDS)
+
+# What each outcome says of the paper's claim (:func:`claim_word`): the claim holds, does not hold,
+# holds in part, or is undecided; the comparison's own words stay beside it.
+HOLDS = "holds"
+CLAIM_WORDS = {
+    BETTER: HOLDS, NEGLIGIBLE: DOES_NOT_HOLD, WORSE: DOES_NOT_HOLD, DOES_NOT_HOLD: DOES_NOT_HOLD,
+    HOLDS_IN_PART: HOLDS_IN_PART, UNDECIDED: UNDECIDED, TOO_FEW_SEEDS: UNDECIDED, PREMISE_ABSENT: PREMISE_ABSENT,
+    NOT_LEARNED: NOT_TESTED, NOT_TESTED: NOT_TESTED,
+}
+# Every word a page may use for a verdict (the glossary page defines each).
+VOCABULARY = tuple(dict.fromkeys((*OUTCOMES, HOLDS)))
+# The words this book once used for verdicts; a page that shows one has a verdict outside the
+# vocabulary (ssa.page_check).
+RETIRED_WORDS = ("no effect at this scale", "inconclusive", "partly reproduced", "reproduced", "opposite")
+
+
+# What each word means, for the glossary page: the comparison's words, then the claim's.
+MEANINGS = {
+    f"X {BETTER}": "The 95% interval of the paired difference excludes zero on X's side, the Wilcoxon signed-rank test "
+                   "agrees at 5%, and the mean gain reaches the claim's threshold.",
+    f"X {WORSE}": "The 95% interval excludes zero on the control's side and the Wilcoxon signed-rank test agrees at 5%. "
+                  "No size is required: every claim tested says X improves on its control, and a decided deficit of "
+                  "any size contradicts that.",
+    NEGLIGIBLE: "The 95% interval lies within plus or minus the threshold: whatever the sign of the difference, it is "
+                "smaller than the smallest effect that would matter.",
+    UNDECIDED: "Enough pairs to decide, but the interval neither excludes zero nor lies within the threshold; the number "
+               "beside it is about how many paired seeds would decide, if the observed mean and spread held.",
+    TOO_FEW_SEEDS: "Fewer pairs than the rule decides from ({min_pairs}, or for outcomes that flip from seed to seed the number "
+                   "that would reveal flips frequent enough to matter); the estimate is shown, but it is not a finding.",
+    PREMISE_ABSENT: "The mechanism the claim is about did not occur in any seed, so the claim has nothing to act on; "
+                    "the measurement that showed it is given.",
+    NOT_LEARNED: "A model of the comparison did not learn the task in distribution, so a shift tests nothing.",
+    NOT_TESTED: "No paired outcomes: the experiment was not run, or its results are not in the cache.",
+    HOLDS: "What the book found of the paper's claim: X better (on every part of a claim of several parts).",
+    DOES_NOT_HOLD: "X worse, or no difference that matters; for a claim of several parts, one part at least decided "
+                   "against the claim and none for it.",
+    HOLDS_IN_PART: "A claim of several parts whose parts differ, one at least with X better.",
+}
+
+
+def glossary_frame():
+    """The glossary as a table: each word, what it says of the paper's claim, and what it means."""
+    import pandas as pd
+
+    rows = []
+    for word, meaning in MEANINGS.items():
+        outcome = word.removeprefix("X ")
+        rows.append({"word": word, "the paper's claim": claim_word(outcome) if outcome in OUTCOMES else word,
+                     "meaning": meaning.format(min_pairs=MIN_PAIRS)})
+    return pd.DataFrame(rows)
+
+
+def counted_words(labelled: Sequence[tuple[str, str]], of: str = "") -> str:
+    """``(outcome, words)`` pairs (the words of :meth:`Verdict.label`) counted, most frequent first
+    (ties in :data:`OUTCOMES` order): "SSA worse on 2 of 5{of}, no difference that matters on 2,
+    undecided on 1"."""
+    counts: dict[tuple[str, str], int] = {}
+    for outcome, words in labelled:
+        counts[(outcome, words)] = counts.get((outcome, words), 0) + 1
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], OUTCOMES.index(item[0][0])))
+    return ", ".join(f"{words} on {n}{f' of {len(labelled)}{of}' if i == 0 else ''}"
+                     for i, ((_, words), n) in enumerate(ordered))
+
+
+def claim_word(outcome: str) -> str:
+    """What ``outcome`` says of the paper's claim: "holds", "does not hold", "holds in part",
+    "undecided", "premise absent" or "not tested"."""
+    if outcome not in CLAIM_WORDS:
+        raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
+    return CLAIM_WORDS[outcome]
+
+
+def outcome_words(outcome: str, treatment: str = "SSA") -> str:
+    """``outcome`` in the book's words, the direction explicit: "SSA better", "SSA worse", and the
+    outcome itself otherwise. Without a ``treatment`` the verdict is on a statement rather than a
+    comparison, and "better" and "worse" say whether it holds (:func:`claim_word`)."""
+    if outcome not in OUTCOMES:
+        raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
+    if outcome in (BETTER, WORSE):
+        return f"{treatment} {outcome}" if treatment else claim_word(outcome)
+    return outcome
+
 
 CONFIDENCE = 0.95
 METHOD = "paired t interval (scipy.stats.ttest_rel), 95%; Wilcoxon signed-rank at 5% for a direction; at least 6 pairs"
@@ -146,6 +249,11 @@ class Claim:
     reason: str
     binary: bool = False  # the outcome is 0 or 1 per seed: Tango's interval, not the t interval
     largest_flip: float | None = None  # outcomes that flip from seed to seed: the largest difference one flip makes
+    treatment: str = "SSA"  # what the verdict's words name: "SSA better"
+    control: str = "softmax"
+    # A claim about a trend rather than a treatment against a control (softmax's error grows with
+    # sigma): its words for the two decided directions, as the paper says and the other way.
+    directions: tuple[str, str] = ()
 
     def __post_init__(self):
         if not isinstance(self.binary, bool):
@@ -159,6 +267,8 @@ class Claim:
             raise ValueError(f"threshold must be a finite number > 0, got {self.threshold!r}")
         if not self.reason.strip():
             raise ValueError("reason must say why the threshold has its size")
+        if self.directions and (len(self.directions) != 2 or not all(isinstance(w, str) and w.strip() for w in self.directions)):
+            raise ValueError(f"directions must be two phrases (as the paper says, the other way), got {self.directions!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,10 +284,12 @@ class Verdict:
     units: str = ""
     method: str = METHOD
     differences: tuple[float, ...] = ()  # one per seed, in the paper's direction
-    seeds_to_resolve: int | None = None  # inconclusive only; None if more than MAX_SEEDS
-    no_effect_pairs: int = MIN_PAIRS  # the fewest pairs that may give "no effect" (no_effect_pairs of the claim)
-    detail: str = ""  # premise absent: the measurement; partly: the parts
+    seeds_to_resolve: int | None = None  # undecided or too few seeds only; None if more than MAX_SEEDS
+    no_effect_pairs: int = MIN_PAIRS  # the fewest pairs that may decide (no_effect_pairs of the claim)
+    detail: str = ""  # premise absent, not learned: the measurement; a combined verdict: the parts
     parts: tuple[tuple[str, "Verdict"], ...] = ()
+    treatment: str = "SSA"  # the claim's treatment, named by :meth:`words`
+    directions: tuple[str, str] = ()  # the claim's words for its two directions (Claim.directions)
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -185,7 +297,7 @@ class Verdict:
 
     def evidence(self) -> str:
         """The evidence in words, without the claim or the outcome: the effect, its interval and
-        pairs, and for an inconclusive verdict the pairs that would decide it; the measurement
+        pairs, and for an open verdict the pairs that would decide it; the measurement
         (premise absent) or the parts' outcomes (a combined verdict) otherwise."""
         if self.interval is None or self.effect is None:
             return self.detail or "no paired seeds"
@@ -193,11 +305,13 @@ class Verdict:
         units = f" {self.units}" if self.units else ""
         text = (f"effect {self.effect:+.3g}{units} in the paper's direction, 95% interval [{low:+.3g}, {high:+.3g}] "
                 f"over {self.pairs} paired seed{'' if self.pairs == 1 else 's'}, threshold {self.threshold:.3g}")
-        if self.outcome == INCONCLUSIVE:
-            if MIN_PAIRS <= self.pairs < self.no_effect_pairs and -self.threshold < low and high < self.threshold:
-                text += (f"; the interval lies within the threshold, but for outcomes that flip from seed to seed "
-                         f"the rule needs {self.no_effect_pairs} pairs to call it no effect")
-            elif self.pairs < 2:
+        if self.outcome == TOO_FEW_SEEDS:
+            minimum = max(MIN_PAIRS, self.no_effect_pairs)
+            text += f"; the rule decides from {minimum} pairs on"
+            if self.seeds_to_resolve and self.seeds_to_resolve > minimum:
+                text += f", and about {self.seeds_to_resolve} would decide it at the observed spread"
+        elif self.outcome == UNDECIDED:
+            if self.pairs < 2:
                 text += f"; one pair has no spread, and the rule needs {MIN_PAIRS}"
             elif self.seeds_to_resolve:
                 text += f"; about {self.seeds_to_resolve} pairs would decide it at the observed spread"
@@ -212,33 +326,54 @@ class Verdict:
             return ""
         return f"{self.effect:{spec}} [{self.interval[0]:{spec}}, {self.interval[1]:{spec}}]"
 
+    def words(self) -> str:
+        """The outcome in the book's words, direction explicit: "SSA better", "SSA worse", "no
+        difference that matters", "undecided (about 14 seeds would decide)", "too few seeds to
+        decide (the rule needs 36)", "premise absent", "not learned", "not tested"; a claim of
+        several parts: "holds in part", "does not hold"."""
+        text = self.label()
+        if self.outcome == UNDECIDED and self.interval is not None:
+            needed = self.pairs_to_decide()
+            text += f" (about {needed} seeds would decide)" if needed[0].isdigit() else f" ({needed} seeds would decide)"
+        elif self.outcome == TOO_FEW_SEEDS:
+            text += f" (the rule needs {max(MIN_PAIRS, self.no_effect_pairs)})"
+        return text
+
+    def label(self) -> str:
+        """The outcome in the book's words without what would decide it ("SSA better", "too few
+        seeds to decide"), for a table that has a column of that."""
+        if self.directions and self.outcome in (BETTER, WORSE):
+            return self.directions[self.outcome == WORSE]
+        return outcome_words(self.outcome, self.treatment)
+
     def pairs_to_decide(self) -> str:
-        """For a table: the pairs that would decide an inconclusive verdict at the observed spread
-        ("" when it is decided)."""
-        if self.outcome != INCONCLUSIVE:
+        """For a table: the pairs that would decide an open verdict (undecided, or too few seeds
+        to decide) at the observed spread ("" when it is decided)."""
+        if self.outcome not in OPEN:
             return ""
         if self.pairs < 2:
             return f"≥ {MIN_PAIRS}"
         return str(self.seeds_to_resolve) if self.seeds_to_resolve is not None else f"> {MAX_SEEDS}"
 
     def tally(self) -> str:
-        """The parts' outcomes counted, most frequent first: "2 of 5 opposite, 2 no effect at this
-        scale, 1 inconclusive" ("" for a verdict without parts)."""
-        counts: dict[str, int] = {}
-        for _, part in self.parts:
-            counts[part.outcome] = counts.get(part.outcome, 0) + 1
-        ordered = sorted(counts.items(), key=lambda item: (-item[1], OUTCOMES.index(item[0])))
-        return ", ".join(f"{n}{f' of {len(self.parts)}' if i == 0 else ''} {outcome}" for i, (outcome, n) in enumerate(ordered))
+        """The parts' outcomes counted in the book's words, most frequent first: "SSA worse on 2 of
+        5, no difference that matters on 2, undecided on 1" ("" for a verdict without parts)."""
+        return counted_words([(part.outcome, part.label()) for _, part in self.parts])
 
     def sentence(self) -> str:
         """One plain sentence: the outcome and the evidence."""
-        if self.outcome == NOT_TESTED:
-            return f"{self.claim}: not tested."
+        if self.outcome in (NOT_TESTED, NOT_LEARNED):
+            return f"{self.claim}: {self.outcome}" + (f" ({self.detail})." if self.detail else ".")
         if self.outcome == PREMISE_ABSENT:
             return f"{self.claim}: premise absent ({self.detail})."
-        if self.outcome == PARTLY or self.interval is None:  # combined parts: their outcomes say it
-            return f"{self.claim}: {self.outcome}" + (f" ({self.detail})." if self.detail else ".")
-        return f"{self.claim}: {self.outcome}; {self.evidence()}."
+        if self.parts:
+            evidence = f"; {self.evidence()}" if self.interval is not None else ""
+            word = claim_word(self.outcome)
+            said = f"the claim {word}" if word in (HOLDS, DOES_NOT_HOLD, HOLDS_IN_PART) else word
+            return f"{self.claim}: {said} ({self.tally()}){evidence}."
+        if self.interval is None:
+            return f"{self.claim}: {self.words()}" + (f" ({self.detail})." if self.detail else ".")
+        return f"{self.claim}: {self.label()}; {self.evidence()}."
 
 
 def pair_by_seed(treatment: Mapping[int, float], control: Mapping[int, float]) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
@@ -323,7 +458,7 @@ def _binary_interval(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def no_effect_pairs(claim: Claim) -> int:
-    """The fewest pairs from which the rule may call ``claim`` "no effect at this scale": for an
+    """The fewest pairs from which the rule may call ``claim`` "no difference that matters": for an
     outcome that flips (``claim.largest_flip``), the fewest N with
     (1 - threshold / largest_flip)^N <= (1 - 0.95) / 2, so that flips frequent enough to move the
     mean by the threshold would have shown in some pair; :data:`MIN_PAIRS` otherwise."""
@@ -400,16 +535,16 @@ def bounded_mean_interval(differences: Sequence[float], bound: float) -> tuple[f
 
 def bounded_check(verdict: Verdict, bound: float) -> Verdict:
     """``verdict`` decided again with :func:`bounded_mean_interval` in place of its own interval,
-    for a robustness check of verdicts on outcomes bounded by ``bound``: reproduced, opposite, no
-    effect at this scale or inconclusive by the thresholds of the table above, with no further
+    for a robustness check of verdicts on outcomes bounded by ``bound``: better, worse, no
+    difference that matters or undecided by the thresholds of the table above, with no further
     guard (the interval holds at any sample size). A verdict without paired differences, or with
     fewer than :data:`MIN_PAIRS`, is returned as it is."""
     if verdict.interval is None or len(verdict.differences) < MIN_PAIRS:
         return verdict
     low, high = bounded_mean_interval(verdict.differences, bound)
     effect, threshold = verdict.effect, verdict.threshold
-    outcome = (REPRODUCED if low > 0 and effect >= threshold else OPPOSITE if high < 0
-               else NO_EFFECT if _no_effect(low, high, threshold, len(verdict.differences), MIN_PAIRS) else INCONCLUSIVE)
+    outcome = (BETTER if low > 0 and effect >= threshold else WORSE if high < 0
+               else NEGLIGIBLE if _no_effect(low, high, threshold, len(verdict.differences), MIN_PAIRS) else UNDECIDED)
     return dataclasses.replace(verdict, outcome=outcome, interval=(low, high), method=METHOD_BOUNDED, seeds_to_resolve=None,
                                no_effect_pairs=MIN_PAIRS)
 
@@ -420,7 +555,7 @@ def _no_effect(low, high, threshold: float, pairs, no_effect_from: int):
 
 
 def _decided(low, high, effect, threshold: float, pairs, no_effect_from: int):
-    """Whether an interval decides: reproduced, opposite, or no effect (any of them only from
+    """Whether an interval decides: better, worse, or no difference that matters (any of them only from
     ``no_effect_from`` pairs on: :func:`no_effect_pairs`)."""
     directional = ((low > 0) & (effect >= threshold)) | (high < 0)
     return (directional & (pairs >= no_effect_from)) | _no_effect(low, high, threshold, pairs, no_effect_from)
@@ -431,7 +566,7 @@ def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
     """The rule on a stack of studies, one per row of ``differences`` (studies, pairs), each with
     at least :data:`MIN_PAIRS` pairs: ``(effect, low, high, outcome)``, one entry per study.
     ``binary``: the outcomes are 0 or 1 per seed, and the interval is Tango's; ``no_effect_from``:
-    the fewest pairs that may give "no effect at this scale" (:func:`no_effect_pairs`).
+    the fewest pairs that may decide anything (:func:`no_effect_pairs`).
 
     :func:`judge` calls it with one row and the simulations with thousands, so that a simulated
     study is judged by the very code that judges the real one."""
@@ -443,21 +578,51 @@ def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
         low, high = effect.copy(), effect.copy()
         if not identical.all():
             low[~identical], high[~identical] = _t_interval(differences[~identical])
-    outcome = np.full(len(effect), INCONCLUSIVE, dtype=object)
-    outcome[_no_effect(low, high, threshold, differences.shape[1], no_effect_from)] = NO_EFFECT
-    outcome[high < 0] = OPPOSITE  # before "no effect" when both hold
-    outcome[(low > 0) & (effect >= threshold)] = REPRODUCED
+    outcome = np.full(len(effect), UNDECIDED, dtype=object)
+    outcome[_no_effect(low, high, threshold, differences.shape[1], no_effect_from)] = NEGLIGIBLE
+    outcome[high < 0] = WORSE  # before "no difference" when both hold
+    outcome[(low > 0) & (effect >= threshold)] = BETTER
     if differences.shape[1] < no_effect_from:
         # Outcomes that flip from seed to seed: "better" or "worse" needs as many pairs as "no
-        # effect" does. With fewer, a seed that flips decides the sign, and under nulls resampled
-        # from the book's own flip-prone outcomes the t interval then gave a false direction up to
-        # 30% of the time (resampled_null_rates).
-        outcome[(outcome == REPRODUCED) | (outcome == OPPOSITE)] = INCONCLUSIVE
-    directional = np.flatnonzero((outcome == REPRODUCED) | (outcome == OPPOSITE))
+        # difference" does. With fewer, a seed that flips decides the sign, and under nulls
+        # resampled from the book's own flip-prone outcomes the t interval then gave a false
+        # direction up to 30% of the time (resampled_null_rates).
+        outcome[:] = TOO_FEW_SEEDS
+    directional = np.flatnonzero((outcome == BETTER) | (outcome == WORSE))
     if len(directional):
         chance = _signed_rank_p(differences[directional]) >= 1 - CONFIDENCE
-        outcome[directional[chance]] = INCONCLUSIVE  # the signs and ranks alone do not exclude chance
+        outcome[directional[chance]] = UNDECIDED  # the signs and ranks alone do not exclude chance
     return effect, low, high, outcome
+
+
+def signed_rank_p(verdict: Verdict) -> float | None:
+    """The two-sided p-value of the Wilcoxon signed-rank test that the rule requires for a
+    direction, on ``verdict``'s paired differences; ``None`` with fewer than :data:`MIN_PAIRS`."""
+    if len(verdict.differences) < MIN_PAIRS:
+        return None
+    return float(_signed_rank_p(np.asarray([verdict.differences], dtype=float))[0])
+
+
+FALSE_DISCOVERY_RATE = 0.05  # the share of false directions a family's adjusted decisions allow
+
+
+def false_discoveries(family: Sequence[Verdict]) -> list[dict]:
+    """Benjamini-Hochberg control of false discoveries over a ``family`` of verdicts judged
+    together (``scipy.stats.false_discovery_control``): for each verdict with a
+    :func:`signed_rank_p`, ``{"p": raw, "adjusted p": BH-adjusted within the family, "survives":
+    whether a decided direction ("better" or "worse") keeps its adjusted p below
+    :data:`FALSE_DISCOVERY_RATE`}``; ``None`` for a verdict without one. Every tested verdict of
+    the family counts, decided or not, since each could have been a discovery."""
+    from scipy import stats
+
+    raw = [signed_rank_p(verdict) for verdict in family]
+    tested = [i for i, p in enumerate(raw) if p is not None]
+    adjusted = stats.false_discovery_control([raw[i] for i in tested], method="bh") if tested else []
+    found: list[dict | None] = [None] * len(family)
+    for i, q in zip(tested, adjusted):
+        found[i] = {"p": raw[i], "adjusted p": float(q),
+                    "survives": family[i].outcome in (BETTER, WORSE) and float(q) < FALSE_DISCOVERY_RATE}
+    return found
 
 
 def _signed_rank_p(differences: np.ndarray) -> np.ndarray:
@@ -517,7 +682,7 @@ def _sign_flip_p(differences: np.ndarray) -> np.ndarray:
 def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: int = MAX_SEEDS,
                      no_effect_from: int = MIN_PAIRS) -> int | None:
     """The fewest pairs whose interval, with this mean and standard deviation of the paired
-    differences, would no longer be inconclusive ("no effect" only from ``no_effect_from`` pairs
+    differences, would no longer be undecided ("no difference" only from ``no_effect_from`` pairs
     on); ``None`` beyond ``max_seeds``."""
     from scipy import stats
 
@@ -530,7 +695,7 @@ def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: 
 def _binary_pairs_to_resolve(differences: np.ndarray, threshold: float, max_seeds: int = MAX_SEEDS,
                              no_effect_from: int = MIN_PAIRS) -> int | None:
     """:func:`seeds_to_resolve` for a binary claim: the fewest pairs whose Tango interval would no
-    longer be inconclusive if the observed shares of gains and losses held; ``None`` beyond
+    longer be undecided if the observed shares of gains and losses held; ``None`` beyond
     ``max_seeds``."""
     pairs = np.arange(MIN_PAIRS, max_seeds + 1, dtype=float)
     gains, losses = np.mean(differences > 0) * pairs, np.mean(differences < 0) * pairs
@@ -549,29 +714,29 @@ def _pairs_to_resolve(claim: Claim, differences: np.ndarray) -> int | None:
 
 def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
     """The verdict on ``claim`` from outcomes paired by seed (``treatment[i]`` and ``control[i]``
-    from seed ``i``). Fewer than :data:`MIN_PAIRS` pairs: inconclusive (the interval, if any, is
+    from seed ``i``). Fewer than :data:`MIN_PAIRS` pairs: too few seeds to decide (the interval, if any, is
     reported).
     ``resolve=False`` skips :func:`seeds_to_resolve` (simulations)."""
     differences = _paired_differences(claim, treatment, control)
     common = dict(claim=claim.name, pairs=len(differences), threshold=claim.threshold, units=claim.units,
                   differences=tuple(float(d) for d in differences), method=METHOD_BINARY if claim.binary else METHOD,
-                  no_effect_pairs=no_effect_pairs(claim))
+                  no_effect_pairs=no_effect_pairs(claim), treatment=claim.treatment, directions=claim.directions)
     if len(differences) == 0:
-        return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
+        return not_tested(claim)
     if len(differences) < MIN_PAIRS:
         effect = float(differences.mean())
         if claim.binary:
             interval = tuple(float(end[0]) for end in _binary_interval(differences[None, :]))
             needed = _pairs_to_resolve(claim, differences) if resolve else MIN_PAIRS
-            return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
+            return Verdict(outcome=TOO_FEW_SEEDS, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
         spread = float(differences.std(ddof=1)) if len(differences) > 1 and not _identical(differences) else 0.0
         interval = tuple(float(end) for end in _t_interval(differences)) if spread > 0 else (-math.inf, math.inf)
         needed = (seeds_to_resolve(effect, spread, claim.threshold, no_effect_from=no_effect_pairs(claim)) if spread > 0 and resolve
                   else MIN_PAIRS)
-        return Verdict(outcome=INCONCLUSIVE, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
+        return Verdict(outcome=TOO_FEW_SEEDS, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
     effects, lows, highs, outcomes = _decide(differences[None, :], claim.threshold, claim.binary, no_effect_pairs(claim))
     effect, outcome = float(effects[0]), str(outcomes[0])
-    needed = _pairs_to_resolve(claim, differences) if outcome == INCONCLUSIVE and resolve else None
+    needed = _pairs_to_resolve(claim, differences) if outcome in OPEN and resolve else None
     return Verdict(outcome=outcome, effect=effect, interval=(float(lows[0]), float(highs[0])), seeds_to_resolve=needed, **common)
 
 
@@ -579,31 +744,43 @@ def premise_absent(claim: Claim, measurement: str) -> Verdict:
     """The mechanism ``claim`` is about did not occur; ``measurement`` says what showed it."""
     if not measurement.strip():
         raise ValueError("measurement must say what shows the premise is absent")
-    return Verdict(claim.name, PREMISE_ABSENT, threshold=claim.threshold, units=claim.units, detail=measurement)
+    return Verdict(claim.name, PREMISE_ABSENT, threshold=claim.threshold, units=claim.units, detail=measurement,
+                   treatment=claim.treatment)
+
+
+def not_learned(claim: Claim, reason: str) -> Verdict:
+    """A model of the comparison did not learn the task, so the comparison tests nothing;
+    ``reason`` says which, and what showed it."""
+    if not reason.strip():
+        raise ValueError("reason must say which model did not learn, and what showed it")
+    return Verdict(claim.name, NOT_LEARNED, threshold=claim.threshold, units=claim.units, detail=reason,
+                   treatment=claim.treatment)
 
 
 def not_tested(claim: Claim) -> Verdict:
-    return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units)
+    return Verdict(claim.name, NOT_TESTED, threshold=claim.threshold, units=claim.units, treatment=claim.treatment)
 
 
 def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
     """One verdict for a claim of several parts, naming each part's outcome and counting them
-    (:meth:`Verdict.tally`): their common outcome if they agree; else "partly" when one part at
-    least supports the claim (reproduced, or partly); else "does not hold" when one part at least
-    is decided against it (:data:`AGAINST`); else "inconclusive" if one part is, else "premise
-    absent" (or "not tested")."""
+    (:meth:`Verdict.tally`): their common outcome if they agree; else "holds in part" when one
+    part at least supports the claim (better, or holds in part); else "does not hold" when one
+    part at least is decided against it (:data:`AGAINST`), so that an adverse part is never folded
+    into a milder word; else, in this order, "undecided", "too few seeds to decide", "premise
+    absent", "not learned" or "not tested", whichever a part has: an open part never folds into
+    "no difference that matters"."""
     if not parts:
         raise ValueError("parts must hold at least one verdict")
     outcomes = {verdict.outcome for verdict in parts.values()}
-    detail = "; ".join(f"{part}: {verdict.outcome}" for part, verdict in parts.items())
+    detail = "; ".join(f"{part}: {verdict.label()}" for part, verdict in parts.items())
     if len(outcomes) == 1:
         outcome = outcomes.pop()
-    elif outcomes & {REPRODUCED, PARTLY}:
-        outcome = PARTLY
+    elif outcomes & {BETTER, HOLDS_IN_PART}:
+        outcome = HOLDS_IN_PART
     elif outcomes & set(AGAINST):
         outcome = DOES_NOT_HOLD
     else:
-        outcome = next(found for found in (INCONCLUSIVE, PREMISE_ABSENT, NOT_TESTED) if found in outcomes)
+        outcome = next(found for found in (UNDECIDED, TOO_FEW_SEEDS, PREMISE_ABSENT, NOT_LEARNED, NOT_TESTED) if found in outcomes)
     return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
 
 
@@ -619,18 +796,18 @@ def form_or_slope(difference: Verdict, sharper: Verdict, versus_sharper: Verdict
     and optionally ``gentler`` (the scorer started at a smaller slope vs softmax).
 
     :data:`SLOPE` when the facts a slope would produce all hold: the difference is decided
-    (reproduced or opposite), the sharper softmax differs from softmax in the same way, the scorer
+    (better or worse), the sharper softmax differs from softmax in the same way, the scorer
     is not decided to differ from the sharper softmax in that way, and, if given, the gentler start
-    is decided not to differ from softmax ("no effect at this scale"). :data:`FORM` when the
+    is decided not to differ from softmax ("no difference that matters"). :data:`FORM` when the
     sharper softmax is decided not to differ from softmax and the scorer differs from it as it
     does from softmax. :data:`NO_DIFFERENCE` when the difference itself is not decided, and
     :data:`NOT_SEPARATED` otherwise."""
-    if difference.outcome not in (REPRODUCED, OPPOSITE):
+    if difference.outcome not in (BETTER, WORSE):
         return NO_DIFFERENCE
     if (sharper.outcome == difference.outcome and versus_sharper.outcome != difference.outcome
-            and (gentler is None or gentler.outcome == NO_EFFECT)):
+            and (gentler is None or gentler.outcome == NEGLIGIBLE)):
         return SLOPE
-    if sharper.outcome == NO_EFFECT and versus_sharper.outcome == difference.outcome:
+    if sharper.outcome == NEGLIGIBLE and versus_sharper.outcome == difference.outcome:
         return FORM
     return NOT_SEPARATED
 
@@ -638,7 +815,7 @@ def form_or_slope(difference: Verdict, sharper: Verdict, versus_sharper: Verdict
 def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler: str = "") -> str:
     """:func:`form_or_slope`'s ``reading`` of ``name``'s ``difference`` from softmax in one
     sentence; ``gentler``: what the gentler start showed, in words, when it was given."""
-    word = "deficit" if difference.outcome == OPPOSITE else "advantage"
+    word = "deficit" if difference.outcome == WORSE else "advantage"
     if reading == SLOPE:
         return (f"{name}'s {word} goes with its starting slope, not its form: a softmax with that slope does the same"
                 + (f", and {gentler}." if gentler else "."))
@@ -667,7 +844,7 @@ def rate_interval(successes: int, trials: int, method: str = "exact") -> tuple[f
 
 
 def _simulated_rate(claim: Claim, pairs: int, sample, simulations: int, seed: int) -> float:
-    """The rate of "reproduced" over ``simulations`` studies of ``pairs`` pairs drawn at once by
+    """The rate of "better" over ``simulations`` studies of ``pairs`` pairs drawn at once by
     ``sample(generator, (simulations, pairs)) -> (treatment, control)``, judged by :func:`_decide`."""
     if pairs < MIN_PAIRS:
         return 0.0  # the rule decides nothing with fewer pairs
@@ -676,15 +853,15 @@ def _simulated_rate(claim: Claim, pairs: int, sample, simulations: int, seed: in
     if treatment.shape != (simulations, pairs) or control.shape != (simulations, pairs):
         raise ValueError(f"sample must return outcomes of shape {(simulations, pairs)}; got {treatment.shape} and {control.shape}")
     differences = _paired_differences(claim, treatment.ravel(), control.ravel()).reshape(simulations, pairs)
-    return float(np.mean(_decide(differences, claim.threshold, claim.binary, no_effect_pairs(claim))[3] == REPRODUCED))
+    return float(np.mean(_decide(differences, claim.threshold, claim.binary, no_effect_pairs(claim))[3] == BETTER))
 
 
 def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: int = SIMULATIONS, seed: int = 0) -> float:
-    """The rate of "reproduced" with ``pairs`` seeds when the paired differences are normal with
+    """The rate of "better" with ``pairs`` seeds when the paired differences are normal with
     mean ``effect`` (in the paper's direction) and standard deviation ``spread``."""
 
     if spread == 0:  # every simulated study is the same one: judge it once
-        return float(judge(claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False).outcome == REPRODUCED)
+        return float(judge(claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False).outcome == BETTER)
 
     def sample(generator, shape):
         return claim.direction * generator.normal(effect, spread, shape), np.zeros(shape)
@@ -696,7 +873,7 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
                 effects: Mapping[str, Mapping[str, float]] | None = None, multiples: Sequence[float] = (1, 2),
                 simulations: int = SIMULATIONS, seed: int = 0):
     """The rule's power for each judged verdict (one with at least two paired differences): the
-    rate of "reproduced" (:func:`power`) at the spread of its observed differences, with each
+    rate of "better" (:func:`power`) at the spread of its observed differences, with each
     number of ``pairs``, for true effects of ``multiples`` of its threshold and, from ``effects``
     (``{key: {label: effect}}``, keyed like ``verdicts``), any others, such as the paper's.
     A pandas table indexed by (claim, true effect), with the observed spread and one column of
@@ -724,14 +901,14 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
 
 
 def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int = SIMULATIONS, seed: int = 0) -> float:
-    """The rate of "reproduced" when ``sample(generator, (simulations, pairs)) -> (treatment,
+    """The rate of "better" when ``sample(generator, (simulations, pairs)) -> (treatment,
     control)`` draws the outcomes of many studies with no true effect (the caller's model of the
     outcomes), one study per row."""
     return _simulated_rate(claim, pairs, sample, simulations, seed)
 
 
 # The columns of resampled_null_rates' answer and of resampled_null_table.
-FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL = "false reproduced", "false opposite", "false directional"
+FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL = "false better", "false worse", "false better or worse"
 
 
 def _resampled_null_differences(claim: Claim, differences: np.ndarray, shape: tuple[int, int],
@@ -757,9 +934,9 @@ def resampled_null_rates(claim: Claim, differences: Sequence[float], pairs: int,
     them): ``simulations`` studies of ``pairs`` pairs, each drawn from the differences recentred to
     mean 0 (for a binary claim, from their share of discordant pairs with both signs equally
     likely: see the module's section on simulations), judged by :func:`_decide` with the claim's
-    threshold, interval and :func:`no_effect_pairs`. Returns ``{"false reproduced": r_+,
-    "false opposite": r_-, "false directional": r_+ + r_-}``, the shares of studies called
-    "reproduced" and "opposite"; all 0 with fewer than :data:`MIN_PAIRS` pairs, where the rule
+    threshold, interval and :func:`no_effect_pairs`. Returns ``{"false better": r_+,
+    "false worse": r_-, "false better or worse": r_+ + r_-}``, the shares of studies called
+    "better" and "worse"; all 0 with fewer than :data:`MIN_PAIRS` pairs, where the rule
     decides nothing. Seeded by ``np.random.default_rng(seed)``."""
     observed = np.asarray(differences, dtype=float)
     if observed.ndim != 1 or len(observed) < 2:
@@ -775,7 +952,7 @@ def resampled_null_rates(claim: Claim, differences: Sequence[float], pairs: int,
         return {FALSE_REPRODUCED: 0.0, FALSE_OPPOSITE: 0.0, FALSE_DIRECTIONAL: 0.0}
     studies = _resampled_null_differences(claim, observed, (int(simulations), int(pairs)), np.random.default_rng(seed))
     outcome = _decide(studies, claim.threshold, claim.binary, no_effect_pairs(claim))[3]
-    reproduced, opposite = float(np.mean(outcome == REPRODUCED)), float(np.mean(outcome == OPPOSITE))
+    reproduced, opposite = float(np.mean(outcome == BETTER)), float(np.mean(outcome == WORSE))
     return {FALSE_REPRODUCED: reproduced, FALSE_OPPOSITE: opposite, FALSE_DIRECTIONAL: reproduced + opposite}
 
 
@@ -783,7 +960,7 @@ def resampled_null_table(judged: Sequence[tuple[Claim, Verdict]], simulations: i
     """:func:`resampled_null_rates` for each ``(claim, verdict)`` of ``judged`` with at least two
     paired differences, at the pairs the verdict was judged with: ``(table, largest)``, the table
     indexed by the verdict's claim, in the order given, with columns ``pairs``, ``false
-    reproduced``, ``false opposite`` and ``false directional``, and ``largest`` the largest false
+    better``, ``false worse`` and ``false better or worse``, and ``largest`` the largest false
     directional rate in it (``None`` when no verdict has the differences to resample)."""
     import pandas as pd
 

@@ -104,51 +104,52 @@ def test_each_comparison_is_judged_by_the_books_rule_with_the_declared_threshold
     rows = alternatives.versus_softmax(runs)
     assert len(rows) == 3 * 4  # scorers x panels
     outcome = rows.groupby("scorer")["outcome"].agg(set)
-    assert outcome["sparsemax"] == {"no effect at this scale"}
-    assert outcome["cosformer"] == {"opposite"} and outcome["entmax15"] == {"reproduced"}
+    assert outcome["sparsemax"] == {"no difference that matters"}
+    assert outcome["cosformer"] == {"worse"} and outcome["entmax15"] == {"better"}
     verdict = rows.loc[0, "verdict"]
     assert verdict.threshold == alternatives.THRESHOLD == 0.1 and verdict.pairs == 6
     assert "declared" in alternatives.THRESHOLD_REASON
     better = rows[rows["scorer"] == "entmax15"].iloc[0]
     assert better["effect"] > 0 and better["effect"] == pytest.approx(better["softmax"] - better["error"])  # > 0: scorer better
     counts = alternatives.outcome_counts(rows)
-    assert counts.loc["1.5-entmax", "reproduced"] == 4 and list(counts.columns) == ["reproduced", "no effect at this scale", "opposite"]
+    assert counts.loc["1.5-entmax", "better"] == 4 and list(counts.columns) == ["better", "worse", "no difference that matters"]
 
 
-def test_statement_reproduced_when_no_alternative_is_better_on_any_panel():
+def test_statement_holds_when_no_alternative_is_better_on_any_panel():
     runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "cosformer": WORSE, "ssa": BETTER}, seeds=6)
     verdict = alternatives.statement_verdict(runs)
     assert verdict.claim == alternatives.STATEMENT == "None of the alternatives the paper tried is consistently better than softmax"
-    assert verdict.outcome == "reproduced"  # SSA is better, but the paper did not try it as an alternative
+    assert verdict.outcome == "better"  # SSA is better, but the paper did not try it as an alternative
     assert "2 of the 6 alternatives" in verdict.detail and "no results yet for" in verdict.detail
     assert "Power:" in verdict.detail and "with 10" in verdict.detail and "with 20" in verdict.detail
-    assert dict(verdict.parts)["cosFormer"].outcome == "reproduced"
-    assert verdict.sentence().startswith(f"{alternatives.STATEMENT}: reproduced;")
+    assert dict(verdict.parts)["cosFormer"].outcome == "better"
+    assert verdict.sentence().startswith(f"{alternatives.STATEMENT}: the claim holds (holds on 2 of 2); effect")
 
 
-def test_statement_opposite_when_an_alternative_is_better_on_every_panel():
+def test_statement_does_not_hold_when_an_alternative_is_better_on_every_panel():
     runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=6)
     verdict = alternatives.statement_verdict(runs)
-    assert verdict.outcome == "opposite" and "1.5-entmax is better than softmax" in verdict.detail
+    assert verdict.outcome == "worse" and "1.5-entmax is better than softmax" in verdict.detail
     assert verdict.effect < 0 and verdict.interval[1] < 0  # in the statement's direction: softmax beaten
-    assert dict(verdict.parts)["1.5-entmax"].outcome == "opposite"
-    assert "opposite" in verdict.sentence()
+    assert dict(verdict.parts)["1.5-entmax"].outcome == "worse"
+    assert "the claim does not hold" in verdict.sentence()
+    assert {part.words() for _, part in dict(verdict.parts)["1.5-entmax"].parts} == {"1.5-entmax better"}
 
 
-def test_statement_partly_when_an_alternative_is_better_on_some_panels_only():
+def test_statement_holds_in_part_when_an_alternative_is_better_on_some_panels_only():
     runs = fake_runs({"softmax": SOFTMAX, "entmax15": {"every": BETTER, "some": SOFTMAX, "linear": SOFTMAX}}, seeds=6)
     verdict = alternatives.statement_verdict(runs)
-    assert verdict.outcome == "partly" and "1.5-entmax (1 of 4)" in verdict.detail
-    assert "partly" in verdict.sentence()
+    assert verdict.outcome == "holds in part" and "1.5-entmax (1 of 4)" in verdict.detail
+    assert "holds in part" in verdict.sentence()
 
 
-def test_statement_inconclusive_with_the_caches_three_seeds_and_says_what_would_decide_it():
+def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_decide_it():
     runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=3)
     rows = alternatives.versus_softmax(runs)
-    assert set(rows["outcome"]) == {"inconclusive"}  # fewer than 6 pairs decide nothing, even a large effect
+    assert set(rows["outcome"]) == {"too few seeds to decide"}  # fewer than 6 pairs decide nothing, even a large effect
     assert (rows["seeds_to_resolve"] >= 6).all()
     verdict = alternatives.judge_statement(rows)
-    assert verdict.outcome == "inconclusive" and verdict.seeds_to_resolve >= 6
+    assert verdict.outcome == "undecided" and verdict.seeds_to_resolve >= 6
     assert "8 comparisons are still undecided" in verdict.detail and "paired seeds would decide" in verdict.detail
     assert "0% of experiments with 3 seeds" in verdict.detail  # the rule cannot find anything with 3 seeds
     assert "pairs would decide it" in verdict.sentence()
@@ -159,7 +160,7 @@ def test_statement_inconclusive_with_the_caches_three_seeds_and_says_what_would_
 def test_statement_with_one_seed_states_that_no_spread_is_known():
     rows = alternatives.versus_softmax(fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX}, seeds=1))
     verdict = alternatives.judge_statement(rows)
-    assert verdict.outcome == "inconclusive" and "have one seed" in verdict.detail
+    assert verdict.outcome == "undecided" and "have one seed" in verdict.detail
     assert "cannot be estimated" in verdict.detail and alternatives.power_table(alternatives.observed_spread(rows)) is None
     assert set(alternatives.verdict_table(rows)["seeds to decide"]) == {"≥ 6"}
 

@@ -35,13 +35,13 @@ def test_every_recorded_commit_exists_and_the_dates_run_forward():
 
 @pytest.mark.parametrize("parts, expected", [
     # SSA against softmax on five kinds of shift, as the leaderboard read it
-    (("opposite", "inconclusive", "no effect at this scale", "opposite", "no effect at this scale"),
-     ("partly", "partly", "no effect at this scale", "does not hold")),
+    (("worse", "undecided", "no difference that matters", "worse", "no difference that matters"),
+     ("holds in part", "holds in part", "no difference that matters", "does not hold")),
     # five endpoints against the claim, one undecided
-    (("opposite",) * 5 + ("inconclusive",), ("partly", "partly", "opposite", "does not hold")),
-    (("premise absent", "inconclusive"), ("partly", "inconclusive", "inconclusive", "inconclusive")),
-    (("reproduced", "opposite"), ("partly",) * 4),
-    (("reproduced", "reproduced"), ("reproduced",) * 4),
+    (("worse",) * 5 + ("undecided",), ("holds in part", "holds in part", "worse", "does not hold")),
+    (("premise absent", "undecided"), ("holds in part", "undecided", "undecided", "undecided")),
+    (("better", "worse"), ("holds in part",) * 4),
+    (("better", "better"), ("better",) * 4),
 ])
 def test_each_version_of_combine_gives_what_it_gave(parts, expected):
     assert tuple(version(parts) for _, version in changes.COMBINE_VERSIONS) == expected
@@ -51,10 +51,11 @@ def test_combine_versions_lists_only_rows_whose_parts_differ():
     def row(key, verdict, parts):
         return ledger.LedgerRow(key, key, "p", "o", "cpu", (), verdict, None, None, parts=parts)
 
-    frame = changes.combine_versions([row("one", "reproduced", ()), row("same", "inconclusive", ("inconclusive",) * 2),
-                                      row("mixed", "does not hold", ("opposite", "inconclusive"))])
-    assert list(frame["claim"]) == ["mixed"]
-    assert frame.loc[0, "parts"] == "1 opposite, 1 inconclusive"
+    frame = changes.combine_versions([row("one", "better", ()), row("same", "undecided", ("undecided",) * 2),
+                                      row("across_shifts", "does not hold", ("worse", "too few seeds to decide"))])
+    assert list(frame["claim"]) == ["across_shifts"]
+    assert frame.loc[0, "parts"] == "SSA worse on 1 of 2, too few seeds to decide on 1"
+    assert frame.loc[0, "as planned"] == "holds in part" and frame.loc[0, "after c05e175"] == "SSA worse"
     assert frame.loc[0, "after fe32bcd (now)"] == "does not hold"
 
 

@@ -128,6 +128,18 @@ def test_page_check_reports_a_table_pandas_cut_short():
     assert page_check.page_problems(_page("<p>and so on ...</p><table><tr><td>a ...</td></tr></table>")) == []
 
 
+def test_page_check_reports_a_verdict_word_outside_the_vocabulary():
+    assert page_check.page_problems(_page("<p>The claim is <strong>reproduced</strong>.</p>")) == [
+        "a verdict word outside the vocabulary: 'reproduced' in 'reproduced'"]
+    assert page_check.page_problems(_page("<table><tr><td>SSA vs softmax</td><td>opposite</td></tr></table>"))
+    assert page_check.page_problems(_page("<p>every claim is inconclusive at best</p>"))
+    assert page_check.page_problems(_page("<p>it shows no effect at this scale</p>"))
+    # prose may use the words in their plain sense, and a history page may quote the old verdicts
+    assert page_check.page_problems(_page("<p>every figure can be reproduced; the opposite sign</p>")) == []
+    assert page_check.page_problems(_page("<p><strong>SSA worse</strong>, <strong>holds in part</strong></p>")) == []
+    assert page_check.page_problems(_page("<td>inconclusive</td>"), history=True) == []
+
+
 @pytest.mark.parametrize(
     "html",
     [
@@ -215,3 +227,10 @@ def test_the_front_page_cites_the_book_as_citation_cff_does():
     assert f"url = {{{citation['url']}}}" in bibtex
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     assert config["title"] == title and f"# {title}" in intro
+
+
+def test_plumbing_finds_commits_modules_and_constants_but_not_numbers():
+    text = "commit e67011b, ssa.verdicts.no_effect_pairs and BABYBERTA_ZORRO_ACCURACY; 2.220446e-16, seed 100, GPT-2, cafe"
+    assert page_check.plumbing(text) == ["e67011b", "ssa.verdicts.no_effect_pairs", "BABYBERTA_ZORRO_ACCURACY"]
+    assert page_check.page_problems(_page("<p>see ssa.verdicts</p>"))[0].startswith("plumbing in the argument")
+    assert page_check.page_problems(_page("<p>see ssa.verdicts</p>"), plumbing_allowed=True) == []

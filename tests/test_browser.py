@@ -128,7 +128,8 @@ _INSPECT = """(localPath) => {
 def _inspect(page) -> dict:
     """What _INSPECT finds in the page, plus ssa.page_check's findings on its live DOM."""
     found = page.evaluate(_INSPECT, page_check.LOCAL_PATH_JS)
-    found["readerProblems"] = page_check.page_problems(page.content())
+    found["readerProblems"] = page_check.page_problems(page.content(), history=page.url.endswith(page_check.HISTORY_PAGES),
+                                                       plumbing_allowed=page.url.endswith(page_check.PLUMBING_PAGES))
     return found
 
 

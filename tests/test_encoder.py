@@ -288,34 +288,34 @@ def test_the_claim_is_judged_per_paradigm_and_on_the_mean_paired_by_seed():
     seeds = range(6)
     better = variants_runs(seeds, {"ssa": 5, "ssa_n1.5": 5, "ssa_n2": 5})
     verdict = experiment.probing_verdict(list(reversed(better)))  # order does not matter: pairs are by seed
-    assert verdict.outcome == "reproduced"
+    assert verdict.outcome == "better"
     parts = dict(verdict.parts)
     assert set(parts) == {experiment.HEADLINE, *experiment.PAPER_ACCURACIES}
     assert parts[experiment.HEADLINE].differences == pytest.approx(tuple(5.0 + jitter(s) for s in seeds))
     same = variants_runs(seeds, {"ssa": 0.1, "ssa_n1.5": 0.1, "ssa_n2": 0.1})
-    assert experiment.probing_verdict(same).outcome == "no effect at this scale"
+    assert experiment.probing_verdict(same).outcome == "no difference that matters"
     worse = variants_runs(seeds, {"ssa": -5, "ssa_n1.5": -5, "ssa_n2": -5})
-    assert experiment.probing_verdict(worse).outcome == "opposite"
+    assert experiment.probing_verdict(worse).outcome == "worse"
     softmax_only = [run for run in better if run.scorer == "softmax"]
     assert experiment.probing_verdict(softmax_only).outcome == "not tested"
     table = experiment.paper_comparison(better)
     assert table["our gain"].tolist() == pytest.approx([5.0 + sum(jitter(s) for s in seeds) / 6] * 4)
-    assert table["outcome"].tolist() == ["reproduced"] * 4 and table["seeds"].tolist() == [6] * 4
+    assert table["outcome"].tolist() == ["SSA better"] * 4 and table["seeds"].tolist() == [6] * 4
     assert experiment.accuracy_table(better).loc["mean over paradigms", "softmax"] == pytest.approx(
         100 * sum(seed_level(s) for s in seeds) / 6)
 
 
-def test_parts_that_differ_give_partly_naming_each_part():
+def test_parts_that_differ_hold_in_part_naming_each_part():
     # Only agreement_subject_verb uses ssa_n2 in the paper: it alone gains 5 points.
     mixed = variants_runs(range(6), {"ssa_n2": 5, "ssa_n1.5": 0})
     verdict = experiment.probing_verdict(mixed)
-    assert verdict.outcome == "partly"
-    assert "agreement_subject_verb-across_prepositional_phrase: reproduced" in verdict.detail
-    assert "binding-principle_a: no effect at this scale" in verdict.detail
-    assert f"{experiment.HEADLINE}: no effect at this scale" in verdict.detail  # mean gain 1.25 < 2
+    assert verdict.outcome == "holds in part"
+    assert "agreement_subject_verb-across_prepositional_phrase: SSA better" in verdict.detail
+    assert "binding-principle_a: no difference that matters" in verdict.detail
+    assert f"{experiment.HEADLINE}: no difference that matters" in verdict.detail  # mean gain 1.25 < 2
 
 
-def test_a_gain_from_one_seed_is_inconclusive_and_every_seed_is_shown():
+def test_a_gain_from_three_seeds_decides_nothing_and_every_seed_is_shown():
     # The case: +17.9, +0.1 and -0.7 points average to +5.8 but decide nothing.
     paradigm = "quantifiers-superlative"
     runs = [fake_run("softmax", s, 0.50) for s in range(3)]
@@ -325,10 +325,10 @@ def test_a_gain_from_one_seed_is_inconclusive_and_every_seed_is_shown():
     table = experiment.gain_table(runs)
     assert table.loc[paradigm, ["seed 0", "seed 1", "seed 2"]].tolist() == pytest.approx([17.9, 0.1, -0.7])
     assert table.loc[paradigm, "mean gain"] == pytest.approx(5.7666, abs=1e-3)
-    assert table.loc[paradigm, "outcome"] == "inconclusive" and int(table.loc[paradigm, "pairs to decide"]) > 6
-    assert experiment.probing_verdict(runs).outcome == "inconclusive"
+    assert table.loc[paradigm, "outcome"] == "too few seeds to decide" and int(table.loc[paradigm, "pairs to decide"]) > 6
+    assert experiment.probing_verdict(runs).outcome == "too few seeds to decide"
     summary = experiment.summary(runs)
-    assert "no claim can be decided" in summary and "inconclusive" in summary
+    assert "no claim can be decided" in summary and "too few seeds to decide" in summary
     power = experiment.power_table(runs, simulations=50)
     assert (power["3 seeds"].dropna() == 0).all() and "20 seeds" in power
 
@@ -340,7 +340,7 @@ def test_calibration_against_babyberta_says_when_the_baseline_is_undertrained():
     assert calibrated["far"] and calibrated["fraction"] == pytest.approx(6000 * 16 / (400_000 * 16))
     assert calibrated["reference"] == experiment.BABYBERTA_ZORRO_ACCURACY
     verdict = experiment.probing_verdict(weak)
-    assert verdict.outcome == "no effect at this scale" and "undertrained" in verdict.detail
+    assert verdict.outcome == "no difference that matters" and "undertrained" in verdict.detail
     strong = [fake_run("softmax", s, 0.79, steps=400_000) for s in range(6)]
     strong += [fake_run("ssa_n1.5", s, 0.79, steps=400_000) for s in range(6)]
     assert experiment.calibration(strong)["far"] is False

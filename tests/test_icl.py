@@ -165,28 +165,28 @@ def test_icl_verdicts_pair_the_runs_by_seed():
     assert seeds == list(range(count)) and [run.seed for run in paired["ssa"]] == seeds
     grows, lower = verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa}, "every", "sigma_x", '"every"')
     assert lower.differences == pytest.approx([gain[s] for s in range(count)])  # softmax - SSA, seed by seed
-    assert lower.outcome == "reproduced" and lower.pairs == count
-    assert grows.differences == pytest.approx([softmax_shifted[s] for s in range(count)]) and grows.outcome == "reproduced"
+    assert lower.outcome == "better" and lower.pairs == count
+    assert grows.differences == pytest.approx([softmax_shifted[s] for s in range(count)]) and grows.outcome == "better"
     # A seed that only one scorer has is left out of the pairs.
     assert verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa[1:]}, "every", "sigma_x", "x")[1].pairs == count - 1
     # With fewer pairs than that, the same gains decide nothing.
-    assert verdicts.shift_verdicts({"softmax": softmax[:8], "ssa": ssa[-8:]}, "every", "sigma_x", "x")[1].outcome == "inconclusive"
+    assert verdicts.shift_verdicts({"softmax": softmax[:8], "ssa": ssa[-8:]}, "every", "sigma_x", "x")[1].outcome == "too few seeds to decide"
     with pytest.raises(ValueError, match="appears twice"):
         verdicts.paired_seeds({"softmax": softmax + softmax[:1], "ssa": ssa})
 
 
-def test_three_seeds_are_inconclusive_and_say_how_many_would_decide():
+def test_three_seeds_are_too_few_to_decide_and_say_how_many_would():
     from ssa.icl import verdicts
 
     runs = {"softmax": [fake_run("some", [0.0, 0.6 + 0.01 * s], seed=s) for s in range(3)],
             "ssa": [fake_run("some", [0.0, 0.1 + 0.02 * s], seed=s) for s in range(3)]}
     verdict = verdicts.quantification_verdict({"some": runs})
-    assert verdict.outcome == "inconclusive" and verdict.claim == "ICL quantification under input-scale shift"
+    assert verdict.outcome == "too few seeds to decide" and verdict.claim == "ICL quantification under input-scale shift"
     (name, part), = verdict.parts
     assert part.pairs == 3 and part.seeds_to_resolve is not None and part.seeds_to_resolve >= 6
     table = verdicts.table([part])
     assert list(table.columns) == ["claim", "outcome", "effect", "95% interval", "pairs", "sentence"]
-    assert verdicts.resolve_summary([part]) == f"If the observed means and spreads held, {part.seeds_to_resolve} seeds would decide the inconclusive verdict."
+    assert verdicts.resolve_summary([part]) == f"If the observed means and spreads held, {part.seeds_to_resolve} seeds would decide the open verdict."
     assert "no claim can be decided" in verdicts.seed_statement(3)
     differences = verdicts.differences_table([part], [0, 1, 2])
     assert list(differences.columns[1:4]) == ["seed 0", "seed 1", "seed 2"]
@@ -199,18 +199,18 @@ def test_linear_verdict_combines_the_two_shifts():
             "ssa": [fake_run("linear", [0.05, 0.6 + 0.001 * (s - 2.5)], seed=s) for s in range(6)]}
     verdict = verdicts.linear_verdict(runs)
     assert [name for name, _ in verdict.parts] == list(verdicts.LINEAR_SHIFTS.values())
-    assert verdict.outcome == "no effect at this scale"  # the two models are the same within 0.003
+    assert verdict.outcome == "no difference that matters"  # the two models are the same within 0.003
 
 
-def test_unlearned_models_are_not_tested():
+def test_unlearned_models_test_nothing():
     from ssa.icl import verdicts
 
     runs = {"softmax": [fake_run("every", [0.4, 0.9], seed=s) for s in range(6)],  # 0.4 is not below 0.5 x 0.5
             "ssa": [fake_run("every", [0.0, 0.1], seed=s) for s in range(6)]}
-    assert {v.outcome for v in verdicts.shift_verdicts(runs, "every", "sigma_x", "x")} == {"not tested"}
+    assert {v.outcome for v in verdicts.shift_verdicts(runs, "every", "sigma_x", "x")} == {"not learned"}
     assert "softmax did not learn" in verdicts.shift_verdicts(runs, "every", "sigma_x", "x")[1].detail
-    assert verdicts.collapse_verdict({"every": runs}).outcome == "not tested"
-    assert verdicts.quantification_verdict({"every": runs}).outcome == "not tested"
+    assert verdicts.collapse_verdict({"every": runs}).outcome == "not learned"
+    assert verdicts.quantification_verdict({"every": runs}).outcome == "not learned"
 
 
 def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_value():
@@ -226,7 +226,7 @@ def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_val
     assert "softmax puts at most 0.008 of its attention on the injected value" in verdict.detail
     # The mechanism's claims are still judged on the chapter's page.
     share, harm = verdicts.injection_verdicts(small, "some", "x")
-    assert share.outcome == "no effect at this scale" and harm.outcome == "reproduced"
+    assert share.outcome == "no difference that matters" and harm.outcome == "better"
     # A logit spread that does not grow is the premise's other half.
     flat = {"softmax": [LogitSpread.from_result({"sigmas": [1, 2], "logit_spread": [[[3.0, 3.0]], [[2.0, 2.0]]]}, task="some",
                                                 scorer="softmax", seed=seed) for seed in range(6)]}
@@ -234,8 +234,8 @@ def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_val
     assert premise["share"] == pytest.approx(0.9) and "never growing" in premise["absent"]
     # With most of softmax's attention on the value, the mechanism claims decide.
     present = verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1)})
-    assert present.outcome == "reproduced" and {name for name, _ in present.parts} == {'"some"'}
-    assert verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1), "every": small}).outcome == "partly"
+    assert present.outcome == "better" and {name for name, _ in present.parts} == {'"some"'}
+    assert verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1), "every": small}).outcome == "holds in part"
 
 
 def test_the_old_verdict_rule_is_gone():

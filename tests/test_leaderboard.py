@@ -74,27 +74,27 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
         # seed are no difference at the threshold
         too_few = len(lb.seeds(each.benchmark, PROFILE)) < verdicts.no_effect_pairs(each.claim)
         assert too_few == (each.key in ("every", "some"))
-        assert board.cell("sigmoid", each.key).verdict.outcome == (verdicts.INCONCLUSIVE if too_few else verdicts.REPRODUCED)
+        assert board.cell("sigmoid", each.key).verdict.outcome == (verdicts.TOO_FEW_SEEDS if too_few else verdicts.BETTER)
         assert board.cell("sigmoid", each.key).verdict.pairs == len(lb.seeds(each.benchmark, PROFILE))
-        assert board.cell("sparsemax", each.key).verdict.outcome == (verdicts.INCONCLUSIVE if too_few else verdicts.NO_EFFECT)
+        assert board.cell("sparsemax", each.key).verdict.outcome == (verdicts.TOO_FEW_SEEDS if too_few else verdicts.NEGLIGIBLE)
         assert board.cell("softmax", each.key).verdict is None
     retrieval = board.cell("sigmoid", "retrieval")
     assert retrieval.mean == pytest.approx(1 - np.mean([_noisy(0.9, s) for s in range(10)]))
     assert lb.best_scorers(board) == {each.key: [] if each.key in ("every", "some") else ["sigmoid"] for each in lb.COLUMNS}
     # the paper's statement reads the in-context columns only; sigmoid is not one of its alternatives
     statement = lb.statement_verdict(board)  # its alternatives match softmax, which ten seeds of prompt errors cannot show
-    assert statement.outcome == verdicts.INCONCLUSIVE and "4 task-and-shift panels" in statement.detail
+    assert statement.outcome == verdicts.UNDECIDED and "4 task-and-shift panels" in statement.detail
     assert "experiments with 10 seeds, " in statement.detail and "with 20" in statement.detail  # 10 is said once
     # SSA matches softmax: no difference where the seeds can show it, undecided where they cannot;
     # the claim does not hold, and the undecided columns stay in the tally, not folded into "no effect"
     assert lb.ssa_verdict(board).outcome == verdicts.DOES_NOT_HOLD
-    assert lb.ssa_verdict(board).tally() == "3 of 5 no effect at this scale, 2 inconclusive"
+    assert lb.ssa_verdict(board).tally() == "no difference that matters on 3 of 5, too few seeds to decide on 2"
     table = lb.table(board)
-    assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("undecided")
+    assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("too few seeds to decide")
     assert table.loc["sigmoid", lb.COLUMNS[2].label].endswith("better")
     frame = lb.frame(board)
     assert len(frame) == len(lb.scorers()) * len(lb.COLUMNS)
-    assert set(frame["outcome"]) == {"reference", verdicts.REPRODUCED, verdicts.NO_EFFECT, verdicts.INCONCLUSIVE}
+    assert set(frame["outcome"]) == {"reference", verdicts.BETTER, verdicts.NEGLIGIBLE, verdicts.TOO_FEW_SEEDS}
 
 
 def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
@@ -110,7 +110,7 @@ def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
     assert not board.complete and "regenerate leaderboard" in board.progress_sentence()
     assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "pending (9 of 10 seeds)"
     verdict = lb.ssa_verdict(board)
-    assert verdict.outcome == verdicts.INCONCLUSIVE and 'pending: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
+    assert verdict.outcome == verdicts.UNDECIDED and 'pending: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
 
 
 def test_a_task_softmax_did_not_learn_tests_nothing_and_a_scorer_that_did_not_learn_is_not_tested():
@@ -124,7 +124,7 @@ def test_a_task_softmax_did_not_learn_tests_nothing_and_a_scorer_that_did_not_le
     assert {board.cell(s, "retrieval").verdict.outcome for s in lb.scorers()[1:]} == {verdicts.PREMISE_ABSENT}
     assert "softmax did not learn max retrieval" in board.cell("ssa", "retrieval").verdict.detail
     cosformer = board.cell("cosformer", "every")
-    assert cosformer.verdict.outcome == verdicts.NOT_TESTED and not cosformer.learned
+    assert cosformer.verdict.outcome == verdicts.NOT_LEARNED and not cosformer.learned
     assert lb.table(board).loc["cosFormer", '"every", σ of x = 10'].endswith("not learned")
 
 
@@ -180,4 +180,4 @@ def test_the_statement_is_read_only_once_every_cell_it_needs_is_filled():
                                          lambda scorer, seed: 0.7))
     reading = lb.statement_reading(full)
     # ten seeds cannot decide a prompt error that flips from seed to seed, in either direction
-    assert reading["complete"] and reading["outcome"] == verdicts.INCONCLUSIVE and "at 10 paired seeds" in reading["text"]
+    assert reading["complete"] and reading["outcome"] == verdicts.UNDECIDED and "at 10 paired seeds" in reading["text"]

@@ -74,9 +74,11 @@ def test_synthetic_decoder_runs_give_the_chapters_verdicts(tmp_path):
     expected = experiment.claim_verdicts([LMRun.from_result(run) for run in runs])
     for key in ("perplexity_id", "perplexity_ood"):
         assert rows[key].verdict == expected[key].outcome
-        assert rows[key].verdict == ("inconclusive" if len(seeds) < verdicts.MIN_PAIRS else rows[key].verdict)
+        assert rows[key].verdict == ("too few seeds to decide" if len(seeds) < verdicts.MIN_PAIRS else rows[key].verdict)
     assert expected["perplexity_id"].effect > 0 > expected["perplexity_ood"].effect  # in the paper's direction
     assert rows["perplexity_id"].seeds == tuple(seeds)
+    assert rows["perplexity_id"].regime == f"{experiment.regime('cpu')}; {len(seeds)} paired seeds"
+    assert "layers of width" in rows["perplexity_id"].regime and "(the paper: 12 layers of width 768" in rows["perplexity_id"].regime
     assert rows["perplexity_id"].wall_time_s == 10.0 * 2 * len(seeds)
     assert rows["benchmarks"].verdict == "not tested"
 
@@ -93,8 +95,9 @@ def test_synthetic_encoder_runs_give_the_chapters_verdict(tmp_path):
             _write_entry(tmp_path, experiment.runs_experiment(variant), experiment.run_config("cpu", variant, seed),
                          {"scorer": variant, "seed": seed, "holistic": holistic})
     row = _by_key(ledger.ledger("cpu", results_dir=tmp_path, theorems=False))["probing"]
-    expected = "inconclusive" if len(experiment.seeds_for("cpu")) < verdicts.MIN_PAIRS else "reproduced"
+    expected = "too few seeds to decide" if len(experiment.seeds_for("cpu")) < verdicts.MIN_PAIRS else "better"
     assert row.verdict == expected, row.ours
+    assert row.regime.startswith(experiment.regime("cpu")) and "(the paper: 8 layers of width 256" in row.regime
 
 
 def _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass):
@@ -117,11 +120,11 @@ def _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass):
 
 
 @pytest.mark.parametrize("seeds, degrading, expected", [
-    ((0, 1, 2), "softmax", "inconclusive"),  # three seeds decide nothing
+    ((0, 1, 2), "softmax", "too few seeds to decide"),  # three seeds decide nothing
     # prompt errors flip from seed to seed: a direction needs verdicts.no_effect_pairs pairs (36)
-    (tuple(range(6)), "softmax", "inconclusive"),
-    (tuple(range(36)), "softmax", "reproduced"),
-    (tuple(range(36)), "ssa", "opposite"),
+    (tuple(range(6)), "softmax", "too few seeds to decide"),
+    (tuple(range(36)), "softmax", "better"),
+    (tuple(range(36)), "ssa", "worse"),
 ])
 def test_synthetic_quantification_runs_give_the_expected_verdict(tmp_path, monkeypatch, seeds, degrading, expected):
     pytest.importorskip("ssa.icl.verdicts")
@@ -140,14 +143,14 @@ def test_counts_sentence_and_rows_take_only_the_rules_outcomes():
     def row(verdict):
         return ledger.LedgerRow("x", "c", "p", "o", "cpu", (), verdict, None, None)
 
-    assert ledger.counts_sentence([row("reproduced"), row("inconclusive"), row("inconclusive")]) == \
-        "Of the 3 experimental claims, 1 is reproduced and 2 are inconclusive."
-    assert ledger.counts_sentence([row("not tested")]) == "Of the 1 experimental claim, none is reproduced: 1 is not tested."
-    theorem = dataclasses.replace(row("reproduced"), profile="live")
-    assert ledger.counts_sentence([theorem, theorem, row("does not hold"), row("does not hold"), row("opposite")]) == (
-        "Of the 3 experimental claims, none is reproduced: 1 goes the opposite way and 2 do not hold. "
-        "The 2 theorems (derivations, checked live): 2 are reproduced.")
-    assert set(ledger._PREDICATES) == set(verdicts.OUTCOMES)
+    assert ledger.counts_sentence([row("better"), row("undecided"), row("too few seeds to decide")]) == \
+        "Of the 3 experimental claims, 1 holds and 2 are undecided."
+    assert ledger.counts_sentence([row("not tested")]) == "Of the 1 experimental claim, none holds: 1 is not tested."
+    theorem = dataclasses.replace(row("better"), profile="live")
+    assert ledger.counts_sentence([theorem, theorem, row("does not hold"), row("no difference that matters"), row("worse")]) == (
+        "Of the 3 experimental claims, none holds: 3 do not hold. "
+        "The 2 theorems (derivations, checked live): 2 hold.")
+    assert set(ledger._PREDICATES) == {verdicts.claim_word(outcome) for outcome in verdicts.OUTCOMES}
     assert set(ledger.VERDICTS) == set(verdicts.OUTCOMES)
     with pytest.raises(ValueError, match="verdict must be one of"):
         row("maybe")
@@ -175,7 +178,7 @@ def test_the_markdown_table_has_a_row_per_claim_with_doc_links():
 
 def test_the_theorem_rows_are_checked_live():
     rows = ledger._theorem_rows("cpu")
-    assert [row.verdict for row in rows] == ["reproduced", "reproduced"]
+    assert [row.verdict for row in rows] == ["better", "better"]
 
 
 def test_every_cached_chapter_has_its_regenerate_command():
@@ -192,9 +195,9 @@ def test_the_summary_table_gives_each_claim_one_short_sentence_with_its_verdict(
     rows = ledger.ledger("cpu", results_dir="/nonexistent", theorems=False)
     table = ledger.summary_markdown(rows)
     lines = table.splitlines()
-    assert lines[0] == "| claim | verdict | in short |" and len(lines) == 2 + len(CLAIMS)
+    assert lines[0] == "| claim | the paper's claim | in short |" and len(lines) == 2 + len(CLAIMS)
     assert all(line.count(" | ") == 2 for line in lines[2:])
-    assert "{doc}`Theorem 1: global logit magnification </notebooks/theory>` | **not tested** |" in table
+    assert "{doc}`Theorem 1: global logit magnification </notebooks/theory>` | {doc}`not tested </notebooks/glossary>` |" in table
     for row in rows:
         assert row.summary and row.summary.endswith(".") and row.summary.count(". ") == 0, row.summary
         assert len(row.summary) <= 200, row.summary
@@ -203,7 +206,7 @@ def test_the_summary_table_gives_each_claim_one_short_sentence_with_its_verdict(
 def test_the_seeds_phrase_says_what_more_seeds_would_decide():
     claim = verdicts.Claim("SSA is better", 1, 0.1, "points", "a tenth of the scale")
     undecided = verdicts.judge(claim, [0.3, 0.1, 0.5], [0.0, 0.0, 0.0])
-    assert undecided.outcome == "inconclusive"
+    assert undecided.outcome == "too few seeds to decide"
     assert ledger.seeds_phrase(undecided) == f"3 paired seeds; about {undecided.seeds_to_resolve} would decide"
     decided = verdicts.judge(claim, [1.0, 1.1, 0.9, 1.2, 1.0, 1.05], [0.0] * 6)
     assert ledger.seeds_phrase(decided) == "6 paired seeds"
@@ -230,11 +233,12 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     rows = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))
     row = rows["across_shifts"]
     # no kind of shift supports the claim and three are decided against it (the two flip-prone
-    # in-context columns cannot decide at ten seeds): it does not hold, never "partly" and never
-    # the milder "no effect" of the one column where SSA is not worse
+    # in-context columns cannot decide at ten seeds): it does not hold, never "holds in part" and never
+    # the milder "no difference" of the one column where SSA is not worse
     assert row.verdict == "does not hold" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
-    assert row.summary.startswith("Parts: 2 of 5 opposite, 2 inconclusive, 1 no effect at this scale;")
-    assert "5 of 5 kinds of shift: 1 no effect at this scale, 2 opposite, 2 inconclusive" in row.summary
+    assert row.summary.startswith("Parts: SSA worse on 2 of 5, too few seeds to decide on 2, no difference that matters on 1;")
+    assert "SSA against softmax on 5 of 5 kinds of shift" in row.summary
+    assert ledger.comparison_words(row) == "SSA worse on 2 of 5 parts, too few seeds to decide on 2, no difference that matters on 1"
     assert "max retrieval, 256 items: none" in row.ours
 
 
@@ -249,7 +253,8 @@ def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_com
     load = loader(lambda task, scorer, seed: noisy(0.3 if scorer == "softmax" else 0.6, seed), lambda scorer, seed: 0.8)
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     row = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))["alternatives"]
-    assert row.verdict == "inconclusive" and row.seeds == tuple(range(100, 110))
+    assert row.verdict == "undecided" and row.seeds == tuple(range(100, 110))
+    assert "alternative too few seeds to decide" not in row.ours and "too few seeds to decide" in row.ours
     assert row.ours.startswith("Read by the leaderboard at 10 paired seeds") and "regenerate leaderboard" in row.command
     incomplete = loader(lambda task, scorer, seed: noisy(0.3, seed), lambda scorer, seed: 0.8, {("icl", "some", "sparsemax", 100)})
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=incomplete))
@@ -261,17 +266,18 @@ def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
     def row(key, verdict, parts=(), regime="", profile="cpu"):
         return ledger.LedgerRow(key, key.title(), "p", "o", profile, (1, 2, 3), verdict, None, None, parts=parts, regime=regime)
 
-    rows = [row("theorem_1", "reproduced", profile="live"), row("theorem_2", "reproduced", profile="live"),
-            row("across_shifts", "does not hold", ("opposite", "opposite", "no effect at this scale", "inconclusive"), "4 layers"),
-            row("linear", "no effect at this scale", regime="1,500 steps"),
-            row("alternatives", "does not hold", ("opposite", "inconclusive")),
-            row("perplexity_id", "inconclusive"), row("probing", "inconclusive"), row("benchmarks", "not tested")]
+    rows = [row("theorem_1", "better", profile="live"), row("theorem_2", "better", profile="live"),
+            row("across_shifts", "does not hold", ("worse", "worse", "no difference that matters", "undecided"), "4 layers"),
+            row("linear", "no difference that matters", regime="1,500 steps"),
+            row("alternatives", "does not hold", ("worse", "undecided")),
+            row("perplexity_id", "undecided"), row("probing", "undecided"), row("benchmarks", "not tested")]
     found = ledger.findings(rows)
     assert 1 < len(found) <= 6
-    assert found[0].startswith("Of the 6 experimental claims, none is reproduced") and "The 2 theorems" in found[0]
+    assert found[0].startswith("Of the 6 experimental claims, none holds") and "The 2 theorems" in found[0]
     beyond = next(bullet for bullet in found if bullet.startswith("**Across_Shifts**"))
     assert "does not hold here (SSA worse on 2 of 4 parts, no difference that matters on 1, undecided on 1). Regime: 4 layers." in beyond
-    # the alternatives compare other scorers with softmax: their parts keep the rule's words
-    assert any("(opposite on 1 of 2 parts, inconclusive on 1)" in bullet for bullet in found)
+    # the alternatives row judges a statement about other scorers: no "SSA" word for its parts
+    assert any(bullet.startswith("**Alternatives**: the paper's claim does not hold here.") for bullet in found)
+    assert not any("SSA worse on 1 of 2" in bullet for bullet in found)
     assert any(bullet.startswith("**Undecided**") and "Perplexity_Id (3 seeds)" in bullet for bullet in found)
     assert found[-1] == "**Not tested or premise absent**: Benchmarks (not tested)."

@@ -278,24 +278,24 @@ def test_claims_are_judged_on_runs_paired_by_seed_whatever_their_order():
     random.Random(0).shuffle(runs)
     found = experiment.claim_verdicts(runs)
     assert set(found) == {"perplexity_id", "perplexity_ood", "blimp"}
-    assert found["perplexity_id"].outcome == "reproduced" and found["perplexity_id"].pairs == 8
+    assert found["perplexity_id"].outcome == "better" and found["perplexity_id"].pairs == 8
     assert found["perplexity_id"].differences == pytest.approx((0.05,) * 8)  # ln(softmax / SSA) per seed
-    assert found["perplexity_ood"].outcome == "opposite"
-    assert found["blimp"].outcome == "no effect at this scale"
+    assert found["perplexity_ood"].outcome == "worse"
+    assert found["blimp"].outcome == "no difference that matters"
     # A seed with only one scorer is no pair; a seed run twice is refused.
     assert experiment.claim_verdicts(runs + [lm_run("ssa", 99, 50.0, 60.0)])["perplexity_id"].pairs == 8
     with pytest.raises(ValueError, match="seed 0"):
         experiment.claim_verdicts(runs + [lm_run("ssa", 0, 50.0, 60.0)])
 
 
-def test_fewer_than_six_pairs_are_inconclusive_with_the_pairs_that_would_decide():
+def test_fewer_than_six_pairs_are_too_few_with_the_pairs_that_would_decide():
     from ssa.lm import experiment
 
     runs = paired_runs(range(2), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=1.0, blimp_gain=1.5)
     runs[-1] = dataclasses.replace(runs[-1], perplexity_id=runs[-1].perplexity_id * math.exp(-0.03))  # some spread between the two pairs
     summary = experiment.verdict(runs)
     assert summary["learned"]
-    assert {verdict.outcome for verdict in summary["claims"].values()} == {"inconclusive"}
+    assert {verdict.outcome for verdict in summary["claims"].values()} == {"too few seeds to decide"}
     assert summary["claims"]["perplexity_id"].seeds_to_resolve >= 6
     assert "no claim can be decided" in summary["summary"]
     table = experiment.verdict_table(summary["claims"])

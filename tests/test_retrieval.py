@@ -98,11 +98,11 @@ def test_each_scorer_is_judged_against_softmax_paired_by_seed():
             "ssa": [_run("ssa", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
             "sigmoid": [_run("sigmoid", s, [0.3, 0.2, 0.1]) for s in seeds]}
     judged = analysis.versus_softmax(runs, analysis.SHIFTED_ACCURACY, "accuracy", train_items=16)
-    assert judged["ssa"].outcome == verdicts.REPRODUCED and judged["ssa"].pairs == 10
+    assert judged["ssa"].outcome == verdicts.BETTER and judged["ssa"].pairs == 10
     assert judged["ssa"].effect == pytest.approx(np.mean([(0.8 - 0.5 + 0.6 + 0.01 * (s % 3) - 0.2 - 0.01 * s) / 2 for s in seeds]))
-    assert judged["sigmoid"].outcome == verdicts.NOT_TESTED and "sigmoid did not learn the task" in judged["sigmoid"].detail
+    assert judged["sigmoid"].outcome == verdicts.NOT_LEARNED and "sigmoid did not learn the task" in judged["sigmoid"].detail
     table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_SHARE, "top_share", 16))
-    assert list(table.index) == ["SSA", "sigmoid"] and table.loc["SSA", "accuracy vs softmax"] == verdicts.REPRODUCED
+    assert list(table.index) == ["SSA", "sigmoid"] and table.loc["SSA", "accuracy vs softmax"] == "SSA better"
     with pytest.raises(ValueError, match="runs must hold softmax's"):
         analysis.versus_softmax({"ssa": runs["ssa"]}, analysis.SHIFTED_ACCURACY, "accuracy", 16)
     with pytest.raises(ValueError, match="no test size beyond"):
@@ -149,11 +149,11 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope():
                 "ssa_authors_start": [_run("ssa_authors_start", s, [0.95, 0.4, 0.1]) for s in seeds]}
 
     found, reading = analysis.starting_point(runs_with(False), train_items=16)
-    assert found[("softmax_ssa_slope", "softmax")].outcome == verdicts.NO_EFFECT
-    assert found[("ssa", "softmax_ssa_slope")].outcome == verdicts.OPPOSITE and "deficit goes with its form" in reading
+    assert found[("softmax_ssa_slope", "softmax")].outcome == verdicts.NEGLIGIBLE
+    assert found[("ssa", "softmax_ssa_slope")].outcome == verdicts.WORSE and "deficit goes with its form" in reading
     _, reading = analysis.starting_point(runs_with(True), train_items=16)  # the slope alone loses as much
     assert "deficit goes with its starting slope" in reading
     table = analysis.pairs_table(found)
-    assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == verdicts.OPPOSITE
+    assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == "SSA worse"
     with pytest.raises(ValueError, match="need the runs of ssa_authors_start"):
         analysis.starting_point({name: group for name, group in runs_with(False).items() if name != "ssa_authors_start"}, 16)

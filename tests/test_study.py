@@ -81,7 +81,7 @@ def test_a_comparison_with_missing_seeds_is_an_error_and_a_complete_one_is_judge
         return _run([error] * 29)
 
     verdict = study.judge(compared, "every", "error at sigma 10", load)
-    assert verdict.outcome == verdicts.REPRODUCED and verdict.pairs == compared.seeds
+    assert verdict.outcome == verdicts.BETTER and verdict.pairs == compared.seeds
     with pytest.raises(study.IncompleteStudyError, match=f"1 of {2 * compared.seeds} runs on some are not cached"):
         study.outcomes(compared, "some", "error at sigma 10", lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed))
     with pytest.raises(ValueError, match="task 'linear' is not one of"):
@@ -214,11 +214,11 @@ def test_the_amendments_list_the_verdicts_the_plans_rule_would_have_decided():
     cache = _Cache(errors)
     rows = {(row["task"], row["endpoint"]): row["verdict"] for row in study.verdict_rows([ablation], cache)}
     assert rows[("every", study.BINARY_ENDPOINT)].interval[1] > 0.2  # ten agreeing pairs are not "no effect"
-    assert {verdict.outcome for (task, _), verdict in rows.items() if task == "every"} == {"inconclusive"}
+    assert {verdict.outcome for (task, _), verdict in rows.items() if task == "every"} <= {"undecided", "too few seeds to decide"}
     changes = study.rule_amendment_changes([ablation], cache)
     assert list(changes["task"]) == ['"every"'] * 3 and list(changes["endpoint"]) == list(ablation.endpoints)
-    assert set(changes["as first planned"]) == {"no effect at this scale +0.00 [+0.00, +0.00]"}
-    assert all(cell.startswith("inconclusive") for cell in changes["as judged"])
+    assert set(changes["as first planned"]) == {"no difference that matters +0.00 [+0.00, +0.00]"}
+    assert all(cell.startswith(("undecided", "too few seeds to decide")) for cell in changes["as judged"])
 
 
 def test_the_chapter_never_trains_at_cpu(tmp_path, monkeypatch):
@@ -253,10 +253,10 @@ def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
     assert cache.complete(primary, "every") and not cache.complete(primary, "some")
     assert cache.cached(primary, "some") == study.needed(primary, "some") - 1 == 79
     rows = study.verdict_rows([primary], cache)
-    assert {row["verdict"].outcome for row in rows if row["task"] == "every"} == {verdicts.OPPOSITE}
+    assert {row["verdict"].outcome for row in rows if row["task"] == "every"} == {verdicts.WORSE}
     assert {row["verdict"].outcome for row in rows if row["task"] == "some"} == {verdicts.NOT_TESTED}
     answer = study.claim_verdict(primary, cache)
-    assert answer.outcome == verdicts.OPPOSITE and len(answer.parts) == len(primary.endpoints)
+    assert answer.outcome == verdicts.WORSE and len(answer.parts) == len(primary.endpoints)
     assert all(name.startswith('"every"') for name, _ in answer.parts)
     assert '"some": not tested yet, 79 of 80 runs cached' in answer.detail
     assert study.claim_verdict(primary, _Cache(lambda arm, task, seed: None)) is None
@@ -268,15 +268,15 @@ def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch
     from ssa import ledger
     from ssa.icl import study as study_module
 
-    row = ledger.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.INCONCLUSIVE, None, "cmd")
+    row = ledger.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.UNDECIDED, None, "cmd")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
     waiting = ledger._answered_by_study(row, "SSA vs softmax", "cpu")
-    assert waiting.verdict == verdicts.INCONCLUSIVE and "0 of 160 runs cached" in waiting.ours
+    assert waiting.verdict == verdicts.UNDECIDED and "0 of 160 runs cached" in waiting.ours
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train))
     answered = ledger._answered_by_study(row, "SSA vs softmax", "cpu")
-    assert answered.verdict == verdicts.OPPOSITE and answered.seeds == primary_seeds()
-    assert "The chapter's 3 seeds alone: inconclusive." in answered.ours and '"some": not tested yet' in answered.ours
+    assert answered.verdict == verdicts.WORSE and answered.seeds == primary_seeds()
+    assert "The chapter's 3 seeds alone: undecided." in answered.ours and '"some": not tested yet' in answered.ours
     assert '"some" not judged yet (0 of 80 runs)' in answered.summary
     assert ledger._answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
 
@@ -309,8 +309,8 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
     combined = ledger._with_premise_made_to_hold(row, "cpu")
     # premise absent as trained; where it can hold, at ten pairs, only the yes-or-no endpoint may
     # decide (the prompt errors flip, and need verdicts.no_effect_pairs pairs for any decision)
-    assert combined.verdict == verdicts.PARTLY
-    assert "0.20 at the smallest sigma, 0.90 at the largest" in combined.ours and "variant: partly" in combined.summary
+    assert combined.verdict == verdicts.HOLDS_IN_PART
+    assert "0.20 at the smallest sigma, 0.90 at the largest" in combined.ours and "variant: holds in part" in combined.summary
     assert set(variant.seed_list()) <= set(combined.seeds)
     not_tested = dataclasses.replace(row, verdict=verdicts.NOT_TESTED)
     assert ledger._with_premise_made_to_hold(not_tested, "cpu") is not_tested
@@ -320,8 +320,8 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
     monkeypatch.setattr(study, "StudyCache", lambda profile: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
     answer = study.chapter_answer("SSA vs softmax", "cpu")
-    assert answer["outcome"] == verdicts.OPPOSITE and answer["seeds"] == study.PRIMARY_SEEDS
-    assert answer["text"].startswith("Its answer: **opposite**") and '"some": not tested yet, 0 of 80 runs cached' in answer["text"]
+    assert answer["outcome"] == verdicts.WORSE and answer["seeds"] == study.PRIMARY_SEEDS
+    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at sigma 10: SSA worse;") and '"some": not tested yet, 0 of 80 runs cached' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
     assert waiting["outcome"] == verdicts.NOT_TESTED and "0 of 40 runs cached" in waiting["text"]
@@ -339,9 +339,9 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
         return _Cache(errors)
 
     stable, moving = cache_with(0.1), cache_with(0.4)  # SSA's advantage: 0.1 at 3 x; 0.1 or 0.4 at 10 x
-    assert study.length_trend(stable).outcome == verdicts.NO_EFFECT and study.longer_training_needed(stable) is False
+    assert study.length_trend(stable).outcome == verdicts.NEGLIGIBLE and study.longer_training_needed(stable) is False
     assert study.LONGER_TRAINING not in study.plan("cpu", cache=stable)
-    assert study.length_trend(moving).outcome == verdicts.REPRODUCED and study.longer_training_needed(moving) is True
+    assert study.length_trend(moving).outcome == verdicts.BETTER and study.longer_training_needed(moving) is True
     assert study.plan("cpu", cache=moving)[-1] is study.LONGER_TRAINING
     assert "adds SSA vs softmax, 30 x steps with 6 pairs: 0 of its 12 runs" in study.length_trend_sentence(moving)
     # undecided until both comparisons are complete; never part of the smoke plan
@@ -363,7 +363,7 @@ def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_e
     compared = [study.comparison("SSA from b = 1 vs softmax"), study.comparison("SSA vs softmax, 3 x steps")]
     table = study.ablation_table(study.verdict_rows(compared, cache))
     assert list(table.index) == [c.name for c in compared]
-    assert table.loc["SSA from b = 1 vs softmax", '"every": error at sigma 10'].startswith("reproduced +0.51 [")
+    assert table.loc["SSA from b = 1 vs softmax", '"every": error at sigma 10'].startswith("SSA from b = 1 better +0.51 [")
     assert table.loc["SSA vs softmax, 3 x steps", '"some": error at sigma 10'] == ""  # 3 x steps is read on "every" only
     assert table.loc["SSA vs softmax, 3 x steps", '"every": error at sigma 10'] == "not tested"
 
@@ -380,7 +380,7 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     assert min(study.comparison(name).seeds for name in study.STARTING_POINT) >= verdicts.no_effect_pairs(
         study.ENDPOINTS["error at sigma 10"].claim)
     slope = study.starting_point_reading(cache_with(0.1), "every")
-    assert "SSA vs softmax: opposite (-0.4" in slope and "SSA from b = 1 vs softmax: no effect at this scale" in slope
+    assert "SSA vs softmax: SSA worse (-0.4" in slope and "SSA from b = 1 vs softmax: no difference that matters" in slope
     assert "deficit goes with its starting slope" in slope
     # SSA from b = 1 losing as well: the slope does not explain it
     assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
@@ -391,7 +391,7 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     quantifiers = [c for c in study.COMPARISONS if "linear" not in c.tasks]
     summary = study.summary(quantifiers, cache_with(0.1))
     assert "Form or starting slope, on \"every\"" in summary
-    assert "A check that assumes nothing" in summary and "the primary question's under it: \"every\", error at sigma 10: opposite" in summary
+    assert "A check that assumes nothing" in summary and "the primary question's under it: \"every\", error at sigma 10: SSA worse" in summary
 
 
 def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the_slope_with_them():
@@ -403,12 +403,12 @@ def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the
     rows = study.verdict_rows([study.comparison(name) for name in study.STARTING_POINT], cache)
     checks = study.bounded_checks(rows)
     assert {row["endpoint"] for row in checks} == {"error at sigma 10", "mean error, sigma 2-29"}  # not the binary endpoint
-    assert all(row["verdict"].outcome in ("opposite", "no effect at this scale") for row in checks)
+    assert all(row["verdict"].outcome in ("worse", "no difference that matters") for row in checks)
     checked = {(row["comparison"], row["task"], row["endpoint"]): row["checked"].outcome for row in checks}
-    assert checked[("SSA vs softmax", "every", "error at sigma 10")] == "opposite"  # 0.5 on every pair: decided under it too
-    assert checked[("SSA from b = 1 vs softmax", "every", "error at sigma 10")] == "inconclusive"  # 40 ties cannot rule out flips
+    assert checked[("SSA vs softmax", "every", "error at sigma 10")] == "worse"  # 0.5 on every pair: decided under it too
+    assert checked[("SSA from b = 1 vs softmax", "every", "error at sigma 10")] == "undecided"  # 40 ties cannot rule out flips
     table = study.bounded_check_table(checks)
-    assert len(table) == len(checks) and table["bounded interval"].str.startswith(("opposite", "inconclusive")).all()
+    assert len(table) == len(checks) and table["bounded interval"].str.contains("worse|undecided").all()
     sentence = study.bounded_check_sentence(checks, cache)
     kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
     assert sentence.startswith(f"{kept} of the {len(checks)} decided verdicts") and "These comparisons do not separate" in sentence
@@ -430,7 +430,7 @@ def test_the_resampled_nulls_measure_each_complete_prompt_error_verdict_at_its_p
     expected = verdicts.resampled_null_rates(study.ENDPOINTS["error at sigma 10"].claim, verdict.differences, compared.seeds,
                                              simulations=400, seed=1)
     assert table.iloc[0].drop("pairs").to_dict() == expected
-    largest = table["false directional"].max()
+    largest = table["false better or worse"].max()
     assert f"at most {largest:.1%} ({compared.name}, \"every\", " in sentence and "400 simulated studies" in sentence
     incomplete = _Cache(lambda arm, task, seed: None if arm == "ssa_3k" else 0.3)
     empty, nothing = study.resampled_nulls([compared], incomplete)
@@ -450,3 +450,44 @@ def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cos
     assert text.startswith("The 10 cached runs took 1.0 h on one thread each") and "about 0.5 h of wall time at 2 runs" in text
     assert "The 10 runs still missing need about 1.0 h more on one thread (0.5 h at 2 at a time)" in text
     assert "runs still missing" not in study.compute_sentence(compared, Timed(lambda arm, task, seed: 0.1))
+
+
+def test_false_discoveries_are_controlled_within_the_primary_and_the_other_comparisons():
+    def errors(arm, task, seed):
+        return {"ssa": 0.6, "ssa_b1": 0.6, "softmax": 0.0}.get(arm, 0.0) + 0.01 * (seed % 3)
+
+    cache = _Cache(errors)
+    compared = [study.comparison("SSA vs softmax"), study.comparison("SSA from b = 1 vs softmax")]
+    found = study.false_discovery_rows(compared, study.verdict_rows(compared, cache))
+    assert {row["family"] for row in found if row["comparison"] == "SSA vs softmax"} == {"primary"}
+    assert {row["family"] for row in found if row["comparison"] == "SSA from b = 1 vs softmax"} == {"other comparisons"}
+    primary = [row["verdict"] for row in found if row["family"] == "primary"]
+    assert [row["adjusted p"] for row in found if row["family"] == "primary"] == pytest.approx(
+        [f["adjusted p"] for f in verdicts.false_discoveries(primary)])
+    table = study.false_discovery_table(found)
+    assert set(table["verdict"]) <= {"SSA worse", "SSA from b = 1 worse"} and set(table["survives adjustment"]) == {"yes"}
+    assert "the primary comparisons: 6 of 6 decided directions" in study.false_discovery_sentence(found)
+    assert study.false_discovery_sentence([]).startswith("No verdict")
+
+
+def test_the_generalisation_cut_table_judges_the_same_runs_at_each_cut():
+    class WithBaseline(_Cache):
+        def run(self, arm, task, seed):
+            error = self.errors(arm, task, seed)
+            return ICLRun.from_result({"shifts": {"sigma_x": {
+                "sigmas": list(range(1, 30)), "model": {"prompt_error": [error] * 29},
+                "majority class": {"prompt_error": [0.15] * 29}}}}, task=task, scorer="softmax", seed=seed)
+
+    # SSA's error 0.08 on every seed, softmax's 0.15 on half the seeds and 0.02 on the others
+    cache = WithBaseline(lambda arm, task, seed: 0.08 if arm == "ssa" else (0.15 if seed % 2 else 0.02))
+    compared = study.comparison("SSA vs softmax")
+    table = study.generalisation_cut_table(compared, cache)
+    assert len(table) == 2 * len(study.GENERALISATION_CUTS)
+    every = table[table["task"] == '"every"'].set_index("cut")
+    assert every.loc["0.05", "SSA generalise"] == "0 of 40" and every.loc["0.05", "softmax generalise"] == "20 of 40"
+    assert every.loc["0.1 (declared)", "SSA generalise"] == "40 of 40" and every.loc["0.2", "softmax generalise"] == "40 of 40"
+    assert every.loc["0.05", "verdict"] == "SSA worse" and every.loc["0.1 (declared)", "verdict"] == "SSA better"
+    assert every.loc["0.2", "verdict"] == "no difference that matters"
+    declared = study.judge(compared, "every", study.BINARY_ENDPOINT, cache)
+    assert every.loc["0.1 (declared)", "effect"] == declared.estimate()
+    assert set(table["majority class's error at sigma 10"]) == {"0.150"}

@@ -30,25 +30,25 @@ def test_the_effect_and_interval_are_the_paired_t_interval_in_the_papers_directi
     assert verdict.effect == pytest.approx((softmax_error - ssa_error).mean())
     assert verdict.interval == pytest.approx((expected.low, expected.high))
     assert verdict.pairs == 6 and verdict.differences == pytest.approx(tuple(softmax_error - ssa_error))
-    assert verdict.outcome == "reproduced"
+    assert verdict.outcome == "better"
 
 
 @pytest.mark.parametrize("differences, outcome", [
-    ([0.30, 0.35, 0.28, 0.32, 0.31, 0.33], "reproduced"),
-    ([-0.30, -0.35, -0.28, -0.32, -0.31, -0.29], "opposite"),
-    ([0.01, -0.02, 0.00, 0.02, -0.01, 0.01], "no effect at this scale"),
-    ([0.03, 0.05, 0.04, 0.06, 0.05, 0.04], "no effect at this scale"),  # real but below the threshold
-    ([0.9, -0.8, 0.7, 0.0, 0.1, -0.5], "inconclusive"),
-    ([0.30, 0.35, 0.28], "inconclusive"),  # three seeds decide nothing
-    ([0.5, 0.5, 0.5, 0.5, 0.5], "inconclusive"),  # identical pairs: too few for a sign test
-    ([0.5] * 6, "reproduced"),
-    ([0.0] * 8, "no effect at this scale"),
+    ([0.30, 0.35, 0.28, 0.32, 0.31, 0.33], "better"),
+    ([-0.30, -0.35, -0.28, -0.32, -0.31, -0.29], "worse"),
+    ([0.01, -0.02, 0.00, 0.02, -0.01, 0.01], "no difference that matters"),
+    ([0.03, 0.05, 0.04, 0.06, 0.05, 0.04], "no difference that matters"),  # real but below the threshold
+    ([0.9, -0.8, 0.7, 0.0, 0.1, -0.5], "undecided"),
+    ([0.30, 0.35, 0.28], "too few seeds to decide"),  # three seeds decide nothing
+    ([0.5, 0.5, 0.5, 0.5, 0.5], "too few seeds to decide"),  # identical pairs: too few for a sign test
+    ([0.5] * 6, "better"),
+    ([0.0] * 8, "no difference that matters"),
 ])
 def test_outcomes(differences, outcome):
     differences = np.array(differences)
     verdict = judge(ERROR_CLAIM, np.zeros_like(differences), differences)  # error: softmax - ssa
     assert verdict.outcome == outcome, verdict.sentence()
-    if outcome == "inconclusive":
+    if outcome == "undecided":
         assert verdict.seeds_to_resolve is not None and verdict.seeds_to_resolve > len(differences)
         assert "pairs would decide it" in verdict.sentence()
 
@@ -67,23 +67,24 @@ def test_other_outcomes_and_combining_parts():
         premise_absent(ERROR_CLAIM, "")
     yes = judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
     no = judge(ERROR_CLAIM, np.zeros(6), np.array([0.01, -0.02, 0.0, 0.02, -0.01, 0.0]))
-    assert combine("both", {"every": yes, "some": yes}).outcome == "reproduced"
+    assert combine("both", {"every": yes, "some": yes}).outcome == "better"
     mixed = combine("both", {"every": yes, "some": no})
-    assert mixed.outcome == "partly" and "every: reproduced" in mixed.detail and "some: no effect" in mixed.detail
+    assert mixed.outcome == "holds in part" and "every: SSA better" in mixed.detail and "some: no difference that matters" in mixed.detail
     undecided = judge(ERROR_CLAIM, [0.1, 0.2, 0.3], [0.3, 0.1, 0.2])
-    # nothing decided anywhere is not "partly" (which reads as partial support)
-    assert combine("both", {"trained": absent, "variant": undecided}).outcome == "inconclusive"
+    # nothing decided anywhere is not "holds in part" (which reads as partial support)
+    assert undecided.outcome == "too few seeds to decide"
+    assert combine("both", {"trained": absent, "variant": undecided}).outcome == "too few seeds to decide"
     assert combine("both", {"trained": absent, "variant": not_tested(ERROR_CLAIM)}).outcome == "premise absent"
-    assert combine("both", {"trained": absent, "variant": yes}).outcome == "partly"
-    # parts that differ with none reproduced support no part of the claim: never "partly"
+    assert combine("both", {"trained": absent, "variant": yes}).outcome == "holds in part"
+    # parts that differ with none reproduced support no part of the claim: never "holds in part"
     worse = judge(ERROR_CLAIM, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6))
-    assert worse.outcome == "opposite"
+    assert worse.outcome == "worse"
     against = combine("all", {"every": worse, "some": undecided})
-    assert against.outcome == "does not hold" and "some: inconclusive" in against.detail
+    assert against.outcome == "does not hold" and "some: too few seeds to decide" in against.detail
     mixed_against = combine("all", {"every": worse, "some": no, "linear": undecided})
     assert mixed_against.outcome == "does not hold"
-    assert mixed_against.tally() == "1 of 3 no effect at this scale, 1 opposite, 1 inconclusive"
-    assert combine("all", {"every": worse, "some": yes}).outcome == "partly"
+    assert mixed_against.tally() == "SSA worse on 1 of 3, no difference that matters on 1, too few seeds to decide on 1"
+    assert combine("all", {"every": worse, "some": yes}).outcome == "holds in part"
     with pytest.raises(ValueError, match="paired"):
         judge(ERROR_CLAIM, [0.1, 0.2], [0.1])
 
@@ -94,14 +95,14 @@ def test_a_combined_claim_never_hides_an_adverse_part(parts):
     outcomes = set(parts)
     if len(outcomes) == 1:
         assert found.outcome == parts[0]
-    elif outcomes & {"reproduced", "partly"}:
-        assert found.outcome == "partly"
+    elif outcomes & {"better", "holds in part"}:
+        assert found.outcome == "holds in part"
     elif outcomes & set(verdicts.AGAINST):
         # a part decided against the claim, none for it: never a milder word, never "no effect"
         assert found.outcome == "does not hold"
     else:
-        assert found.outcome not in verdicts.AGAINST and found.outcome != "partly"
-    assert sum(int(count.split()[0]) for count in found.tally().split(", ")) == 3
+        assert found.outcome not in verdicts.AGAINST and found.outcome != "holds in part"
+    assert sum(int(count.split(" on ")[1].split()[0]) for count in found.tally().split(", ")) == 3
 
 
 def test_rate_interval_is_clopper_pearson():
@@ -154,8 +155,8 @@ def test_a_resampled_normal_null_decides_a_direction_about_5_percent_of_the_time
     2.5% each, so at most the nominal 5% plus four standard errors of the simulation."""
     observed = np.random.default_rng(11).normal(0.3, 0.3, 200)
     rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=3)
-    assert rates["false directional"] == pytest.approx(rates["false reproduced"] + rates["false opposite"])
-    assert rates["false directional"] <= 0.05 + _four_standard_errors(0.05)
+    assert rates["false better or worse"] == pytest.approx(rates["false better"] + rates["false worse"])
+    assert rates["false better or worse"] <= 0.05 + _four_standard_errors(0.05)
 
 
 @pytest.mark.parametrize("pairs", [10, 20, 36, 40])
@@ -164,17 +165,17 @@ def test_a_resampled_skewed_flip_prone_null_is_decided_at_most_5_percent_of_the_
     far worse on the few where it fails (a flip). Recentred, the sample is 18 values of
     0.15 - 0.045 = 0.105 and 2 of -0.9 - 0.045 = -0.945, mean 0. A resampled study that draws no
     flip, with probability (1 - 2/20)^N, is N equal differences above the threshold, which the t
-    interval alone calls "reproduced": 35% of the time at 10 pairs. So a flip-prone outcome is
+    interval alone calls "better": 35% of the time at 10 pairs. So a flip-prone outcome is
     decided in a direction only from no_effect_pairs pairs on (36): below, never; from there, a
     study with one flip or more has a mean below the threshold, and the false rate is about
     (1 - 2/20)^N (2.3% at 36), within 5% plus four standard errors of the simulation."""
     observed = np.r_[np.full(18, 0.15), np.full(2, -0.9)]
     rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=5)
     if pairs < verdicts.no_effect_pairs(FLIP_CLAIM):
-        assert rates["false directional"] == 0.0
+        assert rates["false better or worse"] == 0.0
     else:
         no_flip = (1 - 2 / 20) ** pairs
-        assert rates["false directional"] <= max(no_flip, 0.05) + _four_standard_errors(0.05)
+        assert rates["false better or worse"] <= max(no_flip, 0.05) + _four_standard_errors(0.05)
 
 
 def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely():
@@ -185,7 +186,7 @@ def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely
     mixed = [1, -1, 1, -1, 0, 0, 0, 0, 0, 0]
     rates = verdicts.resampled_null_rates(GENERALISE_CLAIM, gains_only, 20, simulations=NULL_SIMULATIONS, seed=2)
     assert rates == verdicts.resampled_null_rates(GENERALISE_CLAIM, mixed, 20, simulations=NULL_SIMULATIONS, seed=2)
-    assert rates["false directional"] <= 0.05 + _four_standard_errors(0.05)
+    assert rates["false better or worse"] <= 0.05 + _four_standard_errors(0.05)
     with pytest.raises(ValueError, match="differences must be -1, 0 or \\+1"):
         verdicts.resampled_null_rates(GENERALISE_CLAIM, [0.5, -0.5, 0.0], 10)
 
@@ -221,7 +222,7 @@ def test_the_resampled_null_table_has_a_row_per_verdict_at_its_pairs_and_the_lar
                                                    simulations=500, seed=6)
     assert table["pairs"].tolist() == [20, 10]
     assert table.iloc[0].to_dict() == {"pairs": 20, **verdicts.resampled_null_rates(FLIP_CLAIM, skewed.differences, 20, 500, 6)}
-    assert largest == table["false directional"].max() == table.iloc[0]["false directional"]
+    assert largest == table["false better or worse"].max() == table.iloc[0]["false better or worse"]
     empty, none = verdicts.resampled_null_table([(FLIP_CLAIM, not_tested(FLIP_CLAIM))])
     assert empty.empty and none is None
 
@@ -254,7 +255,7 @@ def test_the_binary_interval_is_tangos_score_interval(gains, losses, pairs):
     assert _tango_score_by_likelihood(gains, losses, pairs, high) == pytest.approx(-z, abs=1e-5)
 
 
-@pytest.mark.parametrize("pairs, outcome", [(10, "inconclusive"), (16, "no effect at this scale"), (40, "no effect at this scale")])
+@pytest.mark.parametrize("pairs, outcome", [(10, "undecided"), (16, "no difference that matters"), (40, "no difference that matters")])
 def test_agreeing_binary_pairs_are_not_a_point(pairs, outcome):
     """Every seed generalises under both or fails under both: the t interval would be the point 0;
     Tango's is +-z^2 / (N + z^2), inside the threshold 0.2 from 16 pairs on."""
@@ -263,7 +264,7 @@ def test_agreeing_binary_pairs_are_not_a_point(pairs, outcome):
     z2 = stats.norm.ppf(0.975) ** 2
     assert verdict.interval == pytest.approx((-z2 / (pairs + z2), z2 / (pairs + z2)))
     assert verdict.outcome == outcome and verdict.method == verdicts.METHOD_BINARY
-    if outcome == "inconclusive":
+    if outcome == "undecided":
         assert verdict.seeds_to_resolve == 16
 
 
@@ -283,9 +284,9 @@ def test_a_binary_claim_takes_only_0_and_1():
 
 def test_binary_decisions_need_the_signed_rank_test_too():
     gains = np.array([1.0] * 6 + [0.0] * 4)  # six gains, four agreeing failures
-    assert judge(GENERALISE_CLAIM, gains, np.zeros(10)).outcome == "reproduced"
-    assert judge(GENERALISE_CLAIM, np.zeros(10), gains).outcome == "opposite"
-    assert judge(GENERALISE_CLAIM, gains[:5], np.zeros(5)).outcome == "inconclusive"  # too few pairs
+    assert judge(GENERALISE_CLAIM, gains, np.zeros(10)).outcome == "better"
+    assert judge(GENERALISE_CLAIM, np.zeros(10), gains).outcome == "worse"
+    assert judge(GENERALISE_CLAIM, gains[:5], np.zeros(5)).outcome == "too few seeds to decide"
 
 
 @pytest.mark.parametrize("generalise", [0.3, 0.5, 0.8])
@@ -318,15 +319,16 @@ def test_no_effect_pairs_are_the_rules_minimum_without_flips():
 def test_outcomes_that_flip_need_enough_pairs_for_no_effect():
     generator = np.random.default_rng(3)
     needed = verdicts.no_effect_pairs(FLIP_CLAIM)
-    for pairs, outcome in ((10, "inconclusive"), (needed - 1, "inconclusive"), (needed, "no effect at this scale")):
+    for pairs, outcome in ((10, "too few seeds to decide"), (needed - 1, "too few seeds to decide"), (needed, "no difference that matters")):
         differences = generator.normal(0.0, 0.01, pairs)
-        assert judge(ERROR_CLAIM, np.zeros(pairs), differences).outcome == "no effect at this scale"
+        assert judge(ERROR_CLAIM, np.zeros(pairs), differences).outcome == "no difference that matters"
         verdict = judge(FLIP_CLAIM, np.zeros(pairs), differences)
         assert verdict.outcome == outcome
-        if outcome == "inconclusive":
-            assert verdict.seeds_to_resolve == needed and f"needs {needed} pairs to call it no effect" in verdict.sentence()
+        if outcome == "too few seeds to decide":
+            assert verdict.seeds_to_resolve == needed and f"the rule decides from {needed} pairs on" in verdict.sentence()
+            assert verdict.words() == f"too few seeds to decide (the rule needs {needed})"
     flipped = np.r_[np.full(12, 0.9), generator.normal(0.0, 0.01, 28)]  # a direction needs no more pairs than before
-    assert judge(FLIP_CLAIM, np.zeros(40), flipped).outcome == judge(ERROR_CLAIM, np.zeros(40), flipped).outcome == "reproduced"
+    assert judge(FLIP_CLAIM, np.zeros(40), flipped).outcome == judge(ERROR_CLAIM, np.zeros(40), flipped).outcome == "better"
 
 
 @pytest.mark.parametrize("pairs", [10, 20])
@@ -342,7 +344,7 @@ def test_rare_flips_are_not_called_no_effect(pairs):
         treatment, control = sample(np.random.default_rng(0), (2000, pairs))
         differences = claim.direction * (treatment - control)
         return np.mean(verdicts._decide(differences, claim.threshold, no_effect_from=verdicts.no_effect_pairs(claim))[3]
-                       == "no effect at this scale")
+                       == "no difference that matters")
 
     assert no_effect_rate(ERROR_CLAIM) > 0.05 and no_effect_rate(FLIP_CLAIM) == 0.0
 
@@ -356,9 +358,9 @@ def test_power_grows_with_seeds():
 def test_combined_and_few_seed_verdicts_have_sentences():
     agreeing = combine("both", {"a": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)),
                                 "b": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.4) + np.linspace(0, 0.01, 6))})
-    assert agreeing.outcome == "reproduced" and agreeing.sentence() == "both: reproduced (a: reproduced; b: reproduced)."
+    assert agreeing.outcome == "better" and agreeing.sentence() == "both: the claim holds (SSA better on 2 of 2)."
     few = judge(ERROR_CLAIM, np.zeros(3), np.array([0.2, 0.5, 0.3]))
-    assert few.outcome == "inconclusive" and few.seeds_to_resolve >= verdicts.MIN_PAIRS
+    assert few.outcome == "too few seeds to decide" and few.seeds_to_resolve >= verdicts.MIN_PAIRS
     assert few.seeds_to_resolve == verdicts.seeds_to_resolve(few.effect, float(np.std(few.differences, ddof=1)), 0.1)
 
 
@@ -401,14 +403,14 @@ def test_simulated_studies_are_judged_as_judge_judges_each_one():
         alone = judge(GENERALISE_CLAIM, (study > 0).astype(float), (study < 0).astype(float), resolve=False)
         assert (alone.outcome, alone.interval, alone.effect) == (outcome[row], (low[row], high[row]), effect[row])
     outcomes = set(verdicts._decide(-np.vstack([normal, all_or_nothing, constant]), ERROR_CLAIM.threshold)[3])
-    assert {"reproduced", "opposite", "inconclusive"} <= outcomes  # the comparison covered the outcomes that need the signed-rank test
+    assert {"better", "worse", "undecided"} <= outcomes  # the comparison covered the outcomes that need the signed-rank test
 
 
 def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
     def v(outcome):
         return verdicts.Verdict("a claim", outcome)
 
-    opposite, no_effect, unsure = v(verdicts.OPPOSITE), v(verdicts.NO_EFFECT), v(verdicts.INCONCLUSIVE)
+    opposite, no_effect, unsure = v(verdicts.WORSE), v(verdicts.NEGLIGIBLE), v(verdicts.UNDECIDED)
     # the sharper softmax loses as the scorer does, and the scorer is not worse than it
     assert verdicts.form_or_slope(opposite, opposite, unsure) == verdicts.SLOPE
     assert verdicts.form_or_slope(opposite, opposite, no_effect, gentler=no_effect) == verdicts.SLOPE
@@ -419,7 +421,7 @@ def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
     assert verdicts.form_or_slope(opposite, unsure, opposite) == verdicts.NOT_SEPARATED
     assert verdicts.form_or_slope(unsure, opposite, opposite) == verdicts.NO_DIFFERENCE
     assert "deficit goes with its form" in verdicts.slope_sentence(verdicts.FORM, opposite, "SSA")
-    assert "advantage goes with its starting slope" in verdicts.slope_sentence(verdicts.SLOPE, v(verdicts.REPRODUCED), "SSA")
+    assert "advantage goes with its starting slope" in verdicts.slope_sentence(verdicts.SLOPE, v(verdicts.BETTER), "SSA")
     with pytest.raises(ValueError, match="reading must be one of"):
         verdicts.slope_sentence("its colour", opposite)
 
@@ -466,12 +468,12 @@ def test_the_bounded_check_decides_again_with_the_bounded_interval():
     generator = np.random.default_rng(2)
     quiet = generator.normal(0.0, 0.01, 40)  # no flip among 40 pairs: "no effect" by the t interval
     verdict = judge(FLIP_CLAIM, np.zeros(40), quiet)
-    assert verdict.outcome == "no effect at this scale"
+    assert verdict.outcome == "no difference that matters"
     checked = verdicts.bounded_check(verdict, 1.0)
-    assert checked.outcome == "inconclusive" and checked.method == verdicts.METHOD_BOUNDED
+    assert checked.outcome == "undecided" and checked.method == verdicts.METHOD_BOUNDED
     assert checked.interval == verdicts.bounded_mean_interval(verdict.differences, 1.0) and checked.effect == verdict.effect
     strong = judge(FLIP_CLAIM, np.zeros(40), np.clip(generator.normal(-0.8, 0.05, 40), -1, 1))
-    assert strong.outcome == verdicts.bounded_check(strong, 1.0).outcome == "opposite"
+    assert strong.outcome == verdicts.bounded_check(strong, 1.0).outcome == "worse"
     few = judge(FLIP_CLAIM, np.zeros(3), np.zeros(3))
     assert verdicts.bounded_check(few, 1.0) is few
 
@@ -490,3 +492,46 @@ def test_signed_rank_p_values_are_scipys_for_each_row_alone(pairs):
     differences = np.stack(rows)
     expected = [stats.wilcoxon(row).pvalue if np.any(row != 0) else 1.0 for row in differences]
     assert verdicts._signed_rank_p(differences).tolist() == expected
+
+
+def test_the_words_name_the_treatment_and_say_the_direction():
+    other = Claim("x beats softmax", direction=-1, threshold=0.1, units="error", reason="a tenth", treatment="entmax-1.5")
+    assert judge(other, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)).words() == "entmax-1.5 better"
+    assert judge(other, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6)).words() == "entmax-1.5 worse"
+    assert judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)).words() == "SSA better"
+    open_ = judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))
+    assert open_.outcome == "undecided" and open_.words() == f"undecided (about {open_.seeds_to_resolve} seeds would decide)"
+    assert verdicts.not_learned(ERROR_CLAIM, "softmax's error at sigma 1 is 0.9").words() == "not learned"
+    with pytest.raises(ValueError, match="reason"):
+        verdicts.not_learned(ERROR_CLAIM, " ")
+
+
+@pytest.mark.parametrize("outcome", verdicts.OUTCOMES)
+def test_every_outcome_says_what_it_means_for_the_claim(outcome):
+    word = verdicts.claim_word(outcome)
+    assert word in ("holds", "does not hold", "holds in part", "undecided", "premise absent", "not tested")
+    assert (word == "does not hold") == (outcome in verdicts.AGAINST)
+    assert (word == "undecided") == (outcome in verdicts.OPEN)
+    assert word in verdicts.VOCABULARY and verdicts.outcome_words(outcome) in {f"SSA {w}" for w in verdicts.VOCABULARY} | set(verdicts.VOCABULARY)
+    assert not any(retired in verdicts.outcome_words(outcome) for retired in verdicts.RETIRED_WORDS)
+    with pytest.raises(ValueError, match="outcome must be one of"):
+        verdicts.claim_word("reproduced")
+
+
+def test_false_discoveries_adjust_the_signed_rank_p_within_the_family():
+    from scipy import stats
+
+    generator = np.random.default_rng(4)
+    claim = Claim("x", 1, 0.1, "u", "a tenth")
+    family = [judge(claim, generator.normal(shift, 0.1, 12), np.zeros(12)) for shift in (0.5, 0.3, 0.0, 0.05, -0.4)]
+    family.append(judge(claim, [1.0, 2.0], [0.0, 0.0]))  # too few pairs: no test, no part of the family
+    found = verdicts.false_discoveries(family)
+    assert found[-1] is None
+    raw = [verdicts.signed_rank_p(v) for v in family[:-1]]
+    assert [f["p"] for f in found[:-1]] == raw
+    assert [f["adjusted p"] for f in found[:-1]] == pytest.approx(stats.false_discovery_control(raw, method="bh"))
+    for verdict, f in zip(family, found[:-1]):
+        # only a decided direction can survive, and only with its adjusted p below the rate
+        assert f["survives"] == (verdict.outcome in ("better", "worse") and f["adjusted p"] < verdicts.FALSE_DISCOVERY_RATE)
+    assert found[0]["survives"] and found[4]["survives"] and not found[2]["survives"]
+    assert verdicts.false_discoveries([]) == []

@@ -226,7 +226,7 @@ THRESHOLD_REASON = (
 STATEMENT = "None of the alternatives the paper tried is consistently better than softmax"
 POWER_SEEDS = (10, 20)  # seed counts at which the chapter states the power, besides its own
 UNITS = {"quantification": "prompt error", "linear": "normalised squared error"}
-_DECIDED_NOT_BETTER = (rule.NO_EFFECT, rule.OPPOSITE)
+_DECIDED_NOT_BETTER = (rule.NEGLIGIBLE, rule.WORSE)
 
 
 def claim(scorer: str, task: str, shift: str) -> rule.Claim:
@@ -234,7 +234,7 @@ def claim(scorer: str, task: str, shift: str) -> rule.Claim:
     than softmax's (direction -1: an error), by at least :data:`THRESHOLD`."""
     return rule.Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
                       threshold=THRESHOLD, units=UNITS[get_task(task).claim],
-                      reason=THRESHOLD_REASON)
+                      reason=THRESHOLD_REASON, treatment=scorer_label(scorer))
 
 
 def _shifted_error(seeds: list[ICLRun], task: str, shift: str) -> np.ndarray:
@@ -317,19 +317,24 @@ def outcome_counts(comparison):
 def verdict_table(comparison, digits: int = 3):
     """The comparisons as the chapter shows them: scorer, panel, outcome, effect (softmax's error
     minus the scorer's: positive when the scorer is better), its 95% interval, pairs, the seeds
-    that would decide an inconclusive one, and each seed's paired difference."""
+    that would decide an open one, the signed-rank test's p raw and adjusted for false discoveries
+    over all the comparisons (:func:`ssa.verdicts.false_discoveries`), and each seed's paired
+    difference."""
     import pandas as pd
 
     seeds = sorted({seed for row in comparison["seeds"] for seed in row})
+    # every comparison of the chapter is one family of tests, adjusted together
+    tested = rule.false_discoveries(list(comparison["verdict"]))
     rows = []
-    for _, row in comparison.iterrows():
+    for (_, row), found in zip(comparison.iterrows(), tested):
         by_seed = dict(zip(row["seeds"], row["differences"]))
         rows.append({
             "scorer": scorer_label(row["scorer"]), "panel": row["panel"], "tried by the paper": "yes" if row["paper"] else "no",
-            "outcome": row["outcome"], "effect": round(row["effect"], digits),
+            "outcome": row["verdict"].label(), "effect": round(row["effect"], digits),
             "95% interval": "" if np.isnan(row["low"]) else f"[{row['low']:+.{digits}f}, {row['high']:+.{digits}f}]",
             "pairs": row["pairs"],
             "seeds to decide": row["verdict"].pairs_to_decide(),
+            "p": "" if found is None else f"{found['p']:.2g}", "adjusted p": "" if found is None else f"{found['adjusted p']:.2g}",
             **{f"seed {seed}": round(by_seed[seed], digits) if seed in by_seed else np.nan for seed in seeds}})
     return pd.DataFrame(rows)
 
@@ -351,7 +356,7 @@ def _power(pairs: int, effect: float, spread: float) -> float:
 
 
 def power_table(spread: float | None, pairs=(3, *POWER_SEEDS), effects=(THRESHOLD, 2 * THRESHOLD)):
-    """Rate at which the rule finds a scorer better than softmax ("reproduced") when it truly is
+    """Rate at which the rule finds a scorer better than softmax ("better") when it truly is
     better by each of ``effects`` and the paired differences are normal with standard deviation
     ``spread`` (:func:`ssa.verdicts.power`, 2000 simulated experiments): ``pairs`` x ``effects``.
     ``None`` when the spread is unknown (one seed)."""
@@ -373,11 +378,11 @@ def _in_statement_direction(name: str, outcome: str, deciding: rule.Verdict | No
     """A summary verdict whose evidence is one comparison's, turned to the summary's direction
     (softmax not beaten: positive when the scorer is worse than softmax)."""
     if deciding is None or deciding.interval is None:
-        return rule.Verdict(name, outcome, detail=detail, parts=tuple(parts), threshold=THRESHOLD)
+        return rule.Verdict(name, outcome, detail=detail, parts=tuple(parts), threshold=THRESHOLD, treatment="")
     low, high = deciding.interval
     return rule.Verdict(name, outcome, effect=-deciding.effect, interval=(-high, -low), pairs=deciding.pairs,
                         threshold=deciding.threshold, units=deciding.units, differences=tuple(-d for d in deciding.differences),
-                        seeds_to_resolve=seeds_to_resolve, detail=detail, parts=tuple(parts))
+                        seeds_to_resolve=seeds_to_resolve, detail=detail, parts=tuple(parts), treatment="")
 
 
 def _distinct(texts) -> str:
@@ -391,35 +396,36 @@ def _most_seeds(verdicts: list[rule.Verdict]) -> rule.Verdict:
 
 
 def scorer_verdict(comparison, scorer: str) -> rule.Verdict:
-    """Whether ``scorer`` is not better than softmax, from its panels in ``comparison``:
-    **reproduced** when every panel says "no effect at this scale" or "opposite" (it is never
-    better), **opposite** when every panel tested says "reproduced" (consistently better),
-    **partly** when it is better on some panels and decidedly not on others, **inconclusive**
-    otherwise (a panel undecided), **premise absent** when no panel tests anything, **not
-    tested** without results. The evidence (effect, interval) is that of the deciding
-    comparison, turned to this claim's direction: its weakest win if consistently better, its
-    closest approach to a win if never better, the undecided panel needing the most seeds."""
+    """Whether ``scorer`` is not better than softmax, from its panels in ``comparison``, in the
+    words of a statement (:func:`ssa.verdicts.claim_word`): it **holds** when every panel says
+    "no difference that matters" or "worse" (the scorer is never better), it **does not hold**
+    when every panel tested says "better" (consistently better), it **holds in part** when the
+    scorer is better on some panels and decidedly not on others, it is **undecided** otherwise (a
+    panel open), **premise absent** when no panel tests anything, **not tested** without results.
+    The evidence (effect, interval) is that of the deciding comparison, turned to this claim's
+    direction: its weakest win if consistently better, its closest approach to a win if never
+    better, the open panel needing the most seeds."""
     name = f"{scorer_label(scorer)} is not better than softmax"
     rows = comparison[comparison["scorer"] == scorer]
     if rows.empty:
         return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD)
     panels_ = list(zip(rows["panel"], rows["verdict"]))
     tested = [(panel, v) for panel, v in panels_ if v.outcome != rule.PREMISE_ABSENT]
-    detail = "; ".join(f"{panel}: {v.outcome}" for panel, v in panels_)
+    detail = "; ".join(f"{panel}: {v.words()}" for panel, v in panels_)
     if not tested:
         return rule.Verdict(name, rule.PREMISE_ABSENT, detail=_distinct(v.detail for _, v in panels_), parts=tuple(panels_),
                             threshold=THRESHOLD)
-    better = [v for _, v in tested if v.outcome == rule.REPRODUCED]
+    better = [v for _, v in tested if v.outcome == rule.BETTER]
     not_better = [v for _, v in tested if v.outcome in _DECIDED_NOT_BETTER]
-    undecided = [v for _, v in tested if v.outcome == rule.INCONCLUSIVE]
+    undecided = [v for _, v in tested if v.outcome in rule.OPEN]
     if len(better) == len(tested):
-        return _in_statement_direction(name, rule.OPPOSITE, min(better, key=lambda v: v.effect), detail, panels_)
+        return _in_statement_direction(name, rule.WORSE, min(better, key=lambda v: v.effect), detail, panels_)
     if better and not_better:
-        return _in_statement_direction(name, rule.PARTLY, None, f"better on {len(better)} of {len(tested)} panels; {detail}", panels_)
+        return _in_statement_direction(name, rule.HOLDS_IN_PART, None, f"better on {len(better)} of {len(tested)} panels; {detail}", panels_)
     if undecided:
         deciding = _most_seeds(undecided)
-        return _in_statement_direction(name, rule.INCONCLUSIVE, deciding, detail, panels_, deciding.seeds_to_resolve)
-    return _in_statement_direction(name, rule.REPRODUCED, max(not_better, key=lambda v: v.effect), detail, panels_)
+        return _in_statement_direction(name, rule.UNDECIDED, deciding, detail, panels_, deciding.seeds_to_resolve)
+    return _in_statement_direction(name, rule.BETTER, max(not_better, key=lambda v: v.effect), detail, panels_)
 
 
 def _seeds_to_decide(undecided: list[rule.Verdict]) -> str:
@@ -463,14 +469,14 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
 def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
                     what: str = "alternatives the paper tried") -> rule.Verdict:
     """The statement "none of ``alternatives`` is consistently better than softmax", from the
-    comparisons of :func:`versus_softmax`: **opposite** when one of them is better on every panel
-    (consistently better), **reproduced** when none is better on any panel (every comparison "no
-    effect at this scale" or "opposite"), **inconclusive** while a comparison is undecided (the
-    count and the seeds that would decide them in ``detail``), **partly** when every comparison is
-    decided, none is better everywhere but some are better somewhere, **premise absent** when
-    softmax learned no task, **not tested** when none of them has results. The parts are the
-    verdicts of :func:`scorer_verdict`; ``detail`` gives the counts and the power
-    (:func:`power_sentence`); ``what`` names the group in it."""
+    comparisons of :func:`versus_softmax`, in the words of a statement: it **does not hold** when
+    one of them is better on every panel (consistently better), it **holds** when none is better
+    on any panel (every comparison "no difference that matters" or "worse"), it is **undecided**
+    while a comparison is open (the count and the seeds that would decide them in ``detail``), it
+    **holds in part** when every comparison is decided, none is better everywhere but some are
+    better somewhere, **premise absent** when softmax learned no task, **not tested** when none of
+    them has results. The parts are the verdicts of :func:`scorer_verdict`; ``detail`` gives the
+    counts and the power (:func:`power_sentence`); ``what`` names the group in it."""
     names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
     missing = [scorer_label(scorer) for scorer in alternatives if scorer not in names]
     if not names:
@@ -482,25 +488,25 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
         detail = _distinct(part.detail for part in parts.values())
         return rule.Verdict(name, rule.PREMISE_ABSENT, threshold=THRESHOLD, detail=detail, parts=tuple(parts.items()))
     counts = rows["outcome"].value_counts()
-    tally = ", ".join(f"{counts[o]} {o}" for o in rule.OUTCOMES if o in counts)
+    tally = ", ".join(f"{counts[o]} {'alternative ' if o in (rule.BETTER, rule.WORSE) else ''}{o}" for o in rule.OUTCOMES if o in counts)
     panels_count = rows.groupby("scorer")["panel"].nunique()
     where = (f"{panels_count.max()} task-and-shift panels" if panels_count.min() == panels_count.max()
              else f"{panels_count.min()} to {panels_count.max()} task-and-shift panels")
     head = (f"{len(names)} of the {len(alternatives)} {what} compared with softmax on {where}: "
             f"{_plural(len(rows), 'comparison')} of the claim that the alternative's error is lower, {tally}"
             + (f"; no results yet for {', '.join(missing)}" if missing else ""))
-    better = {label: v for label, v in parts.items() if v.outcome == rule.OPPOSITE}
-    wins = rows[rows["outcome"] == rule.REPRODUCED].groupby("scorer").size()
+    better = {label: v for label, v in parts.items() if v.outcome == rule.WORSE}
+    wins = rows[rows["outcome"] == rule.BETTER].groupby("scorer").size()
     somewhere = {scorer_label(scorer): f"{wins[scorer]} of {panels_count[scorer]}" for scorer in names
-                 if scorer in wins and parts[scorer_label(scorer)].outcome != rule.OPPOSITE}
+                 if scorer in wins and parts[scorer_label(scorer)].outcome != rule.WORSE}
     power = power_sentence(comparison, names)
-    undecided = [v for v in rows["verdict"] if v.outcome == rule.INCONCLUSIVE]
+    undecided = [v for v in rows["verdict"] if v.outcome in rule.OPEN]
     if better:
-        weakest = [min((v for _, v in part.parts if v.outcome == rule.REPRODUCED), key=lambda v: v.effect) for part in better.values()]
+        weakest = [min((v for _, v in part.parts if v.outcome == rule.BETTER), key=lambda v: v.effect) for part in better.values()]
         deciding = max(weakest, key=lambda v: v.effect)
         detail = (f"{head}. {', '.join(better)} {'is' if len(better) == 1 else 'are'} better than softmax by at least the "
                   f"threshold on every panel, so the statement does not hold. Power: {power}.")
-        return _in_statement_direction(name, rule.OPPOSITE, deciding, detail, parts.items())
+        return _in_statement_direction(name, rule.WORSE, deciding, detail, parts.items())
     also = ("; better than softmax on some panels: " + ", ".join(f"{label} ({count})" for label, count in somewhere.items())
             if somewhere else "")
     if undecided:
@@ -508,14 +514,14 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
         where_deciding = next(f"{scorer_label(row.scorer)} on {row.panel}" for row in rows.itertuples() if row.verdict is deciding)
         detail = (f"{head}. {_plural(len(undecided), 'comparison is', 'comparisons are')} still undecided: "
                   f"{_seeds_to_decide(undecided)} (the most for {where_deciding}){also}. Power: {power}.")
-        return _in_statement_direction(name, rule.INCONCLUSIVE, deciding, detail, parts.items(), deciding.seeds_to_resolve)
+        return _in_statement_direction(name, rule.UNDECIDED, deciding, detail, parts.items(), deciding.seeds_to_resolve)
     if somewhere:
         detail = (f"{head}. Every comparison is decided: none is better than softmax on every panel, so none is "
                   f"consistently better{also}. Power: {power}.")
-        return _in_statement_direction(name, rule.PARTLY, None, detail, parts.items())
+        return _in_statement_direction(name, rule.HOLDS_IN_PART, None, detail, parts.items())
     deciding = max(rows["verdict"], key=lambda v: v.effect)
     detail = (f"{head}. Every comparison is decided and none is better than softmax on any panel. Power: {power}.")
-    return _in_statement_direction(name, rule.REPRODUCED, deciding, detail, parts.items())
+    return _in_statement_direction(name, rule.BETTER, deciding, detail, parts.items())
 
 
 def statement_verdict(runs: dict[str, dict[str, list[ICLRun]]], alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,

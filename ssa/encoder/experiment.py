@@ -303,9 +303,18 @@ def calibration(runs: list[EncoderRun]) -> dict:
     return result
 
 
+def regime(profile: str) -> str:
+    """The encoders' training regime in words, the paper's beside it."""
+    ours, paper = EncoderConfig.for_profile(profile), EncoderConfig.for_profile("paper")
+    return (f"{ours.num_layers} layers of width {ours.hidden_size}, {ours.steps:,} steps at learning rate "
+            f"{ours.learning_rate:g} (warm-up {ours.warmup_steps:,} steps), SSA with n fixed at 1.5 or 2 as the paper's "
+            f"variants (the paper: {paper.num_layers} layers of width {paper.hidden_size}, {paper.steps:,} steps at "
+            f"{paper.learning_rate:g})")
+
+
 def probing_verdict(runs: list[EncoderRun]) -> Verdict:
     """The paper's encoder claim as one verdict: :func:`ssa.verdicts.combine` of the headline (the
-    mean gain over the paper's paradigms, per seed) and each paradigm, "partly" only when their
+    mean gain over the paper's paradigms, per seed) and each paradigm, "holds in part" only when their
     outcomes differ and one supports the claim (each named in ``detail``). When the softmax baseline is far below BabyBERTa's
     (:func:`calibration`), ``detail`` says so."""
     combined = verdicts.combine(PROBING_CLAIM, paradigm_verdicts(runs))
@@ -323,7 +332,7 @@ def summary(runs: list[EncoderRun]) -> str:
     """The verdict in words: the combined outcome, each part's evidence, and the calibration."""
     parts = paradigm_verdicts(runs)
     combined = verdicts.combine(PROBING_CLAIM, parts)
-    text = f"{PROBING_CLAIM}: {combined.outcome}. " + "; ".join(f"{part}: {v.outcome} ({v.evidence()})" for part, v in parts.items()) + "."
+    text = f"{PROBING_CLAIM}: {combined.words()}. " + "; ".join(f"{part}: {v.words()} ({v.evidence()})" for part, v in parts.items()) + "."
     fewest = min(v.pairs for v in parts.values())
     if fewest < verdicts.MIN_PAIRS:
         text += f" With {_seeds(fewest)} no claim can be decided: the rule needs at least {verdicts.MIN_PAIRS}."
@@ -346,7 +355,7 @@ def gain_table(runs: list[EncoderRun]) -> pd.DataFrame:
         row.update({f"seed {seed}": gain for seed, gain in zip(own["seed"], own["gain"])})
         low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
         row.update({"mean gain": np.nan if verdict.effect is None else verdict.effect, "95% low": low, "95% high": high,
-                    "pairs": verdict.pairs, "outcome": verdict.outcome,
+                    "pairs": verdict.pairs, "outcome": verdict.label(),
                     "pairs to decide": verdict.pairs_to_decide()})
         rows.append(row)
     table = pd.DataFrame(rows).set_index("part")
@@ -385,7 +394,7 @@ def paper_comparison(runs: list[EncoderRun]) -> pd.DataFrame:
             "paradigm": paradigm, "SSA variant": paper["variant"],
             "paper softmax": paper["softmax"], "paper SSA": paper["ssa"], "paper gain": paper["ssa"] - paper["softmax"],
             "our softmax": ours_softmax, "our SSA": ours_ssa, "our gain": ours_ssa - ours_softmax,
-            "seeds": found[paradigm].pairs, "outcome": found[paradigm].outcome,
+            "seeds": found[paradigm].pairs, "outcome": found[paradigm].label(),
         })
     return pd.DataFrame(rows).set_index("paradigm")
 

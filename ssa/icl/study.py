@@ -259,6 +259,11 @@ class Comparison:
     def seed_list(self) -> tuple[int, ...]:
         return tuple(range(FIRST_SEED, FIRST_SEED + self.seeds))
 
+    @property
+    def treatment_label(self) -> str:
+        """The treatment as its verdicts name it ("SSA better"): the name up to " vs "."""
+        return self.name.split(" vs ")[0]
+
 
 _Q = QUANTIFIERS
 # The comparison where the collapse premise can hold (the input's scale reaches the first layer's
@@ -312,7 +317,7 @@ CONTINGENCY_COMMIT = "ae22e28"  # the commit that added it (tests/test_study.py 
 # The amendment that reads "SSA vs softmax, lr 1e-4, 10 x steps" on "some" too, committed before any
 # run of its arms existed (tests/test_study.py checks it).
 LR_AMENDMENT_COMMIT = "e41f7ef"
-# Two amendments made after the verdicts were read, both to how "no effect at this scale" is
+# Two amendments made after the verdicts were read, both to how "no difference that matters" is
 # decided for outcomes that flip from seed to seed (tests/test_study.py checks their commits);
 # rule_amendment_changes lists the verdicts they changed.
 # 1. "generalises at sigma 10" is 0 or 1 per seed, and the paired t interval the plan named is a
@@ -372,7 +377,8 @@ def length_trend(cache: "StudyCache") -> rule.Verdict | None:
         advantage[compared.name] = endpoint.claim.direction * (treatment - control)  # positive: SSA better
     claim = rule.Claim(f"SSA's advantage over softmax ({LENGTH_TREND_ENDPOINT}, \"every\") grows from 3 x to 10 x the steps", 1,
                        endpoint.claim.threshold, endpoint.claim.units,
-                       "the endpoint's own threshold: a change smaller than the smallest effect that matters is no change")
+                       "the endpoint's own threshold: a change smaller than the smallest effect that matters is no change",
+                       directions=("SSA's advantage grows", "SSA's advantage shrinks"))
     return rule.judge(claim, advantage[ten.name], advantage[three.name])
 
 
@@ -381,7 +387,7 @@ def longer_training_needed(cache: "StudyCache") -> bool | None:
     scale" (it moved, or the seeds cannot rule out that it moved), ``False`` when it lies within
     the threshold, ``None`` while it cannot be read."""
     trend = length_trend(cache)
-    return None if trend is None else trend.outcome != rule.NO_EFFECT
+    return None if trend is None else trend.outcome != rule.NEGLIGIBLE
 
 
 def length_trend_sentence(cache: "StudyCache") -> str:
@@ -392,8 +398,8 @@ def length_trend_sentence(cache: "StudyCache") -> str:
         cached = cache.cached(three, LENGTH_TREND_TASK) + cache.cached(ten, LENGTH_TREND_TASK)
         return (f"The length trend cannot be read yet: {cached} of the {needed(three) + needed(ten)} runs of the 3 x and "
                 f"10 x comparisons are cached.")
-    head = f"The length trend: {trend.outcome} ({trend.evidence()})."
-    if trend.outcome == rule.NO_EFFECT:
+    head = f"The length trend: {trend.words()} ({trend.evidence()})."
+    if trend.outcome == rule.NEGLIGIBLE:
         return head + " The difference no longer moves, so the 30 x arms are not trained."
     return (head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
             f"pairs: {cache.cached(LONGER_TRAINING)} of its {needed(LONGER_TRAINING)} runs are cached.")
@@ -553,7 +559,7 @@ def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, s
     claim = ENDPOINTS[endpoint].claim
     title = get_task(task).title
     where = compared.name if title in compared.name else f"{compared.name}, {title}"  # no "linear functions, linear functions"
-    named = dataclasses.replace(claim, name=f"{where}: {claim.name}")
+    named = dataclasses.replace(claim, name=f"{where}: {claim.name}", treatment=compared.treatment_label)
     return rule.judge(named, treatment, control)
 
 
@@ -716,10 +722,11 @@ def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache)
             for endpoint in compared.endpoints:
                 judged = judge(compared, task, endpoint, cache)
                 as_planned = rule.judge(_as_planned(ENDPOINTS[endpoint].claim), *outcomes(compared, task, endpoint, cache))
-                if as_planned.outcome != judged.outcome:
+                # "undecided" and "too few seeds to decide" were one word under the plan's rule
+                if as_planned.outcome != judged.outcome and not {as_planned.outcome, judged.outcome} <= set(rule.OPEN):
                     rows.append({"comparison": compared.name, "task": get_task(task).title, "endpoint": endpoint,
-                                 "as first planned": f"{as_planned.outcome} {as_planned.estimate()}",
-                                 "as judged": f"{judged.outcome} {judged.estimate()}"})
+                                 "as first planned": f"{as_planned.words()} {as_planned.estimate()}",
+                                 "as judged": f"{judged.words()} {judged.estimate()}"})
     return pd.DataFrame(rows, columns=["comparison", "task", "endpoint", "as first planned", "as judged"])
 
 
@@ -752,7 +759,7 @@ def verdict_table(rows: Sequence[dict]):
 
     return pd.DataFrame([{
         "comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-        "outcome": row["verdict"].outcome,
+        "outcome": row["verdict"].label(),
         "effect": "" if row["verdict"].effect is None else f"{row['verdict'].effect:+.3g}",
         "95% interval": interval(row["verdict"]), "pairs": row["verdict"].pairs or "",
         "to decide / missing": row["verdict"].pairs_to_decide() or (row["verdict"].detail if row["verdict"].outcome == rule.NOT_TESTED else ""),
@@ -767,7 +774,7 @@ def ablation_table(rows: Sequence[dict]):
     import pandas as pd
 
     table = pd.DataFrame([{"comparison": row["comparison"], "column": f"{get_task(row['task']).title}: {row['endpoint']}",
-                           "cell": f"{row['verdict'].outcome} {row['verdict'].estimate()}".rstrip()} for row in rows])
+                           "cell": f"{row['verdict'].words()} {row['verdict'].estimate()}".rstrip()} for row in rows])
     if table.empty:
         return table
     wide = table.pivot(index="comparison", columns="column", values="cell").fillna("")
@@ -797,7 +804,9 @@ def chapter_answer(name: str, profile: str) -> dict:
     if verdict is None:
         outcome, text = rule.NOT_TESTED, f"None of its tasks is complete yet: {progress_sentence(compared, cache)}."
     else:
-        outcome, text = verdict.outcome, f"Its answer: **{verdict.outcome}** ({verdict.detail})."
+        word = rule.claim_word(verdict.outcome)
+        said = f"the claim {word}" if word in (rule.HOLDS, rule.DOES_NOT_HOLD, rule.HOLDS_IN_PART) else word
+        outcome, text = verdict.outcome, f"Its answer: **{said}** ({verdict.detail})."
     return {"table": verdict_table(verdict_rows([compared], cache)), "outcome": outcome, "text": text, "seeds": compared.seeds}
 
 
@@ -825,8 +834,8 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
 
     def said(label: str, verdict: rule.Verdict) -> str:
         # the pairs that would decide are the rule's count; the bounded interval has none
-        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome == rule.INCONCLUSIVE and not bounded else ""
-        return f"{label}: {verdict.outcome} ({verdict.estimate()}{deciding})"
+        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome in rule.OPEN and not bounded else ""
+        return f"{label}: {verdict.words()} ({verdict.estimate()}{deciding})"
 
     facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
                        said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
@@ -842,7 +851,7 @@ def bounded_checks(rows: Sequence[dict]) -> list[dict]:
     interval), decided again with :func:`ssa.verdicts.bounded_check`. A prompt error lies in [0, 1],
     so a paired difference lies within the largest flip, :data:`PROMPT_ERROR_FLIP`. Each row:
     ``comparison, task, endpoint, verdict, checked``."""
-    decided = (rule.REPRODUCED, rule.OPPOSITE, rule.NO_EFFECT)
+    decided = (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE)
     return [{**row, "checked": rule.bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
             for row in rows if row["verdict"].outcome in decided and _prompt_error_flips(row["endpoint"])]
 
@@ -854,14 +863,59 @@ def _prompt_error_flips(endpoint: str) -> bool:
     return claim.largest_flip is not None and not claim.binary
 
 
+def false_discovery_rows(comparisons: Sequence[Comparison], rows: Sequence[dict]) -> list[dict]:
+    """The study's tested verdicts (:func:`verdict_rows`) with the two-sided p-value of the rule's
+    signed-rank test, raw and adjusted for false discoveries (:func:`ssa.verdicts.false_discoveries`)
+    within two families fixed with the plan: the pre-declared primary comparisons, and all the
+    others. Each row: ``comparison, task, endpoint, family, verdict, p, adjusted p, survives``."""
+    primary = {compared.name for compared in comparisons if compared.primary}
+    found = []
+    for family, members in (("primary", [row for row in rows if row["comparison"] in primary]),
+                            ("other comparisons", [row for row in rows if row["comparison"] not in primary])):
+        for row, tested in zip(members, rule.false_discoveries([row["verdict"] for row in members])):
+            if tested is not None:
+                found.append({**row, "family": family, **tested})
+    return found
+
+
+def false_discovery_table(found: Sequence[dict]):
+    """The decided directions of :func:`false_discovery_rows` as a table: raw and adjusted p, and
+    whether the direction survives the adjustment."""
+    import pandas as pd
+
+    return pd.DataFrame([{
+        "comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
+        "family": row["family"], "verdict": row["verdict"].label(), "p": f"{row['p']:.2g}",
+        "adjusted p": f"{row['adjusted p']:.2g}", "survives adjustment": "yes" if row["survives"] else "no",
+    } for row in found if row["verdict"].outcome in (rule.BETTER, rule.WORSE)],
+        columns=["comparison", "task", "endpoint", "family", "verdict", "p", "adjusted p", "survives adjustment"])
+
+
+def false_discovery_sentence(found: Sequence[dict]) -> str:
+    """How many decided directions survive control of false discoveries, per family."""
+    if not found:
+        return "No verdict of the study has enough pairs for a signed-rank test yet."
+    parts = []
+    for family in ("primary", "other comparisons"):
+        members = [row for row in found if row["family"] == family]
+        if not members:
+            continue
+        decided = [row for row in members if row["verdict"].outcome in (rule.BETTER, rule.WORSE)]
+        kept = sum(row["survives"] for row in decided)
+        parts.append(f"{'the primary comparisons' if family == 'primary' else 'the other comparisons'}: {kept} of "
+                     f"{len(decided)} decided directions keep an adjusted p below {rule.FALSE_DISCOVERY_RATE:g} "
+                     f"({len(members)} tests)")
+    return ("Controlling false discoveries within each family of tests (Benjamini and Hochberg), " + "; ".join(parts) + ".")
+
+
 def bounded_check_table(checks: Sequence[dict]):
     """:func:`bounded_checks` as a table: each verdict by the rule and under the bounded interval,
     with its effect and interval."""
     import pandas as pd
 
     return pd.DataFrame([{"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-                          "by the rule": f"{row['verdict'].outcome} {row['verdict'].estimate()}",
-                          "bounded interval": f"{row['checked'].outcome} {row['checked'].estimate()}"} for row in checks],
+                          "by the rule": f"{row['verdict'].words()} {row['verdict'].estimate()}",
+                          "bounded interval": f"{row['checked'].words()} {row['checked'].estimate()}"} for row in checks],
                         columns=["comparison", "task", "endpoint", "by the rule", "bounded interval"])
 
 
@@ -890,7 +944,7 @@ def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simula
     per-seed paired differences of its verdict recentred to no effect and resampled
     (:func:`ssa.verdicts.resampled_null_rates`, ``simulations`` studies at the pairs it was judged
     with). ``(table, sentence)``: the table indexed by (comparison, task, endpoint) with the pairs
-    and the rates of a false "reproduced", a false "opposite" and their sum; the sentence names the
+    and the rates of a false "better", a false "worse" and their sum; the sentence names the
     largest false directional rate and where it is, with its Monte Carlo standard error."""
     import pandas as pd
 
@@ -919,7 +973,8 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     rows = verdict_rows(comparisons, cache)
     counts: dict[str, int] = {}
     for row in rows:
-        counts[row["verdict"].outcome] = counts.get(row["verdict"].outcome, 0) + 1
+        word = rule.outcome_words(row["verdict"].outcome, "treatment")
+        counts[word] = counts.get(word, 0) + 1
     judged = sum(row["verdict"].outcome != rule.NOT_TESTED for row in rows)
     every_run = runs(comparisons, profile=cache.profile)
     found = sum(cache.run(arm, task, seed) is not None for arm, task, seed in every_run)
@@ -937,7 +992,7 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     checks = bounded_checks(rows)
     if checks:
         kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-        checked_primary = [f"{get_task(row['task']).title}, {row['endpoint']}: {row['checked'].outcome}"
+        checked_primary = [f"{get_task(row['task']).title}, {row['endpoint']}: {row['checked'].words()}"
                            for row in checks if row["comparison"] == comparisons[0].name]
         text += (f" A check that assumes nothing about how the paired differences are distributed (the bounded interval, "
                  f"after the verdicts) keeps {kept} of the {len(checks)} decided verdicts on prompt errors"
@@ -963,6 +1018,40 @@ def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
                 rows.append({"comparison": compared.name, "task": get_task(task).title, "arm": arm, "generalise": successes,
                              "seeds": len(found), "share": share, "95% low": low, "95% high": high})
     return pd.DataFrame(rows, columns=["comparison", "task", "arm", "generalise", "seeds", "share", "95% low", "95% high"])
+
+
+GENERALISATION_CUTS = (0.05, GENERALISES_BELOW, 0.2)  # the cuts the binary endpoint is shown at
+
+
+def generalisation_cut_table(compared: Comparison, cache: StudyCache, cuts: Sequence[float] = GENERALISATION_CUTS):
+    """How the binary endpoint "generalises at sigma 10" of ``compared`` moves with the cut that
+    defines it (prompt error below ``cut`` at sigma = 10), on each task where its runs are complete:
+    each arm's share of seeds that generalise, the verdict by the rule at that cut, and the prompt
+    error of the predictor that ignores the prompt (the majority class) at sigma = 10, the cut
+    below which "generalises" means doing better than knowing nothing. The declared cut is
+    :data:`GENERALISES_BELOW`."""
+    import pandas as pd
+
+    from ssa.icl.verdicts import error_curve, trivial_baseline
+
+    claim = ENDPOINTS[BINARY_ENDPOINT].claim
+    rows = []
+    for task in (task for task in compared.tasks if cache.complete(compared, task) and task in QUANTIFIERS):
+        arms = {arm: [cache.run(arm, task, seed) for seed in compared.seed_list()] for arm in (compared.treatment, compared.control)}
+        errors = {arm: np.array([error_at(10.0)(run, task) for run in found]) for arm, found in arms.items()}
+        sigmas = np.asarray(arms[compared.control][0].sweep("sigma_x").values, dtype=float)
+        trivial = float(error_curve(arms[compared.control], task, "sigma_x", trivial_baseline(task))[:, sigmas == 10.0].mean())
+        for cut in cuts:
+            treated, controlled = ((errors[arm] < cut).astype(float) for arm in (compared.treatment, compared.control))
+            named = dataclasses.replace(claim, name=f"{compared.name}, {get_task(task).title}: generalises below {cut:g}",
+                                        treatment=compared.treatment_label)
+            verdict = rule.judge(named, treated, controlled)
+            rows.append({"task": get_task(task).title, "cut": f"{cut:g}" + (" (declared)" if cut == GENERALISES_BELOW else ""),
+                         f"{compared.treatment_label} generalise": f"{int(treated.sum())} of {len(treated)}",
+                         f"{compared.control} generalise": f"{int(controlled.sum())} of {len(controlled)}",
+                         "verdict": verdict.label(), "effect": verdict.estimate(),
+                         "majority class's error at sigma 10": f"{trivial:.3f}"})
+    return pd.DataFrame(rows)
 
 
 def arm_curves(arms: Sequence[str], task: str, seeds: Sequence[int], values: Callable[[str, str, int], np.ndarray | None]):
@@ -1024,7 +1113,7 @@ def pilot(profile: str = "cpu") -> dict | None:
 
 
 def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int], threshold: float) -> dict[int, float]:
-    """The rule's power (the rate of "reproduced", :func:`ssa.verdicts.power`) for a true effect
+    """The rule's power (the rate of "better", :func:`ssa.verdicts.power`) for a true effect
     ``effect`` at the spread of the pilot's paired ``differences``, with each number of pairs."""
     spread = float(np.std(np.asarray(differences, dtype=float), ddof=1))
     if not math.isfinite(spread) or spread == 0:

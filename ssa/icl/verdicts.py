@@ -9,7 +9,7 @@ one model along a sweep (softmax's error grows with sigma) pair each seed's mode
 
 Two verdicts are not judged:
 
-* **not tested**: a model did not learn the task in distribution (its error at sigma 1 is not
+* **not learned**: a model did not learn the task in distribution (its error at sigma 1 is not
   below :data:`LEARNED_FRACTION` times the trivial baseline's), so a shift tests nothing;
 * **premise absent**: the collapse claims start from a mechanism (an extreme value captures most
   of softmax's attention; larger inputs give larger attention logits). When the measurement shows
@@ -54,7 +54,8 @@ QUANTIFICATION_SHIFT = Claim(
     "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP)
 QUANTIFICATION_DEGRADES = Claim(
     "softmax's prompt error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "prompt error",
-    _ERROR_REASON + "; one test prompt in ten more wrong", largest_flip=PROMPT_ERROR_FLIP)
+    _ERROR_REASON + "; one test prompt in ten more wrong", largest_flip=PROMPT_ERROR_FLIP,
+    directions=("softmax's error grows", "softmax's error shrinks"))
 QUANTIFICATION_LENGTH = Claim(
     "on prompts longer than in training, SSA's mean prompt error is lower than softmax's", -1, MIN_EFFECT,
     "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP)
@@ -63,7 +64,7 @@ LINEAR_SHIFT = Claim(
     "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
 LINEAR_DEGRADES = Claim(
     "softmax's normalised error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "normalised MSE",
-    _ERROR_REASON + "; a tenth of the zero predictor's squared error")
+    _ERROR_REASON + "; a tenth of the zero predictor's squared error", directions=("softmax's error grows", "softmax's error shrinks"))
 LINEAR_LENGTH = Claim(
     "on prompts longer than in training, SSA's mean normalised error is lower than softmax's", -1, MIN_EFFECT,
     "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
@@ -71,10 +72,11 @@ LINEAR_LENGTH = Claim(
 LOGITS_GROW = Claim(
     "larger inputs give softmax larger attention logits (spread from the smallest to the largest sigma)", 1,
     MIN_EFFECT, "logit", f"{_ABSOLUTE}: a logit gap larger by {MIN_EFFECT:g} multiplies softmax's weight ratio of "
-    f"two keys by {math.exp(MIN_EFFECT):.2f}")
+    f"two keys by {math.exp(MIN_EFFECT):.2f}", directions=("softmax's logits spread more", "softmax's logits spread less"))
 SOFTMAX_CONCENTRATES = Claim(
     "softmax's maximum attention weight grows from the smallest to the largest sigma", 1, MIN_EFFECT,
-    "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row")
+    "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row",
+    directions=("softmax's maximum weight grows", "softmax's maximum weight shrinks"))
 SSA_CONCENTRATES_LESS = Claim(
     "SSA's maximum attention weight grows less than softmax's from the smallest to the largest sigma", -1,
     MIN_EFFECT, "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row")
@@ -205,7 +207,7 @@ def shift_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift: st
     lower, degrades = _named(lower, label), _named(degrades, label)
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return [_not_tested(degrades, why), _not_tested(lower, why)]
+        return [rule.not_learned(degrades, why), rule.not_learned(lower, why)]
     _, paired = paired_seeds(runs_by_scorer)
     softmax = error_curve(paired["softmax"], task, shift)
     return [
@@ -220,7 +222,7 @@ def length_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, trained_p
     claim = _named(claim, label) if label else claim
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return _not_tested(claim, why)
+        return rule.not_learned(claim, why)
     _, paired = paired_seeds(runs_by_scorer)
     lengths = np.array(paired["softmax"][0].length.values)
     longer = lengths > trained_points
@@ -275,7 +277,7 @@ def collapse_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift:
     claims = (_named(SOFTMAX_CONCENTRATES, label), _named(SSA_CONCENTRATES_LESS, label))
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return [_not_tested(claim, why) for claim in claims]
+        return [rule.not_learned(claim, why) for claim in claims]
     _, paired = paired_seeds(runs_by_scorer)
     softmax, ssa = (head_mean(paired[name], shift, "max_weight") for name in ("softmax", "ssa"))
     return [judge(claims[0], softmax[:, -1], softmax[:, 0]),
@@ -288,7 +290,7 @@ def injection_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, label
     claims = (_named(INJECTION_SHARE, label), _named(INJECTION_HARM, label))
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return [_not_tested(claim, why) for claim in claims]
+        return [rule.not_learned(claim, why) for claim in claims]
     _, paired = paired_seeds(runs_by_scorer)
     share = {name: injected_share(paired[name]).mean(axis=(1, 2)) for name in ("softmax", "ssa")}
     harm = {name: injection_error(paired[name], task) - injection_error(paired[name], task, clean=True)
@@ -345,12 +347,12 @@ def premise_table(runs_by_task: dict[str, dict[str, list[ICLRun]]], spreads_by_t
 
 def task_collapse_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, label: str,
                           spreads_by_scorer: dict[str, list[LogitSpread]] | None = None) -> Verdict:
-    """One task's collapse claim: not tested (a model did not learn), premise absent (with the
+    """One task's collapse claim: not learned (a model did not learn the task), premise absent (with the
     measurement), or the mechanism claims (:func:`injection_verdicts`) judged and combined."""
     claim = _named(COLLAPSE, label)
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return _not_tested(claim, why)
+        return rule.not_learned(claim, why)
     premise = collapse_premise(runs_by_scorer, spreads_by_scorer)
     if premise["absent"]:
         return premise_absent(claim, premise["absent"])
@@ -368,14 +370,14 @@ def collapse_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]],
     parts = {task: task_collapse_verdict(runs, task, _title(task), (spreads_by_task or {}).get(task))
              for task, runs in runs_by_task.items()}
     combined = combine("ICL attention collapse onto an extreme value", {_title(task): part for task, part in parts.items()})
-    # The parts' measurements (premise absent) and reasons (not tested) go into the detail.
+    # The parts' measurements (premise absent) and reasons (not learned, not tested) go into the detail.
     return dataclasses.replace(combined, detail="; ".join(_part_detail(_title(task), part) for task, part in parts.items()))
 
 
 def _part_detail(name: str, part: Verdict) -> str:
-    if part.outcome in (rule.PREMISE_ABSENT, rule.NOT_TESTED) and part.detail:
+    if part.outcome in (rule.PREMISE_ABSENT, rule.NOT_LEARNED, rule.NOT_TESTED) and part.detail:
         return f"{name}: {part.outcome}, {part.detail}"
-    return f"{name}: {part.outcome}"
+    return f"{name}: {part.words() if not part.parts else rule.claim_word(part.outcome)}"
 
 
 def _title(task: str) -> str:
@@ -397,7 +399,7 @@ def table(verdicts: Sequence[Verdict]):
     direction), 95% interval, pairs, and the verdict's sentence."""
     import pandas as pd
 
-    return pd.DataFrame([{"claim": verdict.claim, "outcome": verdict.outcome,
+    return pd.DataFrame([{"claim": verdict.claim, "outcome": verdict.label(),
                           "effect": "" if verdict.effect is None else f"{verdict.effect:+.3g}",
                           "95% interval": _interval(verdict), "pairs": verdict.pairs,
                           "sentence": verdict.sentence()} for verdict in verdicts])
@@ -452,19 +454,19 @@ def power_summary(power, pairs: Sequence[int] = POWER_SEEDS) -> str:
 
 
 def resolve_summary(verdicts: Sequence[Verdict]) -> str:
-    """One sentence: how many seeds would decide the inconclusive verdicts, if their observed mean
-    and spread held (:attr:`ssa.verdicts.Verdict.seeds_to_resolve`)."""
-    open_ = [verdict for verdict in verdicts if verdict.outcome == rule.INCONCLUSIVE]
+    """One sentence: how many seeds would decide the open verdicts (undecided, or too few seeds to
+    decide), if their observed mean and spread held (:attr:`ssa.verdicts.Verdict.seeds_to_resolve`)."""
+    open_ = [verdict for verdict in verdicts if verdict.outcome in rule.OPEN]
     if not open_:
-        return "No verdict here is inconclusive."
+        return "Every verdict here is decided."
     known = [verdict.seeds_to_resolve for verdict in open_ if verdict.seeds_to_resolve is not None]
     beyond = len(open_) - len(known)
     text = ""
     if known:
         if len(open_) == 1:
-            which = "the inconclusive verdict"
+            which = "the open verdict"
         else:
-            which = (f"all {len(open_)}" if len(known) == len(open_) else f"{len(known)} of the {len(open_)}") + " inconclusive verdicts"
+            which = (f"all {len(open_)}" if len(known) == len(open_) else f"{len(known)} of the {len(open_)}") + " open verdicts"
         span = f"{min(known)}" if min(known) == max(known) else f"{min(known)} to {max(known)}"
         text = f"If the observed means and spreads held, {span} seeds would decide {which}"
     if beyond:
@@ -484,5 +486,5 @@ def seed_statement(n_seeds: int) -> str:
     """What the chapter's number of seeds allows the rule to decide, in one sentence."""
     if n_seeds < rule.MIN_PAIRS:
         return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {rule.MIN_PAIRS} pairs, so "
-                "every judged claim is inconclusive whatever its numbers")
+                "every judged claim has too few seeds to decide, whatever its numbers")
     return f"With {n_seeds} seeds the rule can decide a claim (it needs at least {rule.MIN_PAIRS} pairs)"

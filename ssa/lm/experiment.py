@@ -284,6 +284,23 @@ def calibration(runs: list[LMRun], *, profile: str | None = None, results_dir: s
     return result
 
 
+def _tokens(count: int) -> str:
+    return f"{count / 1e9:.3g}B" if count >= 1e9 else f"{count / 1e6:.3g}M"
+
+
+def regime(profile: str) -> str:
+    """The decoders' training regime in words, the paper's beside it: "4 layers of width 192, 400
+    steps (1.64M tokens) at learning rate 0.002 (warm-up + cosine), SSA from b = 0.8, n = 1.5 (the
+    paper: 12 layers of width 768, 22,000 steps, 17.3B tokens)"."""
+    ours, paper = run_config(profile, "ssa"), run_config("paper", "ssa")
+    start = ours.train.scorer_kwargs
+    return (f"{ours.model.num_layers} layers of width {ours.model.hidden_size}, {ours.train.steps:,} steps "
+            f"({_tokens(ours.train.steps * ours.train.global_batch * ours.model.seq_len)} tokens) at learning rate "
+            f"{ours.train.lr:g} (warm-up + cosine), SSA from b = {start['b']:g}, n = {start['n']:g} (the paper: "
+            f"{paper.model.num_layers} layers of width {paper.model.hidden_size}, {paper.train.steps:,} steps, "
+            f"{_tokens(paper.train.steps * paper.train.global_batch * paper.model.seq_len)} tokens)")
+
+
 def claim_verdicts(runs: list[LMRun], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict[str, Verdict]:
     """The verdict (:mod:`ssa.verdicts`) on each of :data:`CLAIMS`, from runs paired by seed:
     keys ``perplexity_id``, ``perplexity_ood`` and ``blimp``. If a model stayed near the unigram
@@ -315,7 +332,7 @@ def verdict_table(found: dict[str, Verdict]):
     rows = []
     for key, verdict in found.items():
         low, high = verdict.interval if verdict.interval is not None else (math.nan, math.nan)
-        rows.append({"claim": CLAIM_LABELS.get(key, key), "outcome": verdict.outcome,
+        rows.append({"claim": CLAIM_LABELS.get(key, key), "outcome": verdict.label(),
                      "effect": math.nan if verdict.effect is None else verdict.effect, "95% low": low, "95% high": high,
                      "pairs": verdict.pairs, "threshold": verdict.threshold, "units": verdict.units,
                      "pairs to decide": verdict.pairs_to_decide(),
@@ -362,7 +379,7 @@ def verdict(runs: list[LMRun], *, profile: str | None = None, results_dir: str |
         summary = (f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
                    f"every claim is {verdicts.PREMISE_ABSENT}, and this run supports no claim about scorers.")
     else:
-        parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].outcome} ({found[key].evidence()})" for key in found)
+        parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].words()} ({found[key].evidence()})" for key in found)
         summary = (f"Every model learned well beyond word frequencies (perplexity at most {ratio:.0%} of the unigram "
                    f"baseline). SSA against softmax, paired by seed: {parts}.")
         fewest = min(found[key].pairs for key in found)

@@ -53,12 +53,12 @@ def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
 def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: rule.Claim, metric: str,
            train_items: int) -> rule.Verdict:
     """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by
-    seed; "not tested" when either did not learn the task."""
+    seed; "not learned" when either did not learn the task."""
     named = rule.Claim(f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
-                       claim.direction, claim.threshold, claim.units, claim.reason)
+                       claim.direction, claim.threshold, claim.units, claim.reason, treatment=_style(treatment)[1])
     unlearned = [name for name in (control, treatment) if np.mean([run.at(train_items) for run in runs[name]]) < LEARNED_ACCURACY]
     if unlearned:
-        return rule.Verdict(named.name, rule.NOT_TESTED, detail=(
+        return rule.not_learned(named, (
             f"{' and '.join(unlearned)} did not learn the task (mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items)"))
     seeds, treated, controlled = rule.pair_by_seed({run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
                                                    {run.seed: shifted(run, metric, train_items) for run in runs[control]})
@@ -99,9 +99,9 @@ def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rul
 
     def cells(verdict: rule.Verdict) -> tuple[str, str]:
         if verdict.interval is None:
-            return verdict.outcome, verdict.detail
+            return verdict.label(), verdict.detail
         low, high = verdict.interval
-        return verdict.outcome, f"{verdict.effect:+.3f} [{low:+.3f}, {high:+.3f}], {verdict.pairs} pairs"
+        return verdict.label(), f"{verdict.effect:+.3f} [{low:+.3f}, {high:+.3f}], {verdict.pairs} pairs"
 
     rows = []
     for scorer in accuracy:
@@ -130,7 +130,7 @@ def pairs_table(found: Mapping[tuple[str, str], rule.Verdict]):
     for (treatment, control), verdict in found.items():
         effect = verdict.detail if verdict.interval is None else (
             f"{verdict.estimate('+.3f')}, {verdict.pairs} pairs")
-        rows.append({"comparison": f"{_style(treatment)[1]} vs {_style(control)[1]}", "outcome": verdict.outcome,
+        rows.append({"comparison": f"{_style(treatment)[1]} vs {_style(control)[1]}", "outcome": verdict.label(),
                      "effect (95% interval)": effect})
     return pd.DataFrame(rows).set_index("comparison")
 
