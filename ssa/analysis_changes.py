@@ -31,7 +31,7 @@ from ssa.verdicts import (DOES_NOT_HOLD, UNDECIDED, NEGLIGIBLE, NOT_TESTED, WORS
 class AnalysisChange:
     commit: str  # the commit that made the change
     date: str
-    kind: str  # "rule", "plan" or "threshold"
+    kind: str  # "rule", "plan", "threshold" or "words" (what a verdict is called, no decision changed)
     change: str
     reason: str
     after_reading: bool  # made after the results it bears on were read
@@ -117,6 +117,14 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "\"no effect\" needs (36 for a prompt error)",
                    "under nulls resampled from the study's own per-seed outcomes, the rule gave a false 'better' or "
                    "'worse' up to 30% of the time at 6 to 10 pairs, against at most 5% from 36 on", True),
+    AnalysisChange("0ef9865", "2026-12-04", "words",
+                   "the verdicts' words: reproduced becomes 'SSA better' (the treatment named), opposite 'SSA worse', "
+                   "no effect at this scale 'no difference that matters', inconclusive 'undecided' or, below the pairs "
+                   "the rule decides from, 'too few seeds to decide', partly 'holds in part', and not tested 'not "
+                   "learned' where a model did not learn its task; each claim then holds, does not hold, holds in part "
+                   "or is undecided",
+                   "the old words hid a result's direction (opposite read as support where an alternative was worse) "
+                   "and made a seed count too small to decide sound like a finding; no decision changed", True),
 )
 
 # The versions of combine in the order they held, each with the change that ended it.
