@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import dataclasses
 import json
 import os
@@ -95,6 +96,21 @@ class BenchConfig:
     version: int = 5
 
 
+def quick_config(device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:
+    """What ``python -m ssa.bench`` measures by default, in about three minutes: the in-context size
+    and three sequence lengths, the reference path only where it is quick, one second of timing
+    per size, no training run. Not cached: it measures the machine at hand."""
+    device = resolve_device(device)
+    icl = AttentionSize("icl", 64, 8, 82, 32)
+    if device == "cuda":
+        return BenchConfig("paper", device, threads or CPU_THREADS, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+                           lm_tokens=(1024, 4096), lm_target_tokens=(1024, 4096), reference_max_tokens=1024,
+                           min_run_time=0.5, compile=True, training_profile=None, seed=seed)
+    return BenchConfig("cpu", device, threads or CPU_THREADS, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+                       lm_tokens=(256, 1024, 2048), lm_target_tokens=(1024,), reference_max_tokens=256,
+                       min_run_time=0.5, compile=True, training_profile=None, seed=seed)
+
+
 def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:
     check_profile(profile)
     device = resolve_device(device)
@@ -144,6 +160,22 @@ def interleaved_medians(functions: dict, min_run_time: float, threads: int, min_
             return {name: (statistics.median(samples), len(samples)) for name, samples in times.items()}
 
 
+@contextlib.contextmanager
+def _native_stderr_silenced():
+    """File descriptor 2 sent to the null device for the duration: it silences what C++ code
+    writes there, which ``sys.stderr`` cannot catch."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def peak_memory_bytes(function, device: str, setup=None) -> int:
     """Peak bytes allocated during one call beyond what existed before it (see the module doc).
     ``setup`` runs first, outside the measurement (e.g. freeing the previous call's gradients,
@@ -159,8 +191,14 @@ def peak_memory_bytes(function, device: str, setup=None) -> int:
         return torch.cuda.max_memory_allocated() - before
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as profiler:
+    profiler = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
+    with _native_stderr_silenced():  # the profiler's C++ side prints a line as it starts and as it stops
+        profiler.__enter__()
+    try:
         function()
+    finally:
+        with _native_stderr_silenced():
+            profiler.__exit__(None, None, None)
     with tempfile.TemporaryDirectory() as folder:
         trace = Path(folder) / "trace.json"
         profiler.export_chrome_trace(str(trace))
@@ -359,12 +397,18 @@ def run_benchmark(config: BenchConfig, log=print) -> dict:
     try:
         result = {"machine": _machine(config), "attention": []}
         sizes = [(config.icl, config.icl.tokens)] + [(config.lm_shape, tokens) for tokens in config.lm_tokens]
-        for size, tokens in sizes:
+        steps = len(sizes) + (config.training_profile is not None)
+        for step, (size, tokens) in enumerate(sizes, 1):
             started = time.perf_counter()
-            result["attention"].append(attention_benchmark(config, size, tokens))
-            log(f"{size.name} {tokens} tokens: {time.perf_counter() - started:.0f} s")
+            row = attention_benchmark(config, size, tokens)
+            result["attention"].append(row)
+            log(f"[{step}/{steps}] {dataclasses.replace(size, tokens=tokens).label}: SSA {row['ssa_fast']['time_ratio']:.2f} x "
+                f"softmax's time, {row['ssa_fast']['memory_ratio']:.2f} x its memory ({time.perf_counter() - started:.0f} s)")
         if config.training_profile is not None:
+            started = time.perf_counter()
             result["training"] = training_benchmark(config)
+            log(f"[{steps}/{steps}] in-context training ({config.training_profile}): SSA "
+                f"{result['training']['schedule_ratio']:.3f} x softmax's time ({time.perf_counter() - started:.0f} s)")
         if hasattr(os, "getloadavg"):
             result["machine"]["load_average_at_end"] = list(os.getloadavg())
     finally:
@@ -460,14 +504,22 @@ def format_result(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ssa.bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profile", default="cpu", help="smoke | cpu | paper (paper: GPU sizes)")
+    parser.add_argument("--full", action="store_true",
+                        help="the book's whole benchmark of --profile, through the result cache (default: a quick "
+                             "measurement of this machine, about 3 minutes, not cached)")
+    parser.add_argument("--profile", default="cpu", help="with --full: smoke | cpu | paper (paper: GPU sizes)")
     parser.add_argument("--device", default="auto", help="auto | cpu | cuda | mps")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's default)")
-    parser.add_argument("--force", action="store_true", help="measure again even if the result is cached")
+    parser.add_argument("--threads", type=int, default=None, help=f"torch threads (default: {CPU_THREADS} on a CPU)")
+    parser.add_argument("--force", action="store_true", help="with --full: measure again even if the result is cached")
     parser.add_argument("--json", type=Path, help="also write the result to this file")
     arguments = parser.parse_args(argv)
-    result = benchmark(arguments.profile, arguments.device, arguments.threads, force=arguments.force,
-                       log=lambda message: print(message, file=sys.stderr, flush=True))
+    if not arguments.full and (arguments.force or arguments.profile != "cpu"):
+        parser.error("--force and --profile apply to the book's benchmark: add --full")
+    log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+    if arguments.full:
+        result = benchmark(arguments.profile, arguments.device, arguments.threads, force=arguments.force, log=log)
+    else:
+        result = run_benchmark(quick_config(arguments.device, arguments.threads), log)
     print(format_result(result))
     if arguments.json is not None:
         arguments.json.write_text(json.dumps(result, indent=1) + "\n")

@@ -1,5 +1,7 @@
 """The benchmark's measuring tools (the benchmark itself runs in the performance notebook)."""
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -49,3 +51,23 @@ def test_peak_memory_excludes_frees_of_earlier_profiled_tensors():
     bench.peak_memory_bytes(lambda: holder.update(old=torch.ones(2**21)), "cpu")  # 8 MiB, allocated while profiled
     peak = bench.peak_memory_bytes(lambda: torch.ones(2**20), "cpu", setup=holder.clear)
     assert 4 * 2**20 <= peak < 5 * 2**20
+
+
+def test_the_default_run_is_the_quick_one_and_the_cache_flags_need_full(capsys):
+    quick = bench.quick_config("cpu")
+    assert quick.training_profile is None and quick.reference_max_tokens < max(quick.lm_tokens)
+    assert quick.lm_target_tokens == (1024,) and 1024 in quick.lm_tokens and quick.min_run_time <= 1.0
+    for flags in (["--force"], ["--profile", "smoke"]):
+        with pytest.raises(SystemExit):
+            bench.main(flags)
+        assert "add --full" in capsys.readouterr().err
+
+
+def test_a_run_prints_one_progress_line_per_size_and_nothing_from_the_profiler(capfd):
+    config = bench.bench_config("smoke", "cpu")
+    config = dataclasses.replace(config, lm_tokens=config.lm_target_tokens, training_profile=None)
+    lines = []
+    result = bench.run_benchmark(config, log=lines.append)
+    assert [line.split("]")[0] for line in lines] == ["[1/2", "[2/2"] and "x softmax's time" in lines[0]
+    assert len(result["attention"]) == 2
+    assert "USDT" not in capfd.readouterr().err  # the memory profiler's start and stop lines are silenced
