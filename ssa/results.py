@@ -236,6 +236,33 @@ def processor_name(device: str | None) -> str:
     return platform.processor()
 
 
+# The x86-64 instruction-set extensions that change which kernels PyTorch, MKL and oneDNN run, and
+# so the rounding of a float32 computation: two CPUs that differ here may give other bits.
+NUMERIC_CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512_vnni",
+                     "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16")
+
+
+def instruction_sets(device: str | None) -> dict | None:
+    """What a CPU computation's rounding can depend on: the vector code PyTorch's ATen chose for
+    this CPU (``torch.backends.cpu.get_cpu_capability``) and which of :data:`NUMERIC_CPU_FLAGS`
+    the CPU has (Linux's ``/proc/cpuinfo``); ``None`` on a GPU."""
+    if device is not None and not str(device).startswith("cpu"):
+        return None
+    import torch
+
+    flags: set[str] = set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    flags = set(line.partition(":")[2].split())
+                    break
+    except OSError:
+        pass
+    return {"aten_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "flags": [flag for flag in NUMERIC_CPU_FLAGS if flag in flags]}
+
+
 def _provenance(config: dict, device: str | None, wall_time_s: float, before: CodeState) -> dict:
     """``before``: the code state when the computation started; the entry is clean only if the
     code was clean, at one commit, from start to end."""
@@ -256,6 +283,7 @@ def _provenance(config: dict, device: str | None, wall_time_s: float, before: Co
         # platform.platform() names the OS and architecture, not the host.
         "platform": platform.platform(),
         "processor": processor_name(device),
+        "instruction_sets": instruction_sets(device),
         "wall_time_s": round(wall_time_s, 3),
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from ssa import results
 from ssa.results import CACHE_SCHEMA_VERSION, CacheMissError, cached, entry_path, list_entries
@@ -54,6 +55,11 @@ def test_entry_layout_and_provenance(tmp_path):
     for field in ("git_commit", "git_dirty", "torch", "transformers", "python", "platform", "processor", "wall_time_s", "created_utc"):
         assert field in provenance
     assert provenance["processor"] == results.processor_name("cpu")
+    # the instruction sets a CPU computation's rounding can depend on
+    assert provenance["instruction_sets"] == results.instruction_sets("cpu")
+    assert provenance["instruction_sets"]["aten_cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert set(provenance["instruction_sets"]["flags"]) <= set(results.NUMERIC_CPU_FLAGS)
+    assert results.instruction_sets("cuda:0") is None
     assert not list(path.parent.glob("*.tmp")), "the atomic write left a temporary file behind"
 
 
