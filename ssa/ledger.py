@@ -202,8 +202,10 @@ def _total_wall_time(provenances: Sequence[dict]) -> float | None:
     return float(sum(times)) if times else None
 
 
-def _missing(key: str, profile: str, command: str, why: str = "results not in the cache") -> LedgerRow:
-    return LedgerRow(key, PAPER[key].claim, paper_figure(key), f"{why}; run `{command}`", profile, (), NOT_TESTED,
+def _missing(key: str, profile: str, command: str, why: str = "results not in the cache", where: str | None = None) -> LedgerRow:
+    """A claim without results: ``why``, then ``command`` to run, or ``where`` (MyST) the reader
+    finds it when the command is the package's plumbing, kept off the argument's pages."""
+    return LedgerRow(key, PAPER[key].claim, paper_figure(key), f"{why}; {where or f'run `{command}`'}", profile, (), NOT_TESTED,
                      None, command, summary=_sentence(why.split(" (")[0]))
 
 
@@ -619,7 +621,8 @@ def _decoder_rows(profile: str) -> list[LedgerRow]:
     command = experiment.regenerate_command(profile)
     benchmark_command = experiment.paper_commands()["lm-eval benchmarks"]
     benchmarks = _missing("benchmarks", profile, benchmark_command,
-                          "not measured: the book caches no lm-eval results (at the book's cpu scale the models would score at chance)")
+                          "not measured: the book caches no lm-eval results (at the book's cpu scale the models would score at chance)",
+                          "the commands that run them on GPUs are on the {ref}`reproducing page <paper-on-gpus>`")
     try:
         runs = experiment.results(profile)
     except CacheMissError:

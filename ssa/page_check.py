@@ -16,6 +16,10 @@ the base64 of an embedded image are not the builder's paths and are not flagged.
 
 myst-nb gives a notebook's outputs these classes: ``output stream`` (stdout), ``output stderr``,
 ``output traceback`` (an error), ``output text_plain``, ``output text_html`` and so on.
+
+Plumbing (a commit hash, a module path of the package, a constant's name) is looked for in the
+argument only: the code of a code cell (myst-nb's ``cell_input``, which every visible code cell
+keeps behind a hide-input toggle) is code, and names what it calls.
 """
 
 from __future__ import annotations
@@ -66,7 +70,13 @@ HISTORY_PAGES = ("analysis_changes.html",)
 COMMIT_HASH = re.compile(r"(?<![.\w])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,12}(?![-+]?\d)\b")
 MODULE_NAME = re.compile(r"\bssa(?:\.[A-Za-z_]\w*)+")
 CONSTANT_NAME = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")
-PLUMBING_PAGES = ("reproducing.html", "analysis_changes.html")
+# The pages that may name them: how to reproduce the book, what changed, and the two that document
+# the library itself (its scorers and its kernels).
+PLUMBING_PAGES = ("reproducing.html", "analysis_changes.html", "scorers.html", "performance.html")
+# The code of a code cell, shown behind a toggle: code, not argument, for the plumbing check.
+CODE_CELL_CLASS = "cell_input"
+# Public plug-in names a reader of the argument is told to call: not plumbing, so never reported.
+PUBLIC_NAMES = ("ssa.hf.use_scorer",)
 
 SKIPPED_ELEMENTS = {"script", "style", "template"}
 VISIBLE_ATTRIBUTES = ("title", "alt", "aria-label")
@@ -108,12 +118,16 @@ class _PageParser(HTMLParser):
         self.problems: list[str] = []
         self.retired: list[str] = []
         self.visible_text: list[str] = []
+        self.argument_text: list[str] = []
 
     def _skipping(self) -> bool:
         return any(element.tag in SKIPPED_ELEMENTS for element in self.stack)
 
     def _in_output(self) -> bool:
         return any("output" in element.classes for element in self.stack)
+
+    def _in_code_cell(self) -> bool:
+        return any(CODE_CELL_CLASS in element.classes for element in self.stack)
 
     def _in_pandas_table(self) -> bool:
         return any(element.tag == "table" and "dataframe" in element.classes for element in self.stack)
@@ -122,6 +136,8 @@ class _PageParser(HTMLParser):
         if self._skipping():
             return
         self.visible_text.append(text)
+        if not self._in_code_cell():
+            self.argument_text.append(text)
         if self.stack:
             self.stack[-1].text.append(text)
 
@@ -186,9 +202,10 @@ class _PageParser(HTMLParser):
 
 
 def plumbing(text: str) -> list[str]:
-    """The commit hashes, module paths and constant names in ``text``, each once."""
+    """The commit hashes, module paths and constant names in ``text``, each once, less the
+    :data:`PUBLIC_NAMES` a reader is told to call."""
     found = [match.group(0) for pattern in (COMMIT_HASH, MODULE_NAME, CONSTANT_NAME) for match in pattern.finditer(text)]
-    return list(dict.fromkeys(found))
+    return [name for name in dict.fromkeys(found) if name not in PUBLIC_NAMES]
 
 
 def page_problems(html: str, history: bool = False, plumbing_allowed: bool = False) -> list[str]:
@@ -208,7 +225,8 @@ def page_problems(html: str, history: bool = False, plumbing_allowed: bool = Fal
     problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
     problems += [f"a table cut short: {match.group(0)!r} under it" for match in TABLE_CUT_LINE.finditer(text)]
     if not plumbing_allowed:
-        problems += [f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(text)]
+        argument = "".join(parser.argument_text)
+        problems += [f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(argument)]
     return problems
 
 
@@ -217,7 +235,7 @@ def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
     found = {}
     for page in pages:
         problems = page_problems((html_root / page).read_text(encoding="utf-8"), history=page.endswith(HISTORY_PAGES),
-                                 plumbing_allowed=True)
+                                 plumbing_allowed=page.endswith(PLUMBING_PAGES))
         if problems:
             found[page] = problems
     return found

@@ -234,3 +234,26 @@ def test_plumbing_finds_commits_modules_and_constants_but_not_numbers():
     assert page_check.plumbing(text) == ["e67011b", "ssa.verdicts.no_effect_pairs", "BABYBERTA_ZORRO_ACCURACY"]
     assert page_check.page_problems(_page("<p>see ssa.verdicts</p>"))[0].startswith("plumbing in the argument")
     assert page_check.page_problems(_page("<p>see ssa.verdicts</p>"), plumbing_allowed=True) == []
+
+
+def test_plumbing_spares_the_public_names_a_reader_is_told_to_call():
+    assert page_check.PUBLIC_NAMES == ("ssa.hf.use_scorer",)
+    text = "call ssa.hf.use_scorer('topk') before loading; ssa.hf.scoring is internal"
+    assert page_check.plumbing(text) == ["ssa.hf.scoring"]
+    assert page_check.page_problems(_page("<p>call ssa.hf.use_scorer</p>")) == []
+
+
+def test_plumbing_is_looked_for_in_the_argument_not_in_a_code_cells_code():
+    code = '<div class="cell_input docutils container"><pre>experiment.CLAIM_LABELS, ssa.lm.train</pre></div>'
+    assert page_check.page_problems(_page(code)) == []
+    output = '<div class="cell_output docutils container"><pre>ssa.lm.train</pre></div>'
+    assert page_check.page_problems(_page(code + output)) == [
+        "plumbing in the argument (a commit, module or constant name): 'ssa.lm.train'"]
+
+
+def test_check_pages_enforces_plumbing_outside_the_plumbing_pages(tmp_path):
+    for page in ("intro.html", "reproducing.html", "scorers.html", "performance.html", "analysis_changes.html"):
+        (tmp_path / page).write_text(_page("<p>see ssa.verdicts at e67011b</p>"), encoding="utf-8")
+    found = page_check.check_pages(tmp_path, ["intro.html", "reproducing.html", "scorers.html", "performance.html",
+                                              "analysis_changes.html"])
+    assert list(found) == ["intro.html"]

@@ -173,8 +173,8 @@ def scorer_values_table(runs: dict):
 
 def timing_table(runs: dict):
     """Measured times per run: training (summed over interrupted and resumed sessions, kept in
-    the checkpoint) and evaluation, steps per second, and the device and commit that produced it
-    (from the cache entry's provenance)."""
+    the checkpoint) and evaluation, steps per second, and the device that produced it (from the
+    cache entry's provenance, which also holds the commit: a chapter's table leaves it out)."""
     import pandas as pd
 
     rows = []
@@ -183,8 +183,7 @@ def timing_table(runs: dict):
             info, training = run.provenance, run.training
             rows.append({"scorer": scorer_label(scorer), "seed": run.seed, "device": info.get("device"),
                          "training (min)": training.wall_time_s / 60, "steps/s": training.steps_per_s,
-                         "evaluation (min)": training.evaluation_wall_time_s / 60,
-                         "commit": (info.get("git_commit") or "")[:7]})
+                         "evaluation (min)": training.evaluation_wall_time_s / 60})
     return pd.DataFrame(rows)
 
 

@@ -218,7 +218,7 @@ def generalises(run: ICLRun, task: str) -> float:
     return float(error_at(10.0)(run, task) < GENERALISES_BELOW)
 
 
-_TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's MIN_EFFECT, "
+_TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's threshold of 0.1, "
           "fixed before the chapters' results were read")
 # largest_flip is an amendment made after the verdicts were read (FLIP_AMENDMENT_COMMIT): a seed
 # that generalises under one arm and fails under the other moves a prompt error in [0, 1] by up to 1.

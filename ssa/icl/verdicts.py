@@ -41,7 +41,7 @@ LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baselin
 # "collapse onto one token" means, not from the data: most of a head's attention on that token.
 COLLAPSE_SHARE = 0.5
 
-_ABSOLUTE = (f"MIN_EFFECT = {MIN_EFFECT:g}, fixed in this module before the results were read (one absolute "
+_ABSOLUTE = (f"the threshold of {MIN_EFFECT:g}, fixed before the chapters' results were read (one absolute "
              "threshold per claim replaces the earlier rule's second condition, a relative gain over softmax's error)")
 _ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every prompt wrong, or no better than predicting 0)"
 
@@ -90,8 +90,8 @@ COLLAPSE = Claim(
     "softmax's attention collapses onto one extreme value, and SSA's less so", 1, COLLAPSE_SHARE,
     "attention share", f"collapse onto one token needs most of the weight on it: with a share of at least "
     f"{COLLAPSE_SHARE:g} the token outweighs all the other keys together; the share is taken for the most "
-    "affected head, so one collapsing head is enough. Unlike MIN_EFFECT, this threshold was declared after "
-    "the results had been read, from the meaning of collapse")
+    f"affected head, so one collapsing head is enough. Unlike the other claims' threshold of {MIN_EFFECT:g}, this "
+    "one was declared after the results had been read, from the meaning of collapse")
 
 CLAIMS = {
     "quantification": (QUANTIFICATION_SHIFT, QUANTIFICATION_DEGRADES, QUANTIFICATION_LENGTH),
