@@ -27,6 +27,7 @@ import torch
 from torch import Tensor, nn
 
 from ssa.attention import attention
+from ssa.optional import require
 from ssa.scoring import SSA, Scorer, Softmax, make_scorer
 
 __all__ = ["ATTN_IMPLEMENTATION", "attention_modules", "from_pretrained", "register", "scorer_values", "use_scorer"]
@@ -97,6 +98,7 @@ def attention_forward(
 
 def register() -> None:
     """Register our attention (idempotent); :func:`use_scorer` calls it."""
+    require("transformers", "hf")
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 

@@ -873,13 +873,28 @@ def _study_caveats(profile: str) -> str:
     if primary:
         text.append(f"Adjusted for false discoveries among the primary comparisons, {sum(row['survives'] for row in primary)} of "
                     f"these {len(primary)} decided directions stand")
-    pending = [study.comparison(name, profile) for name in study.REGIME_COMPARISONS]
-    pending = [regime for regime in pending if regime is not None and not all(cache.complete(regime, t) for t in regime.tasks)]
-    if pending:
-        text.append("Not decided yet in the other regimes the study runs (" + "; ".join(
-            f"{regime.name.removeprefix('SSA vs softmax, ')}: {cache.cached(regime)} of {study.needed(regime)} runs of "
-            f"{regime.seeds} paired seeds cached" for regime in pending) + ")")
+    regimes = study.regime_map(cache)
+    others = regimes[regimes["comparison"].isin(study.REGIME_COMPARISONS)]
+    if len(others):
+        titles = [_tasks().get_task(task).title for task in _tasks().QUANTIFIERS]
+        text.append(f"In the other regimes at {study.PRIMARY_SEEDS} paired seeds ({study.REGIME_MAP_ENDPOINT}): " + "; ".join(
+            f"{row['comparison'].removeprefix('SSA vs softmax, ')}, " + ", ".join(f"{title} {row[title]}" for title in titles)
+            for _, row in others.iterrows()))
     return " ".join(_sentence(part) for part in text)
+
+
+def regime_map_markdown(profile: str) -> str:
+    """The powered study's regime map (:func:`ssa.icl.study.regime_map`) as a whole MyST table:
+    SSA against softmax in every training regime the study has ("" when the plan at ``profile``
+    has only its primary comparison)."""
+    study = importlib.import_module("ssa.icl.study")
+    frame = study.regime_map(study.StudyCache(profile, train=False))
+    if len(frame) < 2:
+        return ""
+    columns = [column for column in frame.columns if column != "comparison"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(str(row[column])) for column in columns) + " |" for _, row in frame.iterrows()]
+    return "\n".join(lines)
 
 
 def _rule_error_sentence(profile: str) -> str:

@@ -71,6 +71,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from ssa.optional import require
+
 __all__ = [
     "SCORER_NAMES",
     "Scorer",
@@ -303,7 +305,7 @@ def _zero_fully_masked(weights: Tensor, mask: Tensor | None) -> Tensor:
 @_key_axis_last
 def sparsemax(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     """Sparsemax (Euclidean projection onto the simplex), via ``entmax.sparsemax``."""
-    from entmax import sparsemax as _sparsemax
+    _sparsemax = require("entmax", "sparse").sparsemax
 
     # entmax's own handling of dim != -1 is unreliable on 3-D/4-D inputs; the wrapper always
     # hands it the key axis last. masked_fill, not _fill_masked: the sparse maps have always
@@ -314,7 +316,7 @@ def sparsemax(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
 @_key_axis_last
 def entmax15(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     """1.5-entmax, via ``entmax.entmax15``."""
-    from entmax import entmax15 as _entmax15
+    _entmax15 = require("entmax", "sparse").entmax15
 
     return _entmax15(_shift_for_sparse(logits, mask, gap=8.0), dim=-1).masked_fill(~mask, 0.0)
 

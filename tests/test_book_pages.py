@@ -28,7 +28,7 @@ def test_every_notebook_starts_with_the_same_install_cell_from_the_configured_re
     cells = {path.name: _install_cell(path) for path in NOTEBOOKS}
     assert len(set(cells.values())) == 1, f"install cells differ: {cells}"
     install = next(iter(cells.values()))
-    command = f'%pip install -q "ssa-book @ git+{REPOSITORY_URL}"'
+    command = f'%pip install -q "ssa-book[book] @ git+{REPOSITORY_URL}"'
     assert command in install
     assert command.removeprefix("%pip install -q ") in README, "the README must document the install cell's command"
 

@@ -32,7 +32,15 @@ def _name(requirement: str) -> str:
 
 
 def test_environment_yml_lists_exactly_the_pyproject_requirements():
-    assert sorted(_conda_pip_requirements()) == sorted(_pyproject_requirements())
+    # an extra may repeat another's requirement (the book's includes the library's extras)
+    assert sorted(_conda_pip_requirements()) == sorted(set(_pyproject_requirements()))
+
+
+def test_the_library_needs_torch_alone_and_the_book_has_its_extra():
+    project = _pyproject()["project"]
+    assert project["dependencies"] == ["torch>=2.4"]
+    extras = project["optional-dependencies"]
+    assert set(extras["hf"]) | set(extras["sparse"]) <= set(extras["book"])
 
 
 def test_environment_yml_python_matches_requires_python():

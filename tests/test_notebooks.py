@@ -68,7 +68,7 @@ class TestNotebook:
     def test_first_code_cell_installs_from_the_configured_repository(self, path):
         install = _code_cells(nbformat.read(path, as_version=4))[0]
         assert "import ssa" in install.source and "except ImportError" in install.source
-        assert f'%pip install -q "ssa-book @ git+{REPOSITORY_URL}"' in install.source
+        assert f'%pip install -q "ssa-book[book] @ git+{REPOSITORY_URL}"' in install.source
         assert "remove-cell" in install.metadata.get("tags", [])
 
     def test_second_code_cell_holds_the_tagged_parameters(self, path):

@@ -491,3 +491,23 @@ def test_the_generalisation_cut_table_judges_the_same_runs_at_each_cut():
     declared = study.judge(compared, "every", study.BINARY_ENDPOINT, cache)
     assert every.loc["0.1 (declared)", "effect"] == declared.estimate()
     assert set(table["majority class's error at sigma 10"]) == {"0.150"}
+
+
+def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has():
+    # SSA worse by 0.5 where it starts sharp, no different from b = 1; the lr 1e-4 arms not run at all
+    def errors(arm, task, seed):
+        if "lr1e-4" in arm:
+            return None
+        return 0.6 + 0.01 * (seed % 2) if arm.startswith("ssa") and arm != "ssa_b1" else 0.1 + 0.01 * (seed % 3)
+
+    frame = study.regime_map(_Cache(errors))
+    rows = frame.set_index("comparison")
+    assert list(frame["comparison"])[:2] == ["SSA vs softmax", "SSA from b = 1 vs softmax"]
+    assert rows.loc["SSA vs softmax", '"every"'].startswith("SSA worse -0.49")
+    assert rows.loc["SSA from b = 1 vs softmax", '"some"'].startswith("no difference that matters")
+    assert rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", '"every"'] == "pending (0 of 80 runs)"
+    assert rows.loc["SSA vs softmax, 3 x steps", '"some"'] == "not run"  # read on "every" only
+    assert rows.loc["SSA vs softmax, 3 x steps", '"every"'].startswith("too few seeds to decide")
+    assert "lr 0.0001 (constant), 10,000 steps" in rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", "regime"]
+    assert "SSA from b = 1" in rows.loc["SSA from b = 1 vs softmax", "regime"]
+    assert set(frame["comparison"]) <= set(study.REGIME_MAP)

@@ -103,7 +103,7 @@ class Arm:
         """The arm's training regime in words, with the paper's beside it: "4 layers of width 64,
         1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: 12
         layers of width 256, 500,000 steps at 0.0001)"."""
-        return f"{_regime_words(self.experiment(task, FIRST_SEED, profile).train)} (the paper: {_paper_regime(task)})"
+        return f"{_regime_words(self.experiment(task, FIRST_SEED, profile).train)} (the paper: {paper_regime(task)})"
 
     def cost(self) -> float:
         """Training cost relative to one chapter run of the task: steps x width^2 (the matrix
@@ -122,7 +122,8 @@ def _regime_words(train, *, scorer: bool = True) -> str:
     return text
 
 
-def _paper_regime(task: str) -> str:
+def paper_regime(task: str) -> str:
+    """The paper's training regime for ``task`` in words: "12 layers of width 256, 500,000 steps at 0.0001"."""
     paper = experiments.experiment_config(task, "softmax", "paper", FIRST_SEED).train
     return (f"{paper.model.n_layer} layers of width {paper.model.n_embd}, {paper.train_steps:,} steps at "
             f"{paper.learning_rate:g}")
@@ -861,6 +862,50 @@ def _prompt_error_flips(endpoint: str) -> bool:
     ``largest_flip``), not the 0/1 endpoint, which has an interval of its own."""
     claim = ENDPOINTS[endpoint].claim
     return claim.largest_flip is not None and not claim.binary
+
+
+# The comparisons of SSA with softmax that differ only in how both are trained or where SSA starts:
+# the regimes the primary answer is set against, in the order the regime map lists them.
+REGIME_MAP = ("SSA vs softmax", "SSA from b = 1 vs softmax", "SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps",
+              "SSA vs softmax, 30 x steps", "SSA vs softmax, 4 x parameters", "SSA vs softmax, lr 1e-4, 10 x steps",
+              "SSA vs softmax, warm-up + cosine")
+REGIME_MAP_ENDPOINT = "error at sigma 10"
+
+
+def _short_regime(arm: Arm, task: str, profile: str) -> str:
+    train = arm.experiment(task, FIRST_SEED, profile).train
+    schedule = "constant" if train.schedule == "constant" else train.schedule.replace("_", " + ")
+    start = dict(train.model.scorer_kwargs)
+    return (f"lr {train.learning_rate:g} ({schedule}), {train.train_steps:,} steps, width {train.model.n_embd}, "
+            f"SSA from b = {start.get('b', _SSA_B0):.3g}")
+
+
+def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
+    """SSA against softmax in every training regime the study has (:data:`REGIME_MAP`), at
+    ``endpoint``: one row per regime, its settings in short, and per quantifier the verdict in the
+    book's words with its estimate and pairs, or how many runs are cached while it is incomplete.
+    A comparison the plan at the cache's profile leaves out is left out (the 30 x one until the
+    length trend calls for it)."""
+    import pandas as pd
+
+    rows = []
+    for name in REGIME_MAP:
+        compared = comparison(name, cache.profile) if name != LONGER_TRAINING.name else (
+            LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None)
+        if compared is None or endpoint not in compared.endpoints:
+            continue
+        row = {"regime": _short_regime(ARMS[compared.treatment], compared.tasks[0], cache.profile),
+               "comparison": compared.name, "paired seeds": compared.seeds}
+        for task in QUANTIFIERS:
+            if task not in compared.tasks:
+                row[get_task(task).title] = "not run"
+            elif cache.complete(compared, task):
+                verdict = judge(compared, task, endpoint, cache)
+                row[get_task(task).title] = f"{verdict.label()} {verdict.estimate()}"
+            else:
+                row[get_task(task).title] = f"pending ({cache.cached(compared, task)} of {needed(compared, task)} runs)"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def false_discovery_rows(comparisons: Sequence[Comparison], rows: Sequence[dict]) -> list[dict]:

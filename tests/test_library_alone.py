@@ -1,0 +1,79 @@
+"""The library installs and runs with torch alone: a clean virtual environment gets torch and the
+package (no extras), and runs the README's library example; nothing of the book comes with it."""
+
+import re
+import shutil
+import subprocess
+from importlib import metadata
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BOOK_ONLY = ("transformers", "entmax", "numpy", "pandas", "scipy", "matplotlib", "jupyter_book", "papermill")
+
+
+def _library_example() -> str:
+    """The README's block of Python that follows the line "With torch alone:"."""
+    found = re.search(r"With torch alone:\s*```python\n(.*?)```", README, re.S)
+    assert found, "the README must show the library's example after a line 'With torch alone:'"
+    return found.group(1)
+
+
+def _requirement_names(distribution: str) -> list[str]:
+    """The distributions ``distribution`` needs (without extras), itself first, recursively."""
+    found, queue = [], [distribution]
+    while queue:
+        name = queue.pop()
+        if name.lower() in (seen.lower() for seen in found):
+            continue
+        found.append(name)
+        for requirement in metadata.requires(name) or []:
+            if "extra ==" not in requirement:
+                queue.append(re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0])
+    return found
+
+
+def _torch_alone(folder: Path) -> Path:
+    """A folder holding links to the installed torch and the distributions it needs, and nothing
+    else: what ``pip install torch`` would put in a clean environment, without the download."""
+    folder.mkdir()
+    for name in _requirement_names("torch"):
+        distribution = metadata.distribution(name)
+        for top in {Path(str(file)).parts[0] for file in distribution.files or []}:
+            source = Path(distribution.locate_file(top))
+            if top not in ("..", "bin") and source.exists() and not (folder / top).exists():
+                (folder / top).symlink_to(source)
+    return folder
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the clean environment is built the Linux way")
+def test_the_library_installs_and_runs_its_readme_example_with_torch_alone(tmp_path):
+    environment = tmp_path / "library"
+    venv.EnvBuilder(with_pip=True).create(environment)
+    site_packages = next((environment / "lib").glob("python*/site-packages"))
+    for bundled in [*site_packages.glob("setuptools*"), *site_packages.glob("_distutils_hack"), *site_packages.glob("distutils-precedence.pth")]:
+        shutil.rmtree(bundled) if bundled.is_dir() else bundled.unlink()  # torch's newer setuptools builds the package
+    (site_packages / "torch_alone.pth").write_text(str(_torch_alone(tmp_path / "torch_alone")) + "\n")
+    source = tmp_path / "source"  # a copy: building in the checkout would leave a build/ folder there
+    shutil.copytree(ROOT / "ssa", source / "ssa", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    package = subprocess.run([str(environment / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+                              "--no-build-isolation", "--no-index", str(source)], capture_output=True, text=True, timeout=600)
+    assert package.returncode == 0, package.stderr
+    check = "\n".join([
+        "import importlib.util",
+        f"present = [name for name in {BOOK_ONLY!r} if importlib.util.find_spec(name) is not None]",
+        "assert not present, f'the library alone brought {present}'",
+        _library_example(),
+        "import ssa.hf, ssa.scoring",
+        "try:\n    ssa.make_scorer('sparsemax')(torch.zeros(1, 3))\nexcept ModuleNotFoundError as error:\n"
+        "    assert 'ssa-book[sparse]' in str(error), error\nelse:\n    raise AssertionError('sparsemax ran without entmax')",
+    ])
+    ran = subprocess.run([str(environment / "bin" / "python"), "-W", "ignore", "-c", check], capture_output=True, text=True,
+                         timeout=600, cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "SSA_NATIVE": "0", "HOME": str(tmp_path)})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
