@@ -439,6 +439,33 @@ def verdicts(config: BenchConfig, result: dict) -> dict:
     }
 
 
+# The speed and memory targets, as ratios to softmax through SDPA measured in the same run: SSA's
+# attention (forward + backward) no slower than softmax from 512 tokens on and at most 1.2 x below,
+# never more than 1.2 x its memory, and the in-context training run at most 1.05 x its time.
+SIZE_TARGETS = {"time_long": 1.0, "time_short": 1.2, "memory": 1.2, "training": 1.05}
+LONG_FROM_TOKENS = 512  # from this length on, the long-sequence time target applies
+
+
+def target_checks(result: dict) -> list[dict]:
+    """Every target of :data:`SIZE_TARGETS` that ``result`` measures, size by size, read from its
+    rows (so a cached result is judged by the targets of today): ``{"what", "size", "tokens",
+    "ratio", "at most", "met"}`` for the fast path's time and memory at each attention size and
+    for the in-context training run."""
+    checks = []
+    for row in result["attention"]:
+        fast = row["ssa_fast"]
+        long = row["tokens"] >= LONG_FROM_TOKENS
+        for what, ratio, target in (("time", fast["time_ratio"], SIZE_TARGETS["time_long" if long else "time_short"]),
+                                    ("peak memory", fast["memory_ratio"], SIZE_TARGETS["memory"])):
+            checks.append({"what": f"attention {what}", "size": row["size"], "tokens": row["tokens"], "ratio": ratio,
+                           "at most": target, "met": ratio <= target})
+    if "training" in result:
+        ratio = result["training"]["schedule_ratio"]
+        checks.append({"what": "in-context training time", "size": "icl training", "tokens": None, "ratio": ratio,
+                       "at most": SIZE_TARGETS["training"], "met": ratio <= SIZE_TARGETS["training"]})
+    return checks
+
+
 def benchmark(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0, *,
               force: bool = False, log=print) -> dict:
     """The benchmark result of ``profile`` from the cache, computed if missing (or ``force``)."""

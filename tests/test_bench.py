@@ -71,3 +71,15 @@ def test_a_run_prints_one_progress_line_per_size_and_nothing_from_the_profiler(c
     assert [line.split("]")[0] for line in lines] == ["[1/2", "[2/2"] and "x softmax's time" in lines[0]
     assert len(result["attention"]) == 2
     assert "USDT" not in capfd.readouterr().err  # the memory profiler's start and stop lines are silenced
+
+
+def test_target_checks_read_every_size_against_the_targets_of_today():
+    row = lambda size, tokens, time, memory: {"size": size, "tokens": tokens, "ssa_fast": {"time_ratio": time, "memory_ratio": memory}}
+    result = {"attention": [row("icl", 82, 1.25, 2.9), row("lm", 256, 1.1, 1.1), row("lm", 1024, 1.05, 1.19)],
+              "training": {"schedule_ratio": 1.04}}
+    checks = {(c["what"], c["tokens"]): c for c in bench.target_checks(result)}
+    assert len(checks) == 3 * 2 + 1
+    assert not checks[("attention time", 82)]["met"] and checks[("attention time", 82)]["at most"] == 1.2
+    assert checks[("attention time", 256)]["met"] and not checks[("attention time", 1024)]["met"]  # 1.0 from 512 tokens on
+    assert checks[("attention peak memory", 1024)]["met"] and not checks[("attention peak memory", 82)]["met"]
+    assert checks[("in-context training time", None)]["met"] and checks[("in-context training time", None)]["at most"] == 1.05
