@@ -850,7 +850,8 @@ def comparison_words(row: LedgerRow) -> str:
 def _study_caveats(profile: str) -> str:
     """What the powered study says beside its primary answer: what SSA's deficit goes with (the
     form-or-slope reading's conclusion, per quantifier), how many of the primary prompt-error
-    verdicts the distribution-free check keeps, and where the regime comparisons stand."""
+    verdicts the distribution-free check keeps, and how many directions survive control of false
+    discoveries (the other training regimes are in :func:`regime_map_markdown`)."""
     study = importlib.import_module("ssa.icl.study")
     compared = study.comparison("SSA vs softmax", profile)
     cache = study.StudyCache(profile, train=False)
@@ -873,13 +874,6 @@ def _study_caveats(profile: str) -> str:
     if primary:
         text.append(f"Adjusted for false discoveries among the primary comparisons, {sum(row['survives'] for row in primary)} of "
                     f"these {len(primary)} decided directions stand")
-    regimes = study.regime_map(cache)
-    others = regimes[regimes["comparison"].isin(study.REGIME_COMPARISONS)]
-    if len(others):
-        titles = [_tasks().get_task(task).title for task in _tasks().QUANTIFIERS]
-        text.append(f"In the other regimes at {study.PRIMARY_SEEDS} paired seeds ({study.REGIME_MAP_ENDPOINT}): " + "; ".join(
-            f"{row['comparison'].removeprefix('SSA vs softmax, ')}, " + ", ".join(f"{title} {row[title]}" for title in titles)
-            for _, row in others.iterrows()))
     return " ".join(_sentence(part) for part in text)
 
 
