@@ -1,4 +1,4 @@
-"""Conventions every chapter follows; see README.md, "Writing a chapter".
+"""Conventions every chapter follows; see CONTRIBUTING.md, "Writing a chapter".
 
 * committed without outputs or execution counts;
 * first code cell: the Colab install cell, installing from the repository URL in _config.yml,
