@@ -511,3 +511,19 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
     assert "lr 0.0001 (constant), 10,000 steps" in rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", "regime"]
     assert "SSA from b = 1" in rows.loc["SSA from b = 1 vs softmax", "regime"]
     assert set(frame["comparison"]) <= set(study.REGIME_MAP)
+
+
+def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words():
+    def errors(arm, task, seed):
+        if "lr1e-4" in arm:
+            return None
+        return 0.6 + 0.01 * (seed % 2) if arm.startswith("ssa") and arm != "ssa_b1" else 0.1 + 0.01 * (seed % 3)
+
+    rows = study.regime_rows(_Cache(errors))
+    assert {row["endpoint"] for row in rows} == {study.REGIME_MAP_ENDPOINT}
+    assert {row["comparison"] for row in rows} <= set(study.REGIME_MAP)
+    takeaway = study.regime_takeaway(rows)
+    pending = sum(row["verdict"].outcome == "not tested" for row in rows)
+    assert takeaway.startswith(f"Of the {len(rows) - pending} regime-and-task cells judged so far: ")
+    assert "SSA worse" in takeaway and "no difference that matters" in takeaway and f"; {pending} not complete yet." in takeaway
+    assert study.regime_takeaway([]) == "No regime of the study is complete yet."

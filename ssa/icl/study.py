@@ -908,6 +908,26 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     return pd.DataFrame(rows)
 
 
+def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> list[dict]:
+    """The verdict rows (:func:`verdict_rows`) of the regime map's comparisons at ``endpoint``, on
+    the quantifiers each runs on: judged where complete, "not tested" with what is missing."""
+    compared = [comparison(name, cache.profile) if name != LONGER_TRAINING.name else (
+        LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None) for name in REGIME_MAP]
+    return [row for row in verdict_rows([c for c in compared if c is not None], cache) if row["endpoint"] == endpoint]
+
+
+def regime_takeaway(rows: Sequence[dict]) -> str:
+    """The regime map in one sentence, from :func:`regime_rows`: how many of its decided cells
+    have SSA worse, better or no different from softmax, and how many are still open."""
+    words = [rule.outcome_words(row["verdict"].outcome, "SSA") for row in rows if row["verdict"].outcome != rule.NOT_TESTED]
+    counts = {word: words.count(word) for word in dict.fromkeys(words)}
+    pending = sum(row["verdict"].outcome == rule.NOT_TESTED for row in rows)
+    if not counts:
+        return "No regime of the study is complete yet."
+    text = f"Of the {len(words)} regime-and-task cells judged so far: " + ", ".join(f"{n} {word}" for word, n in counts.items())
+    return text + (f"; {pending} not complete yet." if pending else ".")
+
+
 def false_discovery_rows(comparisons: Sequence[Comparison], rows: Sequence[dict]) -> list[dict]:
     """The study's tested verdicts (:func:`verdict_rows`) with the two-sided p-value of the rule's
     signed-rank test, raw and adjusted for false discoveries (:func:`ssa.verdicts.false_discoveries`)
