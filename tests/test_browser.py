@@ -93,7 +93,7 @@ def browser_context(tmp_path_factory):
 
 
 # Runs in the page: everything the checks need, in one round trip.
-_INSPECT = """(localPath) => {
+_INSPECT = """({localPath, tableCut}) => {
   const skip = new Set(['SCRIPT', 'STYLE', 'PRE', 'CODE', 'TEXTAREA', 'NOSCRIPT']);
   const raw = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -118,6 +118,11 @@ _INSPECT = """(localPath) => {
     // What the reader sees, as laid out (innerText leaves out hidden elements); page_check reads
     // the whole DOM as well.
     localPaths: (document.body.innerText.match(new RegExp(localPath, 'g')) || []),
+    // A table pandas cut short, as laid out: its "N rows x M columns" line, or a cell of a
+    // DataFrame's table ending in an ellipsis.
+    cutTables: [...(document.body.innerText.match(new RegExp(tableCut, 'g')) || []),
+      ...[...document.querySelectorAll('table.dataframe td, table.dataframe th')]
+        .map(cell => cell.innerText.trim()).filter(text => text.endsWith('...') || text.endsWith('\u2026'))],
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
     ids: [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
@@ -127,7 +132,7 @@ _INSPECT = """(localPath) => {
 
 def _inspect(page) -> dict:
     """What _INSPECT finds in the page, plus ssa.page_check's findings on its live DOM."""
-    found = page.evaluate(_INSPECT, page_check.LOCAL_PATH_JS)
+    found = page.evaluate(_INSPECT, {"localPath": page_check.LOCAL_PATH_JS, "tableCut": page_check.TABLE_CUT_LINE.pattern})
     found["readerProblems"] = page_check.page_problems(page.content(), history=page.url.endswith(page_check.HISTORY_PAGES),
                                                        plumbing_allowed=page.url.endswith(page_check.PLUMBING_PAGES))
     return found
@@ -188,6 +193,7 @@ def _page_problems(found: dict) -> list[str]:
     if found.get("tracebackText"):
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text as laid out: {path!r}" for path in found.get("localPaths", [])]
+    problems += [f"a table cut short as laid out: {text!r}" for text in found.get("cutTables", [])]
     problems += found.get("readerProblems", [])
     return problems
 
@@ -209,6 +215,8 @@ BAD_PAGE = """<!DOCTYPE html><html><head><title>bad</title></head><body><main>
 <div class="output traceback highlight-ipythontb notranslate"><div class="highlight"><pre><span></span><span class="gt">Traceback (most recent call last)</span>
 ValueError: boom</pre></div></div>
 <div class="output stream highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>cached in /home/someone/ssa-book/results</pre></div></div>
+<div class="output text_html"><table class="dataframe"><tr><td>SSA vs softmax, lr 1e-4, 10 x st...</td></tr></table>
+<p>74 rows × 5 columns</p></div>
 </div></main></body></html>"""
 CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title></head><body><main>
 <p>Results live in <code>results/cpu/</code>; see <a href="https://example.org/home/tmp/">the site</a>.</p>
@@ -231,6 +239,7 @@ def test_the_checks_fail_on_a_hand_made_bad_page_and_pass_a_clean_one(browser_co
         ("stderr output: ", "TqdmWarning"), ("error output: ", "Traceback"),
         ("the page shows a Python traceback", ""), ("local path in the text as laid out: ", "/home/"),
         ("local path in the text: ", "/home/someone"), ("local path in the text: ", "site-packages"),
+        ("a table cut short as laid out: ", "74 rows × 5 columns"), ("a table cut short as laid out: ", "10 x st..."),
     ]
     for start, quoted in expected:
         assert any(problem.startswith(start) and quoted in problem for problem in bad), f"no {start!r} quoting {quoted!r}: {bad}"
