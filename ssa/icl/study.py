@@ -46,7 +46,7 @@ PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized
 FIRST_SEED = 100  # study seeds are FIRST_SEED, FIRST_SEED + 1, ...: disjoint from the chapters' pilot seeds
 GENERALISES_BELOW = 0.1  # a quantification run "generalises" at sigma = 10 when its prompt error is below this
 PRIMARY_SEEDS = 40  # per comparison of the primary question (see the power calculation in the chapter)
-ABLATION_SEEDS = 10  # per ablation, length and size comparison (the issue's minimum)
+ABLATION_SEEDS = 10  # per ablation, length and size comparison (the plan's minimum)
 # The starting-point comparisons, by an amendment after their ten-seed verdicts were read
 # (STARTING_POINT_AMENDMENT_COMMIT): the primary question's count, so that "no effect", which the
 # rule gives prompt errors only from verdicts.no_effect_pairs pairs (36), can be reached.
@@ -231,7 +231,7 @@ ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
     # binary=True is an amendment made after the verdicts were read (BINARY_AMENDMENT_COMMIT).
     Endpoint("generalises at sigma 10", QUANTIFIERS, rule.Claim(
         f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at sigma = 10)", 1, 0.2, "share of seeds",
-        "the issue's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
+        "the plan's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
     Endpoint("normalised error, larger inputs", ("linear",), rule.Claim(
         "mean normalised error over sigma_x = 2..10 is lower", -1, 0.1, "normalised MSE",
         _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_x")),
@@ -302,18 +302,17 @@ COMPARISONS: tuple[Comparison, ...] = (
                QUANTIFICATION_ENDPOINTS),
     Comparison("SSA vs softmax, 4 x parameters", "In a model with 4 x the parameters?", "ssa_wide", "softmax_wide", ("every",),
                ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
-    # An ablation of the issue's list, so read on both quantifiers like the others: an amendment
-    # (:data:`LR_AMENDMENT_COMMIT`) made before any run of its arms existed added "some".
+    # Read on both quantifiers like the other ablations ("some" added by :data:`LR_AMENDMENT_COMMIT`,
+    # before any run of its arms existed).
     Comparison("SSA vs softmax, lr 1e-4, 10 x steps", "At the authors' learning rate, trained 10 x longer?",
                "ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS, QUANTIFICATION_ENDPOINTS),
 )
 
 
-# An amendment to the plan, committed before any run of the 3 x and 10 x steps arms existed: the
-# issue's contingency on training length. If SSA's paired advantage over softmax (prompt error at
-# sigma = 10 on "every") still moves between 3 x and 10 x the steps, the paper's far longer training
-# (500,000 steps) may end elsewhere, and the question is asked again at 30 x, with the fewest pairs
-# the rule decides on (the issue asks for at least 5).
+# The contingency on training length, committed before any run of the 3 x and 10 x steps arms
+# existed: if SSA's paired advantage over softmax (prompt error at sigma = 10 on "every") still
+# moves between 3 x and 10 x the steps, the paper's far longer training (500,000 steps) may end
+# elsewhere, and the question is asked again at 30 x, with the fewest pairs the rule decides on.
 CONTINGENCY_COMMIT = "ae22e28"  # the commit that added it (tests/test_study.py checks it)
 # The amendment that reads "SSA vs softmax, lr 1e-4, 10 x steps" on "some" too, committed before any
 # run of its arms existed (tests/test_study.py checks it).

@@ -37,12 +37,12 @@ from ssa.verdicts import Claim, Verdict, combine, judge, not_tested, premise_abs
 # Thresholds fixed in this module before any of the cached results were read.
 MIN_EFFECT = 0.1  # smallest effect that matters: in error units, attention weight, or logit units
 LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baseline by this factor
-# Declared later, with the move to ssa.verdicts (after the results had been read), from what
-# "collapse onto one token" means, not from the data: most of a head's attention on that token.
+# From what "collapse onto one token" means, not from the data: most of a head's attention on that
+# token. Declared after the results had been read (the analysis-changes page lists it).
 COLLAPSE_SHARE = 0.5
 
 _ABSOLUTE = (f"the threshold of {MIN_EFFECT:g}, fixed before the chapters' results were read (one absolute "
-             "threshold per claim replaces the earlier rule's second condition, a relative gain over softmax's error)")
+             "threshold per claim)")
 _ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every prompt wrong, or no better than predicting 0)"
 
 # An in-context learner generalises or fails from seed to seed, so its prompt error, in [0, 1], can
