@@ -84,6 +84,12 @@ def combine_now(outcomes: Sequence[str]) -> str:
 
 
 CHANGES: tuple[AnalysisChange, ...] = (
+    AnalysisChange("7e238a6", "2026-12-01", "threshold",
+                   "the collapse premise: a head collapses onto a token when it puts at least half its attention on "
+                   "it (COLLAPSE_SHARE = 0.5), the share taken for the most affected head",
+                   "declared when every verdict moved to one rule, after the chapters' results had been read, from what "
+                   "collapse onto one token means (the token outweighs all the other keys together), not from the data",
+                   True),
     AnalysisChange("f176caf", "2026-12-02", "rule",
                    "combine: parts that differ with none decided read inconclusive (or premise absent), not partly",
                    "\"partly\" reads as partial support, and undecided parts give none", True),
