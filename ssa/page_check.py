@@ -17,6 +17,13 @@ the base64 of an embedded image are not the builder's paths and are not flagged.
 myst-nb gives a notebook's outputs these classes: ``output stream`` (stdout), ``output stderr``,
 ``output traceback`` (an error), ``output text_plain``, ``output text_html`` and so on.
 
+Every figure a reader sees is numbered: an image in a cell's output (myst-nb's ``cell_output``) or
+in the page's article must sit in a ``<figure>`` whose caption Sphinx numbered
+(``<span class="caption-number">Fig. N </span>``), that is a ``{glue:figure}`` with a caption, and
+its ``alt`` text must say in words what it shows (not the hashed file name myst-nb writes for an
+output's image). Images of the theme (the logo, the launch buttons' icons) are outside both and
+pass.
+
 Plumbing (a commit hash, a module path of the package, a constant's name) is looked for in the
 argument only: the code of a code cell (myst-nb's ``cell_input``, which every visible code cell
 keeps behind a hide-input toggle) is code, and names what it calls.
@@ -75,6 +82,15 @@ CONSTANT_NAME = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")
 PLUMBING_PAGES = ("reproducing.html", "analysis_changes.html", "scorers.html", "performance.html")
 # The code of a code cell, shown behind a toggle: code, not argument, for the plumbing check.
 CODE_CELL_CLASS = "cell_input"
+# Where a figure is: a cell's output, or the page's article (a figure pasted with {glue:figure} is
+# not in a cell's output). A figure there must be numbered: inside a <figure> whose caption holds
+# Sphinx's "Fig. N" number. The theme's images (logo, launch buttons) are outside both.
+OUTPUT_CELL_CLASS = "cell_output"
+ARTICLE_CLASS = "bd-article"
+CAPTION_NUMBER_CLASS = "caption-number"
+FIGURE_NUMBER = re.compile(r"^\s*Fig\.?\s*\d")
+# An alt text that is a file name (myst-nb's default for an output's image is its path), or none.
+FILE_NAME_ALT = re.compile(r"^\S*\.(?:png|jpe?g|svg|gif|webp)$", re.IGNORECASE)
 # Public plug-in names a reader of the argument is told to call: not plumbing, so never reported.
 PUBLIC_NAMES = ("ssa.hf.use_scorer",)
 
@@ -109,6 +125,8 @@ class _Element:
     tag: str
     classes: set[str]
     text: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)  # a <figure>'s images, each its alt text
+    numbered: bool = False  # a <figure> whose caption holds a "Fig. N" number
 
 
 class _PageParser(HTMLParser):
@@ -128,6 +146,17 @@ class _PageParser(HTMLParser):
 
     def _in_code_cell(self) -> bool:
         return any(CODE_CELL_CLASS in element.classes for element in self.stack)
+
+    def _figure_image(self, attributes: dict) -> None:
+        """An <img> in a cell's output or in the article: a figure, which must be numbered."""
+        if not any(OUTPUT_CELL_CLASS in element.classes or ARTICLE_CLASS in element.classes for element in self.stack):
+            return  # the theme's (logo, launch buttons)
+        alt = (attributes.get("alt") or "").strip()
+        figure = next((element for element in reversed(self.stack) if element.tag == "figure"), None)
+        if figure is None:
+            self.problems.append(f"an unnumbered figure (an image outside a numbered figure; alt text {alt[:80]!r})")
+        else:
+            figure.images.append(alt)  # judged when the figure closes, once its caption is read
 
     def _in_pandas_table(self) -> bool:
         return any(element.tag == "table" and "dataframe" in element.classes for element in self.stack)
@@ -154,6 +183,8 @@ class _PageParser(HTMLParser):
                 # Only the start of a link counts: a data: URI's base64 may hold "/tmp" by chance.
                 if LOCAL_PATH.match(value):
                     self.problems.append(f"{tag} {name} points at the local file system: {value[:120]!r}")
+        if tag == "img" and not self._skipping():
+            self._figure_image(attributes)
         if tag == "script" and attributes.get("type") == WIDGET_VIEW_TYPE:
             self.problems.append("a widget output (a progress bar?), which a static page shows frozen or not at all")
         if tag in VOID_ELEMENTS:
@@ -180,6 +211,16 @@ class _PageParser(HTMLParser):
             self.stack[-1].text.append(text)
         if element.tag not in INLINE_ELEMENTS:
             self._text("\n")
+        if CAPTION_NUMBER_CLASS in element.classes and FIGURE_NUMBER.match(text):
+            figure = next((parent for parent in reversed(self.stack) if parent.tag == "figure"), None)
+            if figure is not None:
+                figure.numbered = True
+        if element.tag == "figure":
+            for alt in element.images:
+                if not element.numbered:
+                    self.problems.append(f"an unnumbered figure (a figure without a numbered caption; alt text {alt[:80]!r})")
+                elif not alt or FILE_NAME_ALT.match(alt):
+                    self.problems.append(f"a figure without alt text in words (alt text {alt[:80]!r})")
         if element.tag in VERDICT_ELEMENTS and (word := RETIRED_WORD.search(text)):
             self.retired.append(f"a verdict word outside the vocabulary: {word.group(0)!r} in {' '.join(text.split())[:120]!r}")
         if element.tag in ("td", "th") and self._in_pandas_table() and text.strip().endswith(ELLIPSIS):

@@ -177,6 +177,61 @@ def test_page_check_passes_what_is_no_local_path(html):
     assert page_check.page_problems(_page(html)) == []
 
 
+# Every figure is numbered: an image in a cell's output or in the article sits in a <figure> whose
+# caption Sphinx numbered ("Fig. N"), as a {glue:figure} with a caption writes it, with alt text in
+# words. Below, the HTML Jupyter Book 1.x (myst-nb, sphinx-book-theme) writes for each case.
+HASHED_IMAGE = "../_images/dbbbbf6db49a314de2b9da34c8b0bc6940a5fcac94d81792e3e6b74e30de8a3a.png"
+OUTPUT_IMAGE = f'<div class="cell_output docutils container"><img alt="{HASHED_IMAGE}" src="{HASHED_IMAGE}" /></div>'
+ALT = "A line chart of the prompt error against sigma, one line per scorer"
+
+
+def _figure(alt: str = ALT, number: str | None = "Fig. 3 ", caption: str = "SSA's error grows from 0.01 to 0.97.") -> str:
+    numbered = f'<span class="caption-number">{number}</span>' if number is not None else ""
+    return (f'<figure class="align-default" id="fig-shift"><img alt="{alt}" src="{HASHED_IMAGE}" />'
+            f'<figcaption><p>{numbered}<span class="caption-text">{caption}</span>'
+            '<a class="headerlink" href="#fig-shift" title="Link to this image">#</a></p></figcaption></figure>')
+
+
+def _article(body: str) -> str:
+    return f'<article class="bd-article"><section id="a-chapter"><h1>A chapter</h1>{body}</section></article>'
+
+
+def test_page_check_reports_an_image_in_a_cell_output_outside_a_figure():
+    # what myst-nb writes for a figure a code cell displays: no number, its file name as alt text
+    problems = page_check.page_problems(_page(_article(f'<div class="cell docutils container">{OUTPUT_IMAGE}</div>')))
+    assert problems == [f"an unnumbered figure (an image outside a numbered figure; alt text {HASHED_IMAGE[:80]!r})"]
+    # in a cell's output even where the page has no article element (as the browser check's pages)
+    assert page_check.page_problems(_page(OUTPUT_IMAGE))[0].startswith("an unnumbered figure")
+
+
+def test_page_check_passes_a_numbered_figure_with_alt_text_in_words():
+    assert page_check.page_problems(_page(_article(_figure()))) == []
+    # a glue:figure of a cell's output keeps the output's container inside the figure
+    inside = _figure().replace(f'<img alt="{ALT}" src="{HASHED_IMAGE}" />',
+                               f'<div class="cell_output docutils container"><img alt="{ALT}" src="{HASHED_IMAGE}" /></div>')
+    assert page_check.page_problems(_page(_article(inside))) == []
+
+
+def test_page_check_reports_a_figure_without_a_number_or_without_alt_text_in_words():
+    # a figure with no caption (Sphinx numbers only captioned figures) or numbered as something else
+    for unnumbered in (_figure(number=None), _figure(number="Table 2 ")):
+        assert page_check.page_problems(_page(_article(unnumbered))) == [
+            f"an unnumbered figure (a figure without a numbered caption; alt text {ALT!r})"]
+    # an image in the article outside any figure (a figure pasted with {glue} rather than {glue:figure})
+    assert page_check.page_problems(_page(_article(f'<p><img alt="{ALT}" src="{HASHED_IMAGE}" /></p>')))[0].startswith(
+        "an unnumbered figure")
+    for alt in (HASHED_IMAGE, ""):
+        assert page_check.page_problems(_page(_article(_figure(alt=alt)))) == [
+            f"a figure without alt text in words (alt text {alt!r})"]
+
+
+def test_page_check_passes_the_themes_images():
+    header = ('<div class="navbar-brand logo"><img src="../_static/logo.png" class="logo__image only-light" alt="SSA book - Home"/></div>'
+              '<div class="article-header-buttons"><a href="https://colab.research.google.com/x" class="btn">'
+              '<img alt="Colab logo" src="../_static/images/logo_colab.png"></a></div>')
+    assert page_check.page_problems(_page(header + _article(_figure()))) == []
+
+
 def test_the_runner_refuses_a_build_whose_page_shows_stderr(tmp_path):
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/chapter\n")
     (tmp_path / "book").mkdir()
