@@ -31,6 +31,7 @@ keeps behind a hide-input toggle) is code, and names what it calls.
 
 from __future__ import annotations
 
+import collections
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -94,6 +95,11 @@ FILE_NAME_ALT = re.compile(r"^\S*\.(?:png|jpe?g|svg|gif|webp)$", re.IGNORECASE)
 # Public plug-in names a reader of the argument is told to call: not plumbing, so never reported.
 PUBLIC_NAMES = ("ssa.hf.use_scorer",)
 
+# A paragraph outside a table, of at least this many characters, that a page shows twice was
+# printed twice (a summary cell run on top of the cell that printed it, say); a shorter one (a
+# label, one step of a derivation done for each theorem) may repeat.
+REPEATED_MIN_CHARS = 150
+
 SKIPPED_ELEMENTS = {"script", "style", "template"}
 VISIBLE_ATTRIBUTES = ("title", "alt", "aria-label")
 LINK_ATTRIBUTES = ("href", "src")
@@ -135,6 +141,7 @@ class _PageParser(HTMLParser):
         self.stack: list[_Element] = []
         self.problems: list[str] = []
         self.retired: list[str] = []
+        self.paragraphs: list[str] = []
         self.visible_text: list[str] = []
         self.argument_text: list[str] = []
 
@@ -207,6 +214,8 @@ class _PageParser(HTMLParser):
 
     def _close(self, element: _Element) -> None:
         text = "".join(element.text)
+        if element.tag == "p" and not self._skipping() and not any(e.tag in ("table", "td", "th") for e in self.stack):
+            self.paragraphs.append(" ".join(text.split()))
         if self.stack:
             self.stack[-1].text.append(text)
         if element.tag not in INLINE_ELEMENTS:
@@ -265,6 +274,8 @@ def page_problems(html: str, history: bool = False, plumbing_allowed: bool = Fal
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
     problems += [f"a table cut short: {match.group(0)!r} under it" for match in TABLE_CUT_LINE.finditer(text)]
+    counts = collections.Counter(paragraph for paragraph in parser.paragraphs if len(paragraph) >= REPEATED_MIN_CHARS)
+    problems += [f"a paragraph printed {count} times: {paragraph[:120]!r}" for paragraph, count in counts.items() if count > 1]
     if not plumbing_allowed:
         argument = "".join(parser.argument_text)
         problems += [f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(argument)]
