@@ -493,14 +493,15 @@ def test_the_generalisation_cut_table_judges_the_same_runs_at_each_cut():
     assert set(table["majority class's error at sigma 10"]) == {"0.150"}
 
 
-def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has():
-    # SSA worse by 0.5 where it starts sharp, no different from b = 1; the lr 1e-4 arms not run at all
-    def errors(arm, task, seed):
-        if "lr1e-4" in arm:
-            return None
-        return 0.6 + 0.01 * (seed % 2) if arm.startswith("ssa") and arm != "ssa_b1" else 0.1 + 0.01 * (seed % 3)
+def _regime_errors(arm, task, seed):
+    """SSA worse by 0.5 where it starts sharp, no different from b = 1; the lr 1e-4 arms not run at all."""
+    if "lr1e-4" in arm:
+        return None
+    return 0.6 + 0.01 * (seed % 2) if arm.startswith("ssa") and arm != "ssa_b1" else 0.1 + 0.01 * (seed % 3)
 
-    frame = study.regime_map(_Cache(errors))
+
+def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has():
+    frame = study.regime_map(_Cache(_regime_errors))
     rows = frame.set_index("comparison")
     assert list(frame["comparison"])[:2] == ["SSA vs softmax", "SSA from b = 1 vs softmax"]
     assert rows.loc["SSA vs softmax", '"every"'].startswith("SSA worse -0.49")
@@ -514,12 +515,7 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
 
 
 def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words():
-    def errors(arm, task, seed):
-        if "lr1e-4" in arm:
-            return None
-        return 0.6 + 0.01 * (seed % 2) if arm.startswith("ssa") and arm != "ssa_b1" else 0.1 + 0.01 * (seed % 3)
-
-    rows = study.regime_rows(_Cache(errors))
+    rows = study.regime_rows(_Cache(_regime_errors))
     assert {row["endpoint"] for row in rows} == {study.REGIME_MAP_ENDPOINT}
     assert {row["comparison"] for row in rows} <= set(study.REGIME_MAP)
     takeaway = study.regime_takeaway(rows)

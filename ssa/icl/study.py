@@ -879,6 +879,14 @@ def _short_regime(arm: Arm, task: str, profile: str) -> str:
             f"SSA from b = {start.get('b', _SSA_B0):.3g}")
 
 
+def _regime_comparisons(cache: "StudyCache") -> list[Comparison]:
+    """The comparisons of :data:`REGIME_MAP` the plan at the cache's profile carries out (the
+    30 x one once the length trend calls for it)."""
+    found = [comparison(name, cache.profile) if name != LONGER_TRAINING.name else (
+        LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None) for name in REGIME_MAP]
+    return [compared for compared in found if compared is not None]
+
+
 def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     """SSA against softmax in every training regime the study has (:data:`REGIME_MAP`), at
     ``endpoint``: one row per regime, its settings in short, and per quantifier the verdict in the
@@ -888,10 +896,8 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     import pandas as pd
 
     rows = []
-    for name in REGIME_MAP:
-        compared = comparison(name, cache.profile) if name != LONGER_TRAINING.name else (
-            LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None)
-        if compared is None or endpoint not in compared.endpoints:
+    for compared in _regime_comparisons(cache):
+        if endpoint not in compared.endpoints:
             continue
         row = {"regime": _short_regime(ARMS[compared.treatment], compared.tasks[0], cache.profile),
                "comparison": compared.name, "paired seeds": compared.seeds}
@@ -910,9 +916,7 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
 def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> list[dict]:
     """The verdict rows (:func:`verdict_rows`) of the regime map's comparisons at ``endpoint``, on
     the quantifiers each runs on: judged where complete, "not tested" with what is missing."""
-    compared = [comparison(name, cache.profile) if name != LONGER_TRAINING.name else (
-        LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None) for name in REGIME_MAP]
-    return [row for row in verdict_rows([c for c in compared if c is not None], cache) if row["endpoint"] == endpoint]
+    return [row for row in verdict_rows(_regime_comparisons(cache), cache) if row["endpoint"] == endpoint]
 
 
 def regime_takeaway(rows: Sequence[dict]) -> str:
