@@ -230,14 +230,6 @@ def changes_frame() -> "pd.DataFrame":
                           "after results were read": "yes" if c.after_reading else "no"} for c in CHANGES])
 
 
-__all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "changes_frame", "markdown",
+__all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "changes_frame",
            "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes"]
 
-
-def markdown(frame) -> str:
-    """``frame`` as a whole MyST table (every row and cell, nothing cut), for ``{glue:md}``."""
-    columns = [str(column) for column in frame.columns]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(value).replace("|", "\\|").replace("\n", " ") for value in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)

@@ -721,6 +721,16 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def markdown_table(frame, columns: Sequence[str] | None = None) -> str:
+    """``frame`` (or its ``columns``) as a whole MyST table, every row and cell, nothing cut, for
+    ``{glue:md}``: a page's table that prose may surround."""
+    columns = [str(column) for column in (frame.columns if columns is None else columns)]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(str(value)) for value in row) + " |"
+              for row in frame[columns].itertuples(index=False)]
+    return "\n".join(lines)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -885,10 +895,7 @@ def regime_map_markdown(profile: str) -> str:
     frame = study.regime_map(study.StudyCache(profile, train=False))
     if len(frame) < 2:
         return ""
-    columns = [column for column in frame.columns if column != "comparison"]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(_cell(str(row[column])) for column in columns) + " |" for _, row in frame.iterrows()]
-    return "\n".join(lines)
+    return markdown_table(frame, [column for column in frame.columns if column != "comparison"])
 
 
 def _rule_error_sentence(profile: str) -> str:

@@ -57,11 +57,3 @@ def test_combine_versions_lists_only_rows_whose_parts_differ():
     assert frame.loc[0, "parts"] == "SSA worse on 1 of 2, too few seeds to decide on 1"
     assert frame.loc[0, "as planned"] == "holds in part" and frame.loc[0, "after c05e175"] == "SSA worse"
     assert frame.loc[0, "after fe32bcd (now)"] == "does not hold"
-
-
-def test_markdown_keeps_every_row_and_escapes_pipes():
-    import pandas as pd
-
-    frame = pd.DataFrame({"a": [f"x|{i}" for i in range(100)], "b": range(100)})
-    text = changes.markdown(frame)
-    assert text.count("\n") == 101 and "x\\|99" in text

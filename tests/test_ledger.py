@@ -283,3 +283,12 @@ def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
     assert not any("SSA worse on 1 of 2" in bullet for bullet in found)
     assert any(bullet.startswith("**Undecided**") and "Perplexity_Id (3 seeds)" in bullet for bullet in found)
     assert found[-1] == "**Not tested or premise absent**: Benchmarks (not tested)."
+
+
+def test_markdown_keeps_every_row_and_escapes_pipes():
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [f"x|{i}" for i in range(100)], "b": range(100)})
+    text = ledger.markdown_table(frame)
+    assert text.count("\n") == 101 and "x\\|99" in text
+    assert ledger.markdown_table(frame, ["b"]).splitlines()[0] == "| b |"

@@ -109,6 +109,35 @@ def test_each_scorer_is_judged_against_softmax_paired_by_seed():
         analysis.shifted(runs["ssa"][0], "accuracy", train_items=64)
 
 
+def _sized_run(scorer, seed, accuracy, sizes=(16, 512, 1024, 2048)):
+    return RetrievalRun(scorer, seed, sizes, np.asarray(accuracy, float), np.asarray(accuracy, float),
+                        np.full(len(sizes), 0.5), ((0, 1.0),), 1.0)
+
+
+def test_adaptive_temperature_is_judged_against_the_smallest_gain_its_authors_report():
+    published = analysis.PUBLISHED_ADAPTIVE_TEMPERATURE
+    assert analysis.REPLICATION_THRESHOLD == pytest.approx(min(a - s for s, a in published.values()))
+    assert analysis.ADAPTIVE_TEMPERATURE_REPLICATION.threshold == analysis.REPLICATION_THRESHOLD
+    seeds = range(10)
+    softmax = [_sized_run("softmax", s, [0.95, 0.4, 0.25, 0.2 + 0.01 * s]) for s in seeds]
+
+    def judged(gain):
+        adaptive = [_sized_run("adaptive_temperature", s, [0.95, 0.4 + gain + 0.002 * (s % 3), 0.25 + gain, 0.2 + 0.01 * s + gain])
+                    for s in seeds]
+        return analysis.adaptive_temperature_replication({"softmax": softmax, "adaptive_temperature": adaptive}, 16)
+
+    # a gain as large as the published ones reads better; one a tenth of the smallest, however sure, does not
+    assert judged(0.04).outcome == verdicts.BETTER and judged(0.04).effect == pytest.approx(0.04 + 0.002 / 3 * np.mean([s % 3 for s in seeds]))
+    assert judged(0.0024).outcome == verdicts.NEGLIGIBLE
+    table = analysis.replication_table({"softmax": softmax, "adaptive_temperature": softmax})
+    assert list(table["items"]) == ["512", "1,024", "2,048"] and list(table["their gain"]) == ["+0.024", "+0.039", "+0.037"]
+    # test sets that stop short of the published sizes test nothing
+    short = {"softmax": [_run("softmax", s, [0.9, 0.5, 0.2]) for s in seeds],
+             "adaptive_temperature": [_run("adaptive_temperature", s, [0.9, 0.6, 0.3]) for s in seeds]}
+    assert analysis.adaptive_temperature_replication(short, 16).outcome == verdicts.NOT_TESTED
+    assert len(analysis.replication_table(short)) == 0
+
+
 def test_the_chapter_plans_every_scorer_seed_by_seed():
     from ssa.regenerate import command, plan
     from ssa.scoring import scorer_names
