@@ -131,6 +131,13 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "or is undecided",
                    "the old words hid a result's direction (opposite read as support where an alternative was worse) "
                    "and made a seed count too small to decide sound like a finding; no decision changed", True),
+    AnalysisChange("75a550b", "2026-12-04", "threshold",
+                   "max retrieval: adaptive temperature is also judged as a replication, its mean accuracy over 512, "
+                   "1,024 and 2,048 items against softmax's, with the smallest gain its authors report there (0.024) as "
+                   "the threshold; the chapter's claim for every scorer (0.05 over every shifted size) stays",
+                   "a replication of published work is judged against the effect its authors report, and every gain they "
+                   "report is below the chapter's threshold, so that threshold could only ever call their effect no "
+                   "difference", True),
 )
 
 # The versions of combine in the order they held, each with the change that ended it.
@@ -223,6 +230,31 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
 
 
+def replication_changes(profile: str) -> "pd.DataFrame":
+    """Adaptive temperature on max retrieval before and after it was judged as a replication
+    (75a550b): the chapter's claim for every scorer, and the replication claim; empty where the
+    runs are not cached at ``profile``."""
+    import pandas as pd
+
+    from ssa.results import CacheMissError
+    from ssa.retrieval import analysis as retrieval
+
+    columns = ["claim", "threshold", "verdict"]
+    try:
+        runs = retrieval.load_runs(profile, ("softmax", "adaptive_temperature"))
+    except CacheMissError:
+        return pd.DataFrame(columns=columns)
+    train_items = retrieval.train_items(profile)
+    judged = (retrieval.versus(runs, "adaptive_temperature", "softmax", retrieval.SHIFTED_ACCURACY, "accuracy", train_items),
+              retrieval.adaptive_temperature_replication(runs, train_items))
+    claims = ("the chapter's, for every scorer: " + retrieval.SHIFTED_ACCURACY.name,
+              "the replication's: " + retrieval.ADAPTIVE_TEMPERATURE_REPLICATION.name)
+    return pd.DataFrame([{"claim": claim, "threshold": f"{verdict.threshold:g} {verdict.units}",
+                          "verdict": " ".join(filter(None, (verdict.words(), verdict.estimate("+.3f"),
+                                                            f"({verdict.pairs} pairs)" if verdict.pairs else "")))}
+                         for claim, verdict in zip(claims, judged)], columns=columns)
+
+
 def changes_frame() -> "pd.DataFrame":
     import pandas as pd
 
@@ -230,6 +262,6 @@ def changes_frame() -> "pd.DataFrame":
                           "after results were read": "yes" if c.after_reading else "no"} for c in CHANGES])
 
 
-__all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "changes_frame",
+__all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "replication_changes", "changes_frame",
            "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes"]
 

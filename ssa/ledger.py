@@ -247,11 +247,10 @@ def seeds_phrase(verdict: Verdict) -> str:
 
 
 def short_summary(verdict: Verdict, numbers: str = "") -> str:
-    """A row's summary: for a claim of parts that differ, the parts counted by outcome (so that
-    the one word above never stands alone over an adverse part); its key numbers; what the seeds
-    decide. One sentence."""
-    tally = f"Parts: {verdict.tally()}" if verdict.parts and verdict.outcome in (HOLDS_IN_PART, verdicts.DOES_NOT_HOLD) else ""
-    return _sentence("; ".join(part for part in (tally, numbers, seeds_phrase(verdict)) if part))
+    """A row's summary: its key numbers and what the seeds decide, in one sentence. The parts of a
+    claim of several parts are counted in the verdict's own cell (:func:`comparison_words`), so that
+    the one word there never stands alone over an adverse part."""
+    return _sentence("; ".join(part for part in (numbers, seeds_phrase(verdict)) if part))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -439,10 +438,12 @@ def _linear_row(profile: str) -> LedgerRow:
                               "SSA vs softmax, linear functions", profile)
 
 
-def _study_effects(verdict: Verdict) -> str:
-    """"every, error at sigma 10: -0.17 [-0.27, -0.07]; ..." for each judged part of ``verdict``."""
-    return "; ".join(f"{name}: {part.estimate()}"
-                     for name, part in verdict.parts if part.interval is not None)
+def _study_effects(verdict: Verdict, endpoint: str | None = None) -> str:
+    """"every, error at sigma 10: -0.17 [-0.27, -0.07]; ..." for each judged part of ``verdict``,
+    or only for the parts at ``endpoint`` when it names some."""
+    judged = [(name, part) for name, part in verdict.parts if part.interval is not None]
+    chosen = [(name, part) for name, part in judged if endpoint and endpoint in name] or judged
+    return "; ".join(f"{name}: {part.estimate()}" for name, part in chosen)
 
 
 def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRow:
@@ -466,7 +467,8 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
                       f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{_ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), _total_wall_time(provenances),
-                     short_summary(verdict, f"powered study, effect in the paper's direction: {_study_effects(verdict)}{pending}"),
+                     short_summary(verdict, f"powered study, effect in the paper's direction: "
+                                            f"{_study_effects(verdict, study.REGIME_MAP_ENDPOINT)}{pending}"),
                      _parts(verdict), f"{study.ARMS[compared.treatment].regime(compared.tasks[0], profile)}; "
                                       f"{compared.seeds} paired seeds a task")
 
@@ -772,18 +774,32 @@ def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
     return "\n".join(lines)
 
 
+_SHORTER = ((r"(\d+) layers of width (\d+)", r"\1 × \2"), (r" at learning rate ", ", lr "), (r"(\d) steps at (\d)", r"\1 steps, lr \2"),
+            (r"\(the paper: ", "(paper: "), (r" paired seed", " seed"))
+
+
+def short_regime(regime: str) -> str:
+    """A row's regime in fewer words, for the front page: "4 × 64, 1,000 steps, lr 0.001
+    (constant), SSA from b = 2.72, n = 1.49 (paper: 12 × 256, 500,000 steps, lr 0.0001); 40 seeds
+    a task" (layers × width)."""
+    import re
+
+    for pattern, replacement in _SHORTER:
+        regime = re.sub(pattern, replacement, regime)
+    return regime
+
+
 def summary_markdown(rows: Sequence[LedgerRow]) -> str:
     """The front page's table (glue it with ``{glue:md}`` and ``:format: myst``): per claim, a
     ``{doc}`` link to its page, what the book found of the claim (linked to the glossary, with the
-    comparison's words), and :attr:`LedgerRow.summary`, one short sentence with the profile and
-    seeds it comes from; :func:`ledger_markdown` has the full rows."""
-    lines = ["| claim | the paper's claim | in short |", "|---|---|---|"]
+    comparison's words), :attr:`LedgerRow.summary` (one short sentence) and the regime in short
+    (:func:`short_regime`); :func:`ledger_markdown` has the full rows."""
+    lines = ["| claim | the paper's claim | in short | regime (layers × width, training, SSA's start; the paper's) |",
+             "|---|---|---|---|"]
     for row in rows:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
-        short = row.summary or row.ours
-        if row.regime:
-            short += f" *Regime: {row.regime}.*"
-        lines.append("| " + " | ".join(_cell(text) for text in (claim, _verdict_cell(row), short)) + " |")
+        regime = short_regime(row.regime) if row.regime else ("computed live" if row.profile == "live" else "")
+        lines.append("| " + " | ".join(_cell(text) for text in (claim, _verdict_cell(row), row.summary or row.ours, regime)) + " |")
     return "\n".join(lines)
 
 
@@ -848,10 +864,13 @@ DECIDED_AGAINST = (verdicts.DOES_NOT_HOLD, verdicts.WORSE, verdicts.NEGLIGIBLE)
 
 def comparison_words(row: LedgerRow) -> str:
     """What the row's comparison found, in the book's words, its parts counted: "SSA worse on 5
-    of 6 parts, undecided on 1"; "SSA worse" for a row of one comparison; "" for a row that
-    compares no treatment with softmax (the theorems, the alternatives' statement)."""
+    of 6 parts, undecided on 1"; "SSA worse" for a row of one comparison; for a row that compares
+    no treatment with softmax (the theorems, the alternatives' statement), its parts counted in
+    the claim's words where they differ, else ""."""
     if row.key not in SSA_ROWS:
-        return ""
+        if len(set(row.parts)) < 2:
+            return ""
+        return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome, "")) for outcome in row.parts], of=" parts")
     if not row.parts:
         return verdicts.outcome_words(row.verdict)
     return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome)) for outcome in row.parts], of=" parts")
@@ -876,14 +895,14 @@ def _study_caveats(profile: str) -> str:
     checks = study.bounded_checks(study.verdict_rows([compared], cache))
     if checks:
         kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-        text.append(f"A check that assumes nothing about the distribution of the differences keeps {kept} of these "
-                    f"{len(checks)} decided prompt-error verdicts")
+        text.append(f"a check that assumes nothing of the differences' distribution keeps {kept} of the {len(checks)} decided "
+                    f"prompt-error verdicts")
     planned = study.plan(profile, cache=cache)
     primary = [row for row in study.false_discovery_rows(planned, study.verdict_rows(planned, cache))
                if row["comparison"] == compared.name and row["verdict"].outcome in (verdicts.BETTER, verdicts.WORSE)]
     if primary:
-        text.append(f"Adjusted for false discoveries among the primary comparisons, {sum(row['survives'] for row in primary)} of "
-                    f"these {len(primary)} decided directions stand")
+        text.append(f"{sum(row['survives'] for row in primary)} of its {len(primary)} decided directions survive control of "
+                    f"false discoveries")
     return " ".join(_sentence(part) for part in text)
 
 
@@ -927,7 +946,7 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
     bullets = [f"{counts_sentence(rows)} {caveat}".strip()]
     for row in experiments:
         if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
-            regime = f" Regime: {row.regime}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
+            regime = f" Regime: {short_regime(row.regime)}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
             caveats = f" {_study_caveats(row.profile)}" if row.key == "quantification" else ""
             found = comparison_words(row) or row.summary.rstrip(".")
             bullets.append(f"**{row.claim}**: the paper's claim does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")

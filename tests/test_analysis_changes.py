@@ -57,3 +57,20 @@ def test_combine_versions_lists_only_rows_whose_parts_differ():
     assert frame.loc[0, "parts"] == "SSA worse on 1 of 2, too few seeds to decide on 1"
     assert frame.loc[0, "as planned"] == "holds in part" and frame.loc[0, "after c05e175"] == "SSA worse"
     assert frame.loc[0, "after fe32bcd (now)"] == "does not hold"
+
+
+def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monkeypatch):
+    from ssa.retrieval import analysis as retrieval
+
+    from test_retrieval import _sized_run
+
+    seeds = range(10)
+    runs = {"softmax": [_sized_run("softmax", s, [0.95, 0.4, 0.25, 0.2 + 0.01 * s]) for s in seeds],
+            "adaptive_temperature": [_sized_run("adaptive_temperature", s, [0.95, 0.44 + 0.002 * (s % 3), 0.29, 0.24 + 0.01 * s])
+                                     for s in seeds]}
+    monkeypatch.setattr(retrieval, "load_runs", lambda profile, scorers: runs)
+    monkeypatch.setattr(retrieval, "train_items", lambda profile: 16)
+    frame = changes.replication_changes("cpu")
+    assert list(frame["threshold"]) == ["0.05 accuracy", "0.024 accuracy"]
+    assert frame.loc[0, "verdict"].startswith("no difference that matters")
+    assert frame.loc[1, "verdict"].startswith("adaptive temperature better") and frame.loc[1, "verdict"].endswith("(10 pairs)")

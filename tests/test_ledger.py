@@ -197,8 +197,8 @@ def test_the_summary_table_gives_each_claim_one_short_sentence_with_its_verdict(
     rows = ledger.ledger("cpu", results_dir="/nonexistent", theorems=False)
     table = ledger.summary_markdown(rows)
     lines = table.splitlines()
-    assert lines[0] == "| claim | the paper's claim | in short |" and len(lines) == 2 + len(CLAIMS)
-    assert all(line.count(" | ") == 2 for line in lines[2:])
+    assert lines[0].startswith("| claim | the paper's claim | in short | regime (") and len(lines) == 2 + len(CLAIMS)
+    assert all(line.count(" | ") == 3 for line in lines[2:])
     assert "{doc}`Theorem 1: global logit magnification </notebooks/theory>` | {doc}`not tested </notebooks/glossary>` |" in table
     for row in rows:
         assert row.summary and row.summary.endswith(".") and row.summary.count(". ") == 0, row.summary
@@ -238,8 +238,8 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     # in-context columns cannot decide at ten seeds): it does not hold, never "holds in part" and never
     # the milder "no difference" of the one column where SSA is not worse
     assert row.verdict == "does not hold" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
-    assert row.summary.startswith("Parts: SSA worse on 2 of 5, too few seeds to decide on 2, no difference that matters on 1;")
-    assert "SSA against softmax on 5 of 5 kinds of shift" in row.summary
+    # the parts are counted once, in the verdict's cell, not again in the summary
+    assert row.summary.startswith("SSA against softmax on 5 of 5 kinds of shift") and "Parts" not in row.summary
     assert ledger.comparison_words(row) == "SSA worse on 2 of 5 parts, too few seeds to decide on 2, no difference that matters on 1"
     assert "max retrieval, 256 items: none" in row.ours
 
@@ -278,8 +278,9 @@ def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
     assert found[0].startswith("Of the 6 experimental claims, none holds") and "The 2 theorems" in found[0]
     beyond = next(bullet for bullet in found if bullet.startswith("**Across_Shifts**"))
     assert "does not hold here (SSA worse on 2 of 4 parts, no difference that matters on 1, undecided on 1). Regime: 4 layers." in beyond
-    # the alternatives row judges a statement about other scorers: no "SSA" word for its parts
-    assert any(bullet.startswith("**Alternatives**: the paper's claim does not hold here.") for bullet in found)
+    # the alternatives row judges a statement about other scorers: its parts counted in the claim's words, no "SSA"
+    assert any(bullet.startswith("**Alternatives**: the paper's claim does not hold here (does not hold on 1 of 2 parts, "
+                                 "undecided on 1).") for bullet in found)
     assert not any("SSA worse on 1 of 2" in bullet for bullet in found)
     assert any(bullet.startswith("**Undecided**") and "Perplexity_Id (3 seeds)" in bullet for bullet in found)
     assert found[-1] == "**Not tested or premise absent**: Benchmarks (not tested)."
@@ -292,3 +293,10 @@ def test_markdown_keeps_every_row_and_escapes_pipes():
     text = ledger.markdown_table(frame)
     assert text.count("\n") == 101 and "x\\|99" in text
     assert ledger.markdown_table(frame, ["b"]).splitlines()[0] == "| b |"
+
+
+def test_a_regime_in_short_keeps_every_setting():
+    regime = ("4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: "
+              "12 layers of width 256, 500,000 steps at 0.0001); 40 paired seeds a task")
+    assert ledger.short_regime(regime) == ("4 × 64, 1,000 steps, lr 0.001 (constant), SSA from b = 2.72, n = 1.49 (paper: 12 × 256, "
+                                           "500,000 steps, lr 0.0001); 40 seeds a task")
