@@ -111,7 +111,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 __all__ = [
-    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_learned", "not_tested", "combine",
+    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_learned", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
     "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
     "FALSE_DISCOVERY_RATE",
@@ -207,6 +207,13 @@ def claim_word(outcome: str) -> str:
     if outcome not in CLAIM_WORDS:
         raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
     return CLAIM_WORDS[outcome]
+
+
+def claim_phrase(outcome: str) -> str:
+    """:func:`claim_word` as a phrase a sentence can carry: "the claim holds", "the claim does not
+    hold", "the claim holds in part"; the other words ("undecided", "premise absent") as they are."""
+    word = claim_word(outcome)
+    return f"the claim {word}" if word in (HOLDS, DOES_NOT_HOLD, HOLDS_IN_PART) else word
 
 
 def outcome_words(outcome: str, treatment: str = "SSA") -> str:
@@ -368,9 +375,7 @@ class Verdict:
             return f"{self.claim}: premise absent ({self.detail})."
         if self.parts:
             evidence = f"; {self.evidence()}" if self.interval is not None else ""
-            word = claim_word(self.outcome)
-            said = f"the claim {word}" if word in (HOLDS, DOES_NOT_HOLD, HOLDS_IN_PART) else word
-            return f"{self.claim}: {said} ({self.tally()}){evidence}."
+            return f"{self.claim}: {claim_phrase(self.outcome)} ({self.tally()}){evidence}."
         if self.interval is None:
             return f"{self.claim}: {self.words()}" + (f" ({self.detail})." if self.detail else ".")
         return f"{self.claim}: {self.label()}; {self.evidence()}."

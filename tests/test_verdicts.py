@@ -535,3 +535,12 @@ def test_false_discoveries_adjust_the_signed_rank_p_within_the_family():
         assert f["survives"] == (verdict.outcome in ("better", "worse") and f["adjusted p"] < verdicts.FALSE_DISCOVERY_RATE)
     assert found[0]["survives"] and found[4]["survives"] and not found[2]["survives"]
     assert verdicts.false_discoveries([]) == []
+
+
+def test_a_claim_phrase_carries_the_claim_word_in_a_sentence():
+    assert verdicts.claim_phrase(verdicts.WORSE) == "the claim does not hold"
+    assert verdicts.claim_phrase(verdicts.HOLDS_IN_PART) == "the claim holds in part"
+    assert verdicts.claim_phrase(verdicts.BETTER) == "the claim holds"
+    assert verdicts.claim_phrase(verdicts.TOO_FEW_SEEDS) == "undecided"
+    with pytest.raises(ValueError, match="outcome must be one of"):
+        verdicts.claim_phrase("reproduced")

@@ -804,9 +804,7 @@ def chapter_answer(name: str, profile: str) -> dict:
     if verdict is None:
         outcome, text = rule.NOT_TESTED, f"None of its tasks is complete yet: {progress_sentence(compared, cache)}."
     else:
-        word = rule.claim_word(verdict.outcome)
-        said = f"the claim {word}" if word in (rule.HOLDS, rule.DOES_NOT_HOLD, rule.HOLDS_IN_PART) else word
-        outcome, text = verdict.outcome, f"Its answer: **{said}** ({verdict.detail})."
+        outcome, text = verdict.outcome, f"Its answer: **{rule.claim_phrase(verdict.outcome)}** ({verdict.detail})."
     return {"table": verdict_table(verdict_rows([compared], cache)), "outcome": outcome, "text": text, "seeds": compared.seeds}
 
 
