@@ -75,8 +75,11 @@ class Column:
         return {"sigma_x": "input scale", "sigma_ab": "function scale", "items": "set size"}[self.shift]
 
 
-def _claim(what: str, threshold: float, units: str, reason: str, largest_flip: float | None = None) -> rule.Claim:
-    return rule.Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason, largest_flip=largest_flip)
+def _claim(what: str, threshold: float, units: str, reason: str, largest_flip: float | None = None,
+           bounded: bool = False) -> rule.Claim:
+    """``bounded``: the error lies in [0, 1], so a paired difference lies in [-1, 1]."""
+    return rule.Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason, largest_flip=largest_flip,
+                      bound=1.0 if bounded else None)
 
 
 def _columns() -> tuple[Column, ...]:
@@ -92,15 +95,16 @@ def _columns() -> tuple[Column, ...]:
     point = TEN_TIMES
     return (
         Column("every", f'"every", σ of x = {point}', ICL, "every", '"every"', "sigma_x", point, "σ = 1", "prompt error", True,
-               _claim(f'on "every" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP)),
+               _claim(f'on "every" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP, bounded=True)),
         Column("some", f'"some", σ of x = {point}', ICL, "some", '"some"', "sigma_x", point, "σ = 1", "prompt error", True,
-               _claim(f'on "some" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP)),
+               _claim(f'on "some" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP, bounded=True)),
         Column("linear_x", f"linear, σ of x = {point}", ICL, "linear", "linear functions", "sigma_x", point, "σ = 1", "normalised squared error", False,
                _claim(f"on linear functions at σ of x = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
         Column("linear_ab", f"linear, σ of a, b = {point}", ICL, "linear", "linear functions", "sigma_ab", point, "σ = 1", "normalised squared error", False,
                _claim(f"on linear functions at σ of a, b = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
         Column("retrieval", "max retrieval, 256 items", RETRIEVAL, "retrieval", "max retrieval", "items", 256, "16 items", "share of sets wrong", True,
-               _claim("of max retrieval at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason)),
+               _claim("of max retrieval at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason,
+                      bounded=True)),
     )
 
 

@@ -256,6 +256,11 @@ class Claim:
     reason: str
     binary: bool = False  # the outcome is 0 or 1 per seed: Tango's interval, not the t interval
     largest_flip: float | None = None  # outcomes that flip from seed to seed: the largest difference one flip makes
+    # The largest paired difference the outcome allows (1 for an error rate, an accuracy or a share
+    # in [0, 1]); None: unbounded. The interval is intersected with [-bound, bound]: the mean lies
+    # there, so the intersection covers it whenever the interval does, and no estimate reads wider
+    # than the scale (a t interval of three seeds can).
+    bound: float | None = None
     treatment: str = "SSA"  # what the verdict's words name: "SSA better"
     control: str = "softmax"
     # A claim about a trend rather than a treatment against a control (softmax's error grows with
@@ -268,6 +273,8 @@ class Claim:
         if self.largest_flip is not None and not (isinstance(self.largest_flip, (int, float)) and math.isfinite(self.largest_flip)
                                                   and self.largest_flip > 0):
             raise ValueError(f"largest_flip must be None or a finite number > 0, got {self.largest_flip!r}")
+        if self.bound is not None and not (isinstance(self.bound, (int, float)) and math.isfinite(self.bound) and self.bound > 0):
+            raise ValueError(f"bound must be None or a finite number > 0, got {self.bound!r}")
         if self.direction not in (1, -1):
             raise ValueError(f"direction must be +1 or -1, got {self.direction!r}")
         if not (isinstance(self.threshold, (int, float)) and math.isfinite(self.threshold) and self.threshold > 0):
@@ -735,14 +742,23 @@ def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *,
             needed = _pairs_to_resolve(claim, differences) if resolve else MIN_PAIRS
             return Verdict(outcome=TOO_FEW_SEEDS, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
         spread = float(differences.std(ddof=1)) if len(differences) > 1 and not _identical(differences) else 0.0
-        interval = tuple(float(end) for end in _t_interval(differences)) if spread > 0 else (-math.inf, math.inf)
+        interval = _within_bound(claim, *(float(end) for end in _t_interval(differences))) if spread > 0 else (-math.inf, math.inf)
         needed = (seeds_to_resolve(effect, spread, claim.threshold, no_effect_from=no_effect_pairs(claim)) if spread > 0 and resolve
                   else MIN_PAIRS)
         return Verdict(outcome=TOO_FEW_SEEDS, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
     effects, lows, highs, outcomes = _decide(differences[None, :], claim.threshold, claim.binary, no_effect_pairs(claim))
     effect, outcome = float(effects[0]), str(outcomes[0])
     needed = _pairs_to_resolve(claim, differences) if outcome in OPEN and resolve else None
-    return Verdict(outcome=outcome, effect=effect, interval=(float(lows[0]), float(highs[0])), seeds_to_resolve=needed, **common)
+    return Verdict(outcome=outcome, effect=effect, interval=_within_bound(claim, float(lows[0]), float(highs[0])),
+                   seeds_to_resolve=needed, **common)
+
+
+def _within_bound(claim: Claim, low: float, high: float) -> tuple[float, float]:
+    """``(low, high)`` intersected with the differences ``claim`` allows (:attr:`Claim.bound`); the
+    decision is taken before, and no decision changes: an end beyond the bound decides nothing."""
+    if claim.bound is None:
+        return low, high
+    return max(low, -claim.bound), min(high, claim.bound)
 
 
 def premise_absent(claim: Claim, measurement: str) -> Verdict:

@@ -1,5 +1,6 @@
 """The one verdict rule: its outcomes on data of known shape, and its error rates by simulation."""
 
+import dataclasses
 import itertools
 import math
 
@@ -544,3 +545,17 @@ def test_a_claim_phrase_carries_the_claim_word_in_a_sentence():
     assert verdicts.claim_phrase(verdicts.TOO_FEW_SEEDS) == "undecided"
     with pytest.raises(ValueError, match="outcome must be one of"):
         verdicts.claim_phrase("reproduced")
+
+
+def test_an_interval_never_reads_wider_than_the_scale_of_a_bounded_outcome():
+    unbounded = Claim("accuracy is higher", 1, 0.1, "accuracy", "a tenth")
+    bounded = dataclasses.replace(unbounded, bound=1.0)
+    few = ([0.9, 0.1, 0.95], [0.0, 0.9, 0.05])  # three seeds that disagree: the t interval passes +-1
+    wide, clipped = judge(unbounded, *few), judge(bounded, *few)
+    assert wide.interval[0] < -1 and wide.interval[1] > 1
+    assert clipped.interval == (-1.0, 1.0) and clipped.effect == wide.effect and clipped.outcome == wide.outcome
+    many = ([0.9, 0.1, 0.95, 0.2, 0.8, 0.1], [0.0, 0.9, 0.05, 0.9, 0.1, 0.8])
+    assert judge(bounded, *many).outcome == judge(unbounded, *many).outcome
+    assert judge(bounded, *many).interval == tuple(max(min(end, 1.0), -1.0) for end in judge(unbounded, *many).interval)
+    with pytest.raises(ValueError, match="bound must be None or a finite number > 0"):
+        Claim("x", 1, 0.1, "u", "r", bound=0)

@@ -234,7 +234,8 @@ def claim(scorer: str, task: str, shift: str) -> rule.Claim:
     than softmax's (direction -1: an error), by at least :data:`THRESHOLD`."""
     return rule.Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
                       threshold=THRESHOLD, units=UNITS[get_task(task).claim],
-                      reason=THRESHOLD_REASON, treatment=scorer_label(scorer))
+                      reason=THRESHOLD_REASON, treatment=scorer_label(scorer),
+                      bound=1.0 if get_task(task).claim == "quantification" else None)  # a prompt error lies in [0, 1]
 
 
 def _shifted_error(seeds: list[ICLRun], task: str, shift: str) -> np.ndarray:

@@ -225,9 +225,9 @@ _TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the 
 # that generalises under one arm and fails under the other moves a prompt error in [0, 1] by up to 1.
 ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
     Endpoint("error at sigma 10", QUANTIFIERS, rule.Claim(
-        "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP), error_at(10.0)),
+        "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), error_at(10.0)),
     Endpoint("mean error, sigma 2-29", QUANTIFIERS, rule.Claim(
-        "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP), mean_error(2.0, 29.0)),
+        "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), mean_error(2.0, 29.0)),
     # binary=True is an amendment made after the verdicts were read (BINARY_AMENDMENT_COMMIT).
     Endpoint("generalises at sigma 10", QUANTIFIERS, rule.Claim(
         f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at sigma = 10)", 1, 0.2, "share of seeds",

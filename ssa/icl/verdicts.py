@@ -51,14 +51,14 @@ PROMPT_ERROR_FLIP = 1.0
 
 QUANTIFICATION_SHIFT = Claim(
     "SSA's mean prompt error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
-    "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP)
+    "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP, bound=1.0)
 QUANTIFICATION_DEGRADES = Claim(
     "softmax's prompt error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "prompt error",
     _ERROR_REASON + "; one test prompt in ten more wrong", largest_flip=PROMPT_ERROR_FLIP,
     directions=("softmax's error grows", "softmax's error shrinks"))
 QUANTIFICATION_LENGTH = Claim(
     "on prompts longer than in training, SSA's mean prompt error is lower than softmax's", -1, MIN_EFFECT,
-    "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP)
+    "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP, bound=1.0)
 LINEAR_SHIFT = Claim(
     "SSA's mean normalised error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
     "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
@@ -75,14 +75,14 @@ LOGITS_GROW = Claim(
     f"two keys by {math.exp(MIN_EFFECT):.2f}", directions=("softmax's logits spread more", "softmax's logits spread less"))
 SOFTMAX_CONCENTRATES = Claim(
     "softmax's maximum attention weight grows from the smallest to the largest sigma", 1, MIN_EFFECT,
-    "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row",
+    "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0,
     directions=("softmax's maximum weight grows", "softmax's maximum weight shrinks"))
 SSA_CONCENTRATES_LESS = Claim(
     "SSA's maximum attention weight grows less than softmax's from the smallest to the largest sigma", -1,
-    MIN_EFFECT, "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row")
+    MIN_EFFECT, "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0)
 INJECTION_SHARE = Claim(
     "SSA puts less of its attention on an injected extreme value than softmax", -1, MIN_EFFECT,
-    "attention share", f"{_ABSOLUTE}: a tenth of the weight of a query row")
+    "attention share", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0)
 INJECTION_HARM = Claim(
     "an injected extreme value raises SSA's error less than softmax's", -1, MIN_EFFECT, "error",
     _ERROR_REASON + " (prompt error for quantification, normalised MSE for linear functions)")
@@ -91,7 +91,7 @@ COLLAPSE = Claim(
     "attention share", f"collapse onto one token needs most of the weight on it: with a share of at least "
     f"{COLLAPSE_SHARE:g} the token outweighs all the other keys together; the share is taken for the most "
     f"affected head, so one collapsing head is enough. Unlike the other claims' threshold of {MIN_EFFECT:g}, this "
-    "one was declared after the results had been read, from the meaning of collapse")
+    "one was declared after the results had been read, from the meaning of collapse", bound=1.0)
 
 CLAIMS = {
     "quantification": (QUANTIFICATION_SHIFT, QUANTIFICATION_DEGRADES, QUANTIFICATION_LENGTH),

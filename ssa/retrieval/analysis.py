@@ -16,6 +16,8 @@ task, and is "not tested": a shift tests nothing then. Verdicts come from :func:
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -30,10 +32,11 @@ LEARNED_ACCURACY = 0.5  # at the training size; chance is 1 / classes (0.1 at 10
 SHIFTED_ACCURACY = rule.Claim(
     "mean accuracy over the sets larger than in training is higher than softmax's", 1, THRESHOLD, "accuracy",
     "one test set in twenty more retrieved right, over the shifted sizes: below that a scorer is not "
-    "'better' in any sense a reader would act on; fixed before the chapter's runs")
+    "'better' in any sense a reader would act on; fixed before the chapter's runs", bound=1.0)
 TOP_SHARE = rule.Claim(
     "mean share of the attention on the item of highest priority, over the sets larger than in training, is higher than "
-    "softmax's", 1, THRESHOLD, "share of the attention", "a twentieth of the whole weight; fixed before the chapter's runs")
+    "softmax's", 1, THRESHOLD, "share of the attention", "a twentieth of the whole weight; fixed before the chapter's runs",
+    bound=1.0)
 
 
 # Veličković et al. (2025), their max-retrieval results: accuracy of softmax and of adaptive
@@ -47,7 +50,7 @@ ADAPTIVE_TEMPERATURE_REPLICATION = rule.Claim(
     "mean accuracy over the sets of 512, 1,024 and 2,048 items is higher than softmax's", 1, REPLICATION_THRESHOLD,
     "accuracy", "the smallest gain its authors report at these sizes: a replication of published work is judged "
     "against the effect its authors report, not against this chapter's threshold for a new scorer",
-    treatment="adaptive temperature")
+    treatment="adaptive temperature", bound=1.0)
 
 
 def load_runs(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto") -> dict[str, list[RetrievalRun]]:
@@ -68,8 +71,8 @@ def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: 
            train_items: int) -> rule.Verdict:
     """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by
     seed; "not learned" when either did not learn the task."""
-    named = rule.Claim(f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
-                       claim.direction, claim.threshold, claim.units, claim.reason, treatment=_style(treatment)[1])
+    named = dataclasses.replace(claim, name=f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
+                                treatment=_style(treatment)[1])
     unlearned = [name for name in (control, treatment) if np.mean([run.at(train_items) for run in runs[name]]) < LEARNED_ACCURACY]
     if unlearned:
         return rule.not_learned(named, (
