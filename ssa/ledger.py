@@ -489,7 +489,7 @@ def _collapse_row(profile: str) -> LedgerRow:
 
     def short(icl_verdicts, runs_by_task):
         share = max(icl_verdicts.collapse_premise(runs)["share"] for runs in runs_by_task.values())
-        return (f"the softmax head most drawn to an injected extreme value gives it {share:.2g} of its attention "
+        return (f"softmax's head most drawn to an injected extreme value gives it {share:.2g} of its attention "
                 f"(collapse: {icl_verdicts.COLLAPSE_SHARE:g} or more)")
 
     return _with_premise_made_to_hold(_icl_row("collapse", profile, _tasks().TASKS, judge, numbers, short), profile)
@@ -514,10 +514,9 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     for task in (task for task in compared.tasks if cache.complete(compared, task)):
         curves = study.arm_curves([compared.control], task, compared.seed_list(), study.first_layer(cache, "max_weight"))
         _, values = curves[compared.control]
-        weights.append(f"{_tasks().get_task(task).title} {values[:, 0].mean():.2f} at the smallest sigma, "
-                       f"{values[:, -1].mean():.2f} at the largest")
-    measured = ("without its first LayerNorm, softmax's largest first-layer attention weight (mean over heads and seeds): "
-                + "; ".join(weights))
+        weights.append(f"from {values[:, 0].mean():.2f} to {values[:, -1].mean():.2f} on {_tasks().get_task(task).title}")
+    measured = ("without its first LayerNorm, softmax's largest first-layer attention weight grows along sigma "
+                + " and ".join(weights))
     combined = verdicts.combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
                                             "no first LayerNorm, SSA vs softmax": variant})
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))

@@ -310,7 +310,7 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
     # premise absent as trained; where it can hold, at ten pairs, only the yes-or-no endpoint may
     # decide (the prompt errors flip, and need verdicts.no_effect_pairs pairs for any decision)
     assert combined.verdict == verdicts.HOLDS_IN_PART
-    assert "0.20 at the smallest sigma, 0.90 at the largest" in combined.ours and "variant: holds in part" in combined.summary
+    assert "grows along sigma from 0.20 to 0.90" in combined.ours and "variant: holds in part" in combined.summary
     assert set(variant.seed_list()) <= set(combined.seeds)
     not_tested = dataclasses.replace(row, verdict=verdicts.NOT_TESTED)
     assert ledger._with_premise_made_to_hold(not_tested, "cpu") is not_tested
@@ -511,6 +511,9 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
     assert rows.loc["SSA vs softmax, 3 x steps", '"every"'].startswith("too few seeds to decide")
     assert "lr 0.0001 (constant), 10,000 steps" in rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", "regime"]
     assert "SSA from b = 1" in rows.loc["SSA from b = 1 vs softmax", "regime"]
+    # the chapters' regime in full, every other one by what differs from it
+    assert rows.loc["SSA vs softmax", "regime"].startswith("the chapters': lr 0.001 (constant), 1,000 steps, width 64")
+    assert rows.loc["SSA vs softmax, 3 x steps", "regime"] == "3,000 steps"
     assert set(frame["comparison"]) <= set(study.REGIME_MAP)
 
 

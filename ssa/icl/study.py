@@ -869,12 +869,25 @@ REGIME_MAP = ("SSA vs softmax", "SSA from b = 1 vs softmax", "SSA vs softmax, 3 
 REGIME_MAP_ENDPOINT = "error at sigma 10"
 
 
-def _short_regime(arm: Arm, task: str, profile: str) -> str:
+def _regime_settings(arm: Arm, task: str, profile: str) -> dict[str, str]:
+    """The arm's training settings in short, by name: learning rate and schedule, steps, width, SSA's start."""
     train = arm.experiment(task, FIRST_SEED, profile).train
     schedule = "constant" if train.schedule == "constant" else train.schedule.replace("_", " + ")
     start = dict(train.model.scorer_kwargs)
-    return (f"lr {train.learning_rate:g} ({schedule}), {train.train_steps:,} steps, width {train.model.n_embd}, "
-            f"SSA from b = {start.get('b', _SSA_B0):.3g}")
+    return {"learning rate": f"lr {train.learning_rate:g} ({schedule})", "steps": f"{train.train_steps:,} steps",
+            "width": f"width {train.model.n_embd}", "start": f"SSA from b = {start.get('b', _SSA_B0):.3g}"}
+
+
+def _short_regime(arm: Arm, task: str, profile: str, reference: Arm | None = None) -> str:
+    """The arm's settings in short; with ``reference``, only those that differ from its ("as the
+    chapters'" when none does)."""
+    settings = _regime_settings(arm, task, profile)
+    if reference is not None:
+        theirs = _regime_settings(reference, task, profile)
+        settings = {name: value for name, value in settings.items() if value != theirs[name]}
+        if not settings:
+            return "as the chapters'"
+    return ", ".join(settings.values())
 
 
 def _regime_comparisons(cache: "StudyCache") -> list[Comparison]:
@@ -897,7 +910,9 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     for compared in _regime_comparisons(cache):
         if endpoint not in compared.endpoints:
             continue
-        row = {"regime": _short_regime(ARMS[compared.treatment], compared.tasks[0], cache.profile),
+        chapters = compared.treatment == "ssa"
+        regime = _short_regime(ARMS[compared.treatment], compared.tasks[0], cache.profile, None if chapters else ARMS["ssa"])
+        row = {"regime": f"the chapters': {regime}" if chapters else regime,
                "comparison": compared.name, "paired seeds": compared.seeds}
         for task in QUANTIFIERS:
             if task not in compared.tasks:
