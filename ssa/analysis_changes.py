@@ -140,6 +140,44 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "difference", True),
 )
 
+@dataclasses.dataclass(frozen=True)
+class PlanStep:
+    """A step of the powered study's plan taken before any run it bears on existed, and how to find
+    it in the history: the commit that first added ``marker`` to ``path``."""
+
+    commit: str
+    what: str
+    path: str
+    marker: str
+
+
+# The powered study's plan and what was added to it before the runs it governs (the changes made
+# after a reading are in CHANGES, with the same kind of marker in PLAN_CHANGE_MARKERS).
+PLAN_STEPS: tuple[PlanStep, ...] = (
+    PlanStep("5389975", "the plan: comparisons, seeds, endpoints and rule, fixed before any run of the study",
+             "ssa/icl/study.py", ""),
+    PlanStep("ae22e28", "the contingency on training length: 30 x the steps if SSA's difference still moves from 3 x to 10 x",
+             "ssa/icl/study.py", "LONGER_TRAINING = Comparison("),
+    PlanStep("e41f7ef", "the learning-rate comparison (1e-4, 10 x steps) read on \"some\" as well as \"every\"",
+             "ssa/icl/study.py", '"ssa_lr1e-4", "softmax_lr1e-4", _Q,'),
+)
+
+# The study's changes made after a reading (commits of CHANGES) and the text each first added to
+# its file, so that a test can find the commit in the history.
+PLAN_CHANGE_MARKERS: dict[str, tuple[str, str]] = {
+    "c43f143": ("ssa/icl/study.py", 'one seed in five more that generalises", binary=True)'),
+    "47a4544": ("ssa/icl/study.py", '"prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP)'),
+    "70fbf62": ("ssa/icl/study.py", '"ssa_b1", "softmax", _Q, STARTING_POINT_SEEDS,'),
+    "dd6a276": ("ssa/icl/study.py", '"ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS,'),
+}
+
+
+def plan_steps_frame() -> "pd.DataFrame":
+    import pandas as pd
+
+    return pd.DataFrame([{"commit": step.commit, "step": step.what} for step in PLAN_STEPS])
+
+
 # The versions of combine in the order they held, each with the change that ended it.
 COMBINE_VERSIONS: tuple[tuple[str, Callable[[Sequence[str]], str]], ...] = (
     ("as planned", combine_as_planned),
@@ -263,5 +301,6 @@ def changes_frame() -> "pd.DataFrame":
 
 
 __all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "replication_changes", "changes_frame",
+           "PlanStep", "PLAN_STEPS", "PLAN_CHANGE_MARKERS", "plan_steps_frame",
            "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes"]
 

@@ -13,11 +13,25 @@ from ssa.icl import study
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_every_amendment_made_after_a_reading_is_recorded():
-    recorded = {change.commit for change in changes.CHANGES if change.after_reading}
-    amendments = {study.BINARY_AMENDMENT_COMMIT, study.FLIP_AMENDMENT_COMMIT, study.STARTING_POINT_AMENDMENT_COMMIT,
-                  study.REGIME_AMENDMENT_COMMIT}
-    assert amendments <= recorded
+def _first_commit_with(path: str, marker: str) -> str | None:
+    """The commit that first added ``marker`` to ``path`` (the one that added ``path`` when ``marker`` is empty)."""
+    command = (["git", "log", "--diff-filter=A", "--format=%h", "--abbrev=7", "--", path] if not marker else
+               ["git", "log", "-S", marker, "--format=%h", "--abbrev=7", "--", path])
+    found = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    return found[-1] if found else None
+
+
+def test_every_plan_step_and_change_after_a_reading_is_the_commit_that_made_it():
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    if _first_commit_with("ssa/icl/study.py", "") is None:
+        pytest.skip("a shallow clone without the plan's first commit")
+    for step in changes.PLAN_STEPS:
+        assert _first_commit_with(step.path, step.marker) == step.commit, step.what
+    after_reading = {change.commit for change in changes.CHANGES if change.after_reading}
+    for commit, (path, marker) in changes.PLAN_CHANGE_MARKERS.items():
+        assert commit in after_reading
+        assert _first_commit_with(path, marker) == commit, marker
 
 
 def test_every_recorded_commit_exists_and_the_dates_run_forward():

@@ -125,37 +125,6 @@ def test_pilot_power_grows_with_pairs():
         study.pilot_power([0.2, 0.2], effect=0.3, pairs=(6,), threshold=0.1)
 
 
-def test_the_plan_commit_is_the_one_that_added_the_plan():
-    import shutil
-    import subprocess
-    from pathlib import Path
-
-    root = Path(study.__file__).resolve().parents[2]
-    if shutil.which("git") is None or not (root / ".git").exists():
-        pytest.skip("not a git checkout")
-    added = subprocess.run(["git", "log", "--diff-filter=A", "--format=%h", "--abbrev=7", "--", "ssa/icl/study.py"],
-                           cwd=root, capture_output=True, text=True, check=True).stdout.split()
-    if not added:
-        pytest.skip("a shallow clone without the plan's first commit")
-    assert added[-1] == study.PLAN_COMMIT
-    contingency = subprocess.run(["git", "log", "-S", "LONGER_TRAINING = Comparison(", "--format=%h", "--abbrev=7", "--",
-                                  "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
-    assert contingency[-1] == study.CONTINGENCY_COMMIT
-    amendment = subprocess.run(["git", "log", "-S", '"ssa_lr1e-4", "softmax_lr1e-4", _Q,', "--format=%h", "--abbrev=7", "--",
-                                "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
-    assert amendment[-1] == study.LR_AMENDMENT_COMMIT
-    binary = subprocess.run(["git", "log", "-S", 'one seed in five more that generalises", binary=True)', "--format=%h", "--abbrev=7",
-                             "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
-    assert binary[-1] == study.BINARY_AMENDMENT_COMMIT
-    flips = subprocess.run(["git", "log", "-S", '"prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP)', "--format=%h", "--abbrev=7",
-                            "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
-    assert flips[-1] == study.FLIP_AMENDMENT_COMMIT
-    starting_point = subprocess.run(["git", "log", "-S", '"ssa_b1", "softmax", _Q, STARTING_POINT_SEEDS,', "--format=%h", "--abbrev=7",
-                                     "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
-    assert starting_point[-1] == study.STARTING_POINT_AMENDMENT_COMMIT
-    regime = subprocess.run(["git", "log", "-S", '"ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS,', "--format=%h", "--abbrev=7",
-                             "--", "ssa/icl/study.py"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
-    assert regime[-1] == study.REGIME_AMENDMENT_COMMIT
 
 
 class _Cache(study.StudyCache):

@@ -41,20 +41,19 @@ from ssa.icl.tasks import QUANTIFIERS, get_task
 from ssa.icl.verdicts import PROMPT_ERROR_FLIP
 
 TITLE = "Does SSA generalise better? A powered test"  # the chapter's title
-PLAN_COMMIT = "5389975"  # the commit that fixed this plan, before any study run (tests/test_study.py checks it)
 PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized the study
 FIRST_SEED = 100  # study seeds are FIRST_SEED, FIRST_SEED + 1, ...: disjoint from the chapters' pilot seeds
 GENERALISES_BELOW = 0.1  # a quantification run "generalises" at sigma = 10 when its prompt error is below this
 PRIMARY_SEEDS = 40  # per comparison of the primary question (see the power calculation in the chapter)
 ABLATION_SEEDS = 10  # per ablation, length and size comparison (the plan's minimum)
-# The starting-point comparisons, by an amendment after their ten-seed verdicts were read
-# (STARTING_POINT_AMENDMENT_COMMIT): the primary question's count, so that "no effect", which the
-# rule gives prompt errors only from verdicts.no_effect_pairs pairs (36), can be reached.
+# The starting-point comparisons have the primary question's count, so that "no difference that
+# matters", which the rule gives a prompt error only from verdicts.no_effect_pairs pairs (36), can
+# be reached (raised from ten after a reading: ssa.analysis_changes).
 STARTING_POINT_SEEDS = PRIMARY_SEEDS
-# The regime comparisons (the authors' learning rate with 10 x the steps; warm-up and cosine decay),
-# by an amendment after their ten-seed verdicts were read (REGIME_AMENDMENT_COMMIT): the primary
-# question's count and seeds, so that a prompt error can read "no effect" there (36 pairs) and the
-# primary answer can be set against the regime it holds in. Declared before any run of the added seeds.
+# The regime comparisons (the authors' learning rate with 10 x the steps; warm-up and cosine decay)
+# have the primary question's count and seeds, so that a prompt error can read "no difference that
+# matters" there (36 pairs) and the primary answer can be set against the regime it holds in
+# (raised from ten after a reading: ssa.analysis_changes).
 REGIME_SEEDS = PRIMARY_SEEDS
 REGIME_COMPARISONS = ("SSA vs softmax, lr 1e-4, 10 x steps", "SSA vs softmax, warm-up + cosine")
 ENDPOINT_SIGMAS = (10,)  # sigmas an endpoint reads by value, evaluated at every profile
@@ -221,14 +220,14 @@ def generalises(run: ICLRun, task: str) -> float:
 
 _TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's threshold of 0.1, "
           "fixed before the chapters' results were read")
-# largest_flip is an amendment made after the verdicts were read (FLIP_AMENDMENT_COMMIT): a seed
-# that generalises under one arm and fails under the other moves a prompt error in [0, 1] by up to 1.
+# A seed that generalises under one arm and fails under the other moves a prompt error in [0, 1] by
+# up to 1: largest_flip (added after a reading: ssa.analysis_changes).
 ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
     Endpoint("error at sigma 10", QUANTIFIERS, rule.Claim(
         "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), error_at(10.0)),
     Endpoint("mean error, sigma 2-29", QUANTIFIERS, rule.Claim(
         "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), mean_error(2.0, 29.0)),
-    # binary=True is an amendment made after the verdicts were read (BINARY_AMENDMENT_COMMIT).
+    # 0 or 1 per seed: Tango's interval (added after a reading: ssa.analysis_changes).
     Endpoint("generalises at sigma 10", QUANTIFIERS, rule.Claim(
         f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at sigma = 10)", 1, 0.2, "share of seeds",
         "the plan's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
@@ -302,41 +301,20 @@ COMPARISONS: tuple[Comparison, ...] = (
                QUANTIFICATION_ENDPOINTS),
     Comparison("SSA vs softmax, 4 x parameters", "In a model with 4 x the parameters?", "ssa_wide", "softmax_wide", ("every",),
                ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
-    # Read on both quantifiers like the other ablations ("some" added by :data:`LR_AMENDMENT_COMMIT`,
-    # before any run of its arms existed).
+    # Read on both quantifiers like the other ablations.
     Comparison("SSA vs softmax, lr 1e-4, 10 x steps", "At the authors' learning rate, trained 10 x longer?",
                "ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS, QUANTIFICATION_ENDPOINTS),
 )
 
 
-# The contingency on training length, committed before any run of the 3 x and 10 x steps arms
-# existed: if SSA's paired advantage over softmax (prompt error at sigma = 10 on "every") still
-# moves between 3 x and 10 x the steps, the paper's far longer training (500,000 steps) may end
-# elsewhere, and the question is asked again at 30 x, with the fewest pairs the rule decides on.
-CONTINGENCY_COMMIT = "ae22e28"  # the commit that added it (tests/test_study.py checks it)
-# The amendment that reads "SSA vs softmax, lr 1e-4, 10 x steps" on "some" too, committed before any
-# run of its arms existed (tests/test_study.py checks it).
-LR_AMENDMENT_COMMIT = "e41f7ef"
-# Two amendments made after the verdicts were read, both to how "no difference that matters" is
-# decided for outcomes that flip from seed to seed (tests/test_study.py checks their commits);
-# rule_amendment_changes lists the verdicts they changed.
-# 1. "generalises at sigma 10" is 0 or 1 per seed, and the paired t interval the plan named is a
-#    point when every pair agrees, so ten agreeing pairs read "no effect" with an interval of [0, 0];
-#    it is judged with Tango's interval for paired proportions instead (Claim.binary).
-BINARY_AMENDMENT_COMMIT = "c43f143"
+# The rule treats "generalises at sigma 10" as 0 or 1 per seed: a paired t interval is a point when
+# every pair agrees, so ten agreeing pairs would read "no difference" with an interval of [0, 0]
+# (Claim.binary). rule_amendment_changes compares the verdicts with the rule as first planned.
 BINARY_ENDPOINT = "generalises at sigma 10"
-# 2. The prompt-error endpoints flip too (a seed generalises or fails), and pairs that show no flip
-#    cannot rule out flips frequent enough to matter: "no effect" on them needs
-#    ssa.verdicts.no_effect_pairs pairs (Claim.largest_flip).
-FLIP_AMENDMENT_COMMIT = "47a4544"
-# 3. With (2), ten pairs can never call a prompt-error endpoint "no effect", and the reading of
-#    SSA's deficit (starting_point_reading) needs such verdicts: the three comparisons it reads
-#    beside the primary one get the primary's 40 seeds (STARTING_POINT_SEEDS), decided before any
-#    run of the added seeds existed; their softmax and SSA runs are the primary comparison's.
-STARTING_POINT_AMENDMENT_COMMIT = "70fbf62"
-# 4. The regime comparisons get the primary question's 40 seeds (REGIME_SEEDS), declared before any
-#    run of the added seeds existed.
-REGIME_AMENDMENT_COMMIT = "dd6a276"
+# The contingency on training length: if SSA's paired advantage over softmax (prompt error at sigma
+# = 10 on "every") still moves between 3 x and 10 x the steps, the paper's far longer training
+# (500,000 steps) may end elsewhere, and the question is asked again at 30 x, with the fewest pairs
+# the rule decides on.
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at sigma 10"
 LENGTH_TREND_TASK = "every"
@@ -703,8 +681,7 @@ def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[s
 
 def _as_planned(claim: rule.Claim) -> rule.Claim:
     """``claim`` as the plan first judged it: the paired t interval, "no effect" from the rule's
-    fewest pairs (before the two amendments of :data:`BINARY_AMENDMENT_COMMIT` and
-    :data:`FLIP_AMENDMENT_COMMIT`)."""
+    fewest pairs (before the two changes to the rule for outcomes that flip: ssa.analysis_changes)."""
     return dataclasses.replace(claim, binary=False, largest_flip=None)
 
 
