@@ -23,9 +23,9 @@ scorer's error at the point is lower than softmax's", runs paired with softmax's
 gives every scorer the same initialisation stream, batches and test sets). The threshold is the
 column's benchmark's own, declared there before its results: 0.1 in context (a tenth of the error
 scale, :data:`ssa.alternatives.comparison.THRESHOLD`), 0.05 for retrieval (one test set in twenty,
-:data:`ssa.retrieval.analysis.THRESHOLD`). A column where softmax did not learn its task in
-distribution is "premise absent" for every scorer (the shift then tests nothing); a scorer that did
-not learn it is "not tested" there, its error still shown. A cell is filled only when every seed of
+:data:`ssa.retrieval.analysis.THRESHOLD`). A comparison where softmax or the scorer did not
+learn the task in distribution reads "not learned" (the shift then tests nothing), the error still
+shown. A cell is filled only when every seed of
 the scorer and of softmax is cached: never a smaller sample.
 
 **Runs**. In context: each scorer as the chapters build it
@@ -349,10 +349,10 @@ def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]
     from ssa.plotting import scorer_label
 
     claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer))
-    if not learned["softmax"]:
-        return rule.premise_absent(claim, f"softmax did not learn {each.task_label} in distribution (at {each.training}), so no shift tests anything")
-    if not learned[scorer]:
-        return rule.not_learned(claim, f"{scorer_label(scorer)} did not learn {each.task_label} in distribution (at {each.training})")
+    why = rule.learning_failure({"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
+                                f"{each.task_label} in distribution, at {each.training}")
+    if why:
+        return rule.not_learned(claim, why)
     _, treatment, control = rule.pair_by_seed(errors[scorer], errors["softmax"])
     return rule.judge(claim, treatment, control)
 

@@ -111,7 +111,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 __all__ = [
-    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "not_learned", "not_tested", "combine",
+    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "learning_failure", "not_learned", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
     "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
     "FALSE_DISCOVERY_RATE",
@@ -767,6 +767,22 @@ def premise_absent(claim: Claim, measurement: str) -> Verdict:
         raise ValueError("measurement must say what shows the premise is absent")
     return Verdict(claim.name, PREMISE_ABSENT, threshold=claim.threshold, units=claim.units, detail=measurement,
                    treatment=claim.treatment)
+
+
+def learning_failure(learned: Mapping[str, bool], evidence: str) -> str | None:
+    """Why a comparison tests nothing, when a model of it did not learn its task: "softmax and SSA
+    did not learn the task (``evidence``)"; ``None`` when every model in ``learned`` (name ->
+    whether it learned) did. Every chapter decides "not learned" through this and
+    :func:`not_learned`; what counts as learning (``evidence``) is the chapter's."""
+    if not learned:
+        raise ValueError("learned must name at least one model")
+    if not evidence.strip():
+        raise ValueError("evidence must say what shows whether a model learned")
+    failed = [name for name, ok in learned.items() if not ok]
+    if not failed:
+        return None
+    names = failed[0] if len(failed) == 1 else ", ".join(failed[:-1]) + " and " + failed[-1]
+    return f"{names} did not learn the task ({evidence})"
 
 
 def not_learned(claim: Claim, reason: str) -> Verdict:

@@ -305,15 +305,15 @@ def test_fewer_than_six_pairs_are_too_few_with_the_pairs_that_would_decide():
     assert (power["2 seeds"].dropna() == 0).all()  # below six pairs the rule decides nothing
 
 
-def test_unlearned_models_leave_every_claim_premise_absent_and_no_runs_leave_it_not_tested():
+def test_unlearned_models_leave_every_claim_not_learned_and_no_runs_leave_it_not_tested():
     from ssa.lm import experiment
 
     runs = paired_runs(range(6), ssa_id_factor=0.5, ssa_ood_factor=0.5, unigram=150.0)
     summary = experiment.verdict(runs)
     assert not summary["learned"]
     for verdict in summary["claims"].values():
-        assert verdict.outcome == "premise absent" and "unigram" in verdict.detail
-    assert "premise absent" in summary["summary"]
+        assert verdict.outcome == "not learned" and "unigram" in verdict.detail
+    assert "not learned" in summary["summary"]
     assert {v.outcome for v in experiment.claim_verdicts([]).values()} == {"not tested"}
     only_softmax = [run for run in paired_runs(range(6), 0.9, 0.9) if run.scorer == "softmax"]
     assert {v.outcome for v in experiment.claim_verdicts(only_softmax).values()} == {"not tested"}

@@ -559,3 +559,13 @@ def test_an_interval_never_reads_wider_than_the_scale_of_a_bounded_outcome():
     assert judge(bounded, *many).interval == tuple(max(min(end, 1.0), -1.0) for end in judge(unbounded, *many).interval)
     with pytest.raises(ValueError, match="bound must be None or a finite number > 0"):
         Claim("x", 1, 0.1, "u", "r", bound=0)
+
+
+def test_learning_failure_names_every_model_that_did_not_learn():
+    assert verdicts.learning_failure({"softmax": True, "SSA": True}, "error below 0.5") is None
+    assert verdicts.learning_failure({"softmax": False, "SSA": True}, "error below 0.5") == "softmax did not learn the task (error below 0.5)"
+    assert verdicts.learning_failure({"a": False, "b": False, "c": False}, "e").startswith("a, b and c did not learn")
+    with pytest.raises(ValueError, match="learned must name"):
+        verdicts.learning_failure({}, "e")
+    with pytest.raises(ValueError, match="evidence must say"):
+        verdicts.learning_failure({"a": False}, " ")

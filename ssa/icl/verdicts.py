@@ -179,11 +179,8 @@ def _named(claim: Claim, label: str) -> Claim:
 def _unlearned(runs_by_scorer: dict[str, list[ICLRun]], task: str, scorers=("softmax", "ssa")) -> str | None:
     """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
     ok = learned({scorer: runs_by_scorer[scorer] for scorer in scorers}, task)
-    if all(ok.values()):
-        return None
-    failed = ", ".join(scorer for scorer, good in ok.items() if not good)
-    return (f"{failed} did not learn the task in distribution (error at sigma 1 not below "
-            f"{LEARNED_FRACTION} x the {trivial_baseline(task)} baseline)")
+    return rule.learning_failure(ok, f"in distribution: error at sigma 1 not below {LEARNED_FRACTION} x the "
+                                     f"{trivial_baseline(task)} baseline")
 
 
 def _not_tested(claim: Claim, why: str) -> Verdict:

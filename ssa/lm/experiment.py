@@ -304,15 +304,16 @@ def regime(profile: str) -> str:
 def claim_verdicts(runs: list[LMRun], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict[str, Verdict]:
     """The verdict (:mod:`ssa.verdicts`) on each of :data:`CLAIMS`, from runs paired by seed:
     keys ``perplexity_id``, ``perplexity_ood`` and ``blimp``. If a model stayed near the unigram
-    baseline, every claim is "premise absent", with the measurement. A judged verdict's ``detail``
+    baseline, every claim is "not learned", with the measurement. A judged verdict's ``detail``
     holds the baseline's calibration (:func:`calibration`) when the baseline is far from its reference."""
     if not runs:
         return {key: verdicts.not_tested(claim) for key, claim in CLAIMS.items()}
     ratio = worst_perplexity_over_unigram(runs)
-    if ratio >= LEARNED_RATIO:
-        measurement = (f"the models did not learn beyond word frequencies: the worst in-distribution perplexity is "
-                       f"{ratio:.2f} of the unigram baseline's, and a model counts as trained below {LEARNED_RATIO:g}")
-        return {key: verdicts.premise_absent(claim, measurement) for key, claim in CLAIMS.items()}
+    why = verdicts.learning_failure({"the decoders": ratio < LEARNED_RATIO},
+                                    f"not beyond word frequencies: the worst in-distribution perplexity is {ratio:.2f} of "
+                                    f"the unigram baseline's, and a model counts as trained below {LEARNED_RATIO:g}")
+    if why:
+        return {key: verdicts.not_learned(claim, why) for key, claim in CLAIMS.items()}
     calibrated = calibration(runs, profile=profile, results_dir=results_dir)
     found = {}
     for key, claim in CLAIMS.items():
@@ -377,7 +378,7 @@ def verdict(runs: list[LMRun], *, profile: str | None = None, results_dir: str |
     parameters = runs[0].parameters
     if not learned:
         summary = (f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
-                   f"every claim is {verdicts.PREMISE_ABSENT}, and this run supports no claim about scorers.")
+                   f"every claim is {verdicts.NOT_LEARNED}, and this run supports no claim about scorers.")
     else:
         parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].words()} ({found[key].evidence()})" for key in found)
         summary = (f"Every model learned well beyond word frequencies (perplexity at most {ratio:.0%} of the unigram "

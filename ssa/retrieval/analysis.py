@@ -67,16 +67,23 @@ def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
     return float(np.mean(values))
 
 
+def _learning_failure(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> str | None:
+    """Why a comparison of ``runs`` tests nothing: a scorer's mean accuracy at the training size is
+    below :data:`LEARNED_ACCURACY` (:func:`ssa.verdicts.learning_failure`)."""
+    return rule.learning_failure({name: bool(np.mean([run.at(train_items) for run in found]) >= LEARNED_ACCURACY)
+                                  for name, found in runs.items()},
+                                 f"mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items")
+
+
 def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: rule.Claim, metric: str,
            train_items: int) -> rule.Verdict:
     """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by
     seed; "not learned" when either did not learn the task."""
     named = dataclasses.replace(claim, name=f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
                                 treatment=_style(treatment)[1])
-    unlearned = [name for name in (control, treatment) if np.mean([run.at(train_items) for run in runs[name]]) < LEARNED_ACCURACY]
-    if unlearned:
-        return rule.not_learned(named, (
-            f"{' and '.join(unlearned)} did not learn the task (mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items)"))
+    why = _learning_failure({name: runs[name] for name in (control, treatment)}, train_items)
+    if why:
+        return rule.not_learned(named, why)
     seeds, treated, controlled = rule.pair_by_seed({run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
                                                    {run.seed: shifted(run, metric, train_items) for run in runs[control]})
     return rule.judge(named, treated, controlled)
@@ -180,10 +187,9 @@ def adaptive_temperature_replication(runs: Mapping[str, Sequence[RetrievalRun]],
     if not all(group.values()) or any(size not in run.sizes for runs_ in group.values() for run in runs_
                                       for size in PUBLISHED_ADAPTIVE_TEMPERATURE):
         return rule.not_tested(claim)
-    unlearned = [name for name, found in group.items() if np.mean([run.at(train_items) for run in found]) < LEARNED_ACCURACY]
-    if unlearned:
-        return rule.not_learned(claim, f"{' and '.join(unlearned)} did not learn the task (mean accuracy below "
-                                       f"{LEARNED_ACCURACY:g} at {train_items} items)")
+    why = _learning_failure(group, train_items)
+    if why:
+        return rule.not_learned(claim, why)
     _, treated, controlled = rule.pair_by_seed({run.seed: at_published_sizes(run) for run in group["adaptive_temperature"]},
                                                {run.seed: at_published_sizes(run) for run in group["softmax"]})
     return rule.judge(claim, treated, controlled)
