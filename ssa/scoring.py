@@ -377,15 +377,23 @@ def adaptive_temperature_softmax(logits: Tensor, *, mask: Tensor | None = None) 
 
 
 @_key_axis_last
-def stick_breaking(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
+def stick_breaking(logits: Tensor, *, mask: Tensor | None = None, attend_current: bool = True) -> Tensor:
     r"""Stick-breaking attention (Tan, Shen, Yang, Courville & Panda, arXiv 2410.17980): with
     :math:`\beta_i = \sigma(x_i)`, the last unmasked key takes :math:`\beta` of the stick, the one
     before it :math:`\beta` of what is left, and so on back to the first:
     :math:`w_i = \beta_i \prod_{k > i,\ k \text{ unmasked}} (1 - \beta_k)`, so :math:`\sum_i w_i \le 1`.
-    Computed in log space, :math:`\log w_i = \log\sigma(x_i) + \sum_{k > i} \log\sigma(-x_k)`, with
-    no subtraction of large sums. The paper's keys are the tokens before the query (:math:`i < j`);
-    under a causal mask that includes the query's own position, as this book's models use, the
-    query's own key breaks the stick first."""
+    The leftover :math:`1 - \sum_i w_i` weights no value: the output is :math:`\sum_i w_i v_i`, as if a
+    zero value took the rest of the stick. Computed in log space,
+    :math:`\log w_i = \log\sigma(x_i) + \sum_{k > i} \log\sigma(-x_k)`, with no subtraction of large sums.
+
+    The keys are read by position, nearest (last) first: a recency bias that helps language and
+    hinders a task whose items come in random order. ``attend_current``: under a causal mask that
+    includes the query's own position, as this book's models use, its own key breaks the stick
+    first (``True``, the default); ``False`` leaves out the last visible key of each row, so that a
+    query reads only the tokens before it, as the authors' ``attend_current=False`` does (a row
+    with one visible key then gets no weight)."""
+    if not attend_current:
+        mask = _without_last_visible(mask)
     log_keep = F.logsigmoid(-logits)  # log(1 - beta)
     if mask is not None:
         log_keep = _fill_masked(log_keep, mask, 0.0)  # a masked key takes none of the stick
@@ -394,6 +402,14 @@ def stick_breaking(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
     before = torch.cat([torch.zeros_like(reversed_keep[..., :1]), reversed_keep[..., :-1]], dim=-1)
     log_weights = F.logsigmoid(logits) + before.cumsum(-1).flip(-1)
     return _zero_fully_masked(torch.exp(log_weights), mask)
+
+
+def _without_last_visible(mask: Tensor) -> Tensor:
+    """``mask`` (keys last) without the last visible key of each row (rows with none unchanged)."""
+    keys = mask.shape[-1]
+    last = keys - 1 - mask.flip(-1).to(torch.uint8).argmax(-1, keepdim=True)  # (..., 1)
+    dropped = torch.zeros_like(mask).scatter_(-1, last, True) & mask.any(-1, keepdim=True)
+    return (mask & ~dropped).contiguous()
 
 
 def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -702,14 +718,24 @@ class AdaptiveTemperatureSoftmax(Scorer):
 
 @register_scorer("stick_breaking")
 class StickBreaking(Scorer):
-    """Stick-breaking attention (:func:`stick_breaking`); rows sum to at most one."""
+    """Stick-breaking attention (:func:`stick_breaking`); rows sum to at most one, the rest weighting
+    no value. ``attend_current=False``: a query does not read its own position (the authors' option)."""
 
     name = "stick_breaking"
     normalized = False
     order_free = False
 
+    def __init__(self, attend_current: bool = True):
+        super().__init__()
+        if not isinstance(attend_current, bool):
+            raise ValueError(f"attend_current must be True or False, got {attend_current!r}")
+        self.attend_current = attend_current
+
     def forward(self, logits, mask=None, dim=-1):
-        return stick_breaking(logits, mask=mask, dim=dim)
+        return stick_breaking(logits, mask=mask, dim=dim, attend_current=self.attend_current)
+
+    def extra_repr(self) -> str:
+        return f"attend_current={self.attend_current}"
 
 
 def __getattr__(attribute: str):

@@ -258,6 +258,27 @@ def test_sparse_scorers_reach_exact_zeros():
     assert scoring.entmax15(logits)[-1] == 0
 
 
+def test_stick_breaking_without_the_current_key_reads_only_the_keys_before_the_query():
+    generator = torch.Generator().manual_seed(0)
+    logits = torch.randn(2, 3, 5, 5, generator=generator, dtype=torch.float64)
+    causal = torch.ones(5, 5, dtype=torch.bool).tril()
+    strictly_before = torch.ones(5, 5, dtype=torch.bool).tril(-1)
+    without = scoring.stick_breaking(logits, mask=causal, attend_current=False)
+    torch.testing.assert_close(without, scoring.stick_breaking(logits, mask=strictly_before), rtol=0, atol=0)
+    assert (without[..., 0, :] == 0).all()  # the first query has nothing before it
+    scorer = make_scorer("stick_breaking", attend_current=False)
+    torch.testing.assert_close(scorer(logits, mask=causal), without, rtol=0, atol=0)
+    torch.testing.assert_close(make_scorer("stick_breaking")(logits, mask=causal),
+                               scoring.stick_breaking(logits, mask=causal), rtol=0, atol=0)
+    # with no mask, the last key of each row is left out; along another axis, the same
+    torch.testing.assert_close(scoring.stick_breaking(logits, attend_current=False)[..., :4],
+                               scoring.stick_breaking(logits[..., :4]), rtol=0, atol=0)
+    torch.testing.assert_close(scoring.stick_breaking(logits.transpose(-1, -2), attend_current=False, dim=-2),
+                               scoring.stick_breaking(logits, attend_current=False).transpose(-1, -2), rtol=0, atol=0)
+    with pytest.raises(ValueError, match="attend_current must be True or False"):
+        make_scorer("stick_breaking", attend_current="no")
+
+
 def test_stick_breaking_is_the_product_formula_and_a_masked_key_is_a_removed_key():
     generator = torch.Generator().manual_seed(11)
     logits = torch.randn(3, 4, 7, generator=generator, dtype=torch.float64) * 3
