@@ -46,7 +46,9 @@ def current_path() -> str:
 
 @contextlib.contextmanager
 def attention_path(path: str):
-    """Within the block, SSA attention takes ``path`` (``"reference"``, ``"blockwise"``, ...)."""
+    """Within the block, SSA attention takes ``path`` (``"reference"``, ``"blockwise"``, ...).
+    ``"reference"`` sends every scorer, softmax included, through its weights in full and then
+    ``weights @ v``: one kind of path for all, as a like-for-like cost measurement needs."""
     from ssa.kernels import check_path
 
     token = _forced_path.set(check_path(path))
@@ -177,7 +179,7 @@ def attention(
             return fast_ssa_attention(query, key, value, scorer, mask=mask, causal=causal, scale=scale, path=path)
     full_mask = combine_masks(mask, causal, n_queries, n_keys, query.device)
 
-    if isinstance(scorer, Softmax) and not return_weights:
+    if isinstance(scorer, Softmax) and not return_weights and current_path() != "reference":
         # SDPA's is_causal aligns queries to the first keys; pass our mask unless the two agree.
         use_is_causal = causal and mask is None and n_queries == n_keys
         return F.scaled_dot_product_attention(

@@ -359,28 +359,42 @@ def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]
 
 # --- what the page shows ----------------------------------------------------------------------
 
-def _cost_ratios(cost: Mapping | None, scorer: str) -> tuple[float | None, float | None]:
-    if cost is None or scorer not in cost.get("scorers", {}):
+# Each benchmark's cost is measured on its own model (ssa.alternatives.comparison.COST_MODELS).
+COST_MODEL = {ICL: "icl", RETRIEVAL: "retrieval"}
+
+
+def costs(profile: str, device: str = "auto") -> dict[str, Mapping]:
+    """The cost of every scorer on each benchmark's own model, ``{benchmark: cost entry}``
+    (:func:`ssa.alternatives.comparison.cost_entry`): a training step's time and peak memory as
+    multiples of softmax's, every scorer through the same attention path."""
+    from ssa.alternatives.comparison import cost_entry
+
+    return {benchmark: cost_entry(profile, device, model=model) for benchmark, model in COST_MODEL.items()}
+
+
+def _cost_ratios(cost: Mapping[str, Mapping] | None, benchmark: str, scorer: str) -> tuple[float | None, float | None]:
+    """``scorer``'s (time, memory) ratios to softmax on ``benchmark``'s model; ``None`` where not measured."""
+    found = (cost or {}).get(benchmark, {}).get("scorers", {}).get(scorer)
+    if found is None:
         return None, None
-    found = cost["scorers"][scorer]
     return found.get("time_ratio"), found.get("memory_ratio")
 
 
-def frame(board: Board, cost: Mapping | None = None):
+def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     """The long table, one row per scorer and column (the CSV the page offers): the point, each
     seed's error, the mean and its 95% interval, softmax's mean, the verdict with its effect
     (softmax's error minus the scorer's: positive when the scorer is better) and interval, and the
-    cost of a training step and its peak memory as multiples of softmax's (the Alternative scorers
-    chapter's measurement, :func:`ssa.alternatives.comparison.cost_entry`). Pending cells have no
-    numbers and say how many seeds are cached."""
+    cost of a training step and its peak memory on the column's own model as multiples of
+    softmax's (``cost``: :func:`costs`). Pending cells have no numbers and say how many seeds are
+    cached."""
     import pandas as pd
 
     from ssa.plotting import scorer_label
 
     rows = []
     for scorer in scorers():
-        time_ratio, memory_ratio = _cost_ratios(cost, scorer)
         for each in COLUMNS:
+            time_ratio, memory_ratio = _cost_ratios(cost, each.benchmark, scorer)
             found, reference = board.cell(scorer, each.key), board.cell("softmax", each.key)
             cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
             row = {"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
@@ -405,11 +419,11 @@ OUTCOME_MARKS = {outcome: outcome for outcome in (rule.BETTER, rule.WORSE, rule.
                                                   rule.PREMISE_ABSENT, rule.NOT_LEARNED)}
 
 
-def table(board: Board, cost: Mapping | None = None, digits: int = 3):
+def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):
     """Scorers x columns as the page shows them: "mean [low, high]" and, below softmax, the
     verdict against it in one word (:data:`OUTCOME_MARKS`: better / worse / no difference at the
     threshold / undecided / not learned in distribution); "pending (k of n seeds)" for a cell not
-    complete; then the cost columns."""
+    complete; then the cost columns, each benchmark's model apart."""
     import pandas as pd
 
     from ssa.plotting import scorer_label
@@ -426,9 +440,10 @@ def table(board: Board, cost: Mapping | None = None, digits: int = 3):
             interval = found.interval
             text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
             row[each.label] = text + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
-        time_ratio, memory_ratio = _cost_ratios(cost, scorer)
-        row["step time / softmax"] = "n/a" if time_ratio is None else f"{time_ratio:.2f}"
-        row["peak memory / softmax"] = "n/a" if memory_ratio is None else f"{memory_ratio:.2f}"
+        for benchmark, where in ((ICL, "in context"), (RETRIEVAL, "retrieval")):
+            time_ratio, memory_ratio = _cost_ratios(cost, benchmark, scorer)
+            row[f"step time / softmax, {where}"] = "n/a" if time_ratio is None else f"{time_ratio:.2f}"
+            row[f"peak memory / softmax, {where}"] = "n/a" if memory_ratio is None else f"{memory_ratio:.2f}"
         rows[scorer_label(scorer)] = row
     found = pd.DataFrame.from_dict(rows, orient="index")
     found.index.name = "scorer"
@@ -616,20 +631,20 @@ def columns_table():
 CSV_NAME = "ssa-leaderboard.csv"
 
 
-def seed_frame(board: Board, cost: Mapping | None = None):
+def seed_frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     """The leaderboard in long format, the CSV the page offers: one row per scorer, column and
     seed of every filled cell, with the scorer's and softmax's error there (paired by seed), the
     cell's outcome against softmax (:data:`OUTCOME_MARKS`: better / worse / ...) with its effect
     and interval (softmax's error minus the scorer's: positive when the scorer is better), and the
-    cost of a training step and its peak memory as multiples of softmax's."""
+    cost of a training step and its peak memory on the column's own model as multiples of softmax's."""
     import pandas as pd
 
     from ssa.plotting import scorer_label
 
     rows = []
     for scorer in scorers():
-        time_ratio, memory_ratio = _cost_ratios(cost, scorer)
         for each in COLUMNS:
+            time_ratio, memory_ratio = _cost_ratios(cost, each.benchmark, scorer)
             found, reference = board.cell(scorer, each.key), board.cell("softmax", each.key)
             if found is None:
                 continue

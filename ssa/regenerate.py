@@ -95,10 +95,10 @@ def _icl_study(profile: str, device: str, progress: bool, arm: str, task: str, s
     return regenerate_one(arm, task, seed, profile=profile, device=device, progress=progress)
 
 
-def _cost(profile: str, device: str, progress: bool) -> str:
+def _cost(profile: str, device: str, progress: bool, model: str = "icl") -> str:
     from ssa.alternatives.comparison import cost_entry
 
-    ratios = cost_entry(profile, device)["scorers"]
+    ratios = cost_entry(profile, device, model=model)["scorers"]
     return "time / memory per step, x softmax: " + ", ".join(
         f"{name} {value['time_ratio']:.2f}/{value['memory_ratio'] or float('nan'):.2f}" for name, value in ratios.items())
 
@@ -260,7 +260,8 @@ class AlternativesChapter(Chapter):
              cost: bool = True) -> list[Run]:
         from ssa.icl.tasks import TASKS
 
-        measured = [Run("cost", (), "cost of every scorer, one measurement", exclusive=True, chapters=(self.name,))] if cost else []
+        measured = [Run("cost", ("icl",), "cost of every scorer, the in-context model", exclusive=True,
+                        chapters=(self.name,))] if cost else []
         return measured + icl_runs(TASKS if tasks is None else tasks, scorers, seeds, scorer_major=True, chapter=self.name)
 
 
@@ -383,7 +384,8 @@ class LeaderboardChapter(Chapter):
     def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
         from ssa.leaderboard import plan
 
-        found = [Run("cost", (), "cost of every scorer, one measurement", exclusive=True, chapters=(self.name,))]
+        found = [Run("cost", (model,), f"cost of every scorer, {what}", exclusive=True, chapters=(self.name,))
+                 for model, what in (("icl", "the in-context model"), ("retrieval", "the retrieval model"))]
         for run in plan(profile, scorers):
             if run[-1] not in seeds:
                 continue

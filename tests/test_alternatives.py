@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -203,7 +205,7 @@ def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
     assert main(["regenerate", "--profile", "smoke", "--task", "every", "--scorer", "sparsemax", "sigmoid", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert f"{1 + 2 * comparison.SMOKE_SEEDS} runs at profile smoke: 0 cached" in out
-    assert "to compute  cost of every scorer" in out and "every / sigmoid / seed 0" in out
+    assert "to compute  cost of every scorer, the in-context model" in out and "every / sigmoid / seed 0" in out
     with pytest.raises(SystemExit):
         main(["regenerate", "--scorer", "softermax", "--dry-run"])
     assert "argument --scorers: unknown scorer 'softermax'" in capsys.readouterr().err
@@ -233,3 +235,23 @@ def test_coverage_says_how_much_is_missing():
     assert not partial["complete"]
     assert "37 of the 90" in partial["sentence"] and "provisional" in partial["sentence"]
     assert "`" not in partial["sentence"]  # glued as plain text
+
+
+def test_the_cost_takes_every_scorer_through_one_path_on_each_benchmarks_own_model(monkeypatch):
+    import torch
+
+    import ssa.kernels
+
+    def fused(*arguments, **keywords):
+        raise AssertionError("a fused attention path ran during a like-for-like cost measurement")
+
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", fused)
+    monkeypatch.setattr(ssa.kernels, "fast_ssa_attention", fused)
+    for model in comparison.COST_MODELS:
+        config = dataclasses.replace(comparison.cost_config("smoke", "cpu", scorers=("softmax", "ssa"), model=model),
+                                     min_run_time=0.01)
+        found = comparison.cost_benchmark(config)
+        assert found["model"] == model and found["path"] == "reference"
+        assert found["scorers"]["softmax"]["time_ratio"] == 1.0 and found["scorers"]["ssa"]["time_ratio"] > 0
+    with pytest.raises(ValueError, match="model must be one of"):
+        comparison.cost_config("smoke", "cpu", model="decoder")

@@ -176,7 +176,7 @@ def test_measurements_run_first_and_a_deadline_stops_launching(monkeypatch):
     monkeypatch.setattr(regenerate, "single_thread", lambda: None)
     order = []
     monkeypatch.setitem(regenerate.KINDS, "icl", lambda profile, device, progress, *arguments: order.append(arguments) or "")
-    monkeypatch.setitem(regenerate.KINDS, "cost", lambda profile, device, progress: order.append("cost") or "")
+    monkeypatch.setitem(regenerate.KINDS, "cost", lambda profile, device, progress, model: order.append("cost") or "")
     runs = plan("alternative_scorers", "smoke", scorers=["softmax"])
     regenerate.execute(list(reversed(runs)), profile="smoke", device="cpu", log=lambda line: None)
     assert order[0] == "cost" and len(order) == len(runs)

@@ -214,6 +214,24 @@ def _train_and_evaluate(experiment: RetrievalExperiment, device: str, progress: 
     return result
 
 
+def training_step(experiment: RetrievalExperiment, device: str):
+    """One training step of the run's retriever (forward, backward, Adam) on its first batch, as
+    :func:`run` trains it: for cost measurements, which call it again and again."""
+    model = build_model(experiment).to(device)
+    config = experiment.train
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    features, target = (tensor.to(device) for tensor in sample_sets(
+        config.batch_size, config.items, experiment.model.classes, generator(config.seed, TRAIN_STREAM, 0)))
+    loss_function = nn.CrossEntropyLoss()
+
+    def step() -> None:
+        loss = loss_function(model(features), target)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    return step
+
+
 def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
     from ssa.regenerate import command
 
