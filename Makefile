@@ -79,9 +79,9 @@ TEST_CELL_TIMEOUT_S := 600
 test: $(STAMP)
 	$(VENV_PYTHON) -m pytest -q --durations=15 tests
 	@# Committed results must come from a clean commit, computed by the current code version.
-	$(VENV_PYTHON) -m ssa.results validate --clean --profile cpu --profile paper
-	$(VENV_PYTHON) -m ssa.book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
-	$(VENV_PYTHON) -m ssa.book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
+	$(VENV_PYTHON) -m ssa results validate --clean --profile cpu --profile paper
+	$(VENV_PYTHON) -m ssa book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
+	$(VENV_PYTHON) -m ssa book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
 	$(MAKE) browser
 
 # The built book in a real browser: Debian's chromium, driven by Playwright (tests/test_browser.py).
@@ -97,10 +97,10 @@ browser: $(STAMP) chromium
 		$(VENV_PYTHON) -m pytest -q tests/test_browser.py
 
 book: $(STAMP)
-	$(VENV_PYTHON) -m ssa.book run --profile $(PROFILE) --device $(DEVICE)
+	$(VENV_PYTHON) -m ssa book run --profile $(PROFILE) --device $(DEVICE)
 
 data: $(STAMP)
-	$(VENV_PYTHON) -m ssa.data fetch
+	$(VENV_PYTHON) -m ssa data fetch
 
 regenerate: $(STAMP)
 	$(VENV_PYTHON) -m ssa regenerate $(CHAPTER) --profile $(PROFILE) --device $(DEVICE) --jobs $(JOBS)

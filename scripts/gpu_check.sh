@@ -35,10 +35,10 @@ step "1/3 GPU tests (FlexAttention vs reference, forward and backward)" 130 "$OU
     "$PYTHON" -m pytest -q -x tests/test_kernels.py -k "cuda"
 # The quick run (the in-context size, 1,024 and 4,096 tokens): the whole one (--full) outlasts the step.
 step "2/3 GPU benchmark (softmax SDPA / SSA reference / SSA FlexAttention)" 200 "$OUTPUT/bench.log" \
-    "$PYTHON" -m ssa.bench --device cuda --json "$OUTPUT/bench.json"
+    "$PYTHON" -m ssa bench --device cuda --json "$OUTPUT/bench.json"
 # The decoder first: its 114M model at the paper's micro-batch is what a CPU cannot check.
 step "3/3 paper profile, two steps per chapter (ssa.paper_check)" 130 "$OUTPUT/paper_check.log" \
-    "$PYTHON" -m ssa.paper_check --device cuda --micro-batch paper --chapters lm encoder icl alternatives \
+    "$PYTHON" -m ssa paper-check --device cuda --micro-batch paper --chapters lm encoder icl alternatives \
     --json "$OUTPUT/paper_check.json"
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -1,14 +1,18 @@
-"""usage: python -m ssa COMMAND [ARGUMENTS]
+"""usage: python -m ssa COMMAND [ARGUMENTS]   (or, installed: ssa COMMAND [ARGUMENTS])
 
-The book's command line. Commands:
+The book's one command line. Commands:
 
-  regenerate CHAPTER   compute a chapter's cached results that are missing (python -m ssa regenerate --help)
-  book run             execute the notebooks and build the HTML (python -m ssa.book)
-  bench                the attention benchmark, measured again with --force (python -m ssa.bench)
-  results list|validate   the result cache (python -m ssa.results)
-  data fetch|list|verify  the datasets (python -m ssa.data)
+  book run                 execute the notebooks and build the HTML
+  regenerate CHAPTER       compute a chapter's cached results that are missing
+  bench                    the attention benchmark (--full: the book's cached one)
+  results list|validate|format   the result cache
+  data fetch|list|verify   the datasets
+  code-versions check|record|bump   the code version of each cached computation
+  paper-check              every chapter at the paper's sizes, a few steps each
+  decoder train|evaluate|lm-eval|params   the decoder chapter's tools
+  encoder corpus           the encoder chapter's corpus
 
-Each command takes the arguments of its module; `python -m ssa COMMAND --help` lists them.
+`python -m ssa COMMAND --help` lists a command's arguments.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import importlib
 import sys
 
-COMMANDS = {"regenerate": "ssa.regenerate", "book": "ssa.book", "bench": "ssa.bench", "results": "ssa.results", "data": "ssa.data"}
+COMMANDS = {"book": "ssa.book", "regenerate": "ssa.regenerate", "bench": "ssa.bench", "results": "ssa.results",
+            "data": "ssa.data", "code-versions": "ssa.code_versions", "paper-check": "ssa.paper_check",
+            "decoder": "ssa.lm.cli", "encoder": "ssa.encoder.cli"}
 
 
 def main(argv: list[str] | None = None) -> int:

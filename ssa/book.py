@@ -1,8 +1,8 @@
 """The one runner that executes the book's notebooks and builds its HTML.
 
-    python -m ssa.book run --profile cpu                 # every notebook, then _build/html/
-    python -m ssa.book run --profile smoke --no-html     # what CI runs first
-    python -m ssa.book run --profile cpu --only theory   # one chapter (others keep their last output)
+    python -m ssa book run --profile cpu                 # every notebook, then _build/html/
+    python -m ssa book run --profile smoke --no-html     # what CI runs first
+    python -m ssa book run --profile cpu --only theory   # one chapter (others keep their last output)
 
 Every ``.ipynb`` page of ``_toc.yml`` is executed with papermill, with the parameters
 ``profile``, ``device`` and ``seed`` injected, into ``_build/src/`` (a copy of the book's layout:
@@ -331,7 +331,7 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa.book", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ssa book", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="execute the notebooks and build the HTML")
     run_parser.add_argument("--profile", choices=PROFILES, default="cpu")
@@ -356,4 +356,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit("this command is `python -m ssa book`")

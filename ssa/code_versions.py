@@ -13,10 +13,10 @@ when their *fingerprint* differs from the one recorded beside the version in
 comments. A change then needs a decision:
 
 * it can change a number (training, evaluation, a kernel's arithmetic or compiler flags):
-  ``python -m ssa.code_versions bump NAME`` raises the version and records the fingerprint;
+  ``python -m ssa code-versions bump NAME`` raises the version and records the fingerprint;
 * it cannot (a rename, a refactor that performs the same operations in the same order, shown by
   rerunning one smoke-profile result and getting identical numbers): keep the version and
-  record the fingerprint with ``python -m ssa.code_versions record NAME``.
+  record the fingerprint with ``python -m ssa code-versions record NAME``.
 
 Only the version enters the cache key; the fingerprint is stored in each entry's provenance, so
 a reader on another Python version (whose syntax trees print differently) reads the same cache.
@@ -176,7 +176,7 @@ def _write(record: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m ssa.code_versions", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ssa code-versions", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("check", "record", "bump"),
                         help="check: list computations whose code changed; record: keep the version, store the new "
                              "fingerprint; bump: raise the version (its cached results are recomputed) and record")
@@ -205,4 +205,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit("this command is `python -m ssa code-versions`")

@@ -4,7 +4,7 @@ a table that pandas cut short, or a verdict in a word outside the book's vocabul
 (:data:`ssa.verdicts.RETIRED_WORDS`: the words it once used, which hid a result's direction).
 
 :func:`page_problems` reads one built HTML page (Jupyter Book 1.x with myst-nb) and lists each
-such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa.book run``
+such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa book run``
 runs it after the HTML build, and the browser check (``tests/test_browser.py``) applies the same
 rules to the pages as Chromium renders them.
 

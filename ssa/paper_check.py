@@ -1,7 +1,7 @@
 """Does every chapter's ``paper`` configuration run? Two optimizer steps each, on any device.
 
-    python -m ssa.paper_check                                   # every chapter, on the CPU
-    python -m ssa.paper_check --device cuda --micro-batch paper # on a GPU, the paper's micro-batch
+    python -m ssa paper-check                                   # every chapter, on the CPU
+    python -m ssa paper-check --device cuda --micro-batch paper # on a GPU, the paper's micro-batch
     python -m pytest -m paper_profile tests/test_paper_profile.py   # the same, as tests (CPU)
 
 No ``paper`` run has finished yet (they need GPUs and days), so this is the evidence that those
@@ -349,7 +349,7 @@ def run_chapter(chapter: str, work_dir: str | Path, *, device: str = "cpu", micr
     report_path = folder / "report.json"
     report_path.unlink(missing_ok=True)
     environment = {**os.environ, **{variable: str(folder / name) for name, variable in FOLDER_ENV.items()}}
-    command = [sys.executable, "-m", "ssa.paper_check", "--in-process", "--chapters", chapter, "--device", device,
+    command = [sys.executable, "-m", "ssa", "paper-check", "--in-process", "--chapters", chapter, "--device", device,
                "--micro-batch", micro_batch, "--lm-data", lm_data, "--json", str(report_path)]
     if threads is not None:
         command += ["--threads", str(threads)]
@@ -387,7 +387,7 @@ def format_report(reports: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa.paper_check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m ssa paper-check", description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", nargs="+", choices=list(CHAPTERS), default=list(CHAPTERS))
     parser.add_argument("--device", choices=DEVICES, default="cpu")
     parser.add_argument("--micro-batch", choices=MICRO_BATCHES, default="smallest", help="decoder sequences per forward pass: 1, or the paper's 4")
@@ -434,4 +434,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit("this command is `python -m ssa paper-check`")

@@ -746,4 +746,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit("this command is `python -m ssa regenerate`")

@@ -51,7 +51,7 @@ DATA_DESCRIPTIONS = {
 
 
 def book_command(profile: str, chapter: str) -> str:
-    return f"python -m ssa.book run --profile {profile} --only {chapter}"
+    return f"python -m ssa book run --profile {profile} --only {chapter}"
 
 
 def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dict]:

@@ -7,7 +7,7 @@ A chapter wraps each expensive computation in :func:`cached`::
         config,                                  # everything that determines the result
         lambda: train_and_evaluate(config),      # returns a JSON-able dict
         profile=profile,
-        regenerate="python -m ssa.book run --profile cpu --only icl_linear",
+        regenerate="python -m ssa book run --profile cpu --only icl_linear",
     )
 
 :func:`cached_entry` takes the same arguments and returns the result with its entry's provenance.
@@ -15,7 +15,7 @@ A chapter wraps each expensive computation in :func:`cached`::
 The entry is ``results/<profile>/<experiment>/<key[:16]>.json`` where ``key`` is the SHA-256
 of the canonical JSON of ``config`` and :data:`CACHE_SCHEMA_VERSION`. An entry is reused only
 when its stored config and schema version equal the requested ones exactly; anything else is
-recomputed. With ``SSA_REQUIRE_CACHE=1`` (set by ``python -m ssa.book run --require-cache``,
+recomputed. With ``SSA_REQUIRE_CACHE=1`` (set by ``python -m ssa book run --require-cache``,
 which CI uses) a missing entry raises :class:`CacheMissError` naming the command that creates
 it, so that CI never starts a long training run by accident.
 
@@ -64,7 +64,7 @@ REQUIRE_CACHE_ENV = "SSA_REQUIRE_CACHE"
 RESULTS_MIRROR_ENV = "SSA_RESULTS_MIRROR"
 _KEY_LENGTH = 16
 # The committed cache's cap, from the powered in-context study's issue ("results/ stays under
-# 40 MB in total"); `python -m ssa.results validate` fails above it.
+# 40 MB in total"); `python -m ssa results validate` fails above it.
 RESULTS_BYTES_LIMIT = 40_000_000
 
 
@@ -609,7 +609,7 @@ def _entry_problems(path: Path, profile: str, experiment: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m ssa.results", description="List and validate cached results.")
+    parser = argparse.ArgumentParser(prog="python -m ssa results", description="List and validate cached results.")
     parser.add_argument("command", choices=("list", "validate", "format"),
                         help="list entries; validate them (and the committed cache's size); format: rewrite "
                              "entries stored in another layout in the one entry_text writes")
@@ -645,10 +645,10 @@ def main(argv: list[str] | None = None) -> int:
     oversize = arguments.command == "validate" and committed_bytes(arguments.results_dir) > RESULTS_BYTES_LIMIT
     if oversize:
         print(f"the committed results take {committed_bytes(arguments.results_dir):,} bytes, over the cap of "
-              f"{RESULTS_BYTES_LIMIT:,}: run `python -m ssa.results format`, or keep fewer per-position arrays",
+              f"{RESULTS_BYTES_LIMIT:,}: run `python -m ssa results format`, or keep fewer per-position arrays",
               file=sys.stderr)
     return 1 if invalid or oversize else 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit("this command is `python -m ssa results`")

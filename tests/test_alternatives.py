@@ -10,7 +10,7 @@ import pytest
 
 from ssa import alternatives, scoring
 from ssa.alternatives import comparison
-from ssa.alternatives.__main__ import main
+from ssa.regenerate import main
 from ssa.icl.records import ICLRun
 
 SIGMAS = [1, 2, 3]
@@ -172,16 +172,22 @@ def test_power_table_from_the_books_rule():
     assert table.loc[3].iloc[0] == 0.0 and table.loc[10].iloc[0] > 0.95
 
 
-def test_statement_not_tested_or_premise_absent():
+def test_statement_not_tested_or_not_learned():
     assert alternatives.statement_verdict({}).outcome == "not tested"
     only_ssa = fake_runs({"softmax": SOFTMAX, "ssa": BETTER})
     assert alternatives.statement_verdict(only_ssa).outcome == "not tested"
     unlearned = fake_runs({"softmax": [0.9, 0.9, 0.9], "entmax15": BETTER}, seeds=6)
     verdict = alternatives.statement_verdict(unlearned)
-    assert verdict.outcome == "premise absent" and "softmax did not learn 'every'" in verdict.detail
+    assert verdict.outcome == "not learned" and "softmax did not learn the task ('every' in distribution" in verdict.detail
     assert "'linear'" in verdict.detail  # every task's measurement, once each
     assert "no comparison tests anything" in alternatives.power_sentence(alternatives.versus_softmax(unlearned))
-    assert "premise absent" in verdict.sentence()
+    assert "not learned" in verdict.sentence()
+    # a scorer whose panels all test nothing reads as they do (never an error)
+    table = alternatives.versus_softmax(unlearned)
+    assert comparison.scorer_verdict(table, "entmax15").outcome == "not learned"
+    table["outcome"] = "not tested"
+    table["verdict"] = [verdict.__class__(v.claim, "not tested") for v in table["verdict"]]
+    assert comparison.scorer_verdict(table, "entmax15").outcome == "not tested"
 
 
 def test_mechanism_correlation_sees_entropy_drop_matching_error_growth():
@@ -201,16 +207,16 @@ def test_cost_needs_softmax_as_reference():
 
 def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path))
-    # The old command line: the chapter's runs of some tasks (ssa.regenerate's code), plus the cost.
-    assert main(["regenerate", "--profile", "smoke", "--task", "every", "--scorer", "sparsemax", "sigmoid", "--dry-run"]) == 0
+    # The chapter's runs through the book's one regenerate command: every task, plus the cost.
+    assert main(["alternative_scorers", "--profile", "smoke", "--scorers", "sparsemax", "sigmoid", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert f"{1 + 2 * comparison.SMOKE_SEEDS} runs at profile smoke: 0 cached" in out
+    assert f"{1 + 3 * 2 * comparison.SMOKE_SEEDS} runs at profile smoke: 0 cached" in out
     assert "to compute  cost of every scorer, the in-context model" in out and "every / sigmoid / seed 0" in out
     with pytest.raises(SystemExit):
-        main(["regenerate", "--scorer", "softermax", "--dry-run"])
+        main(["alternative_scorers", "--scorers", "softermax", "--dry-run"])
     assert "argument --scorers: unknown scorer 'softermax'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["regenerate", "--jobs", "0", "--dry-run"])
+        main(["alternative_scorers", "--jobs", "0", "--dry-run"])
     assert "argument --jobs" in capsys.readouterr().err
     assert alternatives.regenerate_command("cpu", ["cosformer"], [5]) == (
         "python -m ssa regenerate alternative_scorers --profile cpu --jobs 2 --seeds 5")  # every scorer is the chapter's

@@ -65,7 +65,7 @@ def test_front_matter_prose_types_no_numbers():
                 assert not digits, f"notebooks/{name}.ipynb cell {index} types numbers: {digits}; glue them"
 
 
-# ssa.page_check: what no built page may show. `python -m ssa.book run` applies it to every page
+# ssa.page_check: what no built page may show. `python -m ssa book run` applies it to every page
 # after the HTML build, and the browser check to the pages as Chromium renders them.
 STDERR_CELL = (
     '<div class="cell_output docutils container"><div class="output stderr highlight-myst-ansi notranslate">'

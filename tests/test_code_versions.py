@@ -13,13 +13,13 @@ def test_every_computation_has_a_recorded_version():
 
 def test_the_code_of_every_cached_computation_is_as_recorded():
     """Fails when code that computes cached results changed without a decision: bump the version
-    (``python -m ssa.code_versions bump NAME``) if any number can change, else record it."""
+    (``python -m ssa code-versions bump NAME``) if any number can change, else record it."""
     record = code_versions.recorded()
     if any(entry["python"] != code_versions.python_version() for entry in record.values()):
         pytest.skip(f"fingerprints were recorded on another Python version than {code_versions.python_version()}")
     changed = code_versions.stale()
     assert not changed, (f"code of {', '.join(changed)} changed since its version was recorded: "
-                         "python -m ssa.code_versions bump NAME (a number can change) or record NAME (none can)")
+                         "python -m ssa code-versions bump NAME (a number can change) or record NAME (none can)")
 
 
 def test_the_fingerprint_ignores_comments_docstrings_and_layout_but_not_code(tmp_path):

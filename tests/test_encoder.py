@@ -355,14 +355,14 @@ def test_unknown_variant_is_refused():
 
 
 def test_command_line_refuses_unknown_profile_and_variant(capsys):
-    from ssa.encoder.__main__ import main
+    from ssa.regenerate import main
 
     with pytest.raises(SystemExit):
-        main(["regenerate", "--profile", "huge"])
+        main(["encoder", "--profile", "huge"])
     assert "argument --profile: invalid choice" in capsys.readouterr().err
-    with pytest.raises(SystemExit):  # --variants: the old spelling of python -m ssa regenerate's --scorers
-        main(["regenerate", "--profile", "cpu", "--variants", "linear"])
+    with pytest.raises(SystemExit):
+        main(["encoder", "--profile", "cpu", "--scorers", "linear"])
     assert "argument --scorers: unknown scorer 'linear'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["regenerate", "--profile", "cpu", "--variants", "cosformer"])
+        main(["encoder", "--profile", "cpu", "--scorers", "cosformer"])
     assert "the encoder chapter accepts only softmax, ssa, ssa_n1.5, ssa_n2" in capsys.readouterr().err

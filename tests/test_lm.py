@@ -96,7 +96,7 @@ def test_a_missing_dataset_names_the_fetch_command(tmp_path, monkeypatch):
 
     monkeypatch.setenv("SSA_DATA_DIR", str(tmp_path))
     _verified_folder.cache_clear()
-    with pytest.raises(DatasetMissingError, match="python -m ssa.data fetch webtext"):
+    with pytest.raises(DatasetMissingError, match="python -m ssa data fetch webtext"):
         data.documents("webtext")
     with pytest.raises(ValueError, match="source must be"):
         data.documents("nowhere")
@@ -223,7 +223,7 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
 
 
 def _train_command(out: Path, corpus: Path) -> list[str]:
-    return ["-m", "ssa.lm", "train", "--profile", "smoke", "--scorer", "ssa", "--train-source", str(corpus), "--ood-source", str(corpus),
+    return ["-m", "ssa", "decoder", "train", "--profile", "smoke", "--scorer", "ssa", "--train-source", str(corpus), "--ood-source", str(corpus),
             "--steps", "3", "--global-batch", "4", "--micro-batch", "2", "--threads", "1", "--no-progress", "--device", "cpu", "--out", str(out)]
 
 
@@ -237,7 +237,7 @@ def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
     )
     assert two_processes.returncode == 0, two_processes.stderr[-3000:]
     two = json.loads((tmp_path / "two" / "history.json").read_text())
-    # The same run in this process: what `python -m ssa.lm train` does with the same arguments.
+    # The same run in this process: what `python -m ssa decoder train` does with the same arguments.
     run = tiny_run(corpus, steps=3, warmup_steps=2, global_batch=4, micro_batch=2)
     one = train(run, tmp_path / "one", device="cpu", progress=False)
     assert two["processes"] == 2 and one["processes"] == 1

@@ -10,7 +10,7 @@ import torch
 from ssa import results
 from ssa.results import CACHE_SCHEMA_VERSION, CacheMissError, cached, entry_path, list_entries
 
-REGENERATE = "python -m ssa.book run --profile cpu --only demo"
+REGENERATE = "python -m ssa book run --profile cpu --only demo"
 
 
 class Counter:

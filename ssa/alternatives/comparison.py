@@ -259,12 +259,23 @@ def paired(treatment: list[ICLRun], control: list[ICLRun], task: str, shift: str
     return rule.pair_by_seed(_by_seed(treatment, task, shift), _by_seed(control, task, shift))
 
 
-def _premise(by_scorer: dict[str, list[ICLRun]], task: str) -> str:
+# Outcomes of a panel that tests nothing: softmax did not learn the task, no pair, no premise.
+TESTS_NOTHING = (rule.NOT_LEARNED, rule.PREMISE_ABSENT, rule.NOT_TESTED)
+
+
+def _softmax_unlearned(by_scorer: dict[str, list[ICLRun]], task: str) -> str:
     baseline = icl_data.trivial_baseline(task)
     model = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x")[:, 0].mean()
     trivial = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x", baseline)[:, 0].mean()
-    return (f"softmax did not learn {task!r} in distribution: its error at σ = 1 is {model:.3g}, not below "
-            f"{icl_data.LEARNED_FRACTION:g} times the {baseline} predictor's {trivial:.3g}, so no shift tests anything")
+    return rule.learning_failure({"softmax": False}, (
+        f"{task!r} in distribution: its error at σ = 1 is {model:.3g}, not below {icl_data.LEARNED_FRACTION:g} times the "
+        f"{baseline} predictor's {trivial:.3g}, so no shift tests anything"))
+
+
+def _tests_nothing(outcomes) -> str:
+    """The outcome of a group whose every panel tests nothing: the first of :data:`TESTS_NOTHING` present."""
+    found = set(outcomes)
+    return next(outcome for outcome in TESTS_NOTHING if outcome in found)
 
 
 def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
@@ -275,8 +286,8 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
     shifted sigmas and seeds), ``outcome, effect, low, high, pairs, seeds_to_resolve`` (the
     verdict's; the effect is softmax's error minus the scorer's, positive when the scorer is
     better), ``seeds``, ``differences`` (one per seed, same sign) and ``verdict`` (the
-    :class:`ssa.verdicts.Verdict`). A panel where softmax did not learn the task is "premise
-    absent": a shift then tests nothing."""
+    :class:`ssa.verdicts.Verdict`). A panel where softmax did not learn the task is "not
+    learned": a shift then tests nothing."""
     import pandas as pd
 
     rows = []
@@ -291,7 +302,7 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
                 seeds, error, softmax = paired(seed_runs, by_scorer["softmax"], task, shift)
                 comparison = claim(scorer, task, shift)
                 verdict = (rule.judge(comparison, error, softmax) if learned["softmax"]
-                           else rule.premise_absent(comparison, _premise(by_scorer, task)))
+                           else rule.not_learned(comparison, _softmax_unlearned(by_scorer, task)))
                 low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
                 rows.append({
                     "scorer": scorer, "task": task, "shift": shift, "panel": panel_label(task, shift),
@@ -402,7 +413,8 @@ def scorer_verdict(comparison, scorer: str) -> rule.Verdict:
     "no difference that matters" or "worse" (the scorer is never better), it **does not hold**
     when every panel tested says "better" (consistently better), it **holds in part** when the
     scorer is better on some panels and decidedly not on others, it is **undecided** otherwise (a
-    panel open), **premise absent** when no panel tests anything, **not tested** without results.
+    panel open), "not learned" (or another outcome of :data:`TESTS_NOTHING`) when no panel tests
+    anything, **not tested** without results.
     The evidence (effect, interval) is that of the deciding comparison, turned to this claim's
     direction: its weakest win if consistently better, its closest approach to a win if never
     better, the open panel needing the most seeds."""
@@ -411,11 +423,11 @@ def scorer_verdict(comparison, scorer: str) -> rule.Verdict:
     if rows.empty:
         return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD)
     panels_ = list(zip(rows["panel"], rows["verdict"]))
-    tested = [(panel, v) for panel, v in panels_ if v.outcome != rule.PREMISE_ABSENT]
+    tested = [(panel, v) for panel, v in panels_ if v.outcome not in TESTS_NOTHING]
     detail = "; ".join(f"{panel}: {v.words()}" for panel, v in panels_)
     if not tested:
-        return rule.Verdict(name, rule.PREMISE_ABSENT, detail=_distinct(v.detail for _, v in panels_), parts=tuple(panels_),
-                            threshold=THRESHOLD)
+        return rule.Verdict(name, _tests_nothing(v.outcome for _, v in panels_), detail=_distinct(v.detail for _, v in panels_),
+                            parts=tuple(panels_), threshold=THRESHOLD)
     better = [v for _, v in tested if v.outcome == rule.BETTER]
     not_better = [v for _, v in tested if v.outcome in _DECIDED_NOT_BETTER]
     undecided = [v for _, v in tested if v.outcome in rule.OPEN]
@@ -451,7 +463,7 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
     by :data:`THRESHOLD`, at the spread of ``scorers``' paired differences, with ``pairs`` seeds
     (the comparisons' own count by default) and with each of :data:`POWER_SEEDS`."""
     rows = comparison if scorers is None else comparison[comparison["scorer"].isin(scorers)]
-    rows = rows[rows["outcome"] != rule.PREMISE_ABSENT]
+    rows = rows[~rows["outcome"].isin(TESTS_NOTHING)]
     if rows.empty:
         return "the power of the rule is not estimated: no comparison tests anything, so there is no spread to go by"
     spread = observed_spread(rows)
@@ -475,7 +487,7 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
     on any panel (every comparison "no difference that matters" or "worse"), it is **undecided**
     while a comparison is open (the count and the seeds that would decide them in ``detail``), it
     **holds in part** when every comparison is decided, none is better everywhere but some are
-    better somewhere, **premise absent** when softmax learned no task, **not tested** when none of
+    better somewhere, "not learned" when softmax learned no task, **not tested** when none of
     them has results. The parts are the verdicts of :func:`scorer_verdict`; ``detail`` gives the
     counts and the power (:func:`power_sentence`); ``what`` names the group in it."""
     names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
@@ -484,10 +496,11 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
         return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD, detail=f"none of the {what} has results")
     parts = {scorer_label(scorer): scorer_verdict(comparison, scorer) for scorer in names}
     rows = comparison[comparison["scorer"].isin(names)]
-    rows = rows[rows["outcome"] != rule.PREMISE_ABSENT]
-    if rows.empty:
+    tested = rows[~rows["outcome"].isin(TESTS_NOTHING)]
+    if tested.empty:
         detail = _distinct(part.detail for part in parts.values())
-        return rule.Verdict(name, rule.PREMISE_ABSENT, threshold=THRESHOLD, detail=detail, parts=tuple(parts.items()))
+        return rule.Verdict(name, _tests_nothing(rows["outcome"]), threshold=THRESHOLD, detail=detail, parts=tuple(parts.items()))
+    rows = tested
     counts = rows["outcome"].value_counts()
     tally = ", ".join(f"{counts[o]} {'alternative ' if o in (rule.BETTER, rule.WORSE) else ''}{o}" for o in rule.OUTCOMES if o in counts)
     panels_count = rows.groupby("scorer")["panel"].nunique()

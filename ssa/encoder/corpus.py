@@ -86,7 +86,7 @@ def transcript_files(folder: Path) -> list[Path]:
         raise CorpusError(f"corpus folder {folder} does not exist")
     files = sorted(candidates.glob("*.csv"))
     if not files:
-        raise CorpusError(f"corpus folder {candidates} holds no transcripts (*.csv); run: python -m ssa.data fetch aochildes")
+        raise CorpusError(f"corpus folder {candidates} holds no transcripts (*.csv); run: python -m ssa data fetch aochildes")
     return files
 
 

@@ -452,7 +452,7 @@ def paper_commands(nodes: int = 2, gpus_per_node: int = 8) -> dict[str, str]:
     ``train`` without ``--out`` writes to the run folder that ``regenerate`` uses, so training
     (on any number of GPUs) and the cached evaluation meet: ``regenerate`` finds the finished
     checkpoint, evaluates it on one GPU and stores the result."""
-    train = "-m ssa.lm train --profile paper --device cuda"
+    train = "-m ssa decoder train --profile paper --device cuda"
     multi_node = (f"torchrun --nnodes={nodes} --nproc_per_node={gpus_per_node} --rdzv_backend=c10d "
                   f"--rdzv_endpoint=$MASTER_HOST:29500 --rdzv_id=ssa-lm-$SCORER {train} --scorer $SCORER")
     return {
@@ -461,7 +461,7 @@ def paper_commands(nodes: int = 2, gpus_per_node: int = 8) -> dict[str, str]:
         f"{nodes} nodes (on every node, with SSA_RUNS_DIR on a shared file system)": f"for SCORER in softmax ssa; do {multi_node}; done",
         "evaluate and cache (one GPU)": f"{regenerate_command('paper')} --device cuda",
         "lm-eval benchmarks": (
-            "python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=$(ls -d _build/runs/paper/ssa-seed1234-*)/checkpoint,device=cuda "
+            "python -m ssa decoder lm-eval --model ssa-lm --model_args pretrained=$(ls -d _build/runs/paper/ssa-seed1234-*)/checkpoint,device=cuda "
             "--tasks arc_challenge,arc_easy,boolq,cb,copa,hellaswag,record,winogrande --batch_size 32"
         ),
     }

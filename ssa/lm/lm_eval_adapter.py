@@ -9,7 +9,7 @@ Python::
 Command line: lm-eval's own arguments, with the model registered first (lm-eval 0.4 discovers
 models only inside its own package, so the bare ``lm_eval`` script cannot see ours)::
 
-    python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=RUN/checkpoint,device=cuda --tasks hellaswag
+    python -m ssa decoder lm-eval --model ssa-lm --model_args pretrained=RUN/checkpoint,device=cuda --tasks hellaswag
 
 Checkpoints load through :func:`ssa.hf.from_pretrained` (:func:`ssa.lm.model.load_checkpoint`),
 so the scorer recorded in the checkpoint, SSA with its learned ``b`` and ``n``, is the one
@@ -30,7 +30,7 @@ MODEL_NAME = "ssa-lm"
 
 @register_model(MODEL_NAME)
 class SSALanguageModel(TemplateLM):
-    """lm-eval model for checkpoints written by ``python -m ssa.lm train``."""
+    """lm-eval model for checkpoints written by ``python -m ssa decoder train``."""
 
     def __init__(self, pretrained: str, device: str = "auto", batch_size: int | str = 16, max_length: int | None = None, max_gen_toks: int = 256, **_ignored):
         from ssa.lm.model import load_checkpoint

@@ -79,7 +79,7 @@ def load_checkpoint(folder: str | Path, *, device: str | torch.device = "cpu", t
 
     folder = Path(folder)
     if not (folder / "config.json").is_file():
-        raise ValueError(f"checkpoint: {folder} holds no config.json; train one with `python -m ssa.lm train --out {folder}`")
+        raise ValueError(f"checkpoint: {folder} holds no config.json; train one with `python -m ssa decoder train --out {folder}`")
     model = ssa.hf.from_pretrained(NemotronForCausalLM, folder).to(device)
     tokenizer = load_tokenizer(tokenizer_folder or folder)
     check_matches(model.config, tokenizer, folder)

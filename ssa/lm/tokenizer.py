@@ -60,7 +60,7 @@ def load_tokenizer(folder: str | Path):
 
     folder = Path(folder)
     if not (folder / "tokenizer.json").is_file():
-        raise ValueError(f"tokenizer: {folder} holds no tokenizer.json; train one with `python -m ssa.lm train` or copy it beside the checkpoint")
+        raise ValueError(f"tokenizer: {folder} holds no tokenizer.json; train one with `python -m ssa decoder train` or copy it beside the checkpoint")
     return PreTrainedTokenizerFast.from_pretrained(str(folder))
 
 

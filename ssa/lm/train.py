@@ -1,8 +1,8 @@
 """Pre-training loop: AdamW, warm-up + cosine decay, clipping, bf16 on GPU, accumulation,
 checkpoint/resume, and DistributedDataParallel when started by ``torchrun``.
 
-    python -m ssa.lm train --profile smoke --out runs/smoke                     # one process
-    torchrun --nproc_per_node=2 -m ssa.lm train --profile smoke --out runs/ddp  # two (gloo on CPU)
+    python -m ssa decoder train --profile smoke --out runs/smoke                     # one process
+    torchrun --nproc_per_node=2 -m ssa decoder train --profile smoke --out runs/ddp  # two (gloo on CPU)
 
 The loop is the book's one (:mod:`ssa.training`). A run folder holds ``tokenizer/`` (fitted by
 rank 0 when a run starts afresh), ``trainer_state.pt`` (the checkpoint: weights, optimizer,

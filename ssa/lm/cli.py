@@ -1,12 +1,11 @@
-"""Command line of the decoder chapter.
+"""``python -m ssa decoder``: the decoder chapter's tools (its cached results: ``python -m ssa regenerate decoder``).
 
-    python -m ssa.lm train --profile smoke --scorer ssa --out _build/runs/try
-    torchrun --nproc_per_node=2 -m ssa.lm train --profile smoke --out _build/runs/ddp
-    torchrun --nproc_per_node=8 -m ssa.lm train --profile paper --scorer ssa   # then `regenerate` evaluates it
-    python -m ssa.lm evaluate --profile smoke --checkpoint _build/runs/try/checkpoint
-    python -m ssa.lm regenerate --profile cpu          # = python -m ssa regenerate decoder --profile cpu
-    python -m ssa.lm lm-eval --model ssa-lm --model_args pretrained=CHECKPOINT --tasks hellaswag
-    python -m ssa.lm params --profile paper
+    python -m ssa decoder train --profile smoke --scorer ssa --out _build/runs/try
+    torchrun --nproc_per_node=2 -m ssa decoder train --profile smoke --out _build/runs/ddp
+    torchrun --nproc_per_node=8 -m ssa decoder train --profile paper --scorer ssa   # then `regenerate` evaluates it
+    python -m ssa decoder evaluate --profile smoke --checkpoint _build/runs/try/checkpoint
+    python -m ssa decoder lm-eval --model ssa-lm --model_args pretrained=CHECKPOINT --tasks hellaswag
+    python -m ssa decoder params --profile paper
 """
 
 from __future__ import annotations
@@ -51,11 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         from ssa.lm.lm_eval_adapter import run_cli
 
         return run_cli(argv[1:])
-    if argv[:1] == ["regenerate"]:  # the book's one regenerate command (ssa.regenerate), for this chapter
-        from ssa import regenerate
-
-        return regenerate.main(["decoder", *argv[1:]])
-    parser = argparse.ArgumentParser(prog="python -m ssa.lm", description="Decoder language model: train, evaluate, regenerate the chapter's results.")
+    parser = argparse.ArgumentParser(prog="python -m ssa decoder", description="Decoder language model: train, evaluate, count parameters, run lm-eval.")
     commands = parser.add_subparsers(dest="command", required=True)
     for name in ("train", "evaluate", "params"):
         command = commands.add_parser(name)
@@ -63,7 +58,6 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--device", choices=DEVICES, default="auto")
         command.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     commands.add_parser("lm-eval", help="lm-eval's command line with the model 'ssa-lm' registered")
-    commands.add_parser("regenerate", help="every cached result the chapter shows: python -m ssa regenerate decoder --help")
     train = commands.choices["train"]
     train.add_argument("--out", help="run folder, resumed when it holds a checkpoint (default: the folder `regenerate` uses for this run, under $SSA_RUNS_DIR or _build/runs)")
     for command in (train, commands.choices["evaluate"]):
@@ -107,7 +101,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
