@@ -483,6 +483,13 @@ def cached_entry(
             f"then commit the new file under results/{profile}/."
         )
 
+    return _compute_and_write(experiment, normalized_config, compute, path=path, profile=profile, code=code, identity=identity,
+                              device=device, allow_nonfinite=allow_nonfinite)
+
+
+def _compute_and_write(experiment: str, config: dict, compute: Callable[[], Mapping[str, Any]], *, path: Path, profile: str,
+                       code: str | None, identity: dict | None, device: str | None, allow_nonfinite: bool) -> CachedResult:
+    """Run ``compute()`` and write its entry at ``path`` (replacing any), with its provenance."""
     before = code_state()
     started = time.perf_counter()
     result = compute()
@@ -494,14 +501,41 @@ def cached_entry(
         **({"code": {**identity, "fingerprint": _fingerprint(code)}} if identity is not None else {}),
         "experiment": experiment,
         "profile": profile,
-        "config": normalized_config,
+        "config": config,
         "result": _to_json_value(result, "result", allow_nonfinite),
-        "provenance": _provenance(normalized_config, device, wall_time_s, before),
+        "provenance": _provenance(config, device, wall_time_s, before),
     }
     text = entry_text(entry, allow_nonfinite=allow_nonfinite)
     _write_atomically(path, text)
     written = json.loads(text)
     return CachedResult(written["result"], written["provenance"], path)
+
+
+# Folders of measurements rather than computations: each entry measures the machine it was made on
+# (how a rerun there compares with the cache, which settings give the same bits), is rewritten
+# every time its command runs (:func:`record_entry`) and is never read in place of a computation.
+# So no code version enters its key (the code versions it measured are in its result), and
+# `validate --clean` does not ask for one.
+MEASUREMENT_FOLDERS = ("reruns/",)
+
+
+def record_entry(experiment: str, config: Mapping[str, Any] | Any, compute: Callable[[], Mapping[str, Any]], *, profile: str,
+                 results_dir: str | Path | None = None, device: str | None = None) -> CachedResult:
+    """Compute a measurement of this machine and store it as a cache entry of ``experiment`` (a
+    folder of :data:`MEASUREMENT_FOLDERS`) keyed by ``config``, replacing the entry of the same
+    config: unlike :func:`cached_entry` it never reuses one, since a measurement stands for the
+    machine and the commit it was made at. The entry carries the usual provenance (processor,
+    instruction sets, commit, wall time of ``compute``) and passes ``validate``."""
+    from ssa.code_versions import in_folders
+
+    if not in_folders(experiment, MEASUREMENT_FOLDERS):
+        raise ValueError(f"experiment must lie under one of {', '.join(MEASUREMENT_FOLDERS)}; got {experiment!r}")
+    normalized_config = _to_json_value(config, "config", allow_nonfinite=False)
+    if not isinstance(normalized_config, dict):
+        raise TypeError(f"config must be a mapping or a dataclass; got {type(config).__name__}")
+    path = entry_path(experiment, normalized_config, profile=profile, results_dir=results_dir)
+    return _compute_and_write(experiment, normalized_config, compute, path=path, profile=profile, code=None, identity=None,
+                              device=device, allow_nonfinite=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -514,14 +548,17 @@ class CacheEntry:
 
 def provenance_problems(path: Path) -> list[str]:
     """What keeps an entry from being traced to the code that made it: no code version in its
-    key, computed from a dirty tree, or at no commit (or one this checkout does not have)."""
+    key (a measurement of :data:`MEASUREMENT_FOLDERS` needs none), computed from a dirty tree, or
+    at no commit (or one this checkout does not have)."""
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         return [f"unreadable: {error}"]
     provenance = stored.get("provenance", {})
     problems = []
-    if stored.get("code") is None:
+    from ssa.code_versions import in_folders
+
+    if stored.get("code") is None and not in_folders(str(stored.get("experiment", "")), MEASUREMENT_FOLDERS):
         problems.append("no code version in its key")
     if provenance.get("git_dirty") is not False:
         problems.append("computed from a dirty working tree" if provenance.get("git_dirty") else "no record of the tree's state")

@@ -1,0 +1,362 @@
+"""Do reruns match the book? (ssa.reruns) on made-up entries, without training: the comparison of
+numbers, endpoints and verdicts, the record's round trip through the cache, the tables with zero,
+one and two machines, and the command line. The rerun that trains is tests/test_reruns.py's."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ssa import reruns, results
+from ssa.regenerate import CHAPTERS
+from ssa.retrieval.experiment import SEEDS, experiment_config
+from ssa.reruns import SubsetRun
+
+PROFILE = "smoke"
+SIZES = (16, 64, 256)  # the smoke profile's test sizes; 16 items in training
+
+
+def retrieval_result(accuracy, rng):
+    """A made-up retrieval run's result: ``accuracy`` at 16 items falling by a third over the larger sizes."""
+    curve = [accuracy, accuracy * 2 / 3 + 0.01 * rng.standard_normal(), accuracy / 3 + 0.01 * rng.standard_normal()]
+    return {"sizes": list(SIZES), "accuracy": [round(min(1.0, max(0.0, value)), 6) for value in curve],
+            "top_share": [0.9, 0.5, 0.3], "entropy": [0.1, 0.4, 0.6],
+            "training": {"history": [[0, 2.3], [39, 0.4]], "wall_time_s": 1.5, "evaluate_seconds": 0.2}}
+
+
+def retrieval_runs(seeds=range(6), ssa_accuracy=0.9, softmax_accuracy=0.6, seed=0):
+    """``{scorer: [record of each seed]}``: SSA clearly ahead of softmax, the variants and adaptive temperature between."""
+    rng = np.random.default_rng(seed)
+    reader = reruns.READERS["max_retrieval"]
+    levels = {"softmax": softmax_accuracy, "ssa": ssa_accuracy, "adaptive_temperature": softmax_accuracy,
+              "softmax_ssa_slope": softmax_accuracy, "ssa_authors_start": ssa_accuracy}
+    return {scorer: [reader.record(SubsetRun("max_retrieval", scorer, each), retrieval_result(level + 0.02 * rng.standard_normal(), rng))
+                     for each in seeds] for scorer, level in levels.items()}
+
+
+def icl_result(error_at_1, error_shifted):
+    return {"shifts": {"sigma_x": {"sigmas": [1, 10, 29], "model": {"prompt_error": [error_at_1, error_shifted, error_shifted + 0.1]},
+                                   "majority class": {"prompt_error": [0.5, 0.5, 0.5]}}},
+            "length": {"lengths": [10, 20], "model": {"prompt_error": [error_at_1, error_shifted]},
+                       "majority class": {"prompt_error": [0.5, 0.5]}}}
+
+
+def icl_runs(seed=0):
+    rng = np.random.default_rng(seed)
+    reader = reruns.READERS["icl_quantification"]
+    return {task: {scorer: [reader.record(SubsetRun("icl_quantification", scorer, each, task),
+                                          icl_result(0.02, (0.2 if scorer == "ssa" else 0.6) + 0.05 * rng.standard_normal()))
+                            for each in range(3)] for scorer in ("softmax", "ssa")} for task in ("every", "some")}
+
+
+def entry(result, processor="Made-up CPU", capability="AVX512"):
+    return {"config": {"seed": 0}, "result": result,
+            "provenance": {"processor": processor, "instruction_sets": {"aten_cpu_capability": capability, "flags": []},
+                           "git_commit": "0" * 40}}
+
+
+# ----------------------------------------------------------------------------------------------
+# Numbers, endpoints, verdicts.
+
+
+def test_number_differences_find_the_largest_difference_and_leave_timings_out():
+    cached = {"curve": [0.5, 0.25, float("nan")], "training": {"wall_time_s": 3.0, "steps_per_s": 10.0, "loss": 1.0}, "label": "a"}
+    same = {"curve": [0.5, 0.25, float("nan")], "training": {"wall_time_s": 9.0, "steps_per_s": 2.0, "loss": 1.0}, "label": "a"}
+    assert reruns.number_differences(cached, same) == {"largest": 0.0, "numbers": 3, "differing": 0, "mismatches": 0,
+                                                       "mismatched_at": []}
+    moved = {"curve": [0.5, 0.5, 1.0], "training": {"wall_time_s": 1.0, "loss": 0.75}, "label": "b", "extra": 1}
+    found = reruns.number_differences(cached, moved)
+    assert found["largest"] == 0.25 and found["numbers"] == 3 and found["differing"] == 2
+    assert found["mismatches"] == 3  # the NaN against a number, the changed label, the extra key
+    assert found["mismatched_at"] == ["/curve[2]", "/extra", "/label"]
+    assert reruns.number_differences({}, {})["largest"] is None
+
+
+def test_changed_verdicts_name_each_claim_that_moved_from_what_to_what():
+    before = {"a": "SSA better", "b": "too few seeds to decide"}
+    assert reruns.changed_verdicts(before, dict(before)) == []
+    assert reruns.changed_verdicts(before, {"a": "undecided", "b": "too few seeds to decide", "c": "not tested"}) == [
+        {"verdict": "a", "cached": "SSA better", "rerun": "undecided"},
+        {"verdict": "c", "cached": "not judged", "rerun": "not tested"}]
+
+
+def test_a_retrieval_rerun_is_compared_on_its_endpoints_and_every_number_and_its_verdicts_rejudged():
+    cached_runs = retrieval_runs()
+    run = SubsetRun("max_retrieval", "softmax", 0)
+    cached_result = retrieval_result(0.6, np.random.default_rng(1))
+    cached_runs["softmax"][0] = reruns.READERS["max_retrieval"].record(run, cached_result)
+    nudged = json.loads(json.dumps(cached_result))
+    nudged["accuracy"][1] += 0.01
+    nudged["training"]["wall_time_s"] = 99.0
+    row = reruns.compare_run(run, entry(cached_result), entry(nudged, "Other CPU", "AVX2"), cached_runs, profile=PROFILE)
+    assert row["cached_on"]["processor"] == "Made-up CPU" and row["rerun_on"]["instruction_sets"]["aten_cpu_capability"] == "AVX2"
+    endpoints = {item["endpoint"]: item for item in row["endpoints"]}
+    assert list(endpoints) == ["accuracy at 16 items", "accuracy at 64 items", "accuracy at 256 items", "mean accuracy over sizes > 16"]
+    assert endpoints["accuracy at 16 items"]["difference"] == 0.0
+    assert endpoints["accuracy at 64 items"]["difference"] == pytest.approx(0.01)
+    assert endpoints["mean accuracy over sizes > 16"]["difference"] == pytest.approx(0.005)
+    assert row["numbers"]["largest"] == pytest.approx(0.01) and row["numbers"]["differing"] == 1  # the time is no number of the result
+    assert row["verdicts_changed"] == []  # a hundredth moves no verdict
+
+
+def test_a_rerun_that_moves_a_seed_far_enough_changes_the_verdicts_the_chapter_computes():
+    cached_runs = retrieval_runs()
+    reader = reruns.READERS["max_retrieval"]
+    before = reader.verdicts(cached_runs, PROFILE)
+    assert before["accuracy vs softmax: ssa"] == "SSA better"
+    run = SubsetRun("max_retrieval", "softmax", 0)
+    cached_result = retrieval_result(0.6, np.random.default_rng(1))
+    far = retrieval_result(1.0, np.random.default_rng(1))
+    far["accuracy"] = [1.0, 1.0, 1.0]  # this seed's softmax now retrieves every set right
+    row = reruns.compare_run(run, entry(cached_result), entry(far), cached_runs, profile=PROFILE)
+    changed = {item["verdict"]: item for item in row["verdicts_changed"]}
+    assert changed["accuracy vs softmax: ssa"] == {"verdict": "accuracy vs softmax: ssa", "cached": "SSA better",
+                                                   "rerun": changed["accuracy vs softmax: ssa"]["rerun"]}
+    assert changed["accuracy vs softmax: ssa"]["rerun"] != "SSA better"
+    # The swap replaced seed 0 alone: the cached runs are untouched.
+    assert reader.verdicts(cached_runs, PROFILE) == before
+
+
+def test_an_in_context_rerun_is_read_at_sigma_10_and_over_the_shifted_sigmas():
+    cached_runs = icl_runs()
+    run = SubsetRun("icl_quantification", "ssa", 0, "every")
+    reader = reruns.READERS["icl_quantification"]
+    cached, rerun = icl_result(0.02, 0.2), icl_result(0.02, 0.25)
+    cached_runs["every"]["ssa"][0] = reader.record(run, cached)
+    row = reruns.compare_run(run, entry(cached), entry(rerun), cached_runs, profile=PROFILE)
+    endpoints = {item["endpoint"]: item for item in row["endpoints"]}
+    assert endpoints["prompt error at σ 10"] == {"endpoint": "prompt error at σ 10", "cached": 0.2, "rerun": 0.25,
+                                                 "difference": pytest.approx(0.05)}
+    assert endpoints["mean prompt error over σ > 1"]["difference"] == pytest.approx(0.05)
+    assert row["verdicts_changed"] == []  # three seeds: too few to decide, before and after
+    unlearned = reruns.compare_run(run, entry(cached), entry(icl_result(0.9, 0.9)), cached_runs, profile=PROFILE)
+    outcomes = {item["verdict"]: (item["cached"], item["rerun"]) for item in unlearned["verdicts_changed"]}
+    assert outcomes['"every": SSA\'s mean prompt error over the shifted scales (sigma > 1) is lower than softmax\'s'] == (
+        "too few seeds to decide", "not learned")
+    assert not any(claim.startswith('"some"') for claim in outcomes)  # the other task's verdicts did not move
+
+
+def test_the_swap_refuses_a_seed_the_cache_lacks():
+    cached_runs = retrieval_runs(seeds=range(2))
+    record = reruns.READERS["max_retrieval"].record(SubsetRun("max_retrieval", "ssa", 7), retrieval_result(0.9, np.random.default_rng(0)))
+    with pytest.raises(ValueError, match="records: no cached ssa run of seed 7"):
+        reruns.READERS["max_retrieval"].swapped(cached_runs, [record])
+
+
+def test_a_config_that_differs_is_refused():
+    run = SubsetRun("max_retrieval", "ssa", 0)
+    other = {**entry({}), "config": {"seed": 1}}
+    with pytest.raises(ValueError, match="rerun_entry"):
+        reruns.compare_run(run, entry({}), other, retrieval_runs(), profile=PROFILE)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"chapter": "encoder", "scorer": "ssa", "seed": 0}, "chapter must be one of"),
+    ({"chapter": "max_retrieval", "scorer": "ssa", "seed": -1}, "seed must be an int >= 0"),
+    ({"chapter": "icl_quantification", "scorer": "ssa", "seed": 0}, "task: the icl_quantification chapter's runs need"),
+    ({"chapter": "max_retrieval", "scorer": "ssa", "seed": 0, "task": "every"}, "task: the max_retrieval chapter's runs have none"),
+])
+def test_a_subset_run_names_the_bad_argument(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        SubsetRun(**arguments)
+
+
+def test_the_subset_is_what_one_regenerate_command_per_chapter_computes():
+    assert reruns.check_subset(reruns.SUBSET) == {"icl_quantification": (("softmax", "ssa"), (0,), ("every",)),
+                                                  "max_retrieval": (("softmax", "ssa"), (0,), (None,))}
+    with pytest.raises(ValueError, match="subset: the max_retrieval runs must be each"):
+        reruns.check_subset([SubsetRun("max_retrieval", "ssa", 0), SubsetRun("max_retrieval", "softmax", 1)])
+    assert reruns.regenerate_arguments("max_retrieval", "cpu", ["softmax", "ssa"], [0], jobs=2) == [
+        "regenerate", "max_retrieval", "--profile", "cpu", "--scorers", "softmax", "ssa", "--seeds", "0", "--device", "cpu",
+        "--jobs", "2"]
+
+
+def test_a_rerun_never_reads_the_books_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("SSA_REQUIRE_CACHE", "1")
+    monkeypatch.setenv("SSA_RESULTS_MIRROR", "/somewhere")
+    environment = reruns.throwaway_environment(tmp_path)
+    assert "SSA_REQUIRE_CACHE" not in environment and "SSA_RESULTS_MIRROR" not in environment
+    assert environment["SSA_RESULTS_DIR"] == str(tmp_path) and environment["SSA_CHECKPOINT_DIR"] == str(tmp_path / "checkpoints")
+    assert environment["OMP_NUM_THREADS"] == "1"
+
+
+# ----------------------------------------------------------------------------------------------
+# The record's round trip and the tables.
+
+
+@pytest.fixture
+def book_cache(tmp_path, monkeypatch):
+    """A book cache at the smoke profile holding every max-retrieval run its verdicts read (made up),
+    computed (so the entries say) from a clean tree at this checkout's commit."""
+    head = results._git("rev-parse", "HEAD")
+    if head is None:
+        pytest.skip("needs the git checkout")
+    monkeypatch.setattr(results, "code_state", lambda: results.CodeState(head, False))
+    root = tmp_path / "book"
+    rng = np.random.default_rng(0)
+    for scorer in CHAPTERS["max_retrieval"].published_scorers():
+        for seed in SEEDS[PROFILE]:
+            experiment = experiment_config(scorer, PROFILE, seed)
+            results.cached(experiment.name, experiment, lambda: retrieval_result(0.8, rng), profile=PROFILE, regenerate="made up",
+                           results_dir=root)
+    return root
+
+
+def fake_regenerate(shift):
+    """A stand-in for the started regenerate command: it writes the book's entries, each accuracy moved by ``shift``."""
+    def run(command, env):
+        assert command[1:3] == ["-m", "ssa"] and "--device" in command and env["OMP_NUM_THREADS"] == "1"
+        scorers = command[command.index("--scorers") + 1:command.index("--seeds")]
+        seeds = [int(seed) for seed in command[command.index("--seeds") + 1:command.index("--device")]]
+        for scorer in scorers:
+            for seed in seeds:
+                experiment = experiment_config(scorer, PROFILE, seed)
+                book = results.entry_path(experiment.name, experiment, profile=PROFILE, results_dir=BOOK[0])
+                stored = json.loads(book.read_text())["result"]
+                stored["accuracy"] = [value + shift for value in stored["accuracy"]]
+                results.cached(experiment.name, experiment, lambda: stored, profile=PROFILE, regenerate="made up",
+                               results_dir=env["SSA_RESULTS_DIR"])
+    return run
+
+
+BOOK = [None]
+RETRIEVAL_ONLY = (SubsetRun("max_retrieval", "softmax", 0), SubsetRun("max_retrieval", "ssa", 0))
+
+
+def _rerun(monkeypatch, book_cache, shift, machine=("Made-up CPU", "AVX2")):
+    BOOK[0] = book_cache
+    monkeypatch.setattr(reruns, "run_reader_command", fake_regenerate(shift))
+    monkeypatch.setattr(reruns, "machine_identity", lambda: {"processor": machine[0], "aten_cpu_capability": machine[1]})
+    return reruns.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=book_cache, log=lambda line: None)
+
+
+def test_the_record_round_trips_through_the_cache_and_replaces_the_machines_old_one(monkeypatch, book_cache):
+    stored = _rerun(monkeypatch, book_cache, 0.0)
+    assert stored.path.parent == book_cache / PROFILE / "reruns" / "compared"
+    written = json.loads(stored.path.read_text())
+    assert written["config"] == {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}}
+    assert written["result"]["subset"] == [run.as_dict() for run in RETRIEVAL_ONLY]
+    assert written["result"]["code_versions"] == {"retrieval": results.code_identity("retrieval")["version"]}
+    assert written["result"]["commands"] == ["python -m ssa regenerate max_retrieval --profile smoke --scorers softmax ssa --seeds 0 "
+                                             "--device cpu"]
+    assert [row["numbers"]["largest"] for row in written["result"]["rows"]] == [0.0, 0.0]
+    provenance = written["provenance"]
+    assert {"processor", "instruction_sets", "git_commit", "wall_time_s"} <= set(provenance)
+    # A valid cache entry, with no code version asked of it even by --clean.
+    listed = {entry.path: entry for entry in results.list_entries(book_cache, clean=True)}
+    assert listed[stored.path].problems == ()
+    assert results.main(["validate", "--results-dir", str(book_cache)]) == 0
+    again = _rerun(monkeypatch, book_cache, 0.001)
+    assert again.path == stored.path and len(list(stored.path.parent.glob("*.json"))) == 1
+    assert json.loads(again.path.read_text())["result"]["rows"][0]["numbers"]["largest"] == pytest.approx(0.001)
+
+
+def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch, book_cache):
+    assert reruns.rerun_table(PROFILE, book_cache).empty
+    assert list(reruns.rerun_table(PROFILE, book_cache).columns)[:3] == ["machine", "reran commit", "chapter"]
+    assert reruns.rerun_summary(PROFILE, book_cache).startswith("No machine has rerun the subset at profile smoke yet")
+    _rerun(monkeypatch, book_cache, 0.0)
+    one = reruns.rerun_table(PROFILE, book_cache)
+    assert list(one["scorer"]) == ["softmax", "ssa"] and set(one["machine"]) == {"Made-up CPU (AVX2)"}
+    assert set(one["largest absolute difference"]) == {"0 (same bits)"} and set(one["verdicts changed"]) == {"none"}
+    assert reruns.rerun_summary(PROFILE, book_cache) == (
+        "On 1 machine (Made-up CPU (AVX2)), the 2 reruns gave the cached results bit for bit (timings apart), and no verdict "
+        "the chapters compute changed, with one rerun or all of a machine's in place of the cached seeds.")
+    assert one["cached on"].iloc[0] == results.processor_name("cpu") + f" ({results.instruction_sets('cpu')['aten_cpu_capability']})"
+    _rerun(monkeypatch, book_cache, 0.02, machine=("Another CPU", "AVX512"))
+    two = reruns.rerun_table(PROFILE, book_cache)
+    assert list(two["machine"]) == ["Another CPU (AVX512)"] * 2 + ["Made-up CPU (AVX2)"] * 2
+    assert two["endpoint differences (rerun − cached)"].iloc[0] == ("accuracy at 16 items: +0.02; accuracy at 64 items: +0.02; "
+                                                                   "accuracy at 256 items: +0.02; mean accuracy over sizes > 16: +0.02")
+    assert reruns.rerun_summary(PROFILE, book_cache).count("bit for bit") == 0
+    summary = reruns.rerun_summary(PROFILE, book_cache)
+    assert summary.startswith("On 2 machines (Another CPU (AVX512), Made-up CPU (AVX2)), the 4 reruns moved the chapters' "
+                              "endpoints by at most 0.02")
+    assert summary.count(".") >= 1 and summary.endswith(".")
+
+
+def test_a_rerun_stops_before_training_when_the_books_cache_lacks_a_run_the_verdicts_read(monkeypatch, tmp_path):
+    monkeypatch.setattr(reruns, "run_reader_command", lambda *a: pytest.fail("trained although the cache lacks a run"))
+    with pytest.raises(results.CacheMissError, match="python -m ssa regenerate max_retrieval --profile smoke"):
+        reruns.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=tmp_path, log=lambda line: None)
+
+
+def test_a_measurement_is_stored_only_in_a_measurement_folder(tmp_path):
+    with pytest.raises(ValueError, match="experiment must lie under one of reruns/"):
+        results.record_entry("icl/every/ssa", {"seed": 0}, dict, profile=PROFILE, results_dir=tmp_path)
+
+
+def bitwise_record(tmp_path, monkeypatch):
+    monkeypatch.setattr(results, "code_state", lambda: results.CodeState("f" * 40, False))
+    settings = []
+    for setting in reruns.BITWISE_SETTINGS:
+        row = {"setting": setting.name, "description": setting.description, "environment": dict(setting.environment),
+               "deterministic": setting.deterministic}
+        if "avx512" in setting.name:
+            settings.append({**row, "skipped": "this CPU lacks avx512f"})
+            continue
+        scalar = "ATEN_CPU_CAPABILITY" in setting.environment and setting.environment["ATEN_CPU_CAPABILITY"] == "default"
+        settings.append({**row, "skipped": None, "aten_cpu_capability": ["DEFAULT" if scalar else "AVX2"], "repeats_identical": True,
+                         "same_bits_as_default": not scalar, "same_bits_as_aten_scalar": setting.name == reruns.ATEN_SCALAR,
+                         "largest_difference_from_default": 0.0 if not scalar else 0.003,
+                         "wall_time_s": 20.0 if not scalar else 30.0, "entry_wall_time_s": 5.0})
+    result = {"runs_profile": "smoke", "repeats": 2, "runs": [], "commands": [], "settings": settings, "matmul": {"blas": "mkl"},
+              "load_average": {"before": 2.0, "after": 2.0, "cpus": 2}, "timing_note": "timed on a loaded machine"}
+    return results.record_entry(reruns.BITWISE, {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"},
+                                                 "runs_profile": "smoke"}, lambda: result, profile=reruns.BITWISE_RECORD_PROFILE,
+                                results_dir=tmp_path)
+
+
+def test_the_bitwise_table_reads_the_record(tmp_path, monkeypatch):
+    assert reruns.bitwise_table(tmp_path).empty
+    assert reruns.bitwise_summary(tmp_path).startswith("No machine has measured bitwise reproducibility yet")
+    stored = bitwise_record(tmp_path, monkeypatch)
+    assert stored.path.parent == tmp_path / "cpu" / "reruns" / "bitwise"
+    table = reruns.bitwise_table(tmp_path).set_index("setting")
+    assert table.loc["aten avx512", "repeats: same bits"] == "skipped: this CPU lacks avx512f"
+    assert table.loc["aten scalar", "same bits as default"] == "no" and table.loc["aten avx2", "same bits as default"] == "yes"
+    assert table.loc["aten scalar + mkl compatible", "× default's time"] == "1.50"
+    summary = reruns.bitwise_summary(tmp_path)
+    assert "aten avx2 gave the default's bits" in summary and "took 1.50 × the default's time" in summary
+    assert "timed on a loaded machine" in summary
+
+
+def test_deterministic_algorithms_are_set_by_the_command_that_runs_the_readers_command():
+    plain = reruns.training_command(["regenerate", "max_retrieval"])
+    assert plain[1:] == ["-m", "ssa", "regenerate", "max_retrieval"]
+    deterministic = reruns.training_command(["regenerate", "max_retrieval"], deterministic=True)
+    assert deterministic[1] == "-c" and "use_deterministic_algorithms(True)" in deterministic[2]
+    assert deterministic[3:] == ["regenerate", "max_retrieval"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The command line.
+
+
+def test_the_command_line_parses_its_commands_and_names_a_bad_argument(capsys):
+    parser = reruns.parser()
+    assert parser.parse_args(["run", "--profile", "cpu", "--jobs", "2"]).jobs == 2
+    assert parser.parse_args(["table"]).profile == "cpu"
+    assert parser.parse_args(["bitwise"]).profile == "smoke" and parser.parse_args(["bitwise", "--repeats", "3"]).repeats == 3
+    for argv, name in ((["run", "--jobs", "0"], "--jobs"), (["table", "--profile", "gpu"], "--profile"),
+                       (["bitwise", "--repeats", "x"], "--repeats"), (["rerun"], "COMMAND")):
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        assert name in capsys.readouterr().err
+
+
+def test_the_table_command_prints_the_summary_when_there_is_no_record(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path))
+    assert reruns.main(["table", "--profile", "smoke"]) == 0
+    assert "No machine has rerun the subset at profile smoke yet" in capsys.readouterr().out
+
+
+def test_the_library_does_not_import_the_reruns():
+    import ssa
+
+    package = Path(ssa.__file__).parent
+    library = [package / "scoring.py", package / "attention.py", package / "hf.py", *sorted((package / "kernels").rglob("*.py"))]
+    for path in library:
+        text = path.read_text(encoding="utf-8")
+        assert "ssa.reruns" not in text and "import reruns" not in text, f"{path.name} imports the book layer's reruns"
