@@ -11,6 +11,7 @@ The book's one command line. Commands:
   paper-check              every chapter at the paper's sizes, a few steps each
   decoder train|evaluate|lm-eval|params   the decoder chapter's tools
   encoder corpus           the encoder chapter's corpus
+  reruns run|table|bitwise   do reruns on this machine match the cache?
 
 `python -m ssa COMMAND --help` lists a command's arguments.
 """
@@ -22,7 +23,7 @@ import sys
 
 COMMANDS = {"book": "ssa.book", "regenerate": "ssa.regenerate", "bench": "ssa.bench", "results": "ssa.results",
             "data": "ssa.data", "code-versions": "ssa.code_versions", "paper-check": "ssa.paper_check",
-            "decoder": "ssa.lm.cli", "encoder": "ssa.encoder.cli"}
+            "decoder": "ssa.lm.cli", "encoder": "ssa.encoder.cli", "reruns": "ssa.reruns"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,14 +7,14 @@ per-seed numbers. Two measurements say by how much, each stored as a cache entry
 per machine (:func:`ssa.results.record_entry`, keyed by the CPU model and ATen's CPU capability;
 a new measurement on a machine replaces its old one, and those of other machines accumulate):
 
-* ``python -m ssa.reruns run --profile cpu [--jobs 2]`` recomputes :data:`SUBSET`, a fixed subset
+* ``python -m ssa reruns run --profile cpu [--jobs 2]`` recomputes :data:`SUBSET`, a fixed subset
   of the cached runs, into a fresh, empty results folder through the command a reader uses
   (``python -m ssa regenerate CHAPTER ...``), and compares each rerun entry with the committed
   one: the chapter's endpoints, the largest difference over every number of the result, and the
   chapter's verdicts re-judged with the rerun in place of the cached seed
   (:func:`compare_run`). Stored under ``results/<profile>/reruns/compared/``; read by
-  :func:`rerun_table` and :func:`rerun_summary`; ``python -m ssa.reruns table`` prints them.
-* ``python -m ssa.reruns bitwise --profile smoke`` trains one short run of each chapter of the
+  :func:`rerun_table` and :func:`rerun_summary`; ``python -m ssa reruns table`` prints them.
+* ``python -m ssa reruns bitwise --profile smoke`` trains one short run of each chapter of the
   subset again and again, each in a fresh process, under the settings of
   :data:`BITWISE_SETTINGS` (ATen's capability pinned, MKL's conditional numerical
   reproducibility, deterministic algorithms) and says which give the same bits
@@ -51,7 +51,7 @@ BITWISE = "reruns/bitwise"  # the cache folder of the bitwise records
 # record is what the book shows: it lives beside the committed cpu cache, whatever the profile of
 # the short runs it measured (stored in its config as ``runs_profile``).
 BITWISE_RECORD_PROFILE = "cpu"
-PROG = "python -m ssa.reruns"
+PROG = "python -m ssa reruns"
 # Variables that would let a rerun read the book's cache instead of computing: dropped.
 CACHE_ENVIRONMENT = ("SSA_REQUIRE_CACHE", "SSA_RESULTS_MIRROR")
 # Where a rerun writes, inside its fresh folder ("": the folder itself), as tests/test_reruns.py
@@ -1009,4 +1009,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit("this command is `python -m ssa reruns`")

@@ -193,7 +193,7 @@ def test_one_command_line_and_no_other_entry_point(capsys):
 
     for package in ("ssa.icl", "ssa.alternatives", "ssa.encoder", "ssa.lm"):
         assert importlib.util.find_spec(f"{package}.__main__") is None, package
-    for command in ("decoder", "encoder", "code-versions", "paper-check", "bench", "book", "results", "data"):
+    for command in ("decoder", "encoder", "code-versions", "paper-check", "bench", "book", "results", "data", "reruns"):
         with pytest.raises(SystemExit) as exited:
             ssa_main([command, "--help"])
         assert exited.value.code == 0, command
