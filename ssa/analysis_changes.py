@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from ssa import ledger, verdicts
 from ssa.icl import study
 from ssa.icl.tasks import get_task
+from ssa.results import CacheMissError
+from ssa.retrieval import analysis as retrieval
 from ssa.verdicts import (DOES_NOT_HOLD, UNDECIDED, NEGLIGIBLE, NOT_TESTED, WORSE, HOLDS_IN_PART,
                           PREMISE_ABSENT, BETTER)
 
@@ -274,8 +276,6 @@ def replication_changes(profile: str) -> "pd.DataFrame":
     runs are not cached at ``profile``."""
     import pandas as pd
 
-    from ssa.results import CacheMissError
-    from ssa.retrieval import analysis as retrieval
 
     columns = ["claim", "threshold", "verdict"]
     try:

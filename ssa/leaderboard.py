@@ -45,7 +45,10 @@ from pathlib import Path
 import numpy as np
 
 from ssa import verdicts as rule
+from ssa.alternatives.comparison import THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON, cost_entry
+from ssa.icl.verdicts import PROMPT_ERROR_FLIP
 from ssa.profiles import check_profile
+from ssa.retrieval.analysis import THRESHOLD as RETRIEVAL_THRESHOLD
 from ssa.scoring import scorer_names
 
 TITLE = "Leaderboard: every scorer under every shift"
@@ -83,12 +86,9 @@ def _claim(what: str, threshold: float, units: str, reason: str, largest_flip: f
 
 
 def _columns() -> tuple[Column, ...]:
-    from ssa.alternatives.comparison import THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON
     # a prompt error flips by up to 1 from seed to seed, so "no difference" needs
     # ssa.verdicts.no_effect_pairs pairs; linear functions' normalised error and max retrieval's
     # share of sets wrong do not flip so
-    from ssa.icl.verdicts import PROMPT_ERROR_FLIP
-    from ssa.retrieval.analysis import THRESHOLD as RETRIEVAL_THRESHOLD
 
     retrieval_reason = ("one test set in twenty more answered wrong: the Max retrieval chapter's threshold, "
                         "fixed before its runs")
@@ -367,8 +367,6 @@ def costs(profile: str, device: str = "auto") -> dict[str, Mapping]:
     """The cost of every scorer on each benchmark's own model, ``{benchmark: cost entry}``
     (:func:`ssa.alternatives.comparison.cost_entry`): a training step's time and peak memory as
     multiples of softmax's, every scorer through the same attention path."""
-    from ssa.alternatives.comparison import cost_entry
-
     return {benchmark: cost_entry(profile, device, model=model) for benchmark, model in COST_MODEL.items()}
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ssa import paths, verdicts
@@ -722,11 +722,16 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def markdown_table(frame, columns: Sequence[str] | None = None) -> str:
+def markdown_table(frame, columns: Sequence[str] | Mapping[str, str] | None = None) -> str:
     """``frame`` (or its ``columns``) as a whole MyST table, every row and cell, nothing cut, for
-    ``{glue:md}``: a page's table that prose may surround."""
+    ``{glue:md}``: a page's table that prose may surround. ``frame`` may be a list of dicts;
+    ``columns`` a mapping gives each column its header."""
+    import pandas as pd
+
+    frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(list(frame))
+    headers = dict(columns) if isinstance(columns, Mapping) else None
     columns = [str(column) for column in (frame.columns if columns is None else columns)]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines = ["| " + " | ".join(headers[column] if headers else column for column in columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(_cell(str(value)) for value in row) + " |"
               for row in frame[columns].itertuples(index=False)]
     return "\n".join(lines)

@@ -43,7 +43,16 @@ from pathlib import Path
 from typing import Any
 
 from ssa import paths
+from ssa.code_versions import computation_of, version
+from ssa.icl import experiments, verdicts
+from ssa.icl.records import ICLRun
+from ssa.ledger import markdown_table
 from ssa.profiles import PROFILES, check_profile
+from ssa.regenerate import CHAPTERS
+from ssa.results import cache_required, canonical_json, entry_path, instruction_sets, processor_name, record_entry
+from ssa.retrieval import analysis
+from ssa.retrieval.experiment import SEEDS, VARIANTS, experiment_config
+from ssa.retrieval.records import RetrievalRun
 
 COMPARED = "reruns/compared"  # the cache folder of the rerun records
 BITWISE = "reruns/bitwise"  # the cache folder of the bitwise records
@@ -100,13 +109,11 @@ class InContextQuantification:
 
     def experiment(self, run: SubsetRun, profile: str) -> tuple[str, Any]:
         """(cache folder, config) of ``run``'s result entry."""
-        from ssa.icl import experiments
 
         found = experiments.experiment_config(run.task, run.scorer, profile, run.seed)
         return found.name, found
 
     def record(self, run: SubsetRun, result: Mapping, provenance: Mapping | None = None):
-        from ssa.icl.records import ICLRun
 
         return ICLRun.from_result(result, task=run.task, scorer=run.scorer, seed=run.seed, provenance=provenance)
 
@@ -115,7 +122,6 @@ class InContextQuantification:
         over the shifted sigmas (> 1), as the chapter's verdicts read the error curve."""
         import numpy as np
 
-        from ssa.icl import verdicts
 
         curve = verdicts.error_curve([record], record.task, "sigma_x")[0]
         sigmas = np.array(record.sweep("sigma_x").values, dtype=float)
@@ -126,8 +132,6 @@ class InContextQuantification:
     def cached_runs(self, profile: str) -> dict:
         """``{task: {scorer: [runs]}}``: every run the chapter's verdicts read, from the book's
         cache (:class:`ssa.results.CacheMissError`, naming the command, when one is missing)."""
-        from ssa.icl import experiments
-        from ssa.results import cache_required
 
         with cache_required():
             return {task: experiments.load_runs(task, profile=profile, seeds=experiments.chapter_seeds(0), device="cpu")
@@ -142,7 +146,6 @@ class InContextQuantification:
 
     def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
         """``{claim: outcome in the book's words}`` for every verdict the chapter computes."""
-        from ssa.icl import experiments, verdicts
 
         outcomes = {}
         for task in self.tasks:
@@ -166,19 +169,16 @@ class MaxRetrieval:
     tasks = ()
 
     def experiment(self, run: SubsetRun, profile: str) -> tuple[str, Any]:
-        from ssa.retrieval.experiment import experiment_config
 
         found = experiment_config(run.scorer, profile, run.seed)
         return found.name, found
 
     def record(self, run: SubsetRun, result: Mapping, provenance: Mapping | None = None):
-        from ssa.retrieval.records import RetrievalRun
 
         return RetrievalRun.from_result(result, scorer=run.scorer, seed=run.seed, provenance=provenance)
 
     def endpoints(self, record, profile: str) -> dict[str, float | None]:
         """The accuracy at each test size and its mean over the sizes larger than in training."""
-        from ssa.retrieval import analysis
 
         train_items = analysis.train_items(profile)
         found: dict[str, float | None] = {f"accuracy at {size:,} items": record.at(size) for size in record.sizes}
@@ -187,10 +187,6 @@ class MaxRetrieval:
 
     def cached_runs(self, profile: str) -> dict:
         """``{scorer or variant: [runs]}`` at the chapter's seeds, from the book's cache."""
-        from ssa.regenerate import CHAPTERS
-        from ssa.results import cache_required
-        from ssa.retrieval import analysis
-        from ssa.retrieval.experiment import SEEDS
 
         with cache_required():
             return analysis.load_runs(profile, CHAPTERS[self.chapter].published_scorers(), SEEDS[profile], device="cpu")
@@ -202,8 +198,6 @@ class MaxRetrieval:
         return found
 
     def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
-        from ssa.retrieval import analysis
-        from ssa.retrieval.experiment import VARIANTS
 
         train_items = analysis.train_items(profile)
         scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
@@ -386,7 +380,6 @@ def compare_run(run: SubsetRun, cached_entry: Mapping, rerun_entry: Mapping, cac
 def machine_identity() -> dict:
     """What names this machine in a record's key: its CPU model and the vector code ATen picked
     for it (:func:`ssa.results.processor_name`, :func:`ssa.results.instruction_sets`)."""
-    from ssa.results import instruction_sets, processor_name
 
     return {"processor": processor_name("cpu"), "aten_cpu_capability": instruction_sets("cpu")["aten_cpu_capability"]}
 
@@ -482,7 +475,6 @@ def compare_folder(folder: Path, profile: str, subset: Sequence[SubsetRun], cach
     change when all of a chapter's reruns replace their cached seeds at once, and for the other
     entries the commands wrote (logit spreads, the in-context chapter's other task) their largest
     difference."""
-    from ssa.results import entry_path
 
     written = _written_entries(folder, profile)
     rows, records, used = [], {}, set()
@@ -516,7 +508,6 @@ def compare_folder(folder: Path, profile: str, subset: Sequence[SubsetRun], cach
 
 def _code_versions(subset: Sequence[SubsetRun], profile: str) -> dict[str, int]:
     """The code versions (:mod:`ssa.code_versions`) of the computations that made ``subset``'s entries."""
-    from ssa.code_versions import computation_of, version
 
     names = {computation_of(READERS[run.chapter].experiment(run, profile)[0]) for run in subset}
     return {name: version(name) for name in sorted(names - {None})}
@@ -532,7 +523,6 @@ def rerun(profile: str, *, jobs: int = 1, folder: str | Path | None = None, subs
 
     Before any training, every run the chapters' verdicts read is read from the book's cache: a
     missing one stops the command with the command that computes it."""
-    from ssa.results import record_entry
 
     check_profile(profile)
     if not isinstance(jobs, int) or jobs < 1:
@@ -645,17 +635,17 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
     together = [item for record in records for changed in record["result"]["verdicts_changed_all_replaced"].values()
                 for item in changed]
     if not alone and not together:
-        verdicts = "and no verdict the chapters compute changed, with one rerun or all of a machine's in place of the cached seeds"
+        changed = "and no verdict the chapters compute changed, with one rerun or all of a machine's in place of the cached seeds"
     else:
         claims = sorted({item["verdict"] for _, item in alone} | {item["verdict"] for item in together})
-        verdicts = f"and {len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})"
+        changed = f"and {len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})"
     counted = f"{len(records)} machine" + ("s" if len(records) > 1 else "")
     if max(largest, default=0.0) == 0 and not any(row["numbers"]["mismatches"] for row in rows):
         moved = "gave the cached results bit for bit (timings apart)"
     else:
         moved = (f"moved the chapters' endpoints by at most {max(endpoints, default=0.0):.3g} and any number of a result by at "
                  f"most {max(largest, default=0.0):.3g}")
-    return f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}, {verdicts}."
+    return f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}, {changed}."
 
 
 # ----------------------------------------------------------------------------------------------
@@ -758,7 +748,6 @@ def _train_once(setting: BitwiseSetting, chapter: str, scorer: str, seed: int, p
 
 def _same_bits(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
     """Whether two runs' entries hold the same configs and results, bit for bit (timings apart)."""
-    from ssa.results import canonical_json
 
     def bits(entries):
         return canonical_json({path: [entry.get("config"), entry.get("result"), entry.get("weights")] for path, entry in entries.items()})
@@ -796,7 +785,6 @@ def matmul_library() -> dict:
 
 
 def _cpu_flags() -> set[str]:
-    from ssa.results import instruction_sets
 
     return set((instruction_sets("cpu") or {}).get("flags", []))
 
@@ -809,7 +797,6 @@ def bitwise(profile: str = "smoke", *, repeats: int = 2, settings: Sequence[Bitw
     default and as ATen's scalar kernels, with their times, as this machine's bitwise record
     (under :data:`BITWISE_RECORD_PROFILE`; the stored entry). A setting that needs a vector unit
     this CPU lacks is skipped, saying so. One untimed run first builds the C++ kernels."""
-    from ssa.results import record_entry
 
     check_profile(profile)
     if not isinstance(repeats, int) or repeats < 1:
@@ -987,7 +974,6 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ssa.ledger import markdown_table
 
     arguments = parser().parse_args(argv)
     if arguments.command == "run":

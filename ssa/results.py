@@ -53,7 +53,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ssa import paths
+from ssa import code_versions, paths
+from ssa.code_versions import computation_of, in_folders
 from ssa.profiles import PROFILES, check_profile
 
 # Bump when the meaning of stored results changes (e.g. a metric is redefined): every key
@@ -145,8 +146,6 @@ def code_identity(code: str | None) -> dict | None:
     """``{"name", "version"}`` of computation ``code`` as it enters a key (``None``: no code version)."""
     if code is None:
         return None
-    from ssa import code_versions
-
     return {"name": code_versions.check_computation(code).name, "version": code_versions.version(code)}
 
 
@@ -163,8 +162,6 @@ def cache_key(config: Mapping[str, Any] | Any, code: str | dict | None = None) -
 
 
 def experiment_code(experiment: str) -> str | None:
-    from ssa import code_versions
-
     return code_versions.computation_of(experiment)
 
 
@@ -400,8 +397,6 @@ def _fetch_committed_entry(path: Path, profile: str, config: dict, code: dict | 
 
 
 def _fingerprint(code: str) -> str:
-    from ssa import code_versions
-
     return code_versions.fingerprint(code)
 
 
@@ -526,8 +521,6 @@ def record_entry(experiment: str, config: Mapping[str, Any] | Any, compute: Call
     config: unlike :func:`cached_entry` it never reuses one, since a measurement stands for the
     machine and the commit it was made at. The entry carries the usual provenance (processor,
     instruction sets, commit, wall time of ``compute``) and passes ``validate``."""
-    from ssa.code_versions import in_folders
-
     if not in_folders(experiment, MEASUREMENT_FOLDERS):
         raise ValueError(f"experiment must lie under one of {', '.join(MEASUREMENT_FOLDERS)}; got {experiment!r}")
     normalized_config = _to_json_value(config, "config", allow_nonfinite=False)
@@ -556,8 +549,6 @@ def provenance_problems(path: Path) -> list[str]:
         return [f"unreadable: {error}"]
     provenance = stored.get("provenance", {})
     problems = []
-    from ssa.code_versions import in_folders
-
     if stored.get("code") is None and not in_folders(str(stored.get("experiment", "")), MEASUREMENT_FOLDERS):
         problems.append("no code version in its key")
     if provenance.get("git_dirty") is not False:
@@ -607,8 +598,6 @@ def reformat_entry(path: Path) -> bool:
 
 
 def _computation_names() -> tuple[str, ...]:
-    from ssa import code_versions
-
     return tuple(code_versions.COMPUTATIONS)
 
 
@@ -663,8 +652,6 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     entries = [entry for profile in (arguments.profile or [None])
                for entry in list_entries(arguments.results_dir, profile, clean=arguments.clean)]
-    from ssa.code_versions import computation_of, in_folders
-
     if arguments.experiment:
         folders = [folder.rstrip("/") + "/" for folder in arguments.experiment]
         entries = [entry for entry in entries if in_folders(entry.experiment, folders)]

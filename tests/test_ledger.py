@@ -300,3 +300,8 @@ def test_a_regime_in_short_keeps_every_setting():
               "12 layers of width 256, 500,000 steps at 0.0001); 40 paired seeds a task")
     assert ledger.short_regime(regime) == ("4 × 64, 1,000 steps, lr 0.001 (constant), SSA from b = 2.72, n = 1.49 (paper: 12 × 256, "
                                            "500,000 steps, lr 0.0001); 40 seeds a task")
+
+
+def test_a_markdown_table_from_rows_with_headers():
+    rows = [{"a": "x|1", "b": 2}, {"a": "y", "b": 3}]
+    assert ledger.markdown_table(rows, {"b": "B", "a": "A"}).splitlines() == ["| B | A |", "|---|---|", "| 2 | x\\|1 |", "| 3 | y |"]

@@ -37,13 +37,17 @@ import statistics
 import numpy as np
 
 from ssa import verdicts as rule
+from ssa.attention import attention_path
+from ssa.bench import interleaved_medians, peak_memory_bytes
 from ssa.icl import experiments
 from ssa.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa.icl.evaluate import bootstrap_band
 from ssa.icl.records import ICLRun
 from ssa.icl.tasks import TASKS, get_task
+from ssa.icl.train import build_model, training_batch
 from ssa.plotting import scorer_label
 from ssa.profiles import check_profile, resolve_device
+from ssa.retrieval.experiment import experiment_config as retrieval_config, training_step
 from ssa.scoring import scorer_names
 
 EXPERIMENT_COST = "alternatives/cost"
@@ -624,7 +628,6 @@ def _icl_training_step(config: CostConfig, scorer: str):
     batch at the curriculum's longest prompts; and what the batch is."""
     import torch
 
-    from ssa.icl.train import build_model, training_batch
 
     train_config = experiments.experiment_config(config.task, scorer, config.profile, config.seed).train
     last_step = train_config.train_steps - 1
@@ -642,7 +645,6 @@ def _icl_training_step(config: CostConfig, scorer: str):
 
 def _retrieval_training_step(config: CostConfig, scorer: str):
     """One training step of max retrieval's retriever with ``scorer`` (:func:`ssa.retrieval.experiment.training_step`)."""
-    from ssa.retrieval.experiment import experiment_config as retrieval_config, training_step
 
     experiment = retrieval_config(scorer, config.profile, config.seed)
     return training_step(experiment, config.device), {"items": experiment.train.items, "batch_size": experiment.train.batch_size}
@@ -655,8 +657,6 @@ def cost_benchmark(config: CostConfig) -> dict:
     the attention path ``config.path``; ratios to softmax's."""
     import torch
 
-    from ssa.attention import attention_path
-    from ssa.bench import interleaved_medians, peak_memory_bytes
 
     if "softmax" not in config.scorers:
         raise ValueError(f"scorers must include softmax (the reference of the ratios); got {config.scorers}")
