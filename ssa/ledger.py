@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -304,7 +305,7 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
     qualifier = (f" Our precise version of the theorem, derived with sympy; slopes fitted for λ from "
                  f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
     def summary(ok: bool) -> str:
-        return (f"Checked live: the fitted decay rates, exponential for softmax and polynomial for SSA, are within "
+        return (f"Checked live: fitted decay rates (exponential for softmax, polynomial for SSA) within "
                 f"{SLOPE_TOLERANCE:.0%} of the derived ones." if ok else
                 f"Checked live: a fitted decay rate is more than {SLOPE_TOLERANCE:.0%} off the derived one.")
 
@@ -489,7 +490,7 @@ def _collapse_row(profile: str) -> LedgerRow:
 
     def short(icl_verdicts, runs_by_task):
         share = max(icl_verdicts.collapse_premise(runs)["share"] for runs in runs_by_task.values())
-        return (f"softmax's head most drawn to an injected extreme value gives it {share:.2g} of its attention "
+        return (f"softmax's most-drawn head gives an injected extreme value {share:.2g} of its attention "
                 f"(collapse: {icl_verdicts.COLLAPSE_SHARE:g} or more)")
 
     return _with_premise_made_to_hold(_icl_row("collapse", profile, _tasks().TASKS, judge, numbers, short), profile)
@@ -510,19 +511,23 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
         pending = (f"Where the premise is made to hold (no LayerNorm before the first attention layer), the powered study: "
                    f"{study.progress_sentence(compared, cache)}.")
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
-    weights = []
+    weights, last = [], []
     for task in (task for task in compared.tasks if cache.complete(compared, task)):
         curves = study.arm_curves([compared.control], task, compared.seed_list(), study.first_layer(cache, "max_weight"))
         _, values = curves[compared.control]
         weights.append(f"from {values[:, 0].mean():.2f} to {values[:, -1].mean():.2f} on {_tasks().get_task(task).title}")
+        last.append(values[:, -1].mean())
     measured = ("without its first LayerNorm, softmax's largest first-layer attention weight grows along sigma "
                 + " and ".join(weights))
+    in_short = f"without the first LayerNorm, its largest first-layer weight reaches {max(last):.2f} at the largest sigma"
     combined = verdicts.combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
                                             "no first LayerNorm, SSA vs softmax": variant})
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))
+    variant_regime = _PAPER_REGIME.sub("", study.ARMS[compared.treatment].regime(compared.tasks[0], profile))
+    regime = f"{row.regime}; without the first LayerNorm: {variant_regime}; {_paired(compared.seed_list())}"
     return dataclasses.replace(row, ours=f"{row.ours} {_sentence(measured)} {_ours(variant)}", verdict=combined.outcome,
-                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {measured}; variant: {variant.words()}"),
-                               parts=_parts(combined))
+                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),
+                               parts=_parts(combined), regime=regime)
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:
@@ -779,18 +784,39 @@ def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
 
 
 _SHORTER = ((r"(\d+) layers of width (\d+)", r"\1 × \2"), (r" at learning rate ", ", lr "), (r"(\d) steps at (\d)", r"\1 steps, lr \2"),
-            (r"\(the paper: ", "(paper: "), (r" paired seed", " seed"))
+            (r" paired seed", " seed"))
+# A row's regime names the paper's beside it: "... n = 1.49 (the paper: 12 layers of width 256, ...); 40 paired seeds".
+_PAPER_REGIME = re.compile(r" \(the paper: ([^()]*)\)")
+# Which of the paper's experiments each row re-runs, to name the paper's regimes once under the front page's table.
+PAPER_EXPERIMENTS = {"quantification": "in-context models", "collapse": "in-context models", "linear": "in-context models",
+                     "alternatives": "in-context models", "across_shifts": "in-context models",
+                     "perplexity_id": "decoder", "perplexity_ood": "decoder", "probing": "encoder"}
 
 
 def short_regime(regime: str) -> str:
-    """A row's regime in fewer words, for the front page: "4 × 64, 1,000 steps, lr 0.001
-    (constant), SSA from b = 2.72, n = 1.49 (paper: 12 × 256, 500,000 steps, lr 0.0001); 40 seeds
-    a task" (layers × width)."""
-    import re
-
+    """A row's regime in fewer words, for the front page, without the paper's (which
+    :func:`paper_regimes_sentence` names once): "4 × 64, 1,000 steps, lr 0.001 (constant), SSA
+    from b = 2.72, n = 1.49; 40 seeds a task" (layers × width)."""
+    regime = _PAPER_REGIME.sub("", regime)
     for pattern, replacement in _SHORTER:
         regime = re.sub(pattern, replacement, regime)
     return regime
+
+
+def paper_regimes_sentence(rows: Sequence[LedgerRow]) -> str:
+    """The paper's regimes, once each, for the rows that name one: "The paper trains its in-context
+    models 12 × 256, 500,000 steps, lr 0.0001; its decoder ..." ("" when no row names one)."""
+    regimes: dict[str, str] = {}
+    for row in rows:
+        match = _PAPER_REGIME.search(row.regime)
+        if match:
+            paper = match.group(1)
+            for pattern, replacement in _SHORTER:
+                paper = re.sub(pattern, replacement, paper)
+            regimes.setdefault(PAPER_EXPERIMENTS.get(row.key, row.claim), paper)
+    if not regimes:
+        return ""
+    return "The paper trains " + "; ".join(f"its {name} {regime}" for name, regime in regimes.items()) + "."
 
 
 def summary_markdown(rows: Sequence[LedgerRow]) -> str:
@@ -798,7 +824,7 @@ def summary_markdown(rows: Sequence[LedgerRow]) -> str:
     ``{doc}`` link to its page, what the book found of the claim (linked to the glossary, with the
     comparison's words), :attr:`LedgerRow.summary` (one short sentence) and the regime in short
     (:func:`short_regime`); :func:`ledger_markdown` has the full rows."""
-    lines = ["| claim | the paper's claim | in short | regime (layers × width, training, SSA's start; the paper's) |",
+    lines = ["| claim | the paper's claim | in short | regime (layers × width, training, SSA's start, seeds) |",
              "|---|---|---|---|"]
     for row in rows:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
@@ -899,8 +925,7 @@ def _study_caveats(profile: str) -> str:
     checks = study.bounded_checks(study.verdict_rows([compared], cache))
     if checks:
         kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-        text.append(f"a check that assumes nothing of the differences' distribution keeps {kept} of the {len(checks)} decided "
-                    f"prompt-error verdicts")
+        text.append(f"a distribution-free check keeps {kept} of the {len(checks)} decided prompt-error verdicts")
     planned = study.plan(profile, cache=cache)
     primary = [row for row in study.false_discovery_rows(planned, study.verdict_rows(planned, cache))
                if row["comparison"] == compared.name and row["verdict"].outcome in (verdicts.BETTER, verdicts.WORSE)]

@@ -295,11 +295,20 @@ def test_markdown_keeps_every_row_and_escapes_pipes():
     assert ledger.markdown_table(frame, ["b"]).splitlines()[0] == "| b |"
 
 
-def test_a_regime_in_short_keeps_every_setting():
+def test_a_regime_in_short_keeps_every_setting_and_names_the_papers_once():
     regime = ("4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: "
               "12 layers of width 256, 500,000 steps at 0.0001); 40 paired seeds a task")
-    assert ledger.short_regime(regime) == ("4 × 64, 1,000 steps, lr 0.001 (constant), SSA from b = 2.72, n = 1.49 (paper: 12 × 256, "
-                                           "500,000 steps, lr 0.0001); 40 seeds a task")
+    assert ledger.short_regime(regime) == "4 × 64, 1,000 steps, lr 0.001 (constant), SSA from b = 2.72, n = 1.49; 40 seeds a task"
+    decoder = ("4 layers of width 192, 400 steps (1.64M tokens) at learning rate 0.002 (warm-up + cosine), SSA from b = 0.8, "
+               "n = 1.5 (the paper: 12 layers of width 768, 22,000 steps, 17.3B tokens); 2 paired seeds")
+
+    def row(key, regime=""):
+        return ledger.LedgerRow(key, key, "p", "o", "cpu", (1, 2), "undecided", None, None, regime=regime)
+
+    rows = [row("quantification", regime), row("linear", regime), row("perplexity_id", decoder), row("benchmarks")]
+    assert ledger.paper_regimes_sentence(rows) == ("The paper trains its in-context models 12 × 256, 500,000 steps, lr 0.0001; "
+                                                   "its decoder 12 × 768, 22,000 steps, 17.3B tokens.")
+    assert ledger.paper_regimes_sentence([row("benchmarks")]) == ""
 
 
 def test_a_markdown_table_from_rows_with_headers():
