@@ -138,11 +138,11 @@ def _leaderboard_icl(profile: str, device: str, progress: bool, task: str, score
 
 
 def _bench(profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int) -> str:
-    from ssa.bench import benchmark_entry
+    from ssa.bench import benchmark_entry, target_checks, target_label
 
     entry = benchmark_entry(bench_profile, device=bench_device, seed=seed, log=lambda message: print(message, file=sys.stderr, flush=True))
-    return "; ".join(f"{name} {verdict['ratio']:.2f} (target {verdict['target']:g}: {'met' if verdict['met'] else 'NOT met'})"
-                     for name, verdict in entry["result"]["verdicts"].items())
+    return "; ".join(f"{target_label(check)} {check['ratio']:.2f} (target {check['at most']:g}: {'met' if check['met'] else 'NOT met'})"
+                     for check in target_checks(entry["result"]))
 
 
 def _bench_is_cached(profile: str, device: str, bench_profile: str, bench_device: str, seed: int) -> bool | None:
