@@ -648,6 +648,25 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
     return f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}, {changed}."
 
 
+def fragile_verdicts_sentence(chapter: str, profile: str, results_dir: str | Path | None = None) -> str:
+    """One sentence for ``chapter``'s page: which of its verdicts change when a rerun on another
+    machine takes the place of the cached seed, from what to what ("" when none does, or when no
+    machine has rerun the chapter's runs)."""
+    changes = []
+    for record in rerun_records(profile, results_dir):
+        for row in record["result"]["rows"]:
+            if row["chapter"] != chapter:
+                continue
+            for item in row["verdicts_changed"]:
+                changes.append(f"{item['verdict']} reads \"{item['cached']}\" with the cached seeds and \"{item['rerun']}\" with "
+                               f"{row['scorer']} seed {row['seed']} rerun on {record_machine(record)} in its place")
+    if not changes:
+        return ""
+    return ("A rerun on another machine changes " + ("a verdict" if len(changes) == 1 else f"{len(changes)} verdicts")
+            + " of this page: " + "; ".join(changes) + ". Read it as fragile: its margin is within what rounding differences "
+            "between CPUs move (the reruns are on the reproducing page).")
+
+
 # ----------------------------------------------------------------------------------------------
 # Bitwise reproducibility.
 

@@ -360,3 +360,16 @@ def test_the_library_does_not_import_the_reruns():
     for path in library:
         text = path.read_text(encoding="utf-8")
         assert "ssa.reruns" not in text and "import reruns" not in text, f"{path.name} imports the book layer's reruns"
+
+
+def test_a_page_names_each_verdict_a_rerun_changes_and_says_nothing_when_none_does(monkeypatch):
+    row = {"chapter": "max_retrieval", "scorer": "softmax", "seed": 0,
+           "verdicts_changed": [{"verdict": "accuracy vs softmax: entmax15", "cached": "1.5-entmax better", "rerun": "undecided"}]}
+    record = {"config": {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}}, "result": {"rows": [row]}}
+    monkeypatch.setattr(reruns, "rerun_records", lambda profile, results_dir=None: [record])
+    sentence = reruns.fragile_verdicts_sentence("max_retrieval", PROFILE)
+    assert sentence.startswith('A rerun on another machine changes a verdict of this page: accuracy vs softmax: entmax15 reads '
+                               '"1.5-entmax better" with the cached seeds and "undecided" with softmax seed 0 rerun on Made-up CPU (AVX2)')
+    assert reruns.fragile_verdicts_sentence("icl_quantification", PROFILE) == ""
+    row["verdicts_changed"] = []
+    assert reruns.fragile_verdicts_sentence("max_retrieval", PROFILE) == ""
