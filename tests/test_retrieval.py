@@ -186,3 +186,48 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope():
     assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == "SSA worse"
     with pytest.raises(ValueError, match="need the runs of ssa_authors_start"):
         analysis.starting_point({name: group for name, group in runs_with(False).items() if name != "ssa_authors_start"}, 16)
+
+
+def test_the_knobs_of_the_original_setup_name_their_bad_values():
+    for arguments, message in (({"min_items": 17}, "min_items must be at most items"),
+                               ({"optimizer": "sgd"}, "optimizer must be one of adam, adamw"),
+                               ({"weight_decay": 0.01}, "weight_decay needs optimizer='adamw'"),
+                               ({"optimizer": "adamw", "weight_decay": -1.0}, "weight_decay must be a finite float >= 0")):
+        with pytest.raises(ValueError, match=message):
+            experiment.TrainConfig(**arguments)
+    with pytest.raises(ValueError, match="query must be one of learned, input"):
+        RetrieverConfig(query="prompt")
+    # At their defaults the new fields stay out of the cache key: every cached run keeps its entry.
+    from ssa.results import config_dict
+
+    default = config_dict(experiment.experiment_config("softmax", "cpu", 0))
+    assert "query" not in default["model"] and not {"min_items", "optimizer", "weight_decay"} & set(default["train"])
+
+
+def test_training_sets_of_a_drawn_size_cover_the_range_and_repeat_with_the_seed():
+    config = experiment.TrainConfig(items=16, min_items=5)
+    drawn = [config.items_at(task.generator(0, task.TRAIN_STREAM, step)) for step in range(400)]
+    assert set(drawn) == set(range(5, 17))
+    assert drawn == [config.items_at(task.generator(0, task.TRAIN_STREAM, step)) for step in range(400)]
+    assert experiment.TrainConfig(items=16).items_at(task.generator(0, task.TRAIN_STREAM, 0)) == 16
+    assert isinstance(experiment.TrainConfig(optimizer="adamw", weight_decay=0.1).optimizer_for(torch.nn.Linear(2, 2)), torch.optim.AdamW)
+
+
+def test_a_query_from_the_set_ignores_the_order_of_its_items():
+    torch.manual_seed(0)
+    model = MaxRetriever(RetrieverConfig(width=8, depth=1, query="input"))
+    features, _ = task.sample_sets(3, 11, 10, task.generator(0, task.TRAIN_STREAM, 0))
+    order = torch.randperm(11, generator=torch.Generator().manual_seed(1))
+    logits, weights = model(features, return_weights=True)
+    shuffled, shuffled_weights = model(features[:, order], return_weights=True)
+    # Only the order of the sums over the 11 items changes: each rounds to within 11 float32 epsilons
+    # of the values' scale, and the readout's few layers carry that on; 64 epsilons of the scale bound it.
+    eps = torch.finfo(torch.float32).eps
+    assert torch.allclose(shuffled, logits, rtol=0, atol=64 * eps * float(logits.detach().abs().max().clamp_min(1)))
+    assert torch.allclose(shuffled_weights, weights[:, order], rtol=0, atol=64 * eps)
+    config = dataclasses.replace(experiment.experiment_config("softmax", "smoke", 0),
+                                 model=RetrieverConfig(width=16, depth=1, query="input"),
+                                 train=experiment.TrainConfig(steps=20, batch_size=16, items=16, min_items=5, optimizer="adamw",
+                                                              weight_decay=0.01))
+    first, second = experiment.run(config, device="cpu", progress=False), experiment.run(config, device="cpu", progress=False)
+    assert first["accuracy"] == second["accuracy"] and len(first["accuracy"]) == len(config.eval.sizes)

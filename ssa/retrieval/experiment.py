@@ -1,8 +1,9 @@
 """Max retrieval under set-size shift: train on small sets, test on sets up to 128 times larger.
 
 One run is one scorer and one seed (:class:`RetrievalExperiment`): the retriever of
-:mod:`ssa.retrieval.model` trained with Adam at a constant rate on sets of
-``train.items`` items, then evaluated on the same test sets for every scorer and seed, at each set
+:mod:`ssa.retrieval.model` trained at a constant rate (Adam, or AdamW with weight decay) on sets
+of ``train.items`` items (or of a number drawn from ``train.min_items`` to ``train.items`` at each
+step), then evaluated on the same test sets for every scorer and seed, at each set
 size of ``eval.sizes``: the share of sets whose class it names right (accuracy), the share of its
 head's absolute weight on the item of highest priority, and the normalised entropy of those shares
 (1: uniform over the set, 0: one item). Shares, not raw weights, because not every scorer's weights
@@ -38,21 +39,48 @@ EXPERIMENT = "retrieval/runs"
 EVAL_CHUNK = 32  # test sets per forward pass: memory only, every set is scored on its own
 
 
+OPTIMIZERS = ("adam", "adamw")
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
-    items: int = 16  # items per training set (the original's)
+    items: int = 16  # items per training set (the largest, when min_items is set)
     batch_size: int = 128  # sets per step
     steps: int = 2000
-    learning_rate: float = 1e-3  # Adam, constant
+    learning_rate: float = 1e-3  # constant
     seed: int = 0  # the model's initialisation and its training sets
+    # With min_items > 0, each step's sets have a number of items drawn uniformly from
+    # [min_items, items] (one number per step, so a batch needs no padding); 0: always `items`.
+    min_items: int = added_field(0)
+    optimizer: str = added_field("adam")  # one of OPTIMIZERS
+    weight_decay: float = added_field(0.0)  # AdamW's decoupled weight decay (adamw only)
 
     def __post_init__(self) -> None:
-        for name, least in (("items", 1), ("batch_size", 1), ("steps", 1), ("seed", 0)):
+        for name, least in (("items", 1), ("batch_size", 1), ("steps", 1), ("seed", 0), ("min_items", 0)):
             value = getattr(self, name)
             if not isinstance(value, int) or value < least:
                 raise ValueError(f"{name} must be an int >= {least}; got {value!r}")
         if not (isinstance(self.learning_rate, float) and math.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise ValueError(f"learning_rate must be a finite float > 0; got {self.learning_rate!r}")
+        if self.min_items > self.items:
+            raise ValueError(f"min_items must be at most items ({self.items}); got {self.min_items}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {self.optimizer!r}")
+        if not (isinstance(self.weight_decay, float) and math.isfinite(self.weight_decay) and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be a finite float >= 0; got {self.weight_decay!r}")
+        if self.weight_decay and self.optimizer != "adamw":
+            raise ValueError(f"weight_decay needs optimizer='adamw' (Adam would fold it into the gradient); got {self.optimizer!r}")
+
+    def items_at(self, rng: torch.Generator) -> int:
+        """The number of items of a step's sets, drawn from the step's generator when it varies."""
+        if not self.min_items:
+            return self.items
+        return self.min_items + int(torch.randint(self.items - self.min_items + 1, (1,), generator=rng))
+
+    def optimizer_for(self, model: nn.Module) -> torch.optim.Optimizer:
+        if self.optimizer == "adamw":
+            return torch.optim.AdamW(model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay)
+        return torch.optim.Adam(model.parameters(), lr=self.learning_rate)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,7 +222,8 @@ def _train_and_evaluate(experiment: RetrievalExperiment, device: str, progress: 
     loss_function = nn.CrossEntropyLoss()
 
     def batch(step: int):
-        return [sample_sets(config.batch_size, config.items, experiment.model.classes, generator(config.seed, TRAIN_STREAM, step))]
+        rng = generator(config.seed, TRAIN_STREAM, step)
+        return [sample_sets(config.batch_size, config.items_at(rng), experiment.model.classes, rng)]
 
     def loss(micro_batch) -> torch.Tensor:
         features, target = (tensor.to(device) for tensor in micro_batch)
@@ -203,7 +232,7 @@ def _train_and_evaluate(experiment: RetrievalExperiment, device: str, progress: 
     from ssa.results import config_dict
 
     trained = training.train(training.Training(
-        model=model, optimizer=torch.optim.Adam(model.parameters(), lr=config.learning_rate), batch=batch, loss=loss,
+        model=model, optimizer=config.optimizer_for(model), batch=batch, loss=loss,
         steps=config.steps, identity=config_dict(experiment), log_every=max(1, config.steps // 50),
         description=f"retrieval/{experiment.model.scorer}/seed{config.seed}",
     ), None, progress=progress)
@@ -215,11 +244,12 @@ def _train_and_evaluate(experiment: RetrievalExperiment, device: str, progress: 
 
 
 def training_step(experiment: RetrievalExperiment, device: str):
-    """One training step of the run's retriever (forward, backward, Adam) on its first batch, as
-    :func:`run` trains it: for cost measurements, which call it again and again."""
+    """One training step of the run's retriever (forward, backward, optimizer) on a batch of its
+    largest training sets, as :func:`run` trains it: for cost measurements, which call it again
+    and again."""
     model = build_model(experiment).to(device)
     config = experiment.train
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    optimizer = config.optimizer_for(model)
     features, target = (tensor.to(device) for tensor in sample_sets(
         config.batch_size, config.items, experiment.model.classes, generator(config.seed, TRAIN_STREAM, 0)))
     loss_function = nn.CrossEntropyLoss()

@@ -1,11 +1,13 @@
-"""The max retriever: item encoder, one attention head with a learned query, readout.
+"""The max retriever: item encoder, one attention head, readout.
 
-    features (B, N, F) --MLP--> items (B, N, W) --keys, values--> one head, query q (learned)
+    features (B, N, F) --MLP--> items (B, N, W) --keys, values--> one head, query q
     --scorer weights (B, N)--> pooled (B, W) --MLP--> class logits (B, C)
 
-The query is one learned vector, the same for every set: it reads the set through the keys, so
-the only way to find the item of highest priority is to put the attention on it. Any scorer of
-:mod:`ssa.scoring` is one argument away; weights are those of :func:`ssa.attention.attention`.
+The query is one of :data:`QUERIES`: by default one learned vector, the same for every set, which
+reads the set through the keys, so that the only way to find the item of highest priority is to
+put the attention on it; or one computed from the set itself, as "softmax is not enough" derives
+its query from the input. Any scorer of :mod:`ssa.scoring` is one argument away; weights are those
+of :func:`ssa.attention.attention`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ import torch
 from torch import Tensor, nn
 
 from ssa.attention import attention
+from ssa.results import added_field
 from ssa.scoring import make_scorer, scorer_names
+
+# "learned": one learned vector for every set; "input": a linear map of the mean of the set's
+# encoded items, a query that depends on the set but not on the order or the number of its items.
+QUERIES = ("learned", "input")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,10 +35,13 @@ class RetrieverConfig:
     depth: int = 3  # hidden layers of the item encoder and of the readout, each
     scorer: str = "softmax"  # any name of ssa.scoring.scorer_names()
     scorer_kwargs: tuple[tuple[str, Any], ...] = ()  # a tuple keeps the config hashable
+    query: str = added_field("learned")  # one of QUERIES
 
     def __post_init__(self) -> None:
         if self.scorer not in scorer_names():
             raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {self.scorer!r}")
+        if self.query not in QUERIES:
+            raise ValueError(f"query must be one of {', '.join(QUERIES)}; got {self.query!r}")
         for name, least in (("classes", 2), ("width", 1), ("depth", 1)):
             value = getattr(self, name)
             if not isinstance(value, int) or value < least:
@@ -54,7 +64,11 @@ class MaxRetriever(nn.Module):
         super().__init__()
         self.config = config
         self.encoder = _mlp(config.features, config.width, config.depth, config.width)
-        self.query = nn.Parameter(torch.randn(config.width) / math.sqrt(config.width))
+        # Created in this order so that a learned query's model draws the same initial weights as always.
+        if config.query == "learned":
+            self.query = nn.Parameter(torch.randn(config.width) / math.sqrt(config.width))
+        else:
+            self.query_from_items = nn.Linear(config.width, config.width)
         self.key = nn.Linear(config.width, config.width)
         self.value = nn.Linear(config.width, config.width)
         self.scorer = make_scorer(config.scorer, **dict(config.scorer_kwargs))
@@ -66,7 +80,10 @@ class MaxRetriever(nn.Module):
             raise ValueError(f"features must be (sets, items, {self.config.features}); got {tuple(features.shape)}")
         items = self.encoder(features)  # (B, N, W)
         keys, values = self.key(items)[:, None], self.value(items)[:, None]  # (B, 1, N, W): one head
-        query = self.query.expand(features.shape[0], 1, 1, -1)  # (B, 1, 1, W)
+        if self.config.query == "learned":
+            query = self.query.expand(features.shape[0], 1, 1, -1)  # (B, 1, 1, W)
+        else:
+            query = self.query_from_items(items.mean(1))[:, None, None]  # (B, 1, 1, W)
         pooled, weights = attention(query, keys, values, self.scorer, return_weights=True)  # (B, 1, 1, W), (B, 1, 1, N)
         logits = self.readout(pooled[:, 0, 0])  # (B, C)
         return (logits, weights[:, 0, 0]) if return_weights else logits
