@@ -63,8 +63,10 @@ LDFLAGS: list[str] = []
 class TileVariant:
     """The vectorised tiles compiled for one instruction set: ``capability`` as
     ``torch.backends.cpu.get_cpu_capability()`` names it, the ``/proc/cpuinfo`` flags of the
-    instructions it uses, and the compiler flags (the ``CPU_CAPABILITY`` macros make ATen's
-    ``Vectorized<float>`` use that set and SLEEF's exp and log for it, within 1 ulp)."""
+    instructions it uses, and the compiler flags: the ``CPU_CAPABILITY`` macros make ATen's
+    ``Vectorized<float>`` use that set and SLEEF's exp and log for it (within 1 ulp; resolved in
+    ``libtorch_cpu`` when the module loads); ``-mfma`` as in ATen's own build of that set, while
+    :data:`CFLAGS`' ``-ffp-contract=off`` keeps the kernels' own products and sums unfused."""
 
     capability: str
     cpu_flags: tuple[str, ...]
@@ -94,6 +96,7 @@ TILE_VARIANTS = {
                     ("-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma")),
     )
 }
+
 # A build takes about a minute; a process that waits longer for another's build runs the
 # PyTorch operations rather than hang.
 BUILD_WAIT_S = 600.0

@@ -19,6 +19,9 @@
 //   tile forward:   p = e^(s - m) on visible entries, 0 elsewhere (written over q.k), and sum_j p
 //   tile backward:  p = e^(s - L), g = p (dp - delta), dL/d(q.k) = g n b scale / (1 + b scale |q.k|)
 //                   (written over dp), p (written over q.k), and dL/dn = sum g s / n per (B, H)
+//
+// These tile functions run float64 tiles, and float32 ones on CPUs without AVX2 (or with
+// ATEN_CPU_CAPABILITY=default); elsewhere ssa_cpu_vec.cpp runs float32 tiles vectorised.
 // Built with IEEE arithmetic for the x86-64 baseline (no -ffast-math, no -march=native, no FMA
 // contraction; ssa/kernels/native.py): the same machine code on every x86-64 CPU, exp and log
 // from glibc (at most 1 ulp on x86-64, glibc manual). Row sums and the per-row dL/dn are
