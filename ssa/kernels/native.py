@@ -117,12 +117,14 @@ def build_directory(name: str = "ssa_cpu") -> Path:
     return Path(root) / f"{name}-py{sys.version_info.major}{sys.version_info.minor}-torch{version}"
 
 
-def cpu_flags() -> set[str] | None:
-    """The CPU's feature flags from ``/proc/cpuinfo`` (Linux), or ``None`` where it cannot be read."""
+@functools.lru_cache(maxsize=1)
+def cpu_flags() -> frozenset[str] | None:
+    """The CPU's feature flags from ``/proc/cpuinfo`` (Linux), or ``None`` where it cannot be read;
+    read once (every blockwise call asks)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
+                return frozenset(line.split(":", 1)[1].split())
     except OSError:
         pass
     return None

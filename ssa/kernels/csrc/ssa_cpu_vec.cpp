@@ -151,7 +151,6 @@ torch::Tensor ssa_tile_backward(torch::Tensor dots, torch::Tensor grad, const to
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
   module.attr("instruction_set") = C10_STRINGIZE(CPU_CAPABILITY);
-  module.attr("lanes") = kLanes;
   module.def("tile_forward", &ssa_tile_forward, "blockwise forward tile (float32): probabilities in place, row sums");
   module.def("tile_backward", &ssa_tile_backward,
              "blockwise backward tile (float32): p and dL/d(q.k) in place, dL/dn per (B, H)");
