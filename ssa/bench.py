@@ -373,9 +373,11 @@ def _machine(config: BenchConfig) -> dict:
     if config.device == "cuda":
         machine["gpu"] = torch.cuda.get_device_name()
     else:
-        from ssa.kernels.native import cpu_kernels
+        from ssa.kernels.native import cpu_kernels, vector_tile_kernels
 
         machine["native_row_kernels"] = cpu_kernels() is not None  # the C++ kernels of the direct and blockwise paths
+        vectorised = vector_tile_kernels()  # the blockwise path's float32 tiles: AVX2, AVX512 or None (scalar)
+        machine["vector_tile_kernels"] = None if vectorised is None else vectorised.instruction_set
     if hasattr(os, "getloadavg"):
         machine["load_average_at_start"] = list(os.getloadavg())
     return machine

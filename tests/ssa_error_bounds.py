@@ -9,8 +9,8 @@ first-order bound on the float32 path's error, computed from float64 magnitudes 
 problem, so that it holds on every CPU, whatever order its BLAS and vector units sum in.
 
 The model (Higham, *Accuracy and Stability of Numerical Algorithms*, ch. 3): each operation
-rounds with relative error at most ``u`` (``2**-24`` in float32); glibc's ``expf``/``logf`` and PyTorch's are
-within one ulp, ``2u``; a sum or dot product of ``m`` terms, in any order, errs by at most
+rounds with relative error at most ``u`` (``2**-24`` in float32); glibc's ``expf``/``logf``, PyTorch's and
+SLEEF's ``u10`` functions (those of the vectorised tile kernels) are within one ulp, ``2u``; a sum or dot product of ``m`` terms, in any order, errs by at most
 ``gamma(m) = m u / (1 - m u)`` times the sum of the terms' magnitudes. Sums that the paths
 accumulate in double (the C++ row sums, the scalar gradients) err by far less and are counted
 with ``gamma`` of float32 all the same. Writing ``x = scale q.k``, ``y = b x``,
@@ -182,3 +182,51 @@ def assert_within_bounds(got: dict, truth: dict, bound: dict, label: str = ""):
         excess = (error - bound[name]).amax().item()
         worst = (error / bound[name].clamp_min(1e-300)).amax().item()
         assert excess <= 0, f"{label} {name}: error exceeds its bound ({worst:.2f} times the bound)"
+
+
+def tile_truth_and_bounds(dots, grad, b, n, scale, row_shift, delta, visible):
+    r"""``(truth, bound)`` of one tile of the blockwise path's C++ kernels, in float32, given the
+    float32 inputs as the kernels get them: ``dots`` ``(B, H, Q, K)`` (``q.k``), ``grad`` (``dL/dp``),
+    ``b``, ``n`` ``(H,)``, ``row_shift`` and ``delta`` ``(B, H, Q, 1)``, ``visible`` boolean
+    ``(B, H, Q, K)``. Keys: ``p`` (``e^{s - m}``, the forward's and the backward's, which computes
+    them alike), ``row_sums``, ``grad_dots`` (``dL/d(q.k)``) and ``grad_n`` (per ``(B, H)``).
+
+    The inputs are exact, so only the kernels' own operations round (the model of the module doc):
+    ``scale`` (a double) to float32, ``alpha = b scale`` and ``y = alpha q.k`` (``3u`` relative),
+    ``1 + |y|`` (``4u`` relative, so ``log`` errs by ``4u`` absolute, plus its ulp ``2u |l|``),
+    ``s = n l`` (``u |s|`` more), ``s - m`` (``u |s - m|``) and ``exp`` (``2u``), hence ``p``'s
+    relative error ``4un + 3u|s| + u|s - m| + 2u``, plus ``TINY`` absolute below float32's normal
+    range; the row sum adds ``u`` for its final rounding and ``gamma(K)`` of double for its
+    accumulation; ``g = p (dp - delta)`` adds ``2u |g|``; ``dL/d(q.k) = g (n alpha) / (1 + |y|)``
+    adds ``9u`` relative (``n alpha`` three roundings, ``1 + |y|`` four, the product and the
+    quotient one each); ``dL/dn = sum g l`` is summed in double from exact products (of two
+    float32 numbers), with ``l``'s error ``4u + 2u |l|``."""
+    U, TINY = torch.finfo(torch.float32).eps / 2, torch.finfo(torch.float32).tiny
+    U64 = torch.finfo(torch.float64).eps / 2
+
+    def gamma64(terms: int) -> float:
+        return terms * U64 / (1 - terms * U64)
+
+    heads = dots.shape[1]
+    bh, nh = (value.double().reshape(heads, 1, 1) for value in (b, n))
+    shift, row_delta = row_shift.double(), delta.double()
+    y = bh * scale * dots.double()
+    ell = torch.copysign(torch.log1p(y.abs()), y)
+    s = nh * ell
+    p = torch.exp(s - shift) * visible
+    g = p * (grad.double() - row_delta)
+    chain = nh * bh * scale / (1 + y.abs())
+    truth = {"p": p, "row_sums": p.sum(-1, keepdim=True), "grad_dots": g * chain,
+             "grad_n": (g * ell).sum((-2, -1))}
+
+    relative_p = 4 * U * nh + 3 * U * s.abs() + U * (s - shift).abs() + 2 * U
+    bound_p = (p * relative_p + TINY) * visible
+    bound_g = (grad.double() - row_delta).abs() * bound_p + 2 * U * g.abs()
+    bound = {
+        "p": bound_p,
+        "row_sums": bound_p.sum(-1, keepdim=True) + (U + gamma64(dots.shape[-1])) * truth["row_sums"],
+        "grad_dots": chain * bound_g + 9 * U * truth["grad_dots"].abs(),
+        "grad_n": ((bound_g * ell.abs() + g.abs() * (4 * U + 2 * U * ell.abs())).sum((-2, -1))
+                   + gamma64(dots.shape[-2] * dots.shape[-1]) * (g * ell).abs().sum((-2, -1))),
+    }
+    return truth, {name: SLACK * value for name, value in bound.items()}

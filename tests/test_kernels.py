@@ -1,8 +1,10 @@
 """The fast SSA paths agree with the reference path, forward and backward, with masks and GQA.
 
 The direct and blockwise paths are tested with each implementation of their element-wise steps:
-the C++ kernels (``native``; :mod:`ssa.kernels.native`) and PyTorch operations (``torch rows``
-for the direct path, ``eager`` tile kernels for the blockwise one).
+the C++ kernels (:mod:`ssa.kernels.native`: the direct path's ``native`` rows, the blockwise
+path's ``scalar`` tiles and their float32 versions vectorised for each instruction set this CPU
+executes, ``avx2`` and ``avx512``) and PyTorch operations (``torch rows`` for the direct path,
+``eager`` tile kernels for the blockwise one).
 
 The blockwise and compiled paths run here without ``torch.compile`` (the same algorithm, eager;
 compilation takes minutes on a busy CPU): ``python -m ssa bench`` checks the compiled kernels'
@@ -28,7 +30,7 @@ from ssa.kernels.flex import flex_ssa_attention
 from ssa.kernels.native import native_enabled, cpu_kernels
 from ssa.scoring import SSA
 
-from ssa_error_bounds import assert_within_bounds, ssa_truth_and_bounds
+from ssa_error_bounds import assert_within_bounds, ssa_truth_and_bounds, tile_truth_and_bounds
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -59,7 +61,9 @@ def scorer_for(per_head, dtype=torch.float32, device="cpu"):
 
 
 DIRECT_ROWS = ["native", "torch rows"]
-TILE_KERNELS = ["native", "eager"]
+VECTOR_TILES = [variant.lower() for variant in native_module.TILE_VARIANTS]  # avx2, avx512
+TILE_KERNELS = ["scalar", *VECTOR_TILES, "eager"]
+BLOCKWISE_PATHS = [f"blockwise/{tiles}" for tiles in TILE_KERNELS]
 
 
 def native_kernels():
@@ -77,8 +81,23 @@ def use_rows(rows, monkeypatch):
         monkeypatch.setattr(direct_module, "row_implementation", lambda device, dtype: direct_module.TorchRows())
 
 
+def vector_tiles(name):
+    """The vectorised tile kernels for instruction set ``name`` (``"avx2"``, ...); the test is
+    skipped where the CPU cannot execute them (importing them would kill the process)."""
+    variant = native_module.TILE_VARIANTS[name.upper()]
+    if not variant.runs_here():
+        missing = sorted(set(variant.cpu_flags) - native_module.cpu_flags())
+        pytest.skip(f"this CPU lacks {', '.join(missing)}: the {variant.capability} tiles cannot run here")
+    native_kernels()
+    module = native_module.load_tile_variant(variant)
+    assert module is not None, f"the {variant.capability} tiles failed to build where the scalar kernels built"
+    return module
+
+
 def tile_kernels_named(name):
-    return NativeTileKernels(native_kernels()) if name == "native" else EAGER_KERNELS
+    if name == "eager":
+        return EAGER_KERNELS
+    return NativeTileKernels(native_kernels(), None if name == "scalar" else vector_tiles(name))
 
 
 def use_implementation(path, monkeypatch):
@@ -145,7 +164,7 @@ def check_against_truth(path, q, k, v, b, n, grad_output, **case):
     return truth, bound
 
 
-@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise/native", "blockwise/eager", "compiled"])
+@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", *BLOCKWISE_PATHS, "compiled"])
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("per_head", [False, True])
 @pytest.mark.parametrize("shift", ["fixed", "per row"])
@@ -191,7 +210,7 @@ def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries, ti
         assert_within_bounds(got, truth, bound, label=f"{case}, blocks {block_q} x {block_k}")
 
 
-@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", "blockwise/native", "blockwise/eager", "compiled"])
+@pytest.mark.parametrize("path", ["direct/native", "direct/torch rows", *BLOCKWISE_PATHS, "compiled"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_extreme_scores_fall_back_to_a_per_row_shift(path, dtype, monkeypatch, fixed_values):
     """n = 8 and b = 1000: scores span far more than one fixed shift can hold without
@@ -344,8 +363,15 @@ def test_native_kernels_build_and_are_the_cpu_default():
     assert cpu_kernels() is not None
     assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float32), direct_module.NativeRows)
     assert isinstance(direct_module.row_implementation(torch.device("cpu"), torch.float16), direct_module.TorchRows)
+    variant = native_module.tile_variant()
     for compile in (False, True):
-        assert isinstance(kernels_module.tile_kernels(torch.device("cpu"), compile), NativeTileKernels)
+        tiles = kernels_module.tile_kernels(torch.device("cpu"), compile)
+        assert isinstance(tiles, NativeTileKernels)
+        if variant is None:
+            assert tiles.vectorised is None
+        else:
+            assert tiles.vectorised.instruction_set == variant.capability
+            assert tiles.kernels_for(torch.float32) is tiles.vectorised and tiles.kernels_for(torch.float64) is tiles.kernels
 
 
 def test_native_kernels_reject_bad_inputs():
@@ -364,6 +390,163 @@ def test_native_kernels_reject_bad_inputs():
     with pytest.raises(RuntimeError, match="one shape"):
         kernels.tile_backward(y, torch.zeros(2, 3, 4, 4), torch.zeros(2, 3, 4, 1), torch.zeros(2, 3, 4, 1),
                               torch.ones(3), torch.ones(3), 0.5, False, 0, None)
+
+
+def tile_module(name):
+    """The C++ module that runs float32 tiles for ``name`` (``"scalar"``, ``"avx2"``, ...)."""
+    return native_kernels() if name == "scalar" else vector_tiles(name)
+
+
+def tile_inputs(n_keys, mask_kind, seed):
+    """Seeded float32 inputs of one (2, 3, 5, n_keys) tile: q.k of order 1-30, dL/dp, b and n per
+    head, a mask of kind ``mask_kind``: ``none``, ``full`` (random, contiguous), ``strided`` (a
+    view with stride 2 along the keys) or ``broadcast`` (one bit per row, stride 0 along the keys)."""
+    generator = torch.Generator().manual_seed(seed)
+    shape = (2, 3, 5, n_keys)
+    dots = 10 * torch.randn(shape, generator=generator)
+    grad = torch.randn(shape, generator=generator)
+    b, n = torch.tensor([0.7, 1.3, 0.2]), torch.tensor([1.8, 0.6, 3.0])
+    masks = {
+        "none": None,
+        "full": torch.rand(shape, generator=generator) > 0.3,
+        "strided": (torch.rand(*shape[:-1], 2 * n_keys, generator=generator) > 0.3)[..., ::2],
+        "broadcast": (torch.rand(*shape[:-1], 1, generator=generator) > 0.3).expand(shape),
+    }
+    return dots, grad, b, n, masks[mask_kind]
+
+
+def visible_of(shape, mask, causal_offset):
+    n_queries, n_keys = shape[-2:]
+    visible = torch.ones(shape, dtype=torch.bool)
+    if causal_offset is not None:
+        visible = visible & (torch.arange(n_keys)[None, :] <= torch.arange(n_queries)[:, None] + causal_offset)
+    return visible if mask is None else visible & mask
+
+
+def run_tile(module, dots, grad, b, n, scale, row_shift, delta, mask, causal_offset):
+    """Both tile kernels on copies of ``dots`` and ``grad``: ``{p, row_sums, backward p, grad_dots, grad_n}``."""
+    causal = causal_offset is not None
+    forward_p = dots.clone()
+    row_sums = module.tile_forward(forward_p, b, n, scale, row_shift, causal, causal_offset or 0, mask)
+    backward_p, grad_dots = dots.clone(), grad.clone()
+    grad_n = module.tile_backward(backward_p, grad_dots, row_shift, delta, b, n, scale, causal, causal_offset or 0, mask)
+    return {"p": forward_p, "row_sums": row_sums, "backward p": backward_p, "grad_dots": grad_dots, "grad_n": grad_n}
+
+
+@pytest.mark.parametrize("tiles", ["scalar", *VECTOR_TILES])
+@pytest.mark.parametrize("n_keys", [1, 7, 8, 9, 16, 17, 37, 100])
+@pytest.mark.parametrize("mask_kind", ["none", "full", "strided", "broadcast"])
+@pytest.mark.parametrize("causal_offset", [None, 3, -2])
+def test_tile_kernels_match_the_truth(tiles, n_keys, mask_kind, causal_offset):
+    """Each float32 tile kernel, on row lengths that leave every possible tail of a vector, within
+    the derived float32 bounds of a float64 evaluation of its formulas (tests/ssa_error_bounds.py),
+    forward and backward. The shift is the forward's fixed one (the Cauchy-Schwarz bound, here the
+    row's largest |score|) in one batch item and 85 above it in the other, where the probabilities
+    fall to float32's subnormals; ``causal_offset=-2`` leaves the first rows without a visible key."""
+    module = tile_module(tiles)
+    dots, grad, b, n, mask = tile_inputs(n_keys, mask_kind, seed=n_keys)
+    scale = 0.125 ** 0.5  # not a float32 number: its rounding is counted
+    visible = visible_of(dots.shape, mask, causal_offset)
+    y = b.double().reshape(3, 1, 1) * scale * dots.double()
+    largest = (n.double().reshape(3, 1, 1) * torch.log1p(y.abs())).amax(-1, keepdim=True)
+    row_shift = (largest + torch.tensor([0.0, 85.0]).reshape(2, 1, 1, 1)).float()
+    delta = torch.randn(row_shift.shape, generator=torch.Generator().manual_seed(5))
+    got = run_tile(module, dots, grad, b, n, scale, row_shift, delta, mask, causal_offset)
+    truth, bound = tile_truth_and_bounds(dots, grad, b, n, scale, row_shift, delta, visible)
+    assert torch.equal(got["backward p"], got["p"]), "the backward recomputes the forward's probabilities"
+    assert_within_bounds({name: got[name] for name in truth}, truth, bound, label=f"{tiles}, {n_keys} keys")
+    hidden = ~visible
+    assert (got["p"][hidden] == 0).all() and (got["grad_dots"][hidden] == 0).all()
+    subnormal = (got["p"][1] > 0) & (got["p"][1] < torch.finfo(torch.float32).tiny)
+    assert n_keys < 16 or subnormal.any(), "the shifted item reaches float32's subnormals"
+
+
+@pytest.mark.parametrize("tiles", ["scalar", *VECTOR_TILES])
+@pytest.mark.parametrize("n_keys", [9, 37])
+def test_tile_kernels_ignore_whatever_hidden_keys_hold(tiles, n_keys):
+    """-inf, inf and NaN in q.k and dL/dp at hidden keys (masked, or past the causal diagonal)
+    change no bit of any output: those keys contribute nothing, and their p and gradient are 0."""
+    module = tile_module(tiles)
+    dots, grad, b, n, mask = tile_inputs(n_keys, "full", seed=1)
+    causal_offset = n_keys - 5 - 2
+    visible = visible_of(dots.shape, mask, causal_offset)
+    row_shift, delta = torch.full((2, 3, 5, 1), 40.0), torch.full((2, 3, 5, 1), 0.1)
+    clean = run_tile(module, dots, grad, b, n, 0.3, row_shift, delta, mask, causal_offset)
+    garbage = torch.tensor([float("-inf"), float("inf"), float("nan")]).repeat(dots.numel() // 3 + 1)[:dots.numel()]
+    hidden = ~visible
+    dirty_dots = torch.where(hidden, garbage.reshape(dots.shape), dots)
+    dirty_grad = torch.where(hidden, garbage.roll(1).reshape(dots.shape), grad)
+    dirty = run_tile(module, dirty_dots, dirty_grad, b, n, 0.3, row_shift, delta, mask, causal_offset)
+    for name in clean:
+        assert torch.equal(dirty[name], clean[name]), name
+    assert (clean["p"][hidden] == 0).all() and (clean["grad_dots"][hidden] == 0).all()
+    assert hidden.any() and visible.any()
+
+
+@pytest.mark.parametrize("tiles", VECTOR_TILES)
+def test_vector_tiles_reject_float64(tiles):
+    module = vector_tiles(tiles)
+    dots = torch.randn(1, 1, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    with pytest.raises(RuntimeError, match="float32"):
+        module.tile_forward(dots, torch.ones(1, dtype=torch.float64), torch.ones(1, dtype=torch.float64), 0.5,
+                            torch.zeros(1, 1, 2, 1, dtype=torch.float64), False, 0, None)
+
+
+def test_tile_variant_needs_the_cpu_flags(monkeypatch):
+    """A variant whose instructions the CPU lacks is neither chosen nor loaded, whatever
+    PyTorch's capability says (a wrong ATEN_CPU_CAPABILITY, a CPU flag PyTorch does not check)."""
+    monkeypatch.setattr(native_module, "cpu_flags", lambda: {"sse2", "avx", "avx2"})  # no fma
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX2")
+    assert native_module.tile_variant() is None
+    with pytest.raises(RuntimeError, match="lacks fma"):
+        native_module.load_tile_variant(native_module.TILE_VARIANTS["AVX2"])
+    monkeypatch.setattr(native_module, "cpu_flags", lambda: None)  # unreadable: PyTorch's word
+    assert native_module.tile_variant() is native_module.TILE_VARIANTS["AVX2"]
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "DEFAULT")
+    assert native_module.tile_variant() is None
+
+
+@pytest.mark.skipif(shutil.which("c++") is None or not native_enabled(), reason="needs a C++ compiler and SSA_NATIVE on")
+@pytest.mark.parametrize("capability", ["default", None])
+def test_tile_selection_follows_aten_cpu_capability(capability):
+    """``ATEN_CPU_CAPABILITY=default`` keeps the scalar tiles; unset, the CPU's own capability
+    picks its variant. In a subprocess: PyTorch reads the variable once."""
+    environment = {name: value for name, value in os.environ.items() if name != "ATEN_CPU_CAPABILITY"}
+    if capability is not None:
+        environment["ATEN_CPU_CAPABILITY"] = capability
+    script = (
+        "import torch\n"
+        "from ssa.kernels import tile_kernels\n"
+        "tiles = tile_kernels(torch.device('cpu'), False)\n"
+        "print(torch.backends.cpu.get_cpu_capability(), getattr(tiles.vectorised, 'instruction_set', None))\n")
+    result = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    torch_capability, instruction_set = result.stdout.split()
+    if capability == "default":
+        assert (torch_capability, instruction_set) == ("DEFAULT", "None")
+    else:
+        variant = native_module.TILE_VARIANTS.get(torch_capability)
+        expected = variant.capability if variant is not None and variant.runs_here() else "None"
+        assert instruction_set == expected
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="needs a C++ compiler")
+@pytest.mark.parametrize("capability", list(native_module.TILE_VARIANTS))
+def test_tile_variants_compile_where_they_cannot_run(capability, tmp_path):
+    """A variant this CPU cannot execute is compiled (to an object file, never loaded), so that
+    a change that breaks it shows here too; one it can execute is built and tested above."""
+    import sysconfig
+
+    from torch.utils.cpp_extension import include_paths
+
+    variant = native_module.TILE_VARIANTS[capability]
+    if variant.runs_here():
+        pytest.skip(f"this CPU runs the {capability} tiles: the tests above build and load them")
+    command = ["c++", f"-DTORCH_EXTENSION_NAME={variant.name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
+               *(f"-isystem{path}" for path in [*include_paths(), sysconfig.get_paths()["include"]]),
+               "-fPIC", "-std=c++20", *variant.cflags, "-c", str(native_module.VECTOR_SOURCE), "-o", str(tmp_path / "tiles.o")]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
 
 
 def test_native_build_directory_follows_torch_extensions_dir(tmp_path, monkeypatch):

@@ -12,7 +12,8 @@ path           what it is
                still stores the matrix)
 ``blockwise``  :mod:`ssa.kernels.blockwise`: FlashAttention-style custom autograd function,
                memory linear in the sequence length; each tile's element-wise work in C++ on a
-               CPU (:mod:`ssa.kernels.native`), else fused by ``torch.compile`` (eager where
+               CPU (:mod:`ssa.kernels.native`; float32 tiles vectorised with AVX2 or AVX-512
+               where the CPU has them), else fused by ``torch.compile`` (eager where
                compilation is unavailable)
 ``flex``       :mod:`ssa.kernels.flex`: FlexAttention ``score_mod`` (CUDA)
 =============  ===============================================================================
@@ -34,7 +35,7 @@ import os
 from ssa.kernels.blockwise import EAGER_KERNELS, NativeTileKernels, TileKernels, blockwise_ssa_attention, compile_with_fallback
 from ssa.kernels.direct import direct_ssa_attention, visible_keys
 from ssa.kernels.flex import flex_available, flex_ssa_attention
-from ssa.kernels.native import cpu_kernels
+from ssa.kernels.native import cpu_kernels, vector_tile_kernels
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
@@ -111,11 +112,12 @@ def compiled_tile_kernels() -> TileKernels:
 
 def tile_kernels(device: torch.device, compile: bool) -> TileKernels:
     """The blockwise path's tile kernels: the C++ ones on a CPU where they are available
-    (:mod:`ssa.kernels.native`), else ``torch.compile``'d ones, or eager with ``compile=False``."""
+    (:mod:`ssa.kernels.native`; vectorised for float32 where the CPU has AVX2 or AVX-512), else
+    ``torch.compile``'d ones, or eager with ``compile=False``."""
     if device.type == "cpu":
         kernels = cpu_kernels()
         if kernels is not None:
-            return NativeTileKernels(kernels)
+            return NativeTileKernels(kernels, vector_tile_kernels())
     return compiled_tile_kernels() if compile else EAGER_KERNELS
 
 

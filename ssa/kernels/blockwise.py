@@ -29,8 +29,9 @@ shift), :func:`online_forward_scores` (running maximum) and :func:`backward_scor
 :class:`TileKernels` runs them between the tile's matrix products, eagerly or through
 ``torch.compile`` (which fuses them into one loop per tile), falling back to eager if
 compilation is unavailable. On a CPU, :class:`NativeTileKernels` does the same work in the C++
-kernels of :mod:`ssa.kernels.native` instead: one pass per tile, in place, without the guards
-that every call of a compiled function checks.
+kernels of :mod:`ssa.kernels.native` instead (for float32 vectorised with the CPU's AVX2 or
+AVX-512 instructions): one pass per tile, in place, without the guards that every call of a
+compiled function checks.
 """
 
 from __future__ import annotations
@@ -178,24 +179,31 @@ class TileKernels:
 class NativeTileKernels(TileKernels):
     """The forward and backward tiles with their element-wise work in the compiled C++ kernels of
     :mod:`ssa.kernels.native` (CPU): one pass per tile, written over the tile's fresh matrix
-    products (no new tile tensors), and no per-call overhead of ``torch.compile``'s guards. The
-    running-maximum fallback stays in PyTorch operations (it is for extreme values only)."""
+    products (no new tile tensors), and no per-call overhead of ``torch.compile``'s guards.
+    float32 tiles run in ``vectorised`` (the kernels for the CPU's instruction set) when given,
+    other tiles in the scalar kernels of ``kernels``. The running-maximum fallback stays in
+    PyTorch operations (it is for extreme values only)."""
 
-    def __init__(self, kernels):
+    def __init__(self, kernels, vectorised=None):
         super().__init__(compiled=False)
         self.kernels = kernels
+        self.vectorised = vectorised
+
+    def kernels_for(self, dtype: torch.dtype):
+        return self.vectorised if self.vectorised is not None and dtype == torch.float32 else self.kernels
 
     def forward_tile(self, q, k, v, b, n, scale, row_shift, row_sum, output, mask, causal_shift):
         dot_products = torch.matmul(q, k.transpose(-2, -1))  # (B, H, Bq, Bk); becomes the probabilities
-        tile_sum = self.kernels.tile_forward(dot_products, b.reshape(-1), n.reshape(-1), scale, row_shift,
-                                             causal_shift is not None, causal_shift or 0, mask)
+        tile_sum = self.kernels_for(q.dtype).tile_forward(dot_products, b.reshape(-1), n.reshape(-1), scale, row_shift,
+                                                          causal_shift is not None, causal_shift or 0, mask)
         return row_sum.add_(tile_sum), output.add_(torch.matmul(dot_products, v))
 
     def backward_tile(self, q, k, v, grad_output, log_sum_exp, delta, b, n, scale, mask, causal_shift):
         probabilities = torch.matmul(q, k.transpose(-2, -1))  # q.k until the kernel overwrites it
         grad_dot_products = torch.matmul(grad_output, v.transpose(-2, -1))  # dL/dp until overwritten
-        grad_n = self.kernels.tile_backward(probabilities, grad_dot_products, log_sum_exp, delta, b.reshape(-1), n.reshape(-1),
-                                            scale, causal_shift is not None, causal_shift or 0, mask)
+        grad_n = self.kernels_for(q.dtype).tile_backward(probabilities, grad_dot_products, log_sum_exp, delta,
+                                                         b.reshape(-1), n.reshape(-1), scale, causal_shift is not None,
+                                                         causal_shift or 0, mask)
         grad_v = torch.matmul(probabilities.transpose(-2, -1), grad_output)  # (B, H, Bk, Dv)
         grad_q = torch.matmul(grad_dot_products, k)  # (B, H, Bq, D)
         grad_k = torch.matmul(grad_dot_products.transpose(-2, -1), q)  # (B, H, Bk, D)

@@ -19,48 +19,17 @@
 //   tile forward:   p = e^(s - m) on visible entries, 0 elsewhere (written over q.k), and sum_j p
 //   tile backward:  p = e^(s - L), g = p (dp - delta), dL/d(q.k) = g n b scale / (1 + b scale |q.k|)
 //                   (written over dp), p (written over q.k), and dL/dn = sum g s / n per (B, H)
+//
+// These tile functions run float64 tiles, and float32 ones on CPUs without AVX2 (or with
+// ATEN_CPU_CAPABILITY=default); elsewhere ssa_cpu_vec.cpp runs float32 tiles vectorised.
 // Built with IEEE arithmetic for the x86-64 baseline (no -ffast-math, no -march=native, no FMA
 // contraction; ssa/kernels/native.py): the same machine code on every x86-64 CPU, exp and log
 // from glibc (at most 1 ulp on x86-64, glibc manual). Row sums and the per-row dL/dn are
 // accumulated in double, so their rounding is far below that of the float32 terms summed.
 // Hidden keys are never read beyond their mask bit: non-finite values there cannot reach an output.
-#include <torch/extension.h>
-#include <ATen/Parallel.h>
-
-#include <algorithm>
-#include <cmath>
-#include <limits>
-#include <vector>
+#include "ssa_cpu.h"
 
 namespace {
-
-struct RowLayout {
-  int64_t heads, queries, keys;
-  bool causal;
-  int64_t causal_offset;
-  const bool* mask;  // nullptr: no mask
-  int64_t mask_strides[4];
-
-  int64_t visible_end(int64_t query) const {  // keys at and beyond this index are hidden
-    if (!causal) return keys;
-    return std::clamp<int64_t>(query + causal_offset + 1, 0, keys);
-  }
-  const bool* mask_row(int64_t row) const {
-    const int64_t query = row % queries, head = (row / queries) % heads, batch = row / (queries * heads);
-    return mask + batch * mask_strides[0] + head * mask_strides[1] + query * mask_strides[2];
-  }
-};
-
-RowLayout layout_of(const torch::Tensor& y, bool causal, int64_t causal_offset, const c10::optional<torch::Tensor>& mask) {
-  RowLayout layout{y.size(1), y.size(2), y.size(3), causal, causal_offset, nullptr, {0, 0, 0, 0}};
-  if (mask.has_value()) {
-    TORCH_CHECK(mask->scalar_type() == torch::kBool, "ssa_cpu: mask must be boolean");
-    TORCH_CHECK(mask->dim() == 4 && mask->size(3) == y.size(3), "ssa_cpu: mask must be expanded to (B, H, Q, K)");
-    layout.mask = mask->data_ptr<bool>();
-    for (int d = 0; d < 4; ++d) layout.mask_strides[d] = mask->stride(d);
-  }
-  return layout;
-}
 
 template <typename scalar_t>
 inline scalar_t signed_log_score(scalar_t y, scalar_t n) {
@@ -138,15 +107,6 @@ void backward_rows(scalar_t* grad, const scalar_t* weights, const scalar_t* y, c
   }
 }
 
-// One tile's shared inputs: SSA's b and n per head, the scale, the per-row shift (B, H, Q, 1).
-template <typename scalar_t>
-struct TileInputs {
-  const scalar_t* b;
-  const scalar_t* n;
-  scalar_t scale;
-  const scalar_t* row_shift;
-};
-
 template <typename scalar_t>
 void forward_tile_rows(scalar_t* dots, scalar_t* row_sums, const TileInputs<scalar_t>& in, const RowLayout& layout,
                        int64_t begin, int64_t end) {
@@ -211,21 +171,6 @@ void backward_tile_rows(scalar_t* dots, scalar_t* grad, const scalar_t* delta, d
   }
 }
 
-void check_matrix(const torch::Tensor& tensor, const char* name) {
-  TORCH_CHECK(tensor.device().is_cpu(), "ssa_cpu: ", name, " must be on the CPU");
-  TORCH_CHECK(tensor.dim() == 4, "ssa_cpu: ", name, " must be (B, H, Q, K)");
-  TORCH_CHECK(tensor.is_contiguous(), "ssa_cpu: ", name, " must be contiguous");
-}
-
-// b or n: one value per head of the (B, H, Q, K) matrix, contiguous, in its dtype.
-void check_per_head(const torch::Tensor& value, const torch::Tensor& matrix, const char* name) {
-  TORCH_CHECK(value.dim() == 1 && value.size(0) == matrix.size(1) && value.is_contiguous() &&
-              value.scalar_type() == matrix.scalar_type(),
-              "ssa_cpu: ", name, " must be a contiguous (H,) tensor of the matrix's dtype");
-}
-
-int64_t grain_rows(int64_t keys) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(keys, 1)); }
-
 }  // namespace
 
 // weights (B, H, Q, K) from y = b x (B, H, Q, K) and n (H,)
@@ -272,31 +217,15 @@ torch::Tensor ssa_rows_backward(torch::Tensor grad_weights, const torch::Tensor&
   return grad_n_rows;
 }
 
-template <typename scalar_t>
-TileInputs<scalar_t> tile_inputs(const torch::Tensor& dots, const torch::Tensor& b, const torch::Tensor& n, double scale,
-                                 const torch::Tensor& row_shift) {
-  check_per_head(b, dots, "b");
-  check_per_head(n, dots, "n");
-  TORCH_CHECK(row_shift.is_contiguous() && row_shift.numel() * dots.size(3) == dots.numel() &&
-              row_shift.scalar_type() == dots.scalar_type(), "ssa_cpu: row statistics must be contiguous (B, H, Q, 1)");
-  return {b.data_ptr<scalar_t>(), n.data_ptr<scalar_t>(), static_cast<scalar_t>(scale), row_shift.data_ptr<scalar_t>()};
-}
-
 // Forward tile: dots (B, H, Q, K) becomes e^(s - row_shift); returns the row sums (B, H, Q, 1).
 torch::Tensor ssa_tile_forward(torch::Tensor dots, const torch::Tensor& b, const torch::Tensor& n, double scale,
                                const torch::Tensor& row_shift, bool causal, int64_t causal_offset,
                                const c10::optional<torch::Tensor>& mask) {
   check_matrix(dots, "dots");
   const RowLayout layout = layout_of(dots, causal, causal_offset, mask);
-  const int64_t rows = dots.numel() / std::max<int64_t>(layout.keys, 1);
-  auto row_sums = torch::empty({dots.size(0), dots.size(1), dots.size(2), 1}, dots.options());
+  torch::Tensor row_sums;
   AT_DISPATCH_FLOATING_TYPES(dots.scalar_type(), "ssa_tile_forward", [&] {
-    const auto in = tile_inputs<scalar_t>(dots, b, n, scale, row_shift);
-    scalar_t* d_data = dots.data_ptr<scalar_t>();
-    scalar_t* sum_data = row_sums.data_ptr<scalar_t>();
-    at::parallel_for(0, rows, grain_rows(layout.keys), [&](int64_t begin, int64_t end) {
-      forward_tile_rows<scalar_t>(d_data, sum_data, in, layout, begin, end);
-    });
+    row_sums = run_forward_tile<scalar_t>(dots, b, n, scale, row_shift, layout, forward_tile_rows<scalar_t>);
   });
   return row_sums;
 }
@@ -305,25 +234,13 @@ torch::Tensor ssa_tile_forward(torch::Tensor dots, const torch::Tensor& b, const
 torch::Tensor ssa_tile_backward(torch::Tensor dots, torch::Tensor grad, const torch::Tensor& log_sum_exp,
                                 const torch::Tensor& delta, const torch::Tensor& b, const torch::Tensor& n, double scale,
                                 bool causal, int64_t causal_offset, const c10::optional<torch::Tensor>& mask) {
-  check_matrix(dots, "dots");
-  check_matrix(grad, "grad");
-  TORCH_CHECK(grad.sizes() == dots.sizes(), "ssa_cpu: matrices must have one shape");
-  TORCH_CHECK(delta.is_contiguous() && delta.numel() == log_sum_exp.numel() && delta.scalar_type() == dots.scalar_type(),
-              "ssa_cpu: row statistics must be contiguous (B, H, Q, 1)");
+  check_backward_tile(dots, grad, log_sum_exp, delta);
   const RowLayout layout = layout_of(dots, causal, causal_offset, mask);
-  const int64_t rows = dots.numel() / std::max<int64_t>(layout.keys, 1);
-  auto grad_n_rows = torch::empty({dots.size(0), dots.size(1), dots.size(2)}, dots.options().dtype(torch::kDouble));
+  torch::Tensor grad_n;
   AT_DISPATCH_FLOATING_TYPES(dots.scalar_type(), "ssa_tile_backward", [&] {
-    const auto in = tile_inputs<scalar_t>(dots, b, n, scale, log_sum_exp);
-    scalar_t* d_data = dots.data_ptr<scalar_t>();
-    scalar_t* g_data = grad.data_ptr<scalar_t>();
-    const scalar_t* delta_data = delta.data_ptr<scalar_t>();
-    double* grad_n_data = grad_n_rows.data_ptr<double>();
-    at::parallel_for(0, rows, grain_rows(layout.keys), [&](int64_t begin, int64_t end) {
-      backward_tile_rows<scalar_t>(d_data, g_data, delta_data, grad_n_data, in, layout, begin, end);
-    });
+    grad_n = run_backward_tile<scalar_t>(dots, grad, log_sum_exp, delta, b, n, scale, layout, backward_tile_rows<scalar_t>);
   });
-  return grad_n_rows.sum(2);
+  return grad_n;
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, module) {
