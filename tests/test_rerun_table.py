@@ -12,6 +12,7 @@ from ssa import reruns, results
 from ssa.regenerate import CHAPTERS
 from ssa.retrieval.experiment import SEEDS, experiment_config
 from ssa.reruns import SubsetRun
+from synthetic_runs import provenance_with
 
 PROFILE = "smoke"
 SIZES = (16, 64, 256)  # the smoke profile's test sizes; 16 items in training
@@ -51,9 +52,10 @@ def icl_runs(seed=0):
 
 
 def entry(result, processor="Made-up CPU", capability="AVX512"):
-    return {"config": {"seed": 0}, "result": result,
-            "provenance": {"processor": processor, "instruction_sets": {"aten_cpu_capability": capability, "flags": []},
-                           "git_commit": "0" * 40}}
+    provenance = provenance_with(processor=processor, instruction_sets={"aten_cpu_capability": capability, "flags": []},
+                                 git_commit="0" * 40)
+    return results.StoredEntry(Path("entry.json"), "retrieval/demo", PROFILE, {"seed": 0}, result, provenance, None,
+                               results.CACHE_SCHEMA_VERSION)
 
 
 # ----------------------------------------------------------------------------------------------
