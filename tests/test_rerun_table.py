@@ -2,6 +2,7 @@
 numbers, endpoints and verdicts, the record's round trip through the cache, the tables with zero,
 one and two machines, and the command line. The rerun that trains is tests/test_reruns.py's."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -148,7 +149,7 @@ def test_the_swap_refuses_a_seed_the_cache_lacks():
 
 def test_a_config_that_differs_is_refused():
     run = SubsetRun("max_retrieval", "ssa", 0)
-    other = {**entry({}), "config": {"seed": 1}}
+    other = dataclasses.replace(entry({}), config={"seed": 1})
     with pytest.raises(ValueError, match="rerun_entry"):
         reruns.compare_run(run, entry({}), other, retrieval_runs(), profile=PROFILE)
 
