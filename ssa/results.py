@@ -388,6 +388,8 @@ def _entry_from_dict(path: Path, stored: Any) -> StoredEntry:
     unknown = sorted(set(stored) - set(_ENTRY_FIELDS) - {"code"})
     if unknown:
         raise EntryError(f"{path}: the entry has unknown field {unknown[0]!r}")
+    if not isinstance(stored.get("code", {}), dict):
+        raise EntryError(f"{path}: the entry's field 'code' is not a dict")
     try:
         provenance = Provenance.from_dict(stored["provenance"])
     except EntryError as error:
@@ -397,7 +399,7 @@ def _entry_from_dict(path: Path, stored: Any) -> StoredEntry:
 
 
 def _load_entry_json(path: Path) -> Any:
-    """The parsed JSON of the entry file at ``path``: the one place a result file is opened."""
+    """The parsed JSON of the entry file at ``path``."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -414,9 +416,15 @@ def entries_of(experiment: str, profile: str | None = None, results_dir: str | P
     """Every stored entry of ``experiment`` (its folder's entries, not those of the folders under
     it) at ``profile``, or at every profile when ``None``; ordered by path."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
-    profiles = [check_profile(profile)] if profile is not None else sorted(
-        folder.name for folder in root.iterdir() if folder.is_dir()) if root.is_dir() else []
-    return [read_entry(path) for name in profiles for path in sorted((root / name / experiment).glob("*.json"))]
+    return [read_entry(path) for name in _profile_folders(root, profile)
+            for path in sorted((root / name / experiment).glob("*.json"))]
+
+
+def _profile_folders(root: Path, profile: str | None) -> list[str]:
+    """``[profile]``, or with ``None`` every profile folder under ``root``."""
+    if profile is not None:
+        return [check_profile(profile)]
+    return sorted(folder.name for folder in root.iterdir() if folder.is_dir()) if root.is_dir() else []
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -580,7 +588,8 @@ def cached_entry(
     ``regenerate`` is the command a reader runs to (re)create the entry; it is printed when
     the entry is required but missing. ``require`` defaults to ``$SSA_REQUIRE_CACHE``.
     The entry's result is always the JSON round trip of what was computed (tuples become lists), so
-    a fresh computation and a cache hit look the same to the caller.
+    a fresh computation and a cache hit look the same to the caller. A matching entry that cannot
+    be read (a provenance field missing or of the wrong type) is an :class:`EntryError`.
     """
     normalized_config = _to_json_value(config, "config", allow_nonfinite=False)
     if not isinstance(normalized_config, dict):
@@ -689,12 +698,8 @@ def list_entries(results_dir: str | Path | None = None, profile: str | None = No
     """Every stored entry, with what is wrong with it (an empty ``problems`` means valid);
     ``clean`` also counts :func:`provenance_problems`."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
-    if profile is not None:
-        profiles = [check_profile(profile)]
-    else:
-        profiles = sorted(folder.name for folder in root.iterdir() if folder.is_dir()) if root.is_dir() else []
     entries = []
-    for profile_name in profiles:
+    for profile_name in _profile_folders(root, profile):
         profile_root = root / profile_name
         for path in sorted(profile_root.rglob("*.json")):
             experiment = path.parent.relative_to(profile_root).as_posix()
