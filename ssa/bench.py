@@ -49,6 +49,7 @@ import torch
 
 from ssa.attention import attention, attention_path
 from ssa.profiles import check_profile, resolve_device
+from ssa.results import StoredEntry, cached_entry, entries_of, entry_path
 
 EXPERIMENT = "performance/bench"
 CPU_THREADS = 1  # the CPU benchmark's torch threads unless --threads says otherwise (see the module doc)
@@ -448,35 +449,25 @@ def target_label(check: dict) -> str:
 def benchmark(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0, *,
               force: bool = False, log=print) -> dict:
     """The benchmark result of ``profile`` from the cache, computed if missing (or ``force``)."""
-    return benchmark_entry(profile, device, threads, seed, force=force, log=log)["result"]
+    return benchmark_entry(profile, device, threads, seed, force=force, log=log).result
 
 
 def benchmark_entry(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0, *,
-                    force: bool = False, log=print) -> dict:
-    """The whole cache entry (``result`` and ``provenance``) of :func:`benchmark`."""
-    from ssa.results import cached, entry_path
-
+                    force: bool = False, log=print) -> StoredEntry:
+    """The whole cache entry (config, result and provenance) of :func:`benchmark`."""
     config = bench_config(profile, device, threads, seed)
-    path = entry_path(EXPERIMENT, config, profile=profile)
     if force:
-        path.unlink(missing_ok=True)
-    cached(
+        entry_path(EXPERIMENT, config, profile=profile).unlink(missing_ok=True)
+    return cached_entry(
         EXPERIMENT, config, lambda: run_benchmark(config, log), profile=profile,
         regenerate=REGENERATE.format(profile=profile), device=config.device,
     )
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
-def cached_gpu_entry() -> dict | None:
+def cached_gpu_entry() -> StoredEntry | None:
     """The newest cached GPU benchmark (from ``scripts/gpu_check.sh``), or ``None``."""
-    from ssa import paths
-
-    entries = []
-    for path in (paths.results_dir() / "paper" / EXPERIMENT).glob("*.json"):
-        entry = json.loads(path.read_text(encoding="utf-8"))
-        if entry["config"].get("device") == "cuda":
-            entries.append(entry)
-    return max(entries, key=lambda entry: entry["provenance"]["created_utc"], default=None)
+    gpu_entries = [entry for entry in entries_of(EXPERIMENT, "paper") if entry.config.get("device") == "cuda"]
+    return max(gpu_entries, key=lambda entry: entry.provenance.created_utc, default=None)
 
 
 def format_result(result: dict) -> str:

@@ -294,9 +294,9 @@ def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto
             ordered = tuple(sorted(errors[scorer]))
             cells[(scorer, each.key)] = Cell(scorer, each.key, ordered, tuple(errors[scorer][s] for s in ordered), learned[scorer], verdict,
                                              each.bounded)
-    provenances = [run.provenance for run in loaded.values()]
-    wall = sum(float(p.get("wall_time_s") or 0.0) for p in provenances)
-    commits = tuple(sorted({str(p["git_commit"])[:7] for p in provenances if p.get("git_commit")}))
+    provenances = [run.provenance for run in loaded.values() if run.provenance is not None]
+    wall = sum(float(provenance.wall_time_s) for provenance in provenances)
+    commits = tuple(sorted({provenance.git_commit[:7] for provenance in provenances if provenance.git_commit}))
     return Board(profile, cells, counts, (len(loaded), len(plan(profile))), wall, commits)
 
 

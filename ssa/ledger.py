@@ -28,7 +28,7 @@ from pathlib import Path
 from ssa import paths, verdicts
 from ssa.profiles import check_profile
 from ssa.verdicts import OUTCOMES, Verdict
-from ssa.results import REQUIRE_CACHE_ENV, CacheMissError
+from ssa.results import REQUIRE_CACHE_ENV, CacheMissError, Provenance
 
 # The outcomes of ssa.verdicts, the one verdict rule of the book.
 VERDICTS = OUTCOMES
@@ -198,8 +198,8 @@ def reading_cache(results_dir: str | Path | None):
     return paths.environment(changes)
 
 
-def _total_wall_time(provenances: Sequence[dict]) -> float | None:
-    times = [p["wall_time_s"] for p in provenances if p.get("wall_time_s") is not None]
+def _total_wall_time(provenances: Sequence[Provenance | None]) -> float | None:
+    times = [provenance.wall_time_s for provenance in provenances if provenance is not None]
     return float(sum(times)) if times else None
 
 

@@ -56,6 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ssa.profiles import DEVICES
+from ssa.results import cache_required, check_throwaway_cache, entry_path, list_entries
 
 PROFILE = "paper"
 STEPS = 2  # optimizer steps per model
@@ -64,7 +65,6 @@ MICRO_BATCHES = ("smallest", "paper")
 LM_DATA = ("local", "paper")
 # Folders the harnesses write to, each set to a folder under the check's work folder.
 FOLDER_ENV = {"results": "SSA_RESULTS_DIR", "checkpoints": "SSA_CHECKPOINT_DIR", "runs": "SSA_RUNS_DIR"}
-PROVENANCE_KEYS = ("git_commit", "torch", "transformers", "python", "device", "platform", "processor", "wall_time_s", "created_utc")
 
 
 class PaperCheckError(AssertionError):
@@ -84,19 +84,16 @@ def _finite_losses(losses: list, where: str, steps: int) -> list[float]:
 
 def _check_entry(experiment: str, config, device: str, computed: dict, lookup: Callable[[], dict]) -> str:
     """The entry of ``config`` is where the cache expects it, valid, with provenance, and found again."""
-    from ssa.results import cache_required, entry_path, list_entries
-
     path = entry_path(experiment, config, profile=PROFILE)
     _require(path.is_file(), f"cache: no entry at {path}, where {experiment!r} looks for it")
     listed = {entry.path.resolve(): entry for entry in list_entries(profile=PROFILE)}
     entry = listed.get(path.resolve())
     _require(entry is not None and not entry.problems, f"cache: {path} is not a valid entry: {entry.problems if entry else 'not listed'}")
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    provenance = stored["provenance"]
-    missing = [key for key in PROVENANCE_KEYS if key not in provenance]
-    _require(not missing, f"cache: {path} has no provenance {missing}")
-    _require(provenance["device"] == device, f"cache: {path} records device {provenance['device']!r}, the run used {device!r}")
-    _require(provenance["wall_time_s"] > 0, f"cache: {path} records wall time {provenance['wall_time_s']}")
+    # A valid entry holds every field of its provenance but the optional ones; a new one records its processor too.
+    provenance = entry.stored.provenance
+    _require(provenance.processor is not None, f"cache: {path} records no processor")
+    _require(provenance.device == device, f"cache: {path} records device {provenance.device!r}, the run used {device!r}")
+    _require(provenance.wall_time_s > 0, f"cache: {path} records wall time {provenance.wall_time_s}")
     with cache_required():
         again = lookup()
     _require(again == computed, f"cache: the lookup of {path} returned another result")
@@ -305,8 +302,6 @@ def check_chapter(chapter: str, *, device: str = "cpu", micro_batch: str = "smal
 
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {chapter!r}")
-    from ssa.results import check_throwaway_cache
-
     check_throwaway_cache()
     if not all(os.environ.get(variable) for variable in FOLDER_ENV.values()):
         raise ValueError(f"the check writes stopped runs into the result cache: set {', '.join(FOLDER_ENV.values())} to a "

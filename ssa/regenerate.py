@@ -142,7 +142,7 @@ def _bench(profile: str, device: str, progress: bool, bench_profile: str, bench_
 
     entry = benchmark_entry(bench_profile, device=bench_device, seed=seed, log=lambda message: print(message, file=sys.stderr, flush=True))
     return "; ".join(f"{target_label(check)} {check['ratio']:.2f} (target {check['at most']:g}: {'met' if check['met'] else 'NOT met'})"
-                     for check in target_checks(entry["result"]))
+                     for check in target_checks(entry.result))
 
 
 def _bench_is_cached(profile: str, device: str, bench_profile: str, bench_device: str, seed: int) -> bool | None:
@@ -155,7 +155,7 @@ def _bench_is_cached(profile: str, device: str, bench_profile: str, bench_device
     from ssa.bench import cached_gpu_entry
 
     entry = cached_gpu_entry()
-    return entry is not None and entry["config"].get("seed") == seed
+    return entry is not None and entry.config.get("seed") == seed
 
 
 # kind -> the function that computes (or reads) it and returns one line about the result.

@@ -9,13 +9,13 @@ measured here (from the provenance of the committed results), and the data sourc
 from __future__ import annotations
 
 import importlib
-import json
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlparse
 
 from ssa import paths
 from ssa.profiles import check_profile
+from ssa.results import list_entries
 
 # Chapter (toc file stem) -> the module whose code fills its cache; each has its entry in
 # ssa.regenerate.CHAPTERS, whose command regenerates it. A chapter without an entry computes
@@ -94,22 +94,20 @@ def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) 
     valid entries, their summed compute time in seconds, the devices, the processors (of the
     entries that record one) and the date of the newest, read from the provenance each entry
     stores."""
-    from ssa.results import list_entries
-
     check_profile(profile)
     totals: dict[str, dict] = {}
     for entry in list_entries(results_dir, profile):
         if entry.problems:
             continue
-        provenance = json.loads(entry.path.read_text(encoding="utf-8"))["provenance"]
+        provenance = entry.stored.provenance
         folder = entry.experiment.split("/")[0]
         total = totals.setdefault(folder, {"entries": 0, "wall_time_s": 0.0, "devices": set(), "processors": set(), "newest_utc": ""})
         total["entries"] += 1
-        total["wall_time_s"] += float(provenance.get("wall_time_s") or 0.0)
-        total["devices"].add(str(provenance.get("device", "unspecified")))
-        if provenance.get("processor"):
-            total["processors"].add(str(provenance["processor"]))
-        total["newest_utc"] = max(total["newest_utc"], str(provenance.get("created_utc", "")))
+        total["wall_time_s"] += float(provenance.wall_time_s)
+        total["devices"].add(provenance.device)
+        if provenance.processor:
+            total["processors"].add(provenance.processor)
+        total["newest_utc"] = max(total["newest_utc"], provenance.created_utc)
     for total in totals.values():
         total["devices"] = sorted(total["devices"])
         total["processors"] = sorted(total["processors"])

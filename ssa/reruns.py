@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import json
 import math
 import os
 import statistics
@@ -49,7 +48,8 @@ from ssa.icl.records import ICLRun
 from ssa.ledger import markdown_table
 from ssa.profiles import PROFILES, check_profile
 from ssa.regenerate import CHAPTERS
-from ssa.results import cache_required, canonical_json, entry_path, instruction_sets, processor_name, record_entry
+from ssa.results import (Provenance, StoredEntry, cache_required, canonical_json, entries_of, entry_path, instruction_sets,
+                         processor_name, read_entry, record_entry)
 from ssa.retrieval import analysis
 from ssa.retrieval.experiment import SEEDS, VARIANTS, experiment_config
 from ssa.retrieval.records import RetrievalRun
@@ -113,7 +113,7 @@ class InContextQuantification:
         found = experiments.experiment_config(run.task, run.scorer, profile, run.seed)
         return found.name, found
 
-    def record(self, run: SubsetRun, result: Mapping, provenance: Mapping | None = None):
+    def record(self, run: SubsetRun, result: Mapping, provenance: Provenance | None = None):
 
         return ICLRun.from_result(result, task=run.task, scorer=run.scorer, seed=run.seed, provenance=provenance)
 
@@ -173,7 +173,7 @@ class MaxRetrieval:
         found = experiment_config(run.scorer, profile, run.seed)
         return found.name, found
 
-    def record(self, run: SubsetRun, result: Mapping, provenance: Mapping | None = None):
+    def record(self, run: SubsetRun, result: Mapping, provenance: Provenance | None = None):
 
         return RetrievalRun.from_result(result, scorer=run.scorer, seed=run.seed, provenance=provenance)
 
@@ -346,30 +346,29 @@ def changed_verdicts(before: Mapping[str, str], after: Mapping[str, str]) -> lis
             for claim in dict.fromkeys([*before, *after]) if before.get(claim) != after.get(claim)]
 
 
-def _machine_of(provenance: Mapping) -> dict:
+def _machine_of(provenance: Provenance) -> dict:
     """``{processor, instruction_sets}`` of an entry's provenance (``None`` where not recorded)."""
-    return {"processor": provenance.get("processor") or None, "instruction_sets": provenance.get("instruction_sets")}
+    return {"processor": provenance.processor or None, "instruction_sets": provenance.instruction_sets}
 
 
-def compare_run(run: SubsetRun, cached_entry: Mapping, rerun_entry: Mapping, cached_runs: Mapping, *, profile: str,
+def compare_run(run: SubsetRun, cached_entry: StoredEntry, rerun_entry: StoredEntry, cached_runs: Mapping, *, profile: str,
                 path: str = "", verdicts_before: Mapping[str, str] | None = None) -> dict:
-    """The comparison of one rerun entry with the cached one (both as stored: ``config``,
-    ``result``, ``provenance``): the machines of both, the chapter's endpoints, the largest
+    """The comparison of one rerun entry with the cached one: the machines of both, the chapter's endpoints, the largest
     difference over every number of the result, and the verdicts that change when the rerun
     replaces the cached seed in ``cached_runs`` (the chapter's runs, :meth:`cached_runs`);
     ``verdicts_before``: the verdicts of ``cached_runs``, when already judged."""
     reader = READERS[run.chapter]
-    if cached_entry.get("config") != rerun_entry.get("config"):
+    if cached_entry.config != rerun_entry.config:
         raise ValueError(f"rerun_entry: {run.label} was computed from another config than the cached entry")
-    cached_record = reader.record(run, cached_entry["result"], cached_entry.get("provenance"))
-    rerun_record = reader.record(run, rerun_entry["result"], rerun_entry.get("provenance"))
+    cached_record = reader.record(run, cached_entry.result, cached_entry.provenance)
+    rerun_record = reader.record(run, rerun_entry.result, rerun_entry.provenance)
     before = reader.verdicts(cached_runs, profile) if verdicts_before is None else verdicts_before
     after = reader.verdicts(reader.swapped(cached_runs, [rerun_record]), profile)
     return {**run.as_dict(), "entry": path,
-            "cached_on": _machine_of(cached_entry.get("provenance", {})), "rerun_on": _machine_of(rerun_entry.get("provenance", {})),
-            "cached_commit": cached_entry.get("provenance", {}).get("git_commit"),
+            "cached_on": _machine_of(cached_entry.provenance), "rerun_on": _machine_of(rerun_entry.provenance),
+            "cached_commit": cached_entry.provenance.git_commit,
             "endpoints": endpoint_differences(reader, cached_record, rerun_record, profile),
-            "numbers": number_differences(cached_entry["result"], rerun_entry["result"]),
+            "numbers": number_differences(cached_entry.result, rerun_entry.result),
             "verdicts_changed": changed_verdicts(before, after)}
 
 
@@ -391,9 +390,9 @@ def machine_label(processor: str | None, capability: str | None) -> str:
     return f"{processor or 'unknown CPU'} ({capability or 'capability not recorded'})"
 
 
-def record_machine(record: Mapping) -> str:
+def record_machine(record: StoredEntry) -> str:
     """The :func:`machine_label` of a record's key (:func:`machine_identity`)."""
-    machine = record["config"]["machine"]
+    machine = record.config["machine"]
     return machine_label(machine["processor"], machine["aten_cpu_capability"])
 
 
@@ -458,10 +457,6 @@ def fresh_folder(folder: str | Path | None = None) -> Iterator[Path]:
     yield folder
 
 
-def _read(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def _written_entries(folder: Path, profile: str) -> dict[str, Path]:
     """``{path relative to the results folder: file}`` of every entry written under ``folder``."""
     root = folder / profile
@@ -488,10 +483,10 @@ def compare_folder(folder: Path, profile: str, subset: Sequence[SubsetRun], cach
         committed = book_cache / relative
         if not committed.is_file():
             raise RuntimeError(f"the book's cache has no entry at {relative} to compare {run.label} with")
-        rerun_entry = _read(written[relative])
-        rows.append(compare_run(run, _read(committed), rerun_entry, cached_runs[run.chapter], profile=profile, path=relative,
+        rerun_entry = read_entry(written[relative])
+        rows.append(compare_run(run, read_entry(committed), rerun_entry, cached_runs[run.chapter], profile=profile, path=relative,
                                 verdicts_before=verdicts_before[run.chapter]))
-        records.setdefault(run.chapter, []).append(reader.record(run, rerun_entry["result"], rerun_entry.get("provenance")))
+        records.setdefault(run.chapter, []).append(reader.record(run, rerun_entry.result, rerun_entry.provenance))
         used.add(relative)
     together = {chapter: changed_verdicts(verdicts_before[chapter],
                                           READERS[chapter].verdicts(READERS[chapter].swapped(cached_runs[chapter], found), profile))
@@ -501,7 +496,7 @@ def compare_folder(folder: Path, profile: str, subset: Sequence[SubsetRun], cach
         if relative in used:
             continue
         committed = book_cache / relative
-        numbers = number_differences(_read(committed)["result"], _read(path)["result"]) if committed.is_file() else None
+        numbers = number_differences(read_entry(committed).result, read_entry(path).result) if committed.is_file() else None
         others.append({"entry": relative, "in_book_cache": committed.is_file(), "numbers": numbers})
     return {"rows": rows, "verdicts_changed_all_replaced": together, "other_entries": others}
 
@@ -519,7 +514,7 @@ def rerun(profile: str, *, jobs: int = 1, folder: str | Path | None = None, subs
     temporary one) through the reader's regenerate command, ``jobs`` runs at a time, compare it
     with the book's cache (``results_dir``, default :func:`ssa.paths.results_dir`) and store the
     comparison as this machine's record (replacing its old one); the stored entry
-    (:class:`ssa.results.CachedResult`).
+    (:class:`ssa.results.StoredEntry`).
 
     Before any training, every run the chapters' verdicts read is read from the book's cache: a
     missing one stops the command with the command that computes it."""
@@ -558,16 +553,13 @@ def rerun(profile: str, *, jobs: int = 1, folder: str | Path | None = None, subs
 # Reading the records.
 
 
-def _records(profile: str, folder: str, results_dir: str | Path | None = None) -> list[dict]:
+def _records(profile: str, folder: str, results_dir: str | Path | None = None) -> list[StoredEntry]:
     """The stored entries of ``folder`` at ``profile``, ordered by machine."""
-    check_profile(profile)
-    root = (Path(results_dir) if results_dir is not None else paths.results_dir()) / profile / folder
-    entries = [_read(path) for path in sorted(root.glob("*.json"))] if root.is_dir() else []
-    return sorted(entries, key=record_machine)
+    return sorted(entries_of(folder, profile, results_dir), key=record_machine)
 
 
-def rerun_records(profile: str, results_dir: str | Path | None = None) -> list[dict]:
-    """Every machine's rerun record at ``profile`` (the stored entries: config, result, provenance)."""
+def rerun_records(profile: str, results_dir: str | Path | None = None) -> list[StoredEntry]:
+    """Every machine's rerun record at ``profile`` (the stored entries)."""
     return _records(profile, COMPARED, results_dir)
 
 
@@ -607,8 +599,8 @@ def rerun_table(profile: str, results_dir: str | Path | None = None):
                "endpoint differences (rerun − cached)", "verdicts changed"]
     rows = []
     for record in rerun_records(profile, results_dir):
-        commit = (record["provenance"].get("git_commit") or "")[:10] or "not recorded"
-        for row in record["result"]["rows"]:
+        commit = (record.provenance.git_commit or "")[:10] or "not recorded"
+        for row in record.result["rows"]:
             cached_sets = row["cached_on"].get("instruction_sets") or {}
             rows.append({"machine": record_machine(record), "reran commit": commit,
                          "chapter": row["chapter"] + (f' ("{row["task"]}")' if row.get("task") else ""),
@@ -628,11 +620,11 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
     if not records:
         return f"No machine has rerun the subset at profile {profile} yet."
     machines = [record_machine(record) for record in records]
-    rows = [row for record in records for row in record["result"]["rows"]]
+    rows = [row for record in records for row in record.result["rows"]]
     endpoints = [abs(item["difference"]) for row in rows for item in row["endpoints"] if item["difference"] is not None]
     largest = [row["numbers"]["largest"] for row in rows if row["numbers"]["largest"] is not None]
     alone = [(row, item) for row in rows for item in row["verdicts_changed"]]
-    together = [item for record in records for changed in record["result"]["verdicts_changed_all_replaced"].values()
+    together = [item for record in records for changed in record.result["verdicts_changed_all_replaced"].values()
                 for item in changed]
     if not alone and not together:
         changed = "and no verdict the chapters compute changed, with one rerun or all of a machine's in place of the cached seeds"
@@ -744,8 +736,9 @@ BITWISE_COMPARED = ("each run's stored entries (config and result, timings apart
 
 
 def _train_once(setting: BitwiseSetting, chapter: str, scorer: str, seed: int, profile: str) -> tuple[dict[str, Any], float]:
-    """Train one run in a fresh process and folder under ``setting``: ({entry path: its config and
-    timeless result; checkpoint path: its :func:`weights_digest`}, seconds the process took)."""
+    """Train one run in a fresh process and folder under ``setting``: ({entry path: its config,
+    timeless result, wall time and ATen's CPU capability; checkpoint path: its :func:`weights_digest`},
+    seconds the process took)."""
     with fresh_folder() as work:
         environment = {**throwaway_environment(work), **setting.environment}
         started = time.perf_counter()
@@ -754,9 +747,12 @@ def _train_once(setting: BitwiseSetting, chapter: str, scorer: str, seed: int, p
         seconds = time.perf_counter() - started
         if done.returncode != 0:
             raise RuntimeError(f"{setting.name}: {chapter} failed (exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-4000:]}")
-        entries = {relative: {"config": (stored := _read(path))["config"], "result": timeless(stored["result"]),
-                              "provenance": stored["provenance"]}
-                   for relative, path in _written_entries(work, profile).items()}
+        entries: dict[str, Any] = {}
+        for relative, path in _written_entries(work, profile).items():
+            stored = read_entry(path)
+            capability = (stored.provenance.instruction_sets or {}).get("aten_cpu_capability", "")
+            entries[relative] = {"config": stored.config, "result": timeless(stored.result),
+                                 "wall_time_s": stored.provenance.wall_time_s, "aten_cpu_capability": capability}
         checkpoints = work / "checkpoints"
         entries.update({path.relative_to(work).as_posix(): {"weights": weights_digest(path)}
                         for path in sorted(checkpoints.rglob("*.pt"))} if checkpoints.is_dir() else {})
@@ -844,8 +840,8 @@ def bitwise(profile: str = "smoke", *, repeats: int = 2, settings: Sequence[Bitw
                     total += spent
                 measured.setdefault(setting.name, []).append(entries)
                 seconds.setdefault(setting.name, []).append(total)
-                training.setdefault(setting.name, []).append(sum(entry["provenance"].get("wall_time_s", 0.0)
-                                                                 for entry in entries.values() if "provenance" in entry))
+                training.setdefault(setting.name, []).append(sum(entry["wall_time_s"] for entry in entries.values()
+                                                                 if "wall_time_s" in entry))
                 log(f"repeat {repeat + 1}/{repeats}, {setting.name}: {total:.1f} s")
         default, scalar = measured[DEFAULT_SETTING][0], measured[ATEN_SCALAR][0]
         rows = []
@@ -857,8 +853,8 @@ def bitwise(profile: str = "smoke", *, repeats: int = 2, settings: Sequence[Bitw
                 rows.append({**row, "skipped": f"this CPU lacks {', '.join(missing)}"})
                 continue
             found = measured[setting.name]
-            capabilities = sorted({(entry["provenance"].get("instruction_sets") or {}).get("aten_cpu_capability", "")
-                                   for entries in found for entry in entries.values() if "provenance" in entry})
+            capabilities = sorted({entry["aten_cpu_capability"] for entries in found for entry in entries.values()
+                                   if "aten_cpu_capability" in entry})
             rows.append({**row, "skipped": None, "aten_cpu_capability": capabilities,
                          "repeats_identical": all(_same_bits(found[0], other) for other in found[1:]) if len(found) > 1 else None,
                          "same_bits_as_default": _same_bits(found[0], default),
@@ -883,7 +879,7 @@ def bitwise(profile: str = "smoke", *, repeats: int = 2, settings: Sequence[Bitw
                         results_dir=results_dir, device="cpu")
 
 
-def bitwise_records(results_dir: str | Path | None = None) -> list[dict]:
+def bitwise_records(results_dir: str | Path | None = None) -> list[StoredEntry]:
     """Every machine's bitwise record (the stored entries)."""
     return _records(BITWISE_RECORD_PROFILE, BITWISE, results_dir)
 
@@ -903,7 +899,7 @@ def bitwise_table(results_dir: str | Path | None = None):
                "same bits as ATen scalar", "largest absolute difference from default", "seconds per pair of runs", "× default's time"]
     rows = []
     for record in bitwise_records(results_dir):
-        result = record["result"]
+        result = record.result
         timed = {row["setting"]: row.get("wall_time_s") for row in result["settings"]}
         for row in result["settings"]:
             environment = " ".join(f"{name}={value}" for name, value in row["environment"].items())
@@ -934,7 +930,7 @@ def bitwise_summary(results_dir: str | Path | None = None) -> str:
         return "No machine has measured bitwise reproducibility yet."
     sentences = []
     for record in records:
-        result = record["result"]
+        result = record.result
         measured = [row for row in result["settings"] if not row["skipped"]]
         if result["repeats"] == 1:
             parts = ["each setting ran once"]

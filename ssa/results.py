@@ -10,7 +10,9 @@ A chapter wraps each expensive computation in :func:`cached`::
         regenerate="python -m ssa book run --profile cpu --only icl_linear",
     )
 
-:func:`cached_entry` takes the same arguments and returns the result with its entry's provenance.
+:func:`cached_entry` takes the same arguments and returns the whole entry (:class:`StoredEntry`:
+config, result and a typed :class:`Provenance`); :func:`read_entry` and :func:`entries_of` read
+stored entries. This module is the only reader and writer of the cache's files.
 
 The entry is ``results/<profile>/<experiment>/<key[:16]>.json`` where ``key`` is the SHA-256
 of the canonical JSON of ``config`` and :data:`CACHE_SCHEMA_VERSION`. An entry is reused only
@@ -286,6 +288,145 @@ def _provenance(config: dict, device: str | None, wall_time_s: float, before: Co
     }
 
 
+class EntryError(ValueError):
+    """A file under the cache that cannot be read as an entry; the message names the file and the field."""
+
+
+# The provenance fields of every entry, with the JSON types each may hold.
+_PROVENANCE_FIELDS = {
+    "seed": (int, type(None)), "git_commit": (str, type(None)), "git_dirty": (bool, type(None)), "torch": (str,),
+    "transformers": (str,), "python": (str,), "device": (str,), "platform": (str,), "wall_time_s": (int, float),
+    "created_utc": (str,),
+}
+# Fields only some entries hold: the processor and instruction sets are recorded by entries written
+# since they were added, and key_version_added is a note on the entries moved under a versioned key.
+_OPTIONAL_PROVENANCE_FIELDS = {"processor": (str,), "instruction_sets": (dict,), "key_version_added": (str,)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Provenance:
+    """How, where and when an entry's result was computed, as :func:`_provenance` stores it: the
+    config's seed, the commit and whether the tree was dirty (``None``: no git checkout), the
+    library versions, the device, platform and processor, the instruction sets a CPU's rounding
+    depends on (:func:`instruction_sets`), the wall time of the computation and when it ended.
+    An optional field is ``None`` where the entry does not hold it."""
+
+    seed: int | None
+    git_commit: str | None
+    git_dirty: bool | None
+    torch: str
+    transformers: str
+    python: str
+    device: str
+    platform: str
+    wall_time_s: float
+    created_utc: str
+    processor: str | None = None
+    instruction_sets: dict | None = None
+    key_version_added: str | None = None
+    # The optional fields stored as null (a GPU entry's instruction_sets), so that to_dict() tells
+    # them from the fields an older entry lacks, and gives back exactly the stored dict.
+    stored_nulls: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, Any]) -> "Provenance":
+        """The provenance of an entry's stored ``provenance`` dict; :class:`EntryError` naming the
+        field that is missing, unknown or of the wrong type."""
+        if not isinstance(stored, Mapping):
+            raise EntryError(f"provenance is a {type(stored).__name__}, not a dict")
+        unknown = sorted(set(stored) - set(_PROVENANCE_FIELDS) - set(_OPTIONAL_PROVENANCE_FIELDS))
+        if unknown:
+            raise EntryError(f"provenance has unknown field {unknown[0]!r}")
+        missing = [name for name in _PROVENANCE_FIELDS if name not in stored]
+        if missing:
+            raise EntryError(f"provenance lacks the field {missing[0]!r}")
+        for name, types in {**_PROVENANCE_FIELDS, **_OPTIONAL_PROVENANCE_FIELDS}.items():
+            value = stored.get(name)
+            optional_null = name in _OPTIONAL_PROVENANCE_FIELDS and value is None
+            if not optional_null and (not isinstance(value, types) or (isinstance(value, bool) and bool not in types)):
+                raise EntryError(f"provenance field {name!r} is {value!r}, not a {' or '.join(t.__name__ for t in types)}")
+        stored_nulls = frozenset(name for name in _OPTIONAL_PROVENANCE_FIELDS if name in stored and stored[name] is None)
+        return cls(**stored, stored_nulls=stored_nulls)
+
+    def to_dict(self) -> dict:
+        """The ``provenance`` dict as stored in the entry."""
+        stored = {name: getattr(self, name) for name in _PROVENANCE_FIELDS}
+        stored.update({name: getattr(self, name) for name in _OPTIONAL_PROVENANCE_FIELDS
+                       if getattr(self, name) is not None or name in self.stored_nulls})
+        return stored
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredEntry:
+    """One cache entry as read from its file: the experiment and profile it belongs to, the config
+    it was computed from, the result, its provenance, and the code that computed it (``code``:
+    ``{"name", "version", "fingerprint"}``; ``None`` where no code version is in its key)."""
+
+    path: Path
+    experiment: str
+    profile: str
+    config: dict
+    result: dict
+    provenance: Provenance
+    code: dict | None
+    schema_version: int
+
+
+_ENTRY_FIELDS = {"schema_version": int, "experiment": str, "profile": str, "config": dict, "result": dict, "provenance": dict}
+
+
+def _entry_from_dict(path: Path, stored: Any) -> StoredEntry:
+    """The entry stored at ``path`` as ``stored`` (its parsed JSON); :class:`EntryError` naming
+    the file and the field that is missing or wrong."""
+    if not isinstance(stored, dict):
+        raise EntryError(f"{path}: an entry is a JSON object, not a {type(stored).__name__}")
+    for name, kind in _ENTRY_FIELDS.items():
+        if name not in stored:
+            raise EntryError(f"{path}: the entry lacks the field {name!r}")
+        if not isinstance(stored[name], kind):
+            raise EntryError(f"{path}: the entry's field {name!r} is not a {kind.__name__}")
+    unknown = sorted(set(stored) - set(_ENTRY_FIELDS) - {"code"})
+    if unknown:
+        raise EntryError(f"{path}: the entry has unknown field {unknown[0]!r}")
+    if not isinstance(stored.get("code", {}), dict):
+        raise EntryError(f"{path}: the entry's field 'code' is not a dict")
+    try:
+        provenance = Provenance.from_dict(stored["provenance"])
+    except EntryError as error:
+        raise EntryError(f"{path}: {error}") from None
+    return StoredEntry(path, stored["experiment"], stored["profile"], stored["config"], stored["result"], provenance,
+                       stored.get("code"), stored["schema_version"])
+
+
+def _load_entry_json(path: Path) -> Any:
+    """The parsed JSON of the entry file at ``path``."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise EntryError(f"{path}: unreadable: {error}") from None
+
+
+def read_entry(path: str | Path) -> StoredEntry:
+    """The cache entry stored at ``path``; :class:`EntryError` if the file is not one."""
+    path = Path(path)
+    return _entry_from_dict(path, _load_entry_json(path))
+
+
+def entries_of(experiment: str, profile: str | None = None, results_dir: str | Path | None = None) -> list[StoredEntry]:
+    """Every stored entry of ``experiment`` (its folder's entries, not those of the folders under
+    it) at ``profile``, or at every profile when ``None``; ordered by path."""
+    root = Path(results_dir) if results_dir is not None else paths.results_dir()
+    return [read_entry(path) for name in _profile_folders(root, profile)
+            for path in sorted((root / name / experiment).glob("*.json"))]
+
+
+def _profile_folders(root: Path, profile: str | None) -> list[str]:
+    """``[profile]``, or with ``None`` every profile folder under ``root``."""
+    if profile is not None:
+        return [check_profile(profile)]
+    return sorted(folder.name for folder in root.iterdir() if folder.is_dir()) if root.is_dir() else []
+
+
 def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -298,30 +439,28 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _stored_code(stored: dict) -> dict | None:
-    code = stored.get("code")
+def _stored_code(code: Mapping | None) -> dict | None:
+    """The ``{"name", "version"}`` an entry's stored ``code`` enters its key with (``None``: none)."""
     return None if code is None else {"name": code.get("name"), "version": code.get("version")}
 
 
-def _matching_entry(text: str, config: dict, code: dict | None) -> dict | None:
-    """The entry in ``text`` if it was made from exactly ``config`` by ``code``, else ``None``."""
-    try:
-        stored = json.loads(text)
-    except ValueError:
-        return None
+def _matching_entry(path: Path, stored: Any, config: dict, code: dict | None) -> StoredEntry | None:
+    """The entry ``stored`` (parsed JSON) for ``path`` if it was made from exactly ``config`` by
+    ``code``, else ``None``."""
     if not isinstance(stored, dict) or "result" not in stored:
         return None
-    if stored.get("schema_version") != CACHE_SCHEMA_VERSION or stored.get("config") != config or _stored_code(stored) != code:
+    if (stored.get("schema_version") != CACHE_SCHEMA_VERSION or stored.get("config") != config
+            or _stored_code(stored.get("code")) != code):
         return None
-    return stored
+    return _entry_from_dict(path, stored)
 
 
-def _read_matching_entry(path: Path, config: dict, code: dict | None) -> dict | None:
+def _read_matching_entry(path: Path, config: dict, code: dict | None) -> StoredEntry | None:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    return _matching_entry(text, config, code)
+        stored = _load_entry_json(path)
+    except EntryError:
+        return None  # missing or unparsable: computed again
+    return _matching_entry(path, stored, config, code)
 
 
 def installed_commit() -> tuple[str, str] | None:
@@ -377,7 +516,8 @@ def _read_committed(source: str, relative: str) -> str | None:
         raise
 
 
-def _fetch_committed_entry(path: Path, profile: str, config: dict, code: dict | None, results_dir: str | Path | None) -> dict | None:
+def _fetch_committed_entry(path: Path, profile: str, config: dict, code: dict | None,
+                          results_dir: str | Path | None) -> StoredEntry | None:
     """Copy the committed entry for ``path`` into the local cache if the source has one that
     matches ``config`` and ``code`` exactly; the entry found, or ``None``."""
     source = _committed_source()
@@ -388,8 +528,12 @@ def _fetch_committed_entry(path: Path, profile: str, config: dict, code: dict | 
     text = _read_committed(source, relative)
     if text is None:
         return None
-    stored = _matching_entry(text, config, code)
-    if stored is None or stored.get("profile", profile) != profile:
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    stored = _matching_entry(path, parsed, config, code)
+    if stored is None or stored.profile != profile:
         raise CacheMissError(f"the committed cache entry {relative} at {source} does not match the config asked for; "
                              "it was not used")
     _write_atomically(path, text)
@@ -419,20 +563,10 @@ def require_cache_from_environment() -> bool:
     return os.environ.get(REQUIRE_CACHE_ENV, "").strip().lower() in {"1", "true", "yes"}
 
 
-@dataclasses.dataclass(frozen=True)
-class CachedResult:
-    """A result with the provenance of the cache entry that holds it (config, commit, tree
-    state, versions, device, wall time: :func:`_provenance`) and the entry's path."""
-
-    result: dict
-    provenance: dict
-    path: Path
-
-
 def cached(experiment: str, config: Mapping[str, Any] | Any, compute: Callable[[], Mapping[str, Any]], **options: Any) -> dict:
     """The result of ``compute()`` for ``config``, from the cache when it is there: the
     ``result`` of :func:`cached_entry`, which takes the same arguments (``profile`` and
-    ``regenerate`` required) and also gives the entry's provenance."""
+    ``regenerate`` required) and gives the whole entry, with its provenance."""
     return cached_entry(experiment, config, compute, **options).result
 
 
@@ -447,14 +581,15 @@ def cached_entry(
     require: bool | None = None,
     device: str | None = None,
     allow_nonfinite: bool = False,
-) -> CachedResult:
-    """The result of ``compute()`` for ``config``, from the cache when it is there, with the
-    provenance of its entry.
+) -> StoredEntry:
+    """The entry holding the result of ``compute()`` for ``config``: from the cache when it is
+    there, else computed and written.
 
     ``regenerate`` is the command a reader runs to (re)create the entry; it is printed when
     the entry is required but missing. ``require`` defaults to ``$SSA_REQUIRE_CACHE``.
-    The returned dict is always the JSON round trip of the result (tuples become lists), so
-    a fresh computation and a cache hit look the same to the caller.
+    The entry's result is always the JSON round trip of what was computed (tuples become lists), so
+    a fresh computation and a cache hit look the same to the caller. A matching entry that cannot
+    be read (a provenance field missing or of the wrong type) is an :class:`EntryError`.
     """
     normalized_config = _to_json_value(config, "config", allow_nonfinite=False)
     if not isinstance(normalized_config, dict):
@@ -466,7 +601,7 @@ def cached_entry(
     if stored is None:
         stored = _fetch_committed_entry(path, profile, normalized_config, identity, results_dir)
     if stored is not None:
-        return CachedResult(stored["result"], stored.get("provenance", {}), path)
+        return stored
 
     if require is None:
         require = require_cache_from_environment()
@@ -483,7 +618,7 @@ def cached_entry(
 
 
 def _compute_and_write(experiment: str, config: dict, compute: Callable[[], Mapping[str, Any]], *, path: Path, profile: str,
-                       code: str | None, identity: dict | None, device: str | None, allow_nonfinite: bool) -> CachedResult:
+                       code: str | None, identity: dict | None, device: str | None, allow_nonfinite: bool) -> StoredEntry:
     """Run ``compute()`` and write its entry at ``path`` (replacing any), with its provenance."""
     before = code_state()
     started = time.perf_counter()
@@ -502,8 +637,7 @@ def _compute_and_write(experiment: str, config: dict, compute: Callable[[], Mapp
     }
     text = entry_text(entry, allow_nonfinite=allow_nonfinite)
     _write_atomically(path, text)
-    written = json.loads(text)
-    return CachedResult(written["result"], written["provenance"], path)
+    return _entry_from_dict(path, json.loads(text))
 
 
 # Folders of measurements rather than computations: each entry measures the machine it was made on
@@ -515,7 +649,7 @@ MEASUREMENT_FOLDERS = ("reruns/",)
 
 
 def record_entry(experiment: str, config: Mapping[str, Any] | Any, compute: Callable[[], Mapping[str, Any]], *, profile: str,
-                 results_dir: str | Path | None = None, device: str | None = None) -> CachedResult:
+                 results_dir: str | Path | None = None, device: str | None = None) -> StoredEntry:
     """Compute a measurement of this machine and store it as a cache entry of ``experiment`` (a
     folder of :data:`MEASUREMENT_FOLDERS`) keyed by ``config``, replacing the entry of the same
     config: unlike :func:`cached_entry` it never reuses one, since a measurement stands for the
@@ -533,31 +667,30 @@ def record_entry(experiment: str, config: Mapping[str, Any] | Any, compute: Call
 
 @dataclasses.dataclass(frozen=True)
 class CacheEntry:
+    """A file of the cache as :func:`list_entries` finds it: where it is, what is wrong with it
+    (empty: valid) and the entry it holds (``None`` when it cannot be read as one)."""
+
     path: Path
     profile: str
     experiment: str
     problems: tuple[str, ...]
+    stored: StoredEntry | None = None
 
 
-def provenance_problems(path: Path) -> list[str]:
+def provenance_problems(entry: StoredEntry) -> list[str]:
     """What keeps an entry from being traced to the code that made it: no code version in its
     key (a measurement of :data:`MEASUREMENT_FOLDERS` needs none), computed from a dirty tree, or
     at no commit (or one this checkout does not have)."""
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        return [f"unreadable: {error}"]
-    provenance = stored.get("provenance", {})
+    provenance = entry.provenance
     problems = []
-    if stored.get("code") is None and not in_folders(str(stored.get("experiment", "")), MEASUREMENT_FOLDERS):
+    if entry.code is None and not in_folders(entry.experiment, MEASUREMENT_FOLDERS):
         problems.append("no code version in its key")
-    if provenance.get("git_dirty") is not False:
-        problems.append("computed from a dirty working tree" if provenance.get("git_dirty") else "no record of the tree's state")
-    commit = provenance.get("git_commit")
-    if not commit:
+    if provenance.git_dirty is not False:
+        problems.append("computed from a dirty working tree" if provenance.git_dirty else "no record of the tree's state")
+    if not provenance.git_commit:
         problems.append("no commit recorded")
-    elif _git("cat-file", "-e", f"{commit}^{{commit}}") is None:
-        problems.append(f"commit {commit[:12]} is not in this checkout")
+    elif _git("cat-file", "-e", f"{provenance.git_commit}^{{commit}}") is None:
+        problems.append(f"commit {provenance.git_commit[:12]} is not in this checkout")
     return problems
 
 
@@ -565,17 +698,18 @@ def list_entries(results_dir: str | Path | None = None, profile: str | None = No
     """Every stored entry, with what is wrong with it (an empty ``problems`` means valid);
     ``clean`` also counts :func:`provenance_problems`."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
-    if profile is not None:
-        profiles = [check_profile(profile)]
-    else:
-        profiles = sorted(folder.name for folder in root.iterdir() if folder.is_dir()) if root.is_dir() else []
     entries = []
-    for profile_name in profiles:
+    for profile_name in _profile_folders(root, profile):
         profile_root = root / profile_name
         for path in sorted(profile_root.rglob("*.json")):
             experiment = path.parent.relative_to(profile_root).as_posix()
-            problems = _entry_problems(path, profile_name, experiment) + (provenance_problems(path) if clean else [])
-            entries.append(CacheEntry(path, profile_name, experiment, tuple(problems)))
+            try:
+                stored = read_entry(path)
+            except EntryError as error:
+                entries.append(CacheEntry(path, profile_name, experiment, (str(error).removeprefix(f"{path}: "),)))
+                continue
+            problems = _entry_problems(stored, profile_name, experiment) + (provenance_problems(stored) if clean else [])
+            entries.append(CacheEntry(path, profile_name, experiment, tuple(problems), stored))
     return entries
 
 
@@ -601,19 +735,13 @@ def _computation_names() -> tuple[str, ...]:
     return tuple(code_versions.COMPUTATIONS)
 
 
-def _entry_problems(path: Path, profile: str, experiment: str) -> list[str]:
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        return [f"unreadable: {error}"]
+def _entry_problems(entry: StoredEntry, profile: str, experiment: str) -> list[str]:
+    """What is wrong with ``entry``, found in the folder of ``experiment`` under ``profile``."""
     problems = []
-    missing = {"schema_version", "config", "result", "provenance"} - set(stored)
-    if missing:
-        return [f"missing fields: {', '.join(sorted(missing))}"]
-    code = _stored_code(stored)
-    if stored["schema_version"] != CACHE_SCHEMA_VERSION:
-        problems.append(f"schema version {stored['schema_version']} != current {CACHE_SCHEMA_VERSION}")
-    elif path.stem != cache_key(stored["config"], code)[:_KEY_LENGTH]:
+    code = _stored_code(entry.code)
+    if entry.schema_version != CACHE_SCHEMA_VERSION:
+        problems.append(f"schema version {entry.schema_version} != current {CACHE_SCHEMA_VERSION}")
+    elif entry.path.stem != cache_key(entry.config, code)[:_KEY_LENGTH]:
         problems.append("file name does not match the key of its config")
     elif (code or {}).get("name") != experiment_code(experiment):
         expected = experiment_code(experiment)
@@ -627,8 +755,8 @@ def _entry_problems(path: Path, profile: str, experiment: str) -> list[str]:
             problems.append(f"computed by {code['name']} code version {code['version']}; the current version is {current['version']}")
     if profile not in PROFILES:
         problems.append(f"unknown profile folder {profile!r}")
-    if stored.get("experiment", experiment) != experiment:
-        problems.append(f"stored experiment {stored['experiment']!r} does not match its folder {experiment!r}")
+    if entry.experiment != experiment:
+        problems.append(f"stored experiment {entry.experiment!r} does not match its folder {experiment!r}")
     return problems
 
 

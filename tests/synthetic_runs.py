@@ -1,10 +1,22 @@
-"""Synthetic in-context and max-retrieval runs for the leaderboard's tests (no training)."""
+"""Synthetic in-context and max-retrieval runs for the leaderboard's tests (no training), and the
+provenance a synthetic cache entry stores."""
 
 import numpy as np
 
 from ssa import leaderboard as lb
 from ssa.icl.records import ICLRun
+from ssa.results import Provenance
 from ssa.retrieval.records import RetrievalRun
+
+# Every field an entry's provenance holds, with made-up values.
+PROVENANCE = {"seed": None, "git_commit": "abc1234def", "git_dirty": False, "torch": "2.0.0", "transformers": "4.40.0",
+              "python": "3.11.0", "device": "cpu", "platform": "Linux-x86_64", "wall_time_s": 1.0,
+              "created_utc": "2026-01-01T00:00:00+00:00"}
+
+
+def provenance_with(**fields) -> Provenance:
+    """A complete provenance (:data:`PROVENANCE`) with ``fields`` changed."""
+    return Provenance.from_dict({**PROVENANCE, **fields})
 
 
 def icl_run(task, scorer, seed, error_at_point, error_at_1=0.0):
@@ -15,7 +27,7 @@ def icl_run(task, scorer, seed, error_at_point, error_at_1=0.0):
     baselines = {"zero": {"prompt_error": [1.0, 1.0]}, "majority class": {"prompt_error": [0.5, 0.5]},
                  "exact rule": {"prompt_error": [0.0, 0.0]}}
     result = {"shifts": {shift: {"sigmas": [1, lb.TEN_TIMES], "model": model, **baselines} for shift in shifts}}
-    return ICLRun.from_result(result, task=task, scorer=scorer, seed=seed, provenance={"wall_time_s": 2.0, "git_commit": "abc1234def"})
+    return ICLRun.from_result(result, task=task, scorer=scorer, seed=seed, provenance=provenance_with(wall_time_s=2.0))
 
 
 def retrieval_run(scorer, seed, accuracy_at_point, accuracy_at_16=0.99):
@@ -23,7 +35,7 @@ def retrieval_run(scorer, seed, accuracy_at_point, accuracy_at_16=0.99):
     accuracy = np.full(len(sizes), accuracy_at_point)
     accuracy[0] = accuracy_at_16
     return RetrievalRun(scorer, seed, sizes, accuracy, np.full(len(sizes), 0.5), np.full(len(sizes), 0.5), ((0, 1.0),), 1.0,
-                        {"wall_time_s": 1.0, "git_commit": "abc1234def"})
+                        provenance_with(wall_time_s=1.0))
 
 
 def loader(icl_error, retrieval_accuracy, missing=()):

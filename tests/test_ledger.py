@@ -11,6 +11,7 @@ import pytest
 from ssa import ledger, verdicts
 from ssa.icl.tasks import QUANTIFIERS
 from ssa.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
+from synthetic_runs import provenance_with
 
 CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
           "benchmarks", "probing", "alternatives", "across_shifts")
@@ -24,7 +25,8 @@ def _write_entry(results_dir, experiment: str, config, result: dict, profile: st
     path.parent.mkdir(parents=True, exist_ok=True)
     identity = code_identity(experiment_code(experiment))
     entry = {"schema_version": CACHE_SCHEMA_VERSION, "experiment": experiment, "profile": profile, "config": config,
-             **({"code": identity} if identity is not None else {}), "result": result, "provenance": {"seed": config.get("seed"), "wall_time_s": 10.0, "device": "cpu"}}
+             **({"code": identity} if identity is not None else {}), "result": result,
+             "provenance": provenance_with(seed=config.get("seed"), wall_time_s=10.0).to_dict()}
     path.write_text(json.dumps(entry), encoding="utf-8")
 
 

@@ -19,6 +19,7 @@ from ssa.lm.config import ModelConfig, run_config
 from ssa.lm.model import build_model, load_checkpoint, parameter_count, save_checkpoint
 from ssa.lm.records import LMRun
 from ssa.lm.tokenizer import train_tokenizer
+from synthetic_runs import PROVENANCE
 
 ROOT = Path(__file__).resolve().parent.parent
 NOUNS = ["cat", "dog", "bird", "teacher", "child", "farmer", "river", "city"]
@@ -334,7 +335,8 @@ def test_calibration_says_when_the_baseline_is_far_from_its_reference(tmp_path):
     longer = run_config("cpu", "softmax", 0).replace(train={"steps": 10 * run_config("cpu").train.steps})
     folder = tmp_path / "cpu" / "lm" / "run"
     folder.mkdir(parents=True)
-    (folder / "entry.json").write_text(json.dumps({"config": longer.to_dict(), "result": {"perplexity_id": 50.0}}))
+    (folder / "entry.json").write_text(json.dumps({"schema_version": 1, "experiment": "lm/run", "profile": "cpu", "config": longer.to_dict(),
+                                                   "result": {"perplexity_id": 50.0}, "provenance": PROVENANCE}))
     calibrated = experiment.calibration(falling, profile="cpu", results_dir=tmp_path)
     reference = calibrated["longer_trained"]
     assert reference["perplexity_id"] == 50.0 and reference["runs"] == 1 and calibrated["far"]

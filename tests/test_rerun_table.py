@@ -2,6 +2,7 @@
 numbers, endpoints and verdicts, the record's round trip through the cache, the tables with zero,
 one and two machines, and the command line. The rerun that trains is tests/test_reruns.py's."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from ssa import reruns, results
 from ssa.regenerate import CHAPTERS
 from ssa.retrieval.experiment import SEEDS, experiment_config
 from ssa.reruns import SubsetRun
+from synthetic_runs import provenance_with
 
 PROFILE = "smoke"
 SIZES = (16, 64, 256)  # the smoke profile's test sizes; 16 items in training
@@ -51,9 +53,10 @@ def icl_runs(seed=0):
 
 
 def entry(result, processor="Made-up CPU", capability="AVX512"):
-    return {"config": {"seed": 0}, "result": result,
-            "provenance": {"processor": processor, "instruction_sets": {"aten_cpu_capability": capability, "flags": []},
-                           "git_commit": "0" * 40}}
+    provenance = provenance_with(processor=processor, instruction_sets={"aten_cpu_capability": capability, "flags": []},
+                                 git_commit="0" * 40)
+    return results.StoredEntry(Path("entry.json"), "retrieval/demo", PROFILE, {"seed": 0}, result, provenance, None,
+                               results.CACHE_SCHEMA_VERSION)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -146,7 +149,7 @@ def test_the_swap_refuses_a_seed_the_cache_lacks():
 
 def test_a_config_that_differs_is_refused():
     run = SubsetRun("max_retrieval", "ssa", 0)
-    other = {**entry({}), "config": {"seed": 1}}
+    other = dataclasses.replace(entry({}), config={"seed": 1})
     with pytest.raises(ValueError, match="rerun_entry"):
         reruns.compare_run(run, entry({}), other, retrieval_runs(), profile=PROFILE)
 

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from ssa import results
-from ssa.results import CACHE_SCHEMA_VERSION, CacheMissError, cached, entry_path, list_entries
+from ssa.results import CACHE_SCHEMA_VERSION, CacheMissError, EntryError, Provenance, cached, entry_path, list_entries, read_entry
+from synthetic_runs import PROVENANCE
 
 REGENERATE = "python -m ssa book run --profile cpu --only demo"
 
@@ -88,8 +89,9 @@ def test_cached_entry_gives_the_result_with_the_provenance_it_was_stored_with(tm
                                  device="cpu")
     again = results.cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     assert compute.calls == 1 and fresh.result == again.result == {"loss": 0.25, "curve": [1, 2, 3]}
-    assert fresh.provenance == again.provenance == json.loads(fresh.path.read_text())["provenance"]
-    assert again.provenance["device"] == "cpu" and again.provenance["wall_time_s"] >= 0
+    assert fresh.provenance == again.provenance
+    assert again.provenance.to_dict() == json.loads(fresh.path.read_text())["provenance"]
+    assert again.provenance.device == "cpu" and again.provenance.wall_time_s >= 0
 
 
 def test_key_ignores_key_order_but_not_values(tmp_path):
@@ -281,10 +283,10 @@ def test_validate_clean_requires_a_traceable_provenance(tmp_path):
     if head is None:
         pytest.skip("needs the git checkout")
     code = results.code_identity("icl")
-    for name, provenance in {"clean": {"git_dirty": False, "git_commit": head},
-                             "dirty": {"git_dirty": True, "git_commit": head},
-                             "unknown": {"git_dirty": False, "git_commit": "0" * 40},
-                             "untracked": {}}.items():
+    for name, provenance in {"clean": {**PROVENANCE, "git_dirty": False, "git_commit": head},
+                             "dirty": {**PROVENANCE, "git_dirty": True, "git_commit": head},
+                             "unknown": {**PROVENANCE, "git_dirty": False, "git_commit": "0" * 40},
+                             "untracked": {**PROVENANCE, "git_dirty": None, "git_commit": None}}.items():
         versioned = name != "untracked"
         experiment = f"icl/every/softmax/demo/{name}" if versioned else f"demo/{name}"  # under icl/every/softmax/: versioned by the icl code
         path = entry_path(experiment, {"seed": 0}, profile="cpu", results_dir=tmp_path)
@@ -329,7 +331,7 @@ def test_an_entry_without_the_code_version_its_experiment_needs_is_invalid(tmp_p
     path = tmp_path / "cpu" / "icl" / "every" / "softmax" / "demo" / f"{results.cache_key(config)[:16]}.json"  # keyed as before code versions
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
-                                "config": config, "result": {}, "provenance": {}}))
+                                "config": config, "result": {}, "provenance": PROVENANCE}))
     (entry,) = list_entries(tmp_path)
     assert entry.problems == ("its key holds no icl code version",)
 
@@ -340,7 +342,7 @@ def _committed_entry(mirror, config, result):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
                                 "code": results.code_identity("icl"), "config": config, "result": result,
-                                "provenance": {"git_dirty": False}}), encoding="utf-8")
+                                "provenance": PROVENANCE}), encoding="utf-8")
     return path
 
 
@@ -386,3 +388,127 @@ def test_the_committed_cache_comes_from_the_installed_commit(monkeypatch):
     assert results._committed_source() == f"https://raw.githubusercontent.com/ssa-book/ssa-book/{commit}"
     monkeypatch.setattr(paths, "repository_root", lambda: Path("/checkout"))
     assert results._committed_source() is None  # a checkout reads its own results/
+
+
+# ----------------------------------------------------------------------------------------------
+# The typed reader: every committed entry reads back as stored, and nothing else reads entries.
+
+
+def test_every_committed_entry_reads_back_exactly_as_stored():
+    """Provenance.to_dict() gives back each committed entry's stored provenance, whichever fields
+    the code of its day wrote (no processor, no instruction sets, a note on a moved entry)."""
+    listed = list_entries()
+    assert listed
+    layouts = set()
+    for entry in listed:
+        stored = json.loads(entry.path.read_text(encoding="utf-8"))
+        typed = entry.stored
+        assert typed is not None, entry.problems
+        assert typed.provenance.to_dict() == stored["provenance"], entry.path
+        assert Provenance.from_dict(stored["provenance"]) == typed.provenance
+        assert (typed.experiment, typed.profile, typed.config, typed.result, typed.code, typed.schema_version) == (
+            stored["experiment"], stored["profile"], stored["config"], stored["result"], stored.get("code"), stored["schema_version"])
+        assert read_entry(entry.path) == typed
+        layouts.add(tuple(sorted(stored["provenance"])))
+    assert len(layouts) > 1  # the committed cache holds older layouts, which must read too
+
+
+def test_an_optional_field_stored_as_null_differs_from_one_never_stored():
+    gpu = {**PROVENANCE, "device": "cuda", "processor": "Made-up GPU", "instruction_sets": None}
+    older = {**PROVENANCE}
+    assert Provenance.from_dict(gpu).to_dict() == gpu
+    assert Provenance.from_dict(older).to_dict() == older
+    assert Provenance.from_dict(gpu).instruction_sets is Provenance.from_dict(older).instruction_sets is None
+    assert Provenance.from_dict(older).processor is None
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"torch": None}, "torch"),  # a required field may not be null
+    ({"wall_time_s": "slow"}, "wall_time_s"),
+    ({"git_dirty": "no"}, "git_dirty"),
+    ({"seed": True}, "seed"),
+    ({"processor": 3}, "processor"),
+    ({"hostname": "box"}, "hostname"),  # unknown: it would not be written back
+])
+def test_a_bad_provenance_field_is_named(change, field):
+    with pytest.raises(EntryError, match=f"'{field}'"):
+        Provenance.from_dict({**PROVENANCE, **change})
+
+
+def test_a_missing_field_is_named_with_the_file(tmp_path):
+    cached("demo/run", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    path = entry_path("demo/run", {"seed": 0}, profile="cpu", results_dir=tmp_path)
+    stored = json.loads(path.read_text())
+    del stored["provenance"]["created_utc"]
+    path.write_text(json.dumps(stored))
+    with pytest.raises(EntryError, match=f"{path.name}.*provenance lacks the field 'created_utc'"):
+        read_entry(path)
+    (listed,) = list_entries(tmp_path)
+    assert listed.problems == ("provenance lacks the field 'created_utc'",) and listed.stored is None
+    del stored["result"]
+    path.write_text(json.dumps(stored))
+    with pytest.raises(EntryError, match="the entry lacks the field 'result'"):
+        read_entry(path)
+
+
+def test_entries_of_reads_one_experiments_folder_at_one_profile_or_all(tmp_path):
+    for profile, seed in (("cpu", 0), ("cpu", 1), ("smoke", 2)):
+        cached("demo/run", {"seed": seed}, Counter(), profile=profile, regenerate=REGENERATE, results_dir=tmp_path)
+    cached("demo/run/deeper", {"seed": 3}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    assert sorted(entry.config["seed"] for entry in results.entries_of("demo/run", "cpu", tmp_path)) == [0, 1]
+    assert sorted(entry.config["seed"] for entry in results.entries_of("demo/run", results_dir=tmp_path)) == [0, 1, 2]
+    assert results.entries_of("demo/none", "cpu", tmp_path) == []
+
+
+# JSON files that the package reads and that are no result entries: module -> the argument read.
+NOT_RESULT_FILES = {
+    ("ssa/book.py", "executed_path.read_text(encoding='utf-8')"),  # an executed notebook
+    ("ssa/book.py", "staged.read_text(encoding='utf-8')"),  # a staged notebook
+    ("ssa/code_versions.py", "_record_path().read_text(encoding='utf-8')"),  # ssa/code_versions.json
+    ("ssa/bench.py", "trace.read_text()"),  # the profiler's trace
+    ("ssa/paper_check.py", "report_path.read_text(encoding='utf-8')"),  # a chapter process's report
+    ("ssa/hf.py", "Path(index).read_text()"),  # a Hugging Face shard index
+    ("ssa/data.py", "text"),  # ssa/datasets.json
+    ("ssa/lm/data.py", "line"),  # a line of a JSON-lines text corpus
+    ("ssa/lm/evaluate.py", "line"),  # a line of a JSON-lines set of minimal pairs
+    ("ssa/lm/tokenizer.py", "tokenizer.backend_tokenizer.to_str()"),  # a tokenizer, in memory
+    ("ssa/training.py", "json.dumps(value)"),  # a JSON round trip in memory
+}
+
+
+def _python_sources():
+    """(name, source) of every module of the package and every notebook code cell."""
+    package = Path(results.__file__).parent
+    root = package.parent
+    for path in sorted(package.rglob("*.py")):
+        yield path.relative_to(root).as_posix(), path.read_text(encoding="utf-8")
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            if cell["cell_type"] == "code":
+                lines = "".join(cell["source"]).splitlines()
+                yield f"{path.name}[{index}]", "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))
+
+
+def test_nothing_but_results_reads_a_result_entry():
+    """Outside ssa/results.py no code parses JSON it has not been allowed to (NOT_RESULT_FILES) and
+    none takes a "provenance" out of a dict: entries are read with read_entry, entries_of or
+    list_entries, and their provenance is a Provenance."""
+    import ast
+
+    found = []
+    for name, source in _python_sources():
+        if name == "ssa/results.py":
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads") \
+                    and ast.unparse(node.func.value) == "json" and node.args:
+                if (name, ast.unparse(node.args[0])) not in NOT_RESULT_FILES:
+                    found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+            keys = []
+            if isinstance(node, ast.Subscript):
+                keys = [node.slice]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+                keys = [node.args[0]]
+            if any(isinstance(key, ast.Constant) and key.value == "provenance" for key in keys):
+                found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "read entries through ssa.results (read_entry, entries_of):\n" + "\n".join(found)

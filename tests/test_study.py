@@ -9,6 +9,7 @@ from ssa import verdicts
 from ssa.icl import study
 from ssa.icl.records import ICLRun
 from ssa.icl.train import _parameter_groups, build_model
+from synthetic_runs import provenance_with
 
 
 def test_the_plan_is_consistent_and_puts_the_primary_question_first():
@@ -105,7 +106,7 @@ def test_the_measured_cost_sums_each_cached_run_once():
     class Timed(_Cache):
         def run(self, arm, task, seed):
             found = super().run(arm, task, seed)
-            return None if found is None else dataclasses.replace(found, provenance={"wall_time_s": 360.0})
+            return None if found is None else dataclasses.replace(found, provenance=provenance_with(wall_time_s=360.0))
 
     cache = Timed(lambda arm, task, seed: None if arm == "ssa_b1" and seed % 2 else 0.0)
     table = study.budget([primary, sharing], cache=cache)
@@ -412,7 +413,7 @@ def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cos
     class Timed(_Cache):
         def run(self, arm, task, seed):
             found = super().run(arm, task, seed)
-            return None if found is None else dataclasses.replace(found, provenance={"wall_time_s": 360.0})
+            return None if found is None else dataclasses.replace(found, provenance=provenance_with(wall_time_s=360.0))
 
     half = Timed(lambda arm, task, seed: None if arm == "ssa_3k" else 0.1)
     text = study.compute_sentence(compared, half)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ssa.records import required
+from ssa.results import Provenance
 
 SCHEMA_VERSION = 1  # the layout of train_and_probe's result that these records read
 
@@ -70,7 +71,7 @@ class EncoderRun:
     held_out_sequences: int | None = None
     too_long_utterances_dropped: int | None = None
     passes_over_corpus: float | None = None
-    provenance: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # of the cache entry (ssa.results)
+    provenance: Provenance | None = None  # of the cache entry; None for a run not read from the cache
 
     def scores(self, method: str = "holistic") -> Mapping[str, ParadigmScore]:
         if method not in ("holistic", "pll"):
@@ -84,7 +85,7 @@ class EncoderRun:
         return float(np.mean([self.holistic[paradigm].accuracy for paradigm in paradigms]))
 
     @classmethod
-    def from_result(cls, result: Mapping, *, provenance: Mapping | None = None) -> "EncoderRun":
+    def from_result(cls, result: Mapping, *, provenance: Provenance | None = None) -> "EncoderRun":
         where = f"encoder {result.get('scorer', '?')}/seed {result.get('seed', '?')}"
         scorer, seed = str(_required(result, "scorer", where)), int(_required(result, "seed", where))
 
@@ -103,5 +104,5 @@ class EncoderRun:
             num_parameters=result.get("num_parameters"), train_sequences=result.get("train_sequences"),
             held_out_sequences=result.get("held_out_sequences"),
             too_long_utterances_dropped=result.get("too_long_utterances_dropped"), passes_over_corpus=result.get("passes_over_corpus"),
-            provenance=dict(provenance or {}),
+            provenance=provenance,
         )

@@ -180,8 +180,9 @@ def timing_table(runs: dict):
     rows = []
     for scorer, seed_runs in runs.items():
         for run in seed_runs:
-            info, training = run.provenance, run.training
-            rows.append({"scorer": scorer_label(scorer), "seed": run.seed, "device": info.get("device"),
+            training = run.training
+            rows.append({"scorer": scorer_label(scorer), "seed": run.seed,
+                         "device": None if run.provenance is None else run.provenance.device,
                          "training (min)": training.wall_time_s / 60, "steps/s": training.steps_per_s,
                          "evaluation (min)": training.evaluation_wall_time_s / 60})
     return pd.DataFrame(rows)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ssa.records import required
+from ssa.results import Provenance
 
 SCHEMA_VERSION = 1  # the layout of ssa.icl.experiments.run's result that these records read
 
@@ -168,7 +169,7 @@ class ICLRun:
     attention_map: AttentionMap | None = None
     training: Training | None = None
     scorer_values: Mapping[str, Mapping[str, np.ndarray]] = dataclasses.field(default_factory=dict)  # layer -> parameter -> values
-    provenance: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # of the cache entry (ssa.results)
+    provenance: Provenance | None = None  # of the cache entry; None for a run not read from the cache
 
     def sweep(self, shift: str) -> Sweep:
         if shift not in self.shifts:
@@ -176,7 +177,7 @@ class ICLRun:
         return self.shifts[shift]
 
     @classmethod
-    def from_result(cls, result: Mapping, *, task: str, scorer: str, seed: int, provenance: Mapping | None = None) -> "ICLRun":
+    def from_result(cls, result: Mapping, *, task: str, scorer: str, seed: int, provenance: Provenance | None = None) -> "ICLRun":
         """The record of ``result`` (:func:`ssa.icl.experiments.run`'s dict, or the cache entry's
         ``result``); ``ValueError`` naming the first key its layout lacks."""
         where = f"{task}/{scorer}/seed {seed}"
@@ -195,7 +196,7 @@ class ICLRun:
             training=Training.from_result(result["training"], f"{where}/training") if "training" in result else None,
             scorer_values={layer: {name: _array(values) for name, values in parameters.items()}
                            for layer, parameters in result.get("scorer_values", {}).items()},
-            provenance=dict(provenance or {}),
+            provenance=provenance,
         )
 
 

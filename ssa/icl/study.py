@@ -438,7 +438,7 @@ def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Map
             row["core-hours"] = sum(ARMS[arm].cost() * seconds_per_run[task] for arm, task, _ in new) / 3600
         if cache is not None:
             found = [found for found in (cache.run(*run) for run in new) if found is not None]
-            row["hours on one thread"] = sum(float(run.provenance.get("wall_time_s") or 0.0) for run in found) / 3600
+            row["hours on one thread"] = sum(float(run.provenance.wall_time_s) for run in found if run.provenance is not None) / 3600
         rows.append(row)
     table = pd.DataFrame(rows).set_index("comparison")
     table.loc["all"] = table.sum(numeric_only=True)
@@ -455,7 +455,7 @@ def compute_sentence(comparisons: Sequence[Comparison], cache: "StudyCache", job
     missing: list[tuple[str, str, int]] = []
     for arm, task, seed in planned:
         run = cache.run(arm, task, seed)
-        wall = None if run is None else run.provenance.get("wall_time_s")
+        wall = None if run is None or run.provenance is None else run.provenance.wall_time_s
         if run is None:
             missing.append((arm, task, seed))
         elif wall is not None:

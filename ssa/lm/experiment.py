@@ -19,7 +19,7 @@ from ssa import paths, verdicts
 from ssa.lm.config import RunConfig, run_config
 from ssa.profiles import check_profile, resolve_device
 from ssa.lm.records import SPLITS, LMRun
-from ssa.results import cache_key, cached_entry, check_throwaway_cache
+from ssa.results import cache_key, cached_entry, check_throwaway_cache, entries_of
 from ssa.verdicts import Claim, Verdict
 
 EXPERIMENT = "lm/run"
@@ -212,18 +212,14 @@ def worst_perplexity_over_unigram(runs: list[LMRun]) -> float:
 def longer_trained(profile: str, results_dir: str | Path | None = None) -> list[dict]:
     """Cached softmax runs with the profile's model and data but trained on more tokens (from any
     profile's folder of the cache): the reference a baseline is calibrated against when there is one."""
-    import json
-
     ours = run_config(check_profile(profile), "softmax", SEEDS[profile][0]).to_dict()
     tokens = lambda train: train["steps"] * train["global_batch"]  # noqa: E731
-    root = Path(results_dir) if results_dir is not None else paths.results_dir()
     found = []
-    for path in sorted(root.glob(f"*/{EXPERIMENT}/*.json")):
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        config = stored.get("config", {})
+    for entry in entries_of(EXPERIMENT, results_dir=results_dir):
+        config = entry.config
         if (config.get("model") == ours["model"] and config.get("data") == ours["data"]
                 and config.get("train", {}).get("scorer") == "softmax" and tokens(config["train"]) > tokens(ours["train"])):
-            found.append({**stored["result"], "tokens_trained": stored["result"].get("tokens_trained", tokens(config["train"]))})
+            found.append({**entry.result, "tokens_trained": entry.result.get("tokens_trained", tokens(config["train"]))})
     return found
 
 

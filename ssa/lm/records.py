@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ssa.records import required
+from ssa.results import Provenance
 
 SCHEMA_VERSION = 1  # the layout of train_and_evaluate's result that these records read
 SPLITS = ("id", "ood")  # in distribution, out of distribution
@@ -64,7 +65,7 @@ class LMRun:
     windows: Mapping[str, tuple[int, int]] = dataclasses.field(default_factory=dict)  # split -> (windows, tokens per window)
     train_seconds: float = 0.0  # over every session, if the run was resumed
     evaluate_seconds: float = 0.0
-    provenance: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # of the cache entry (ssa.results)
+    provenance: Provenance | None = None  # of the cache entry; None for a run not read from the cache
 
     def perplexity(self, split: str) -> float:
         return getattr(self, f"perplexity_{_split(split)}")
@@ -73,7 +74,7 @@ class LMRun:
         return getattr(self, f"unigram_perplexity_{_split(split)}")
 
     @classmethod
-    def from_result(cls, result: Mapping, *, provenance: Mapping | None = None) -> "LMRun":
+    def from_result(cls, result: Mapping, *, provenance: Provenance | None = None) -> "LMRun":
         where = f"decoder {result.get('scorer', '?')}/seed {result.get('seed', '?')}"
         blimp, history = result.get("blimp"), result.get("history") or {}
         return cls(
@@ -86,7 +87,7 @@ class LMRun:
             parameters=result.get("parameters"), tokens_trained=result.get("tokens_trained"),
             scorer_values=dict(result.get("scorer_values", {})),
             windows={split: tuple(value) for split, value in result.get("windows", {}).items()}, train_seconds=float(result.get("train_seconds", 0.0)),
-            evaluate_seconds=float(result.get("evaluate_seconds", 0.0)), provenance=dict(provenance or {}),
+            evaluate_seconds=float(result.get("evaluate_seconds", 0.0)), provenance=provenance,
         )
 
 

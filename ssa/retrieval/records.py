@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 
 from ssa.records import required
+from ssa.results import Provenance
 
 SCHEMA_VERSION = 2  # the layout of ssa.retrieval.experiment.run's result that this record reads
 
@@ -21,10 +22,10 @@ class RetrievalRun:
     entropy: np.ndarray  # (sizes,) mean normalised entropy of the weights (1: uniform)
     history: tuple[tuple[int, float], ...]  # (step, training loss)
     wall_time_s: float  # training
-    provenance: dict = dataclasses.field(default_factory=dict)
+    provenance: Provenance | None = None  # of the cache entry; None for a run not read from the cache
 
     @classmethod
-    def from_result(cls, result: dict, *, scorer: str, seed: int, provenance: dict | None = None) -> "RetrievalRun":
+    def from_result(cls, result: dict, *, scorer: str, seed: int, provenance: Provenance | None = None) -> "RetrievalRun":
         where, layout = f"retrieval run {scorer}/seed {seed}", f"RetrievalRun schema {SCHEMA_VERSION}"
 
         def get(mapping, key):
@@ -37,7 +38,7 @@ class RetrievalRun:
             top_share=np.asarray(get(result, "top_share"), dtype=float),
             entropy=np.asarray(get(result, "entropy"), dtype=float),
             history=tuple((int(step), float(loss)) for step, loss in get(training, "history")),
-            wall_time_s=float(get(training, "wall_time_s")), provenance=dict(provenance or {}),
+            wall_time_s=float(get(training, "wall_time_s")), provenance=provenance,
         )
 
     def at(self, size: int, metric: str = "accuracy") -> float:
