@@ -9,8 +9,9 @@
 :class:`ssa.chapters.Chapter`, defined beside its study's code, which lists the chapter's runs for
 a profile, seeds and scorers (:func:`ssa.chapters.plan`); a :class:`ssa.chapters.Run` is one cache
 entry (or one group of entries made together), computed by the chapter's own cached function
-(:data:`KINDS`): this module trains nothing itself. A run already in the cache is skipped; an interrupted training resumes from
-its last checkpoint, so the command can be stopped and restarted at any time.
+(:data:`KINDS`): this module trains nothing itself. Importing the studies here registers their
+chapters. A run already in the cache is skipped; an interrupted training resumes from its last
+checkpoint, so the command can be stopped and restarted at any time.
 
 The flags mean the same in every chapter:
 
