@@ -44,10 +44,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Sequence
 
 import torch
 
 from ssa.attention import attention, attention_path
+from ssa.chapters import Chapter, Run, register
 from ssa.profiles import check_profile, resolve_device
 from ssa.results import StoredEntry, cached_entry, entries_of, entry_path
 
@@ -125,6 +127,41 @@ def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None
         lm_tokens=(128, 256, 512, 1024, 2048), lm_target_tokens=(1024,), reference_max_tokens=1024,
         min_run_time=2.0, compile=True, training_profile="cpu", seed=seed,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class PerformanceChapter(Chapter):
+    """The performance chapter: the attention benchmark, which trains no model (a seed draws its
+    random inputs and initial weights) and measures softmax and SSA in every run."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        check_profile(profile)
+        return (BenchConfig.seed,)
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return ("softmax", "ssa")
+
+    def scorer_hint(self) -> str:
+        return " (its benchmark measures both in every run)"
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        # As the chapter reads them: the CPU benchmark at smoke or cpu sizes, always on the CPU
+        # (under results/cpu/ when the book runs at paper), and at paper also the GPU benchmark.
+        bench_profile = "smoke" if profile == "smoke" else "cpu"
+        runs = []
+        for seed in seeds:
+            runs.append(Run("bench", (bench_profile, "cpu", seed), f"CPU benchmark, {bench_profile} sizes / seed {seed}",
+                            exclusive=True, chapters=(self.name,)))
+            if profile == "paper":
+                runs.append(Run("bench", ("paper", "cuda", seed), f"GPU benchmark, paper sizes / seed {seed}",
+                                exclusive=True, chapters=(self.name,)))
+        return runs
+
+    def configs(self, profile: str) -> dict:
+        return {"": bench_config(profile, "cpu")}  # the sizes are the same on every device
+
+
+CHAPTER = register(PerformanceChapter("performance", "the attention benchmark"))
 
 
 # ----------------------------------------------------------------------------------------------

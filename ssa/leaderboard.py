@@ -46,6 +46,8 @@ import numpy as np
 
 from ssa import verdicts as rule
 from ssa.alternatives.comparison import THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON, cost_entry
+from ssa.chapters import Chapter, Run, register
+from ssa.icl.tasks import TASKS
 from ssa.icl.verdicts import PROMPT_ERROR_FLIP
 from ssa.profiles import check_profile
 from ssa.retrieval.analysis import THRESHOLD as RETRIEVAL_THRESHOLD
@@ -147,10 +149,42 @@ def icl_experiment(task: str, scorer: str, seed: int, profile: str = "cpu"):
     return dataclasses.replace(base, eval=evaluation)
 
 
-def regenerate_command(profile: str = "cpu", scorer: str | None = None, seed: int | None = None) -> str:
-    from ssa.regenerate import command
+@dataclasses.dataclass(frozen=True)
+class LeaderboardChapter(Chapter):
+    """The leaderboard: the Max retrieval chapter's runs, then every registered scorer on the
+    three in-context tasks at the leaderboard's seeds (evaluated at its points only), task by task
+    and scorer by scorer, and the scorers' cost measurement."""
 
-    return command("leaderboard", profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        return tuple(dict.fromkeys((*seeds(RETRIEVAL, profile), *seeds(ICL, profile))))
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return scorers()
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        found = [Run("cost", (model,), f"cost of every scorer, {what}", exclusive=True, chapters=(self.name,))
+                 for model, what in (("icl", "the in-context model"), ("retrieval", "the retrieval model"))]
+        for run in plan(profile, scorers):
+            if run[-1] not in seeds:
+                continue
+            if run[0] == "retrieval":
+                found.append(Run("retrieval", run[1:], f"retrieval / {run[1]} / seed {run[2]}", chapters=(self.name,)))
+            else:
+                found.append(Run("leaderboard_icl", run[1:], f"{run[1]} / {run[2]} / seed {run[3]} (σ 1 and 10)", chapters=(self.name,)))
+        return found
+
+    def configs(self, profile: str) -> dict:
+        """Of its in-context runs (SSA's; every scorer's are the same but for the scorer); its
+        retrieval runs are the Max retrieval chapter's."""
+        return {task: icl_experiment(task, "ssa", seeds(ICL, profile)[0], profile) for task in TASKS}
+
+
+CHAPTER = register(LeaderboardChapter("leaderboard", "every registered scorer under every shift: max retrieval's runs, the in-context runs "
+                                      "at the leaderboard's points and seeds, and the scorers' cost", jobs=2))
+
+
+def regenerate_command(profile: str = "cpu", scorer: str | None = None, seed: int | None = None) -> str:
+    return CHAPTER.command(profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
 
 
 def load_icl_run(task: str, scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False):
@@ -181,8 +215,6 @@ def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_
     """The runs, in the order they are computed: ``("retrieval", scorer, seed)`` seed by seed (the
     Max retrieval chapter's order), then ``("icl", task, scorer, seed)`` task by task and scorer by
     scorer. ``seed_list`` replaces both benchmarks' seeds when given."""
-    from ssa.icl.tasks import TASKS
-
     chosen = scorers() if scorer_names_ is None else tuple(scorer_names_)
     retrieval_seeds = seeds(RETRIEVAL, profile) if seed_list is None else tuple(seed_list)
     icl_seeds = seeds(ICL, profile) if seed_list is None else tuple(seed_list)

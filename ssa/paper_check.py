@@ -55,6 +55,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+import ssa.alternatives.comparison  # noqa: F401  registers alternative_scorers, the chapter the other scorers' ICL runs name
 from ssa.profiles import DEVICES
 from ssa.results import cache_required, check_throwaway_cache, entry_path, list_entries
 

@@ -14,11 +14,12 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ssa import paths
+from ssa.chapters import CHAPTERS
 from ssa.profiles import check_profile
 from ssa.results import list_entries
 
-# Chapter (toc file stem) -> the module whose code fills its cache; each has its entry in
-# ssa.regenerate.CHAPTERS, whose command regenerates it. A chapter without an entry computes
+# Chapter (toc file stem) -> the module whose code fills its cache and registers its entry in
+# ssa.chapters.CHAPTERS, whose command regenerates it. A chapter without an entry computes
 # everything live.
 CHAPTER_CACHES = {
     "icl_quantification": "ssa.icl.experiments",
@@ -78,15 +79,13 @@ def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dic
 
 
 def regenerate_command(chapter: str, profile: str) -> str | None:
-    """``python -m ssa regenerate CHAPTER --profile P`` (:func:`ssa.regenerate.command`);
+    """``python -m ssa regenerate CHAPTER --profile P`` (:meth:`ssa.chapters.Chapter.command`);
     ``None`` when the chapter's code has not landed."""
-    from ssa import regenerate
-
     try:
-        importlib.import_module(CHAPTER_CACHES[chapter])
+        importlib.import_module(CHAPTER_CACHES[chapter])  # registers the chapter
     except ImportError:
         return None
-    return regenerate.command(chapter, profile) if chapter in regenerate.CHAPTERS else None
+    return CHAPTERS[chapter].command(profile) if chapter in CHAPTERS else None
 
 
 def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) -> dict[str, dict]:

@@ -42,12 +42,12 @@ from pathlib import Path
 from typing import Any
 
 from ssa import paths
+from ssa.chapters import CHAPTERS
 from ssa.code_versions import computation_of, version
 from ssa.icl import experiments, verdicts
 from ssa.icl.records import ICLRun
 from ssa.ledger import markdown_table
 from ssa.profiles import PROFILES, check_profile
-from ssa.regenerate import CHAPTERS
 from ssa.results import (Provenance, StoredEntry, cache_required, canonical_json, entries_of, entry_path, instruction_sets,
                          processor_name, read_entry, record_entry)
 from ssa.retrieval import analysis
@@ -230,7 +230,7 @@ READERS: dict[str, InContextQuantification | MaxRetrieval] = {
 # The encoder and decoder are left out for now: their attention runs on the blockwise path, whose
 # kernel is about to change, and their cached results will be recomputed with it; a comparison
 # made now would measure the kernel being replaced. Once their cache is recomputed, add a reader
-# for each (chapters "encoder" and "decoder" of ssa.regenerate.CHAPTERS) to READERS above and
+# for each (chapters "encoder" and "decoder" of ssa.chapters.CHAPTERS) to READERS above and
 # their seed-0 runs here.
 SUBSET: tuple[SubsetRun, ...] = (
     SubsetRun("icl_quantification", "softmax", 0, "every"),

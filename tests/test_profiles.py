@@ -41,11 +41,11 @@ def test_explicit_unavailable_device_is_an_error(monkeypatch):
 
 
 # ----------------------------------------------------------------------------------------------
-# ssa.profiles.sizes: each chapter's settings at every profile, read from its own config builders.
+# ssa.sizes: each chapter's settings at every profile, read from its own config builders.
 
 import dataclasses  # noqa: E402
 
-from ssa.profiles import CHAPTER_SETTINGS, resolve, size_rows, sizes  # noqa: E402
+from ssa.sizes import CHAPTER_SETTINGS, resolve, size_rows, sizes  # noqa: E402
 
 
 def _icl(profile, task):
@@ -96,7 +96,7 @@ def _retrieval(profile, _):
     return experiment_config("softmax", profile)
 
 
-# The config builders the chapters' code calls, written out here independently of ssa.profiles.
+# The config builders the chapters' code calls, written out here independently of ssa.sizes.
 BUILDERS = {"icl_quantification": _icl, "icl_linear": _icl, "icl_collapse": _icl, "icl_study": _study, "alternative_scorers": _alternatives,
             "decoder": _decoder, "encoder": _encoder, "performance": _performance, "max_retrieval": _retrieval,
             "leaderboard": _leaderboard}
@@ -111,7 +111,7 @@ NOT_SIZES = {
 
 
 def test_every_chapter_has_a_table_with_the_three_profiles():
-    from ssa.regenerate import CHAPTERS
+    from ssa.chapters import CHAPTERS
 
     assert set(CHAPTER_SETTINGS) == set(CHAPTERS) == set(BUILDERS)
     for chapter in CHAPTERS:
@@ -170,7 +170,7 @@ def _leaves(value, path=""):
 
 @pytest.mark.parametrize("chapter", sorted(BUILDERS))
 def test_every_setting_that_differs_between_profiles_is_in_the_table(chapter):
-    from ssa.profiles import chapter_configs
+    from ssa.sizes import chapter_configs
 
     paths = [setting.path for setting in CHAPTER_SETTINGS[chapter] if setting.path]
     for group in chapter_configs(chapter, "cpu"):

@@ -4,7 +4,8 @@ import pytest
 
 from ssa import regenerate
 from ssa.__main__ import main as ssa_main
-from ssa.regenerate import CHAPTERS, command, main, plan
+from ssa.chapters import CHAPTERS, chapter, plan
+from ssa.regenerate import main
 from ssa.scoring import scorer_names
 
 CHAPTER_NAMES = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
@@ -115,7 +116,7 @@ def test_the_command_a_reader_is_told_to_run_is_the_chapters_regenerate():
     from ssa.icl.experiments import regenerate_command as icl_command
     from ssa.lm.experiment import regenerate_command as lm_command
 
-    assert command("icl_linear", "cpu") == "python -m ssa regenerate icl_linear --profile cpu"
+    assert chapter("icl_linear").command("cpu") == "python -m ssa regenerate icl_linear --profile cpu"
     assert icl_command("cpu", "every", "ssa", 0) == "python -m ssa regenerate icl_quantification --profile cpu"
     assert icl_command("paper", "linear", "softmax", 1) == "python -m ssa regenerate icl_linear --profile paper"
     assert icl_command("cpu", "some", "ssa", 7) == "python -m ssa regenerate icl_quantification --profile cpu --seeds 7"
@@ -123,7 +124,7 @@ def test_the_command_a_reader_is_told_to_run_is_the_chapters_regenerate():
     assert alternatives_command("smoke", seeds=[2]) == "python -m ssa regenerate alternative_scorers --profile smoke --jobs 2 --seeds 2"
     assert lm_command("cpu", "ssa", 0) == "python -m ssa regenerate decoder --profile cpu"
     assert encoder_command("paper", "ssa_n2", 9) == "python -m ssa regenerate encoder --profile paper --seeds 9"
-    assert REGENERATE.format(profile="cpu") == command("performance", "cpu")
+    assert REGENERATE.format(profile="cpu") == chapter("performance").command("cpu")
 
 
 def test_a_missing_entry_names_the_new_command(empty_cache, monkeypatch):
@@ -226,11 +227,11 @@ def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
     assert set(study.runs()) <= {run.arguments for run in cpu}
     assert {run.arguments[0] for run in plan("icl_study", "cpu", scorers=["temperature_softmax"])} == {"softmax_slope"}
     assert {run.arguments[2] for run in plan("icl_study", "cpu", seeds=[101, 5])} == {101}
-    assert command("icl_study", "cpu", seeds=[101]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2"
+    assert chapter("icl_study").command("cpu", seeds=[101]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2"
     # Any arm, or any run of it, with one command.
     one_arm = plan("icl_study", "cpu", arms=["ssa_b1"], seeds=[104])
     assert [run.arguments for run in one_arm] == [("ssa_b1", "every", 104), ("ssa_b1", "some", 104)]
-    assert command("icl_study", "cpu", arms=["ssa_b1"]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2 --arms ssa_b1"
+    assert chapter("icl_study").command("cpu", arms=["ssa_b1"]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2 --arms ssa_b1"
     with pytest.raises(ValueError, match="--arms: unknown arm 'ssa_turbo'; choose from softmax, ssa"):
         plan("icl_study", "cpu", arms=["ssa_turbo"])
     with pytest.raises(ValueError, match="--arms: only the study chapters \\(icl_study\\) have arms; decoder has none"):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ssa import reruns, results
-from ssa.regenerate import CHAPTERS
+from ssa.chapters import CHAPTERS
 from ssa.retrieval.experiment import SEEDS, experiment_config
 from ssa.reruns import SubsetRun
 from synthetic_runs import provenance_with

@@ -139,7 +139,7 @@ def test_adaptive_temperature_is_judged_against_the_smallest_gain_its_authors_re
 
 
 def test_the_chapter_plans_every_scorer_seed_by_seed():
-    from ssa.regenerate import command, plan
+    from ssa.chapters import plan
     from ssa.scoring import scorer_names
 
     runs = plan("max_retrieval", "cpu")
@@ -150,12 +150,12 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [("ssa_authors_start", 0)]
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
-    from ssa.profiles import sizes
+    from ssa.sizes import sizes
 
     # the setup table counts the registered scorers and names the variants apart
     assert sizes("max_retrieval").loc["scorers", "cpu"] == (f"all {len(scorer_names())} registered, and "
                                                             + ", ".join(experiment.VARIANTS))
-    assert command("max_retrieval", "cpu") == "python -m ssa regenerate max_retrieval --profile cpu --jobs 2"
+    assert experiment.CHAPTER.command("cpu") == "python -m ssa regenerate max_retrieval --profile cpu --jobs 2"
 
 
 def test_the_variants_separate_ssas_form_from_its_starting_slope():

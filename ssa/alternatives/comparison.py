@@ -33,12 +33,14 @@ import functools
 import json
 import math
 import statistics
+from typing import Sequence
 
 import numpy as np
 
 from ssa import verdicts as rule
 from ssa.attention import attention_path
 from ssa.bench import interleaved_medians, peak_memory_bytes
+from ssa.chapters import Chapter, Run, register
 from ssa.icl import experiments
 from ssa.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa.icl.evaluate import bootstrap_band
@@ -75,12 +77,38 @@ def panel_label(task: str, shift: str) -> str:
     return f'"{task}", {SHIFT_LABELS.get(shift, shift)}'
 
 
+@dataclasses.dataclass(frozen=True)
+class AlternativesChapter(Chapter):
+    """Every registered scorer on the in-context tasks (the runs are the ICL chapters'
+    experiments, scorer by scorer), and the scorers' cost."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        return chapter_seeds(profile)
+
+    def published_scorers(self) -> tuple[str, ...]:
+        """Every registered scorer: softmax (the reference of every comparison) and SSA first,
+        then the alternatives the paper tried, then the others."""
+        return tuple(dict.fromkeys((*experiments.CHAPTER_SCORERS, *PAPER_ALTERNATIVES, *scorer_names())))
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str], *, tasks: Sequence[str] | None = None,
+             cost: bool = True) -> list[Run]:
+        measured = [Run("cost", ("icl",), "cost of every scorer, the in-context model", exclusive=True,
+                        chapters=(self.name,))] if cost else []
+        return measured + experiments.icl_runs(TASKS if tasks is None else tasks, scorers, seeds, scorer_major=True, planned_by=self.name)
+
+    def configs(self, profile: str) -> dict:
+        cost = cost_config(profile, "cpu")
+        return {task: {"experiment": experiments.experiment_config(task, "ssa", profile), "cost": cost} for task in TASKS}
+
+
+CHAPTER = register(AlternativesChapter("alternative_scorers", "every registered scorer on the three in-context tasks, and their cost",
+                                       jobs=2))
+
+
 def regenerate_command(profile: str = "cpu", scorers=None, seeds=None) -> str:
     """The command that fills this chapter's cache (all of it, or the ``scorers`` and ``seeds``
-    given when they are not all the chapter's own): :func:`ssa.regenerate.command`."""
-    from ssa.regenerate import command
-
-    return command("alternative_scorers", profile, scorers=scorers, seeds=seeds)
+    given when they are not all the chapter's own)."""
+    return CHAPTER.command(profile, scorers=scorers, seeds=seeds)
 
 
 # --- the plan of runs --------------------------------------------------------------------------

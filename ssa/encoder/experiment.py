@@ -18,12 +18,14 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
 from ssa import paths, verdicts
+from ssa.chapters import Chapter, Run, register
 from ssa.encoder import corpus as corpus_module
 from ssa.encoder import zorro
 from ssa.encoder.model import EncoderConfig
@@ -64,11 +66,31 @@ POWER_SEEDS = (10, 20)  # seed counts at which the chapter shows the rule's powe
 CHANCE = 0.5
 
 
+@dataclasses.dataclass(frozen=True)
+class EncoderChapter(Chapter):
+    """The encoder chapter: the corpus summary, then every variant, seed by seed."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        return tuple(seeds_for(profile))
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return VARIANTS
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        summary = Run("encoder_data", (), "corpus and Zorro summary", chapters=(self.name,))
+        return [summary] + [Run("encoder", (variant, seed), f"{variant} / seed {seed}", chapters=(self.name,))
+                            for seed in seeds for variant in scorers]
+
+    def configs(self, profile: str) -> dict:
+        return {"": EncoderConfig.for_profile(profile)}
+
+
+CHAPTER = register(EncoderChapter("encoder", "the BabyBERTa encoders, and the corpus summary"))
+
+
 def regenerate_command(profile: str, variant: str | None = None, seed: int | None = None) -> str:
     """The command that computes the chapter's runs (and the one of ``variant`` x ``seed``)."""
-    from ssa.regenerate import command
-
-    return command("encoder", profile, scorers=[variant] if variant else None, seeds=None if seed is None else [seed])
+    return CHAPTER.command(profile, scorers=[variant] if variant else None, seeds=None if seed is None else [seed])
 
 
 @contextlib.contextmanager

@@ -22,7 +22,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from typing import Iterable, Sequence
 
+from ssa.chapters import Chapter, Run, chapter, register
 from ssa.icl import diagnostics
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.evaluate import evaluate, model_predictor, sweep
@@ -277,10 +279,9 @@ def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str 
 
 def regenerate_command(profile: str, task: str | None = None, scorer: str | None = None, seed: int | None = None) -> str:
     """The command that computes the run of ``task`` x ``scorer`` x ``seed``: its chapter's
-    ``python -m ssa regenerate`` (:func:`ssa.regenerate.icl_chapter`)."""
-    from ssa.regenerate import command, icl_chapter
-
-    return command(icl_chapter(task, scorer), profile, scorers=[scorer] if scorer else None, seeds=None if seed is None else [seed])
+    ``python -m ssa regenerate`` (:func:`icl_chapter`)."""
+    return chapter(icl_chapter(task, scorer)).command(profile, scorers=[scorer] if scorer else None,
+                                                      seeds=None if seed is None else [seed])
 
 
 def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
@@ -369,3 +370,59 @@ def cached_with_spread(experiment: ICLExperiment, *, profile: str, device: str, 
     cached_logit_spread(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
     return (f"{run.training.steps} steps in {run.training.wall_time_s:.0f} s training; "
             f"in-distribution prompt error {run.sweep('sigma_x').error()[0]:.4g}")
+
+
+# --- the chapters -----------------------------------------------------------------------------
+
+def icl_runs(tasks: Iterable[str], scorers: Iterable[str], seeds: Iterable[int], *, planned_by: str,
+             scorer_major: bool = False) -> list[Run]:
+    """One run per task x scorer x seed (a trained model and its logit spreads), planned by the
+    chapter ``planned_by``. Task by task, and within a task seed by seed (so an interrupted sweep leaves
+    whole pairs), or with ``scorer_major`` scorer by scorer with all its seeds (whole scorers)."""
+    tasks, scorers, seeds = list(tasks), list(scorers), list(seeds)
+    if scorer_major:
+        order = [(task, scorer, seed) for task in tasks for scorer in scorers for seed in seeds]
+    else:
+        order = [(task, scorer, seed) for task in tasks for seed in seeds for scorer in scorers]
+    return [Run("icl", (task, scorer, seed), f"{task} / {scorer} / seed {seed}", chapters=(planned_by,))
+            for task, scorer, seed in order]
+
+
+@dataclasses.dataclass(frozen=True)
+class ICLChapter(Chapter):
+    """An in-context-learning chapter: softmax and SSA on its tasks, at the chapters' seeds."""
+
+    tasks: tuple[str, ...] = ()
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        check_profile(profile)
+        return chapter_seeds(0)
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return CHAPTER_SCORERS
+
+    def scorer_hint(self) -> str:
+        return " (the other scorers' runs of these tasks are alternative_scorers')"
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        return icl_runs(self.tasks, scorers, seeds, planned_by=self.name)
+
+    def configs(self, profile: str) -> dict:
+        return {task: experiment_config(task, "ssa", profile) for task in self.tasks}
+
+
+ICL_CHAPTERS = tuple(map(register, (
+    ICLChapter("icl_quantification", "the 'every' and 'some' in-context learners", tasks=("every", "some")),
+    ICLChapter("icl_linear", "the linear-function in-context learners", tasks=("linear",)),
+    ICLChapter("icl_collapse", "the in-context learners of all three tasks and their logit spreads", tasks=("every", "some", "linear")),
+)))
+
+
+def icl_chapter(task: str | None = None, scorer: str | None = None) -> str:
+    """The chapter whose command makes the run of ``task`` x ``scorer``: the task's chapter for
+    softmax and SSA (icl_collapse, which has every task, without one), else alternative_scorers."""
+    if scorer is not None and scorer not in CHAPTER_SCORERS:
+        return "alternative_scorers"
+    if task is None:
+        return "icl_collapse"
+    return next(each.name for each in ICL_CHAPTERS if task in each.tasks)

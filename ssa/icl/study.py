@@ -34,10 +34,11 @@ from typing import Any
 import numpy as np
 
 from ssa import verdicts as rule
+from ssa.chapters import Chapter, Run, register
 from ssa.icl import experiments
 from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
 from ssa.icl.records import ICLRun, LogitSpread
-from ssa.icl.tasks import QUANTIFIERS, get_task
+from ssa.icl.tasks import QUANTIFIERS, TASKS, get_task
 from ssa.icl.verdicts import PROMPT_ERROR_FLIP
 
 TITLE = "Does SSA generalise better? A powered test"  # the chapter's title
@@ -541,12 +542,48 @@ def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, s
     return rule.judge(named, treatment, control)
 
 
+@dataclasses.dataclass(frozen=True)
+class StudyChapter(Chapter):
+    """The powered in-context study: its runs are arms x tasks x seeds of its plan, in the plan's
+    order of priority (a contingent comparison's once the cache says its condition holds: :func:`plan`)."""
+
+    has_arms = True
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        return tuple(sorted({seed for _, _, seed in runs(plan(profile), profile=profile)}))
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(arm.scorer for arm in ARMS.values()))
+
+    def scorer_hint(self) -> str:
+        return " (the scorers of the study's arms; --scorers keeps the arms of the scorers named)"
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str], arms: Sequence[str] | None = None) -> list[Run]:
+        """The plan's runs with ``seeds``, of the arms whose scorer is in ``scorers`` and, when
+        ``arms`` is given, of those arms only."""
+        if arms is not None:
+            unknown = [arm for arm in arms if arm not in ARMS]
+            if unknown:
+                raise ValueError(f"--arms: unknown arm {', '.join(map(repr, unknown))}; choose from {', '.join(ARMS)}")
+        # With the cache, the plan includes a contingent comparison once its condition holds.
+        comparisons = plan(profile, cache=StudyCache(profile, train=False))
+        return [Run("icl_study", (arm, task, seed), f"{arm} / {task} / seed {seed}", chapters=(self.name,))
+                for arm, task, seed in runs(comparisons, profile=profile)
+                if seed in seeds and ARMS[arm].scorer in scorers and (arms is None or arm in arms)]
+
+    def configs(self, profile: str) -> dict:
+        """Of its base arm (SSA as in the chapters); each arm's change is in the plan."""
+        return {task: ARMS["ssa"].experiment(task, FIRST_SEED, profile) for task in TASKS}
+
+
+CHAPTER = register(StudyChapter("icl_study", "the powered in-context study: its plan's arms, tasks and seeds, primary question first",
+                                jobs=2))
+
+
 def regenerate_command(profile: str, seed: int | None = None, arm: str | None = None) -> str:
     """The command that computes the study's runs at ``profile`` (``seed``, ``arm``: only that
     seed's, that arm's)."""
-    from ssa.regenerate import command
-
-    return command("icl_study", profile, seeds=None if seed is None else [seed], arms=None if arm is None else [arm])
+    return CHAPTER.command(profile, seeds=None if seed is None else [seed], arms=None if arm is None else [arm])
 
 
 def _experiment(arm: str, task: str, seed: int, profile: str) -> ICLExperiment:

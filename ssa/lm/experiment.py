@@ -13,9 +13,10 @@ import os
 import statistics
 import time
 from pathlib import Path
-
+from typing import Sequence
 
 from ssa import paths, verdicts
+from ssa.chapters import Chapter, Run, register
 from ssa.lm.config import RunConfig, run_config
 from ssa.profiles import check_profile, resolve_device
 from ssa.lm.records import SPLITS, LMRun
@@ -45,11 +46,29 @@ PAPER_LM_EVAL = {
 PAPER_TOKENS = 22_000 * 768 * 1024
 
 
+@dataclasses.dataclass(frozen=True)
+class DecoderChapter(Chapter):
+    """The decoder chapter: softmax and SSA decoders, seed by seed."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        return SEEDS[check_profile(profile)]
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return SCORERS
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        return [Run("decoder", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed in seeds for scorer in scorers]
+
+    def configs(self, profile: str) -> dict:
+        return {"": run_config(profile, "ssa")}
+
+
+CHAPTER = register(DecoderChapter("decoder", "the decoder language models"))
+
+
 def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
     """The command that computes the chapter's runs (and the one of ``scorer`` x ``seed``)."""
-    from ssa.regenerate import command
-
-    return command("decoder", profile, scorers=[scorer] if scorer else None, seeds=None if seed is None else [seed])
+    return CHAPTER.command(profile, scorers=[scorer] if scorer else None, seeds=None if seed is None else [seed])
 
 
 def runs_dir() -> Path:

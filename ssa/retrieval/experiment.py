@@ -20,15 +20,16 @@ import dataclasses
 import inspect
 import math
 import time
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 from torch import nn
 
 from ssa import training
+from ssa.chapters import Chapter, Run, register
 from ssa.icl.experiments import SCORER_DEFAULTS
 from ssa.results import added_field
-from ssa.scoring import SSA
+from ssa.scoring import SSA, scorer_names
 from ssa.training import stream_seed
 from ssa.profiles import check_profile, resolve_device
 from ssa.retrieval.model import MaxRetriever, RetrieverConfig
@@ -262,10 +263,39 @@ def training_step(experiment: RetrievalExperiment, device: str):
     return step
 
 
-def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
-    from ssa.regenerate import command
+@dataclasses.dataclass(frozen=True)
+class RetrievalChapter(Chapter):
+    """Max retrieval under set-size shift: every registered scorer, seed by seed (so an
+    interrupted sweep leaves whole seeds, every scorer paired with softmax)."""
 
-    return command("max_retrieval", profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        return SEEDS[check_profile(profile)]
+
+    def published_scorers(self) -> tuple[str, ...]:
+        """Every registered scorer, then the variants that separate SSA's form from its start."""
+        return tuple(dict.fromkeys(("softmax", "ssa", *scorer_names(), *VARIANTS)))
+
+    def check_scorers(self, scorers: Sequence[str]) -> tuple[str, ...]:
+        unknown = [name for name in scorers if name not in self.published_scorers()]
+        if unknown:
+            raise ValueError(f"--scorers: unknown scorer {', '.join(map(repr, unknown))}; choose from {', '.join(self.published_scorers())}")
+        return tuple(dict.fromkeys(scorers))
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        """The registered scorers' runs seed by seed, then the variants' (whole seeds of the scorers first)."""
+        ordered = [(seed, scorer) for seed in seeds for scorer in scorers if scorer not in VARIANTS]
+        ordered += [(seed, scorer) for seed in seeds for scorer in scorers if scorer in VARIANTS]
+        return [Run("retrieval", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed, scorer in ordered]
+
+    def configs(self, profile: str) -> dict:
+        return {"": experiment_config("softmax", profile)}
+
+
+CHAPTER = register(RetrievalChapter("max_retrieval", "max retrieval under set-size shift, every registered scorer", jobs=2))
+
+
+def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
+    return CHAPTER.command(profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
 
 
 def load_run(scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> RetrievalRun:

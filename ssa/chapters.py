@@ -1,0 +1,172 @@
+"""The chapters with cached results: what each computes, and the registry that lists them.
+
+A :class:`Chapter` (named after its notebook) lists its runs for a profile, seeds and scorers
+(:meth:`Chapter.runs`); a :class:`Run` is one cache entry, or the few made together, computed by
+its study's own cached function. Each study defines its chapters beside its code and registers
+them (:func:`register`); :data:`CHAPTERS` then holds every chapter whose study has been imported,
+in the book's order (:data:`ORDER`). The command line (:mod:`ssa.regenerate`) computes the runs
+of :func:`plan`; :meth:`Chapter.command` is the command a reader is told to run.
+
+This module knows no study: it is filled by them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, Iterable, Sequence
+
+from ssa.profiles import check_profile
+from ssa.scoring import scorer_names
+
+PROG = "python -m ssa regenerate"
+ALL = "all"
+# The chapters in the book's order: the order of `regenerate --help`, of `regenerate all` and of
+# every table of chapters, whichever study is imported first.
+ORDER = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
+         "performance", "max_retrieval", "leaderboard")
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One run: a cache entry, or the few made together (an ICL model's results and its logit
+    spreads), computed by ``KINDS[kind](profile, device, progress, *arguments)`` of
+    :mod:`ssa.regenerate`.
+
+    Two runs with the same ``kind`` and ``arguments`` are the same run, whichever chapters plan
+    it (the ICL chapters and alternative_scorers share theirs)."""
+
+    kind: str
+    arguments: tuple
+    label: str
+    exclusive: bool = False  # a measurement of speed: runs alone, before the others
+    chapters: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, self.arguments)
+
+
+@dataclasses.dataclass(frozen=True)
+class Chapter:
+    """A chapter with cached results: its published seeds and scorers, its runs, the configs it
+    builds, and the command that computes them."""
+
+    name: str
+    summary: str  # one line, for --help
+    jobs: int = 1  # the --jobs its documented command uses
+    has_arms: ClassVar[bool] = False  # whether --arms may name parts of its plan
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def published_scorers(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def accepted_scorers(self) -> tuple[str, ...]:
+        """The scorers ``--scorers`` may name (default: only the published ones)."""
+        return self.published_scorers()
+
+    def scorer_hint(self) -> str:
+        return ""
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        raise NotImplementedError
+
+    def configs(self, profile: str) -> dict:
+        """The configs the chapter builds at ``profile``, by its own builders: one per task for
+        the in-context-learning chapters (``{task: config}``), else ``{"": config}``."""
+        raise NotImplementedError
+
+    def check_scorers(self, scorers: Sequence[str]) -> tuple[str, ...]:
+        check_scorer_names(scorers)
+        rejected = [name for name in scorers if name not in self.accepted_scorers()]
+        if rejected:
+            raise ValueError(f"--scorers: the {self.name} chapter accepts only {', '.join(self.accepted_scorers())}; "
+                             f"got {', '.join(rejected)}{self.scorer_hint()}")
+        return tuple(dict.fromkeys(scorers))
+
+    def command(self, profile: str = "cpu", *, scorers: Sequence[str] | None = None, seeds: Sequence[int] | None = None,
+                arms: Sequence[str] | None = None) -> str:
+        """The command that computes the chapter's cached results at ``profile``; the
+        ``scorers`` and ``seeds`` named only when they are not all the chapter's published ones,
+        the ``arms`` whenever given."""
+        parts = [PROG, self.name, "--profile", check_profile(profile)]
+        if self.jobs > 1:
+            parts += ["--jobs", str(self.jobs)]
+        if arms:
+            parts += ["--arms", *arms]
+        if scorers and not set(scorers) <= set(self.published_scorers()):
+            parts += ["--scorers", *scorers]
+        if seeds and not set(seeds) <= set(self.published_seeds(profile)):
+            parts += ["--seeds", *map(str, seeds)]
+        return " ".join(parts)
+
+
+# name -> chapter, in ORDER: every chapter whose study has been imported.
+CHAPTERS: dict[str, Chapter] = {}
+
+
+def register(chapter: Chapter) -> Chapter:
+    """Add ``chapter`` to :data:`CHAPTERS`, which stays in :data:`ORDER`; returns it."""
+    if chapter.name not in ORDER:
+        raise ValueError(f"chapter {chapter.name!r} has no place in ORDER, the book's order of its chapters")
+    CHAPTERS[chapter.name] = chapter
+    for name in sorted(CHAPTERS, key=ORDER.index):
+        CHAPTERS[name] = CHAPTERS.pop(name)
+    return chapter
+
+
+def chapter(name: str) -> Chapter:
+    if name not in CHAPTERS:
+        raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {name!r}")
+    return CHAPTERS[name]
+
+
+def check_scorer_names(scorers: Iterable[str]) -> None:
+    unknown = [name for name in scorers if name not in scorer_names()]
+    if unknown:
+        raise ValueError(f"--scorers: unknown scorer {', '.join(map(repr, unknown))}; choose from {', '.join(scorer_names())}")
+
+
+def check_seeds(seeds: Iterable[int]) -> tuple[int, ...]:
+    seeds = tuple(seeds)
+    negative = [seed for seed in seeds if seed < 0]
+    if negative:
+        raise ValueError(f"--seeds: a seed must be >= 0; got {', '.join(map(str, negative))}")
+    return tuple(dict.fromkeys(seeds))
+
+
+def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None, scorers: Sequence[str] | None = None,
+         arms: Sequence[str] | None = None) -> list[Run]:
+    """The runs of chapter ``name`` (or ``all``: every chapter's, each run once), in the order
+    they are computed. ``seeds``/``scorers`` default to each chapter's published ones; with
+    ``all`` each chapter takes the given scorers it accepts, and a chapter that accepts none of
+    them is left out. ``arms``: only these arms of the powered study (icl_study only)."""
+    check_profile(profile)
+    seeds = None if seeds is None else check_seeds(seeds)
+    if arms is not None:
+        if name not in CHAPTERS or not CHAPTERS[name].has_arms:
+            raise ValueError(f"--arms: only the study chapters ({', '.join(n for n, c in CHAPTERS.items() if c.has_arms)}) "
+                             f"have arms; {name} has none")
+        each = CHAPTERS[name]
+        return each.runs(profile, seeds if seeds is not None else each.published_seeds(profile),
+                         each.published_scorers() if scorers is None else each.check_scorers(scorers), arms=tuple(dict.fromkeys(arms)))
+    if name == ALL:
+        if scorers is not None:
+            check_scorer_names(scorers)
+        selected = []
+        for each in CHAPTERS.values():
+            chosen = None if scorers is None else [s for s in scorers if s in each.accepted_scorers()]
+            if chosen == []:
+                continue
+            selected.append((each, chosen))
+    else:
+        each = chapter(name)
+        selected = [(each, None if scorers is None else each.check_scorers(scorers))]
+    runs: dict[tuple, Run] = {}
+    for each, chosen in selected:
+        for run in each.runs(profile, seeds if seeds is not None else each.published_seeds(profile),
+                             chosen if chosen is not None else each.published_scorers()):
+            known = runs.get(run.key)
+            runs[run.key] = run if known is None else dataclasses.replace(known, chapters=known.chapters + run.chapters)
+    return list(runs.values())
