@@ -646,7 +646,7 @@ def fragile_verdicts_sentence(chapter: str, profile: str, results_dir: str | Pat
     machine has rerun the chapter's runs)."""
     changes = []
     for record in rerun_records(profile, results_dir):
-        for row in record["result"]["rows"]:
+        for row in record.result["rows"]:
             if row["chapter"] != chapter:
                 continue
             for item in row["verdicts_changed"]:

@@ -4,6 +4,7 @@ one and two machines, and the command line. The rerun that trains is tests/test_
 
 import dataclasses
 import json
+import types
 from pathlib import Path
 
 import numpy as np
@@ -368,7 +369,8 @@ def test_the_library_does_not_import_the_reruns():
 def test_a_page_names_each_verdict_a_rerun_changes_and_says_nothing_when_none_does(monkeypatch):
     row = {"chapter": "max_retrieval", "scorer": "softmax", "seed": 0,
            "verdicts_changed": [{"verdict": "accuracy vs softmax: entmax15", "cached": "1.5-entmax better", "rerun": "undecided"}]}
-    record = {"config": {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}}, "result": {"rows": [row]}}
+    record = types.SimpleNamespace(config={"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}},
+                                   result={"rows": [row]})
     monkeypatch.setattr(reruns, "rerun_records", lambda profile, results_dir=None: [record])
     sentence = reruns.fragile_verdicts_sentence("max_retrieval", PROFILE)
     assert sentence.startswith('A rerun on another machine changes a verdict of this page: accuracy vs softmax: entmax15 reads '
