@@ -8,31 +8,14 @@ measured here (from the provenance of the committed results), and the data sourc
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ssa import paths
+from ssa import paths, studies  # noqa: F401  (studies: registers every chapter)
 from ssa.chapters import CHAPTERS
 from ssa.profiles import check_profile
 from ssa.results import list_entries
-
-# Chapter (toc file stem) -> the module whose code fills its cache and registers its entry in
-# ssa.chapters.CHAPTERS, whose command regenerates it. A chapter without an entry computes
-# everything live.
-CHAPTER_CACHES = {
-    "icl_quantification": "ssa.icl.experiments",
-    "icl_linear": "ssa.icl.experiments",
-    "icl_collapse": "ssa.icl.experiments",
-    "alternative_scorers": "ssa.alternatives",
-    "icl_study": "ssa.icl.study",
-    "decoder": "ssa.lm.experiment",
-    "encoder": "ssa.encoder.experiment",
-    "performance": "ssa.bench",
-    "max_retrieval": "ssa.retrieval.experiment",
-    "leaderboard": "ssa.leaderboard",
-}
 
 # Licences, from each dataset's public repository (see also the References page).
 DATA_LICENCES = {
@@ -70,22 +53,17 @@ def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dic
     for document in toc_documents(root / "_toc.yml"):
         page = resolve_document(root, document)
         chapter = page.stem
-        if page.suffix != ".ipynb" and chapter not in CHAPTER_CACHES:
+        if page.suffix != ".ipynb" and chapter not in CHAPTERS:
             continue  # a text page: nothing to run
-        regenerate = regenerate_command(chapter, profile) if chapter in CHAPTER_CACHES else None
+        regenerate = regenerate_command(chapter, profile) if chapter in CHAPTERS else None
         rows.append({"chapter": chapter, "page": page.with_suffix("").as_posix(),
                      "run": book_command(profile, chapter) if page.suffix == ".ipynb" else None, "regenerate": regenerate})
     return rows
 
 
-def regenerate_command(chapter: str, profile: str) -> str | None:
-    """``python -m ssa regenerate CHAPTER --profile P`` (:meth:`ssa.chapters.Chapter.command`);
-    ``None`` when the chapter's code has not landed."""
-    try:
-        importlib.import_module(CHAPTER_CACHES[chapter])  # registers the chapter
-    except ImportError:
-        return None
-    return CHAPTERS[chapter].command(profile) if chapter in CHAPTERS else None
+def regenerate_command(chapter: str, profile: str) -> str:
+    """``python -m ssa regenerate CHAPTER --profile P`` (:meth:`ssa.chapters.Chapter.command`)."""
+    return CHAPTERS[chapter].command(profile)
 
 
 def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) -> dict[str, dict]:

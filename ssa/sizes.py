@@ -17,15 +17,7 @@ from ssa.lm.model import build_model, parameter_count
 from ssa.profiles import PROFILES, check_profile
 from ssa.scoring import scorer_names
 
-# Importing a study registers its chapters in CHAPTERS: these are every chapter's studies.
-import ssa.alternatives.comparison  # noqa: F401
-import ssa.bench  # noqa: F401
-import ssa.encoder.experiment  # noqa: F401
-import ssa.icl.experiments  # noqa: F401
-import ssa.icl.study  # noqa: F401
-import ssa.leaderboard  # noqa: F401
-import ssa.lm.experiment  # noqa: F401
-import ssa.retrieval.experiment  # noqa: F401
+import ssa.studies  # noqa: F401  (registers every chapter in CHAPTERS)
 
 
 @dataclasses.dataclass(frozen=True)
