@@ -20,12 +20,16 @@ them (``ssa.lm.experiment.PAPER_PERPLEXITY``, ``PAPER_LM_EVAL``,
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ssa import paths, verdicts
+from ssa import leaderboard as leaderboard_study, paths, verdicts
+from ssa.alternatives import comparison as alternatives_comparison
+from ssa.encoder import experiment as encoder_experiment
+from ssa.icl import experiments as icl_experiments, study as icl_study, tasks as icl_tasks, verdicts as icl_verdicts_module
+from ssa.lm import experiment as lm_experiment
+from ssa.retrieval import experiment as retrieval_experiment
 from ssa.profiles import check_profile
 from ssa.verdicts import OUTCOMES, Verdict
 from ssa.results import REQUIRE_CACHE_ENV, CacheMissError, Provenance
@@ -322,8 +326,8 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
 
 
 def _icl():
-    experiments = importlib.import_module("ssa.icl.experiments")
-    icl_verdicts = importlib.import_module("ssa.icl.verdicts")
+    experiments = icl_experiments
+    icl_verdicts = icl_verdicts_module
     return experiments, icl_verdicts
 
 
@@ -353,22 +357,17 @@ def _ours(verdict: Verdict, numbers: str = "") -> str:
     return (f"{numbers}. " if numbers else "") + sentence[0].upper() + sentence[1:]
 
 
-def _tasks():
-    """:mod:`ssa.icl.tasks`, imported when a row needs it (it brings torch)."""
-    return importlib.import_module("ssa.icl.tasks")
-
-
 def _paired(seeds: Sequence[int]) -> str:
     return _count(len(seeds), "paired seed")
 
 
 def _icl_regime(task: str, profile: str) -> str:
     """The in-context chapters' training regime on ``task``, the paper's beside it."""
-    return importlib.import_module("ssa.icl.study").ARMS["ssa"].regime(task, profile)
+    return icl_study.ARMS["ssa"].regime(task, profile)
 
 
 def _leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
-    retrieval = importlib.import_module("ssa.retrieval.experiment")
+    retrieval = retrieval_experiment
     model, train, _ = retrieval.PROFILE_SIZES[profile]
     return (f"in-context columns: {_icl_regime('every', profile)}; max retrieval: an item encoder and readout of "
             f"{model.depth} layers of width {model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, "
@@ -417,13 +416,13 @@ def _short_errors(icl_verdicts, runs_by_task: dict, shifts: Sequence[str]) -> st
     for task, runs in runs_by_task.items():
         for shift in shifts:
             means = _shifted_means(icl_verdicts, runs, task, shift)
-            where = _tasks().get_task(task).title if _tasks().get_task(task).classification else SHIFT_NAMES.get(shift, shift)
+            where = icl_tasks.get_task(task).title if icl_tasks.get_task(task).classification else SHIFT_NAMES.get(shift, shift)
             parts.append(f"{means['softmax']:.2f} vs {means['ssa']:.2f} ({where})")
     return "mean error under the shift, softmax vs SSA: " + ", ".join(parts)
 
 
 def _quantification_row(profile: str) -> LedgerRow:
-    return _answered_by_study(_icl_row("quantification", profile, _tasks().QUANTIFIERS,
+    return _answered_by_study(_icl_row("quantification", profile, icl_tasks.QUANTIFIERS,
                                        lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
                                        lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
                                        lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",))),
@@ -451,7 +450,7 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
     """``row``, judged on the chapter's few seeds, replaced by the powered study's answer
     (:func:`ssa.icl.study.claim_verdict`) on the tasks where the study's runs are complete; while
     none is, ``row`` with how many of the study's runs are cached."""
-    study = importlib.import_module("ssa.icl.study")
+    study = icl_study
     compared = study.comparison(comparison, profile)
     if compared is None:  # not in the plan at this profile
         return row
@@ -464,7 +463,7 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
                    for seed in compared.seed_list() for arm in (compared.treatment, compared.control)]
     chapter = f"The chapter's {_count(len(row.seeds), 'seed')} alone: {comparison_words(row) or verdicts.claim_word(row.verdict)}."
     numbers = f"Powered study (the chapter '{study.TITLE}'), {compared.seeds} paired seeds a task"
-    pending = "".join(f"; {_tasks().get_task(task).title} not judged yet ({cache.cached(compared, task)} of "
+    pending = "".join(f"; {icl_tasks.get_task(task).title} not judged yet ({cache.cached(compared, task)} of "
                       f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{_ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), _total_wall_time(provenances),
@@ -481,7 +480,7 @@ def _collapse_row(profile: str) -> LedgerRow:
         return f"attention share on an injected extreme value: {masses}"
 
     def judge(icl_verdicts, runs_by_task):
-        experiments = importlib.import_module("ssa.icl.experiments")
+        experiments = icl_experiments
         try:  # the logit spreads complete the premise's measurement; without them, the attention shares alone
             spreads = {task: experiments.load_logit_spreads(task, profile=profile, seeds=experiments.SEEDS) for task in runs_by_task}
         except CacheMissError:
@@ -493,7 +492,7 @@ def _collapse_row(profile: str) -> LedgerRow:
         return (f"softmax's most-drawn head gives an injected extreme value {share:.2g} of its attention "
                 f"(collapse: {icl_verdicts.COLLAPSE_SHARE:g} or more)")
 
-    return _with_premise_made_to_hold(_icl_row("collapse", profile, _tasks().TASKS, judge, numbers, short), profile)
+    return _with_premise_made_to_hold(_icl_row("collapse", profile, icl_tasks.TASKS, judge, numbers, short), profile)
 
 
 def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
@@ -501,7 +500,7 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     the first attention layer): softmax's first-layer largest weight along sigma there, and
     whether SSA then generalises better (:func:`ssa.icl.study.claim_verdict`), as a second part
     of the claim once the variant's runs are complete on a task."""
-    study = importlib.import_module("ssa.icl.study")
+    study = icl_study
     compared = study.comparison(study.PREMISE_COMPARISON, profile)
     if compared is None or row.verdict == NOT_TESTED:
         return row
@@ -515,7 +514,7 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     for task in (task for task in compared.tasks if cache.complete(compared, task)):
         curves = study.arm_curves([compared.control], task, compared.seed_list(), study.first_layer(cache, "max_weight"))
         _, values = curves[compared.control]
-        weights.append(f"from {values[:, 0].mean():.2f} to {values[:, -1].mean():.2f} on {_tasks().get_task(task).title}")
+        weights.append(f"from {values[:, 0].mean():.2f} to {values[:, -1].mean():.2f} on {icl_tasks.get_task(task).title}")
         last.append(values[:, -1].mean())
     measured = ("without its first LayerNorm, softmax's largest first-layer attention weight grows along sigma "
                 + " and ".join(weights))
@@ -540,10 +539,10 @@ def _alternatives_row(profile: str) -> LedgerRow:
     """The Alternative scorers chapter's verdict on the paper's statement (``ssa.alternatives``),
     from whatever runs of the alternatives the paper tried are cached (all seeds of a scorer and
     task, next to softmax's)."""
-    comparison = importlib.import_module("ssa.alternatives.comparison")
+    comparison = alternatives_comparison
     scorers = ("softmax", *comparison.PAPER_ALTERNATIVES)
     command = comparison.regenerate_command(profile)
-    leaderboard = importlib.import_module("ssa.leaderboard")
+    leaderboard = leaderboard_study
     board = leaderboard.read(profile, train=False)
     runs, cached, planned = comparison.cached_runs(profile, scorers=scorers)
     if leaderboard.statement_complete(board):
@@ -563,7 +562,7 @@ def _alternatives_row(profile: str) -> LedgerRow:
 def _leaderboard_row(profile: str) -> LedgerRow:
     """SSA against softmax in every column of the leaderboard (``ssa.leaderboard``), combined,
     from whatever cells the cache fills; the scorers better than softmax in each column."""
-    leaderboard = importlib.import_module("ssa.leaderboard")
+    leaderboard = leaderboard_study
     from ssa.plotting import scorer_label
 
     command = leaderboard.regenerate_command(profile)
@@ -592,8 +591,8 @@ def _alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> L
     """The paper's statement as the leaderboard reads it (every in-context cell of the paper's
     alternatives filled, :func:`ssa.leaderboard.statement_complete`): its seeds replace the
     chapter's three; the chapter's outcome is kept as a note."""
-    leaderboard = importlib.import_module("ssa.leaderboard")
-    comparison = importlib.import_module("ssa.alternatives.comparison")
+    leaderboard = leaderboard_study
+    comparison = alternatives_comparison
     verdict = leaderboard.statement_verdict(board)
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
                f"the shifted sigmas, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
@@ -623,7 +622,7 @@ def _tally(verdict: Verdict, one: str, many: str) -> str:
 
 
 def _decoder_rows(profile: str) -> list[LedgerRow]:
-    experiment = importlib.import_module("ssa.lm.experiment")
+    experiment = lm_experiment
     command = experiment.regenerate_command(profile)
     benchmark_command = experiment.paper_commands()["lm-eval benchmarks"]
     benchmarks = _missing("benchmarks", profile, benchmark_command,
@@ -655,7 +654,7 @@ def _decoder_rows(profile: str) -> list[LedgerRow]:
 
 
 def _encoder_row(profile: str) -> LedgerRow:
-    experiment = importlib.import_module("ssa.encoder.experiment")
+    experiment = encoder_experiment
     command = experiment.regenerate_command(profile)
     try:
         runs = experiment.run_all(profile, progress=False)
@@ -911,7 +910,7 @@ def _study_caveats(profile: str) -> str:
     form-or-slope reading's conclusion, per quantifier), how many of the primary prompt-error
     verdicts the distribution-free check keeps, and how many directions survive control of false
     discoveries (the other training regimes are in :func:`regime_map_markdown`)."""
-    study = importlib.import_module("ssa.icl.study")
+    study = icl_study
     compared = study.comparison("SSA vs softmax", profile)
     cache = study.StudyCache(profile, train=False)
     if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
@@ -920,7 +919,7 @@ def _study_caveats(profile: str) -> str:
     for task in compared.tasks:
         reading = study.starting_point_reading(cache, task)
         if reading is not None:
-            readings.setdefault(reading.rsplit("). ", 1)[-1], []).append(_tasks().get_task(task).title)
+            readings.setdefault(reading.rsplit("). ", 1)[-1], []).append(icl_tasks.get_task(task).title)
     text += [f"On {' and '.join(tasks)}: {conclusion}" for conclusion, tasks in readings.items()]
     checks = study.bounded_checks(study.verdict_rows([compared], cache))
     if checks:
@@ -939,7 +938,7 @@ def regime_map_markdown(profile: str) -> str:
     """The powered study's regime map (:func:`ssa.icl.study.regime_map`) as a whole MyST table:
     SSA against softmax in every training regime the study has ("" when the plan at ``profile``
     has only its primary comparison)."""
-    study = importlib.import_module("ssa.icl.study")
+    study = icl_study
     frame = study.regime_map(study.StudyCache(profile, train=False))
     if len(frame) < 2:
         return ""
@@ -950,7 +949,7 @@ def _rule_error_sentence(profile: str) -> str:
     """The rule's largest false 'better'/'worse' rate under nulls resampled from the powered
     study's own per-seed differences (:func:`ssa.icl.study.resampled_nulls`), at the seed counts
     the study judges with; where it exceeds 5%, the verdicts at that seed count are provisional."""
-    study = importlib.import_module("ssa.icl.study")
+    study = icl_study
     cache = study.StudyCache(profile, train=False)
     table, _ = study.resampled_nulls(study.plan(profile, cache=cache), cache)
     if not len(table):
