@@ -29,6 +29,8 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from ssa.scoring import SSA, Scorer, Softmax, hide_absent_keys, make_scorer
+from ssa.kernels import check_path
+from ssa.scoring import _check_floating
 
 __all__ = ["attention", "attention_path", "causal_mask", "combine_masks", "current_path"]
 
@@ -39,7 +41,6 @@ _forced_path: contextvars.ContextVar[str | None] = contextvars.ContextVar("ssa_a
 def current_path() -> str:
     """The SSA attention path in force: :func:`attention_path`, else ``$SSA_ATTENTION_PATH``,
     else ``"auto"``."""
-    from ssa.kernels import check_path
 
     return check_path(_forced_path.get() or os.environ.get(PATH_ENV, "auto"))
 
@@ -49,7 +50,6 @@ def attention_path(path: str):
     """Within the block, SSA attention takes ``path`` (``"reference"``, ``"blockwise"``, ...).
     ``"reference"`` sends every scorer, softmax included, through its weights in full and then
     ``weights @ v``: one kind of path for all, as a like-for-like cost measurement needs."""
-    from ssa.kernels import check_path
 
     token = _forced_path.set(check_path(path))
     try:
@@ -80,7 +80,6 @@ def _check_inputs(query, key, value, mask, scale, dropout_p):
     """Every argument checked once, before a path is chosen, so that every path gets the same
     inputs or the caller the same error: ``(query, key, value, mask, group)`` with the batch
     broadcast and the mask 4-D."""
-    from ssa.scoring import _check_floating
 
     for name, tensor in (("query", query), ("key", key), ("value", value)):
         _check_floating(name, tensor)

@@ -52,6 +52,12 @@ from ssa.attention import attention, attention_path
 from ssa.chapters import Chapter, Run, register
 from ssa.profiles import check_profile, resolve_device
 from ssa.results import StoredEntry, cached_entry, entries_of, entry_path
+from ssa.scoring import SSA
+from ssa.kernels import choose_path, fast_ssa_attention
+from ssa.kernels import choose_path
+from ssa.icl.experiments import experiment_config
+from ssa.icl.tasks import get_task
+from ssa.icl.train import build_model, training_batch
 
 EXPERIMENT = "performance/bench"
 CPU_THREADS = 1  # the CPU benchmark's torch threads unless --threads says otherwise (see the module doc)
@@ -258,7 +264,6 @@ def _attention_inputs(size: AttentionSize, tokens: int, device: str, seed: int):
 
 
 def _ssa_scorer(device: str):
-    from ssa.scoring import SSA
 
     return SSA().to(device)  # one learnable b, n per layer (the book's default)
 
@@ -287,7 +292,6 @@ def _forward_backward(path_name: str, q, k, v, grad_output, scorer):
 
 def _max_deviation(size: AttentionSize, tokens: int, device: str, seed: int, compile: bool) -> dict:
     """Largest |fast - reference| of the output and of each gradient, on one batch item."""
-    from ssa.kernels import choose_path, fast_ssa_attention
 
     q, k, v, grad_output = _attentions_one_item(size, tokens, device, seed)
     scorer = _ssa_scorer(device)
@@ -310,7 +314,6 @@ def _attentions_one_item(size: AttentionSize, tokens: int, device: str, seed: in
 
 def attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -> dict:
     """Time and peak memory of every path at one size, ratios to softmax, fast-path deviation."""
-    from ssa.kernels import choose_path
 
     os.environ["SSA_ATTENTION_COMPILE"] = "1" if config.compile else "0"
     q, k, v, grad_output = _attention_inputs(size, tokens, config.device, config.seed)
@@ -350,9 +353,6 @@ def attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -
 def training_benchmark(config: BenchConfig) -> dict:
     """Training-step time of the ICL model with softmax and SSA at every curriculum stage, and
     the whole schedule's time (steps per stage x step time) as the ratio SSA / softmax."""
-    from ssa.icl.experiments import experiment_config
-    from ssa.icl.tasks import get_task
-    from ssa.icl.train import build_model, training_batch
 
     os.environ["SSA_ATTENTION_COMPILE"] = "1" if config.compile else "0"
     scorers = ("softmax", "ssa")

@@ -28,6 +28,7 @@ import yaml
 
 from ssa import paths
 from ssa.profiles import DEVICES, PROFILES, check_profile
+from ssa.page_check import check_pages
 
 KERNEL_NAME = "ssa-book"
 STAGE = Path("_build") / "src"
@@ -257,7 +258,6 @@ def toc_pages(root: Path) -> list[str]:
 
 def check_built_pages(root: Path, html_root: Path) -> None:
     """Raise :class:`BookBuildFailed` naming every page with what :mod:`ssa.page_check` refuses."""
-    from ssa.page_check import check_pages
 
     found = check_pages(html_root, toc_pages(root))
     if found:

@@ -29,6 +29,7 @@ from torch import Tensor, nn
 from ssa.attention import attention
 from ssa.optional import require
 from ssa.scoring import SSA, Scorer, Softmax, make_scorer
+from ssa.scoring import _ScalarParameters
 
 __all__ = ["ATTN_IMPLEMENTATION", "attention_modules", "from_pretrained", "register", "scorer_values", "use_scorer"]
 
@@ -196,7 +197,6 @@ def from_pretrained(model_class: Any, path: str | Path, **kwargs: Any) -> nn.Mod
 def scorer_values(model: nn.Module) -> dict[str, dict[str, list[float]]]:
     """The current value of every scorer parameter (SSA's ``b`` and ``n``, a temperature...),
     per attention module: ``{module name: {parameter: [one value, or one per head]}}``."""
-    from ssa.scoring import _ScalarParameters
 
     values: dict[str, dict[str, list[float]]] = {}
     for name, module in model.named_modules():

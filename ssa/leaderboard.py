@@ -52,6 +52,14 @@ from ssa.icl.verdicts import PROMPT_ERROR_FLIP
 from ssa.profiles import check_profile
 from ssa.retrieval.analysis import THRESHOLD as RETRIEVAL_THRESHOLD
 from ssa.scoring import scorer_names
+from ssa.icl import experiments
+from ssa.icl.study import error_at
+from ssa.results import CacheMissError, cache_required
+from ssa.icl.verdicts import learned
+from ssa.plotting import scorer_label
+from ssa.alternatives.comparison import PAPER_ALTERNATIVES
+from ssa.alternatives.comparison import judge_statement
+from ssa.plotting import scorer_color, scorer_label
 
 TITLE = "Leaderboard: every scorer under every shift"
 TEN_TIMES = 10  # the point of a column: the first test point at least this many times the training scale
@@ -142,7 +150,6 @@ def icl_experiment(task: str, scorer: str, seed: int, profile: str = "cpu"):
     """The leaderboard's in-context run: the chapters' experiment of ``task`` x ``scorer`` x
     ``seed``, evaluated at sigma 1 and at the point only, keeping prompt errors and attention
     statistics (a fifth of a chapter entry)."""
-    from ssa.icl import experiments
 
     base = experiments.experiment_config(task, scorer, profile, seed)
     evaluation = dataclasses.replace(base.eval, sigmas=(1, TEN_TIMES), lengths=(), length_prompts=0, per_position=False, attention_map=False)
@@ -189,7 +196,6 @@ def regenerate_command(profile: str = "cpu", scorer: str | None = None, seed: in
 
 def load_icl_run(task: str, scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False):
     """The run through the result cache (computed if missing unless the cache is required)."""
-    from ssa.icl import experiments
 
     return experiments.load_run(icl_experiment(task, scorer, seed, profile), profile=profile, device=device, progress=progress,
                                 regenerate=regenerate_command(profile, scorer, seed))
@@ -206,7 +212,6 @@ _SHIFT_WORDS = {"sigma_x": "x-shift", "sigma_ab": "a,b-shift"}
 
 
 def _point_error(run, task: str, shift: str) -> float:
-    from ssa.icl.study import error_at
 
     return error_at(float(TEN_TIMES), shift)(run, task)
 
@@ -333,7 +338,6 @@ def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto
 
 
 def _load(run: tuple, profile: str, train: bool, device: str):
-    from ssa.results import CacheMissError, cache_required
 
     def load():
         if run[0] == "retrieval":
@@ -372,13 +376,11 @@ def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[
 
         size = train_items(profile)
         return {scorer: bool(np.mean([run.at(size) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
-    from ssa.icl.verdicts import learned
 
     return learned(dict(by_scorer), each.task)
 
 
 def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]) -> rule.Verdict:
-    from ssa.plotting import scorer_label
 
     claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer))
     why = rule.learning_failure({"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
@@ -419,7 +421,6 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     cached."""
     import pandas as pd
 
-    from ssa.plotting import scorer_label
 
     rows = []
     for scorer in scorers():
@@ -456,7 +457,6 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
     complete; then the cost columns, each benchmark's model apart."""
     import pandas as pd
 
-    from ssa.plotting import scorer_label
 
     rows = {}
     for scorer in scorers():
@@ -484,7 +484,6 @@ def outcome_counts(board: Board):
     """Scorer x outcome: in how many columns each verdict against softmax was reached."""
     import pandas as pd
 
-    from ssa.plotting import scorer_label
 
     counts = {}
     for scorer in scorers()[1:]:
@@ -501,7 +500,6 @@ def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
     table too."""
     import pandas as pd
 
-    from ssa.alternatives.comparison import PAPER_ALTERNATIVES
 
     rows = []
     for key in keys:
@@ -528,7 +526,6 @@ def statement_verdict(board: Board) -> rule.Verdict:
     """The paper's "none of the alternatives it tried is consistently better than softmax", read
     from the in-context columns (the paper's own shift) at the leaderboard's seeds, with the power
     of the rule at their spread (:func:`ssa.alternatives.comparison.judge_statement`)."""
-    from ssa.alternatives.comparison import judge_statement
 
     return judge_statement(comparison(board))
 
@@ -536,7 +533,6 @@ def statement_verdict(board: Board) -> rule.Verdict:
 def statement_complete(board: Board) -> bool:
     """Whether every in-context cell of softmax and of the paper's alternatives is filled: only
     then does the leaderboard's reading of the paper's statement replace the chapter's."""
-    from ssa.alternatives.comparison import PAPER_ALTERNATIVES
 
     return all(board.cell(scorer, key) is not None for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS)
 
@@ -606,7 +602,6 @@ def plot(board: Board, fig=None):
     the scorer better than softmax there, hollow when worse, grey-edged otherwise."""
     import matplotlib.pyplot as plt
 
-    from ssa.plotting import scorer_color, scorer_label
 
     names = list(scorers())
     # Three panels a row, so that the figure keeps legible text at a page's width.
@@ -669,7 +664,6 @@ def seed_frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     cost of a training step and its peak memory on the column's own model as multiples of softmax's."""
     import pandas as pd
 
-    from ssa.plotting import scorer_label
 
     rows = []
     for scorer in scorers():

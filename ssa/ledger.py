@@ -33,6 +33,12 @@ from ssa.retrieval import experiment as retrieval_experiment
 from ssa.profiles import check_profile
 from ssa.verdicts import OUTCOMES, Verdict
 from ssa.results import REQUIRE_CACHE_ENV, CacheMissError, Provenance
+from ssa.lm.experiment import PAPER_LM_EVAL
+from ssa.encoder.experiment import PAPER_ACCURACIES
+from ssa import theory
+from ssa.plotting import scorer_label
+from ssa.book import toc_documents
+from ssa.lm.experiment import PAPER_PERPLEXITY
 
 # The outcomes of ssa.verdicts, the one verdict rule of the book.
 VERDICTS = OUTCOMES
@@ -50,7 +56,6 @@ class PaperClaim:
 
 def _perplexity_numbers(split: str) -> Callable[[], dict]:
     def numbers() -> dict:
-        from ssa.lm.experiment import PAPER_PERPLEXITY
 
         return PAPER_PERPLEXITY[split]
 
@@ -58,7 +63,6 @@ def _perplexity_numbers(split: str) -> Callable[[], dict]:
 
 
 def _benchmark_numbers() -> dict:
-    from ssa.lm.experiment import PAPER_LM_EVAL
 
     gains = {metric: ssa - softmax for metric, (softmax, ssa) in PAPER_LM_EVAL.items()}
     best = max(gains, key=gains.get)
@@ -69,7 +73,6 @@ def _benchmark_numbers() -> dict:
 
 
 def _probing_numbers() -> dict:
-    from ssa.encoder.experiment import PAPER_ACCURACIES
 
     gains = [paper["ssa"] - paper["softmax"] for paper in PAPER_ACCURACIES.values()]
     return {"paradigms": len(gains), "low": min(gains), "high": max(gains)}
@@ -274,7 +277,6 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
     import numpy as np
     import sympy as sp
 
-    from ssa import theory
 
     scales = np.logspace(np.log10(THEOREM_SCALES[0]), np.log10(THEOREM_SCALES[1]), THEOREM_POINTS)
     b, n = (sp.nsimplify(THEOREM_SSA[name]) for name in ("b", "n"))
@@ -563,7 +565,6 @@ def _leaderboard_row(profile: str) -> LedgerRow:
     """SSA against softmax in every column of the leaderboard (``ssa.leaderboard``), combined,
     from whatever cells the cache fills; the scorers better than softmax in each column."""
     leaderboard = leaderboard_study
-    from ssa.plotting import scorer_label
 
     command = leaderboard.regenerate_command(profile)
     board = leaderboard.read(profile, train=False)
@@ -686,7 +687,6 @@ def _sections(root: Path | None) -> dict[str, str]:
     """chapter name -> its _toc.yml entry (``theory`` -> ``notebooks/theory``), whichever page exists."""
     if root is None or not (root / "_toc.yml").is_file():
         return {}
-    from ssa.book import toc_documents
 
     return {Path(document).stem: document for document in toc_documents(root / "_toc.yml")}
 

@@ -16,6 +16,8 @@ from ssa import paths, studies  # noqa: F401  (studies: registers every chapter)
 from ssa.chapters import CHAPTERS
 from ssa.profiles import check_profile
 from ssa.results import list_entries
+from ssa.book import resolve_document, toc_documents
+from ssa.data import load_manifest
 
 # Licences, from each dataset's public repository (see also the References page).
 DATA_LICENCES = {
@@ -43,7 +45,6 @@ def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dic
     (the toc entry), ``run`` (executes the notebook; ``None`` for a chapter whose notebook is
     not in the book yet) and ``regenerate`` (fills its result cache; ``None`` when the page
     computes everything live or its chapter code has not landed)."""
-    from ssa.book import resolve_document, toc_documents
 
     check_profile(profile)
     root = root if root is not None else paths.repository_root()
@@ -102,7 +103,6 @@ def _source(url: str) -> str:
 
 def dataset_table() -> list[dict]:
     """Every dataset of ``ssa/datasets.json``: files, megabytes, source repositories, licence."""
-    from ssa.data import load_manifest
 
     rows = []
     for name, dataset in load_manifest().items():

@@ -51,6 +51,9 @@ from ssa.plotting import scorer_label
 from ssa.profiles import check_profile, resolve_device
 from ssa.retrieval.experiment import experiment_config as retrieval_config, training_step
 from ssa.scoring import scorer_names
+from ssa.results import entry_path
+from ssa.results import require_cache_from_environment
+from ssa.results import cached
 
 EXPERIMENT_COST = "alternatives/cost"
 # The scorers the paper says it tried (its discussion of alternative scoring functions); the
@@ -122,7 +125,6 @@ def plan(tasks=TASKS, scorers=None, seeds=(0, 1, 2)) -> list[tuple[str, str, int
 
 def is_cached(task: str, scorer: str, seed: int, profile: str) -> bool:
     """Whether the run and its logit-spread diagnostic (what ``ssa.icl``'s regenerate makes) are cached."""
-    from ssa.results import entry_path
 
     experiment = experiments.experiment_config(task, scorer, profile, seed)
     spread = experiments.logit_spread_key(experiment)
@@ -163,7 +165,6 @@ def chapter_runs(profile: str, *, seeds=None, device: str = "auto") -> tuple[dic
     cache is required (``$SSA_REQUIRE_CACHE``, as in book builds) that is what the cache holds now
     (:func:`cached_runs`: whole seed groups, so a sweep spread over sessions shows as it fills);
     otherwise every planned run, the missing ones trained here."""
-    from ssa.results import require_cache_from_environment
 
     if require_cache_from_environment():
         return cached_runs(profile, seeds=seeds)
@@ -710,7 +711,6 @@ def cost_benchmark(config: CostConfig) -> dict:
 
 def cost_entry(profile: str = "cpu", device: str = "auto", scorers=None, seed: int = 0, model: str = "icl") -> dict:
     """:func:`cost_benchmark` of ``model`` through the result cache (``results/<profile>/alternatives/cost/``)."""
-    from ssa.results import cached
 
     config = cost_config(profile, device, scorers, seed, model)
     return cached(EXPERIMENT_COST, config, lambda: cost_benchmark(config), profile=profile,

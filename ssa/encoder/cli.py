@@ -10,6 +10,7 @@ import json
 import sys
 
 from ssa.profiles import PROFILES
+from ssa.encoder import experiment
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,7 +21,6 @@ def main(argv: list[str] | None = None) -> int:
     corpus.add_argument("--profile", choices=PROFILES, default="smoke")
     arguments = parser.parse_args(argv)
 
-    from ssa.encoder import experiment
 
     print(json.dumps(experiment.data_summary(arguments.profile)["corpus"], indent=1))
     return 0

@@ -33,6 +33,7 @@ from ssa.profiles import check_profile, resolve_device
 from ssa.encoder.records import EncoderRun
 from ssa.results import cached, cached_entry, check_throwaway_cache
 from ssa.verdicts import Claim, Verdict
+from ssa.encoder.train import train_and_probe
 
 # The paper's four BabyBERTa variants: softmax, SSA with learned b and n, and SSA with n fixed.
 VARIANTS = ("softmax", "ssa", "ssa_n1.5", "ssa_n2")
@@ -163,7 +164,6 @@ def _cached_entry(profile: str, model: EncoderConfig, variant: str, seed: int, *
     device = resolve_device(device)
 
     def compute() -> dict:
-        from ssa.encoder.train import train_and_probe
 
         with torch_threads(threads if device == "cpu" else None):
             return train_and_probe(

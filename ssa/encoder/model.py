@@ -25,6 +25,8 @@ from torch import Tensor, nn
 
 from ssa.profiles import check_profile
 from ssa.scoring import scorer_names
+from ssa.encoder.tokenizer import BOS_ID, EOS_ID, PAD_ID
+from ssa.encoder.tokenizer import MASK_ID, NUM_SPECIAL, real_token_mask
 
 ORDERS = ("shuffled", "age")
 
@@ -105,7 +107,6 @@ def build_model(config: EncoderConfig, scorer: str) -> nn.Module:
     import ssa.hf
     from transformers import RobertaConfig, RobertaForMaskedLM
 
-    from ssa.encoder.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
     if scorer not in scorer_names():
         raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {scorer!r}")
@@ -148,7 +149,6 @@ def mask_tokens(ids: Tensor, config: EncoderConfig, generator: torch.Generator) 
     positions become ``<mask>``, or a random non-special token with probability
     ``random_token_probability``; none is left unchanged.
     """
-    from ssa.encoder.tokenizer import MASK_ID, NUM_SPECIAL, real_token_mask
 
     real = real_token_mask(ids)
     selected = (torch.rand(ids.shape, generator=generator) < config.mask_probability) & real

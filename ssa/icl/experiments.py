@@ -36,6 +36,9 @@ from ssa.icl.train import TrainConfig, train
 from ssa.profiles import check_profile, resolve_device
 from ssa.results import added_field
 from ssa.scoring import scorer_names
+from ssa.results import config_dict
+from ssa.results import cached, check_throwaway_cache
+from ssa.results import cached_entry, check_throwaway_cache
 
 CHAPTER_SCORERS = ("softmax", "ssa")
 SEEDS = (0, 1, 2)
@@ -251,7 +254,6 @@ def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: b
 
 def logit_spread_key(experiment: ICLExperiment) -> dict:
     """The config of the logit-spread entry of ``experiment`` (its key, beside the run's)."""
-    from ssa.results import config_dict
 
     return {"experiment": config_dict(experiment), "measure": "logit_spread"}
 
@@ -260,7 +262,6 @@ def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str 
                         stop_at: int | None = None, regenerate: str | None = None) -> dict:
     """:func:`logit_spread` through the result cache (its own entry, beside the experiment's);
     ``regenerate`` as in :func:`cached_run`."""
-    from ssa.results import cached, check_throwaway_cache
 
     if stop_at is not None:
         check_throwaway_cache(results_dir)
@@ -307,7 +308,6 @@ def load_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", p
 
 def _cached_run_entry(experiment: ICLExperiment, *, profile: str, device: str, progress: bool, results_dir=None,
                       stop_at: int | None = None, regenerate: str | None = None):
-    from ssa.results import cached_entry, check_throwaway_cache
 
     if stop_at is not None:
         check_throwaway_cache(results_dir)

@@ -14,6 +14,7 @@ from ssa.icl.evaluate import bootstrap_band
 from ssa.icl.tasks import FIRST_SCORED, get_task
 from ssa.icl.verdicts import error_curve, length_curve
 from ssa.plotting import overlay_color, overlay_order, plot_mean_and_seeds, scorer_color, scorer_label
+from ssa.icl.study import ARMS
 
 BASELINE_STYLES = {"least squares": ":", "zero": "--", "exact rule": ":", "majority class": "--"}
 
@@ -264,7 +265,6 @@ def plot_study_differences(ax, rows, endpoint: str) -> None:
 def plot_arm_curves(ax, curves: dict, x, labels: dict, styles: dict | None = None) -> None:
     """Each arm's mean and seeds along ``x`` (``curves``: :func:`ssa.icl.study.arm_curves`),
     coloured by its scorer, with ``labels[arm]`` and an optional line style per arm."""
-    from ssa.icl.study import ARMS
 
     for arm, (seeds, values) in curves.items():
         plot_mean_and_seeds(ax, x, values, color=scorer_color(ARMS[arm].scorer), label=f"{labels[arm]} ({len(seeds)} seeds)",

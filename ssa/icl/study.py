@@ -40,6 +40,10 @@ from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
 from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.tasks import QUANTIFIERS, TASKS, get_task
 from ssa.icl.verdicts import PROMPT_ERROR_FLIP
+from ssa.icl.verdicts import error_curve
+from ssa.profiles import check_profile
+from ssa.icl.verdicts import error_curve, trivial_baseline
+from ssa.results import CacheMissError, cache_required
 
 TITLE = "Does SSA generalise better? A powered test"  # the chapter's title
 PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized the study
@@ -190,7 +194,6 @@ class Endpoint:
 def _sweep(run: ICLRun, task: str, shift: str) -> tuple[np.ndarray, np.ndarray]:
     """(sigmas, the model's error) of a sweep, as the chapters read it
     (:func:`ssa.icl.verdicts.error_curve`: linear functions normalised by the zero predictor)."""
-    from ssa.icl.verdicts import error_curve
 
     return np.asarray(run.sweep(shift).values, dtype=float), error_curve([run], task, shift)[0]
 
@@ -330,7 +333,6 @@ def plan(profile: str = "cpu", *, cache: "StudyCache | None" = None) -> tuple[Co
     ``cache`` to read the length trend from, :data:`LONGER_TRAINING` once :func:`longer_training_needed`
     says so; at smoke, where nothing is read from the runs, the primary comparison on "every" with
     the fewest pairs the rule decides on, so that the chapter's code runs end to end in seconds."""
-    from ssa.profiles import check_profile
 
     if check_profile(profile) == "smoke":
         return (dataclasses.replace(COMPARISONS[0], tasks=("every",), seeds=rule.MIN_PAIRS),)
@@ -619,7 +621,6 @@ class StudyCache:
     smoke too (the front page never trains)."""
 
     def __init__(self, profile: str, *, train: bool | None = None):
-        from ssa.profiles import check_profile
 
         self.profile = check_profile(profile)
         self.train = self.profile == "smoke" if train is None else bool(train)
@@ -633,7 +634,6 @@ class StudyCache:
     def _read(self, key: tuple[str, str, int], read: Callable[[], Any]):
         if self.train:
             return read() if key in self._planned else None
-        from ssa.results import CacheMissError, cache_required
 
         with cache_required():
             try:
@@ -1127,7 +1127,6 @@ def generalisation_cut_table(compared: Comparison, cache: StudyCache, cuts: Sequ
     :data:`GENERALISES_BELOW`."""
     import pandas as pd
 
-    from ssa.icl.verdicts import error_curve, trivial_baseline
 
     claim = ENDPOINTS[BINARY_ENDPOINT].claim
     rows = []
@@ -1187,7 +1186,6 @@ def pilot(profile: str = "cpu") -> dict | None:
     :data:`PILOT_SEEDS`, at the cpu profile (the plan was fixed from them): each seed's error at
     sigma 10, the paired differences in the paper's direction, how many seeds generalise, and the
     rule's power at their spread. ``None`` when those runs are not cached."""
-    from ssa.results import CacheMissError, cache_required
 
     with cache_required():
         try:

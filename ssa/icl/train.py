@@ -26,6 +26,9 @@ from ssa.icl.models import InContextLearner, ModelConfig
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa.icl.tasks import check_task, get_task
 from ssa.profiles import resolve_device
+from ssa.scoring import Scorer
+from ssa.results import cache_key, config_dict
+from ssa.results import config_dict
 
 CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"
 
@@ -86,7 +89,6 @@ def _parameter_groups(model: torch.nn.Module, config: TrainConfig) -> list[dict]
     which :func:`ssa.training.train` applies to the schedule's rate)."""
     if config.scorer_lr_scale == 1.0:
         return [{"params": list(model.parameters())}]
-    from ssa.scoring import Scorer
 
     scorer = {id(parameter) for module in model.modules() if isinstance(module, Scorer) for parameter in module.parameters()}
     if not scorer:
@@ -119,7 +121,6 @@ def checkpoint_root() -> Path:
 
 
 def checkpoint_path(config: TrainConfig, root: Path | None = None) -> Path:
-    from ssa.results import cache_key, config_dict
 
     return (root or checkpoint_root()) / "icl" / f"{cache_key(config_dict(config))[:16]}.pt"
 
@@ -151,7 +152,6 @@ def train(
     """
     device = resolve_device(device)
     path = checkpoint_path(config) if checkpoint is True else (Path(checkpoint) if checkpoint else None)
-    from ssa.results import config_dict
 
     identity = config_dict(config)
     state = training.load_checkpoint(path, identity)

@@ -36,6 +36,7 @@ from ssa.kernels.blockwise import EAGER_KERNELS, NativeTileKernels, TileKernels,
 from ssa.kernels.direct import direct_ssa_attention, visible_keys
 from ssa.kernels.flex import flex_available, flex_ssa_attention
 from ssa.kernels.native import cpu_kernels, vector_tile_kernels
+from ssa.scoring import _ssa_weights
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
@@ -79,7 +80,6 @@ def ssa_values(scorer) -> tuple[Tensor, Tensor]:
 
 def _reference_ssa_attention(q, k, v, b, n, mask, causal_offset, scale):
     """The reference computation as one function of tensors (what ``compiled`` compiles)."""
-    from ssa.scoring import _ssa_weights
 
     heads = q.shape[1]
     if k.shape[1] != heads:

@@ -18,10 +18,10 @@ import sys
 from ssa.data import DatasetError
 from ssa.profiles import DEVICES, PROFILES
 from ssa.scoring import scorer_names
+from ssa.lm.config import run_config
 
 
 def _run_from(arguments):
-    from ssa.lm.config import run_config
 
     run = run_config(arguments.profile, arguments.scorer, arguments.seed)
     data, train = {}, {}

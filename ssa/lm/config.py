@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ssa.profiles import check_profile
+from ssa.scoring import scorer_names
 
 # Where the training and evaluation text come from. A path to a .jsonl ({"text": ...} per line)
 # or .txt (documents separated by blank lines) file is accepted wherever a name is.
@@ -90,7 +91,6 @@ class TrainConfig:
     checkpoint_every: int = 1000
 
     def __post_init__(self) -> None:
-        from ssa.scoring import scorer_names
 
         if self.scorer not in scorer_names():
             raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {self.scorer!r}")

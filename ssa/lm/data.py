@@ -34,6 +34,7 @@ from pathlib import Path
 
 import torch
 from torch import Tensor
+from ssa import data
 
 WEBTEXT_FILES = (
     "c4/c4_en_train00000_head1000.jsonl",
@@ -101,7 +102,6 @@ def _stream_hf(name: tuple[str, str], rank: int, world_size: int) -> Iterator[st
 
 def documents(source: str, *, rank: int = 0, world_size: int = 1) -> Iterator[str]:
     """All documents of ``source`` (both splits). ``rank``/``world_size`` shard remote streams."""
-    from ssa import data
 
     if source == "webtext":
         folder = data.path("webtext")

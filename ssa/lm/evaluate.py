@@ -22,6 +22,8 @@ import torch
 from ssa.lm import data
 from ssa.lm.config import RunConfig
 from ssa.lm.train import mean_loss
+from ssa import data as datasets
+from ssa.lm.model import load_checkpoint
 
 
 def sentence_log_probabilities(model, tokenizer, sentences: list[str], *, batch_size: int = 64, device="cpu") -> list[float]:
@@ -49,7 +51,6 @@ def sentence_log_probabilities(model, tokenizer, sentences: list[str], *, batch_
 
 def load_blimp(pairs_per_paradigm: int) -> list[dict]:
     """The first ``pairs_per_paradigm`` pairs of each of BLiMP's 67 paradigms."""
-    from ssa import data as datasets
 
     rows = []
     for path in sorted(datasets.path("blimp").glob("*.jsonl")):
@@ -120,7 +121,6 @@ def evaluate(model, tokenizer, run: RunConfig, *, device="cpu", batch_size: int 
 
 
 def evaluate_checkpoint(folder: str | Path, run: RunConfig, *, device="cpu") -> dict:
-    from ssa.lm.model import load_checkpoint
 
     model, tokenizer = load_checkpoint(folder, device=device)
     if run.model.seq_len > model.config.max_position_embeddings:

@@ -22,6 +22,10 @@ from ssa.profiles import check_profile, resolve_device
 from ssa.lm.records import SPLITS, LMRun
 from ssa.results import cache_key, cached_entry, check_throwaway_cache, entries_of
 from ssa.verdicts import Claim, Verdict
+from ssa.hf import scorer_values
+from ssa.lm.evaluate import evaluate
+from ssa.lm.model import load_checkpoint
+from ssa.lm.train import train
 
 EXPERIMENT = "lm/run"
 SCORERS = ("softmax", "ssa")
@@ -87,10 +91,6 @@ def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", pr
     """Train (resuming from ``folder`` if interrupted), then evaluate the final checkpoint.
 
     ``stop_at``: stop training after that many steps (see :func:`ssa.lm.train.train`)."""
-    from ssa.hf import scorer_values
-    from ssa.lm.evaluate import evaluate
-    from ssa.lm.model import load_checkpoint
-    from ssa.lm.train import train
 
     device = resolve_device(device)
     summary = train(run, folder, device=device, progress=progress, stop_at=stop_at)

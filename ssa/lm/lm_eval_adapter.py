@@ -24,6 +24,8 @@ import torch
 from lm_eval.api.model import TemplateLM
 from lm_eval.api.registry import register_model
 from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
+from ssa.lm.model import load_checkpoint
+from ssa.profiles import resolve_device
 
 MODEL_NAME = "ssa-lm"
 
@@ -33,8 +35,6 @@ class SSALanguageModel(TemplateLM):
     """lm-eval model for checkpoints written by ``python -m ssa decoder train``."""
 
     def __init__(self, pretrained: str, device: str = "auto", batch_size: int | str = 16, max_length: int | None = None, max_gen_toks: int = 256, **_ignored):
-        from ssa.lm.model import load_checkpoint
-        from ssa.profiles import resolve_device
 
         super().__init__()
         kind = resolve_device(str(device).split(":")[0])  # a clear error when the device is absent

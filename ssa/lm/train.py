@@ -34,6 +34,7 @@ from ssa.lm import data
 from ssa.lm.config import RunConfig
 from ssa.lm.model import build_model, parameter_count, save_checkpoint
 from ssa.lm.tokenizer import load_tokenizer, train_tokenizer
+from ssa.profiles import resolve_device
 
 STATE_FILE = "trainer_state.pt"
 HISTORY_FILE = "history.json"
@@ -68,7 +69,6 @@ class Processes:
 
 def start_processes(device: str) -> Processes:
     """Join the process group ``torchrun`` describes in the environment (NCCL on GPUs, gloo on CPU)."""
-    from ssa.profiles import resolve_device
 
     device = resolve_device(device)
     world_size = int(os.environ.get("WORLD_SIZE", "1"))

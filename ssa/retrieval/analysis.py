@@ -26,6 +26,8 @@ from ssa import verdicts as rule
 from ssa.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
 from ssa.retrieval.experiment import SEEDS, VARIANTS, experiment_config, load_run
 from ssa.retrieval.records import RetrievalRun
+from ssa.plotting import scorer_label
+from ssa.plotting import scorer_color, scorer_label
 
 THRESHOLD = 0.05  # accuracy
 LEARNED_ACCURACY = 0.5  # at the training size; chance is 1 / classes (0.1 at 10 classes)
@@ -119,7 +121,6 @@ def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rul
     """One row per scorer: the outcome and effect of the claim and of the mechanism."""
     import pandas as pd
 
-    from ssa.plotting import scorer_label
 
     def cells(verdict: rule.Verdict) -> tuple[str, str]:
         if verdict.interval is None:
@@ -138,7 +139,6 @@ def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rul
 
 def _style(name: str) -> tuple[str, str]:
     """(colour, label) of a scorer or a variant (drawn in its scorer's colour)."""
-    from ssa.plotting import scorer_color, scorer_label
 
     if name in VARIANTS:
         return scorer_color(VARIANTS[name].scorer), VARIANTS[name].label

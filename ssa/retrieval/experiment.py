@@ -35,6 +35,8 @@ from ssa.profiles import check_profile, resolve_device
 from ssa.retrieval.model import MaxRetriever, RetrieverConfig
 from ssa.retrieval.records import RetrievalRun
 from ssa.retrieval.task import EVAL_STREAM, TRAIN_STREAM, generator, sample_sets, top_item
+from ssa.results import config_dict
+from ssa.results import cached_entry
 
 EXPERIMENT = "retrieval/runs"
 EVAL_CHUNK = 32  # test sets per forward pass: memory only, every set is scored on its own
@@ -230,7 +232,6 @@ def _train_and_evaluate(experiment: RetrievalExperiment, device: str, progress: 
         features, target = (tensor.to(device) for tensor in micro_batch)
         return loss_function(model(features), target)
 
-    from ssa.results import config_dict
 
     trained = training.train(training.Training(
         model=model, optimizer=config.optimizer_for(model), batch=batch, loss=loss,
@@ -300,7 +301,6 @@ def regenerate_command(profile: str, scorer: str | None = None, seed: int | None
 
 def load_run(scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> RetrievalRun:
     """The run of ``scorer`` with ``seed`` through the result cache, as a typed record."""
-    from ssa.results import cached_entry
 
     experiment = experiment_config(scorer, profile, seed)
     resolved = resolve_device(device)
