@@ -186,6 +186,7 @@ class LedgerRow:
     summary: str = ""  # `ours` in one short sentence: the key numbers and what the seeds decide
     parts: tuple[str, ...] = ()  # the outcomes of the parts ssa.verdicts.combine made the verdict of (empty: none)
     regime: str = ""  # the training regime the verdict holds in (sizes, steps, learning rate, start, seeds)
+    seed_counts: tuple[int, ...] = ()  # seeds per part where the parts ran different seeds (empty: len(seeds))
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -248,9 +249,9 @@ def seeds_phrase(verdict: Verdict) -> str:
         return text
     needed = sorted(v.seeds_to_resolve for v in undecided if v.seeds_to_resolve)
     if needed:
-        text += f"; about {needed[0]}{'' if needed[0] == needed[-1] else f' to {needed[-1]}'} would decide"
+        text += f"; about {needed[0]:,}{'' if needed[0] == needed[-1] else f' to {needed[-1]:,}'} would decide"
     if any(v.seeds_to_resolve is None for v in undecided):
-        text += f"; {'some' if needed else 'it'} would need more than {verdicts.MAX_SEEDS}"
+        text += f"; {'some' if needed else 'it'} would need more than {verdicts.MAX_SEEDS:,}"
     return text
 
 
@@ -311,8 +312,8 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
     qualifier = (f" Our precise version of the theorem, derived with sympy; slopes fitted for λ from "
                  f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
     def summary(ok: bool) -> str:
-        return (f"Checked live: fitted decay rates (exponential for softmax, polynomial for SSA) within "
-                f"{SLOPE_TOLERANCE:.0%} of the derived ones." if ok else
+        return (f"Fitted decay rates (exponential for softmax, polynomial for SSA) within {SLOPE_TOLERANCE:.0%} of "
+                f"the derived ones." if ok else
                 f"Checked live: a fitted decay rate is more than {SLOPE_TOLERANCE:.0%} off the derived one.")
 
     return [
@@ -371,9 +372,9 @@ def _icl_regime(task: str, profile: str) -> str:
 def _leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
     retrieval = retrieval_experiment
     model, train, _ = retrieval.PROFILE_SIZES[profile]
-    return (f"in-context columns: {_icl_regime('every', profile)}; max retrieval: an item encoder and readout of "
-            f"{model.depth} layers of width {model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, "
-            f"trained on sets of {train.items} items; {_paired(seeds)}")
+    return (f"in-context columns: {_icl_regime('every', profile)}; max retrieval: {model.depth} layers of width "
+            f"{model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, sets of {train.items} items; "
+            f"{_paired(seeds)}")
 
 
 def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable, short: Callable) -> LedgerRow:
@@ -445,7 +446,23 @@ def _study_effects(verdict: Verdict, endpoint: str | None = None) -> str:
     or only for the parts at ``endpoint`` when it names some."""
     judged = [(name, part) for name, part in verdict.parts if part.interval is not None]
     chosen = [(name, part) for name, part in judged if endpoint and endpoint in name] or judged
-    return "; ".join(f"{name}: {part.estimate()}" for name, part in chosen)
+    return _factored([(name, part.estimate()) for name, part in chosen])
+
+
+def _factored(named: Sequence[tuple[str, str]]) -> str:
+    """"name: value; ..." with what every name shares (comma-separated parts, leading or trailing)
+    said once: [("every, error at sigma 10", "-0.17"), ("some, error at sigma 10", "-0.23")] ->
+    "error at sigma 10: every -0.17; some -0.23"."""
+    parts = [name.split(", ") for name, _ in named]
+    if len(parts) < 2:
+        return "; ".join(f"{name}: {value}" for name, value in named)
+    shortest = min(map(len, parts))
+    lead = next((i for i in range(shortest) if len({tuple(p[:i + 1]) for p in parts}) > 1), shortest)
+    tail = next((i for i in range(shortest - lead) if len({tuple(p[len(p) - i - 1:]) for p in parts}) > 1), shortest - lead)
+    if lead == tail == 0 or any(len(p) == lead + tail for p in parts):
+        return "; ".join(f"{name}: {value}" for name, value in named)
+    shared = ", ".join(parts[0][:lead] + parts[0][len(parts[0]) - tail:])
+    return f"{shared}: " + "; ".join(f"{', '.join(p[lead:len(p) - tail])} {value}" for p, (_, value) in zip(parts, named))
 
 
 def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRow:
@@ -469,7 +486,7 @@ def _answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerR
                       f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{_ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), _total_wall_time(provenances),
-                     short_summary(verdict, f"powered study, effect in the paper's direction: "
+                     short_summary(verdict, f"powered study (positive: SSA better), "
                                             f"{_study_effects(verdict, study.REGIME_MAP_ENDPOINT)}{pending}"),
                      _parts(verdict), f"{study.ARMS[compared.treatment].regime(compared.tasks[0], profile)}; "
                                       f"{compared.seeds} paired seeds a task")
@@ -524,11 +541,21 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     combined = verdicts.combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
                                             "no first LayerNorm, SSA vs softmax": variant})
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))
-    variant_regime = _PAPER_REGIME.sub("", study.ARMS[compared.treatment].regime(compared.tasks[0], profile))
+    variant_regime = _differing(row.regime, _PAPER_REGIME.sub("", study.ARMS[compared.treatment].regime(compared.tasks[0], profile)))
     regime = f"{row.regime}; without the first LayerNorm: {variant_regime}; {_paired(compared.seed_list())}"
     return dataclasses.replace(row, ours=f"{row.ours} {_sentence(measured)} {_ours(variant)}", verdict=combined.outcome,
-                               seeds=seeds, summary=_sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),
+                               seeds=seeds, seed_counts=(len(row.seeds), len(compared.seed_list())), summary=_sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),
                                parts=_parts(combined), regime=regime)
+
+
+def _differing(regime: str, other: str) -> str:
+    """The parts of ``other`` (comma-separated, as a regime names them) that ``regime`` lacks, so a
+    variant's regime names only what it changes: "1,000 steps"."""
+    mine = set(re.split(_REGIME_PARTS, _PAPER_REGIME.sub("", regime)))
+    return ", ".join(part for part in re.split(_REGIME_PARTS, other) if part not in mine) or "the same"
+
+
+_REGIME_PARTS = r", | at |; "
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:
@@ -792,14 +819,17 @@ PAPER_EXPERIMENTS = {"quantification": "in-context models", "collapse": "in-cont
                      "perplexity_id": "decoder", "perplexity_ood": "decoder", "probing": "encoder"}
 
 
+def _shorter(regime: str) -> str:
+    for pattern, replacement in _SHORTER:
+        regime = re.sub(pattern, replacement, regime)
+    return regime
+
+
 def short_regime(regime: str) -> str:
     """A row's regime in fewer words, for the front page, without the paper's (which
     :func:`paper_regimes_sentence` names once): "4 × 64, 1,000 steps, lr 0.001 (constant), SSA
     from b = 2.72, n = 1.49; 40 seeds a task" (layers × width)."""
-    regime = _PAPER_REGIME.sub("", regime)
-    for pattern, replacement in _SHORTER:
-        regime = re.sub(pattern, replacement, regime)
-    return regime
+    return _shorter(_PAPER_REGIME.sub("", regime))
 
 
 def paper_regimes_sentence(rows: Sequence[LedgerRow]) -> str:
@@ -809,10 +839,7 @@ def paper_regimes_sentence(rows: Sequence[LedgerRow]) -> str:
     for row in rows:
         match = _PAPER_REGIME.search(row.regime)
         if match:
-            paper = match.group(1)
-            for pattern, replacement in _SHORTER:
-                paper = re.sub(pattern, replacement, paper)
-            regimes.setdefault(PAPER_EXPERIMENTS.get(row.key, row.claim), paper)
+            regimes.setdefault(PAPER_EXPERIMENTS.get(row.key, row.claim), _shorter(match.group(1)))
     if not regimes:
         return ""
     return "The paper trains " + "; ".join(f"its {name} {regime}" for name, regime in regimes.items()) + "."
@@ -955,12 +982,18 @@ def _rule_error_sentence(profile: str) -> str:
     if not len(table):
         return ""
     rates = table[verdicts.FALSE_DIRECTIONAL]
-    text = (f"Under nulls resampled from the study's own per-seed outcomes, the rule's false 'better'/'worse' rate is at "
-            f"most {rates.max():.0%} at the seed counts it judges with")
+    text = (f"The rule's false 'better'/'worse' rate, under nulls resampled from the study's own seeds, is at most "
+            f"{rates.max():.0%}")
     above = sorted(set(table.loc[rates > 1 - verdicts.CONFIDENCE, "pairs"]))
     if above:
         text += f"; above 5% at {', '.join(map(str, above))} pairs, so verdicts on that many seeds are provisional"
     return text + "."
+
+
+def _seed_counts_text(row: LedgerRow) -> str:
+    """"10 seeds", or for a row whose parts ran different seeds "3 and 10 seeds"."""
+    counts = row.seed_counts or (len(row.seeds),)
+    return _count(counts[0], "seed") if len(counts) == 1 else f"{_listed([str(count) for count in counts])} seeds"
 
 
 def findings(rows: Sequence[LedgerRow]) -> list[str]:
@@ -984,7 +1017,7 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
                                                         for row in in_part) + ".")
     undecided = [row for row in experiments if row.verdict in verdicts.OPEN]
     if undecided:
-        listed = "; ".join(f"{row.claim} ({_count(len(row.seeds), 'seed')}{', too few to decide' if row.verdict == verdicts.TOO_FEW_SEEDS else ''})"
+        listed = "; ".join(f"{row.claim} ({_seed_counts_text(row)}{', too few to decide' if row.verdict == verdicts.TOO_FEW_SEEDS else ''})"
                            for row in undecided)
         bullets.append(f"**Undecided**, at the seeds run so far: {listed}. Each row says how many seeds would decide it.")
     untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.NOT_LEARNED, verdicts.PREMISE_ABSENT)]

@@ -47,6 +47,7 @@ from ssa.code_versions import computation_of, version
 from ssa.icl import experiments, verdicts
 from ssa.icl.records import ICLRun
 from ssa.ledger import markdown_table
+from ssa.plotting import scorer_label
 from ssa.profiles import PROFILES, check_profile
 from ssa.results import (Provenance, StoredEntry, cache_required, canonical_json, entries_of, entry_path, instruction_sets,
                          processor_name, read_entry, record_entry)
@@ -638,22 +639,31 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
     return f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}, {changed}."
 
 
-def fragile_verdicts_sentence(chapter: str, profile: str, results_dir: str | Path | None = None) -> str:
-    """One sentence for ``chapter``'s page: which of its verdicts change when a rerun on another
-    machine takes the place of the cached seed, from what to what ("" when none does, or when no
-    machine has rerun the chapter's runs)."""
+def _verdict_name(name: str) -> str:
+    """A recorded verdict's name for a reader: "accuracy vs softmax: entmax15" -> "1.5-entmax's
+    accuracy against softmax"; other names as recorded."""
+    what, versus, scorer = name.partition(" vs softmax: ")
+    return f"{scorer_label(scorer)}'s {what} against softmax" if versus else name
+
+
+def fragile_verdicts_sentence(chapter: str, profile: str, results_dir: str | Path | None = None,
+                              where: str = "this page") -> str:
+    """One sentence for a page that shows ``chapter``'s verdicts or reads its runs (``where`` names
+    the chapter on another page): which of its verdicts change when a rerun on another machine takes
+    the place of the cached seed, from what to what ("" when none does, or when no machine has
+    rerun the chapter's runs)."""
     changes = []
     for record in rerun_records(profile, results_dir):
         for row in record.result["rows"]:
             if row["chapter"] != chapter:
                 continue
             for item in row["verdicts_changed"]:
-                changes.append(f"{item['verdict']} reads \"{item['cached']}\" with the cached seeds and \"{item['rerun']}\" with "
+                changes.append(f"{_verdict_name(item['verdict'])} reads \"{item['cached']}\" with the cached seeds and \"{item['rerun']}\" with "
                                f"{row['scorer']} seed {row['seed']} rerun on {record_machine(record)} in its place")
     if not changes:
         return ""
     return ("A rerun on another machine changes " + ("a verdict" if len(changes) == 1 else f"{len(changes)} verdicts")
-            + " of this page: " + "; ".join(changes) + ". Read it as fragile: its margin is within what rounding differences "
+            + f" of {where}: " + "; ".join(changes) + ". Read it as fragile: its margin is within what rounding differences "
             "between CPUs move (the reruns are on the reproducing page).")
 
 

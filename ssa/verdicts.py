@@ -323,14 +323,14 @@ class Verdict:
             minimum = max(MIN_PAIRS, self.no_effect_pairs)
             text += f"; the rule decides from {minimum} pairs on"
             if self.seeds_to_resolve and self.seeds_to_resolve > minimum:
-                text += f", and about {self.seeds_to_resolve} would decide it at the observed spread"
+                text += f", and about {self.seeds_to_resolve:,} would decide it at the observed spread"
         elif self.outcome == UNDECIDED:
             if self.pairs < 2:
                 text += f"; one pair has no spread, and the rule needs {MIN_PAIRS}"
             elif self.seeds_to_resolve:
-                text += f"; about {self.seeds_to_resolve} pairs would decide it at the observed spread"
+                text += f"; about {self.seeds_to_resolve:,} pairs would decide it at the observed spread"
             else:
-                text += f"; more than {MAX_SEEDS} pairs would be needed at the observed spread"
+                text += f"; more than {MAX_SEEDS:,} pairs would be needed at the observed spread"
         return text
 
     def estimate(self, spec: str = "+.2f") -> str:
@@ -367,7 +367,7 @@ class Verdict:
             return ""
         if self.pairs < 2:
             return f"≥ {MIN_PAIRS}"
-        return str(self.seeds_to_resolve) if self.seeds_to_resolve is not None else f"> {MAX_SEEDS}"
+        return f"{self.seeds_to_resolve:,}" if self.seeds_to_resolve is not None else f"> {MAX_SEEDS:,}"
 
     def tally(self) -> str:
         """The parts' outcomes counted in the book's words, most frequent first: "SSA worse on 2 of

@@ -222,7 +222,7 @@ def test_the_seeds_phrase_says_what_more_seeds_would_decide():
 
 def test_theorem_rows_have_a_summary():
     rows = ledger._theorem_rows("cpu")
-    assert all(row.summary.startswith("Checked live") for row in rows)
+    assert all(row.summary.startswith("Fitted decay rates") and "of the derived ones" in row.summary for row in rows)
 
 
 def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift(monkeypatch):
@@ -316,3 +316,26 @@ def test_a_regime_in_short_keeps_every_setting_and_names_the_papers_once():
 def test_a_markdown_table_from_rows_with_headers():
     rows = [{"a": "x|1", "b": 2}, {"a": "y", "b": 3}]
     assert ledger.markdown_table(rows, {"b": "B", "a": "A"}).splitlines() == ["| B | A |", "|---|---|", "| 2 | x\\|1 |", "| 3 | y |"]
+
+
+def test_a_variant_regime_names_only_what_it_changes_and_the_undecided_bullet_counts_seeds_per_part():
+    base = "4 layers of width 64, 1,500 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49; 3 paired seeds"
+    variant = "4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49"
+    assert ledger._differing(base, variant) == "1,000 steps"
+    assert ledger._differing(base, variant.replace("0.001", "0.0001")) == "1,000 steps, learning rate 0.0001 (constant)"
+    assert ledger._differing(base, base.split(";")[0]) == "the same"
+    row = ledger.LedgerRow("collapse", "ICL: collapse", "", "", "cpu", (0, 1, 2, 100, 101), verdicts.UNDECIDED, None, None,
+                           seed_counts=(3, 2))
+    assert ledger._seed_counts_text(row) == "3 and 2 seeds"
+    assert ledger._seed_counts_text(dataclasses.replace(row, seed_counts=())) == "5 seeds"
+    assert "(3 and 2 seeds)" in " ".join(ledger.findings([row]))
+
+
+def test_parts_that_share_words_name_them_once():
+    assert (ledger._factored([("“every”, error at sigma 10", "-0.17"), ("“some”, error at sigma 10", "-0.23")])
+            == "error at sigma 10: “every” -0.17; “some” -0.23")
+    assert (ledger._factored([("linear, error, larger inputs", "+0.02"), ("linear, error, larger functions", "+0.04")])
+            == "linear, error: larger inputs +0.02; larger functions +0.04")
+    assert ledger._factored([("a, b", "1"), ("c, d", "2")]) == "a, b: 1; c, d: 2"
+    assert ledger._factored([("a, b", "1")]) == "a, b: 1"
+    assert ledger._factored([("a", "1"), ("a, b", "2")]) == "a: 1; a, b: 2"

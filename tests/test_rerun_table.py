@@ -373,8 +373,10 @@ def test_a_page_names_each_verdict_a_rerun_changes_and_says_nothing_when_none_do
                                    result={"rows": [row]})
     monkeypatch.setattr(reruns, "rerun_records", lambda profile, results_dir=None: [record])
     sentence = reruns.fragile_verdicts_sentence("max_retrieval", PROFILE)
-    assert sentence.startswith('A rerun on another machine changes a verdict of this page: accuracy vs softmax: entmax15 reads '
+    assert sentence.startswith("A rerun on another machine changes a verdict of this page: 1.5-entmax's accuracy against softmax reads "
                                '"1.5-entmax better" with the cached seeds and "undecided" with softmax seed 0 rerun on Made-up CPU (AVX2)')
+    elsewhere = reruns.fragile_verdicts_sentence("max_retrieval", PROFILE, where="the max retrieval chapter")
+    assert elsewhere.startswith("A rerun on another machine changes a verdict of the max retrieval chapter: ")
     assert reruns.fragile_verdicts_sentence("icl_quantification", PROFILE) == ""
     row["verdicts_changed"] = []
     assert reruns.fragile_verdicts_sentence("max_retrieval", PROFILE) == ""

@@ -501,7 +501,7 @@ def test_the_words_name_the_treatment_and_say_the_direction():
     assert judge(other, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6)).words() == "entmax-1.5 worse"
     assert judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)).words() == "SSA better"
     open_ = judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))
-    assert open_.outcome == "undecided" and open_.words() == f"undecided (about {open_.seeds_to_resolve} seeds would decide)"
+    assert open_.outcome == "undecided" and open_.words() == f"undecided (about {open_.seeds_to_resolve:,} seeds would decide)"
     assert verdicts.not_learned(ERROR_CLAIM, "softmax's error at sigma 1 is 0.9").words() == "not learned"
     with pytest.raises(ValueError, match="reason"):
         verdicts.not_learned(ERROR_CLAIM, " ")
