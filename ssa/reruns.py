@@ -44,6 +44,8 @@ from typing import Any
 from ssa import paths
 from ssa.chapters import CHAPTERS
 from ssa.code_versions import computation_of, version
+from ssa.encoder import experiment as encoder, zorro
+from ssa.encoder.records import EncoderRun
 from ssa.icl import experiments, verdicts
 from ssa.icl.records import ICLRun
 from ssa.ledger import markdown_table
@@ -223,19 +225,65 @@ def _replace_seed(group: list, record) -> None:
     group[seeds.index(record.seed)] = record
 
 
-READERS: dict[str, InContextQuantification | MaxRetrieval] = {
-    reader.chapter: reader for reader in (InContextQuantification(), MaxRetrieval())}
+class EncoderProbing:
+    """The encoder chapter (notebooks/encoder.ipynb): its runs are ``encoder/runs/<variant>``
+    entries, read as :class:`ssa.encoder.records.EncoderRun`; its verdicts are the paper's SSA
+    variant against softmax on the mean over the paper's Zorro paradigms and on each of them, and
+    the combined probing verdict."""
+
+    chapter = "encoder"
+    tasks = ()
+
+    def experiment(self, run: SubsetRun, profile: str) -> tuple[str, Any]:
+
+        return encoder.runs_experiment(run.scorer), encoder.run_config(profile, run.scorer, run.seed)
+
+    def record(self, run: SubsetRun, result: Mapping, provenance: Provenance | None = None):
+
+        return EncoderRun.from_result(result, provenance=provenance)
+
+    def endpoints(self, record, profile: str) -> dict[str, float | None]:
+        """The holistic accuracy (a fraction) averaged over the paper's paradigms and over every Zorro paradigm."""
+
+        return {"mean accuracy over the paper's paradigms": record.overall(encoder.PAPER_ACCURACIES),
+                "mean accuracy over Zorro": record.overall(zorro.PARADIGMS)}
+
+    def cached_runs(self, profile: str) -> dict:
+        """``{variant: [runs]}`` at the chapter's seeds, from the book's cache."""
+
+        with cache_required():
+            return {variant: [encoder.run(profile, variant, seed, device="cpu", progress=False)
+                              for seed in CHAPTERS[self.chapter].published_seeds(profile)]
+                    for variant in CHAPTERS[self.chapter].published_scorers()}
+
+    def swapped(self, runs: Mapping, records: Sequence) -> dict:
+        found = {variant: list(group) for variant, group in runs.items()}
+        for record in records:
+            _replace_seed(found[record.scorer], record)
+        return found
+
+    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+
+        every = [run for group in runs.values() for run in group]
+        outcomes = {verdict.claim: verdict.label() for verdict in encoder.paradigm_verdicts(every).values()}
+        combined = encoder.probing_verdict(every)
+        outcomes[combined.claim] = combined.label()
+        return outcomes
+
+
+READERS: dict[str, InContextQuantification | MaxRetrieval | EncoderProbing] = {
+    reader.chapter: reader for reader in (InContextQuantification(), MaxRetrieval(), EncoderProbing())}
 
 # The subset that every machine reruns: seed 0 of softmax and SSA in two chapters whose models
-# train in minutes at the cpu profile, on the direct attention path.
-# The encoder and decoder are not in it yet: their attention runs on the blockwise path, whose
-# vectorised tiles differ from CPU to CPU by instruction set; they need a reader each in READERS
-# above (chapters "encoder" and "decoder" of ssa.chapters.CHAPTERS) and their seed-0 runs here.
+# train in minutes at the cpu profile, on the direct attention path, and seed 0 of softmax and
+# the paper's two SSA variants in the encoder chapter, on the blockwise path, whose vectorised
+# tiles differ from CPU to CPU by instruction set.
 SUBSET: tuple[SubsetRun, ...] = (
     SubsetRun("icl_quantification", "softmax", 0, "every"),
     SubsetRun("icl_quantification", "ssa", 0, "every"),
     SubsetRun("max_retrieval", "softmax", 0),
     SubsetRun("max_retrieval", "ssa", 0),
+    *(SubsetRun("encoder", variant, 0) for variant in ("softmax", "ssa_n1.5", "ssa_n2")),
 )
 
 

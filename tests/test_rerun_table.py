@@ -156,7 +156,7 @@ def test_a_config_that_differs_is_refused():
 
 
 @pytest.mark.parametrize("arguments, message", [
-    ({"chapter": "encoder", "scorer": "ssa", "seed": 0}, "chapter must be one of"),
+    ({"chapter": "decoder", "scorer": "ssa", "seed": 0}, "chapter must be one of"),
     ({"chapter": "max_retrieval", "scorer": "ssa", "seed": -1}, "seed must be an int >= 0"),
     ({"chapter": "icl_quantification", "scorer": "ssa", "seed": 0}, "task: the icl_quantification chapter's runs need"),
     ({"chapter": "max_retrieval", "scorer": "ssa", "seed": 0, "task": "every"}, "task: the max_retrieval chapter's runs have none"),
@@ -168,7 +168,8 @@ def test_a_subset_run_names_the_bad_argument(arguments, message):
 
 def test_the_subset_is_what_one_regenerate_command_per_chapter_computes():
     assert reruns.check_subset(reruns.SUBSET) == {"icl_quantification": (("softmax", "ssa"), (0,), ("every",)),
-                                                  "max_retrieval": (("softmax", "ssa"), (0,), (None,))}
+                                                  "max_retrieval": (("softmax", "ssa"), (0,), (None,)),
+                                                  "encoder": (("softmax", "ssa_n1.5", "ssa_n2"), (0,), (None,))}
     with pytest.raises(ValueError, match="subset: the max_retrieval runs must be each"):
         reruns.check_subset([SubsetRun("max_retrieval", "ssa", 0), SubsetRun("max_retrieval", "softmax", 1)])
     assert reruns.regenerate_arguments("max_retrieval", "cpu", ["softmax", "ssa"], [0], jobs=2) == [
