@@ -53,8 +53,8 @@ from ssa.chapters import Chapter, Run, register
 from ssa.profiles import check_profile, resolve_device
 from ssa.results import StoredEntry, cached_entry, entries_of, entry_path
 from ssa.scoring import SSA
-from ssa.kernels import choose_path, fast_ssa_attention
-from ssa.kernels import choose_path
+from ssa.kernels import COMPILE_ENV, choose_path, fast_ssa_attention
+from ssa.paths import environment
 from ssa.icl.experiments import experiment_config
 from ssa.icl.tasks import get_task
 from ssa.icl.train import build_model, training_batch
@@ -312,10 +312,19 @@ def _attentions_one_item(size: AttentionSize, tokens: int, device: str, seed: in
     return _attention_inputs(dataclasses.replace(size, batch=1), tokens, device, seed)
 
 
+def _compiling(config: BenchConfig):
+    """A context in which the attention paths compile as ``config`` says (the setting restored after)."""
+    return environment({COMPILE_ENV: "1" if config.compile else "0"})
+
+
 def attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -> dict:
     """Time and peak memory of every path at one size, ratios to softmax, fast-path deviation."""
 
-    os.environ["SSA_ATTENTION_COMPILE"] = "1" if config.compile else "0"
+    with _compiling(config):
+        return _attention_benchmark(config, size, tokens)
+
+
+def _attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -> dict:
     q, k, v, grad_output = _attention_inputs(size, tokens, config.device, config.seed)
     scorer = _ssa_scorer(config.device)
     row = {"size": size.name, "tokens": tokens, "label": dataclasses.replace(size, tokens=tokens).label,
@@ -354,7 +363,11 @@ def training_benchmark(config: BenchConfig) -> dict:
     """Training-step time of the ICL model with softmax and SSA at every curriculum stage, and
     the whole schedule's time (steps per stage x step time) as the ratio SSA / softmax."""
 
-    os.environ["SSA_ATTENTION_COMPILE"] = "1" if config.compile else "0"
+    with _compiling(config):
+        return _training_benchmark(config)
+
+
+def _training_benchmark(config: BenchConfig) -> dict:
     scorers = ("softmax", "ssa")
     train_configs = {scorer: experiment_config("linear", scorer, config.training_profile, seed=config.seed).train for scorer in scorers}
     curriculum, train_steps = train_configs["softmax"].curriculum, train_configs["softmax"].train_steps

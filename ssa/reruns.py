@@ -195,10 +195,7 @@ class MaxRetrieval:
             return analysis.load_runs(profile, CHAPTERS[self.chapter].published_scorers(), SEEDS[profile], device="cpu")
 
     def swapped(self, runs: Mapping, records: Sequence) -> dict:
-        found = {scorer: list(group) for scorer, group in runs.items()}
-        for record in records:
-            _replace_seed(found[record.scorer], record)
-        return found
+        return _swapped_by_scorer(runs, records)
 
     def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
 
@@ -216,6 +213,14 @@ class MaxRetrieval:
                 outcomes[f"starting point: {treatment} vs {control}"] = verdict.label()
             outcomes["starting point: what SSA's difference goes with"] = reading
         return outcomes
+
+
+def _swapped_by_scorer(runs: Mapping, records: Sequence) -> dict:
+    """``{scorer: [runs]}`` with each of ``records`` in place of the run of its scorer and seed."""
+    found = {scorer: list(group) for scorer, group in runs.items()}
+    for record in records:
+        _replace_seed(found[record.scorer], record)
+    return found
 
 
 def _replace_seed(group: list, record) -> None:
@@ -257,10 +262,7 @@ class EncoderProbing:
                     for variant in CHAPTERS[self.chapter].published_scorers()}
 
     def swapped(self, runs: Mapping, records: Sequence) -> dict:
-        found = {variant: list(group) for variant, group in runs.items()}
-        for record in records:
-            _replace_seed(found[record.scorer], record)
-        return found
+        return _swapped_by_scorer(runs, records)
 
     def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
 
