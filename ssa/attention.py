@@ -28,9 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ssa.scoring import SSA, Scorer, Softmax, hide_absent_keys, make_scorer
-from ssa.kernels import check_path
-from ssa.scoring import _check_floating
+from ssa.kernels import check_path, choose_path, fast_ssa_attention
+from ssa.scoring import SSA, Scorer, Softmax, _check_floating, hide_absent_keys, make_scorer
 
 __all__ = ["attention", "attention_path", "causal_mask", "combine_masks", "current_path"]
 
@@ -171,8 +170,6 @@ def attention(
     n_queries, n_keys = query.shape[-2], key.shape[-2]
     key, value = hide_absent_keys(key, mask, value)
     if isinstance(scorer, SSA) and not return_weights and dropout_p == 0:
-        from ssa.kernels import choose_path, fast_ssa_attention
-
         path = choose_path(query, key, current_path())
         if path != "reference":
             return fast_ssa_attention(query, key, value, scorer, mask=mask, causal=causal, scale=scale, path=path)

@@ -54,6 +54,7 @@ from ssa.profiles import check_profile, resolve_device
 from ssa.results import StoredEntry, cached_entry, entries_of, entry_path
 from ssa.scoring import SSA
 from ssa.kernels import COMPILE_ENV, choose_path, fast_ssa_attention
+from ssa.kernels.native import cpu_kernels, vector_tile_kernels
 from ssa.paths import environment
 from ssa.icl.experiments import experiment_config
 from ssa.icl.tasks import get_task
@@ -424,8 +425,6 @@ def _machine(config: BenchConfig) -> dict:
     if config.device == "cuda":
         machine["gpu"] = torch.cuda.get_device_name()
     else:
-        from ssa.kernels.native import cpu_kernels, vector_tile_kernels
-
         machine["native_row_kernels"] = cpu_kernels() is not None  # the C++ kernels of the direct and blockwise paths
         vectorised = vector_tile_kernels()  # the blockwise path's float32 tiles: AVX2, AVX512 or None (scalar)
         machine["vector_tile_kernels"] = None if vectorised is None else vectorised.instruction_set

@@ -45,21 +45,19 @@ from pathlib import Path
 import numpy as np
 
 from ssa import verdicts as rule
-from ssa.alternatives.comparison import THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON, cost_entry
+from ssa.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
+                                         cost_entry, judge_statement)
 from ssa.chapters import Chapter, Run, register
-from ssa.icl.tasks import TASKS
-from ssa.icl.verdicts import PROMPT_ERROR_FLIP
-from ssa.profiles import check_profile
-from ssa.retrieval.analysis import THRESHOLD as RETRIEVAL_THRESHOLD
-from ssa.scoring import scorer_names
 from ssa.icl import experiments
 from ssa.icl.study import error_at
-from ssa.results import CacheMissError, cache_required
-from ssa.icl.verdicts import learned
-from ssa.plotting import scorer_label
-from ssa.alternatives.comparison import PAPER_ALTERNATIVES
-from ssa.alternatives.comparison import judge_statement
+from ssa.icl.tasks import TASKS
+from ssa.icl.verdicts import PROMPT_ERROR_FLIP, learned
 from ssa.plotting import scorer_color, scorer_label
+from ssa.profiles import check_profile
+from ssa.results import CacheMissError, cache_required
+from ssa.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, train_items
+from ssa.retrieval.experiment import SEEDS as RETRIEVAL_SEEDS, load_run as load_retrieval_run
+from ssa.scoring import scorer_names
 
 TITLE = "Leaderboard: every scorer under every shift"
 TEN_TIMES = 10  # the point of a column: the first test point at least this many times the training scale
@@ -138,9 +136,7 @@ def seeds(benchmark: str, profile: str) -> tuple[int, ...]:
     if benchmark == ICL:
         return ICL_SEEDS[check_profile(profile)]
     if benchmark == RETRIEVAL:
-        from ssa.retrieval.experiment import SEEDS
-
-        return SEEDS[check_profile(profile)]
+        return RETRIEVAL_SEEDS[check_profile(profile)]
     raise ValueError(f"benchmark must be {ICL!r} or {RETRIEVAL!r}; got {benchmark!r}")
 
 
@@ -341,9 +337,7 @@ def _load(run: tuple, profile: str, train: bool, device: str):
 
     def load():
         if run[0] == "retrieval":
-            from ssa.retrieval.experiment import load_run
-
-            return load_run(run[1], run[2], profile=profile, device=device)
+            return load_retrieval_run(run[1], run[2], profile=profile, device=device)
         return load_icl_run(*run[1:], profile=profile, device=device)
 
     if train:
@@ -372,8 +366,6 @@ def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[
     chapter's own test: accuracy at the training size (retrieval), error at sigma 1 against the
     trivial predictor's (in context)."""
     if each.benchmark == RETRIEVAL:
-        from ssa.retrieval.analysis import LEARNED_ACCURACY, train_items
-
         size = train_items(profile)
         return {scorer: bool(np.mean([run.at(size) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
 
@@ -543,8 +535,6 @@ def statement_reading(board: Board) -> dict:
     with what is missing until :func:`statement_complete`. The text is Markdown (it may name a
     command in backticks)."""
     if not statement_complete(board):
-        from ssa.alternatives.comparison import PAPER_ALTERNATIVES
-
         cells = [(scorer, key) for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS]
         filled = sum(board.cell(*cell) is not None for cell in cells)
         return {"complete": False, "outcome": rule.NOT_TESTED,

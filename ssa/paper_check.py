@@ -55,9 +55,19 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+import torch
+
 import ssa.alternatives.comparison  # noqa: F401  registers alternative_scorers, the chapter the other scorers' ICL runs name
-from ssa.profiles import DEVICES
+from ssa.encoder import experiment as encoder, model as encoder_model, train as encoder_train
+from ssa.encoder.records import EncoderRun
+from ssa.icl import experiments, train as icl_train
+from ssa.icl.records import ICLRun
+from ssa.icl.tasks import TASKS
+from ssa.lm import experiment as lm, model as lm_model, train as lm_train
+from ssa.lm.config import run_config
+from ssa.profiles import DEVICES, resolve_device
 from ssa.results import cache_required, check_throwaway_cache, entry_path, list_entries
+from ssa.scoring import scorer_names
 
 PROFILE = "paper"
 STEPS = 2  # optimizer steps per model
@@ -102,8 +112,6 @@ def _check_entry(experiment: str, config, device: str, computed: dict, lookup: C
 
 
 def _load_state(path: Path, steps: int) -> dict:
-    import torch
-
     _require(path.is_file(), f"checkpoint: none at {path}")
     state = torch.load(path, map_location="cpu", weights_only=True)
     _require(state.get("step") == steps, f"checkpoint: {path} is at step {state.get('step')}, expected {steps}")
@@ -116,8 +124,6 @@ def _load_state(path: Path, steps: int) -> dict:
 def icl_experiment(task: str, scorer: str, seed: int = 0):
     """The paper experiment of ``task`` x ``scorer``, evaluated small: the lowest and highest
     scale and prompt length, 4 prompts per cell, and a training-loss point at every step."""
-    from ssa.icl import experiments
-
     experiment = experiments.experiment_config(task, scorer, PROFILE, seed)
     evaluation = experiment.eval
     evaluation = dataclasses.replace(
@@ -128,18 +134,14 @@ def icl_experiment(task: str, scorer: str, seed: int = 0):
 
 
 def check_icl(task: str, scorer: str, *, device: str, steps: int = STEPS) -> dict:
-    from ssa.icl import experiments
-    from ssa.icl.records import ICLRun
-    from ssa.icl.train import build_model, checkpoint_path
-
     experiment = icl_experiment(task, scorer)
     result = experiments.cached_run(experiment, profile=PROFILE, device=device, progress=False, stop_at=steps)
     spread = experiments.cached_logit_spread(experiment, profile=PROFILE, device=device, progress=False, stop_at=steps)
     record = ICLRun.from_result(result, task=task, scorer=scorer, seed=experiment.train.seed)  # the layout the chapters read
     _require(record.training.steps == steps, f"trained {record.training.steps} steps, expected {steps}")
-    path = checkpoint_path(experiment.train)
+    path = icl_train.checkpoint_path(experiment.train)
     state = _load_state(path, steps)
-    build_model(experiment.train).load_state_dict(state["model"])  # raises on a missing or misshapen tensor
+    icl_train.build_model(experiment.train).load_state_dict(state["model"])  # raises on a missing or misshapen tensor
     losses = _finite_losses(state["losses"].tolist(), f"icl {task}/{scorer}", steps)
     error = float(record.sweep("sigma_x").error()[0])
     _require(math.isfinite(error), f"evaluation: in-distribution prompt error {error}")
@@ -156,18 +158,12 @@ def check_icl(task: str, scorer: str, *, device: str, steps: int = STEPS) -> dic
 
 
 def _icl_units(scorers) -> list[tuple[str, Callable]]:
-    from ssa.icl.tasks import TASKS
-
     return [(f"{task}/{scorer}", lambda device, task=task, scorer=scorer: check_icl(task, scorer, device=device)) for task in TASKS for scorer in scorers]
 
 
 def _alternative_units() -> list[tuple[str, Callable]]:
     """Every other scorer once, the tasks taken in turn (the harness is the ICL chapters')."""
-    from ssa.icl.experiments import CHAPTER_SCORERS
-    from ssa.icl.tasks import TASKS
-    from ssa.scoring import scorer_names
-
-    others = [scorer for scorer in scorer_names() if scorer not in CHAPTER_SCORERS]
+    others = [scorer for scorer in scorer_names() if scorer not in experiments.CHAPTER_SCORERS]
     return [(f"{TASKS[index % len(TASKS)]}/{scorer}", lambda device, task=TASKS[index % len(TASKS)], scorer=scorer: check_icl(task, scorer, device=device))
             for index, scorer in enumerate(others)]
 
@@ -178,12 +174,9 @@ def _alternative_units() -> list[tuple[str, Callable]]:
 def lm_run(scorer: str, micro_batch: str = "smallest", data: str = "local"):
     """The paper run of ``scorer`` with the micro-batch, global batch, evaluation and (``local``)
     text of the check; everything else is :func:`ssa.lm.config.run_config`'s."""
-    from ssa.lm.config import run_config
-    from ssa.lm.experiment import SEEDS
-
     if micro_batch not in MICRO_BATCHES or data not in LM_DATA:
         raise ValueError(f"micro_batch must be one of {MICRO_BATCHES} and data one of {LM_DATA}; got {micro_batch!r}, {data!r}")
-    run = run_config(PROFILE, scorer, SEEDS[PROFILE][0])
+    run = run_config(PROFILE, scorer, lm.SEEDS[PROFILE][0])
     sequences = 1 if micro_batch == "smallest" else run.train.micro_batch
     texts = {"train_source": "webtext", "ood_source": "wikitext-2"} if data == "local" else {}
     return run.replace(
@@ -193,24 +186,17 @@ def lm_run(scorer: str, micro_batch: str = "smallest", data: str = "local"):
 
 
 def check_lm(scorer: str, *, device: str, micro_batch: str = "smallest", data: str = "local", steps: int = STEPS) -> dict:
-    import torch
-
-    from ssa.lm import experiment as lm
-    from ssa.lm.config import run_config
-    from ssa.lm.model import build_model, load_checkpoint, parameter_count
-    from ssa.lm.train import STATE_FILE
-
     run = lm_run(scorer, micro_batch, data)
     result = lm.cached_result(PROFILE, run, device=device, stop_at=steps)
     folder = lm.run_folder(PROFILE, run) / "checkpoint"
-    state = _load_state(folder.parent / STATE_FILE, steps)
-    _require(state["config"] == run.to_dict(), f"checkpoint: {folder.parent / STATE_FILE} holds another run's configuration")
-    model, _ = load_checkpoint(folder)
+    state = _load_state(folder.parent / lm_train.STATE_FILE, steps)
+    _require(state["config"] == run.to_dict(), f"checkpoint: {folder.parent / lm_train.STATE_FILE} holds another run's configuration")
+    model, _ = lm_model.load_checkpoint(folder)
     paper = run_config(PROFILE, scorer)
-    paper_model = build_model(paper.model, scorer, per_head=paper.train.per_head, scorer_kwargs=paper.train.scorer_kwargs, device="meta")
-    paper_parameters = parameter_count(paper_model)
-    _require(parameter_count(model) == paper_parameters == result["parameters"],
-             f"checkpoint: {parameter_count(model):,} parameters, the paper model has {paper_parameters:,}")
+    paper_model = lm_model.build_model(paper.model, scorer, per_head=paper.train.per_head, scorer_kwargs=paper.train.scorer_kwargs, device="meta")
+    paper_parameters = lm_model.parameter_count(paper_model)
+    _require(lm_model.parameter_count(model) == paper_parameters == result["parameters"],
+             f"checkpoint: {lm_model.parameter_count(model):,} parameters, the paper model has {paper_parameters:,}")
     losses = _finite_losses(result["history"]["train_loss"], f"lm {scorer}", steps)
     for name in ("perplexity_id", "perplexity_ood"):
         _require(math.isfinite(result[name]), f"evaluation: {name} is {result[name]}")
@@ -230,22 +216,15 @@ def encoder_config():
     """The paper's BabyBERTa configuration with a small evaluation: a curve point at every step
     on 16 held-out utterances and 2 Zorro pairs per paradigm; the final scores on 2 (holistic)
     and 1 (pseudo-log-likelihood) pairs per paradigm."""
-    from ssa.encoder.model import EncoderConfig
-
-    return EncoderConfig.for_profile(PROFILE, eval_every=1, held_out_utterances=16, curve_pairs=2, probe_pairs=2, pll_pairs=1)
+    return encoder_model.EncoderConfig.for_profile(PROFILE, eval_every=1, held_out_utterances=16, curve_pairs=2, probe_pairs=2, pll_pairs=1)
 
 
 def check_encoder(variant: str, *, device: str, steps: int = STEPS) -> dict:
-    from ssa.encoder import experiment as encoder
-    from ssa.encoder.model import build_model
-    from ssa.encoder.records import EncoderRun
-    from ssa.encoder.train import CHECKPOINT_FILE
-
     config, seed = encoder_config(), 0
     result = encoder.cached_run(PROFILE, config, variant, seed, device=device, threads=None, progress=False, stop_at=steps)
-    path = encoder.checkpoint_dir(PROFILE, encoder.run_config(PROFILE, variant, seed, config)) / CHECKPOINT_FILE
+    path = encoder.checkpoint_dir(PROFILE, encoder.run_config(PROFILE, variant, seed, config)) / encoder_train.CHECKPOINT_FILE
     state = _load_state(path, steps)
-    build_model(config, variant).load_state_dict(state["model"])
+    encoder_model.build_model(config, variant).load_state_dict(state["model"])
     record = EncoderRun.from_result(result)  # the layout the chapter reads
     losses = _finite_losses(list(record.curve.train_loss[1:]), f"encoder {variant}", steps)  # [0]: the untrained model's point
     held_out = record.curve.held_out_loss[-1]
@@ -267,21 +246,16 @@ class Chapter:
 
 
 def _lm_units(micro_batch: str, data: str) -> list[tuple[str, Callable]]:
-    from ssa.lm.experiment import SCORERS
-
-    return [(scorer, lambda device, scorer=scorer: check_lm(scorer, device=device, micro_batch=micro_batch, data=data)) for scorer in SCORERS]
+    return [(scorer, lambda device, scorer=scorer: check_lm(scorer, device=device, micro_batch=micro_batch, data=data))
+            for scorer in lm.SCORERS]
 
 
 def _encoder_units(micro_batch: str, data: str) -> list[tuple[str, Callable]]:
-    from ssa.encoder.experiment import VARIANTS
-
-    return [(variant, lambda device, variant=variant: check_encoder(variant, device=device)) for variant in VARIANTS]
+    return [(variant, lambda device, variant=variant: check_encoder(variant, device=device)) for variant in encoder.VARIANTS]
 
 
 def _chapter_icl_units(micro_batch: str, data: str) -> list[tuple[str, Callable]]:
-    from ssa.icl.experiments import CHAPTER_SCORERS
-
-    return _icl_units(CHAPTER_SCORERS)
+    return _icl_units(experiments.CHAPTER_SCORERS)
 
 
 CHAPTERS = {
@@ -295,11 +269,7 @@ CHAPTERS = {
 def check_chapter(chapter: str, *, device: str = "cpu", micro_batch: str = "smallest", lm_data: str = "local") -> dict:
     """Run one chapter's checks in this process, with the folders of :data:`FOLDER_ENV` already
     set; a report with one entry per unit (its error, if it failed) and this process's peak memory."""
-    import resource  # POSIX: the check runs where the book is built (Linux, macOS)
-
-    import torch
-
-    from ssa.profiles import resolve_device
+    import resource  # POSIX only: the check runs where the book is built (Linux, macOS)
 
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {chapter!r}")
@@ -403,8 +373,6 @@ def main(argv: list[str] | None = None) -> int:
 
     if arguments.in_process:
         if arguments.threads is not None:
-            import torch
-
             torch.set_num_threads(arguments.threads)
         try:
             for chapter in arguments.chapters:

@@ -18,6 +18,8 @@ import math
 from collections import Counter
 from pathlib import Path
 
+from ssa import data
+
 TRANSCRIPT_FOLDER = "original_transcripts"
 # AO-CHILDES drops the target child and other children: only speech *to* children is kept.
 EXCLUDED_SPEAKER_ROLES = ("Target_Child", "Child")
@@ -130,8 +132,6 @@ def _read_rows(file: Path):
 def load_corpus(folder: str | Path | None = None) -> Corpus:
     """Read, filter, clean and age-order every transcript (default: ``ssa.data.path("aochildes")``)."""
     if folder is None:
-        from ssa import data
-
         folder = data.path("aochildes")
     dropped: Counter = Counter()
     kept = []  # (age sort key, transcript, order, utterance, age, corpus)

@@ -23,6 +23,7 @@ import dataclasses
 import torch
 from torch import Tensor, nn
 
+import ssa.hf
 from ssa.profiles import check_profile
 from ssa.scoring import scorer_names
 from ssa.encoder.tokenizer import BOS_ID, EOS_ID, PAD_ID
@@ -104,9 +105,7 @@ PROFILE_SETTINGS = {
 
 def build_model(config: EncoderConfig, scorer: str) -> nn.Module:
     """A freshly initialised ``RobertaForMaskedLM`` whose attention uses ``scorer``."""
-    import ssa.hf
     from transformers import RobertaConfig, RobertaForMaskedLM
-
 
     if scorer not in scorer_names():
         raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {scorer!r}")

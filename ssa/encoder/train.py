@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+import ssa.hf
 from ssa import training
 from ssa.encoder import zorro
 from ssa.encoder.corpus import Corpus, load_corpus, split_held_out
@@ -70,7 +71,6 @@ def step_generator(seed: int, step: int) -> torch.Generator:
 
 def layer_scalars(model: nn.Module) -> dict[str, list[float]]:
     """Scorer parameters per layer, ``{"b": [layer 0, layer 1, ...], "n": [...]}`` (empty for softmax)."""
-    import ssa.hf
 
     values: dict[str, list[float]] = {}
     for parameters in ssa.hf.scorer_values(model).values():

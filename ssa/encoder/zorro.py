@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ssa import data
 from ssa.encoder.model import masked_lm_logits
 from ssa.encoder.tokenizer import MASK_ID, encode, pad, real_token_mask
 
@@ -98,8 +99,6 @@ def load_paradigm(name: str, folder: str | Path | None = None, max_pairs: int | 
     ``max_pairs`` of them when given."""
     check_paradigm(name)
     if folder is None:
-        from ssa import data
-
         folder = data.path("zorro")
     pairs = read_pairs(Path(folder) / SENTENCE_FOLDER / f"{name}.txt")
     return pairs if max_pairs is None else pairs[:max_pairs]

@@ -15,10 +15,16 @@ import json
 import os
 import sys
 
+import torch
+
 from ssa.data import DatasetError
-from ssa.profiles import DEVICES, PROFILES
-from ssa.scoring import scorer_names
 from ssa.lm.config import run_config
+from ssa.lm.evaluate import evaluate_checkpoint
+from ssa.lm.experiment import run_folder
+from ssa.lm.model import build_model, parameter_count
+from ssa.lm.train import train as train_run
+from ssa.profiles import DEVICES, PROFILES, resolve_device
+from ssa.scoring import scorer_names
 
 
 def _run_from(arguments):
@@ -39,8 +45,6 @@ def _run_from(arguments):
 
 def _set_threads(threads: int | None) -> None:
     if threads is not None:
-        import torch
-
         torch.set_num_threads(threads)
 
 
@@ -76,24 +80,15 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if arguments.command == "train":
-            from ssa.lm.experiment import run_folder
-            from ssa.lm.train import train as train_run
-
             run = _run_from(arguments)
             summary = train_run(run, arguments.out or run_folder(arguments.profile, run), device=arguments.device, progress=not arguments.no_progress)
             losses = summary["history"]["train_loss"]
             if os.environ.get("RANK", "0") == "0":  # torchrun: one report, not one per process
                 print(f"trained {len(losses)} steps; last loss {losses[-1]:.4f}" if losses else "nothing left to train")
         elif arguments.command == "evaluate":
-            from ssa.lm.evaluate import evaluate_checkpoint
-            from ssa.profiles import resolve_device
-
             result = evaluate_checkpoint(arguments.checkpoint, _run_from(arguments), device=resolve_device(arguments.device))
             print(json.dumps({key: value for key, value in result.items() if key != "blimp"} | {"blimp_accuracy": result["blimp"]["accuracy"]}, indent=1))
         else:
-            from ssa.lm.config import run_config
-            from ssa.lm.model import build_model, parameter_count
-
             run = run_config(arguments.profile)
             count = parameter_count(build_model(run.model, device="meta"))
             print(f"{arguments.profile}: {count:,} parameters ({count / 1e6:.1f}M)")
