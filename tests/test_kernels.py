@@ -23,7 +23,7 @@ import torch
 from ssa.attention import attention, attention_path, current_path
 from ssa.kernels import PATHS, choose_path, fast_ssa_attention, ssa_values
 import ssa.kernels as kernels_module
-from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, NativeTileKernels, blockwise_ssa_attention
+from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, NativeTileKernels, _item_dot_products, blockwise_ssa_attention
 from ssa.kernels import blockwise as blockwise_module, direct as direct_module, native as native_module
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
@@ -578,3 +578,16 @@ def test_native_build_lock_survives_a_killed_build(tmp_path):
     assert (tmp_path / "lock").exists()
     with native_module.exclusive_build(tmp_path, wait_s=5):
         assert not (tmp_path / "lock").exists()
+
+
+@pytest.mark.parametrize("shape", [(8, 12, 1024, 64), (3, 4, 100, 16), (1, 2, 300, 8), (0, 2, 5, 4)])
+def test_the_blockwise_backward_sums_dl_db_item_by_item_to_the_same_bits(shape):
+    generator = torch.Generator().manual_seed(11)
+    q = torch.randn(shape, generator=generator) * (1 + 10 * torch.rand(shape, generator=generator))
+    grad_q = torch.randn(shape, generator=generator)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the book's runs: one thread per job
+    try:
+        assert torch.equal(_item_dot_products(q, grad_q), (q * grad_q).sum((-2, -1), dtype=torch.float64))
+    finally:
+        torch.set_num_threads(threads)

@@ -324,12 +324,22 @@ class BlockwiseSSAAttention(torch.autograd.Function):
                     grad_k[items, :, cols] += tile_k
                     grad_v[items, :, cols] += tile_v
                     grad_n[items] += tile_n
-        # (B, H), see the module doc; in double, as dL/dn: the terms of both cancel
-        grad_b = (q * grad_q).sum((-2, -1), dtype=torch.float64) / b_heads.reshape(-1)
+        # (B, H), see the module doc; in double, as dL/dn: the terms of both cancel. One batch item
+        # at a time: the product and its double copy are then 3/B of q's size, not 3 times it (the
+        # peak of the backward), and the sums are the same, each (item, head) reduced on its own.
+        grad_b = _item_dot_products(q, grad_q) / b_heads.reshape(-1)
         return (
             grad_q, grad_k, grad_v, _reduce_to(grad_b, b_shape).to(q.dtype), _reduce_to(grad_n, n_shape).to(q.dtype),
             None, None, None, None, None, None, None,
         )
+
+
+def _item_dot_products(q: Tensor, grad_q: Tensor) -> Tensor:
+    """``(q * grad_q).sum((-2, -1), dtype=torch.float64)``, ``(B, H)``, one batch item at a time."""
+    if q.shape[0] == 0:
+        return q.new_zeros(q.shape[:2], dtype=torch.float64)
+    return torch.cat([(q_item * grad_item).sum((-2, -1), dtype=torch.float64)
+                      for q_item, grad_item in zip(q.split(1), grad_q.split(1))])
 
 
 def _tile(tensor: Tensor, items: slice, positions: slice) -> Tensor:
