@@ -555,12 +555,18 @@ class Softmax(Scorer):
         return masked_softmax(logits, mask=mask, dim=dim)
 
 
+# SSA's initial values in the authors' public in-context-learning code: b = e ~ 2.72 and
+# n = exp(0.4) ~ 1.49, both trained, one pair per layer shared by its heads.
+AUTHORS_ICL_START: dict[str, float] = {"b": math.e, "n": math.exp(0.4)}
+
+
 @register_scorer("ssa")
 class SSA(Scorer):
     r"""Scaled Signed Averaging, :math:`x \mapsto (1+b|x|)^{\operatorname{sgn}(x) n}` normalised.
 
     Parameters: ``b`` and ``n`` initial values (defaults ``b=1``, ``n=1.5``: ``n`` as in the
-    paper's decoder run; ``b`` the neutral scale of the logits), ``learn_b`` / ``learn_n``
+    paper's decoder run; ``b`` the neutral scale of the logits; the authors' in-context runs start
+    from :data:`AUTHORS_ICL_START`), ``learn_b`` / ``learn_n``
     (fixed values are buffers), ``num_heads`` (``None``: one pair per layer, shared by its heads,
     as the authors' code; an int: one pair per head, as the paper's text). Constraints hold for
     any raw value: ``b = softplus(raw_b) > 0``, ``n = 1 + softplus(raw_n) >= 1``.

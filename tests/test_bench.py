@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 import torch
 
-from ssa import bench
+from ssa import bench, measure
 
 
 def test_peak_memory_counts_what_a_call_allocates():
@@ -14,12 +14,12 @@ def test_peak_memory_counts_what_a_call_allocates():
         second = first * 2  # 4 MiB more while the first is alive
         del first, second
 
-    peak = bench.peak_memory_bytes(allocate, "cpu")
+    peak = measure.peak_memory_bytes(allocate, "cpu")
     assert 8 * 2**20 <= peak < 9 * 2**20
 
 
 def test_interleaved_medians_time_every_function():
-    medians = bench.interleaved_medians({"a": lambda: None, "b": lambda: sum(range(1000))}, 0.0, 1)
+    medians = measure.interleaved_medians({"a": lambda: None, "b": lambda: sum(range(1000))}, 0.0, 1)
     assert set(medians) == {"a", "b"} and all(calls == 3 and seconds >= 0 for seconds, calls in medians.values())
 
 
@@ -33,16 +33,16 @@ def test_configs():
 
 def test_peak_memory_is_not_inflated_by_earlier_profiles():
     kept = []
-    bench.peak_memory_bytes(lambda: kept.append(torch.ones(2**21)), "cpu")  # 8 MiB outlives its profile
+    measure.peak_memory_bytes(lambda: kept.append(torch.ones(2**21)), "cpu")  # 8 MiB outlives its profile
     kept.clear()
-    peak = bench.peak_memory_bytes(lambda: torch.ones(2**20), "cpu")
+    peak = measure.peak_memory_bytes(lambda: torch.ones(2**20), "cpu")
     assert 4 * 2**20 <= peak < 5 * 2**20
 
 
 def test_peak_memory_excludes_frees_of_earlier_profiled_tensors():
     holder = {}
-    bench.peak_memory_bytes(lambda: holder.update(old=torch.ones(2**21)), "cpu")  # 8 MiB, allocated while profiled
-    peak = bench.peak_memory_bytes(lambda: torch.ones(2**20), "cpu", setup=holder.clear)
+    measure.peak_memory_bytes(lambda: holder.update(old=torch.ones(2**21)), "cpu")  # 8 MiB, allocated while profiled
+    peak = measure.peak_memory_bytes(lambda: torch.ones(2**20), "cpu", setup=holder.clear)
     assert 4 * 2**20 <= peak < 5 * 2**20
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from ssa import verdicts as rule
 from ssa.attention import attention_path
-from ssa.bench import interleaved_medians, peak_memory_bytes
+from ssa.measure import interleaved_medians, peak_memory_bytes
 from ssa.chapters import Chapter, Run, register
 from ssa.icl import experiments
 from ssa.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
@@ -681,8 +681,8 @@ def _retrieval_training_step(config: CostConfig, scorer: str):
 
 def cost_benchmark(config: CostConfig) -> dict:
     """Median time of one training step (forward, backward, Adam) of ``config.model`` with each
-    scorer, all timed in interleaved rounds in the same process (:func:`ssa.bench.interleaved_medians`),
-    and the peak memory of one step (:func:`ssa.bench.peak_memory_bytes`), every scorer through
+    scorer, all timed in interleaved rounds in the same process (:func:`ssa.measure.interleaved_medians`),
+    and the peak memory of one step (:func:`ssa.measure.peak_memory_bytes`), every scorer through
     the attention path ``config.path``; ratios to softmax's."""
     import torch
 

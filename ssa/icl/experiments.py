@@ -35,7 +35,7 @@ from ssa.icl.tasks import get_task
 from ssa.icl.train import TrainConfig, train
 from ssa.profiles import check_profile, resolve_device
 from ssa.results import added_field
-from ssa.scoring import scorer_names
+from ssa.scoring import AUTHORS_ICL_START, scorer_names
 from ssa.results import config_dict
 from ssa.results import cached, check_throwaway_cache
 from ssa.results import cached_entry, check_throwaway_cache
@@ -43,10 +43,8 @@ from ssa.results import cached_entry, check_throwaway_cache
 CHAPTER_SCORERS = ("softmax", "ssa")
 SEEDS = (0, 1, 2)
 
-# SSA as in the authors' public ICL code: b = exp(1) ~ 2.72 and n = exp(0.4) ~ 1.49 at
-# initialisation, both trained, one pair per layer shared by its heads. Other scorers start from
-# their registry defaults.
-SCORER_DEFAULTS: dict[str, dict[str, float]] = {"ssa": {"b": math.e, "n": math.exp(0.4)}}
+# SSA starts as in the authors' public ICL code; other scorers start from their registry defaults.
+SCORER_DEFAULTS: dict[str, dict[str, float]] = {"ssa": dict(AUTHORS_ICL_START)}
 
 
 

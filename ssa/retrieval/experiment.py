@@ -27,9 +27,8 @@ from torch import nn
 
 from ssa import training
 from ssa.chapters import Chapter, Run, register
-from ssa.icl.experiments import SCORER_DEFAULTS
 from ssa.results import added_field
-from ssa.scoring import SSA, scorer_names
+from ssa.scoring import AUTHORS_ICL_START, SSA, scorer_names
 from ssa.training import stream_seed
 from ssa.profiles import check_profile, resolve_device
 from ssa.retrieval.model import MaxRetriever, RetrieverConfig
@@ -135,7 +134,7 @@ VARIANTS: dict[str, Variant] = {
     "softmax_ssa_slope": Variant(
         "temperature_softmax", (("learn_temperature", False), ("temperature", 1.0 / SSA_SLOPE_AT_ZERO)),
         f"softmax x {SSA_SLOPE_AT_ZERO:g} (SSA's slope)"),  # fixed: SSA's slope at zero at its start here
-    "ssa_authors_start": Variant("ssa", tuple(sorted(SCORER_DEFAULTS["ssa"].items())), "SSA from the authors' start"),
+    "ssa_authors_start": Variant("ssa", tuple(sorted(AUTHORS_ICL_START.items())), "SSA from the authors' start"),
 }
 
 
