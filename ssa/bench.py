@@ -53,7 +53,6 @@ from ssa.measure import interleaved_medians, peak_memory_bytes
 from ssa.kernels.native import cpu_kernels, vector_tile_kernels
 from ssa.paths import environment
 from ssa.icl.experiments import experiment_config
-from ssa.icl.tasks import get_task
 from ssa.icl.train import build_model, training_batch
 
 EXPERIMENT = "performance/bench"
@@ -293,7 +292,7 @@ def _training_benchmark(config: BenchConfig) -> dict:
 
     def training_step(scorer, xs, ys):
         def step():
-            loss = get_task("linear").loss(models[scorer](xs, ys), ys)
+            loss = train_configs[scorer].task_rules.loss(models[scorer](xs, ys), ys)
             optimizers[scorer].zero_grad(set_to_none=True)
             loss.backward()
             optimizers[scorer].step()

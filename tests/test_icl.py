@@ -16,6 +16,7 @@ from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa.icl.baselines import exact_rule, least_squares, majority_class, quantification_labels, zero_predictor
 from ssa.icl.tasks import get_task, linear_labels
 from ssa.icl.train import TrainConfig, train
+from ssa.results import config_dict
 
 TINY = ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12)
 
@@ -40,7 +41,7 @@ def test_linear_labels_and_interleaving():
 
 def test_least_squares_is_exact_from_two_noiseless_points():
     """It is also the task's Bayes-optimal predictor (noiseless data), so the two are one baseline."""
-    xs, ys = sample_prompts("linear", PromptSpec(6, sigma_ab=3.0), 16, generator(0))
+    xs, ys = sample_prompts(get_task("linear"), PromptSpec(6, sigma_ab=3.0), 16, generator(0))
     torch.testing.assert_close(least_squares(xs, ys)[:, 2:], ys[:, 2:], rtol=1e-4, atol=1e-4)
     assert torch.all(zero_predictor(xs, ys) == 0)
 
@@ -52,14 +53,14 @@ def test_prompt_metric_counts_a_prompt_wrong_from_point_three_on():
 
 
 def test_quantification_baselines():
-    xs, ys = sample_prompts("some", PromptSpec(10, sigma_x=7.0), 64, generator(1))
-    assert evaluate.evaluate(exact_rule("some"), "some", PromptSpec(10, sigma_x=7.0), 64, 1)["prompt_error"] == 0.0
+    xs, ys = sample_prompts(get_task("some"), PromptSpec(10, sigma_x=7.0), 64, generator(1))
+    assert evaluate.evaluate(exact_rule("some"), get_task("some"), PromptSpec(10, sigma_x=7.0), 64, 1)["prompt_error"] == 0.0
     majority = majority_class("some")(xs, ys)
     assert torch.all(majority == 1)
 
 
 def test_injected_value_lands_at_its_position():
-    xs, _ = sample_prompts("every", PromptSpec(8, inject_position=3, inject_value=10.0), 4, generator(0))
+    xs, _ = sample_prompts(get_task("every"), PromptSpec(8, inject_position=3, inject_value=10.0), 4, generator(0))
     assert torch.all(xs[:, 3] == 10.0)
 
 
@@ -125,8 +126,8 @@ def test_bad_input_is_refused_with_clear_errors():
 
 def test_injection_control_is_the_same_prompts_without_the_value():
     spec = PromptSpec(8, inject_position=3, inject_value=-10.0)
-    injected, _ = sample_prompts("some", spec, 4, generator(5))
-    clean, _ = sample_prompts("some", dataclasses.replace(spec, inject_position=None), 4, generator(5))
+    injected, _ = sample_prompts(get_task("some"), spec, 4, generator(5))
+    clean, _ = sample_prompts(get_task("some"), dataclasses.replace(spec, inject_position=None), 4, generator(5))
     changed = (injected != clean).any(dim=0)
     assert changed.tolist() == [False, False, False, True, False, False, False, False]
 
@@ -264,11 +265,11 @@ def test_every_task_is_one_registered_object_that_the_other_modules_ask():
     assert tasks.TASKS == ("every", "some", "linear") and tasks.QUANTIFIERS == ("every", "some")
     with pytest.raises(ValueError, match="task must be one of every, some, linear; got 'all'"):
         tasks.get_task("all")
-    xs, _ = sample_prompts("linear", PromptSpec(12), 8, generator(3))
+    xs, _ = sample_prompts(get_task("linear"), PromptSpec(12), 8, generator(3))
     for name in tasks.TASKS:
         task = tasks.get_task(name)
         assert tasks.get_task(task) is task
-        xs, ys = sample_prompts(name, PromptSpec(12), 8, generator(3))
+        xs, ys = sample_prompts(get_task(name), PromptSpec(12), 8, generator(3))
         assert task.uninformed in task.baselines()
         for predictor in task.baselines().values():  # the model's call signature and shape
             assert predictor(xs, ys).shape == xs.shape
@@ -388,3 +389,13 @@ def test_a_result_of_another_layout_is_refused_with_the_key_it_lacks():
         run.sweep("sigma_ab")
     with pytest.raises(ValueError, match="predictor must be one of model; got 'zero'"):
         run.sweep("sigma_x").error("zero")
+
+
+def test_a_config_resolves_its_task_once_and_keys_it_by_name():
+    by_name, by_rules = TrainConfig(task="some"), TrainConfig(task=get_task("some"))
+    assert by_rules == by_name and by_rules.task == "some" and by_rules.task_rules is get_task("some")
+    assert config_dict(by_rules) == config_dict(by_name) and "task_rules" not in config_dict(by_rules)
+    with pytest.raises(TypeError, match="task must be a Task"):
+        sample_prompts("some", PromptSpec(4), 2, generator(0))
+    with pytest.raises(ValueError, match="task must be one of"):
+        TrainConfig(task="none")

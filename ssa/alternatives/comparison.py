@@ -36,6 +36,7 @@ import statistics
 from typing import Sequence
 
 import numpy as np
+import torch
 
 from ssa import verdicts as rule
 from ssa.attention import attention_path
@@ -655,9 +656,6 @@ def cost_config(profile: str = "cpu", device: str = "auto", scorers=None, seed: 
 def _icl_training_step(config: CostConfig, scorer: str):
     """One training step (forward, backward, Adam) of the in-context model with ``scorer``, on a
     batch at the curriculum's longest prompts; and what the batch is."""
-    import torch
-
-
     train_config = experiments.experiment_config(config.task, scorer, config.profile, config.seed).train
     last_step = train_config.train_steps - 1
     xs, ys = (tensor.to(config.device) for tensor in training_batch(train_config, last_step))
@@ -665,7 +663,7 @@ def _icl_training_step(config: CostConfig, scorer: str):
     optimizer = torch.optim.Adam(model.parameters(), lr=train_config.learning_rate)
 
     def step():
-        loss = get_task(config.task).loss(model(xs, ys), ys)
+        loss = train_config.task_rules.loss(model(xs, ys), ys)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -684,9 +682,6 @@ def cost_benchmark(config: CostConfig) -> dict:
     scorer, all timed in interleaved rounds in the same process (:func:`ssa.measure.interleaved_medians`),
     and the peak memory of one step (:func:`ssa.measure.peak_memory_bytes`), every scorer through
     the attention path ``config.path``; ratios to softmax's."""
-    import torch
-
-
     if "softmax" not in config.scorers:
         raise ValueError(f"scorers must include softmax (the reference of the ratios); got {config.scorers}")
     torch.set_num_threads(config.threads)

@@ -20,7 +20,7 @@ import math
 import torch
 from torch import Tensor
 
-from ssa.icl.tasks import FIRST_SCORED
+from ssa.icl.tasks import FIRST_SCORED, Task
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 
 
@@ -49,7 +49,7 @@ def concentration(weights: Tensor) -> dict[str, list]:
     }
 
 
-def concentration_sweep(model, task: str, specs: list[PromptSpec], prompts: int, seed: int, device: str = "cpu") -> dict[str, list]:
+def concentration_sweep(model, task: Task, specs: list[PromptSpec], prompts: int, seed: int, device: str = "cpu") -> dict[str, list]:
     """:func:`concentration` for each spec: ``{"entropy": [spec][layer][head], "max_weight": ...}``."""
     sweep = {"entropy": [], "max_weight": []}
     for index, spec in enumerate(specs):

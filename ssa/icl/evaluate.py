@@ -19,7 +19,7 @@ from torch import Tensor
 
 from ssa.icl.baselines import Predictor
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
-from ssa.icl.tasks import get_task
+from ssa.icl.tasks import Task
 
 
 def model_predictor(model: torch.nn.Module, device: str = "cpu") -> Predictor:
@@ -32,23 +32,23 @@ def model_predictor(model: torch.nn.Module, device: str = "cpu") -> Predictor:
 
 # --- metrics -----------------------------------------------------------------------------------
 
-def pointwise_errors(predictor: Predictor, task: str, spec: PromptSpec, prompts: int, seed: int, batch_size: int = 64) -> Tensor:
+def pointwise_errors(predictor: Predictor, task: Task, spec: PromptSpec, prompts: int, seed: int, batch_size: int = 64) -> Tensor:
     """Error of every prediction ``(prompts, spec.points)`` on prompts drawn from ``spec`` with ``seed``."""
     rng = generator(seed)
     errors = []
     for start in range(0, prompts, batch_size):
         xs, ys = sample_prompts(task, spec, min(batch_size, prompts - start), rng)
-        errors.append(get_task(task).pointwise_error(predictor(xs, ys), ys))
+        errors.append(task.pointwise_error(predictor(xs, ys), ys))
     return torch.cat(errors)
 
 
-def evaluate(predictor: Predictor, task: str, spec: PromptSpec, prompts: int, seed: int) -> dict:
+def evaluate(predictor: Predictor, task: Task, spec: PromptSpec, prompts: int, seed: int) -> dict:
     """``{"prompt_error": float, "per_position": [N floats]}`` for one predictor on one prompt distribution."""
     errors = pointwise_errors(predictor, task, spec, prompts, seed)
-    return {"prompt_error": get_task(task).prompt_error(errors), "per_position": errors.mean(dim=0).tolist()}
+    return {"prompt_error": task.prompt_error(errors), "per_position": errors.mean(dim=0).tolist()}
 
 
-def sweep(predictor: Predictor, task: str, specs: Sequence[PromptSpec], prompts: int, seed: int) -> list[dict]:
+def sweep(predictor: Predictor, task: Task, specs: Sequence[PromptSpec], prompts: int, seed: int) -> list[dict]:
     """:func:`evaluate` on each spec, every spec with its own prompts drawn from ``seed``."""
     return [evaluate(predictor, task, spec, prompts, seed + index) for index, spec in enumerate(specs)]
 

@@ -114,7 +114,8 @@ def _profile_sizes(profile: str) -> tuple[ModelConfig, Curriculum, dict]:
 def experiment_config(task: str, scorer: str, profile: str = "cpu", seed: int = 0, **scorer_kwargs: float) -> ICLExperiment:
     """The experiment of ``task`` x ``scorer`` x ``seed`` at ``profile``; ``scorer_kwargs``
     override :data:`SCORER_DEFAULTS` (e.g. ``n=2.0``)."""
-    classification = get_task(task).classification
+    rules = get_task(task)
+    classification = rules.classification
     check_profile(profile)
     if scorer not in scorer_names():
         raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {scorer!r}")
@@ -127,7 +128,7 @@ def experiment_config(task: str, scorer: str, profile: str = "cpu", seed: int = 
     kwargs = {**SCORER_DEFAULTS.get(scorer, {}), **scorer_kwargs}
     model = dataclasses.replace(model, scorer=scorer, scorer_kwargs=tuple(sorted(kwargs.items())))
     train_config = TrainConfig(
-        task=task, model=model, curriculum=curriculum, batch_size=64,
+        task=rules, model=model, curriculum=curriculum, batch_size=64,
         learning_rate=settings["learning_rate"], train_steps=settings["train_steps"], seed=seed,
         log_every=max(1, min(50, settings["train_steps"] // 20)),
     )
@@ -149,7 +150,7 @@ def shifts(experiment: ICLExperiment) -> dict[str, list[PromptSpec]]:
     """The sigma sweeps of the task: ``sigma_x`` (inputs), and for the linear task ``sigma_ab``
     (function parameters), each with the other scale at 1."""
     points, sigmas = experiment.eval.points, experiment.eval.sigmas
-    return {scale: [PromptSpec(points, **{scale: s}) for s in sigmas] for scale in get_task(experiment.train.task).shifted_scales}
+    return {scale: [PromptSpec(points, **{scale: s}) for s in sigmas] for scale in experiment.train.task_rules.shifted_scales}
 
 
 def injection_spec(experiment: ICLExperiment) -> PromptSpec:
@@ -158,7 +159,7 @@ def injection_spec(experiment: ICLExperiment) -> PromptSpec:
     return PromptSpec(
         experiment.eval.points,
         inject_position=experiment.eval.inject_position,
-        inject_value=get_task(experiment.train.task).injection_sign() * experiment.eval.inject_magnitude,
+        inject_value=experiment.train.task_rules.injection_sign() * experiment.eval.inject_magnitude,
     )
 
 
@@ -174,8 +175,8 @@ def _rounded(value, digits: int = 6):
 
 def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> dict:
     """Every measurement of the chapters on a trained ``model``, with the baselines on the same prompts."""
-    task, ev = experiment.train.task, experiment.eval
-    predictors = {"model": model_predictor(model, device), **get_task(task).baselines()}
+    task, ev = experiment.train.task_rules, experiment.eval
+    predictors = {"model": model_predictor(model, device), **task.baselines()}
 
     def everywhere(specs: list[PromptSpec], seed: int, prompts: int, keep_positions: bool = True) -> dict:
         results = {name: sweep(predictor, task, specs, prompts, seed) for name, predictor in predictors.items()}
@@ -241,7 +242,7 @@ def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: b
     ``stop_at`` as in :func:`run`)."""
     device = resolve_device(device)
     model = train(experiment.train, device=device, progress=progress, stop_at=stop_at).model
-    ev, task = experiment.eval, experiment.train.task
+    ev, task = experiment.eval, experiment.train.task_rules
     specs = shifts(experiment)["sigma_x"]
     spreads = []
     for index, spec in enumerate(specs):

@@ -16,7 +16,7 @@ import math
 import torch
 from torch import Tensor
 
-from ssa.icl.tasks import get_task
+from ssa.icl.tasks import Task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,10 +42,12 @@ def generator(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(int(seed))
 
 
-def sample_prompts(task: str, spec: PromptSpec, batch_size: int, rng: torch.Generator) -> tuple[Tensor, Tensor]:
-    """One batch ``(xs, ys)``, each ``(batch_size, spec.points)``, float32 on the CPU."""
-    labelled = get_task(task)
+def sample_prompts(task: Task, spec: PromptSpec, batch_size: int, rng: torch.Generator) -> tuple[Tensor, Tensor]:
+    """One batch ``(xs, ys)`` of ``task`` (:func:`ssa.icl.tasks.get_task` of its name), each
+    ``(batch_size, spec.points)``, float32 on the CPU."""
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task (ssa.icl.tasks.get_task of its name); got {task!r}")
     xs = spec.sigma_x * torch.randn(batch_size, spec.points, generator=rng)
     if spec.inject_position is not None:
         xs[:, spec.inject_position] = spec.inject_value
-    return xs, labelled.labels(xs, spec, rng)
+    return xs, task.labels(xs, spec, rng)

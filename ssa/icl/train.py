@@ -24,7 +24,7 @@ from ssa.results import added_field
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.models import InContextLearner, ModelConfig
 from ssa.icl.samplers import PromptSpec, generator, sample_prompts
-from ssa.icl.tasks import check_task, get_task
+from ssa.icl.tasks import get_task
 from ssa.profiles import resolve_device
 from ssa.scoring import Scorer
 from ssa.results import cache_key, config_dict
@@ -35,7 +35,7 @@ CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
-    task: str = "linear"  # "every", "some" or "linear"
+    task: str = "linear"  # "every", "some" or "linear" (a Task is taken by its name)
     model: ModelConfig = ModelConfig()
     curriculum: Curriculum = Curriculum()
     batch_size: int = 64  # prompts per step (paper: 64)
@@ -51,7 +51,11 @@ class TrainConfig:
     gradient_clip: float | None = added_field(None)  # largest gradient norm (None: no clipping)
 
     def __post_init__(self) -> None:
-        check_task(self.task)
+        # The task's rules (labels, loss, errors, baselines), resolved once for every use of this
+        # config; ``task`` stays its name, which is what the cache key holds.
+        rules = get_task(self.task)
+        object.__setattr__(self, "task", rules.name)
+        object.__setattr__(self, "task_rules", rules)
         if not (isinstance(self.scorer_lr_scale, (int, float)) and self.scorer_lr_scale > 0):
             raise ValueError(f"scorer_lr_scale must be a number > 0; got {self.scorer_lr_scale!r}")
         if self.schedule not in SCHEDULES:
@@ -107,7 +111,7 @@ def build_model(config: TrainConfig) -> InContextLearner:
 
 def training_batch(config: TrainConfig, step: int) -> tuple[torch.Tensor, torch.Tensor]:
     spec = PromptSpec(points=config.curriculum.points(step))
-    return sample_prompts(config.task, spec, config.batch_size, generator(stream_seed(config.seed, "train", step)))
+    return sample_prompts(config.task_rules, spec, config.batch_size, generator(stream_seed(config.seed, "train", step)))
 
 
 def checkpoint_root() -> Path:
@@ -159,7 +163,7 @@ def train(
 
     def loss(batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
         xs, ys = (tensor.to(device) for tensor in batch)  # (batch_size, points)
-        return get_task(config.task).loss(model(xs, ys), ys)
+        return config.task_rules.loss(model(xs, ys), ys)
 
     trained = training.train(training.Training(
         model=model, optimizer=torch.optim.Adam(_parameter_groups(model, config), lr=config.learning_rate),
