@@ -628,7 +628,7 @@ def _endpoint_text(rows: Sequence[Mapping]) -> str:
 
 
 def _verdicts_text(changed: Sequence[Mapping]) -> str:
-    return "; ".join(f"{item['verdict']}: {item['cached']} → {item['rerun']}" for item in changed) or "none"
+    return "; ".join(f"{_verdict_name(item['verdict'])}: {item['cached']} → {item['rerun']}" for item in changed) or "none"
 
 
 def _largest_text(numbers: Mapping) -> str:
@@ -678,7 +678,7 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
     if not alone and not together:
         changed = "and no verdict the chapters compute changed, with one rerun or all of a machine's in place of the cached seeds"
     else:
-        claims = sorted({item["verdict"] for _, item in alone} | {item["verdict"] for item in together})
+        claims = sorted({_verdict_name(item["verdict"]) for _, item in alone} | {_verdict_name(item["verdict"]) for item in together})
         changed = f"and {len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})"
     counted = f"{len(records)} machine" + ("s" if len(records) > 1 else "")
     if max(largest, default=0.0) == 0 and not any(row["numbers"]["mismatches"] for row in rows):
