@@ -148,8 +148,3 @@ def get_task(task: str | Task) -> Task:
     if task not in REGISTRY:
         raise ValueError(f"task must be one of {', '.join(TASKS)}; got {task!r}")
     return REGISTRY[task]
-
-
-def check_task(task: str) -> str:
-    """``task`` if it names a registered task, else a ``ValueError`` naming the argument."""
-    return get_task(task).name

@@ -18,11 +18,6 @@ from typing import Any
 from ssa.profiles import check_profile
 from ssa.scoring import scorer_names
 
-# Where the training and evaluation text come from. A path to a .jsonl ({"text": ...} per line)
-# or .txt (documents separated by blank lines) file is accepted wherever a name is.
-TRAIN_SOURCES = ("webtext", "fineweb-edu")
-OOD_SOURCES = ("wikitext-2", "wikipedia")
-
 
 @dataclass(frozen=True)
 class ModelConfig:
@@ -48,7 +43,9 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class DataConfig:
-    """Training text, held-out text and how much of it each evaluation reads."""
+    """Training text, held-out text and how much of it each evaluation reads. A source is a name
+    (webtext, fineweb-edu; wikitext-2, wikipedia) or the path of a .jsonl ({"text": ...} per line)
+    or .txt (documents separated by blank lines) file."""
 
     train_source: str = "fineweb-edu"  # in-distribution text: training split and held-out split
     ood_source: str = "wikipedia"  # out-of-distribution evaluation text
