@@ -465,7 +465,7 @@ NOT_RESULT_FILES = {
     ("ssa/book.py", "executed_path.read_text(encoding='utf-8')"),  # an executed notebook
     ("ssa/book.py", "staged.read_text(encoding='utf-8')"),  # a staged notebook
     ("ssa/code_versions.py", "_record_path().read_text(encoding='utf-8')"),  # ssa/code_versions.json
-    ("ssa/bench.py", "trace.read_text()"),  # the profiler's trace
+    ("ssa/measure.py", "trace.read_text()"),  # the profiler's trace
     ("ssa/paper_check.py", "report_path.read_text(encoding='utf-8')"),  # a chapter process's report
     ("ssa/hf.py", "Path(index).read_text()"),  # a Hugging Face shard index
     ("ssa/data.py", "text"),  # ssa/datasets.json
