@@ -49,8 +49,8 @@ from ssa.results import StoredEntry, cached_entry, entries_of, entry_path
 from ssa.scoring import SSA
 from ssa.kernels import COMPILE_ENV, choose_path, fast_ssa_attention
 from ssa.kernels.blockwise import TILE_ELEMENTS
-from ssa.measure import interleaved_medians, peak_memory_bytes
 from ssa.kernels.native import cpu_kernels, vector_tile_kernels
+from ssa.measure import interleaved_medians, peak_memory_bytes
 from ssa.paths import environment
 from ssa.icl.experiments import experiment_config
 from ssa.icl.train import build_model, training_batch

@@ -544,8 +544,13 @@ def _with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     variant_regime = _differing(row.regime, _PAPER_REGIME.sub("", study.ARMS[compared.treatment].regime(compared.tasks[0], profile)))
     regime = f"{row.regime}; without the first LayerNorm: {variant_regime}; {_paired(compared.seed_list())}"
     return dataclasses.replace(row, ours=f"{row.ours} {_sentence(measured)} {_ours(variant)}", verdict=combined.outcome,
-                               seeds=seeds, seed_counts=(len(row.seeds), len(compared.seed_list())), summary=_sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),
+                               seeds=seeds, seed_counts=(len(row.seeds), len(compared.seed_list())),
+                               summary=_sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),
                                parts=_parts(combined), regime=regime)
+
+
+# Where a regime's parts split: "4 layers of width 64, 1,000 steps at learning rate 0.001 ...; 3 paired seeds".
+_REGIME_PARTS = r", | at |; "
 
 
 def _differing(regime: str, other: str) -> str:
@@ -553,9 +558,6 @@ def _differing(regime: str, other: str) -> str:
     variant's regime names only what it changes: "1,000 steps"."""
     mine = set(re.split(_REGIME_PARTS, _PAPER_REGIME.sub("", regime)))
     return ", ".join(part for part in re.split(_REGIME_PARTS, other) if part not in mine) or "the same"
-
-
-_REGIME_PARTS = r", | at |; "
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:
