@@ -43,7 +43,7 @@ from typing import Sequence
 import torch
 
 from ssa.attention import attention, attention_path
-from ssa.chapters import Chapter, Run, register
+from ssa.chapters import Chapter, Run, register, register_kind
 from ssa.profiles import check_profile, resolve_device
 from ssa.results import StoredEntry, cached_entry, entries_of, entry_path
 from ssa.scoring import SSA
@@ -520,3 +520,22 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit("this command is `python -m ssa bench`")
+
+
+def compute_benchmark(profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int) -> str:
+    """Run kind "bench": one benchmark through the cache, a line of its targets."""
+    entry = benchmark_entry(bench_profile, device=bench_device, seed=seed, log=lambda message: print(message, file=sys.stderr, flush=True))
+    return "; ".join(f"{target_label(check)} {check['ratio']:.2f} (target {check['at most']:g}: {'met' if check['met'] else 'NOT met'})"
+                     for check in target_checks(entry.result))
+
+
+def benchmark_is_cached(profile: str, device: str, bench_profile: str, bench_device: str, seed: int) -> bool | None:
+    """A GPU benchmark on a machine without CUDA: is the entry the chapter shows (the newest
+    cached GPU benchmark, :func:`cached_gpu_entry`) of this seed? ``None``: check as usual."""
+    if bench_device != "cuda" or torch.cuda.is_available():
+        return None
+    entry = cached_gpu_entry()
+    return entry is not None and entry.config.get("seed") == seed
+
+
+register_kind("bench", compute_benchmark, cached=benchmark_is_cached)

@@ -13,7 +13,7 @@ This module knows no study: it is filled by them.
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar, Iterable, Sequence
+from typing import Callable, ClassVar, Iterable, Sequence
 
 from ssa.profiles import check_profile
 from ssa.scoring import scorer_names
@@ -29,8 +29,7 @@ ORDER = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorer
 @dataclasses.dataclass(frozen=True)
 class Run:
     """One run: a cache entry, or the few made together (an ICL model's results and its logit
-    spreads), computed by ``KINDS[kind](profile, device, progress, *arguments)`` of
-    :mod:`ssa.regenerate`.
+    spreads), computed by ``KINDS[kind].compute(profile, device, progress, *arguments)``.
 
     Two runs with the same ``kind`` and ``arguments`` are the same run, whichever chapters plan
     it (the ICL chapters and alternative_scorers share theirs)."""
@@ -100,6 +99,30 @@ class Chapter:
         if seeds and not set(seeds) <= set(self.published_seeds(profile)):
             parts += ["--seeds", *map(str, seeds)]
         return " ".join(parts)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunKind:
+    """How the runs of one kind are computed: ``compute(profile, device, progress, *arguments)``
+    reads the run through its study's cache, computing what is missing, and returns one line
+    about the result; ``cached(profile, device, *arguments)``, for a kind whose entry here cannot
+    say whether it is the one the chapter shows, answers that (``None``: read the entry)."""
+
+    compute: Callable[..., str]
+    cached: Callable[..., bool | None] | None = None
+
+
+# kind -> how its runs are computed: registered by the study that defines the kind.
+KINDS: dict[str, RunKind] = {}
+
+
+def register_kind(name: str, compute: Callable[..., str], cached: Callable[..., bool | None] | None = None) -> RunKind:
+    """Make ``name`` a kind of :class:`Run`, computed by ``compute``; returns its :class:`RunKind`."""
+    kind = RunKind(compute, cached)
+    if KINDS.get(name, kind) != kind:
+        raise ValueError(f"run kind {name!r} is already registered by another study")
+    KINDS[name] = kind
+    return kind
 
 
 # name -> chapter, in ORDER: every chapter whose study has been imported.

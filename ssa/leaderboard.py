@@ -47,7 +47,7 @@ import numpy as np
 from ssa import verdicts as rule
 from ssa.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
                                          cost_entry, judge_statement)
-from ssa.chapters import Chapter, Run, register
+from ssa.chapters import Chapter, Run, register, register_kind
 from ssa.icl import experiments
 from ssa.icl.study import error_at
 from ssa.icl.tasks import TASKS
@@ -197,8 +197,8 @@ def load_icl_run(task: str, scorer: str, seed: int, *, profile: str, device: str
                                 regenerate=regenerate_command(profile, scorer, seed))
 
 
-def regenerate_one(task: str, scorer: str, seed: int, profile: str, device: str, progress: bool) -> str:
-    """One in-context run, for ``python -m ssa regenerate leaderboard``: a line about it."""
+def compute_leaderboard_icl_run(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
+    """Run kind "leaderboard_icl": one in-context run of the leaderboard through the cache."""
     run = load_icl_run(task, scorer, seed, profile=profile, device=device, progress=progress)
     parts = [f"{_SHIFT_WORDS[shift]} error {_point_error(run, task, shift):.4g} at σ = {TEN_TIMES}" for shift in ("sigma_x", "sigma_ab") if shift in run.shifts]
     return "; ".join(parts)
@@ -208,8 +208,10 @@ _SHIFT_WORDS = {"sigma_x": "x-shift", "sigma_ab": "a,b-shift"}
 
 
 def _point_error(run, task: str, shift: str) -> float:
-
     return error_at(float(TEN_TIMES), shift)(run, task)
+
+
+register_kind("leaderboard_icl", compute_leaderboard_icl_run)
 
 
 def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_list: Sequence[int] | None = None) -> list[tuple]:

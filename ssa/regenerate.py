@@ -8,10 +8,10 @@
 :data:`ssa.chapters.CHAPTERS` maps each chapter with cached results (its notebook's name) to a
 :class:`ssa.chapters.Chapter`, defined beside its study's code, which lists the chapter's runs for
 a profile, seeds and scorers (:func:`ssa.chapters.plan`); a :class:`ssa.chapters.Run` is one cache
-entry (or one group of entries made together), computed by the chapter's own cached function
-(:data:`KINDS`): this module trains nothing itself. Importing the studies here registers their
-chapters. A run already in the cache is skipped; an interrupted training resumes from its last
-checkpoint, so the command can be stopped and restarted at any time.
+entry (or one group of entries made together), computed by its study's own cached function
+(:data:`ssa.chapters.KINDS`, registered beside the chapter): this module trains nothing itself.
+A run already in the cache is skipped; an interrupted training resumes from its last checkpoint,
+so the command can be stopped and restarted at any time.
 
 The flags mean the same in every chapter:
 
@@ -54,85 +54,17 @@ from typing import Callable, Sequence
 
 import torch
 
-from ssa import bench, leaderboard
-from ssa.alternatives import comparison
-from ssa.chapters import ALL, CHAPTERS, PROG, Run, plan
+import ssa.studies  # noqa: F401  (registers every chapter and the kinds of run they plan)
+from ssa.chapters import ALL, CHAPTERS, KINDS, PROG, Run, plan
 from ssa.data import DatasetError
-from ssa.encoder import experiment as encoder
-from ssa.icl import experiments, study
-from ssa.icl.experiments import single_thread
-from ssa.lm import experiment as decoder
 from ssa.profiles import DEVICES, PROFILES, resolve_device
 from ssa.results import CacheMissError, cache_required
-from ssa.retrieval import experiment as retrieval
 from ssa.scoring import scorer_names
 
 
-# ----------------------------------------------------------------------------------------------
-# How each kind of run is computed (by the chapters' own cached functions).
-
-
-def _icl(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
-    summary, _ = experiments.regenerate_one(task, scorer, seed, profile, device, progress)
-    return summary.split(": ", 1)[-1]
-
-
-def _icl_study(profile: str, device: str, progress: bool, arm: str, task: str, seed: int) -> str:
-    return study.regenerate_one(arm, task, seed, profile=profile, device=device, progress=progress)
-
-
-def _cost(profile: str, device: str, progress: bool, model: str = "icl") -> str:
-    ratios = comparison.cost_entry(profile, device, model=model)["scorers"]
-    return "time / memory per step, x softmax: " + ", ".join(
-        f"{name} {value['time_ratio']:.2f}/{value['memory_ratio'] or float('nan'):.2f}" for name, value in ratios.items())
-
-
-def _decoder(profile: str, device: str, progress: bool, scorer: str, seed: int) -> str:
-    found = decoder.result(profile, scorer, seed, device=device, progress=progress)
-    return (f"perplexity {found.perplexity_id:.2f} in distribution, {found.perplexity_ood:.2f} out of distribution; "
-            f"BLiMP {found.blimp.accuracy:.3f}")
-
-
-def _encoder(profile: str, device: str, progress: bool, variant: str, seed: int) -> str:
-    found = encoder.run(profile, variant, seed, device=device, threads=1, progress=progress)
-    return f"mean Zorro accuracy {100 * found.overall(found.holistic):.1f}%"
-
-
-def _encoder_data(profile: str, device: str, progress: bool) -> str:
-    found = encoder.data_summary(profile)
-    return f"{found['corpus']['utterances']:,} utterances, {len(found['zorro_pairs'])} Zorro paradigms"
-
-
-def _retrieval(profile: str, device: str, progress: bool, scorer: str, seed: int) -> str:
-    return retrieval.regenerate_one(scorer, seed, profile, device, progress)
-
-
-def _leaderboard_icl(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
-    return leaderboard.regenerate_one(task, scorer, seed, profile, device, progress)
-
-
-def _bench(profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int) -> str:
-    entry = bench.benchmark_entry(bench_profile, device=bench_device, seed=seed, log=lambda message: print(message, file=sys.stderr, flush=True))
-    return "; ".join(f"{bench.target_label(check)} {check['ratio']:.2f} (target {check['at most']:g}: {'met' if check['met'] else 'NOT met'})"
-                     for check in bench.target_checks(entry.result))
-
-
-def _bench_is_cached(profile: str, device: str, bench_profile: str, bench_device: str, seed: int) -> bool | None:
-    """A GPU benchmark on a machine without CUDA: is the entry the chapter shows (the newest
-    cached GPU benchmark, :func:`ssa.bench.cached_gpu_entry`) of this seed? ``None``: check as usual."""
-    if bench_device != "cuda" or torch.cuda.is_available():
-        return None
-    entry = bench.cached_gpu_entry()
-    return entry is not None and entry.config.get("seed") == seed
-
-
-# kind -> the function that computes (or reads) it and returns one line about the result.
-KINDS: dict[str, Callable[..., str]] = {
-    "icl": _icl, "icl_study": _icl_study, "cost": _cost, "decoder": _decoder, "encoder": _encoder, "encoder_data": _encoder_data, "bench": _bench,
-    "retrieval": _retrieval, "leaderboard_icl": _leaderboard_icl,
-}
-# kind -> a check of the cache that cannot be made by reading the entry here (``None``: read it).
-CHECKS: dict[str, Callable[..., bool | None]] = {"bench": _bench_is_cached}
+def single_thread() -> None:
+    """One torch thread per process: parallel runs share the cores instead of fighting over them."""
+    torch.set_num_threads(1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -142,13 +74,13 @@ CHECKS: dict[str, Callable[..., bool | None]] = {"bench": _bench_is_cached}
 def is_cached(run: Run, profile: str, device: str = "auto") -> bool:
     """Whether every entry of ``run`` is in the cache, valid for its config: the chapter's own
     function reads it with the cache required (so exactly what the chapter would find)."""
-    check = CHECKS.get(run.kind)
-    found = check(profile, device, *run.arguments) if check is not None else None
+    kind = KINDS[run.kind]
+    found = kind.cached(profile, device, *run.arguments) if kind.cached is not None else None
     if found is not None:
         return found
     with cache_required():
         try:
-            KINDS[run.kind](profile, device, False, *run.arguments)
+            kind.compute(profile, device, False, *run.arguments)
         except CacheMissError:
             return False
     return True
@@ -157,7 +89,7 @@ def is_cached(run: Run, profile: str, device: str = "auto") -> bool:
 def compute(run: Run, profile: str, device: str, progress: bool) -> tuple[str, float]:
     """Compute (or read) ``run``: (one line about its result, seconds)."""
     started = time.perf_counter()
-    summary = KINDS[run.kind](profile, device, progress, *run.arguments)
+    summary = KINDS[run.kind].compute(profile, device, progress, *run.arguments)
     return summary, time.perf_counter() - started
 
 

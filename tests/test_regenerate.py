@@ -4,7 +4,7 @@ import pytest
 
 from ssa import regenerate
 from ssa.__main__ import main as ssa_main
-from ssa.chapters import CHAPTERS, chapter, plan
+from ssa.chapters import CHAPTERS, KINDS, RunKind, chapter, plan, register_kind
 from ssa.regenerate import main
 from ssa.scoring import scorer_names
 
@@ -158,6 +158,14 @@ def test_jobs_compute_in_spawned_processes_then_everything_is_cached(empty_cache
     assert "6 runs at profile smoke: 2 cached, 4 to compute" in capsys.readouterr().out
 
 
+def test_every_planned_run_has_a_registered_kind_and_a_kind_belongs_to_one_study():
+    planned = {run.kind for profile in ("smoke", "cpu", "paper") for run in plan("all", profile)}
+    assert planned <= set(KINDS), planned - set(KINDS)
+    assert register_kind("decoder", KINDS["decoder"].compute) == KINDS["decoder"]  # the same study registering again
+    with pytest.raises(ValueError, match="'decoder' is already registered"):
+        register_kind("decoder", lambda profile, device, progress, scorer, seed: "another study's")
+
+
 def test_a_failed_run_is_reported_and_the_others_go_on(monkeypatch, capsys):
     monkeypatch.setattr(regenerate, "single_thread", lambda: None)  # this process keeps its threads
     def broken(profile, device, progress, scorer, seed):
@@ -165,7 +173,7 @@ def test_a_failed_run_is_reported_and_the_others_go_on(monkeypatch, capsys):
             raise RuntimeError("boom")
         return "fine"
 
-    monkeypatch.setitem(regenerate.KINDS, "decoder", broken)
+    monkeypatch.setitem(regenerate.KINDS, "decoder", RunKind(broken))
     runs = plan("decoder", "smoke", scorers=["ssa"])
     done, failed, left = regenerate.execute(runs, profile="smoke", device="cpu")
     assert (done, failed, left) == (1, 1, [])
@@ -176,8 +184,8 @@ def test_a_failed_run_is_reported_and_the_others_go_on(monkeypatch, capsys):
 def test_measurements_run_first_and_a_deadline_stops_launching(monkeypatch):
     monkeypatch.setattr(regenerate, "single_thread", lambda: None)
     order = []
-    monkeypatch.setitem(regenerate.KINDS, "icl", lambda profile, device, progress, *arguments: order.append(arguments) or "")
-    monkeypatch.setitem(regenerate.KINDS, "cost", lambda profile, device, progress, model: order.append("cost") or "")
+    monkeypatch.setitem(regenerate.KINDS, "icl", RunKind(lambda profile, device, progress, *arguments: order.append(arguments) or ""))
+    monkeypatch.setitem(regenerate.KINDS, "cost", RunKind(lambda profile, device, progress, model: order.append("cost") or ""))
     runs = plan("alternative_scorers", "smoke", scorers=["softmax"])
     regenerate.execute(list(reversed(runs)), profile="smoke", device="cpu", log=lambda line: None)
     assert order[0] == "cost" and len(order) == len(runs)

@@ -41,7 +41,7 @@ import torch
 from ssa import verdicts as rule
 from ssa.attention import attention_path
 from ssa.measure import interleaved_medians, peak_memory_bytes
-from ssa.chapters import Chapter, Run, register
+from ssa.chapters import Chapter, Run, register, register_kind
 from ssa.icl import experiments
 from ssa.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa.icl.evaluate import bootstrap_band
@@ -710,3 +710,13 @@ def cost_entry(profile: str = "cpu", device: str = "auto", scorers=None, seed: i
     config = cost_config(profile, device, scorers, seed, model)
     return cached(EXPERIMENT_COST, config, lambda: cost_benchmark(config), profile=profile,
                   regenerate=regenerate_command(profile), device=config.device)
+
+
+def compute_cost(profile: str, device: str, progress: bool, model: str = "icl") -> str:
+    """Run kind "cost": the scorers' cost per training step through the cache."""
+    ratios = cost_entry(profile, device, model=model)["scorers"]
+    return "time / memory per step, x softmax: " + ", ".join(
+        f"{name} {value['time_ratio']:.2f}/{value['memory_ratio'] or float('nan'):.2f}" for name, value in ratios.items())
+
+
+register_kind("cost", compute_cost)

@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 
 from ssa import paths, verdicts
-from ssa.chapters import Chapter, Run, register
+from ssa.chapters import Chapter, Run, register, register_kind
 from ssa.encoder import corpus as corpus_module
 from ssa.encoder import zorro
 from ssa.encoder.model import EncoderConfig
@@ -448,3 +448,19 @@ def scalars_frame(runs: list[EncoderRun]) -> pd.DataFrame:
                 for layer, value in enumerate(per_layer):
                     rows.append({"variant": run.scorer, "seed": run.seed, "step": step, "parameter": name, "layer": layer, "value": value})
     return pd.DataFrame(rows, columns=["variant", "seed", "step", "parameter", "layer", "value"])
+
+
+def compute_encoder_run(profile: str, device: str, progress: bool, variant: str, seed: int) -> str:
+    """Run kind "encoder": one encoder, trained and probed, through the cache."""
+    found = run(profile, variant, seed, device=device, threads=1, progress=progress)
+    return f"mean Zorro accuracy {100 * found.overall(found.holistic):.1f}%"
+
+
+def compute_encoder_data(profile: str, device: str, progress: bool) -> str:
+    """Run kind "encoder_data": the corpus and Zorro summary through the cache."""
+    found = data_summary(profile)
+    return f"{found['corpus']['utterances']:,} utterances, {len(found['zorro_pairs'])} Zorro paradigms"
+
+
+register_kind("encoder", compute_encoder_run)
+register_kind("encoder_data", compute_encoder_data)

@@ -24,7 +24,7 @@ import math
 import time
 from typing import Iterable, Sequence
 
-from ssa.chapters import Chapter, Run, chapter, register
+from ssa.chapters import Chapter, Run, chapter, register, register_kind
 from ssa.icl import diagnostics
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.evaluate import evaluate, model_predictor, sweep
@@ -348,18 +348,9 @@ def load_logit_spreads(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seed
     }
 
 
-def single_thread() -> None:
-    """One torch thread per process: parallel runs share the cores instead of fighting over them."""
-    import torch
-
-    torch.set_num_threads(1)
-
-
-def regenerate_one(task: str, scorer: str, seed: int, profile: str, device: str, progress: bool) -> tuple[str, float]:
-    """One experiment through the cache, for ``python -m ssa regenerate``: (summary line, seconds)."""
-    started = time.perf_counter()
-    summary = cached_with_spread(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
-    return f"{task}/{scorer}/seed{seed}: {summary}", time.perf_counter() - started
+def compute_icl_run(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
+    """Run kind "icl": one chapter experiment and its logit spreads through the cache."""
+    return cached_with_spread(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
 
 
 def cached_with_spread(experiment: ICLExperiment, *, profile: str, device: str, progress: bool, regenerate: str | None = None) -> str:
@@ -410,6 +401,7 @@ class ICLChapter(Chapter):
         return {task: experiment_config(task, "ssa", profile) for task in self.tasks}
 
 
+register_kind("icl", compute_icl_run)
 ICL_CHAPTERS = tuple(map(register, (
     ICLChapter("icl_quantification", "the 'every' and 'some' in-context learners", tasks=("every", "some")),
     ICLChapter("icl_linear", "the linear-function in-context learners", tasks=("linear",)),

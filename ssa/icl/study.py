@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ssa import verdicts as rule
-from ssa.chapters import Chapter, Run, register
+from ssa.chapters import Chapter, Run, register, register_kind
 from ssa.icl import experiments
 from ssa.icl.experiments import SCORER_DEFAULTS, ICLExperiment
 from ssa.icl.records import ICLRun, LogitSpread
@@ -601,11 +601,13 @@ def load_run(arm: str, task: str, seed: int, *, profile: str, device: str = "aut
                                 regenerate=regenerate_command(profile, seed, arm))
 
 
-def regenerate_one(arm: str, task: str, seed: int, *, profile: str, device: str, progress: bool) -> str:
-    """One study run and its logit spreads through the cache, for ``python -m ssa regenerate
-    icl_study``: one line about it."""
+def compute_study_run(profile: str, device: str, progress: bool, arm: str, task: str, seed: int) -> str:
+    """Run kind "icl_study": one study run and its logit spreads through the cache."""
     return experiments.cached_with_spread(_experiment(arm, task, seed, profile), profile=profile, device=device,
                                           progress=progress, regenerate=regenerate_command(profile, seed, arm))
+
+
+register_kind("icl_study", compute_study_run)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ssa import paths, verdicts
-from ssa.chapters import Chapter, Run, register
+from ssa.chapters import Chapter, Run, register, register_kind
 from ssa.lm.config import RunConfig, run_config
 from ssa.profiles import check_profile, resolve_device
 from ssa.lm.records import SPLITS, LMRun
@@ -480,3 +480,13 @@ def paper_commands(nodes: int = 2, gpus_per_node: int = 8) -> dict[str, str]:
             "--tasks arc_challenge,arc_easy,boolq,cb,copa,hellaswag,record,winogrande --batch_size 32"
         ),
     }
+
+
+def compute_decoder_run(profile: str, device: str, progress: bool, scorer: str, seed: int) -> str:
+    """Run kind "decoder": one decoder language model through the cache."""
+    found = result(profile, scorer, seed, device=device, progress=progress)
+    return (f"perplexity {found.perplexity_id:.2f} in distribution, {found.perplexity_ood:.2f} out of distribution; "
+            f"BLiMP {found.blimp.accuracy:.3f}")
+
+
+register_kind("decoder", compute_decoder_run)

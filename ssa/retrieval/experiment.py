@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from ssa import training
-from ssa.chapters import Chapter, Run, register
+from ssa.chapters import Chapter, Run, register, register_kind
 from ssa.results import added_field
 from ssa.scoring import AUTHORS_ICL_START, SSA, scorer_names
 from ssa.training import stream_seed
@@ -308,8 +308,11 @@ def load_run(scorer: str, seed: int, *, profile: str, device: str = "auto", prog
     return RetrievalRun.from_result(entry.result, scorer=scorer, seed=seed, provenance=entry.provenance)
 
 
-def regenerate_one(scorer: str, seed: int, profile: str, device: str, progress: bool) -> str:
-    """One run through the cache, for ``python -m ssa regenerate max_retrieval``: a line about it."""
+def compute_retrieval_run(profile: str, device: str, progress: bool, scorer: str, seed: int) -> str:
+    """Run kind "retrieval": one max-retrieval run through the cache."""
     found = load_run(scorer, seed, profile=profile, device=device, progress=progress)
     return (f"accuracy {found.accuracy[0]:.3f} at {found.sizes[0]} items, {found.accuracy[-1]:.3f} at {found.sizes[-1]}; "
             f"share of the weight on the top item {found.top_share[0]:.2f} -> {found.top_share[-1]:.2f}")
+
+
+register_kind("retrieval", compute_retrieval_run)
