@@ -16,6 +16,7 @@ import dataclasses
 from typing import Callable, ClassVar, Iterable, Sequence
 
 from ssa.profiles import check_profile
+from ssa.results import CacheMissError, StoredEntry, cache_required, entries_read
 from ssa.scoring import scorer_names
 
 PROG = "python -m ssa regenerate"
@@ -76,6 +77,11 @@ class Chapter:
         the in-context-learning chapters (``{task: config}``), else ``{"": config}``."""
         raise NotImplementedError
 
+    def part(self, run: Run) -> str:
+        """The part of the chapter ``run`` belongs to, for tables of time per part (default:
+        the whole chapter, ``""``)."""
+        return ""
+
     def check_scorers(self, scorers: Sequence[str]) -> tuple[str, ...]:
         check_scorer_names(scorers)
         rejected = [name for name in scorers if name not in self.accepted_scorers()]
@@ -123,6 +129,28 @@ def register_kind(name: str, compute: Callable[..., str], cached: Callable[..., 
         raise ValueError(f"run kind {name!r} is already registered by another study")
     KINDS[name] = kind
     return kind
+
+
+def read_run(run: Run, profile: str, device: str = "auto") -> list[StoredEntry] | None:
+    """The cache entries ``run`` reads, each valid for its config, or ``None`` when one is
+    missing: its kind's own function reads them with the cache required, so exactly what the
+    chapter would find. A kind whose entry is found another way (:attr:`RunKind.cached`) gives
+    ``[]`` when it is cached."""
+    kind = KINDS[run.kind]
+    found = kind.cached(profile, device, *run.arguments) if kind.cached is not None else None
+    if found is not None:
+        return [] if found else None
+    with cache_required(), entries_read() as entries:
+        try:
+            kind.compute(profile, device, False, *run.arguments)
+        except CacheMissError:
+            return None
+    return entries
+
+
+def is_cached(run: Run, profile: str, device: str = "auto") -> bool:
+    """Whether every entry of ``run`` is in the cache, valid for its config (:func:`read_run`)."""
+    return read_run(run, profile, device) is not None
 
 
 # name -> chapter, in ORDER: every chapter whose study has been imported.

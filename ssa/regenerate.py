@@ -55,10 +55,9 @@ from typing import Callable, Sequence
 import torch
 
 import ssa.studies  # noqa: F401  (registers every chapter and the kinds of run they plan)
-from ssa.chapters import ALL, CHAPTERS, KINDS, PROG, Run, plan
+from ssa.chapters import ALL, CHAPTERS, KINDS, PROG, Run, is_cached, plan
 from ssa.data import DatasetError
 from ssa.profiles import DEVICES, PROFILES, resolve_device
-from ssa.results import CacheMissError, cache_required
 from ssa.scoring import scorer_names
 
 
@@ -69,21 +68,6 @@ def single_thread() -> None:
 
 # ----------------------------------------------------------------------------------------------
 # Checking the cache and computing.
-
-
-def is_cached(run: Run, profile: str, device: str = "auto") -> bool:
-    """Whether every entry of ``run`` is in the cache, valid for its config: the chapter's own
-    function reads it with the cache required (so exactly what the chapter would find)."""
-    kind = KINDS[run.kind]
-    found = kind.cached(profile, device, *run.arguments) if kind.cached is not None else None
-    if found is not None:
-        return found
-    with cache_required():
-        try:
-            kind.compute(profile, device, False, *run.arguments)
-        except CacheMissError:
-            return False
-    return True
 
 
 def compute(run: Run, profile: str, device: str, progress: bool) -> tuple[str, float]:

@@ -1,8 +1,8 @@
 """What the "Reproducing this book" page computes: the command behind every chapter, the times
-measured here (from the provenance of the committed results), and the data sources.
+its cached results took (from their provenance), and the data sources.
 
     chapter_commands("cpu")     # one row per page of _toc.yml: how to run it and regenerate its cache
-    measured_times("cpu")       # per cache folder: entries, compute time, devices, processors, from provenance
+    chapter_times("cpu")        # per chapter part: runs planned and cached, compute time, processors
     dataset_table()             # every dataset: files, size, the public repositories and licence
 """
 
@@ -13,9 +13,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ssa import paths, studies  # noqa: F401  (studies: registers every chapter)
-from ssa.chapters import CHAPTERS
+from ssa.chapters import CHAPTERS, plan, read_run
 from ssa.profiles import check_profile
-from ssa.results import list_entries
 from ssa.book import resolve_document, toc_documents
 from ssa.data import load_manifest
 
@@ -67,29 +66,33 @@ def regenerate_command(chapter: str, profile: str) -> str:
     return CHAPTERS[chapter].command(profile)
 
 
-def measured_times(profile: str = "cpu", results_dir: str | Path | None = None) -> dict[str, dict]:
-    """Per folder of ``results/<profile>/`` (``icl``, ``encoder``, ``lm``, ...): the number of
-    valid entries, their summed compute time in seconds, the devices, the processors (of the
-    entries that record one) and the date of the newest, read from the provenance each entry
-    stores."""
+def chapter_times(profile: str = "cpu") -> list[dict]:
+    """One row per part of every chapter (:meth:`ssa.chapters.Chapter.part`), in the book's
+    order: ``chapter``, ``part``, the ``runs`` its regenerate command plans, how many are
+    ``cached``, the compute time in seconds of the entries they read (``wall_time_s``, from
+    their provenance, each entry once per part; a run shared by two chapters counts in both),
+    and the ``processors`` that computed them. A part's runs read as the chapter reads them
+    (:func:`ssa.chapters.read_run`)."""
     check_profile(profile)
-    totals: dict[str, dict] = {}
-    for entry in list_entries(results_dir, profile):
-        if entry.problems:
-            continue
-        provenance = entry.stored.provenance
-        folder = entry.experiment.split("/")[0]
-        total = totals.setdefault(folder, {"entries": 0, "wall_time_s": 0.0, "devices": set(), "processors": set(), "newest_utc": ""})
-        total["entries"] += 1
-        total["wall_time_s"] += float(provenance.wall_time_s)
-        total["devices"].add(provenance.device)
-        if provenance.processor:
-            total["processors"].add(provenance.processor)
-        total["newest_utc"] = max(total["newest_utc"], provenance.created_utc)
-    for total in totals.values():
-        total["devices"] = sorted(total["devices"])
-        total["processors"] = sorted(total["processors"])
-    return dict(sorted(totals.items()))
+    rows: dict[tuple[str, str], dict] = {}
+    for name, chapter in CHAPTERS.items():
+        for run in plan(name, profile):
+            part = chapter.part(run)
+            row = rows.setdefault((name, part), {"chapter": name, "part": part, "runs": 0, "cached": 0, "wall_time_s": 0.0,
+                                                 "processors": set(), "entries": set()})
+            row["runs"] += 1
+            entries = read_run(run, profile)
+            if entries is None:
+                continue
+            row["cached"] += 1
+            for entry in entries:
+                if entry.path in row["entries"]:
+                    continue
+                row["entries"].add(entry.path)
+                row["wall_time_s"] += float(entry.provenance.wall_time_s)
+                row["processors"].add(entry.provenance.processor or "not recorded")
+    return [{**{key: value for key, value in row.items() if key != "entries"}, "processors": sorted(row["processors"])}
+            for row in rows.values()]
 
 
 def _source(url: str) -> str:

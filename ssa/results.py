@@ -559,6 +559,28 @@ def cache_required() -> Iterator[None]:
             os.environ[REQUIRE_CACHE_ENV] = before
 
 
+# The lists of open entries_read() blocks: cached_entry appends every entry it returns to each.
+_READERS: list[list[StoredEntry]] = []
+
+
+@contextlib.contextmanager
+def entries_read() -> Iterator[list[StoredEntry]]:
+    """Within: every entry :func:`cached_entry` returns, read or computed, is appended to the
+    list this yields (what a chapter's run reads, with each entry's provenance)."""
+    found: list[StoredEntry] = []
+    _READERS.append(found)
+    try:
+        yield found
+    finally:
+        _READERS.remove(found)
+
+
+def _returned(entry: StoredEntry) -> StoredEntry:
+    for found in _READERS:
+        found.append(entry)
+    return entry
+
+
 def require_cache_from_environment() -> bool:
     return os.environ.get(REQUIRE_CACHE_ENV, "").strip().lower() in {"1", "true", "yes"}
 
@@ -601,7 +623,7 @@ def cached_entry(
     if stored is None:
         stored = _fetch_committed_entry(path, profile, normalized_config, identity, results_dir)
     if stored is not None:
-        return stored
+        return _returned(stored)
 
     if require is None:
         require = require_cache_from_environment()
@@ -613,8 +635,8 @@ def cached_entry(
             f"then commit the new file under results/{profile}/."
         )
 
-    return _compute_and_write(experiment, normalized_config, compute, path=path, profile=profile, code=code, identity=identity,
-                              device=device, allow_nonfinite=allow_nonfinite)
+    return _returned(_compute_and_write(experiment, normalized_config, compute, path=path, profile=profile, code=code,
+                                        identity=identity, device=device, allow_nonfinite=allow_nonfinite))
 
 
 def _compute_and_write(experiment: str, config: dict, compute: Callable[[], Mapping[str, Any]], *, path: Path, profile: str,

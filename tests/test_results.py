@@ -64,23 +64,30 @@ def test_entry_layout_and_provenance(tmp_path):
     assert not list(path.parent.glob("*.tmp")), "the atomic write left a temporary file behind"
 
 
-def test_measured_times_sum_each_folder_and_name_its_processors(tmp_path):
-    from ssa import reproduce
+def test_chapter_times_sum_what_each_part_reads_and_name_its_processors(tmp_path, monkeypatch):
+    from ssa import chapters, reproduce
 
-    for seed, processor in ((0, "CPU A"), (1, "CPU B"), (2, None)):
-        cached("demo/run", {"seed": seed}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, device="cpu")
-        path = entry_path("demo/run", {"seed": seed}, profile="cpu", results_dir=tmp_path)
+    def decoder_run(profile, device, progress, scorer, seed):  # reads one entry per run, as a study's kind does
+        cached("demo/run", {"scorer": scorer, "seed": seed}, Counter(), profile=profile, regenerate=REGENERATE, results_dir=tmp_path)
+        return ""
+
+    monkeypatch.setitem(chapters.KINDS, "decoder", chapters.RunKind(decoder_run))
+    stored_seconds = {}
+    for scorer, processor in (("softmax", "CPU A"), ("ssa", None)):  # seed 1 of each stays uncomputed
+        config = {"scorer": scorer, "seed": 0}
+        cached("demo/run", config, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path, device="cpu")
+        path = entry_path("demo/run", config, profile="smoke", results_dir=tmp_path)
         stored = json.loads(path.read_text())
-        stored["provenance"]["wall_time_s"] = 10.0 * (seed + 1)
+        stored["provenance"]["wall_time_s"] = stored_seconds[scorer] = 10.0 if processor else 25.0
         if processor is None:
             del stored["provenance"]["processor"]  # written before entries recorded it
         else:
             stored["provenance"]["processor"] = processor
         path.write_text(json.dumps(stored))
-    times = reproduce.measured_times("cpu", tmp_path)
-    assert list(times) == ["demo"]
-    assert times["demo"]["entries"] == 3 and times["demo"]["wall_time_s"] == 60.0
-    assert times["demo"]["devices"] == ["cpu"] and times["demo"]["processors"] == ["CPU A", "CPU B"]
+    row = next(row for row in reproduce.chapter_times("smoke") if row["chapter"] == "decoder")
+    assert (row["part"], row["runs"], row["cached"]) == ("", 4, 2)
+    assert row["wall_time_s"] == sum(stored_seconds.values()) == 35.0
+    assert row["processors"] == ["CPU A", "not recorded"]
 
 
 def test_cached_entry_gives_the_result_with_the_provenance_it_was_stored_with(tmp_path):
