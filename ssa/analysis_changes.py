@@ -20,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
+import numpy as np
+
 from ssa import ledger, verdicts
 from ssa.icl import study
 from ssa.icl.tasks import get_task
@@ -243,8 +245,6 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
 def _before_pair_minimum(claim: verdicts.Claim, differences: Sequence[float]) -> str:
     """The outcome the rule gave before 4e737d3: a direction from MIN_PAIRS pairs on, "no effect"
     on a flip-prone outcome only from no_effect_pairs."""
-    import numpy as np
-
     if len(differences) < verdicts.MIN_PAIRS:
         return UNDECIDED
     outcome = str(verdicts._decide(np.asarray([differences], dtype=float), claim.threshold, claim.binary)[3][0])

@@ -24,6 +24,7 @@ a reader on another Python version (whose syntax trees print differently) reads 
 
 from __future__ import annotations
 
+import argparse
 import ast
 import dataclasses
 import hashlib
@@ -174,8 +175,6 @@ def _write(record: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     parser = argparse.ArgumentParser(prog="python -m ssa code-versions", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("check", "record", "bump"),
                         help="check: list computations whose code changed; record: keep the version, store the new "

@@ -38,7 +38,9 @@ retrieval first, then task by task and scorer by scorer (so an interrupted sweep
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -685,9 +687,6 @@ def download_link(table, folder: str | Path | None = None, filename: str = CSV_N
     book's downloads folder, which the build copies to the site's root: a stable address,
     ``<site>/<filename>``), the file is written there and the link points at it from a chapter
     page; without one (a notebook opened alone), the file travels inside the link (a data URI)."""
-    import base64
-    import html
-
     rows = f" ({len(table)} rows: one per scorer, column and seed)"
     if folder is not None:
         folder = Path(folder)

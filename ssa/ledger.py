@@ -24,6 +24,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+import sympy as sp
+
 from ssa import leaderboard as leaderboard_study, paths, verdicts
 from ssa.alternatives import comparison as alternatives_comparison
 from ssa.encoder import experiment as encoder_experiment
@@ -275,10 +278,6 @@ THEOREM_DPS = 50  # decimal digits of the mpmath evaluations (float64 underflows
 
 
 def _theorem_rows(profile: str) -> list[LedgerRow]:
-    import numpy as np
-    import sympy as sp
-
-
     scales = np.logspace(np.log10(THEOREM_SCALES[0]), np.log10(THEOREM_SCALES[1]), THEOREM_POINTS)
     b, n = (sp.nsimplify(THEOREM_SSA[name]) for name in ("b", "n"))
 
@@ -314,7 +313,7 @@ def _theorem_rows(profile: str) -> list[LedgerRow]:
     def summary(ok: bool) -> str:
         return (f"Fitted decay rates (exponential for softmax, polynomial for SSA) within {SLOPE_TOLERANCE:.0%} of "
                 f"the derived ones." if ok else
-                f"Checked live: a fitted decay rate is more than {SLOPE_TOLERANCE:.0%} off the derived one.")
+                f"A fitted decay rate is more than {SLOPE_TOLERANCE:.0%} off the derived one.")
 
     return [
         LedgerRow(key, PAPER[key].claim, paper_figure(key), ours + qualifier, "live", (),
@@ -561,8 +560,6 @@ def _differing(regime: str, other: str) -> str:
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:
-    import numpy as np
-
     return float(np.mean([np.mean(run.injection.injected_mass) for run in runs[scorer]]))
 
 

@@ -6,7 +6,10 @@ Each scorer keeps its colour in every chapter: colours follow the registry order
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
+
+import numpy as np
 
 from ssa.scoring import scorer_names
 
@@ -111,10 +114,6 @@ def plot_mean_and_seeds(ax, x, values, *, color: str, label: str | None = None, 
 
     ``values``: one row per seed, one column per ``x`` (NaN where a seed has no value). Returns
     ``(mean_line, seed_lines)``."""
-    import warnings
-
-    import numpy as np
-
     values = np.atleast_2d(np.asarray(values, dtype=float))
     seed_lines = [ax.plot(x, row, color=color, zorder=1, **SEED_LINE)[0] for row in values]
     with warnings.catch_warnings():  # a point no seed has stays NaN (a gap in the line)
@@ -152,8 +151,6 @@ def plot_category_means(ax, frame, *, category: str, value: str, hue: str, palet
     line (the hues of one seed are paired: same batches, same test items).
 
     Returns the artists: ``{"means": [...], "seeds": [...], "pairs": [...]}``."""
-    import numpy as np
-
     categories = _ordered(frame[category], order)
     hues = _ordered(frame[hue], hue_order)
     offsets = dict(zip(hues, np.linspace(-span / 2, span / 2, len(hues)) if len(hues) > 1 else [0.0]))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import hashlib
 import math
 import os
 import statistics
@@ -40,6 +41,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ssa import paths
 from ssa.chapters import CHAPTERS
@@ -123,9 +126,6 @@ class InContextQuantification:
     def endpoints(self, record, profile: str) -> dict[str, float | None]:
         """The prompt error at sigma 10 (``None`` where the profile does not test it) and its mean
         over the shifted sigmas (> 1), as the chapter's verdicts read the error curve."""
-        import numpy as np
-
-
         curve = verdicts.error_curve([record], record.task, "sigma_x")[0]
         sigmas = np.array(record.sweep("sigma_x").values, dtype=float)
         at_ten = curve[sigmas == 10]
@@ -765,8 +765,6 @@ def training_command(arguments: Sequence[str], deterministic: bool = False) -> l
 
 def weights_digest(path: Path) -> str:
     """SHA-256 of the bits of a training checkpoint's model and optimizer tensors (in key order)."""
-    import hashlib
-
     import torch
 
     state = torch.load(path, map_location="cpu", weights_only=True)

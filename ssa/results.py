@@ -38,6 +38,7 @@ points that lookup at a folder or URL laid out like the repository instead.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import datetime
@@ -51,6 +52,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -501,9 +504,6 @@ def _committed_source() -> str | None:
 
 def _read_committed(source: str, relative: str) -> str | None:
     """The text of ``relative`` (``results/...``) under ``source``, or ``None`` if it is not there."""
-    import urllib.error
-    import urllib.request
-
     if "://" not in source:
         file = Path(source).expanduser() / relative
         return file.read_text(encoding="utf-8") if file.is_file() else None
@@ -783,8 +783,6 @@ def _entry_problems(entry: StoredEntry, profile: str, experiment: str) -> list[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     parser = argparse.ArgumentParser(prog="python -m ssa results", description="List and validate cached results.")
     parser.add_argument("command", choices=("list", "validate", "format"),
                         help="list entries; validate them (and the committed cache's size); format: rewrite "

@@ -8,6 +8,8 @@ dashed, in grey.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from ssa.icl.evaluate import bootstrap_band
@@ -194,8 +196,6 @@ def plot_paired_differences(verdicts, seeds, width: float = 9.0):
     positive = as the paper says), the mean with its 95% interval, and the threshold either side of
     0 shaded (:mod:`ssa.verdicts`); one panel per unit, so that claims in different units do not
     share an axis. Returns the figure."""
-    import textwrap
-
     import matplotlib.pyplot as plt
 
     judged = [verdict for verdict in verdicts if verdict.differences]
@@ -237,8 +237,6 @@ def plot_study_differences(ax, rows, endpoint: str) -> None:
     :func:`ssa.icl.study.verdict_rows`): each seed's paired difference as a dot (positive = the
     paper's direction), the mean with its 95% interval, and the threshold either side of 0 shaded.
     Comparisons not judged yet are listed with what is missing."""
-    import textwrap
-
     chosen = [row for row in rows if row["endpoint"] == endpoint]
     labels = []
     for y, row in enumerate(reversed(chosen)):
