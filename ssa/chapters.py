@@ -13,10 +13,10 @@ This module knows no study: it is filled by them.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol, Sequence
 
 from ssa.profiles import check_profile
-from ssa.results import CacheMissError, StoredEntry, cache_required, entries_read
+from ssa.results import CacheMissError, Provenance, StoredEntry, cache_required, entries_read
 from ssa.scoring import scorer_names
 
 PROG = "python -m ssa regenerate"
@@ -157,14 +157,19 @@ def is_cached(run: Run, profile: str, device: str = "auto") -> bool:
 CHAPTERS: dict[str, Chapter] = {}
 
 
+def _in_order(registry: dict, name: str, value, what: str):
+    """Add ``value`` under chapter ``name`` to ``registry``, which stays in :data:`ORDER`; returns it."""
+    if name not in ORDER:
+        raise ValueError(f"{what} {name!r} has no place in ORDER, the book's order of its chapters")
+    registry[name] = value
+    for each in sorted(registry, key=ORDER.index):
+        registry[each] = registry.pop(each)
+    return value
+
+
 def register(chapter: Chapter) -> Chapter:
     """Add ``chapter`` to :data:`CHAPTERS`, which stays in :data:`ORDER`; returns it."""
-    if chapter.name not in ORDER:
-        raise ValueError(f"chapter {chapter.name!r} has no place in ORDER, the book's order of its chapters")
-    CHAPTERS[chapter.name] = chapter
-    for name in sorted(CHAPTERS, key=ORDER.index):
-        CHAPTERS[name] = CHAPTERS.pop(name)
-    return chapter
+    return _in_order(CHAPTERS, chapter.name, chapter, "chapter")
 
 
 def chapter(name: str) -> Chapter:
@@ -221,3 +226,67 @@ def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None,
             known = runs.get(run.key)
             runs[run.key] = run if known is None else dataclasses.replace(known, chapters=known.chapters + run.chapters)
     return list(runs.values())
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading a chapter's runs one by one: what a rerun on another machine is compared by.
+
+
+class SeedRun(Protocol):
+    """One run of a chapter, named by its scorer and seed (and, in a chapter of several tasks, its task)."""
+
+    scorer: str
+    seed: int
+    task: str | None
+
+
+class Reader(Protocol):
+    """How a chapter names, reads and judges its runs one at a time (:mod:`ssa.reruns` puts a
+    rerun in place of a cached seed and judges again): registered by the study beside its
+    verdicts (:func:`register_reader`)."""
+
+    chapter: str  # the chapter's name in CHAPTERS
+    tasks: tuple[str, ...]  # the tasks its runs need one of (empty: none)
+
+    def experiment(self, run: SeedRun, profile: str) -> tuple[str, Any]:
+        """(cache folder, config) of ``run``'s result entry."""
+
+    def record(self, run: SeedRun, result: Mapping, provenance: Provenance | None = None) -> Any:
+        """``result`` as the chapter's typed record."""
+
+    def endpoints(self, record: Any, profile: str) -> dict[str, float | None]:
+        """The numbers the chapter's verdicts read from one record, by name."""
+
+    def cached_runs(self, profile: str) -> dict:
+        """Every record the chapter's verdicts read, from the book's cache."""
+
+    def swapped(self, runs: Mapping, records: Sequence) -> dict:
+        """``runs`` (as :meth:`cached_runs` gives them) with each of ``records`` in place of its seed's."""
+
+    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+        """``{claim: outcome in the book's words}`` for every verdict the chapter computes."""
+
+
+# chapter name -> its reader, for the chapters that have one.
+READERS: dict[str, Reader] = {}
+
+
+def register_reader(reader: Reader) -> Reader:
+    """Add ``reader`` to :data:`READERS` (in :data:`ORDER`); returns it."""
+    return _in_order(READERS, reader.chapter, reader, "the reader of chapter")
+
+
+def swapped_by_scorer(runs: Mapping, records: Sequence) -> dict:
+    """``{scorer: [runs]}`` with each of ``records`` in place of the run of its scorer and seed."""
+    found = {scorer: list(group) for scorer, group in runs.items()}
+    for record in records:
+        replace_seed(found[record.scorer], record)
+    return found
+
+
+def replace_seed(group: list, record) -> None:
+    """Put ``record`` in place of the run of its seed in ``group``."""
+    seeds = [run.seed for run in group]
+    if record.seed not in seeds:
+        raise ValueError(f"records: no cached {record.scorer} run of seed {record.seed} to replace (cached seeds {seeds})")
+    group[seeds.index(record.seed)] = record

@@ -42,23 +42,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+import ssa.studies  # noqa: F401  (registers every chapter and the readers of their runs)
 from ssa import paths
-from ssa.chapters import CHAPTERS
+from ssa.chapters import READERS
 from ssa.code_versions import computation_of, version
-from ssa.encoder import experiment as encoder, zorro
-from ssa.encoder.records import EncoderRun
-from ssa.icl import experiments, verdicts
-from ssa.icl.records import ICLRun
 from ssa.ledger import markdown_table
 from ssa.plotting import scorer_label
 from ssa.profiles import PROFILES, check_profile
-from ssa.results import (Provenance, StoredEntry, cache_required, canonical_json, entries_of, entry_path, instruction_sets,
-                         processor_name, read_entry, record_entry)
-from ssa.retrieval import analysis
-from ssa.retrieval.experiment import SEEDS, VARIANTS, experiment_config
-from ssa.retrieval.records import RetrievalRun
+from ssa.results import (Provenance, StoredEntry, canonical_json, entries_of, entry_path, instruction_sets, processor_name,
+                         read_entry, record_entry)
 
 COMPARED = "reruns/compared"  # the cache folder of the rerun records
 BITWISE = "reruns/bitwise"  # the cache folder of the bitwise records
@@ -100,181 +92,6 @@ class SubsetRun:
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
-
-# ----------------------------------------------------------------------------------------------
-# How each chapter names, reads and judges its runs.
-
-
-class InContextQuantification:
-    """The in-context quantification chapter (notebooks/icl_quantification.ipynb): its runs are
-    ``icl/<task>/<scorer>`` entries, read as :class:`ssa.icl.records.ICLRun`; its verdicts are
-    the shift and length verdicts of each task and the combined quantification verdict."""
-
-    chapter = "icl_quantification"
-    tasks = ("every", "some")
-
-    def experiment(self, run: SubsetRun, profile: str) -> tuple[str, Any]:
-        """(cache folder, config) of ``run``'s result entry."""
-
-        found = experiments.experiment_config(run.task, run.scorer, profile, run.seed)
-        return found.name, found
-
-    def record(self, run: SubsetRun, result: Mapping, provenance: Provenance | None = None):
-
-        return ICLRun.from_result(result, task=run.task, scorer=run.scorer, seed=run.seed, provenance=provenance)
-
-    def endpoints(self, record, profile: str) -> dict[str, float | None]:
-        """The prompt error at sigma 10 (``None`` where the profile does not test it) and its mean
-        over the shifted sigmas (> 1), as the chapter's verdicts read the error curve."""
-        curve = verdicts.error_curve([record], record.task, "sigma_x")[0]
-        sigmas = np.array(record.sweep("sigma_x").values, dtype=float)
-        at_ten = curve[sigmas == 10]
-        return {"prompt error at σ 10": float(at_ten[0]) if at_ten.size else None,
-                "mean prompt error over σ > 1": float(curve[sigmas > 1].mean())}
-
-    def cached_runs(self, profile: str) -> dict:
-        """``{task: {scorer: [runs]}}``: every run the chapter's verdicts read, from the book's
-        cache (:class:`ssa.results.CacheMissError`, naming the command, when one is missing)."""
-
-        with cache_required():
-            return {task: experiments.load_runs(task, profile=profile, seeds=experiments.chapter_seeds(0), device="cpu")
-                    for task in self.tasks}
-
-    def swapped(self, runs: Mapping, records: Sequence) -> dict:
-        """``runs`` with each of ``records`` in place of the run of its task, scorer and seed."""
-        found = {task: {scorer: list(group) for scorer, group in by_scorer.items()} for task, by_scorer in runs.items()}
-        for record in records:
-            _replace_seed(found[record.task][record.scorer], record)
-        return found
-
-    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
-        """``{claim: outcome in the book's words}`` for every verdict the chapter computes."""
-
-        outcomes = {}
-        for task in self.tasks:
-            label = f'"{task}"'
-            trained_points = experiments.experiment_config(task, "ssa", profile, 0).train.curriculum.end
-            for verdict in [*verdicts.shift_verdicts(runs[task], task, "sigma_x", label),
-                            verdicts.length_verdict(runs[task], task, trained_points, label)]:
-                outcomes[verdict.claim] = verdict.label()
-        combined = verdicts.quantification_verdict(runs)
-        outcomes[combined.claim] = combined.label()
-        return outcomes
-
-
-class MaxRetrieval:
-    """The max-retrieval chapter (notebooks/max_retrieval.ipynb): its runs are
-    ``retrieval/runs/<scorer>`` entries, read as :class:`ssa.retrieval.records.RetrievalRun`;
-    its verdicts are every scorer's accuracy and top-item share against softmax, the adaptive
-    temperature replication, and the starting-point comparisons with their reading."""
-
-    chapter = "max_retrieval"
-    tasks = ()
-
-    def experiment(self, run: SubsetRun, profile: str) -> tuple[str, Any]:
-
-        found = experiment_config(run.scorer, profile, run.seed)
-        return found.name, found
-
-    def record(self, run: SubsetRun, result: Mapping, provenance: Provenance | None = None):
-
-        return RetrievalRun.from_result(result, scorer=run.scorer, seed=run.seed, provenance=provenance)
-
-    def endpoints(self, record, profile: str) -> dict[str, float | None]:
-        """The accuracy at each test size and its mean over the sizes larger than in training."""
-
-        train_items = analysis.train_items(profile)
-        found: dict[str, float | None] = {f"accuracy at {size:,} items": record.at(size) for size in record.sizes}
-        found[f"mean accuracy over sizes > {train_items}"] = analysis.shifted(record, "accuracy", train_items)
-        return found
-
-    def cached_runs(self, profile: str) -> dict:
-        """``{scorer or variant: [runs]}`` at the chapter's seeds, from the book's cache."""
-
-        with cache_required():
-            return analysis.load_runs(profile, CHAPTERS[self.chapter].published_scorers(), SEEDS[profile], device="cpu")
-
-    def swapped(self, runs: Mapping, records: Sequence) -> dict:
-        return _swapped_by_scorer(runs, records)
-
-    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
-
-        train_items = analysis.train_items(profile)
-        scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
-        outcomes = {}
-        for what, claim, metric in (("accuracy", analysis.SHIFTED_ACCURACY, "accuracy"),
-                                    ("top-item share", analysis.TOP_SHARE, "top_share")):
-            for scorer, verdict in analysis.versus_softmax(scorers, claim, metric, train_items).items():
-                outcomes[f"{what} vs softmax: {scorer}"] = verdict.label()
-        outcomes["adaptive temperature replication"] = analysis.adaptive_temperature_replication(scorers, train_items).label()
-        if all(runs.get(name) for pair in analysis.STARTING_POINT for name in pair):
-            found, reading = analysis.starting_point(runs, train_items)
-            for (treatment, control), verdict in found.items():
-                outcomes[f"starting point: {treatment} vs {control}"] = verdict.label()
-            outcomes["starting point: what SSA's difference goes with"] = reading
-        return outcomes
-
-
-def _swapped_by_scorer(runs: Mapping, records: Sequence) -> dict:
-    """``{scorer: [runs]}`` with each of ``records`` in place of the run of its scorer and seed."""
-    found = {scorer: list(group) for scorer, group in runs.items()}
-    for record in records:
-        _replace_seed(found[record.scorer], record)
-    return found
-
-
-def _replace_seed(group: list, record) -> None:
-    seeds = [run.seed for run in group]
-    if record.seed not in seeds:
-        raise ValueError(f"records: no cached {record.scorer} run of seed {record.seed} to replace (cached seeds {seeds})")
-    group[seeds.index(record.seed)] = record
-
-
-class EncoderProbing:
-    """The encoder chapter (notebooks/encoder.ipynb): its runs are ``encoder/runs/<variant>``
-    entries, read as :class:`ssa.encoder.records.EncoderRun`; its verdicts are the paper's SSA
-    variant against softmax on the mean over the paper's Zorro paradigms and on each of them, and
-    the combined probing verdict."""
-
-    chapter = "encoder"
-    tasks = ()
-
-    def experiment(self, run: SubsetRun, profile: str) -> tuple[str, Any]:
-
-        return encoder.runs_experiment(run.scorer), encoder.run_config(profile, run.scorer, run.seed)
-
-    def record(self, run: SubsetRun, result: Mapping, provenance: Provenance | None = None):
-
-        return EncoderRun.from_result(result, provenance=provenance)
-
-    def endpoints(self, record, profile: str) -> dict[str, float | None]:
-        """The holistic accuracy (a fraction) averaged over the paper's paradigms and over every Zorro paradigm."""
-
-        return {"mean accuracy over the paper's paradigms": record.overall(encoder.PAPER_ACCURACIES),
-                "mean accuracy over Zorro": record.overall(zorro.PARADIGMS)}
-
-    def cached_runs(self, profile: str) -> dict:
-        """``{variant: [runs]}`` at the chapter's seeds, from the book's cache."""
-
-        with cache_required():
-            return {variant: [encoder.run(profile, variant, seed, device="cpu", progress=False)
-                              for seed in CHAPTERS[self.chapter].published_seeds(profile)]
-                    for variant in CHAPTERS[self.chapter].published_scorers()}
-
-    def swapped(self, runs: Mapping, records: Sequence) -> dict:
-        return _swapped_by_scorer(runs, records)
-
-    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
-
-        every = [run for group in runs.values() for run in group]
-        outcomes = {verdict.claim: verdict.label() for verdict in encoder.paradigm_verdicts(every).values()}
-        combined = encoder.probing_verdict(every)
-        outcomes[combined.claim] = combined.label()
-        return outcomes
-
-
-READERS: dict[str, InContextQuantification | MaxRetrieval | EncoderProbing] = {
-    reader.chapter: reader for reader in (InContextQuantification(), MaxRetrieval(), EncoderProbing())}
 
 # The subset that every machine reruns: seed 0 of softmax and SSA in two chapters whose models
 # train in minutes at the cpu profile, on the direct attention path, and seed 0 of softmax and

@@ -560,7 +560,7 @@ def cache_required() -> Iterator[None]:
 
 
 # The lists of open entries_read() blocks: cached_entry appends every entry it returns to each.
-_READERS: list[list[StoredEntry]] = []
+_ENTRY_COLLECTORS: list[list[StoredEntry]] = []
 
 
 @contextlib.contextmanager
@@ -568,15 +568,15 @@ def entries_read() -> Iterator[list[StoredEntry]]:
     """Within: every entry :func:`cached_entry` returns, read or computed, is appended to the
     list this yields (what a chapter's run reads, with each entry's provenance)."""
     found: list[StoredEntry] = []
-    _READERS.append(found)
+    _ENTRY_COLLECTORS.append(found)
     try:
         yield found
     finally:
-        _READERS.remove(found)
+        _ENTRY_COLLECTORS.remove(found)
 
 
 def _returned(entry: StoredEntry) -> StoredEntry:
-    for found in _READERS:
+    for found in _ENTRY_COLLECTORS:
         found.append(entry)
     return entry
 

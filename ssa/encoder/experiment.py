@@ -18,20 +18,21 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Mapping
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
 from ssa import paths, verdicts
-from ssa.chapters import Chapter, Run, register, register_kind
+from ssa.chapters import Chapter, Run, SeedRun, register, register_kind, register_reader, swapped_by_scorer
 from ssa.encoder import corpus as corpus_module
 from ssa.encoder import zorro
 from ssa.encoder.model import EncoderConfig
 from ssa.profiles import check_profile, resolve_device
 from ssa.encoder.records import EncoderRun
-from ssa.results import cached, cached_entry, check_throwaway_cache
+from ssa.results import Provenance, cache_required, cached, cached_entry, check_throwaway_cache
 from ssa.verdicts import Claim, Verdict
 from ssa.encoder.train import train_and_probe
 
@@ -464,3 +465,44 @@ def compute_encoder_data(profile: str, device: str, progress: bool) -> str:
 
 register_kind("encoder", compute_encoder_run)
 register_kind("encoder_data", compute_encoder_data)
+
+
+class EncoderProbing:
+    """The encoder chapter (notebooks/encoder.ipynb): its runs are ``encoder/runs/<variant>``
+    entries, read as :class:`ssa.encoder.records.EncoderRun`; its verdicts are the paper's SSA
+    variant against softmax on the mean over the paper's Zorro paradigms and on each of them, and
+    the combined probing verdict."""
+
+    chapter = "encoder"
+    tasks = ()
+
+    def experiment(self, run: SeedRun, profile: str) -> tuple[str, Any]:
+        return runs_experiment(run.scorer), run_config(profile, run.scorer, run.seed)
+
+    def record(self, run: SeedRun, result: Mapping, provenance: Provenance | None = None):
+        return EncoderRun.from_result(result, provenance=provenance)
+
+    def endpoints(self, record, profile: str) -> dict[str, float | None]:
+        """The holistic accuracy (a fraction) averaged over the paper's paradigms and over every Zorro paradigm."""
+        return {"mean accuracy over the paper's paradigms": record.overall(PAPER_ACCURACIES),
+                "mean accuracy over Zorro": record.overall(zorro.PARADIGMS)}
+
+    def cached_runs(self, profile: str) -> dict:
+        """``{variant: [runs]}`` at the chapter's seeds, from the book's cache."""
+        with cache_required():
+            return {variant: [run(profile, variant, seed, device="cpu", progress=False)
+                              for seed in CHAPTER.published_seeds(profile)]
+                    for variant in CHAPTER.published_scorers()}
+
+    def swapped(self, runs: Mapping, records: Sequence) -> dict:
+        return swapped_by_scorer(runs, records)
+
+    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+        every = [run for group in runs.values() for run in group]
+        outcomes = {verdict.claim: verdict.label() for verdict in paradigm_verdicts(every).values()}
+        combined = probing_verdict(every)
+        outcomes[combined.claim] = combined.label()
+        return outcomes
+
+
+register_reader(EncoderProbing())

@@ -22,10 +22,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import Iterable, Sequence
+from collections.abc import Mapping
+from typing import Any, Iterable, Sequence
 
-from ssa.chapters import Chapter, Run, chapter, register, register_kind
-from ssa.icl import diagnostics
+import numpy as np
+
+from ssa.chapters import Chapter, Run, SeedRun, chapter, register, register_kind, register_reader, replace_seed
+from ssa.icl import diagnostics, verdicts as icl_verdicts
 from ssa.icl.curriculum import Curriculum
 from ssa.icl.evaluate import evaluate, model_predictor, sweep
 from ssa.icl.models import ModelConfig
@@ -34,11 +37,8 @@ from ssa.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa.icl.tasks import get_task
 from ssa.icl.train import TrainConfig, train
 from ssa.profiles import check_profile, resolve_device
-from ssa.results import added_field
+from ssa.results import Provenance, added_field, cache_required, cached, cached_entry, check_throwaway_cache, config_dict
 from ssa.scoring import AUTHORS_ICL_START, scorer_names
-from ssa.results import config_dict
-from ssa.results import cached, check_throwaway_cache
-from ssa.results import cached_entry, check_throwaway_cache
 
 CHAPTER_SCORERS = ("softmax", "ssa")
 SEEDS = (0, 1, 2)
@@ -417,3 +417,59 @@ def icl_chapter(task: str | None = None, scorer: str | None = None) -> str:
     if task is None:
         return "icl_collapse"
     return next(each.name for each in ICL_CHAPTERS if task in each.tasks)
+
+
+class InContextQuantification:
+    """The in-context quantification chapter (notebooks/icl_quantification.ipynb): its runs are
+    ``icl/<task>/<scorer>`` entries, read as :class:`ssa.icl.records.ICLRun`; its verdicts are
+    the shift and length verdicts of each task and the combined quantification verdict."""
+
+    chapter = "icl_quantification"
+    tasks = ("every", "some")
+
+    def experiment(self, run: SeedRun, profile: str) -> tuple[str, Any]:
+        """(cache folder, config) of ``run``'s result entry."""
+        found = experiment_config(run.task, run.scorer, profile, run.seed)
+        return found.name, found
+
+    def record(self, run: SeedRun, result: Mapping, provenance: Provenance | None = None):
+        return ICLRun.from_result(result, task=run.task, scorer=run.scorer, seed=run.seed, provenance=provenance)
+
+    def endpoints(self, record, profile: str) -> dict[str, float | None]:
+        """The prompt error at sigma 10 (``None`` where the profile does not test it) and its mean
+        over the shifted sigmas (> 1), as the chapter's verdicts read the error curve."""
+        curve = icl_verdicts.error_curve([record], record.task, "sigma_x")[0]
+        sigmas = np.array(record.sweep("sigma_x").values, dtype=float)
+        at_ten = curve[sigmas == 10]
+        return {"prompt error at σ 10": float(at_ten[0]) if at_ten.size else None,
+                "mean prompt error over σ > 1": float(curve[sigmas > 1].mean())}
+
+    def cached_runs(self, profile: str) -> dict:
+        """``{task: {scorer: [runs]}}``: every run the chapter's verdicts read, from the book's
+        cache (:class:`ssa.results.CacheMissError`, naming the command, when one is missing)."""
+        with cache_required():
+            return {task: load_runs(task, profile=profile, seeds=chapter_seeds(0), device="cpu")
+                    for task in self.tasks}
+
+    def swapped(self, runs: Mapping, records: Sequence) -> dict:
+        """``runs`` with each of ``records`` in place of the run of its task, scorer and seed."""
+        found = {task: {scorer: list(group) for scorer, group in by_scorer.items()} for task, by_scorer in runs.items()}
+        for record in records:
+            replace_seed(found[record.task][record.scorer], record)
+        return found
+
+    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+        """``{claim: outcome in the book's words}`` for every verdict the chapter computes."""
+        outcomes = {}
+        for task in self.tasks:
+            label = f'"{task}"'
+            trained_points = experiment_config(task, "ssa", profile, 0).train.curriculum.end
+            for verdict in [*icl_verdicts.shift_verdicts(runs[task], task, "sigma_x", label),
+                            icl_verdicts.length_verdict(runs[task], task, trained_points, label)]:
+                outcomes[verdict.claim] = verdict.label()
+        combined = icl_verdicts.quantification_verdict(runs)
+        outcomes[combined.claim] = combined.label()
+        return outcomes
+
+
+register_reader(InContextQuantification())

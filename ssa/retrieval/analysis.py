@@ -19,13 +19,16 @@ from __future__ import annotations
 import dataclasses
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ssa import verdicts as rule
+from ssa.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
 from ssa.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
 from ssa.retrieval.experiment import SEEDS, VARIANTS, experiment_config, load_run
 from ssa.retrieval.records import RetrievalRun
+from ssa.results import Provenance, cache_required
 from ssa.plotting import scorer_label
 from ssa.plotting import scorer_color, scorer_label
 
@@ -241,3 +244,54 @@ def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, tra
 
 def train_items(profile: str) -> int:
     return experiment_config("softmax", profile).train.items
+
+
+class MaxRetrieval:
+    """The max-retrieval chapter (notebooks/max_retrieval.ipynb): its runs are
+    ``retrieval/runs/<scorer>`` entries, read as :class:`ssa.retrieval.records.RetrievalRun`;
+    its verdicts are every scorer's accuracy and top-item share against softmax, the adaptive
+    temperature replication, and the starting-point comparisons with their reading."""
+
+    chapter = "max_retrieval"
+    tasks = ()
+
+    def experiment(self, run: SeedRun, profile: str) -> tuple[str, Any]:
+        found = experiment_config(run.scorer, profile, run.seed)
+        return found.name, found
+
+    def record(self, run: SeedRun, result: Mapping, provenance: Provenance | None = None):
+        return RetrievalRun.from_result(result, scorer=run.scorer, seed=run.seed, provenance=provenance)
+
+    def endpoints(self, record, profile: str) -> dict[str, float | None]:
+        """The accuracy at each test size and its mean over the sizes larger than in training."""
+        trained = train_items(profile)
+        found: dict[str, float | None] = {f"accuracy at {size:,} items": record.at(size) for size in record.sizes}
+        found[f"mean accuracy over sizes > {trained}"] = shifted(record, "accuracy", trained)
+        return found
+
+    def cached_runs(self, profile: str) -> dict:
+        """``{scorer or variant: [runs]}`` at the chapter's seeds, from the book's cache."""
+        with cache_required():
+            return load_runs(profile, CHAPTERS[self.chapter].published_scorers(), SEEDS[profile], device="cpu")
+
+    def swapped(self, runs: Mapping, records: Sequence) -> dict:
+        return swapped_by_scorer(runs, records)
+
+    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+        trained = train_items(profile)
+        scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
+        outcomes = {}
+        for what, claim, metric in (("accuracy", SHIFTED_ACCURACY, "accuracy"),
+                                    ("top-item share", TOP_SHARE, "top_share")):
+            for scorer, verdict in versus_softmax(scorers, claim, metric, trained).items():
+                outcomes[f"{what} vs softmax: {scorer}"] = verdict.label()
+        outcomes["adaptive temperature replication"] = adaptive_temperature_replication(scorers, trained).label()
+        if all(runs.get(name) for pair in STARTING_POINT for name in pair):
+            found, reading = starting_point(runs, trained)
+            for (treatment, control), verdict in found.items():
+                outcomes[f"starting point: {treatment} vs {control}"] = verdict.label()
+            outcomes["starting point: what SSA's difference goes with"] = reading
+        return outcomes
+
+
+register_reader(MaxRetrieval())
