@@ -156,7 +156,9 @@ class PlanStep:
 
 
 # The powered study's plan and what was added to it before the runs it governs (the changes made
-# after a reading are in CHANGES, with the same kind of marker in PLAN_CHANGE_MARKERS).
+# after a reading are in CHANGES, with the same kind of marker in PLAN_CHANGE_MARKERS). A path names
+# the file as it stood at its commit, where the history finds the marker (the plan's code is in
+# ssa/icl/study/design.py).
 PLAN_STEPS: tuple[PlanStep, ...] = (
     PlanStep("5389975", "the plan: comparisons, seeds, endpoints and rule, fixed before any run of the study",
              "ssa/icl/study.py", ""),

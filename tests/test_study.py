@@ -7,6 +7,7 @@ import pytest
 
 from ssa import verdicts
 from ssa.icl import study
+from ssa.icl.study import report as study_report  # chapter_answer looks StudyCache up there
 from ssa.icl.records import ICLRun
 from ssa.icl.train import _parameter_groups, build_model
 from synthetic_runs import provenance_with
@@ -287,7 +288,7 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
 
 
 def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
-    monkeypatch.setattr(study, "StudyCache", lambda profile: _Cache(
+    monkeypatch.setattr(study_report, "StudyCache", lambda profile: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
     answer = study.chapter_answer("SSA vs softmax", "cpu")
     assert answer["outcome"] == verdicts.WORSE and answer["seeds"] == study.PRIMARY_SEEDS
