@@ -17,7 +17,7 @@ from ssa.icl import experiments
 from ssa.icl.experiments import ICLExperiment
 from ssa.icl.records import ICLRun, LogitSpread
 from ssa.icl.study.design import (
-    ARMS, COMPARISONS, CONTINGENT, ENDPOINTS, FIRST_SEED, LENGTH_TREND, LENGTH_TREND_ENDPOINT, LENGTH_TREND_TASK,
+    ARM_LABELS, ARMS, COMPARISONS, CONTINGENT, ENDPOINTS, FIRST_SEED, LENGTH_TREND, LENGTH_TREND_ENDPOINT, LENGTH_TREND_TASK,
     Comparison, _tasks_of, check_plan, needed, outcomes, runs,
 )
 from ssa.icl.tasks import TASKS
@@ -87,6 +87,10 @@ class StudyChapter(Chapter):
     order of priority (a contingent comparison's once the cache says its condition holds: :func:`plan`)."""
 
     has_arms = True
+
+    def part(self, run: Run) -> str:
+        """The arm ``run`` belongs to."""
+        return ARM_LABELS[run.arguments[0]]
 
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         return tuple(sorted({seed for _, _, seed in runs(plan(profile), profile=profile)}))
