@@ -7,6 +7,11 @@ them (:func:`register`); :data:`CHAPTERS` then holds every chapter whose study h
 in the book's order (:data:`ORDER`). The command line (:mod:`ssa.regenerate`) computes the runs
 of :func:`plan`; :meth:`Chapter.command` is the command a reader is told to run.
 
+Beside its chapter, a study registers how each kind of run it plans is computed
+(:func:`register_kind`: :data:`KINDS`, which :func:`read_run` and the command line use) and, where
+reruns on other machines are compared, how its runs are read and judged one by one
+(:func:`register_reader`: :data:`READERS`, used by :mod:`ssa.reruns`).
+
 This module knows no study: it is filled by them.
 """
 
