@@ -52,18 +52,12 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from typing import Callable, Sequence
 
-import torch
-
 import ssa.studies  # noqa: F401  (registers every chapter and the kinds of run they plan)
 from ssa.chapters import ALL, CHAPTERS, KINDS, PROG, Run, is_cached, plan
 from ssa.data import DatasetError
 from ssa.profiles import DEVICES, PROFILES, resolve_device
 from ssa.scoring import scorer_names
-
-
-def single_thread() -> None:
-    """One torch thread per process: parallel runs share the cores instead of fighting over them."""
-    torch.set_num_threads(1)
+from ssa.training import single_thread
 
 
 # ----------------------------------------------------------------------------------------------

@@ -50,6 +50,11 @@ from torch import nn
 FORMAT = 1  # the layout of a checkpoint this module writes; another one is not used
 
 
+def single_thread() -> None:
+    """One torch thread per process: parallel runs share the cores instead of fighting over them."""
+    torch.set_num_threads(1)
+
+
 class CheckpointMismatchWarning(UserWarning):
     """A checkpoint was ignored (unreadable, another configuration, tensors that do not fit): training starts afresh."""
 
