@@ -13,7 +13,7 @@
 # `make browser` opens the built HTML in headless Chromium and checks every page (make test runs it).
 # Other targets: `make data` (datasets into data/, from $SSA_DATA_MIRROR or the public sources),
 # `make regenerate CHAPTER=icl_linear JOBS=2` (a chapter's missing cached results at $(PROFILE), on
-# $(DEVICE); CHAPTER=all for every chapter: python -m ssa regenerate --help),
+# $(DEVICE); CHAPTER=all for every chapter: python -m ssa_book regenerate --help),
 # `make lock` (rewrite requirements/lock.txt from the current .venv), `make clean`, `make distclean`.
 
 PYTHON ?= python3
@@ -79,9 +79,9 @@ TEST_CELL_TIMEOUT_S := 600
 test: $(STAMP)
 	$(VENV_PYTHON) -m pytest -q --durations=15 tests
 	@# Committed results must come from a clean commit, computed by the current code version.
-	$(VENV_PYTHON) -m ssa results validate --clean --profile cpu --profile paper
-	$(VENV_PYTHON) -m ssa book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
-	$(VENV_PYTHON) -m ssa book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
+	$(VENV_PYTHON) -m ssa_book results validate --clean --profile cpu --profile paper
+	$(VENV_PYTHON) -m ssa_book book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
+	$(VENV_PYTHON) -m ssa_book book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
 	$(MAKE) browser
 
 # The built book in a real browser: Debian's chromium, driven by Playwright (tests/test_browser.py).
@@ -97,13 +97,13 @@ browser: $(STAMP) chromium
 		$(VENV_PYTHON) -m pytest -q tests/test_browser.py
 
 book: $(STAMP)
-	$(VENV_PYTHON) -m ssa book run --profile $(PROFILE) --device $(DEVICE)
+	$(VENV_PYTHON) -m ssa_book book run --profile $(PROFILE) --device $(DEVICE)
 
 data: $(STAMP)
-	$(VENV_PYTHON) -m ssa data fetch
+	$(VENV_PYTHON) -m ssa_book data fetch
 
 regenerate: $(STAMP)
-	$(VENV_PYTHON) -m ssa regenerate $(CHAPTER) --profile $(PROFILE) --device $(DEVICE) --jobs $(JOBS)
+	$(VENV_PYTHON) -m ssa_book regenerate $(CHAPTER) --profile $(PROFILE) --device $(DEVICE) --jobs $(JOBS)
 
 lock: $(STAMP)
 	{ echo '# Exact versions that make installs: pip freeze of a working .venv, rewritten by make lock.'; \

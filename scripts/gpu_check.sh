@@ -6,7 +6,7 @@
 #   2. the GPU benchmark: SSA through FlexAttention against FlashAttention-backed SDPA at 1024,
 #      2048 and 4096 tokens (target: at most 1.3x softmax in time), cached under results/paper/;
 #   3. the paper profile on the GPU: two optimizer steps of every chapter's paper configuration
-#      (ssa.paper_check), the decoder at the paper's micro-batch of 4 x 1024 tokens; losses,
+#      (ssa_book.paper_check), the decoder at the paper's micro-batch of 4 x 1024 tokens; losses,
 #      checkpoints and cache entries checked, wall time and peak memory per chapter in
 #      paper_check.json (written after each chapter; caches and checkpoints go to a temporary folder).
 # Usage: scripts/gpu_check.sh [OUTPUT_FOLDER]   (default: results/gpu-check; the JSON lands there)
@@ -35,10 +35,10 @@ step "1/3 GPU tests (FlexAttention vs reference, forward and backward)" 130 "$OU
     "$PYTHON" -m pytest -q -x tests/test_kernels.py -k "cuda"
 # The quick run (the in-context size, 1,024 and 4,096 tokens): the whole one (--full) outlasts the step.
 step "2/3 GPU benchmark (softmax SDPA / SSA reference / SSA FlexAttention)" 200 "$OUTPUT/bench.log" \
-    "$PYTHON" -m ssa bench --device cuda --json "$OUTPUT/bench.json"
+    "$PYTHON" -m ssa_book bench --device cuda --json "$OUTPUT/bench.json"
 # The decoder first: its 114M model at the paper's micro-batch is what a CPU cannot check.
-step "3/3 paper profile, two steps per chapter (ssa.paper_check)" 130 "$OUTPUT/paper_check.log" \
-    "$PYTHON" -m ssa paper-check --device cuda --micro-batch paper --chapters lm encoder icl alternatives \
+step "3/3 paper profile, two steps per chapter (ssa_book.paper_check)" 130 "$OUTPUT/paper_check.log" \
+    "$PYTHON" -m ssa_book paper-check --device cuda --micro-batch paper --chapters lm encoder icl alternatives \
     --json "$OUTPUT/paper_check.json"
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -1,4 +1,4 @@
-"""Regenerate ssa/datasets.json from a data mirror's SHA256SUMS and the sources in its SOURCE.md files.
+"""Regenerate ssa_book/datasets.json from a data mirror's SHA256SUMS and the sources in its SOURCE.md files.
 
     python scripts/make_datasets_manifest.py ../shared/data
 
@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-MANIFEST = Path(__file__).resolve().parent.parent / "ssa" / "datasets.json"
+MANIFEST = Path(__file__).resolve().parent.parent / "ssa_book" / "datasets.json"
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,10 @@ provenance a synthetic cache entry stores."""
 
 import numpy as np
 
-from ssa import leaderboard as lb
-from ssa.icl.records import ICLRun
-from ssa.results import Provenance
-from ssa.retrieval.records import RetrievalRun
+from ssa_book import leaderboard as lb
+from ssa_book.icl.records import ICLRun
+from ssa_book.results import Provenance
+from ssa_book.retrieval.records import RetrievalRun
 
 # Every field an entry's provenance holds, with made-up values.
 PROVENANCE = {"seed": None, "git_commit": "abc1234def", "git_dirty": False, "torch": "2.0.0", "transformers": "4.40.0",
@@ -39,7 +39,7 @@ def retrieval_run(scorer, seed, accuracy_at_point, accuracy_at_16=0.99):
 
 
 def loader(icl_error, retrieval_accuracy, missing=()):
-    """``load`` for :func:`ssa.leaderboard.read`: ``icl_error(task, scorer, seed)`` and
+    """``load`` for :func:`ssa_book.leaderboard.read`: ``icl_error(task, scorer, seed)`` and
     ``retrieval_accuracy(scorer, seed)``; the runs in ``missing`` are not cached."""
     def load(run):
         if run in missing:

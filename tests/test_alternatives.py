@@ -8,10 +8,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ssa import alternatives, scoring
-from ssa.alternatives import comparison
-from ssa.regenerate import main
-from ssa.icl.records import ICLRun
+from ssa_book import alternatives
+
+from ssa import scoring
+from ssa_book.alternatives import comparison
+from ssa_book.regenerate import main
+from ssa_book.icl.records import ICLRun
 
 SIGMAS = [1, 2, 3]
 
@@ -93,7 +95,7 @@ def test_runs_are_paired_by_their_seed_not_their_order():
 
 
 def test_loaders_give_each_run_its_seed(monkeypatch):
-    from ssa.icl import experiments
+    from ssa_book.icl import experiments
 
     monkeypatch.setattr(experiments, "load_runs", lambda task, profile, scorers, seeds, device="auto": {
         scorer: [fake_run(task, SOFTMAX, seed=seed, scorer=scorer) for seed in seeds] for scorer in scorers})
@@ -219,7 +221,7 @@ def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
         main(["alternative_scorers", "--jobs", "0", "--dry-run"])
     assert "argument --jobs" in capsys.readouterr().err
     assert alternatives.regenerate_command("cpu", ["cosformer"], [5]) == (
-        "python -m ssa regenerate alternative_scorers --profile cpu --jobs 2 --seeds 5")  # every scorer is the chapter's
+        "python -m ssa_book regenerate alternative_scorers --profile cpu --jobs 2 --seeds 5")  # every scorer is the chapter's
 
 
 def test_chapter_shows_the_cache_as_it_is_in_book_builds_and_trains_otherwise(monkeypatch):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ssa import analysis_changes as changes, ledger
-from ssa.icl import study
+from ssa_book import analysis_changes as changes, ledger
+from ssa_book.icl import study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,7 +74,7 @@ def test_combine_versions_lists_only_rows_whose_parts_differ():
 
 
 def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monkeypatch):
-    from ssa.retrieval import analysis as retrieval
+    from ssa_book.retrieval import analysis as retrieval
 
     from test_retrieval import _sized_run
 

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 import torch
 
-from ssa import bench, measure
+from ssa_book import bench, measure
 
 
 def test_peak_memory_counts_what_a_call_allocates():

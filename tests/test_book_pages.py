@@ -1,6 +1,6 @@
 """The book as a reader meets it: one install cell everywhere, commands that match the README and
 the CI workflow, no number typed into the front matter's prose, and a page check
-(``ssa.page_check``) that refuses stderr, tracebacks and local paths on a built page."""
+(``ssa_book.page_check``) that refuses stderr, tracebacks and local paths on a built page."""
 
 import json
 import re
@@ -10,7 +10,7 @@ import nbformat
 import pytest
 import yaml
 
-from ssa import book, page_check
+from ssa_book import book, page_check
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -65,7 +65,7 @@ def test_front_matter_prose_types_no_numbers():
                 assert not digits, f"notebooks/{name}.ipynb cell {index} types numbers: {digits}; glue them"
 
 
-# ssa.page_check: what no built page may show. `python -m ssa book run` applies it to every page
+# ssa_book.page_check: what no built page may show. `python -m ssa_book book run` applies it to every page
 # after the HTML build, and the browser check to the pages as Chromium renders them.
 STDERR_CELL = (
     '<div class="cell_output docutils container"><div class="output stderr highlight-myst-ansi notranslate">'
@@ -285,10 +285,10 @@ def test_the_front_page_cites_the_book_as_citation_cff_does():
 
 
 def test_plumbing_finds_commits_modules_and_constants_but_not_numbers():
-    text = "commit e67011b, ssa.verdicts.no_effect_pairs and BABYBERTA_ZORRO_ACCURACY; 2.220446e-16, seed 100, GPT-2, cafe"
-    assert page_check.plumbing(text) == ["e67011b", "ssa.verdicts.no_effect_pairs", "BABYBERTA_ZORRO_ACCURACY"]
-    assert page_check.page_problems(_page("<p>see ssa.verdicts</p>"))[0].startswith("plumbing in the argument")
-    assert page_check.page_problems(_page("<p>see ssa.verdicts</p>"), plumbing_allowed=True) == []
+    text = "commit e67011b, ssa_book.verdicts.no_effect_pairs and BABYBERTA_ZORRO_ACCURACY; 2.220446e-16, seed 100, GPT-2, cafe"
+    assert page_check.plumbing(text) == ["e67011b", "ssa_book.verdicts.no_effect_pairs", "BABYBERTA_ZORRO_ACCURACY"]
+    assert page_check.page_problems(_page("<p>see ssa_book.verdicts</p>"))[0].startswith("plumbing in the argument")
+    assert page_check.page_problems(_page("<p>see ssa_book.verdicts</p>"), plumbing_allowed=True) == []
 
 
 def test_plumbing_spares_the_public_names_a_reader_is_told_to_call():
@@ -299,16 +299,16 @@ def test_plumbing_spares_the_public_names_a_reader_is_told_to_call():
 
 
 def test_plumbing_is_looked_for_in_the_argument_not_in_a_code_cells_code():
-    code = '<div class="cell_input docutils container"><pre>experiment.CLAIM_LABELS, ssa.lm.train</pre></div>'
+    code = '<div class="cell_input docutils container"><pre>experiment.CLAIM_LABELS, ssa_book.lm.train</pre></div>'
     assert page_check.page_problems(_page(code)) == []
-    output = '<div class="cell_output docutils container"><pre>ssa.lm.train</pre></div>'
+    output = '<div class="cell_output docutils container"><pre>ssa_book.lm.train</pre></div>'
     assert page_check.page_problems(_page(code + output)) == [
-        "plumbing in the argument (a commit, module or constant name): 'ssa.lm.train'"]
+        "plumbing in the argument (a commit, module or constant name): 'ssa_book.lm.train'"]
 
 
 def test_check_pages_enforces_plumbing_outside_the_plumbing_pages(tmp_path):
     for page in ("intro.html", "reproducing.html", "scorers.html", "performance.html", "analysis_changes.html"):
-        (tmp_path / page).write_text(_page("<p>see ssa.verdicts at e67011b</p>"), encoding="utf-8")
+        (tmp_path / page).write_text(_page("<p>see ssa_book.verdicts at e67011b</p>"), encoding="utf-8")
     found = page_check.check_pages(tmp_path, ["intro.html", "reproducing.html", "scorers.html", "performance.html",
                                               "analysis_changes.html"])
     assert list(found) == ["intro.html"]

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from ssa import book
+from ssa_book import book
 
 ROOT = Path(__file__).resolve().parent.parent
 

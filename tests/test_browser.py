@@ -6,13 +6,13 @@ For every page of ``_toc.yml`` (plus the search and general-index pages; index.h
 with no JavaScript error and no failed or off-machine request, every image has loaded, MathJax
 has typeset every formula (no raw ``$$`` or ``\\(`` left in the text, no MathJax error), the
 page as rendered shows no stderr output, no error or traceback and no path of the machine that
-built it (the rules of ``ssa.page_check``, applied to the live DOM; a hand-made page shows that
+built it (the rules of ``ssa_book.page_check``, applied to the live DOM; a hand-made page shows that
 they fail), and every local link points to an existing file and anchor. A screenshot of the front
 page is kept in ``_build/artifacts/front-page.png``.
 
 Chromium is Debian's ``chromium`` package (``make browser`` installs it when missing); the book
 is served from ``127.0.0.1`` and MathJax comes from the book's own ``_static/`` (see
-``ssa.sphinx_assets``), so nothing here needs the internet.
+``ssa_book.sphinx_assets``), so nothing here needs the internet.
 """
 
 import functools
@@ -25,7 +25,7 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 
-from ssa import book, page_check
+from ssa_book import book, page_check
 
 HTML_ENV = "SSA_BOOK_HTML"
 ARTIFACTS_ENV = "SSA_BOOK_ARTIFACTS"
@@ -131,7 +131,7 @@ _INSPECT = """({localPath, tableCut}) => {
 
 
 def _inspect(page) -> dict:
-    """What _INSPECT finds in the page, plus ssa.page_check's findings on its live DOM."""
+    """What _INSPECT finds in the page, plus ssa_book.page_check's findings on its live DOM."""
     found = page.evaluate(_INSPECT, {"localPath": page_check.LOCAL_PATH_JS, "tableCut": page_check.TABLE_CUT_LINE.pattern})
     found["readerProblems"] = page_check.page_problems(page.content(), history=page.url.endswith(page_check.HISTORY_PAGES),
                                                        plumbing_allowed=page.url.endswith(page_check.PLUMBING_PAGES))

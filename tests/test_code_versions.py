@@ -1,8 +1,8 @@
-"""The guard that keeps a code change from silently reusing cached numbers (ssa.code_versions)."""
+"""The guard that keeps a code change from silently reusing cached numbers (ssa_book.code_versions)."""
 
 import pytest
 
-from ssa import code_versions
+from ssa_book import code_versions
 
 
 def test_every_computation_has_a_recorded_version():
@@ -13,13 +13,13 @@ def test_every_computation_has_a_recorded_version():
 
 def test_the_code_of_every_cached_computation_is_as_recorded():
     """Fails when code that computes cached results changed without a decision: bump the version
-    (``python -m ssa code-versions bump NAME``) if any number can change, else record it."""
+    (``python -m ssa_book code-versions bump NAME``) if any number can change, else record it."""
     record = code_versions.recorded()
     if any(entry["python"] != code_versions.python_version() for entry in record.values()):
         pytest.skip(f"fingerprints were recorded on another Python version than {code_versions.python_version()}")
     changed = code_versions.stale()
     assert not changed, (f"code of {', '.join(changed)} changed since its version was recorded: "
-                         "python -m ssa code-versions bump NAME (a number can change) or record NAME (none can)")
+                         "python -m ssa_book code-versions bump NAME (a number can change) or record NAME (none can)")
 
 
 def test_the_fingerprint_ignores_comments_docstrings_and_layout_but_not_code(tmp_path):
@@ -43,7 +43,7 @@ def test_the_fingerprint_ignores_comments_docstrings_and_layout_but_not_code(tmp
 def test_the_kernels_and_the_shared_training_loop_count_for_every_trained_model():
     for name in ("icl", "encoder", "lm"):
         modules = code_versions.COMPUTATIONS[name].modules
-        assert {"ssa.scoring", "ssa.attention", "ssa.kernels", "ssa.training"} <= set(modules)
+        assert {"ssa.scoring", "ssa.attention", "ssa.kernels", "ssa_book.training"} <= set(modules)
     kernels = code_versions._source_files("ssa.kernels")
     assert any(path.suffix == ".cpp" for path in kernels), "the C++ kernels are part of the fingerprint"
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from ssa import data
+from ssa_book import data
 
 GOOD = b"grammatical line\nungrammatical line\r\n"
 
@@ -37,7 +37,7 @@ def _mirror(tmp_path, content: bytes = GOOD):
 def test_missing_dataset_error_prints_the_fetch_command(small_manifest):
     with pytest.raises(data.DatasetMissingError) as raised:
         data.path("zorro")
-    assert "python -m ssa data fetch zorro" in str(raised.value)
+    assert "python -m ssa_book data fetch zorro" in str(raised.value)
     assert "make data" in str(raised.value)
 
 
@@ -113,7 +113,7 @@ def test_download_over_http(small_manifest, tmp_path):
 
 def test_cli_verify_and_list(small_manifest, tmp_path, capsys):
     assert data.main(["verify", "zorro"]) == 1
-    assert "python -m ssa data fetch zorro" in capsys.readouterr().out
+    assert "python -m ssa_book data fetch zorro" in capsys.readouterr().out
     assert data.main(["fetch", "zorro", "--mirror", str(_mirror(tmp_path))]) == 0
     assert data.main(["verify", "zorro"]) == 0
 

@@ -10,12 +10,12 @@ import math
 import pytest
 import torch
 
-from ssa.encoder import experiment, zorro
-from ssa.encoder.corpus import CorpusError, clean_gloss, load_corpus, split_held_out
-from ssa.encoder.model import EncoderConfig, build_model, learning_rate_factor, mask_tokens
-from ssa.encoder.records import EncoderRun
-from ssa.encoder.tokenizer import BOS_ID, EOS_ID, MASK_ID, NUM_SPECIAL, PAD_ID, encode, pad, train_tokenizer
-from ssa.encoder.train import BatchStream, train_and_probe
+from ssa_book.encoder import experiment, zorro
+from ssa_book.encoder.corpus import CorpusError, clean_gloss, load_corpus, split_held_out
+from ssa_book.encoder.model import EncoderConfig, build_model, learning_rate_factor, mask_tokens
+from ssa_book.encoder.records import EncoderRun
+from ssa_book.encoder.tokenizer import BOS_ID, EOS_ID, MASK_ID, NUM_SPECIAL, PAD_ID, encode, pad, train_tokenizer
+from ssa_book.encoder.train import BatchStream, train_and_probe
 
 @pytest.fixture(autouse=True)
 def one_thread():
@@ -97,7 +97,7 @@ def test_split_held_out_takes_every_kth():
 
 @pytest.fixture(scope="module")
 def real_zorro():
-    from ssa import data
+    from ssa_book import data
 
     try:
         return data.path("zorro")
@@ -229,7 +229,7 @@ def tiny_config():
 
 
 def tiny_corpus():
-    from ssa.encoder.corpus import Corpus
+    from ssa_book.encoder.corpus import Corpus
 
     return Corpus(utterances=tuple(SENTENCES), ages_days=(1.0,) * len(SENTENCES), corpus_names=("T",) * len(SENTENCES), dropped={})
 
@@ -355,7 +355,7 @@ def test_unknown_variant_is_refused():
 
 
 def test_command_line_refuses_unknown_profile_and_variant(capsys):
-    from ssa.regenerate import main
+    from ssa_book.regenerate import main
 
     with pytest.raises(SystemExit):
         main(["encoder", "--profile", "huge"])

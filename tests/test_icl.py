@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-from ssa.icl import evaluate, experiments
-from ssa.icl.curriculum import Curriculum
-from ssa.icl.models import InContextLearner, ModelConfig, interleave
-from ssa.icl.records import ICLRun, LogitSpread
-from ssa.icl.samplers import PromptSpec, generator, sample_prompts
-from ssa.icl.baselines import exact_rule, least_squares, majority_class, quantification_labels, zero_predictor
-from ssa.icl.tasks import get_task, linear_labels
-from ssa.icl.train import TrainConfig, train
-from ssa.results import config_dict
+from ssa_book.icl import evaluate, experiments
+from ssa_book.icl.curriculum import Curriculum
+from ssa_book.icl.models import InContextLearner, ModelConfig, interleave
+from ssa_book.icl.records import ICLRun, LogitSpread
+from ssa_book.icl.samplers import PromptSpec, generator, sample_prompts
+from ssa_book.icl.baselines import exact_rule, least_squares, majority_class, quantification_labels, zero_predictor
+from ssa_book.icl.tasks import get_task, linear_labels
+from ssa_book.icl.train import TrainConfig, train
+from ssa_book.results import config_dict
 
 TINY = ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12)
 
@@ -84,7 +84,7 @@ def test_cache_is_reused_only_for_an_identical_config(tmp_path, monkeypatch):
         experiments.cached_run(config, profile="smoke", results_dir=tmp_path)
     assert calls == [0, 1, 0]
     # An entry written by another version of the code is recomputed, never reused.
-    from ssa import code_versions
+    from ssa_book import code_versions
 
     newer = code_versions.version("icl") + 1
     monkeypatch.setattr(code_versions, "version", lambda name: newer)
@@ -134,7 +134,7 @@ def test_injection_control_is_the_same_prompts_without_the_value():
 
 def fake_run(task: str, errors, *, seed=0, scorer="softmax", shifted_sigmas=2, mass=0.01, harm=0.0, max_weight=(0.2, 0.2),
              trivial=0.5) -> ICLRun:
-    """The record of a result in the shape of :func:`ssa.icl.experiments.run`'s: ``errors`` is the
+    """The record of a result in the shape of :func:`ssa_book.icl.experiments.run`'s: ``errors`` is the
     model's error at sigma 1 and at each shifted sigma (the same for every shift and, at sigma 1,
     every length); the trivial baseline has error ``trivial`` everywhere."""
     errors = [float(e) for e in errors]
@@ -153,7 +153,7 @@ def fake_run(task: str, errors, *, seed=0, scorer="softmax", shifted_sigmas=2, m
 
 
 def test_icl_verdicts_pair_the_runs_by_seed():
-    from ssa.icl import verdicts
+    from ssa_book.icl import verdicts
 
     # SSA's error under shift is lower by seed-specific amounts; its runs arrive in another order.
     # Prompt errors flip from seed to seed, so a direction needs verdicts.no_effect_pairs pairs.
@@ -177,7 +177,7 @@ def test_icl_verdicts_pair_the_runs_by_seed():
 
 
 def test_three_seeds_are_too_few_to_decide_and_say_how_many_would():
-    from ssa.icl import verdicts
+    from ssa_book.icl import verdicts
 
     runs = {"softmax": [fake_run("some", [0.0, 0.6 + 0.01 * s], seed=s) for s in range(3)],
             "ssa": [fake_run("some", [0.0, 0.1 + 0.02 * s], seed=s) for s in range(3)]}
@@ -194,7 +194,7 @@ def test_three_seeds_are_too_few_to_decide_and_say_how_many_would():
 
 
 def test_linear_verdict_combines_the_two_shifts():
-    from ssa.icl import verdicts
+    from ssa_book.icl import verdicts
 
     runs = {"softmax": [fake_run("linear", [0.05, 0.6], seed=s) for s in range(6)],
             "ssa": [fake_run("linear", [0.05, 0.6 + 0.001 * (s - 2.5)], seed=s) for s in range(6)]}
@@ -204,7 +204,7 @@ def test_linear_verdict_combines_the_two_shifts():
 
 
 def test_unlearned_models_test_nothing():
-    from ssa.icl import verdicts
+    from ssa_book.icl import verdicts
 
     runs = {"softmax": [fake_run("every", [0.4, 0.9], seed=s) for s in range(6)],  # 0.4 is not below 0.5 x 0.5
             "ssa": [fake_run("every", [0.0, 0.1], seed=s) for s in range(6)]}
@@ -215,7 +215,7 @@ def test_unlearned_models_test_nothing():
 
 
 def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_value():
-    from ssa.icl import verdicts
+    from ssa_book.icl import verdicts
 
     def runs(softmax_mass, ssa_mass, ssa_harm):
         return {"softmax": [fake_run("some", [0.0, 0.3], seed=s, mass=softmax_mass, harm=0.4) for s in range(6)],
@@ -240,8 +240,8 @@ def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_val
 
 
 def test_the_old_verdict_rule_is_gone():
-    from ssa import verdicts as rule
-    from ssa.icl import verdicts
+    from ssa_book import verdicts as rule
+    from ssa_book.icl import verdicts
 
     for name in ("difference_band", "grows", "lower", "VERDICTS", "MIN_RELATIVE_GAIN", "MIN_ABSOLUTE_GAIN"):
         assert not hasattr(verdicts, name), name
@@ -251,7 +251,7 @@ def test_the_old_verdict_rule_is_gone():
 
 
 def test_logit_spread_has_one_value_per_layer_and_head():
-    from ssa.icl import diagnostics
+    from ssa_book.icl import diagnostics
 
     model = InContextLearner(dataclasses.replace(TINY, n_layer=2, scorer="ssa"))
     generator = torch.Generator().manual_seed(0)
@@ -260,7 +260,7 @@ def test_logit_spread_has_one_value_per_layer_and_head():
 
 
 def test_every_task_is_one_registered_object_that_the_other_modules_ask():
-    from ssa.icl import tasks
+    from ssa_book.icl import tasks
 
     assert tasks.TASKS == ("every", "some", "linear") and tasks.QUANTIFIERS == ("every", "some")
     with pytest.raises(ValueError, match="task must be one of every, some, linear; got 'all'"):
@@ -278,7 +278,7 @@ def test_every_task_is_one_registered_object_that_the_other_modules_ask():
 
 
 def test_settings_added_for_the_study_leave_old_keys_alone_and_enter_the_key_when_set():
-    from ssa.results import cache_key, config_dict
+    from ssa_book.results import cache_key, config_dict
 
     experiment = experiments.experiment_config("every", "ssa", "smoke", 0)
     plain = config_dict(experiment)
@@ -311,7 +311,7 @@ def test_bad_training_settings_are_refused_by_name(settings, message):
 
 
 def test_the_warmup_cosine_schedule_and_the_scorer_learning_rate():
-    from ssa.icl.train import _parameter_groups, build_model, learning_rate
+    from ssa_book.icl.train import _parameter_groups, build_model, learning_rate
 
     train = dataclasses.replace(experiments.experiment_config("every", "ssa", "smoke", 0).train,
                                 schedule="warmup_cosine", warmup_steps=10, train_steps=110, scorer_lr_scale=10.0)
@@ -329,7 +329,7 @@ def test_the_warmup_cosine_schedule_and_the_scorer_learning_rate():
 def test_a_scaled_scorer_learning_rate_moves_b_and_n_that_much_further_in_a_step():
     """Adam's first step moves each parameter by about its learning rate, so 10x the rate moves
     b and n about 10x as far while every other weight moves the same."""
-    from ssa.icl.train import build_model
+    from ssa_book.icl.train import build_model
 
     base = dataclasses.replace(experiments.experiment_config("every", "ssa", "smoke", 0).train, train_steps=1)
     moved = {}

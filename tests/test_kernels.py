@@ -7,7 +7,7 @@ executes, ``avx2`` and ``avx512``) and PyTorch operations (``torch rows`` for th
 ``eager`` tile kernels for the blockwise one).
 
 The blockwise and compiled paths run here without ``torch.compile`` (the same algorithm, eager;
-compilation takes minutes on a busy CPU): ``python -m ssa bench`` checks the compiled kernels'
+compilation takes minutes on a busy CPU): ``python -m ssa_book bench`` checks the compiled kernels'
 agreement at the benchmark sizes, and ``SSA_TEST_COMPILE=1`` runs the compiled test below.
 FlexAttention has no backward on CPUs: its forward is tested here, forward and backward on CUDA.
 """

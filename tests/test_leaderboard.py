@@ -1,4 +1,4 @@
-"""The leaderboard (ssa.leaderboard): its columns, its cells from synthetic runs, and its tables."""
+"""The leaderboard (ssa_book.leaderboard): its columns, its cells from synthetic runs, and its tables."""
 
 import dataclasses
 
@@ -6,16 +6,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ssa import leaderboard as lb
-from ssa import verdicts
+from ssa_book import leaderboard as lb
+from ssa_book import verdicts
 from synthetic_runs import icl_run as _icl_run, loader as _loader, noisy as _noisy, retrieval_run as _retrieval_run
 
 PROFILE = "cpu"
 
 
 def test_every_point_is_the_first_test_point_ten_times_the_training_scale():
-    from ssa.icl.experiments import experiment_config
-    from ssa.retrieval.experiment import experiment_config as retrieval_config
+    from ssa_book.icl.experiments import experiment_config
+    from ssa_book.retrieval.experiment import experiment_config as retrieval_config
 
     for each in lb.COLUMNS:
         if each.benchmark == lb.ICL:
@@ -29,7 +29,7 @@ def test_every_point_is_the_first_test_point_ten_times_the_training_scale():
 
 
 def test_the_in_context_runs_train_the_chapters_models_and_test_sigma_1_and_the_point():
-    from ssa.icl.experiments import experiment_config
+    from ssa_book.icl.experiments import experiment_config
 
     for profile in ("smoke", "cpu", "paper"):
         for task in ("every", "linear"):
@@ -70,7 +70,7 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
     assert board.complete and board.runs == (len(lb.plan(PROFILE)),) * 2
     for each in lb.COLUMNS:
         # where prompt errors flip from seed to seed, the seeds are too few for any decision
-        # (ssa.verdicts.no_effect_pairs); elsewhere sigmoid is better, and identical errors seed by
+        # (ssa_book.verdicts.no_effect_pairs); elsewhere sigmoid is better, and identical errors seed by
         # seed are no difference at the threshold
         too_few = len(lb.seeds(each.benchmark, PROFILE)) < verdicts.no_effect_pairs(each.claim)
         assert too_few == (each.key in ("every", "some"))

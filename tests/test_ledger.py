@@ -8,9 +8,9 @@ import string
 
 import pytest
 
-from ssa import ledger, verdicts
-from ssa.icl.tasks import QUANTIFIERS
-from ssa.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
+from ssa_book import ledger, verdicts
+from ssa_book.icl.tasks import QUANTIFIERS
+from ssa_book.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
 from synthetic_runs import provenance_with
 
 CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
@@ -18,8 +18,8 @@ CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "per
 
 
 def _write_entry(results_dir, experiment: str, config, result: dict, profile: str = "cpu") -> None:
-    """A cache entry as ssa.results.cached writes it, without running anything."""
-    config = config_dict(config)  # as a key holds it (ssa.results.config_dict)
+    """A cache entry as ssa_book.results.cached writes it, without running anything."""
+    config = config_dict(config)  # as a key holds it (ssa_book.results.config_dict)
     config = json.loads(json.dumps(config))  # tuples become lists, as in the cache
     path = entry_path(experiment, config, profile=profile, results_dir=results_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -59,10 +59,10 @@ def test_sections_follow_the_table_of_contents():
 
 
 def test_synthetic_decoder_runs_give_the_chapters_verdicts(tmp_path):
-    pytest.importorskip("ssa.lm.experiment")
-    from ssa.lm import experiment
-    from ssa.lm.config import run_config
-    from ssa.lm.records import LMRun
+    pytest.importorskip("ssa_book.lm.experiment")
+    from ssa_book.lm import experiment
+    from ssa_book.lm.config import run_config
+    from ssa_book.lm.records import LMRun
 
     # SSA clearly better in distribution, clearly worse out of distribution; both learned.
     seeds = experiment.SEEDS["cpu"]
@@ -88,8 +88,8 @@ def test_synthetic_decoder_runs_give_the_chapters_verdicts(tmp_path):
 
 
 def test_synthetic_encoder_runs_give_the_chapters_verdict(tmp_path):
-    pytest.importorskip("ssa.encoder.experiment")
-    from ssa.encoder import experiment
+    pytest.importorskip("ssa_book.encoder.experiment")
+    from ssa_book.encoder import experiment
 
     for variant in experiment.VARIANTS:
         for seed in experiment.seeds_for("cpu"):
@@ -105,7 +105,7 @@ def test_synthetic_encoder_runs_give_the_chapters_verdict(tmp_path):
 
 
 def _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass):
-    from ssa.icl import experiments
+    from ssa_book.icl import experiments
 
     for task in QUANTIFIERS:
         for scorer in ("softmax", "ssa"):
@@ -131,8 +131,8 @@ def _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass):
     (tuple(range(36)), "ssa", "worse"),
 ])
 def test_synthetic_quantification_runs_give_the_expected_verdict(tmp_path, monkeypatch, seeds, degrading, expected):
-    pytest.importorskip("ssa.icl.verdicts")
-    from ssa.icl import experiments
+    pytest.importorskip("ssa_book.icl.verdicts")
+    from ssa_book.icl import experiments
 
     monkeypatch.setattr(experiments, "SEEDS", seeds)
     _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass=0.9)
@@ -186,13 +186,13 @@ def test_the_theorem_rows_are_checked_live():
 
 
 def test_every_cached_chapter_has_its_regenerate_command():
-    from ssa import reproduce
+    from ssa_book import reproduce
 
     rows = {row["chapter"]: row for row in reproduce.chapter_commands("cpu")}
     assert rows["theory"]["regenerate"] is None and rows["theory"]["run"].endswith("--only theory")
-    assert rows["encoder"]["regenerate"] == "python -m ssa regenerate encoder --profile cpu"
-    assert rows["decoder"]["regenerate"] == "python -m ssa regenerate decoder --profile cpu"
-    assert rows["icl_linear"]["regenerate"] == "python -m ssa regenerate icl_linear --profile cpu"
+    assert rows["encoder"]["regenerate"] == "python -m ssa_book regenerate encoder --profile cpu"
+    assert rows["decoder"]["regenerate"] == "python -m ssa_book regenerate decoder --profile cpu"
+    assert rows["icl_linear"]["regenerate"] == "python -m ssa_book regenerate icl_linear --profile cpu"
 
 
 def test_the_summary_table_gives_each_claim_one_short_sentence_with_its_verdict():
@@ -228,7 +228,7 @@ def test_theorem_rows_have_a_summary():
 def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift(monkeypatch):
     from synthetic_runs import loader, noisy
 
-    from ssa import leaderboard
+    from ssa_book import leaderboard
 
     read = leaderboard.read
     # SSA is worse than softmax in every in-context column and no different in max retrieval
@@ -249,11 +249,11 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
 def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_complete(monkeypatch):
     from synthetic_runs import loader, noisy
 
-    from ssa import leaderboard
+    from ssa_book import leaderboard
 
     read = leaderboard.read
     # every alternative worse than softmax, seed by seed: at ten seeds the flip-prone prompt errors
-    # of the in-context panels decide nothing (ssa.verdicts.no_effect_pairs), so neither does the statement
+    # of the in-context panels decide nothing (ssa_book.verdicts.no_effect_pairs), so neither does the statement
     load = loader(lambda task, scorer, seed: noisy(0.3 if scorer == "softmax" else 0.6, seed), lambda scorer, seed: 0.8)
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     row = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))["alternatives"]

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from ssa.lm import data
-from ssa.lm.config import ModelConfig, run_config
-from ssa.lm.model import build_model, load_checkpoint, parameter_count, save_checkpoint
-from ssa.lm.records import LMRun
-from ssa.lm.tokenizer import train_tokenizer
+from ssa_book.lm import data
+from ssa_book.lm.config import ModelConfig, run_config
+from ssa_book.lm.model import build_model, load_checkpoint, parameter_count, save_checkpoint
+from ssa_book.lm.records import LMRun
+from ssa_book.lm.tokenizer import train_tokenizer
 from synthetic_runs import PROVENANCE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ def tiny_run(corpus: Path, scorer: str = "ssa", **train):
 
 @pytest.fixture(scope="module")
 def trained(corpus, tmp_path_factory):
-    from ssa.lm.train import train
+    from ssa_book.lm.train import train
 
     run = tiny_run(corpus, steps=3, warmup_steps=1)
     out = tmp_path_factory.mktemp("run")
@@ -93,11 +93,11 @@ def test_packing_gives_fixed_length_sequences_and_refuses_a_short_corpus(corpus)
 
 
 def test_a_missing_dataset_names_the_fetch_command(tmp_path, monkeypatch):
-    from ssa.data import DatasetMissingError, _verified_folder
+    from ssa_book.data import DatasetMissingError, _verified_folder
 
     monkeypatch.setenv("SSA_DATA_DIR", str(tmp_path))
     _verified_folder.cache_clear()
-    with pytest.raises(DatasetMissingError, match="python -m ssa data fetch webtext"):
+    with pytest.raises(DatasetMissingError, match="python -m ssa_book data fetch webtext"):
         data.documents("webtext")
     with pytest.raises(ValueError, match="source must be"):
         data.documents("nowhere")
@@ -106,7 +106,7 @@ def test_a_missing_dataset_names_the_fetch_command(tmp_path, monkeypatch):
 def test_fineweb_edu_is_streamed_sharded_and_packed_on_the_fly(corpus, tmp_path, monkeypatch):
     import datasets
 
-    from ssa.lm.train import train
+    from ssa_book.lm.train import train
 
     documents = [{"text": text} for text in data.documents(str(corpus))]
     requested = []
@@ -154,7 +154,7 @@ def test_a_foreign_tokenizer_is_refused(trained, corpus, tmp_path):
 
 
 def test_windows_longer_than_the_models_positions_are_refused(trained):
-    from ssa.lm.train import mean_loss
+    from ssa_book.lm.train import mean_loss
 
     run, out = trained
     model, _ = load_checkpoint(out / "checkpoint")
@@ -164,7 +164,7 @@ def test_windows_longer_than_the_models_positions_are_refused(trained):
 
 
 def test_stop_at_ends_an_accumulating_run_with_a_checkpoint_at_that_step(corpus, tmp_path):
-    from ssa.lm.train import STATE_FILE, learning_rate, train
+    from ssa_book.lm.train import STATE_FILE, learning_rate, train
 
     run = tiny_run(corpus, steps=5, warmup_steps=2, micro_batch=2, global_batch=4, eval_every=10, checkpoint_every=10)
     summary = train(run, tmp_path / "stopped", device="cpu", progress=False, stop_at=2)  # two micro-batches a step
@@ -177,7 +177,7 @@ def test_stop_at_ends_an_accumulating_run_with_a_checkpoint_at_that_step(corpus,
 
 
 def test_sentence_scores_do_not_depend_on_padding(trained):
-    from ssa.lm.evaluate import blimp_accuracy, sentence_log_probabilities
+    from ssa_book.lm.evaluate import blimp_accuracy, sentence_log_probabilities
 
     run, out = trained
     model, tokenizer = load_checkpoint(out / "checkpoint")
@@ -195,8 +195,8 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
     from lm_eval.api.instance import Instance
     from lm_eval.tasks import TaskManager
 
-    from ssa.lm.evaluate import sentence_log_probabilities
-    from ssa.lm.lm_eval_adapter import SSALanguageModel
+    from ssa_book.lm.evaluate import sentence_log_probabilities
+    from ssa_book.lm.lm_eval_adapter import SSALanguageModel
 
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -224,12 +224,12 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
 
 
 def _train_command(out: Path, corpus: Path) -> list[str]:
-    return ["-m", "ssa", "decoder", "train", "--profile", "smoke", "--scorer", "ssa", "--train-source", str(corpus), "--ood-source", str(corpus),
+    return ["-m", "ssa_book", "decoder", "train", "--profile", "smoke", "--scorer", "ssa", "--train-source", str(corpus), "--ood-source", str(corpus),
             "--steps", "3", "--global-batch", "4", "--micro-batch", "2", "--threads", "1", "--no-progress", "--device", "cpu", "--out", str(out)]
 
 
 def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
-    from ssa.lm.train import train
+    from ssa_book.lm.train import train
 
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     two_processes = subprocess.run(
@@ -238,7 +238,7 @@ def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
     )
     assert two_processes.returncode == 0, two_processes.stderr[-3000:]
     two = json.loads((tmp_path / "two" / "history.json").read_text())
-    # The same run in this process: what `python -m ssa decoder train` does with the same arguments.
+    # The same run in this process: what `python -m ssa_book decoder train` does with the same arguments.
     run = tiny_run(corpus, steps=3, warmup_steps=2, global_batch=4, micro_batch=2)
     one = train(run, tmp_path / "one", device="cpu", progress=False)
     assert two["processes"] == 2 and one["processes"] == 1
@@ -246,7 +246,7 @@ def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
     assert two["history"]["eval_loss"] == pytest.approx(one["history"]["eval_loss"], abs=1e-5)
 
 
-# ---- verdicts (ssa.verdicts' one rule, paired by seed) ------------------------------------------
+# ---- verdicts (ssa_book.verdicts' one rule, paired by seed) ------------------------------------------
 
 
 def lm_run(scorer: str, seed: int, perplexity_id: float, perplexity_ood: float, blimp: float = 0.6,
@@ -273,7 +273,7 @@ def paired_runs(seeds, ssa_id_factor: float, ssa_ood_factor: float, blimp_gain: 
 
 
 def test_claims_are_judged_on_runs_paired_by_seed_whatever_their_order():
-    from ssa.lm import experiment
+    from ssa_book.lm import experiment
 
     runs = paired_runs(range(8), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=math.exp(0.05))
     random.Random(0).shuffle(runs)
@@ -290,7 +290,7 @@ def test_claims_are_judged_on_runs_paired_by_seed_whatever_their_order():
 
 
 def test_fewer_than_six_pairs_are_too_few_with_the_pairs_that_would_decide():
-    from ssa.lm import experiment
+    from ssa_book.lm import experiment
 
     runs = paired_runs(range(2), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=1.0, blimp_gain=1.5)
     runs[-1] = dataclasses.replace(runs[-1], perplexity_id=runs[-1].perplexity_id * math.exp(-0.03))  # some spread between the two pairs
@@ -307,7 +307,7 @@ def test_fewer_than_six_pairs_are_too_few_with_the_pairs_that_would_decide():
 
 
 def test_unlearned_models_leave_every_claim_not_learned_and_no_runs_leave_it_not_tested():
-    from ssa.lm import experiment
+    from ssa_book.lm import experiment
 
     runs = paired_runs(range(6), ssa_id_factor=0.5, ssa_ood_factor=0.5, unigram=150.0)
     summary = experiment.verdict(runs)
@@ -321,7 +321,7 @@ def test_unlearned_models_leave_every_claim_not_learned_and_no_runs_leave_it_not
 
 
 def test_calibration_says_when_the_baseline_is_far_from_its_reference(tmp_path):
-    from ssa.lm import experiment
+    from ssa_book.lm import experiment
 
     falling = paired_runs(range(6), math.exp(-0.05), 1.0, eval_loss=[8.0, 6.0, 5.9])  # still falling by 0.1
     calibrated = experiment.calibration(falling)

@@ -26,7 +26,7 @@ import nbformat
 import pytest
 import yaml
 
-from ssa import book
+from ssa_book import book
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

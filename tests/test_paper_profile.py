@@ -1,5 +1,5 @@
 """The ``paper`` profile's configurations train, checkpoint and cache: two optimizer steps of
-every chapter's paper-sized models (:mod:`ssa.paper_check`, which says what shrinks).
+every chapter's paper-sized models (:mod:`ssa_book.paper_check`, which says what shrinks).
 
 The training tests (marker ``paper_profile``) are not part of the default run (5 minutes on two
 CPU cores, 4 GB of memory for the 114M decoder); the default run checks only, in a second, that
@@ -18,7 +18,7 @@ import shutil
 
 import pytest
 
-from ssa import paper_check
+from ssa_book import paper_check
 
 
 
@@ -37,9 +37,9 @@ def test_the_check_changes_only_steps_batch_evaluation_and_text():
     """Fast, in the default run: what the check trains is the paper configuration but for these."""
     import dataclasses
 
-    from ssa.encoder.model import EncoderConfig
-    from ssa.icl.experiments import experiment_config
-    from ssa.lm.config import run_config
+    from ssa_book.encoder.model import EncoderConfig
+    from ssa_book.icl.experiments import experiment_config
+    from ssa_book.lm.config import run_config
 
     assert _changed(run_config("paper", "ssa", 1234).to_dict(), paper_check.lm_run("ssa").to_dict()) == {
         "train.micro_batch", "train.global_batch", "train.eval_windows_during_training",

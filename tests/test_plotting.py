@@ -2,7 +2,7 @@
 
 import pytest
 
-from ssa.plotting import provenance_caption, scorer_color, scorer_palette
+from ssa_book.plotting import provenance_caption, scorer_color, scorer_palette
 from ssa.scoring import scorer_names
 
 
@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ssa.plotting import SEED_LINE, plot_category_means, plot_mean_and_seeds, plot_seed_lines  # noqa: E402
+from ssa_book.plotting import SEED_LINE, plot_category_means, plot_mean_and_seeds, plot_seed_lines  # noqa: E402
 
 SEEDS = (0, 1, 2)
 
@@ -75,7 +75,7 @@ def test_category_means_show_every_seed_and_join_paired_seeds():
 
 
 def _icl_run(seed: int, sigmas=(1.0, 2.0, 4.0)):
-    from ssa.icl.records import ICLRun
+    from ssa_book.icl.records import ICLRun
 
     errors = [0.1 * (1 + seed) * sigma for sigma in sigmas]
     result = {"training": {"history": [(step, 1.0 / (1 + step + seed)) for step in range(5)], "steps": 5, "wall_time_s": 1.0},
@@ -87,7 +87,7 @@ def _icl_run(seed: int, sigmas=(1.0, 2.0, 4.0)):
 
 
 def test_icl_figures_draw_each_seed_beside_the_mean():
-    from ssa.icl import figures
+    from ssa_book.icl import figures
 
     runs = {scorer: [_icl_run(seed) for seed in SEEDS] for scorer in ("softmax", "ssa")}
     for draw in (lambda ax: figures.plot_training(ax, runs), lambda ax: figures.plot_shift(ax, runs, "every")):
@@ -98,7 +98,7 @@ def test_icl_figures_draw_each_seed_beside_the_mean():
 
 
 def test_alternatives_figures_draw_each_seed():
-    from ssa.alternatives import comparison, figures
+    from ssa_book.alternatives import comparison, figures
 
     runs = {"every": {scorer: [_icl_run(seed) for seed in SEEDS] for scorer in ("softmax", "ssa", "sparsemax")}}
     ranks = figures.seed_ranks(runs["every"], "every", "sigma_x")
@@ -125,7 +125,7 @@ def test_alternatives_figures_draw_each_seed():
 
 
 def test_a_crowded_overlay_keeps_softmax_and_ssa_in_colour_and_the_rest_grey():
-    from ssa import plotting
+    from ssa_book import plotting
     from ssa.scoring import scorer_names
 
     everyone = list(scorer_names())

@@ -1,6 +1,6 @@
 import pytest
 
-from ssa.profiles import DEVICES, PROFILES, check_profile, resolve_device
+from ssa_book.profiles import DEVICES, PROFILES, check_profile, resolve_device
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -41,62 +41,62 @@ def test_explicit_unavailable_device_is_an_error(monkeypatch):
 
 
 # ----------------------------------------------------------------------------------------------
-# ssa.sizes: each chapter's settings at every profile, read from its own config builders.
+# ssa_book.sizes: each chapter's settings at every profile, read from its own config builders.
 
 import dataclasses  # noqa: E402
 
-from ssa.sizes import CHAPTER_SETTINGS, resolve, size_rows, sizes  # noqa: E402
+from ssa_book.sizes import CHAPTER_SETTINGS, resolve, size_rows, sizes  # noqa: E402
 
 
 def _icl(profile, task):
-    from ssa.icl.experiments import experiment_config
+    from ssa_book.icl.experiments import experiment_config
 
     return experiment_config(task, "ssa", profile)
 
 
 def _alternatives(profile, task):
-    from ssa.alternatives.comparison import cost_config
+    from ssa_book.alternatives.comparison import cost_config
 
     return {"experiment": _icl(profile, task), "cost": cost_config(profile, "cpu")}
 
 
 def _study(profile, task):
-    from ssa.icl.study import ARMS, FIRST_SEED
+    from ssa_book.icl.study import ARMS, FIRST_SEED
 
     return ARMS["ssa"].experiment(task, FIRST_SEED, profile)
 
 
 def _leaderboard(profile, task):
-    from ssa.leaderboard import ICL_SEEDS, icl_experiment
+    from ssa_book.leaderboard import ICL_SEEDS, icl_experiment
 
     return icl_experiment(task, "ssa", ICL_SEEDS[profile][0], profile)
 
 
 def _decoder(profile, _):
-    from ssa.lm.config import run_config
+    from ssa_book.lm.config import run_config
 
     return run_config(profile, "ssa")
 
 
 def _encoder(profile, _):
-    from ssa.encoder.model import EncoderConfig
+    from ssa_book.encoder.model import EncoderConfig
 
     return EncoderConfig.for_profile(profile)
 
 
 def _performance(profile, _):
-    from ssa.bench import bench_config
+    from ssa_book.bench import bench_config
 
     return bench_config(profile, "cpu")
 
 
 def _retrieval(profile, _):
-    from ssa.retrieval.experiment import experiment_config
+    from ssa_book.retrieval.experiment import experiment_config
 
     return experiment_config("softmax", profile)
 
 
-# The config builders the chapters' code calls, written out here independently of ssa.sizes.
+# The config builders the chapters' code calls, written out here independently of ssa_book.sizes.
 BUILDERS = {"icl_quantification": _icl, "icl_linear": _icl, "icl_collapse": _icl, "icl_study": _study, "alternative_scorers": _alternatives,
             "decoder": _decoder, "encoder": _encoder, "performance": _performance, "max_retrieval": _retrieval,
             "leaderboard": _leaderboard}
@@ -111,7 +111,7 @@ NOT_SIZES = {
 
 
 def test_every_chapter_has_a_table_with_the_three_profiles():
-    from ssa.chapters import CHAPTERS
+    from ssa_book.chapters import CHAPTERS
 
     assert set(CHAPTER_SETTINGS) == set(CHAPTERS) == set(BUILDERS)
     for chapter in CHAPTERS:
@@ -135,10 +135,10 @@ def test_the_table_equals_what_the_config_builders_produce(chapter):
 
 
 def test_spot_checks_against_the_builders_attributes():
-    from ssa.alternatives.comparison import chapter_seeds
-    from ssa.encoder.model import EncoderConfig
-    from ssa.icl.experiments import experiment_config
-    from ssa.lm.config import run_config
+    from ssa_book.alternatives.comparison import chapter_seeds
+    from ssa_book.encoder.model import EncoderConfig
+    from ssa_book.icl.experiments import experiment_config
+    from ssa_book.lm.config import run_config
 
     assert sizes("icl_linear").loc["steps", "cpu"] == experiment_config("linear", "ssa", "cpu").train.train_steps
     assert sizes("icl_quantification").loc["steps", "cpu"] == experiment_config("every", "ssa", "cpu").train.train_steps
@@ -170,7 +170,7 @@ def _leaves(value, path=""):
 
 @pytest.mark.parametrize("chapter", sorted(BUILDERS))
 def test_every_setting_that_differs_between_profiles_is_in_the_table(chapter):
-    from ssa.sizes import chapter_configs
+    from ssa_book.sizes import chapter_configs
 
     paths = [setting.path for setting in CHAPTER_SETTINGS[chapter] if setting.path]
     for group in chapter_configs(chapter, "cpu"):

@@ -1,11 +1,11 @@
-"""``python -m ssa regenerate``: one command line for every chapter's cached results (ssa.regenerate)."""
+"""``python -m ssa_book regenerate``: one command line for every chapter's cached results (ssa_book.regenerate)."""
 
 import pytest
 
-from ssa import regenerate
-from ssa.__main__ import main as ssa_main
-from ssa.chapters import CHAPTERS, KINDS, RunKind, chapter, plan, register_kind
-from ssa.regenerate import main
+from ssa_book import regenerate
+from ssa_book.__main__ import main as ssa_main
+from ssa_book.chapters import CHAPTERS, KINDS, RunKind, chapter, plan, register_kind
+from ssa_book.regenerate import main
 from ssa.scoring import scorer_names
 
 CHAPTER_NAMES = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
@@ -23,7 +23,7 @@ def empty_cache(tmp_path, monkeypatch):
 
 
 def test_every_chapter_with_cached_results_is_registered_with_one_help_line(capsys):
-    import ssa.studies  # noqa: F401
+    import ssa_book.studies  # noqa: F401
 
     assert tuple(CHAPTERS) == CHAPTER_NAMES
     with pytest.raises(SystemExit) as exited:
@@ -67,10 +67,10 @@ def test_the_python_api_refuses_the_same_input():
 
 
 def test_defaults_are_each_chapters_published_seeds_and_scorers():
-    from ssa.alternatives.comparison import chapter_seeds
-    from ssa.encoder.experiment import VARIANTS, seeds_for
-    from ssa.icl import experiments
-    from ssa.lm import experiment as lm
+    from ssa_book.alternatives.comparison import chapter_seeds
+    from ssa_book.encoder.experiment import VARIANTS, seeds_for
+    from ssa_book.icl import experiments
+    from ssa_book.lm import experiment as lm
 
     linear = plan("icl_linear", "cpu")
     assert {run.arguments for run in linear} == {("linear", scorer, seed) for scorer in experiments.CHAPTER_SCORERS for seed in experiments.SEEDS}
@@ -110,29 +110,29 @@ def test_all_computes_each_run_once_and_names_every_chapter_that_reads_it():
 
 
 def test_the_command_a_reader_is_told_to_run_is_the_chapters_regenerate():
-    from ssa.alternatives.comparison import regenerate_command as alternatives_command
-    from ssa.bench import REGENERATE
-    from ssa.encoder.experiment import regenerate_command as encoder_command
-    from ssa.icl.experiments import regenerate_command as icl_command
-    from ssa.lm.experiment import regenerate_command as lm_command
+    from ssa_book.alternatives.comparison import regenerate_command as alternatives_command
+    from ssa_book.bench import REGENERATE
+    from ssa_book.encoder.experiment import regenerate_command as encoder_command
+    from ssa_book.icl.experiments import regenerate_command as icl_command
+    from ssa_book.lm.experiment import regenerate_command as lm_command
 
-    assert chapter("icl_linear").command("cpu") == "python -m ssa regenerate icl_linear --profile cpu"
-    assert icl_command("cpu", "every", "ssa", 0) == "python -m ssa regenerate icl_quantification --profile cpu"
-    assert icl_command("paper", "linear", "softmax", 1) == "python -m ssa regenerate icl_linear --profile paper"
-    assert icl_command("cpu", "some", "ssa", 7) == "python -m ssa regenerate icl_quantification --profile cpu --seeds 7"
-    assert icl_command("cpu", "linear", "cosformer", 0) == "python -m ssa regenerate alternative_scorers --profile cpu --jobs 2"
-    assert alternatives_command("smoke", seeds=[2]) == "python -m ssa regenerate alternative_scorers --profile smoke --jobs 2 --seeds 2"
-    assert lm_command("cpu", "ssa", 0) == "python -m ssa regenerate decoder --profile cpu"
-    assert encoder_command("paper", "ssa_n2", 9) == "python -m ssa regenerate encoder --profile paper --seeds 9"
+    assert chapter("icl_linear").command("cpu") == "python -m ssa_book regenerate icl_linear --profile cpu"
+    assert icl_command("cpu", "every", "ssa", 0) == "python -m ssa_book regenerate icl_quantification --profile cpu"
+    assert icl_command("paper", "linear", "softmax", 1) == "python -m ssa_book regenerate icl_linear --profile paper"
+    assert icl_command("cpu", "some", "ssa", 7) == "python -m ssa_book regenerate icl_quantification --profile cpu --seeds 7"
+    assert icl_command("cpu", "linear", "cosformer", 0) == "python -m ssa_book regenerate alternative_scorers --profile cpu --jobs 2"
+    assert alternatives_command("smoke", seeds=[2]) == "python -m ssa_book regenerate alternative_scorers --profile smoke --jobs 2 --seeds 2"
+    assert lm_command("cpu", "ssa", 0) == "python -m ssa_book regenerate decoder --profile cpu"
+    assert encoder_command("paper", "ssa_n2", 9) == "python -m ssa_book regenerate encoder --profile paper --seeds 9"
     assert REGENERATE.format(profile="cpu") == chapter("performance").command("cpu")
 
 
 def test_a_missing_entry_names_the_new_command(empty_cache, monkeypatch):
-    from ssa.lm.experiment import result
-    from ssa.results import CacheMissError
+    from ssa_book.lm.experiment import result
+    from ssa_book.results import CacheMissError
 
     monkeypatch.setenv("SSA_REQUIRE_CACHE", "1")
-    with pytest.raises(CacheMissError, match="python -m ssa regenerate decoder --profile smoke --seeds 8"):
+    with pytest.raises(CacheMissError, match="python -m ssa_book regenerate decoder --profile smoke --seeds 8"):
         result("smoke", "ssa", 8)
 
 
@@ -200,22 +200,22 @@ def test_one_command_line_and_no_other_entry_point(capsys):
     import subprocess
     import sys
 
-    for package in ("ssa.icl", "ssa.alternatives", "ssa.encoder", "ssa.lm"):
+    for package in ("ssa_book.icl", "ssa_book.alternatives", "ssa_book.encoder", "ssa_book.lm"):
         assert importlib.util.find_spec(f"{package}.__main__") is None, package
     for command in ("decoder", "encoder", "code-versions", "paper-check", "bench", "book", "results", "data", "reruns"):
         with pytest.raises(SystemExit) as exited:
             ssa_main([command, "--help"])
         assert exited.value.code == 0, command
-        assert f"python -m ssa {command}" in capsys.readouterr().out, command
+        assert f"python -m ssa_book {command}" in capsys.readouterr().out, command
     # a module's old entry point names the new one, and does nothing else
-    moved = subprocess.run([sys.executable, "-m", "ssa.bench", "--help"], capture_output=True, text=True, timeout=120)
-    assert moved.returncode == 1 and "this command is `python -m ssa bench`" in moved.stderr
+    moved = subprocess.run([sys.executable, "-m", "ssa_book.bench", "--help"], capture_output=True, text=True, timeout=120)
+    assert moved.returncode == 1 and "this command is `python -m ssa_book bench`" in moved.stderr
 
 
 def test_python_m_ssa_dispatches(capsys):
     with pytest.raises(SystemExit) as exited:
         ssa_main(["regenerate", "--help"])
-    assert exited.value.code == 0 and "python -m ssa regenerate" in capsys.readouterr().out
+    assert exited.value.code == 0 and "python -m ssa_book regenerate" in capsys.readouterr().out
     assert ssa_main([]) == 2 and "regenerate CHAPTER" in capsys.readouterr().err
     assert ssa_main(["nope"]) == 2 and "argument COMMAND: invalid choice: 'nope'" in capsys.readouterr().err
     assert ssa_main(["--help"]) == 0
@@ -224,7 +224,7 @@ def test_python_m_ssa_dispatches(capsys):
 
 
 def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
-    from ssa.icl import study
+    from ssa_book.icl import study
 
     smoke = plan("icl_study", "smoke")
     assert [run.arguments for run in smoke[:2]] == [("ssa", "every", study.FIRST_SEED), ("softmax", "every", study.FIRST_SEED)]
@@ -235,11 +235,11 @@ def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
     assert set(study.runs()) <= {run.arguments for run in cpu}
     assert {run.arguments[0] for run in plan("icl_study", "cpu", scorers=["temperature_softmax"])} == {"softmax_slope"}
     assert {run.arguments[2] for run in plan("icl_study", "cpu", seeds=[101, 5])} == {101}
-    assert chapter("icl_study").command("cpu", seeds=[101]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2"
+    assert chapter("icl_study").command("cpu", seeds=[101]) == "python -m ssa_book regenerate icl_study --profile cpu --jobs 2"
     # Any arm, or any run of it, with one command.
     one_arm = plan("icl_study", "cpu", arms=["ssa_b1"], seeds=[104])
     assert [run.arguments for run in one_arm] == [("ssa_b1", "every", 104), ("ssa_b1", "some", 104)]
-    assert chapter("icl_study").command("cpu", arms=["ssa_b1"]) == "python -m ssa regenerate icl_study --profile cpu --jobs 2 --arms ssa_b1"
+    assert chapter("icl_study").command("cpu", arms=["ssa_b1"]) == "python -m ssa_book regenerate icl_study --profile cpu --jobs 2 --arms ssa_b1"
     with pytest.raises(ValueError, match="--arms: unknown arm 'ssa_turbo'; choose from softmax, ssa"):
         plan("icl_study", "cpu", arms=["ssa_turbo"])
     with pytest.raises(ValueError, match="--arms: only the study chapters \\(icl_study\\) have arms; decoder has none"):
@@ -248,12 +248,12 @@ def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
 
 
 def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cache):
-    from ssa.icl import study
-    from ssa.results import CacheMissError, cache_required
+    from ssa_book.icl import study
+    from ssa_book.results import CacheMissError, cache_required
 
     assert study.StudyCache("cpu").run("ssa", "every", study.FIRST_SEED) is None
     assert not regenerate.is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
-    with cache_required(), pytest.raises(CacheMissError, match="python -m ssa regenerate icl_study --profile smoke --jobs 2 --arms softmax_slope"):
+    with cache_required(), pytest.raises(CacheMissError, match="python -m ssa_book regenerate icl_study --profile smoke --jobs 2 --arms softmax_slope"):
         study.load_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")
     with pytest.raises(ValueError, match="arm must be one of"):
         study.load_run("ssa_turbo", "every", study.FIRST_SEED, profile="smoke")

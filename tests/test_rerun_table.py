@@ -1,4 +1,4 @@
-"""Do reruns match the book? (ssa.reruns) on made-up entries, without training: the comparison of
+"""Do reruns match the book? (ssa_book.reruns) on made-up entries, without training: the comparison of
 numbers, endpoints and verdicts, the record's round trip through the cache, the tables with zero,
 one and two machines, and the command line. The rerun that trains is tests/test_reruns.py's."""
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ssa import reruns, results
-from ssa.chapters import CHAPTERS
-from ssa.retrieval.experiment import SEEDS, experiment_config
-from ssa.reruns import SubsetRun
+from ssa_book import reruns, results
+from ssa_book.chapters import CHAPTERS
+from ssa_book.retrieval.experiment import SEEDS, experiment_config
+from ssa_book.reruns import SubsetRun
 from synthetic_runs import provenance_with
 
 PROFILE = "smoke"
@@ -211,7 +211,7 @@ def book_cache(tmp_path, monkeypatch):
 def fake_regenerate(shift):
     """A stand-in for the started regenerate command: it writes the book's entries, each accuracy moved by ``shift``."""
     def run(command, env):
-        assert command[1:3] == ["-m", "ssa"] and "--device" in command and env["OMP_NUM_THREADS"] == "1"
+        assert command[1:3] == ["-m", "ssa_book"] and "--device" in command and env["OMP_NUM_THREADS"] == "1"
         scorers = command[command.index("--scorers") + 1:command.index("--seeds")]
         seeds = [int(seed) for seed in command[command.index("--seeds") + 1:command.index("--device")]]
         for scorer in scorers:
@@ -243,7 +243,7 @@ def test_the_record_round_trips_through_the_cache_and_replaces_the_machines_old_
     assert written["config"] == {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}}
     assert written["result"]["subset"] == [run.as_dict() for run in RETRIEVAL_ONLY]
     assert written["result"]["code_versions"] == {"retrieval": results.code_identity("retrieval")["version"]}
-    assert written["result"]["commands"] == ["python -m ssa regenerate max_retrieval --profile smoke --scorers softmax ssa --seeds 0 "
+    assert written["result"]["commands"] == ["python -m ssa_book regenerate max_retrieval --profile smoke --scorers softmax ssa --seeds 0 "
                                              "--device cpu"]
     assert [row["numbers"]["largest"] for row in written["result"]["rows"]] == [0.0, 0.0]
     provenance = written["provenance"]
@@ -283,7 +283,7 @@ def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch
 
 def test_a_rerun_stops_before_training_when_the_books_cache_lacks_a_run_the_verdicts_read(monkeypatch, tmp_path):
     monkeypatch.setattr(reruns, "run_reader_command", lambda *a: pytest.fail("trained although the cache lacks a run"))
-    with pytest.raises(results.CacheMissError, match="python -m ssa regenerate max_retrieval --profile smoke"):
+    with pytest.raises(results.CacheMissError, match="python -m ssa_book regenerate max_retrieval --profile smoke"):
         reruns.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=tmp_path, log=lambda line: None)
 
 
@@ -329,7 +329,7 @@ def test_the_bitwise_table_reads_the_record(tmp_path, monkeypatch):
 
 def test_deterministic_algorithms_are_set_by_the_command_that_runs_the_readers_command():
     plain = reruns.training_command(["regenerate", "max_retrieval"])
-    assert plain[1:] == ["-m", "ssa", "regenerate", "max_retrieval"]
+    assert plain[1:] == ["-m", "ssa_book", "regenerate", "max_retrieval"]
     deterministic = reruns.training_command(["regenerate", "max_retrieval"], deterministic=True)
     assert deterministic[1] == "-c" and "use_deterministic_algorithms(True)" in deterministic[2]
     assert deterministic[3:] == ["regenerate", "max_retrieval"]
@@ -364,7 +364,7 @@ def test_the_library_does_not_import_the_reruns():
     library = [package / "scoring.py", package / "attention.py", package / "hf.py", *sorted((package / "kernels").rglob("*.py"))]
     for path in library:
         text = path.read_text(encoding="utf-8")
-        assert "ssa.reruns" not in text and "import reruns" not in text, f"{path.name} imports the book layer's reruns"
+        assert "ssa_book.reruns" not in text and "import reruns" not in text, f"{path.name} imports the book layer's reruns"
 
 
 def test_a_page_names_each_verdict_a_rerun_changes_and_says_nothing_when_none_does(monkeypatch):

@@ -34,7 +34,7 @@ def _timeless(value):
 def _compute(study: str, folder: Path) -> dict[str, dict]:
     environment = {**os.environ, "SSA_RESULTS_DIR": str(folder), "SSA_CHECKPOINT_DIR": str(folder / "checkpoints"),
                    "SSA_RUNS_DIR": str(folder / "runs"), "OMP_NUM_THREADS": "1"}
-    subprocess.run([sys.executable, "-m", "ssa", "regenerate", study, "--profile", "smoke", "--seeds", "0", "--scorers", "ssa",
+    subprocess.run([sys.executable, "-m", "ssa_book", "regenerate", study, "--profile", "smoke", "--seeds", "0", "--scorers", "ssa",
                     "--device", "cpu"], cwd=ROOT, env=environment, check=True, capture_output=True, text=True, timeout=600)
     entries = sorted((folder / "smoke").rglob("*.json"))
     assert entries, f"{study}: no result entry written"

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from ssa import results
-from ssa.results import CACHE_SCHEMA_VERSION, CacheMissError, EntryError, Provenance, cached, entry_path, list_entries, read_entry
+from ssa_book import results
+from ssa_book.results import CACHE_SCHEMA_VERSION, CacheMissError, EntryError, Provenance, cached, entry_path, list_entries, read_entry
 from synthetic_runs import PROVENANCE
 
-REGENERATE = "python -m ssa book run --profile cpu --only demo"
+REGENERATE = "python -m ssa_book book run --profile cpu --only demo"
 
 
 class Counter:
@@ -65,7 +65,7 @@ def test_entry_layout_and_provenance(tmp_path):
 
 
 def test_chapter_times_sum_what_each_part_reads_and_name_its_processors(tmp_path, monkeypatch):
-    from ssa import chapters, reproduce
+    from ssa_book import chapters, reproduce
 
     def decoder_run(profile, device, progress, scorer, seed):  # reads one entry per run, as a study's kind does
         cached("demo/run", {"scorer": scorer, "seed": seed}, Counter(), profile=profile, regenerate=REGENERATE, results_dir=tmp_path)
@@ -247,8 +247,8 @@ def test_committed_results_are_valid():
 
 
 def test_a_stopped_run_never_enters_the_books_cache(monkeypatch, tmp_path):
-    from ssa import paths
-    from ssa.results import check_throwaway_cache
+    from ssa_book import paths
+    from ssa_book.results import check_throwaway_cache
 
     monkeypatch.delenv("SSA_RESULTS_DIR", raising=False)
     if paths.repository_root() is None:
@@ -265,7 +265,7 @@ def test_provenance_is_about_the_code_not_the_cache(tmp_path, monkeypatch):
     change to the code, before or during the run, is not."""
     import subprocess
 
-    from ssa import paths
+    from ssa_book import paths
 
     def git(*arguments):
         subprocess.run(["git", *arguments], cwd=tmp_path, check=True, capture_output=True)
@@ -311,7 +311,7 @@ def test_validate_clean_requires_a_traceable_provenance(tmp_path):
 
 
 def test_the_code_version_is_in_the_key(tmp_path, monkeypatch):
-    from ssa import code_versions
+    from ssa_book import code_versions
 
     compute = Counter()
     config = {"seed": 0}
@@ -381,7 +381,7 @@ def test_a_committed_entry_that_does_not_match_is_refused(tmp_path, monkeypatch)
 
 
 def test_the_committed_cache_comes_from_the_installed_commit(monkeypatch):
-    from ssa import paths
+    from ssa_book import paths
 
     commit = "0123456789abcdef0123456789abcdef01234567"
     assert results.committed_cache_url("https://github.com/ssa-book/ssa-book", commit) == (
@@ -469,17 +469,17 @@ def test_entries_of_reads_one_experiments_folder_at_one_profile_or_all(tmp_path)
 
 # JSON files that the package reads and that are no result entries: module -> the argument read.
 NOT_RESULT_FILES = {
-    ("ssa/book.py", "executed_path.read_text(encoding='utf-8')"),  # an executed notebook
-    ("ssa/book.py", "staged.read_text(encoding='utf-8')"),  # a staged notebook
-    ("ssa/code_versions.py", "_record_path().read_text(encoding='utf-8')"),  # ssa/code_versions.json
-    ("ssa/measure.py", "trace.read_text()"),  # the profiler's trace
-    ("ssa/paper_check.py", "report_path.read_text(encoding='utf-8')"),  # a chapter process's report
+    ("ssa_book/book.py", "executed_path.read_text(encoding='utf-8')"),  # an executed notebook
+    ("ssa_book/book.py", "staged.read_text(encoding='utf-8')"),  # a staged notebook
+    ("ssa_book/code_versions.py", "_record_path().read_text(encoding='utf-8')"),  # ssa_book/code_versions.json
+    ("ssa_book/measure.py", "trace.read_text()"),  # the profiler's trace
+    ("ssa_book/paper_check.py", "report_path.read_text(encoding='utf-8')"),  # a chapter process's report
     ("ssa/hf.py", "Path(index).read_text()"),  # a Hugging Face shard index
-    ("ssa/data.py", "text"),  # ssa/datasets.json
-    ("ssa/lm/data.py", "line"),  # a line of a JSON-lines text corpus
-    ("ssa/lm/evaluate.py", "line"),  # a line of a JSON-lines set of minimal pairs
-    ("ssa/lm/tokenizer.py", "tokenizer.backend_tokenizer.to_str()"),  # a tokenizer, in memory
-    ("ssa/training.py", "json.dumps(value)"),  # a JSON round trip in memory
+    ("ssa_book/data.py", "text"),  # ssa_book/datasets.json
+    ("ssa_book/lm/data.py", "line"),  # a line of a JSON-lines text corpus
+    ("ssa_book/lm/evaluate.py", "line"),  # a line of a JSON-lines set of minimal pairs
+    ("ssa_book/lm/tokenizer.py", "tokenizer.backend_tokenizer.to_str()"),  # a tokenizer, in memory
+    ("ssa_book/training.py", "json.dumps(value)"),  # a JSON round trip in memory
 }
 
 
@@ -497,14 +497,14 @@ def _python_sources():
 
 
 def test_nothing_but_results_reads_a_result_entry():
-    """Outside ssa/results.py no code parses JSON it has not been allowed to (NOT_RESULT_FILES) and
+    """Outside ssa_book/results.py no code parses JSON it has not been allowed to (NOT_RESULT_FILES) and
     none takes a "provenance" out of a dict: entries are read with read_entry, entries_of or
     list_entries, and their provenance is a Provenance."""
     import ast
 
     found = []
     for name, source in _python_sources():
-        if name == "ssa/results.py":
+        if name == "ssa_book/results.py":
             continue
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads") \
@@ -518,4 +518,4 @@ def test_nothing_but_results_reads_a_result_entry():
                 keys = [node.args[0]]
             if any(isinstance(key, ast.Constant) and key.value == "provenance" for key in keys):
                 found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
-    assert not found, "read entries through ssa.results (read_entry, entries_of):\n" + "\n".join(found)
+    assert not found, "read entries through ssa_book.results (read_entry, entries_of):\n" + "\n".join(found)

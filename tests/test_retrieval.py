@@ -1,4 +1,4 @@
-"""Max retrieval under set-size shift (ssa.retrieval): the sets, the retriever, a run, the verdicts."""
+"""Max retrieval under set-size shift (ssa_book.retrieval): the sets, the retriever, a run, the verdicts."""
 
 import dataclasses
 import math
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from ssa import verdicts
-from ssa.retrieval import analysis, experiment, task
-from ssa.retrieval.model import MaxRetriever, RetrieverConfig
-from ssa.retrieval.records import RetrievalRun
+from ssa_book import verdicts
+from ssa_book.retrieval import analysis, experiment, task
+from ssa_book.retrieval.model import MaxRetriever, RetrieverConfig
+from ssa_book.retrieval.records import RetrievalRun
 
 
 def test_the_target_is_the_class_of_the_item_of_highest_priority_and_draws_are_reproducible():
@@ -139,7 +139,7 @@ def test_adaptive_temperature_is_judged_against_the_smallest_gain_its_authors_re
 
 
 def test_the_chapter_plans_every_scorer_seed_by_seed():
-    from ssa.chapters import plan
+    from ssa_book.chapters import plan
     from ssa.scoring import scorer_names
 
     runs = plan("max_retrieval", "cpu")
@@ -150,12 +150,12 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [("ssa_authors_start", 0)]
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
-    from ssa.sizes import sizes
+    from ssa_book.sizes import sizes
 
     # the setup table counts the registered scorers and names the variants apart
     assert sizes("max_retrieval").loc["scorers", "cpu"] == (f"all {len(scorer_names())} registered, and "
                                                             + ", ".join(experiment.VARIANTS))
-    assert experiment.CHAPTER.command("cpu") == "python -m ssa regenerate max_retrieval --profile cpu --jobs 2"
+    assert experiment.CHAPTER.command("cpu") == "python -m ssa_book regenerate max_retrieval --profile cpu --jobs 2"
 
 
 def test_the_variants_separate_ssas_form_from_its_starting_slope():
@@ -198,7 +198,7 @@ def test_the_knobs_of_the_original_setup_name_their_bad_values():
     with pytest.raises(ValueError, match="query must be one of learned, input"):
         RetrieverConfig(query="prompt")
     # At their defaults the new fields stay out of the cache key: every cached run keeps its entry.
-    from ssa.results import config_dict
+    from ssa_book.results import config_dict
 
     default = config_dict(experiment.experiment_config("softmax", "cpu", 0))
     assert "query" not in default["model"] and not {"min_items", "optimizer", "weight_decay"} & set(default["train"])

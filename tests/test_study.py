@@ -1,15 +1,15 @@
-"""The powered in-context study's plan (ssa.icl.study): declared, checked and judged before any run."""
+"""The powered in-context study's plan (ssa_book.icl.study): declared, checked and judged before any run."""
 
 import dataclasses
 
 import numpy as np
 import pytest
 
-from ssa import verdicts
-from ssa.icl import study
-from ssa.icl.study import report as study_report  # chapter_answer looks StudyCache up there
-from ssa.icl.records import ICLRun
-from ssa.icl.train import _parameter_groups, build_model
+from ssa_book import verdicts
+from ssa_book.icl import study
+from ssa_book.icl.study import report as study_report  # chapter_answer looks StudyCache up there
+from ssa_book.icl.records import ICLRun
+from ssa_book.icl.train import _parameter_groups, build_model
 from synthetic_runs import provenance_with
 
 
@@ -236,8 +236,8 @@ def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
 
 
 def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch):
-    from ssa import ledger
-    from ssa.icl import study as study_module
+    from ssa_book import ledger
+    from ssa_book.icl import study as study_module
 
     row = ledger.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.UNDECIDED, None, "cmd")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
@@ -257,8 +257,8 @@ def primary_seeds():
 
 
 def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatch):
-    from ssa import ledger
-    from ssa.icl import study as study_module
+    from ssa_book import ledger
+    from ssa_book.icl import study as study_module
 
     variant = study.comparison(study.PREMISE_COMPARISON)
     sigmas = list(range(1, 30))

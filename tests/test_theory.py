@@ -1,12 +1,14 @@
-"""The Theory chapter's derivations (ssa.theory) against closed forms, numerics and ssa.scoring."""
+"""The Theory chapter's derivations (ssa_book.theory) against closed forms, numerics and ssa.scoring."""
 
 import numpy as np
 import pytest
 import sympy as sp
 import torch
 
-from ssa import scoring, theory
-from ssa.theory import LAMBDA, B, N
+from ssa_book import theory
+
+from ssa import scoring
+from ssa_book.theory import LAMBDA, B, N
 
 M = sp.Symbol("M", real=True)
 DELTA, DELTA2 = sp.symbols("Delta delta", positive=True)

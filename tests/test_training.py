@@ -1,4 +1,4 @@
-"""The one training loop (ssa.training), tested once for the three chapters that use it.
+"""The one training loop (ssa_book.training), tested once for the three chapters that use it.
 
 Each chapter trains a tiny model offline (6 steps, a checkpoint every 2): a run interrupted and
 resumed equals the uninterrupted one exactly, and a checkpoint that must not be used (another
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from ssa import training
-from ssa.training import CheckpointMismatchWarning
+from ssa_book import training
+from ssa_book.training import CheckpointMismatchWarning
 
 STEPS, INTERRUPT, LAST_CHECKPOINT = 6, 5, 4  # batch 5 raises; the checkpoint of step 4 is the last one written
 
@@ -41,9 +41,9 @@ class Chapter:
 
 
 def icl_chapter(root: Path) -> Chapter:
-    import ssa.icl.train as icl
-    from ssa.icl.curriculum import Curriculum
-    from ssa.icl.models import ModelConfig
+    import ssa_book.icl.train as icl
+    from ssa_book.icl.curriculum import Curriculum
+    from ssa_book.icl.models import ModelConfig
 
     def run(where: Path, *, seed: int = 0, stop_at: int | None = None):
         config = icl.TrainConfig(task="linear", model=ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12, scorer="ssa"),
@@ -54,10 +54,10 @@ def icl_chapter(root: Path) -> Chapter:
 
 
 def encoder_chapter(root: Path) -> Chapter:
-    from ssa.encoder import zorro
-    from ssa.encoder.corpus import Corpus
-    from ssa.encoder.model import EncoderConfig
-    from ssa.encoder.train import CHECKPOINT_FILE, BatchStream, train_and_probe
+    from ssa_book.encoder import zorro
+    from ssa_book.encoder.corpus import Corpus
+    from ssa_book.encoder.model import EncoderConfig
+    from ssa_book.encoder.train import CHECKPOINT_FILE, BatchStream, train_and_probe
 
     sentences = ["the dog is here .", "where is the ball ?", "you want the cup .", "look at the big dog !"] * 30
     corpus = Corpus(utterances=tuple(sentences), ages_days=(1.0,) * len(sentences), corpus_names=("T",) * len(sentences), dropped={})
@@ -79,9 +79,9 @@ def encoder_chapter(root: Path) -> Chapter:
 
 
 def lm_chapter(root: Path) -> Chapter:
-    from ssa.lm.config import run_config
-    from ssa.lm.data import GlobalBatches
-    from ssa.lm.train import STATE_FILE, train
+    from ssa_book.lm.config import run_config
+    from ssa_book.lm.data import GlobalBatches
+    from ssa_book.lm.train import STATE_FILE, train
 
     rng = random.Random(0)
     nouns, verbs = ["cat", "dog", "bird", "teacher", "child", "river"], ["sees", "likes", "follows", "helps"]

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ssa import verdicts
-from ssa.verdicts import Claim, combine, judge, not_tested, premise_absent
+from ssa_book import verdicts
+from ssa_book.verdicts import Claim, combine, judge, not_tested, premise_absent
 
 ERROR_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
                     reason="a tenth of the error scale [0, 1]")

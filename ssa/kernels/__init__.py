@@ -20,7 +20,7 @@ path           what it is
 
 ``auto`` (the default of :func:`ssa.attention.attention`) takes ``flex`` on CUDA; on other
 devices ``direct`` for short rows (up to :data:`DIRECT_MAX_KEYS` keys) while the attention
-matrix stays small (up to :data:`DIRECT_MAX_ELEMENTS` entries), ``blockwise`` otherwise (the sizes where each was measured fastest, ``python -m ssa bench``). Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
+matrix stays small (up to :data:`DIRECT_MAX_ELEMENTS` entries), ``blockwise`` otherwise (the sizes where each was measured fastest, ``python -m ssa_book bench``). Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ PATHS = ("auto", "reference", "direct", "compiled", "blockwise", "flex")
 
 # Rows of up to this many keys are faster through the direct path on a CPU (the in-context-
 # learning models: 10 to 82 tokens): per row, the blockwise kernels' overhead outweighs what
-# streaming saves. Above about 128 keys blockwise is faster (python -m ssa bench).
+# streaming saves. Above about 128 keys blockwise is faster (python -m ssa_book bench).
 DIRECT_MAX_KEYS = 96
 # ... as long as the matrices it stores (three of B * H * Q * K entries) stay small.
 DIRECT_MAX_ELEMENTS = 2**24

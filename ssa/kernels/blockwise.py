@@ -418,5 +418,5 @@ def blockwise_ssa_attention(
 
 EAGER_KERNELS = TileKernels(compiled=False)
 # 4 MiB of float32 per tile tensor: at 1024 tokens (12 heads, 128 x 1024 tiles) one batch item
-# per tile, which measured 12% faster than two (2**22) with the C++ tile kernels (python -m ssa bench).
+# per tile, which measured 12% faster than two (2**22) with the C++ tile kernels (python -m ssa_book bench).
 TILE_ELEMENTS = 2**20

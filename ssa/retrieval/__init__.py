@@ -1,5 +1,0 @@
-"""Max retrieval under set-size shift (Veličković et al., ICML 2025): a set of items, each with a
-priority and a class; the model must name the class of the item with the highest priority. It is
-trained on small sets and tested on sets up to 128 times larger, where softmax's attention
-disperses. :mod:`ssa.retrieval.task` draws the sets, :mod:`ssa.retrieval.model` is the one-head
-retriever, :mod:`ssa.retrieval.experiment` trains, evaluates and caches it for every scorer."""

@@ -1,0 +1,42 @@
+"""usage: python -m ssa_book COMMAND [ARGUMENTS]   (or, installed: ssa-book COMMAND [ARGUMENTS])
+
+The book's one command line. Commands:
+
+  book run                 execute the notebooks and build the HTML
+  regenerate CHAPTER       compute a chapter's cached results that are missing
+  bench                    the attention benchmark (--full: the book's cached one)
+  results list|validate|format   the result cache
+  data fetch|list|verify   the datasets
+  code-versions check|record|bump   the code version of each cached computation
+  paper-check              every chapter at the paper's sizes, a few steps each
+  decoder train|evaluate|lm-eval|params   the decoder chapter's tools
+  encoder corpus           the encoder chapter's corpus
+  reruns run|table|bitwise   do reruns on this machine match the cache?
+
+`python -m ssa_book COMMAND --help` lists a command's arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {"book": "ssa_book.book", "regenerate": "ssa_book.regenerate", "bench": "ssa_book.bench", "results": "ssa_book.results",
+            "data": "ssa_book.data", "code-versions": "ssa_book.code_versions", "paper-check": "ssa_book.paper_check",
+            "decoder": "ssa_book.lm.cli", "encoder": "ssa_book.encoder.cli", "reruns": "ssa_book.reruns"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    if argv[0] not in COMMANDS:
+        print(__doc__.splitlines()[0], file=sys.stderr)
+        print(f"python -m ssa_book: error: argument COMMAND: invalid choice: {argv[0]!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr)
+        return 2
+    return importlib.import_module(COMMANDS[argv[0]]).main(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,271 @@
+"""Figures and tables of the in-context-learning chapters, from cached results.
+
+Every function takes ``runs``: ``{scorer: [run of each seed]}``, typed records
+(:class:`ssa_book.icl.records.ICLRun`) as :func:`ssa_book.icl.experiments.load_runs` returns them, and draws the mean over seeds with its 95% bootstrap band
+(:func:`ssa_book.icl.evaluate.bootstrap_band`) and each seed as a thin line; baselines are drawn
+dashed, in grey.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from ssa_book.icl.evaluate import bootstrap_band
+from ssa_book.icl.tasks import FIRST_SCORED, get_task
+from ssa_book.icl.verdicts import error_curve, length_curve
+from ssa_book.plotting import overlay_color, overlay_order, plot_mean_and_seeds, scorer_color, scorer_label
+from ssa_book.icl.study import ARMS
+
+BASELINE_STYLES = {"least squares": ":", "zero": "--", "exact rule": ":", "majority class": "--"}
+
+
+def _band(ax, x, values, *, color, label, marker="o"):
+    """Mean over seeds with its bootstrap band, and each seed as a thin line
+    (:func:`ssa_book.plotting.plot_mean_and_seeds`): with three seeds the band alone hides whether the
+    seeds agree or split."""
+    band = bootstrap_band(values)
+    plot_mean_and_seeds(ax, x, values, color=color, label=label, marker=marker)
+    ax.fill_between(x, band["low"], band["high"], color=color, alpha=0.15, linewidth=0)
+
+
+def error_label(task: str, normalise: bool = True) -> str:
+    if get_task(task).classification:
+        return "prompt error (any wrong from point 3 on)"
+    return "normalised MSE (model / zero predictor)" if normalise else "MSE from point 3 on"
+
+
+def _baselines(runs: dict, curve) -> dict[str, np.ndarray]:
+    first = next(iter(runs.values()))
+    names = first[0].sweep("sigma_x").baselines
+    # Baselines see the same prompts in every run: one seed's values are theirs.
+    return {name: curve(first[:1], name)[0] for name in names}
+
+
+def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | None = None, normalise: bool = True) -> None:
+    """Error against sigma, per scorer, with the baselines (linear: normalised by the zero
+    predictor, or the raw MSE on a log scale with ``normalise=False``)."""
+    sigmas = next(iter(runs.values()))[0].sweep(shift).values
+    for scorer in overlay_order(runs):
+        _band(ax, sigmas, error_curve(runs[scorer], task, shift, normalise=normalise), color=overlay_color(scorer, runs),
+              label=scorer_label(scorer))
+    for name, values in _baselines(runs, lambda r, p: error_curve(r, task, shift, p, normalise=normalise)).items():
+        if normalise or get_task(task).classification or name == "zero":  # exact baselines have raw error ~0: invisible on a log scale
+            ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
+    if not (normalise or get_task(task).classification):
+        ax.set_yscale("log")
+    ax.set(xlabel={"sigma_x": r"$\sigma_x$ (x ~ N(0, $\sigma_x^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
+           ylabel=error_label(task, normalise), title=title)
+    ax.legend(fontsize=8)
+
+
+def plot_length(ax, runs: dict, task: str, trained_points: int, title: str | None = None) -> None:
+    """Error against prompt length at sigma 1, with the longest trained prompt marked."""
+    lengths = next(iter(runs.values()))[0].length.values
+    for scorer, seeds in runs.items():
+        _band(ax, lengths, length_curve(seeds, task), color=scorer_color(scorer), label=scorer_label(scorer))
+    for name, values in _baselines(runs, lambda r, p: length_curve(r, task, p)).items():
+        ax.plot(lengths, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
+    ax.axvline(trained_points, color="black", linewidth=0.8, linestyle="-.", label="longest trained prompt")
+    ax.set(xlabel="prompt length (points)", ylabel=error_label(task), title=title)
+    ax.legend(fontsize=8)
+
+
+def plot_per_position(ax, runs: dict, task: str, shift: str, sigma: float, title: str | None = None) -> None:
+    """Mean pointwise error at each point of the prompt, at one sigma (raw, not normalised)."""
+    sigmas = next(iter(runs.values()))[0].sweep(shift).values
+    index = sigmas.index(sigma)
+    for scorer, seeds in runs.items():
+        values = np.array([run.sweep(shift).per_position["model"][index] for run in seeds])
+        _band(ax, np.arange(1, values.shape[1] + 1), values, color=scorer_color(scorer), label=scorer_label(scorer))
+    ax.axvspan(0.5, FIRST_SCORED + 0.5, color="grey", alpha=0.1, label="not scored")
+    ax.set(xlabel="point in the prompt", ylabel="error rate" if get_task(task).classification else "squared error",
+           title=title or f"{shift.replace('_', ' ')} = {sigma:g}")
+    if not get_task(task).classification:
+        ax.set_yscale("log")
+    ax.legend(fontsize=8)
+
+
+def plot_training(ax, runs: dict, title: str | None = None) -> None:
+    """Training loss (mean over each logging window) against step: the mean over seeds, its band
+    and each seed."""
+    for scorer, seeds in runs.items():
+        steps = [step for step, _ in seeds[0].training.history]
+        values = np.array([[loss for _, loss in run.training.history] for run in seeds])
+        _band(ax, steps, values, color=scorer_color(scorer), label=scorer_label(scorer), marker="")
+    ax.set(xlabel="training step", ylabel="training loss", yscale="log", title=title)
+    ax.legend(fontsize=8)
+
+
+STATISTIC_LABELS = {"entropy": "normalised entropy", "max_weight": "max weight", "logit_spread": "logit spread"}
+
+
+def plot_per_layer(axes, per_seed: dict[str, list], sigmas, ylabel: str) -> None:
+    """One panel per layer: a per-head statistic (mean over heads) against sigma, per scorer.
+    ``per_seed``: ``{scorer: [array (sigmas, layers, heads) for each seed]}``."""
+    layers = np.asarray(next(iter(per_seed.values()))[0]).shape[1]
+    for layer, ax in zip(range(layers), np.ravel(axes)):
+        for scorer, seeds in per_seed.items():
+            values = np.array([np.asarray(run)[:, layer].mean(axis=1) for run in seeds])  # (seeds, sigmas)
+            _band(ax, sigmas, values, color=scorer_color(scorer), label=scorer_label(scorer))
+        ax.set(title=f"layer {layer + 1}", xlabel=r"$\sigma$", ylabel=ylabel)
+    np.ravel(axes)[0].legend(fontsize=8)
+
+
+def plot_concentration(axes, runs: dict, shift: str, statistic: str) -> None:
+    """One panel per layer: the attention statistic (mean over heads) against sigma."""
+    sigmas = next(iter(runs.values()))[0].concentration[shift].sigmas
+    per_seed = {scorer: [run.concentration[shift].statistic(statistic) for run in seeds] for scorer, seeds in runs.items()}
+    plot_per_layer(axes, per_seed, sigmas, STATISTIC_LABELS[statistic])
+
+
+def plot_logit_spread(axes, spreads: dict) -> None:
+    """One panel per layer: the attention-logit spread (mean over heads) against sigma."""
+    sigmas = next(iter(spreads.values()))[0].sigmas
+    plot_per_layer(axes, {scorer: [run.spread for run in seeds] for scorer, seeds in spreads.items()}, sigmas, STATISTIC_LABELS["logit_spread"])
+
+
+def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1) -> None:
+    """Every head of every seed at one sigma: a strip per scorer and layer (is any head collapsing?)."""
+    for offset, (scorer, seeds) in enumerate(runs.items()):
+        for run in seeds:
+            values = run.concentration[shift].statistic(statistic)[sigma_index]  # (layers, heads)
+            for layer, heads in enumerate(values):
+                ax.scatter(np.full(len(heads), layer + 1 + 0.15 * (2 * offset - 1)), heads, s=10,
+                           color=scorer_color(scorer), label=scorer_label(scorer) if layer == 0 and run is seeds[0] else None, alpha=0.7)
+    ax.set(xlabel="layer", ylabel=STATISTIC_LABELS[statistic])
+    ax.legend(fontsize=8)
+
+
+def plot_attention_maps(axes, runs: dict, seed_index: int = 0) -> None:
+    """Head-averaged attention of one prompt with an injected extreme value, one row per scorer,
+    one column per layer (square-root colour scale from 0 to 1); the injected token's column is
+    outlined."""
+    import matplotlib.patches as patches
+    from matplotlib.colors import PowerNorm
+
+    for row, (scorer, seeds) in enumerate(runs.items()):
+        run = seeds[seed_index]
+        maps = run.attention_map.weights
+        token = 2 * run.injection.position
+        for layer in range(maps.shape[0]):
+            ax = axes[row, layer]
+            # A square-root colour scale: small weights spread over many keys stay visible.
+            ax.imshow(maps[layer], cmap="magma", norm=PowerNorm(0.5, vmin=0, vmax=1), interpolation="nearest")
+            ax.add_patch(patches.Rectangle((token - 0.5, -0.5), 1, maps.shape[1], fill=False, edgecolor="cyan", linewidth=1))
+            ax.set(xticks=[], yticks=[], title=f"{scorer_label(scorer)}, layer {layer + 1}")
+            if layer == 0:
+                ax.set_ylabel("query token")
+            ax.set_xlabel("key token")
+
+
+def scorer_values_table(runs: dict):
+    """Learned scorer parameters (e.g. SSA's b and n) per layer: mean and range over seeds."""
+    import pandas as pd
+
+    rows = []
+    for scorer, seeds in runs.items():
+        for layer, parameters in seeds[0].scorer_values.items():
+            for parameter in parameters:
+                values = np.array([np.mean(run.scorer_values[layer][parameter]) for run in seeds])
+                rows.append({"scorer": scorer_label(scorer), "layer": layer, "parameter": parameter,
+                             "mean": values.mean(), "min": values.min(), "max": values.max()})
+    return pd.DataFrame(rows)
+
+
+def timing_table(runs: dict):
+    """Measured times per run: training (summed over interrupted and resumed sessions, kept in
+    the checkpoint) and evaluation, steps per second, and the device that produced it (from the
+    cache entry's provenance, which also holds the commit: a chapter's table leaves it out)."""
+    import pandas as pd
+
+    rows = []
+    for scorer, seed_runs in runs.items():
+        for run in seed_runs:
+            training = run.training
+            rows.append({"scorer": scorer_label(scorer), "seed": run.seed,
+                         "device": None if run.provenance is None else run.provenance.device,
+                         "training (min)": training.wall_time_s / 60, "steps/s": training.steps_per_s,
+                         "evaluation (min)": training.evaluation_wall_time_s / 60})
+    return pd.DataFrame(rows)
+
+
+def plot_paired_differences(verdicts, seeds, width: float = 9.0):
+    """A figure with each judged claim's paired difference per seed (in the paper's direction:
+    positive = as the paper says), the mean with its 95% interval, and the threshold either side of
+    0 shaded (:mod:`ssa_book.verdicts`); one panel per unit, so that claims in different units do not
+    share an axis. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    judged = [verdict for verdict in verdicts if verdict.differences]
+    groups: dict[str, list] = {}
+    for verdict in judged:
+        groups.setdefault(verdict.units, []).append(verdict)
+    if not groups:
+        fig, ax = plt.subplots(figsize=(width, 1.5))
+        ax.text(0.5, 0.5, "no judged claim", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    heights = [len(group) + 1.2 for group in groups.values()]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(width, 0.55 * sum(heights) + 0.6), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    markers = "osD^v<>p*h"
+    for ax, (units, group) in zip(axes[:, 0], groups.items()):
+        for row, verdict in enumerate(group):
+            y = len(group) - 1 - row
+            if verdict.interval is not None and all(np.isfinite(verdict.interval)):
+                ax.plot(verdict.interval, [y, y], color="black", linewidth=1.5)
+            ax.plot(verdict.effect, y, marker="|", markersize=14, color="black",
+                    label="mean, 95% interval" if row == 0 else None)
+            for index, (seed, difference) in enumerate(zip(seeds, verdict.differences)):
+                ax.scatter(difference, y + 0.2, marker=markers[index % len(markers)], s=28, color=f"C{index}",
+                           label=f"seed {seed}" if row == 0 else None, zorder=3)
+        threshold = group[0].threshold
+        ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0, label="within the threshold")
+        ax.axvline(0, color="grey", linewidth=0.8)
+        ax.set_yticks(range(len(group)), [textwrap.fill(verdict.claim, 50) for verdict in reversed(group)], fontsize=7)
+        ax.set_ylim(-0.6, len(group) - 0.2)
+        ax.set_xlabel(f"paired difference, {units} (positive = the paper's direction)", fontsize=9)
+    axes[0, 0].legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def plot_study_differences(ax, rows, endpoint: str) -> None:
+    """The powered study's judged comparisons at one endpoint (rows of
+    :func:`ssa_book.icl.study.verdict_rows`): each seed's paired difference as a dot (positive = the
+    paper's direction), the mean with its 95% interval, and the threshold either side of 0 shaded.
+    Comparisons not judged yet are listed with what is missing."""
+    chosen = [row for row in rows if row["endpoint"] == endpoint]
+    labels = []
+    for y, row in enumerate(reversed(chosen)):
+        verdict = row["verdict"]
+        labels.append(textwrap.fill(f"{row['comparison']} ({get_task(row['task']).title})", 44))
+        if not verdict.differences:
+            ax.text(0, y, f"not tested: {verdict.detail}", ha="center", va="center", fontsize=7, color="grey")
+            continue
+        spread = np.linspace(-0.25, 0.25, len(verdict.differences))  # seeds side by side, in seed order
+        ax.scatter(verdict.differences, y + spread, s=9, color=scorer_color("ssa"), alpha=0.6, linewidths=0, zorder=2)
+        if verdict.interval is not None and all(np.isfinite(verdict.interval)):
+            ax.plot(verdict.interval, [y, y], color="black", linewidth=1.5, zorder=3)
+        ax.plot(verdict.effect, y, marker="|", markersize=14, color="black", zorder=3)
+    if chosen:
+        threshold = chosen[0]["verdict"].threshold
+        ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0, label="within the threshold")
+        ax.set_xlabel(f"paired difference, {chosen[0]['verdict'].units} (positive = the paper's direction)", fontsize=9)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_ylim(-0.6, max(len(labels), 1) - 0.4)
+    ax.set_title(endpoint, fontsize=10)
+
+
+def plot_arm_curves(ax, curves: dict, x, labels: dict, styles: dict | None = None) -> None:
+    """Each arm's mean and seeds along ``x`` (``curves``: :func:`ssa_book.icl.study.arm_curves`),
+    coloured by its scorer, with ``labels[arm]`` and an optional line style per arm."""
+
+    for arm, (seeds, values) in curves.items():
+        plot_mean_and_seeds(ax, x, values, color=scorer_color(ARMS[arm].scorer), label=f"{labels[arm]} ({len(seeds)} seeds)",
+                            linestyle=(styles or {}).get(arm, "-"))
+    if curves:
+        ax.legend(fontsize=7, loc="upper left")

@@ -1,0 +1,179 @@
+"""The study's verdicts, read from the cache: one per comparison, task and endpoint
+(:func:`verdict_rows`), a comparison's answer (:func:`claim_verdict`), whether SSA's difference
+goes with its form or its starting slope (:func:`starting_point_reading`), and the checks of the
+rule: the verdicts its two amendments changed (:func:`rule_amendment_changes`), the bounded
+interval (:func:`bounded_checks`), control of false discoveries (:func:`false_discovery_rows`) and
+nulls resampled from the study's own differences (:func:`resampled_nulls`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ssa_book import verdicts as rule
+from ssa_book.icl.study.conduct import StudyCache, comparison
+from ssa_book.icl.study.design import ENDPOINTS, SSA_SLOPE_AT_ZERO, Comparison, judge, needed, outcomes
+from ssa_book.icl.tasks import get_task
+
+
+def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[dict]:
+    """One row per comparison x task x endpoint, in the plan's order: the verdict of the rule
+    (:func:`judge`) once every run of the comparison on that task is cached, else "not tested"
+    with how many are. Each row: ``comparison, task, endpoint, verdict``."""
+    return [{"comparison": compared.name, "task": task, "endpoint": endpoint, "verdict": verdict}
+            for compared in comparisons for task in compared.tasks
+            for endpoint, verdict in _task_verdicts(compared, task, cache).items()]
+
+
+def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[str, rule.Verdict]:
+    """``{endpoint: verdict}`` of ``compared`` on ``task``: judged when its runs there are complete."""
+    if cache.complete(compared, task):
+        return {endpoint: judge(compared, task, endpoint, cache) for endpoint in compared.endpoints}
+    missing = f"{cache.cached(compared, task)} of {needed(compared, task)} runs cached"
+    return {endpoint: dataclasses.replace(rule.not_tested(ENDPOINTS[endpoint].claim), detail=missing)
+            for endpoint in compared.endpoints}
+
+
+def _as_planned(claim: rule.Claim) -> rule.Claim:
+    """``claim`` as the plan first judged it: the paired t interval, "no effect" from the rule's
+    fewest pairs (before the two changes to the rule for outcomes that flip: ssa_book.analysis_changes)."""
+    return dataclasses.replace(claim, binary=False, largest_flip=None)
+
+
+def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache):
+    """The verdicts that the two amendments to the rule changed from what the plan's rule gave
+    (:func:`_as_planned`): a table with both outcomes and intervals, one row per comparison, task
+    and endpoint where they differ (empty when none does)."""
+    import pandas as pd
+
+    rows = []
+    for compared in comparisons:
+        for task in compared.tasks:
+            if not cache.complete(compared, task):
+                continue
+            for endpoint in compared.endpoints:
+                judged = judge(compared, task, endpoint, cache)
+                as_planned = rule.judge(_as_planned(ENDPOINTS[endpoint].claim), *outcomes(compared, task, endpoint, cache))
+                # "undecided" and "too few seeds to decide" were one word under the plan's rule
+                if as_planned.outcome != judged.outcome and not {as_planned.outcome, judged.outcome} <= set(rule.OPEN):
+                    rows.append({"comparison": compared.name, "task": get_task(task).title, "endpoint": endpoint,
+                                 "as first planned": f"{as_planned.words()} {as_planned.estimate()}",
+                                 "as judged": f"{judged.words()} {judged.estimate()}"})
+    return pd.DataFrame(rows, columns=["comparison", "task", "endpoint", "as first planned", "as judged"])
+
+
+def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | None:
+    """The study's answer to ``compared``'s question, as the chapters and the front page give it:
+    its endpoints on every task whose runs are complete, combined (:func:`ssa_book.verdicts.combine`,
+    one part per task and endpoint); the tasks still incomplete are named in its detail, with how
+    many of their runs are cached. ``None`` while no task is complete."""
+    parts, pending = {}, []
+    for task in compared.tasks:
+        if cache.complete(compared, task):
+            parts.update({f"{get_task(task).title}, {endpoint}": verdict
+                          for endpoint, verdict in _task_verdicts(compared, task, cache).items()})
+        else:
+            pending.append(f"{get_task(task).title}: not tested yet, {cache.cached(compared, task)} of "
+                           f"{needed(compared, task)} runs cached")
+    if not parts:
+        return None
+    combined = rule.combine(f"{compared.name}: {compared.question}", parts)
+    return dataclasses.replace(combined, detail="; ".join([combined.detail, *pending]))
+
+
+# The comparisons that separate SSA's functional form from its starting slope (n0 b0 at zero), in
+# the order :func:`starting_point_reading` names them.
+STARTING_POINT = ("SSA vs softmax", "SSA from b = 1 vs softmax", "sharper softmax vs softmax", "SSA vs sharper softmax")
+STARTING_POINT_ENDPOINT = "error at sigma 10"
+
+
+def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = False) -> str | None:
+    """Whether SSA's difference from softmax on ``task`` (at :data:`STARTING_POINT_ENDPOINT`) goes
+    with its starting slope rather than its form, read from the four comparisons of
+    :data:`STARTING_POINT`; ``None`` until all four are complete on ``task``. ``bounded``: with
+    each verdict decided again by :func:`ssa_book.verdicts.bounded_check` (the robustness check).
+
+    The reading is :func:`ssa_book.verdicts.form_or_slope`'s, with SSA started at b = 1 as the gentler
+    start."""
+    compared = [comparison(name) for name in STARTING_POINT]
+    if not all(cache.complete(c, task) for c in compared):
+        return None
+    ssa, from_b1, sharper, versus_sharper = (judge(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
+    if bounded:
+        flip = ENDPOINTS[STARTING_POINT_ENDPOINT].claim.largest_flip
+        ssa, from_b1, sharper, versus_sharper = (rule.bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper))
+
+    def said(label: str, verdict: rule.Verdict) -> str:
+        # the pairs that would decide are the rule's count; the bounded interval has none
+        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome in rule.OPEN and not bounded else ""
+        return f"{label}: {verdict.words()} ({verdict.estimate()}{deciding})"
+
+    facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
+                       said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
+                       said("SSA vs that sharper softmax", versus_sharper)])
+    head = f"Form or starting slope, on {get_task(task).title} ({STARTING_POINT_ENDPOINT}, effects in the paper's direction): {facts}."
+    return head + " " + rule.slope_sentence(rule.form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1), ssa,
+                                            gentler="SSA started at b = 1 does not differ from softmax")
+
+
+def bounded_checks(rows: Sequence[dict]) -> list[dict]:
+    """The robustness check of the prompt-error verdicts: each decided verdict of ``rows`` whose
+    endpoint's outcome flips (its claim declares ``largest_flip``; the binary endpoint has its own
+    interval), decided again with :func:`ssa_book.verdicts.bounded_check`. A prompt error lies in [0, 1],
+    so a paired difference lies within the largest flip, :data:`PROMPT_ERROR_FLIP`. Each row:
+    ``comparison, task, endpoint, verdict, checked``."""
+    decided = (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE)
+    return [{**row, "checked": rule.bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
+            for row in rows if row["verdict"].outcome in decided and _prompt_error_flips(row["endpoint"])]
+
+
+def _prompt_error_flips(endpoint: str) -> bool:
+    """Whether ``endpoint`` is a prompt error that flips from seed to seed (its claim declares
+    ``largest_flip``), not the 0/1 endpoint, which has an interval of its own."""
+    claim = ENDPOINTS[endpoint].claim
+    return claim.largest_flip is not None and not claim.binary
+
+
+def false_discovery_rows(comparisons: Sequence[Comparison], rows: Sequence[dict]) -> list[dict]:
+    """The study's tested verdicts (:func:`verdict_rows`) with the two-sided p-value of the rule's
+    signed-rank test, raw and adjusted for false discoveries (:func:`ssa_book.verdicts.false_discoveries`)
+    within two families fixed with the plan: the pre-declared primary comparisons, and all the
+    others. Each row: ``comparison, task, endpoint, family, verdict, p, adjusted p, survives``."""
+    primary = {compared.name for compared in comparisons if compared.primary}
+    found = []
+    for family, members in (("primary", [row for row in rows if row["comparison"] in primary]),
+                            ("other comparisons", [row for row in rows if row["comparison"] not in primary])):
+        for row, tested in zip(members, rule.false_discoveries([row["verdict"] for row in members])):
+            if tested is not None:
+                found.append({**row, "family": family, **tested})
+    return found
+
+
+def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simulations: int = rule.SIMULATIONS,
+                    seed: int = 0) -> tuple[Any, str]:
+    """The rule's false decisions under nulls drawn from the study's own data: for each comparison,
+    task and prompt-error endpoint (:func:`_prompt_error_flips`) whose runs are complete, the
+    per-seed paired differences of its verdict recentred to no effect and resampled
+    (:func:`ssa_book.verdicts.resampled_null_rates`, ``simulations`` studies at the pairs it was judged
+    with). ``(table, sentence)``: the table indexed by (comparison, task, endpoint) with the pairs
+    and the rates of a false "better", a false "worse" and their sum; the sentence names the
+    largest false directional rate and where it is, with its Monte Carlo standard error."""
+    import pandas as pd
+
+    judged = [row for row in verdict_rows(comparisons, cache)
+              if _prompt_error_flips(row["endpoint"]) and row["verdict"].outcome != rule.NOT_TESTED]
+    table, largest = rule.resampled_null_table([(ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in judged],
+                                               simulations=simulations, seed=seed)
+    kept = [row for row in judged if len(row["verdict"].differences) >= 2]  # the rows resampled_null_table keeps, in order
+    table.index = pd.MultiIndex.from_tuples([(row["comparison"], get_task(row["task"]).title, row["endpoint"]) for row in kept],
+                                            names=["comparison", "task", "endpoint"])
+    if largest is None:
+        return table, "No prompt-error comparison is complete yet, so there are no per-seed differences to resample."
+    comparison_name, task_title, endpoint = table[rule.FALSE_DIRECTIONAL].idxmax()
+    error = math.sqrt(largest * (1 - largest) / simulations)
+    sentence = (f"Under nulls resampled from the study's own per-seed differences, recentred to no effect, the rule's false "
+                f"'better'/'worse' rate is at most {largest:.1%} ({comparison_name}, {task_title}, {endpoint}), at the seed "
+                f"counts used ({simulations} simulated studies each, Monte Carlo standard error {error:.1%}).")
+    return table, sentence

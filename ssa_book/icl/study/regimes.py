@@ -1,0 +1,95 @@
+"""SSA against softmax in every training regime the study has (:data:`REGIME_MAP`): the regime
+map the chapter and the front page show, its verdict rows and its takeaway."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ssa_book import verdicts as rule
+from ssa_book.icl.study.conduct import StudyCache, comparison, longer_training_needed
+from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, Arm, Comparison, judge, needed
+from ssa_book.icl.study.judging import verdict_rows
+from ssa_book.icl.tasks import QUANTIFIERS, get_task
+
+
+# The comparisons of SSA with softmax that differ only in how both are trained or where SSA starts:
+# the regimes the primary answer is set against, in the order the regime map lists them.
+REGIME_MAP = ("SSA vs softmax", "SSA from b = 1 vs softmax", "SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps",
+              "SSA vs softmax, 30 x steps", "SSA vs softmax, 4 x parameters", "SSA vs softmax, lr 1e-4, 10 x steps",
+              "SSA vs softmax, warm-up + cosine")
+REGIME_MAP_ENDPOINT = "error at sigma 10"
+
+
+def _regime_settings(arm: Arm, task: str, profile: str) -> dict[str, str]:
+    """The arm's training settings in short, by name: learning rate and schedule, steps, width, SSA's start."""
+    train = arm.experiment(task, FIRST_SEED, profile).train
+    schedule = "constant" if train.schedule == "constant" else train.schedule.replace("_", " + ")
+    start = dict(train.model.scorer_kwargs)
+    return {"learning rate": f"lr {train.learning_rate:g} ({schedule})", "steps": f"{train.train_steps:,} steps",
+            "width": f"width {train.model.n_embd}", "start": f"SSA from b = {start.get('b', _SSA_B0):.3g}"}
+
+
+def _short_regime(arm: Arm, task: str, profile: str, reference: Arm | None = None) -> str:
+    """The arm's settings in short; with ``reference``, only those that differ from its ("as the
+    chapters'" when none does)."""
+    settings = _regime_settings(arm, task, profile)
+    if reference is not None:
+        theirs = _regime_settings(reference, task, profile)
+        settings = {name: value for name, value in settings.items() if value != theirs[name]}
+        if not settings:
+            return "as the chapters'"
+    return ", ".join(settings.values())
+
+
+def _regime_comparisons(cache: "StudyCache") -> list[Comparison]:
+    """The comparisons of :data:`REGIME_MAP` the plan at the cache's profile carries out (the
+    30 x one once the length trend calls for it)."""
+    found = [comparison(name, cache.profile) if name != LONGER_TRAINING.name else (
+        LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None) for name in REGIME_MAP]
+    return [compared for compared in found if compared is not None]
+
+
+def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
+    """SSA against softmax in every training regime the study has (:data:`REGIME_MAP`), at
+    ``endpoint``: one row per regime, its settings in short, and per quantifier the verdict in the
+    book's words with its estimate and pairs, or how many runs are cached while it is incomplete.
+    A comparison the plan at the cache's profile leaves out is left out (the 30 x one until the
+    length trend calls for it)."""
+    import pandas as pd
+
+    rows = []
+    for compared in _regime_comparisons(cache):
+        if endpoint not in compared.endpoints:
+            continue
+        chapters = compared.treatment == "ssa"
+        regime = _short_regime(ARMS[compared.treatment], compared.tasks[0], cache.profile, None if chapters else ARMS["ssa"])
+        row = {"regime": f"the chapters': {regime}" if chapters else regime,
+               "comparison": compared.name, "paired seeds": compared.seeds}
+        for task in QUANTIFIERS:
+            if task not in compared.tasks:
+                row[get_task(task).title] = "not run"
+            elif cache.complete(compared, task):
+                verdict = judge(compared, task, endpoint, cache)
+                row[get_task(task).title] = f"{verdict.label()} {verdict.estimate()}"
+            else:
+                row[get_task(task).title] = f"pending ({cache.cached(compared, task)} of {needed(compared, task)} runs)"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> list[dict]:
+    """The verdict rows (:func:`verdict_rows`) of the regime map's comparisons at ``endpoint``, on
+    the quantifiers each runs on: judged where complete, "not tested" with what is missing."""
+    return [row for row in verdict_rows(_regime_comparisons(cache), cache) if row["endpoint"] == endpoint]
+
+
+def regime_takeaway(rows: Sequence[dict]) -> str:
+    """The regime map in one sentence, from :func:`regime_rows`: how many of its decided cells
+    have SSA worse, better or no different from softmax, and how many are still open."""
+    words = [rule.outcome_words(row["verdict"].outcome, "SSA") for row in rows if row["verdict"].outcome != rule.NOT_TESTED]
+    counts = {word: words.count(word) for word in dict.fromkeys(words)}
+    pending = sum(row["verdict"].outcome == rule.NOT_TESTED for row in rows)
+    if not counts:
+        return "No regime of the study is complete yet."
+    text = f"Of the {len(words)} regime-and-task cells judged so far: " + ", ".join(f"{n} {word}" for word, n in counts.items())
+    return text + (f"; {pending} not complete yet." if pending else ".")

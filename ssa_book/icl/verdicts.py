@@ -1,0 +1,487 @@
+"""From cached results to the numbers the in-context-learning chapters quote and to their verdicts.
+
+Every verdict comes from the book's one rule, :mod:`ssa_book.verdicts`: a claim of the paper is
+declared below as a :class:`~ssa_book.verdicts.Claim` (direction, threshold, and why the threshold has
+its size), and judged by :func:`ssa_book.verdicts.judge` on outcomes **paired by seed**: seed ``i``
+trains the softmax and the SSA model on the same batches (:mod:`ssa_book.icl.train` draws the batch of
+step ``t`` from ``(seed, t)`` alone), and both are evaluated on the same test prompts. Claims about
+one model along a sweep (softmax's error grows with sigma) pair each seed's model with itself.
+
+Two verdicts are not judged:
+
+* **not learned**: a model did not learn the task in distribution (its error at sigma 1 is not
+  below :data:`LEARNED_FRACTION` times the trivial baseline's), so a shift tests nothing;
+* **premise absent**: the collapse claims start from a mechanism (an extreme value captures most
+  of softmax's attention; larger inputs give larger attention logits). When the measurement shows
+  it did not occur in any seed, the verdict says so with the numbers (:func:`collapse_premise`).
+
+Errors are made comparable across tasks and scales: quantification errors are the paper's
+prompt-level error (a fraction of prompts); linear errors are *normalised*: the model's mean
+squared error divided by that of the zero predictor on the same prompts (0 = exact, 1 = no better
+than predicting 0), since raw squared errors grow with sigma^2 for any imperfect predictor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ssa_book import verdicts as rule
+from ssa_book.icl.records import ICLRun, LogitSpread
+from ssa_book.icl.tasks import QUANTIFIERS, get_task
+from ssa_book.verdicts import Claim, Verdict, combine, judge, not_tested, premise_absent
+
+# Thresholds fixed in this module before any of the cached results were read.
+MIN_EFFECT = 0.1  # smallest effect that matters: in error units, attention weight, or logit units
+LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baseline by this factor
+# From what "collapse onto one token" means, not from the data: most of a head's attention on that
+# token. Declared after the results had been read (the analysis-changes page lists it).
+COLLAPSE_SHARE = 0.5
+
+_ABSOLUTE = (f"the threshold of {MIN_EFFECT:g}, fixed before the chapters' results were read (one absolute "
+             "threshold per claim)")
+_ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every prompt wrong, or no better than predicting 0)"
+
+# An in-context learner generalises or fails from seed to seed, so its prompt error, in [0, 1], can
+# differ by up to 1 between two runs of one seed: a flip (ssa_book.verdicts, Claim.largest_flip).
+PROMPT_ERROR_FLIP = 1.0
+
+QUANTIFICATION_SHIFT = Claim(
+    "SSA's mean prompt error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
+    "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP, bound=1.0)
+QUANTIFICATION_DEGRADES = Claim(
+    "softmax's prompt error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "prompt error",
+    _ERROR_REASON + "; one test prompt in ten more wrong", largest_flip=PROMPT_ERROR_FLIP,
+    directions=("softmax's error grows", "softmax's error shrinks"))
+QUANTIFICATION_LENGTH = Claim(
+    "on prompts longer than in training, SSA's mean prompt error is lower than softmax's", -1, MIN_EFFECT,
+    "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP, bound=1.0)
+LINEAR_SHIFT = Claim(
+    "SSA's mean normalised error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
+    "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
+LINEAR_DEGRADES = Claim(
+    "softmax's normalised error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "normalised MSE",
+    _ERROR_REASON + "; a tenth of the zero predictor's squared error", directions=("softmax's error grows", "softmax's error shrinks"))
+LINEAR_LENGTH = Claim(
+    "on prompts longer than in training, SSA's mean normalised error is lower than softmax's", -1, MIN_EFFECT,
+    "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
+
+LOGITS_GROW = Claim(
+    "larger inputs give softmax larger attention logits (spread from the smallest to the largest sigma)", 1,
+    MIN_EFFECT, "logit", f"{_ABSOLUTE}: a logit gap larger by {MIN_EFFECT:g} multiplies softmax's weight ratio of "
+    f"two keys by {math.exp(MIN_EFFECT):.2f}", directions=("softmax's logits spread more", "softmax's logits spread less"))
+SOFTMAX_CONCENTRATES = Claim(
+    "softmax's maximum attention weight grows from the smallest to the largest sigma", 1, MIN_EFFECT,
+    "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0,
+    directions=("softmax's maximum weight grows", "softmax's maximum weight shrinks"))
+SSA_CONCENTRATES_LESS = Claim(
+    "SSA's maximum attention weight grows less than softmax's from the smallest to the largest sigma", -1,
+    MIN_EFFECT, "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0)
+INJECTION_SHARE = Claim(
+    "SSA puts less of its attention on an injected extreme value than softmax", -1, MIN_EFFECT,
+    "attention share", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0)
+INJECTION_HARM = Claim(
+    "an injected extreme value raises SSA's error less than softmax's", -1, MIN_EFFECT, "error",
+    _ERROR_REASON + " (prompt error for quantification, normalised MSE for linear functions)")
+COLLAPSE = Claim(
+    "softmax's attention collapses onto one extreme value, and SSA's less so", 1, COLLAPSE_SHARE,
+    "attention share", f"collapse onto one token needs most of the weight on it: with a share of at least "
+    f"{COLLAPSE_SHARE:g} the token outweighs all the other keys together; the share is taken for the most "
+    f"affected head, so one collapsing head is enough. Unlike the other claims' threshold of {MIN_EFFECT:g}, this "
+    "one was declared after the results had been read, from the meaning of collapse", bound=1.0)
+
+CLAIMS = {
+    "quantification": (QUANTIFICATION_SHIFT, QUANTIFICATION_DEGRADES, QUANTIFICATION_LENGTH),
+    "linear": (LINEAR_SHIFT, LINEAR_DEGRADES, LINEAR_LENGTH),
+    # The collapse chapter's judged claims; its premise (COLLAPSE) is measured, not judged.
+    "collapse": (LOGITS_GROW, SOFTMAX_CONCENTRATES, SSA_CONCENTRATES_LESS, INJECTION_SHARE, INJECTION_HARM),
+}
+POWER_SEEDS = (10, 20)  # seed counts at which the chapters report the rule's power
+
+
+# ---------------------------------------------------------------------------------------------
+# Data accessors (other modules use these; names and signatures stay).
+
+def trivial_baseline(task: str) -> str:
+    """The predictor that knows nothing about the prompt: the majority class, or predicting 0."""
+    return get_task(task).uninformed
+
+
+def error_curve(runs: Sequence[ICLRun], task: str, shift: str, predictor: str = "model", normalise: bool = True) -> np.ndarray:
+    """``(seeds, sigmas)`` errors of ``predictor`` along a sigma sweep (normalised for linear
+    unless ``normalise=False``: then the raw mean squared error, as the paper plots it)."""
+    values = np.array([run.sweep(shift).error(predictor) for run in runs], dtype=float)
+    if get_task(task).classification or not normalise:
+        return values
+    return values / np.array([run.sweep(shift).error("zero") for run in runs], dtype=float)
+
+
+def length_curve(runs: Sequence[ICLRun], task: str, predictor: str = "model") -> np.ndarray:
+    """``(seeds, lengths)`` errors along the prompt-length sweep (normalised for linear)."""
+    values = np.array([run.length.error(predictor) for run in runs], dtype=float)
+    if get_task(task).classification:
+        return values
+    return values / np.array([run.length.error("zero") for run in runs], dtype=float)
+
+
+def learned(runs_by_scorer: dict[str, list[ICLRun]], task: str) -> dict[str, bool]:
+    """Whether each scorer's models (mean over seeds) learned the task at sigma 1."""
+    return {
+        scorer: bool(error_curve(runs, task, "sigma_x")[:, 0].mean() < LEARNED_FRACTION * error_curve(runs, task, "sigma_x", trivial_baseline(task))[:, 0].mean())
+        for scorer, runs in runs_by_scorer.items()
+    }
+
+
+def head_mean(runs: Sequence[ICLRun], shift: str, statistic: str) -> np.ndarray:
+    """``(seeds, sigmas)`` attention statistic averaged over layers and heads."""
+    return np.array([run.concentration[shift].statistic(statistic).mean(axis=(1, 2)) for run in runs], dtype=float)
+
+
+def injection_error(runs: list[ICLRun], task: str, clean: bool = False) -> np.ndarray:
+    """Per-seed error on the prompts with one injected extreme value (``clean=True``: the same
+    prompts without it), normalised for linear."""
+    block = [run.injection.clean if clean else run.injection.injected for run in runs]
+    values = np.array([errors["model"].prompt_error for errors in block], dtype=float)
+    if get_task(task).classification:
+        return values
+    return values / np.array([errors["zero"].prompt_error for errors in block], dtype=float)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairing by seed.
+
+def paired_seeds(runs_by_scorer: Mapping[str, Sequence[ICLRun]], scorers: Sequence[str] = ("softmax", "ssa")) -> tuple[list[int], dict[str, list[ICLRun]]]:
+    """``(seeds, {scorer: runs})`` with ``runs[scorer][i]`` all from ``seeds[i]``: the seeds every
+    scorer has, in increasing order (a seed only one scorer has is left out). A seed that appears
+    twice for one scorer is refused."""
+    missing = [scorer for scorer in scorers if scorer not in runs_by_scorer]
+    if missing:
+        raise ValueError(f"no runs for {', '.join(missing)}")
+    for scorer in scorers:
+        seeds = [run.seed for run in runs_by_scorer[scorer]]
+        if len(set(seeds)) != len(seeds):
+            raise ValueError(f"{scorer}: a seed appears twice in {seeds}")
+    common = sorted(set.intersection(*({run.seed for run in runs_by_scorer[scorer]} for scorer in scorers)))
+    by_seed = {scorer: {run.seed: run for run in runs_by_scorer[scorer]} for scorer in scorers}
+    return common, {scorer: [by_seed[scorer][seed] for seed in common] for scorer in scorers}
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims of the quantification and linear chapters.
+
+def _named(claim: Claim, label: str) -> Claim:
+    return dataclasses.replace(claim, name=f"{label}: {claim.name}")
+
+
+def _unlearned(runs_by_scorer: dict[str, list[ICLRun]], task: str, scorers=("softmax", "ssa")) -> str | None:
+    """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
+    ok = learned({scorer: runs_by_scorer[scorer] for scorer in scorers}, task)
+    return rule.learning_failure(ok, f"in distribution: error at sigma 1 not below {LEARNED_FRACTION} x the "
+                                     f"{trivial_baseline(task)} baseline")
+
+
+def _not_tested(claim: Claim, why: str) -> Verdict:
+    return dataclasses.replace(not_tested(claim), detail=why)
+
+
+def _claims(task: str) -> tuple[Claim, Claim, Claim]:
+    return CLAIMS[get_task(task).claim]
+
+
+def _shifted(runs: list[ICLRun], task: str, shift: str) -> np.ndarray:
+    """Per-seed mean error over the shifted sigmas (> 1)."""
+    sigmas = np.array(runs[0].sweep(shift).values, dtype=float)
+    return error_curve(runs, task, shift)[:, sigmas > 1].mean(axis=1)
+
+
+def shift_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift: str, label: str) -> list[Verdict]:
+    """Along a sigma sweep: ``[softmax's error grows (context), SSA's error is lower under shift
+    (the paper's claim)]``, each paired by seed."""
+    lower, degrades, _ = _claims(task)
+    lower, degrades = _named(lower, label), _named(degrades, label)
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [rule.not_learned(degrades, why), rule.not_learned(lower, why)]
+    _, paired = paired_seeds(runs_by_scorer)
+    softmax = error_curve(paired["softmax"], task, shift)
+    return [
+        judge(degrades, softmax[:, -1], softmax[:, 0]),
+        judge(lower, _shifted(paired["ssa"], task, shift), _shifted(paired["softmax"], task, shift)),
+    ]
+
+
+def length_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, trained_points: int, label: str | None = None) -> Verdict:
+    """On prompts longer than ``trained_points``, SSA's mean error is lower than softmax's (paired by seed)."""
+    claim = _claims(task)[2]
+    claim = _named(claim, label) if label else claim
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return rule.not_learned(claim, why)
+    _, paired = paired_seeds(runs_by_scorer)
+    lengths = np.array(paired["softmax"][0].length.values)
+    longer = lengths > trained_points
+    if not longer.any():
+        return _not_tested(claim, f"no evaluated length exceeds the {trained_points} trained points")
+    softmax, ssa = (length_curve(paired[name], task)[:, longer].mean(axis=1) for name in ("softmax", "ssa"))
+    return judge(claim, ssa, softmax)
+
+
+LINEAR_SHIFTS = {"sigma_x": "larger inputs", "sigma_ab": "larger functions"}
+
+
+def quantification_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]]) -> Verdict:
+    """The paper's quantification claim (SSA's error lower than softmax's under the input-scale
+    shift), judged on "every" and "some" and combined."""
+    parts = {f'"{task}"': shift_verdicts(runs_by_task[task], task, "sigma_x", f'"{task}"')[1]
+             for task in QUANTIFIERS if task in runs_by_task}
+    if not parts:
+        raise ValueError(f"runs_by_task holds none of {QUANTIFIERS}")
+    return combine("ICL quantification under input-scale shift", parts)
+
+
+def linear_verdict(runs: dict[str, list[ICLRun]]) -> Verdict:
+    """The paper's linear-function claim (SSA's normalised error lower than softmax's under
+    shift), judged for larger inputs and larger functions and combined."""
+    parts = {label: shift_verdicts(runs, "linear", shift, label)[1] for shift, label in LINEAR_SHIFTS.items()}
+    return combine("ICL linear functions under scale shift", parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# The collapse chapter: the premise, then the mechanism.
+
+def _spread(spreads: Sequence[LogitSpread]) -> np.ndarray:
+    """``(seeds, sigmas)`` logit spread, mean over layers and heads."""
+    return np.array([run.spread.mean(axis=(1, 2)) for run in spreads], dtype=float)
+
+
+def injected_share(runs: Sequence[ICLRun]) -> np.ndarray:
+    """``(seeds, layers, heads)`` share of attention the queries after the injected value put on it."""
+    return np.array([run.injection.injected_mass for run in runs], dtype=float)
+
+
+def logit_verdict(spreads_by_scorer: dict[str, list[LogitSpread]], label: str) -> Verdict:
+    """Larger inputs give softmax larger attention logits: each seed's softmax model, its mean
+    logit spread at the largest sigma against the smallest."""
+    spread = _spread(spreads_by_scorer["softmax"])
+    return judge(_named(LOGITS_GROW, label), spread[:, -1], spread[:, 0])
+
+
+def collapse_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift: str, label: str) -> list[Verdict]:
+    """``[softmax's maximum weight grows with sigma, SSA's grows less than softmax's]``."""
+    claims = (_named(SOFTMAX_CONCENTRATES, label), _named(SSA_CONCENTRATES_LESS, label))
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [rule.not_learned(claim, why) for claim in claims]
+    _, paired = paired_seeds(runs_by_scorer)
+    softmax, ssa = (head_mean(paired[name], shift, "max_weight") for name in ("softmax", "ssa"))
+    return [judge(claims[0], softmax[:, -1], softmax[:, 0]),
+            judge(claims[1], ssa[:, -1] - ssa[:, 0], softmax[:, -1] - softmax[:, 0])]
+
+
+def injection_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, label: str) -> list[Verdict]:
+    """``[SSA puts less attention on an injected extreme value, it hurts SSA less]``, paired by seed
+    (the harm is each model's error with the value minus without it, on the same prompts)."""
+    claims = (_named(INJECTION_SHARE, label), _named(INJECTION_HARM, label))
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return [rule.not_learned(claim, why) for claim in claims]
+    _, paired = paired_seeds(runs_by_scorer)
+    share = {name: injected_share(paired[name]).mean(axis=(1, 2)) for name in ("softmax", "ssa")}
+    harm = {name: injection_error(paired[name], task) - injection_error(paired[name], task, clean=True)
+            for name in ("softmax", "ssa")}
+    return [judge(claims[0], share["ssa"], share["softmax"]), judge(claims[1], harm["ssa"], harm["softmax"])]
+
+
+def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer: dict[str, list[LogitSpread]] | None = None) -> dict:
+    """The measurements behind the collapse premise, for softmax's models:
+
+    * ``share``: the largest share of attention any head of any seed puts on the injected value
+      (mean over the queries after it and the test prompts), ``mean_share`` the largest over
+      seeds of the mean over layers and heads; the premise needs ``share >= COLLAPSE_SHARE``;
+    * ``spread_growth`` (with ``spreads_by_scorer``): each seed's change of the mean logit spread
+      from the smallest to the largest sigma; the premise needs a growth of at least
+      :data:`MIN_EFFECT` in some seed.
+
+    ``absent`` is the measurement in words when the premise did not occur, else ``None``."""
+    share = injected_share(runs_by_scorer["softmax"])
+    seeds = len(share)
+    out = {"share": float(share.max()), "mean_share": float(share.mean(axis=(1, 2)).max()), "seeds": seeds,
+           "spread_growth": None, "absent": None}
+    reasons = []
+    if out["share"] < COLLAPSE_SHARE:
+        reasons.append(f"softmax puts at most {out['share']:.3g} of its attention on the injected value (the most "
+                       f"affected head of any of the {seeds} seeds; {out['mean_share']:.3g} averaged over layers and "
+                       f"heads), below the {COLLAPSE_SHARE} that collapse onto one token needs")
+    if spreads_by_scorer is not None:
+        spread = _spread(spreads_by_scorer["softmax"])
+        growth = spread[:, -1] - spread[:, 0]
+        out["spread_growth"] = tuple(float(value) for value in growth)
+        if growth.max() < LOGITS_GROW.threshold:
+            reasons.append(f"softmax's mean logit spread changes by {growth.min():+.3g} to {growth.max():+.3g} from the "
+                           f"smallest to the largest sigma in the {len(growth)} seeds, never growing by the "
+                           f"{LOGITS_GROW.threshold} that would matter")
+    out["absent"] = "; ".join(reasons) or None
+    return out
+
+
+def premise_table(runs_by_task: dict[str, dict[str, list[ICLRun]]], spreads_by_task: dict[str, dict[str, list[LogitSpread]]] | None = None):
+    """One row per task: the measurements of :func:`collapse_premise` and whether the premise occurred."""
+    import pandas as pd
+
+    rows = []
+    for task, runs in runs_by_task.items():
+        premise = collapse_premise(runs, (spreads_by_task or {}).get(task))
+        growth = premise["spread_growth"]
+        rows.append({"task": _title(task), "largest share on the injected value (any head, any seed)": premise["share"],
+                     "largest mean share over layers and heads (any seed)": premise["mean_share"],
+                     "logit spread change, smallest to largest sigma (each seed)": "" if growth is None else ", ".join(f"{g:+.2f}" for g in growth),
+                     "premise": "absent" if premise["absent"] else "present"})
+    return pd.DataFrame(rows)
+
+
+def task_collapse_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, label: str,
+                          spreads_by_scorer: dict[str, list[LogitSpread]] | None = None) -> Verdict:
+    """One task's collapse claim: not learned (a model did not learn the task), premise absent (with the
+    measurement), or the mechanism claims (:func:`injection_verdicts`) judged and combined."""
+    claim = _named(COLLAPSE, label)
+    why = _unlearned(runs_by_scorer, task)
+    if why:
+        return rule.not_learned(claim, why)
+    premise = collapse_premise(runs_by_scorer, spreads_by_scorer)
+    if premise["absent"]:
+        return premise_absent(claim, premise["absent"])
+    share, harm = injection_verdicts(runs_by_scorer, task, label)
+    return combine(claim.name, {"attention share": share, "harm": harm})
+
+
+def collapse_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]],
+                     spreads_by_task: dict[str, dict[str, list[LogitSpread]]] | None = None) -> Verdict:
+    """The collapse claim over every task in ``runs_by_task``, combined (premise absent, with each
+    task's measurement, when it is absent in all of them). ``spreads_by_task`` (from
+    :func:`ssa_book.icl.experiments.load_logit_spreads`) adds the logit-spread part of the premise."""
+    if not runs_by_task:
+        raise ValueError("runs_by_task holds no task")
+    parts = {task: task_collapse_verdict(runs, task, _title(task), (spreads_by_task or {}).get(task))
+             for task, runs in runs_by_task.items()}
+    combined = combine("ICL attention collapse onto an extreme value", {_title(task): part for task, part in parts.items()})
+    # The parts' measurements (premise absent) and reasons (not learned, not tested) go into the detail.
+    return dataclasses.replace(combined, detail="; ".join(_part_detail(_title(task), part) for task, part in parts.items()))
+
+
+def _part_detail(name: str, part: Verdict) -> str:
+    if part.outcome in (rule.PREMISE_ABSENT, rule.NOT_LEARNED, rule.NOT_TESTED) and part.detail:
+        return f"{name}: {part.outcome}, {part.detail}"
+    return f"{name}: {part.words() if not part.parts else rule.claim_word(part.outcome)}"
+
+
+def _title(task: str) -> str:
+    return get_task(task).title
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables for the chapters.
+
+def _interval(verdict: Verdict) -> str:
+    if verdict.interval is None:
+        return ""
+    low, high = verdict.interval
+    return f"[{low:+.3g}, {high:+.3g}]"
+
+
+def table(verdicts: Sequence[Verdict]):
+    """One row per verdict: claim, outcome, effect (mean paired difference in the paper's
+    direction), 95% interval, pairs, and the verdict's sentence."""
+    import pandas as pd
+
+    return pd.DataFrame([{"claim": verdict.claim, "outcome": verdict.label(),
+                          "effect": "" if verdict.effect is None else f"{verdict.effect:+.3g}",
+                          "95% interval": _interval(verdict), "pairs": verdict.pairs,
+                          "sentence": verdict.sentence()} for verdict in verdicts])
+
+
+def claims_table(claims: Sequence[Claim]):
+    """The declared claims: the sign the paper expects of the paired difference (SSA minus softmax,
+    or, along a sweep, the largest sigma minus the smallest), the threshold with its units, and
+    the reason for its size."""
+    import pandas as pd
+
+    return pd.DataFrame([{"claim": claim.name, "paired difference the paper expects": "positive" if claim.direction > 0 else "negative",
+                          "threshold": f"{claim.threshold:g} {claim.units}", "why this size": claim.reason}
+                         for claim in claims])
+
+
+def differences_table(verdicts: Sequence[Verdict], seeds: Sequence):
+    """Each judged claim's paired difference per seed (in the paper's direction: positive = as the
+    paper says), their mean and the threshold; claims without differences are left out."""
+    import pandas as pd
+
+    rows = []
+    for verdict in verdicts:
+        if not verdict.differences:
+            continue
+        if len(verdict.differences) != len(seeds):
+            raise ValueError(f"{verdict.claim}: {len(verdict.differences)} differences for seeds {list(seeds)}")
+        rows.append({"claim": verdict.claim, **{f"seed {seed}": value for seed, value in zip(seeds, verdict.differences)},
+                     "mean": verdict.effect, "threshold": verdict.threshold, "units": verdict.units})
+    return pd.DataFrame(rows)
+
+
+def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = rule.SIMULATIONS):
+    """The rule's power for each judged claim (:func:`ssa_book.verdicts.power_table`), for a true
+    effect of the threshold's size and of twice it, with each number of ``pairs``."""
+    return rule.power_table(verdicts, pairs, multiples=(1, 2), simulations=simulations)
+
+
+def power_summary(power, pairs: Sequence[int] = POWER_SEEDS) -> str:
+    """One sentence: the range of the power over the claims of ``power`` (:func:`power_table`)."""
+    if power.empty:
+        return "No claim was judged here, so there is no observed spread to compute a power from."
+    parts = []
+    for label, what in (("the threshold", "an effect of the threshold's size"), ("2 x the threshold", "one of twice that size")):
+        rows = power.xs(label, level="true effect")
+        ranges = []
+        for count in pairs:
+            low, high = f"{rows[f'{count} seeds'].min():.2f}", f"{rows[f'{count} seeds'].max():.2f}"
+            ranges.append(f"{low if low == high else f'from {low} to {high}'} with {count} seeds")
+        parts.append(f"for {what}, {' and '.join(ranges)}")
+    return f"Over the {len(power.index.unique('claim'))} judged claims, the power is, {'; '.join(parts)}."
+
+
+def resolve_summary(verdicts: Sequence[Verdict]) -> str:
+    """One sentence: how many seeds would decide the open verdicts (undecided, or too few seeds to
+    decide), if their observed mean and spread held (:attr:`ssa_book.verdicts.Verdict.seeds_to_resolve`)."""
+    open_ = [verdict for verdict in verdicts if verdict.outcome in rule.OPEN]
+    if not open_:
+        return "Every verdict here is decided."
+    known = [verdict.seeds_to_resolve for verdict in open_ if verdict.seeds_to_resolve is not None]
+    beyond = len(open_) - len(known)
+    text = ""
+    if known:
+        if len(open_) == 1:
+            which = "the open verdict"
+        else:
+            which = (f"all {len(open_)}" if len(known) == len(open_) else f"{len(known)} of the {len(open_)}") + " open verdicts"
+        span = f"{min(known)}" if min(known) == max(known) else f"{min(known)} to {max(known)}"
+        text = f"If the observed means and spreads held, {span} seeds would decide {which}"
+    if beyond:
+        text += ("; " if text else "") + f"{beyond} would need more than {rule.MAX_SEEDS} seeds"
+    return text + "."
+
+
+def rule_numbers() -> dict[str, float]:
+    """The numbers the chapters quote about the rule and this module's thresholds."""
+    return {"confidence_pct": round(100 * rule.CONFIDENCE), "wilcoxon_pct": round(100 * (1 - rule.CONFIDENCE)),
+            "min_pairs": rule.MIN_PAIRS, "min_effect": MIN_EFFECT, "learned_fraction": LEARNED_FRACTION,
+            "collapse_share": COLLAPSE_SHARE, "power_simulations": rule.SIMULATIONS,
+            "power_seeds_low": POWER_SEEDS[0], "power_seeds_high": POWER_SEEDS[1]}
+
+
+def seed_statement(n_seeds: int) -> str:
+    """What the chapter's number of seeds allows the rule to decide, in one sentence."""
+    if n_seeds < rule.MIN_PAIRS:
+        return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {rule.MIN_PAIRS} pairs, so "
+                "every judged claim has too few seeds to decide, whatever its numbers")
+    return f"With {n_seeds} seeds the rule can decide a claim (it needs at least {rule.MIN_PAIRS} pairs)"

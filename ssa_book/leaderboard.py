@@ -1,0 +1,697 @@
+"""The leaderboard: every registered scorer under every kind of shift the book measures.
+
+    board = read("cpu")                   # every cell the cache can fill (never trains at cpu or paper)
+    table(board, cost)                    # scorers x columns: "mean [low, high]" and the verdict
+    seed_frame(board, cost).to_csv(path)  # the long table the page offers for download, a row per seed
+    statement_verdict(board)              # the paper's "none is consistently better than softmax"
+
+**Columns** (:data:`COLUMNS`): one kind of shift each, read at one fixed out-of-distribution
+point. They were declared here before any run of this leaderboard existed (and before any
+max-retrieval run at the cpu profile), by one rule: *the first test point at least ten times the
+training scale*.
+
+* in-context "every" and "some" (:mod:`ssa_book.icl`), inputs x ~ N(0, sigma^2) where training had
+  sigma = 1: the prompt error at sigma = 10 (also the powered study's primary point);
+* in-context linear functions, larger inputs (sigma_x) and larger functions (sigma_ab): the
+  squared error over the zero predictor's, at sigma = 10;
+* max retrieval (:mod:`ssa_book.retrieval`), sets larger than the 16 items of training: the share of
+  test sets whose class is named wrong, at 256 items.
+
+**A cell** is one scorer in one column: its error at the point for each of :data:`SEEDS`, their
+mean with a 95% t interval over seeds, and the verdict of :func:`ssa_book.verdicts.judge` on "the
+scorer's error at the point is lower than softmax's", runs paired with softmax's by seed (a seed
+gives every scorer the same initialisation stream, batches and test sets). The threshold is the
+column's benchmark's own, declared there before its results: 0.1 in context (a tenth of the error
+scale, :data:`ssa_book.alternatives.comparison.THRESHOLD`), 0.05 for retrieval (one test set in twenty,
+:data:`ssa_book.retrieval.analysis.THRESHOLD`). A comparison where softmax or the scorer did not
+learn the task in distribution reads "not learned" (the shift then tests nothing), the error still
+shown. A cell is filled only when every seed of
+the scorer and of softmax is cached: never a smaller sample.
+
+**Runs**. In context: each scorer as the chapters build it
+(:func:`ssa_book.icl.experiments.experiment_config`, nothing tuned), evaluated at sigma = 1 (whether it
+learned the task) and at the point only, without the per-point arrays, attention map and length
+sweep the chapters keep (:func:`icl_experiment`), seeds 100-109. Max retrieval: the Max retrieval
+chapter's own runs, seeds 0-9. ``python -m ssa_book regenerate leaderboard --jobs 2`` computes both,
+retrieval first, then task by task and scorer by scorer (so an interrupted sweep leaves whole cells).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import html
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ssa_book import verdicts as rule
+from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
+                                              cost_entry, judge_statement)
+from ssa_book.chapters import Chapter, Run, register, register_kind
+from ssa_book.icl import experiments
+from ssa_book.icl.study import error_at
+from ssa_book.icl.tasks import TASKS
+from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, learned
+from ssa_book.plotting import scorer_color, scorer_label
+from ssa_book.profiles import check_profile
+from ssa_book.results import CacheMissError, cache_required
+from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, train_items
+from ssa_book.retrieval.experiment import SEEDS as RETRIEVAL_SEEDS, load_run as load_retrieval_run
+from ssa.scoring import scorer_names
+
+TITLE = "Leaderboard: every scorer under every shift"
+TEN_TIMES = 10  # the point of a column: the first test point at least this many times the training scale
+ICL_SEEDS = {"smoke": (100, 101), "cpu": tuple(range(100, 110)), "paper": tuple(range(100, 110))}
+ICL, RETRIEVAL = "in-context learning", "max retrieval"
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """One kind of shift at one out-of-distribution point."""
+
+    key: str  # short name: CSV and code
+    label: str  # the table's header
+    benchmark: str  # ICL or RETRIEVAL
+    task: str  # the ICL task ("every", "some", "linear"), or "retrieval"
+    task_label: str  # the task in words
+    shift: str  # "sigma_x", "sigma_ab" (ICL), "items" (retrieval)
+    point: int  # sigma, or items per set
+    training: str  # the training scale, in words
+    error: str  # what the error is, in words
+    bounded: bool  # the error lies in [0, 1] (a share); else only >= 0
+    claim: rule.Claim
+
+    @property
+    def shift_label(self) -> str:
+        return {"sigma_x": "input scale", "sigma_ab": "function scale", "items": "set size"}[self.shift]
+
+
+def _claim(what: str, threshold: float, units: str, reason: str, largest_flip: float | None = None,
+           bounded: bool = False) -> rule.Claim:
+    """``bounded``: the error lies in [0, 1], so a paired difference lies in [-1, 1]."""
+    return rule.Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason, largest_flip=largest_flip,
+                      bound=1.0 if bounded else None)
+
+
+def _columns() -> tuple[Column, ...]:
+    # a prompt error flips by up to 1 from seed to seed, so "no difference" needs
+    # ssa_book.verdicts.no_effect_pairs pairs; linear functions' normalised error and max retrieval's
+    # share of sets wrong do not flip so
+
+    retrieval_reason = ("one test set in twenty more answered wrong: the Max retrieval chapter's threshold, "
+                        "fixed before its runs")
+    point = TEN_TIMES
+    return (
+        Column("every", f'"every", σ of x = {point}', ICL, "every", '"every"', "sigma_x", point, "σ = 1", "prompt error", True,
+               _claim(f'on "every" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP, bounded=True)),
+        Column("some", f'"some", σ of x = {point}', ICL, "some", '"some"', "sigma_x", point, "σ = 1", "prompt error", True,
+               _claim(f'on "some" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP, bounded=True)),
+        Column("linear_x", f"linear, σ of x = {point}", ICL, "linear", "linear functions", "sigma_x", point, "σ = 1", "normalised squared error", False,
+               _claim(f"on linear functions at σ of x = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
+        Column("linear_ab", f"linear, σ of a, b = {point}", ICL, "linear", "linear functions", "sigma_ab", point, "σ = 1", "normalised squared error", False,
+               _claim(f"on linear functions at σ of a, b = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
+        Column("retrieval", "max retrieval, 256 items", RETRIEVAL, "retrieval", "max retrieval", "items", 256, "16 items", "share of sets wrong", True,
+               _claim("of max retrieval at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason,
+                      bounded=True)),
+    )
+
+
+COLUMNS: tuple[Column, ...] = _columns()
+ICL_COLUMNS = tuple(column.key for column in COLUMNS if column.benchmark == ICL)
+
+
+def column(key: str) -> Column:
+    found = {each.key: each for each in COLUMNS}
+    if key not in found:
+        raise ValueError(f"column must be one of {', '.join(found)}; got {key!r}")
+    return found[key]
+
+
+def scorers() -> tuple[str, ...]:
+    """Every registered scorer: softmax (the reference of every verdict) and SSA first."""
+    return tuple(dict.fromkeys(("softmax", "ssa", *scorer_names())))
+
+
+def seeds(benchmark: str, profile: str) -> tuple[int, ...]:
+    if benchmark == ICL:
+        return ICL_SEEDS[check_profile(profile)]
+    if benchmark == RETRIEVAL:
+        return RETRIEVAL_SEEDS[check_profile(profile)]
+    raise ValueError(f"benchmark must be {ICL!r} or {RETRIEVAL!r}; got {benchmark!r}")
+
+
+# --- the runs ---------------------------------------------------------------------------------
+
+def icl_experiment(task: str, scorer: str, seed: int, profile: str = "cpu"):
+    """The leaderboard's in-context run: the chapters' experiment of ``task`` x ``scorer`` x
+    ``seed``, evaluated at sigma 1 and at the point only, keeping prompt errors and attention
+    statistics (a fifth of a chapter entry)."""
+
+    base = experiments.experiment_config(task, scorer, profile, seed)
+    evaluation = dataclasses.replace(base.eval, sigmas=(1, TEN_TIMES), lengths=(), length_prompts=0, per_position=False, attention_map=False)
+    return dataclasses.replace(base, eval=evaluation)
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaderboardChapter(Chapter):
+    """The leaderboard: the Max retrieval chapter's runs, then every registered scorer on the
+    three in-context tasks at the leaderboard's seeds (evaluated at its points only), task by task
+    and scorer by scorer, and the scorers' cost measurement."""
+
+    def published_seeds(self, profile: str) -> tuple[int, ...]:
+        return tuple(dict.fromkeys((*seeds(RETRIEVAL, profile), *seeds(ICL, profile))))
+
+    def published_scorers(self) -> tuple[str, ...]:
+        return scorers()
+
+    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
+        found = [Run("cost", (model,), f"cost of every scorer, {what}", exclusive=True, chapters=(self.name,))
+                 for model, what in (("icl", "the in-context model"), ("retrieval", "the retrieval model"))]
+        for run in plan(profile, scorers):
+            if run[-1] not in seeds:
+                continue
+            if run[0] == "retrieval":
+                found.append(Run("retrieval", run[1:], f"retrieval / {run[1]} / seed {run[2]}", chapters=(self.name,)))
+            else:
+                found.append(Run("leaderboard_icl", run[1:], f"{run[1]} / {run[2]} / seed {run[3]} (σ 1 and 10)", chapters=(self.name,)))
+        return found
+
+    def configs(self, profile: str) -> dict:
+        """Of its in-context runs (SSA's; every scorer's are the same but for the scorer); its
+        retrieval runs are the Max retrieval chapter's."""
+        return {task: icl_experiment(task, "ssa", seeds(ICL, profile)[0], profile) for task in TASKS}
+
+
+CHAPTER = register(LeaderboardChapter("leaderboard", "every registered scorer under every shift: max retrieval's runs, the in-context runs "
+                                      "at the leaderboard's points and seeds, and the scorers' cost", jobs=2))
+
+
+def regenerate_command(profile: str = "cpu", scorer: str | None = None, seed: int | None = None) -> str:
+    return CHAPTER.command(profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
+
+
+def load_icl_run(task: str, scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False):
+    """The run through the result cache (computed if missing unless the cache is required)."""
+
+    return experiments.load_run(icl_experiment(task, scorer, seed, profile), profile=profile, device=device, progress=progress,
+                                regenerate=regenerate_command(profile, scorer, seed))
+
+
+def compute_leaderboard_icl_run(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
+    """Run kind "leaderboard_icl": one in-context run of the leaderboard through the cache."""
+    run = load_icl_run(task, scorer, seed, profile=profile, device=device, progress=progress)
+    parts = [f"{_SHIFT_WORDS[shift]} error {_point_error(run, task, shift):.4g} at σ = {TEN_TIMES}" for shift in ("sigma_x", "sigma_ab") if shift in run.shifts]
+    return "; ".join(parts)
+
+
+_SHIFT_WORDS = {"sigma_x": "x-shift", "sigma_ab": "a,b-shift"}
+
+
+def _point_error(run, task: str, shift: str) -> float:
+    return error_at(float(TEN_TIMES), shift)(run, task)
+
+
+register_kind("leaderboard_icl", compute_leaderboard_icl_run)
+
+
+def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_list: Sequence[int] | None = None) -> list[tuple]:
+    """The runs, in the order they are computed: ``("retrieval", scorer, seed)`` seed by seed (the
+    Max retrieval chapter's order), then ``("icl", task, scorer, seed)`` task by task and scorer by
+    scorer. ``seed_list`` replaces both benchmarks' seeds when given."""
+    chosen = scorers() if scorer_names_ is None else tuple(scorer_names_)
+    retrieval_seeds = seeds(RETRIEVAL, profile) if seed_list is None else tuple(seed_list)
+    icl_seeds = seeds(ICL, profile) if seed_list is None else tuple(seed_list)
+    runs: list[tuple] = [("retrieval", scorer, seed) for seed in retrieval_seeds for scorer in chosen]
+    runs += [("icl", task, scorer, seed) for task in TASKS for scorer in chosen for seed in icl_seeds]
+    return runs
+
+
+# --- reading the cache into cells -------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    scorer: str
+    column: str  # Column.key
+    seeds: tuple[int, ...]
+    errors: tuple[float, ...]  # one per seed, at the column's point
+    learned: bool  # in distribution (ICL: ssa_book.icl.verdicts.learned; retrieval: accuracy at the training size)
+    verdict: rule.Verdict | None  # against softmax (None for softmax itself)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.errors))
+
+    bounded: bool = False  # the column's error lies in [0, 1]
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """95% t interval of the mean over seeds (``None`` with one seed), clipped to the error's
+        range (an error is never below 0, a share never above 1)."""
+        found = mean_interval(self.errors)
+        if found is None:
+            return None
+        return max(found[0], 0.0), min(found[1], 1.0) if self.bounded else found[1]
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95% t interval of the mean of ``values`` (``None`` for fewer than two; the mean twice
+    when they are all equal), unclipped."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return None
+    mean, error = float(values.mean()), float(stats.sem(values))
+    if error == 0.0:
+        return mean, mean
+    half = float(stats.t.ppf(0.5 + rule.CONFIDENCE / 2, values.size - 1)) * error
+    return mean - half, mean + half
+
+
+@dataclasses.dataclass(frozen=True)
+class Board:
+    """What the leaderboard shows: the complete cells, and for the others how many runs are cached."""
+
+    profile: str
+    cells: Mapping[tuple[str, str], Cell]  # (scorer, column key) -> cell
+    seeds_cached: Mapping[tuple[str, str], tuple[int, int]]  # (scorer, column key) -> (seeds cached, seeds planned)
+    runs: tuple[int, int]  # (runs cached, runs planned), each run once
+    wall_time_s: float  # training and evaluation of every cached run, from their provenance
+    commits: tuple[str, ...]  # the commits the cached runs were computed at
+
+    def cell(self, scorer: str, key: str) -> Cell | None:
+        return self.cells.get((scorer, key))
+
+    @property
+    def complete(self) -> bool:
+        return len(self.cells) == len(scorers()) * len(COLUMNS)
+
+    def progress_sentence(self) -> str:
+        """How full the board is, and the command that fills it (Markdown: the command in backticks)."""
+        total = len(scorers()) * len(COLUMNS)
+        if self.complete:
+            return f"All {total} cells are filled, from {self.runs[1]} cached runs."
+        return (f"{len(self.cells)} of the {total} cells are filled so far: a cell waits until every seed of its scorer and "
+                f"of softmax is cached, and {self.runs[0]} of the {self.runs[1]} runs are. "
+                f"`{regenerate_command(self.profile)}` computes the rest.")
+
+
+def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto", load=None) -> Board:
+    """Every cell the cache can fill at ``profile``. ``train`` (default: at smoke only) computes the
+    missing runs first; at cpu and paper the leaderboard's hours of training are started by
+    :func:`regenerate_command`, never by reading it. ``load(run)`` (a run of :func:`plan` -> its
+    record, or ``None`` when it is not cached) replaces the cache (tests)."""
+    profile = check_profile(profile)
+    train = profile == "smoke" if train is None else bool(train)
+    if train and profile != "smoke":
+        raise ValueError(f"train: the leaderboard's runs are trained at {profile} by `{regenerate_command(profile)}`, never by reading them")
+    if load is None:
+        def load(run):
+            return _load(run, profile, train, device)
+    loaded: dict[tuple, object] = {}
+    for run in plan(profile):
+        found = load(run)
+        if found is not None:
+            loaded[run] = found
+    cells, counts = {}, {}
+    for each in COLUMNS:
+        by_scorer = {scorer: _runs_of(loaded, each, scorer, profile) for scorer in scorers()}
+        planned = len(seeds(each.benchmark, profile))
+        for scorer, found in by_scorer.items():
+            counts[(scorer, each.key)] = (len(found), planned)
+        complete = {scorer: found for scorer, found in by_scorer.items() if len(found) == planned}
+        if "softmax" not in complete:
+            continue
+        learned = _learned(each, complete, profile)
+        errors = {scorer: {run.seed: _error(each, run) for run in found} for scorer, found in complete.items()}
+        for scorer in complete:
+            verdict = None if scorer == "softmax" else _verdict(each, scorer, errors, learned)
+            ordered = tuple(sorted(errors[scorer]))
+            cells[(scorer, each.key)] = Cell(scorer, each.key, ordered, tuple(errors[scorer][s] for s in ordered), learned[scorer], verdict,
+                                             each.bounded)
+    provenances = [run.provenance for run in loaded.values() if run.provenance is not None]
+    wall = sum(float(provenance.wall_time_s) for provenance in provenances)
+    commits = tuple(sorted({provenance.git_commit[:7] for provenance in provenances if provenance.git_commit}))
+    return Board(profile, cells, counts, (len(loaded), len(plan(profile))), wall, commits)
+
+
+def _load(run: tuple, profile: str, train: bool, device: str):
+
+    def load():
+        if run[0] == "retrieval":
+            return load_retrieval_run(run[1], run[2], profile=profile, device=device)
+        return load_icl_run(*run[1:], profile=profile, device=device)
+
+    if train:
+        return load()
+    with cache_required():
+        try:
+            return load()
+        except CacheMissError:
+            return None
+
+
+def _runs_of(loaded: Mapping[tuple, object], each: Column, scorer: str, profile: str) -> list:
+    keys = ([("retrieval", scorer, seed) for seed in seeds(RETRIEVAL, profile)] if each.benchmark == RETRIEVAL
+            else [("icl", each.task, scorer, seed) for seed in seeds(ICL, profile)])
+    return [loaded[key] for key in keys if key in loaded]
+
+
+def _error(each: Column, run) -> float:
+    if each.benchmark == RETRIEVAL:
+        return 1.0 - run.at(each.point, "accuracy")
+    return _point_error(run, each.task, each.shift)
+
+
+def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[str, bool]:
+    """Whether each scorer (mean over its seeds) learned the column's task in distribution, by its
+    chapter's own test: accuracy at the training size (retrieval), error at sigma 1 against the
+    trivial predictor's (in context)."""
+    if each.benchmark == RETRIEVAL:
+        size = train_items(profile)
+        return {scorer: bool(np.mean([run.at(size) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
+
+    return learned(dict(by_scorer), each.task)
+
+
+def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]) -> rule.Verdict:
+
+    claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer))
+    why = rule.learning_failure({"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
+                                f"{each.task_label} in distribution, at {each.training}")
+    if why:
+        return rule.not_learned(claim, why)
+    _, treatment, control = rule.pair_by_seed(errors[scorer], errors["softmax"])
+    return rule.judge(claim, treatment, control)
+
+
+# --- what the page shows ----------------------------------------------------------------------
+
+# Each benchmark's cost is measured on its own model (ssa_book.alternatives.comparison.COST_MODELS).
+COST_MODEL = {ICL: "icl", RETRIEVAL: "retrieval"}
+
+
+def costs(profile: str, device: str = "auto") -> dict[str, Mapping]:
+    """The cost of every scorer on each benchmark's own model, ``{benchmark: cost entry}``
+    (:func:`ssa_book.alternatives.comparison.cost_entry`): a training step's time and peak memory as
+    multiples of softmax's, every scorer through the same attention path."""
+    return {benchmark: cost_entry(profile, device, model=model) for benchmark, model in COST_MODEL.items()}
+
+
+def _cost_ratios(cost: Mapping[str, Mapping] | None, benchmark: str, scorer: str) -> tuple[float | None, float | None]:
+    """``scorer``'s (time, memory) ratios to softmax on ``benchmark``'s model; ``None`` where not measured."""
+    found = (cost or {}).get(benchmark, {}).get("scorers", {}).get(scorer)
+    if found is None:
+        return None, None
+    return found.get("time_ratio"), found.get("memory_ratio")
+
+
+def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
+    """The long table, one row per scorer and column (the CSV the page offers): the point, each
+    seed's error, the mean and its 95% interval, softmax's mean, the verdict with its effect
+    (softmax's error minus the scorer's: positive when the scorer is better) and interval, and the
+    cost of a training step and its peak memory on the column's own model as multiples of
+    softmax's (``cost``: :func:`costs`). Pending cells have no numbers and say how many seeds are
+    cached."""
+    import pandas as pd
+
+
+    rows = []
+    for scorer in scorers():
+        for each in COLUMNS:
+            time_ratio, memory_ratio = _cost_ratios(cost, each.benchmark, scorer)
+            found, reference = board.cell(scorer, each.key), board.cell("softmax", each.key)
+            cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
+            row = {"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
+                   "benchmark": each.benchmark, "point": each.point, "error": each.error, "seeds": planned, "seeds_cached": cached,
+                   "mean": np.nan, "low": np.nan, "high": np.nan, "softmax_mean": np.nan, "learned": None,
+                   "outcome": "pending", "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
+                   "per_seed": "", "time_ratio": time_ratio, "memory_ratio": memory_ratio}
+            if found is not None:
+                low, high = found.interval or (np.nan, np.nan)
+                row.update(mean=found.mean, low=low, high=high, learned=found.learned, softmax_mean=reference.mean,
+                           per_seed=" ".join(f"{seed}:{error:.6g}" for seed, error in zip(found.seeds, found.errors)),
+                           outcome="reference" if found.verdict is None else found.verdict.outcome)
+                if found.verdict is not None and found.verdict.interval is not None:
+                    row.update(effect=found.verdict.effect, effect_low=found.verdict.interval[0],
+                               effect_high=found.verdict.interval[1], pairs=found.verdict.pairs)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# A cell's verdict against softmax, the scorer named by its row: the book's words without the name.
+OUTCOME_MARKS = {outcome: outcome for outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE, rule.UNDECIDED, rule.TOO_FEW_SEEDS,
+                                                  rule.PREMISE_ABSENT, rule.NOT_LEARNED)}
+
+
+def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):
+    """Scorers x columns as the page shows them: "mean [low, high]" and, below softmax, the
+    verdict against it in one word (:data:`OUTCOME_MARKS`: better / worse / no difference at the
+    threshold / undecided / not learned in distribution); "pending (k of n seeds)" for a cell not
+    complete; then the cost columns, each benchmark's model apart."""
+    import pandas as pd
+
+
+    rows = {}
+    for scorer in scorers():
+        row = {}
+        for each in COLUMNS:
+            found = board.cell(scorer, each.key)
+            if found is None:
+                cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
+                row[each.label] = f"pending ({cached} of {planned} seeds)"
+                continue
+            interval = found.interval
+            text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
+            row[each.label] = text + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
+        for benchmark, where in ((ICL, "in context"), (RETRIEVAL, "retrieval")):
+            time_ratio, memory_ratio = _cost_ratios(cost, benchmark, scorer)
+            row[f"step time / softmax, {where}"] = "n/a" if time_ratio is None else f"{time_ratio:.2f}"
+            row[f"peak memory / softmax, {where}"] = "n/a" if memory_ratio is None else f"{memory_ratio:.2f}"
+        rows[scorer_label(scorer)] = row
+    found = pd.DataFrame.from_dict(rows, orient="index")
+    found.index.name = "scorer"
+    return found
+
+
+def outcome_counts(board: Board):
+    """Scorer x outcome: in how many columns each verdict against softmax was reached."""
+    import pandas as pd
+
+
+    counts = {}
+    for scorer in scorers()[1:]:
+        outcomes = [cell.verdict.outcome for key in (c.key for c in COLUMNS) if (cell := board.cell(scorer, key)) is not None]
+        counts[scorer_label(scorer)] = {OUTCOME_MARKS[o]: outcomes.count(o) for o in OUTCOME_MARKS}
+        counts[scorer_label(scorer)]["pending"] = len(COLUMNS) - len(outcomes)
+    return pd.DataFrame.from_dict(counts, orient="index")
+
+
+def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
+    """The cells of ``keys`` as :func:`ssa_book.alternatives.comparison.versus_softmax` lays out its
+    comparisons (one row per scorer and panel), so that the Alternative scorers chapter's reading
+    of the paper's statement (:func:`ssa_book.alternatives.comparison.judge_statement`) reads this
+    table too."""
+    import pandas as pd
+
+
+    rows = []
+    for key in keys:
+        each = column(key)
+        reference = board.cell("softmax", key)
+        for scorer in scorers()[1:]:
+            found = board.cell(scorer, key)
+            if found is None or reference is None:
+                continue
+            verdict = found.verdict
+            low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
+            rows.append({"scorer": scorer, "task": each.task, "shift": each.shift, "panel": each.label,
+                         "paper": scorer in PAPER_ALTERNATIVES, "learned": found.learned, "softmax": reference.mean,
+                         "error": found.mean, "outcome": verdict.outcome, "effect": np.nan if verdict.effect is None else verdict.effect,
+                         "low": low, "high": high, "pairs": verdict.pairs, "seeds_to_resolve": verdict.seeds_to_resolve,
+                         "seeds": found.seeds if verdict.interval is not None else (), "differences": verdict.differences,
+                         "verdict": verdict})
+    columns = ["scorer", "task", "shift", "panel", "paper", "learned", "softmax", "error", "outcome", "effect", "low", "high",
+               "pairs", "seeds_to_resolve", "seeds", "differences", "verdict"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def statement_verdict(board: Board) -> rule.Verdict:
+    """The paper's "none of the alternatives it tried is consistently better than softmax", read
+    from the in-context columns (the paper's own shift) at the leaderboard's seeds, with the power
+    of the rule at their spread (:func:`ssa_book.alternatives.comparison.judge_statement`)."""
+
+    return judge_statement(comparison(board))
+
+
+def statement_complete(board: Board) -> bool:
+    """Whether every in-context cell of softmax and of the paper's alternatives is filled: only
+    then does the leaderboard's reading of the paper's statement replace the chapter's."""
+
+    return all(board.cell(scorer, key) is not None for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS)
+
+
+def statement_reading(board: Board) -> dict:
+    """The leaderboard's reading of the paper's statement, for the Alternative scorers chapter and
+    the front page: ``{"complete": bool, "outcome": str, "text": str}``, "not tested"
+    with what is missing until :func:`statement_complete`. The text is Markdown (it may name a
+    command in backticks)."""
+    if not statement_complete(board):
+        cells = [(scorer, key) for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS]
+        filled = sum(board.cell(*cell) is not None for cell in cells)
+        return {"complete": False, "outcome": rule.NOT_TESTED,
+                "text": (f"not read yet: {filled} of the {len(cells)} in-context cells of softmax and the paper's alternatives "
+                         f"are filled; `{regenerate_command(board.profile)}` computes the rest")}
+    verdict = statement_verdict(board)
+    pairs = len(seeds(ICL, board.profile))
+    return {"complete": True, "outcome": verdict.outcome,
+            "text": f"{verdict.words()}, at {pairs} paired seeds on the error at σ = {TEN_TIMES}. {verdict.detail}"}
+
+
+def ssa_verdict(board: Board) -> rule.Verdict:
+    """SSA against softmax in every column, combined (:func:`ssa_book.verdicts.combine`): the front
+    page's row. While a column is pending it stays "undecided" (or "holds in part" when the columns
+    in already disagree); "not tested" while no column has SSA's cell."""
+    name = "SSA's error at the out-of-distribution point is lower than softmax's, on every kind of shift"
+    parts = {each.label: cell.verdict for each in COLUMNS if (cell := board.cell("ssa", each.key)) is not None}
+    if not parts:
+        return rule.Verdict(name, rule.NOT_TESTED, detail="no column has SSA's and softmax's runs complete")
+    combined = rule.combine(name, parts)
+    pending = [each.label for each in COLUMNS if board.cell("ssa", each.key) is None]
+    if not pending:
+        return combined
+    outcome = rule.HOLDS_IN_PART if combined.outcome == rule.HOLDS_IN_PART else rule.UNDECIDED
+    return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; pending: {', '.join(pending)}")
+
+
+def false_discovery_sentence(board: Board) -> str:
+    """How many of the board's decided directions against softmax survive control of false
+    discoveries over all its cells, one family (:func:`ssa_book.verdicts.false_discoveries`)."""
+    cells = [cell.verdict for scorer in scorers()[1:] for each in COLUMNS
+             if (cell := board.cell(scorer, each.key)) is not None]
+    found = [(verdict, tested) for verdict, tested in zip(cells, rule.false_discoveries(cells)) if tested is not None]
+    decided = [(verdict, tested) for verdict, tested in found if verdict.outcome in (rule.BETTER, rule.WORSE)]
+    if not found:
+        return "No cell has enough pairs for a signed-rank test yet."
+    lost = [verdict.claim for verdict, tested in decided if not tested["survives"]]
+    return (f"Adjusted for false discoveries over the {len(found)} tested cells (Benjamini and Hochberg), {len(decided) - len(lost)} of "
+            f"the {len(decided)} decided directions keep an adjusted p below {rule.FALSE_DISCOVERY_RATE:g}"
+            + (f"; the others: {'; '.join(lost)}." if lost else "."))
+
+
+def best_scorers(board: Board) -> dict[str, list[str]]:
+    """Per column: the scorers judged better than softmax there (empty when none is)."""
+    return {each.key: [scorer for scorer in scorers()[1:] if (cell := board.cell(scorer, each.key)) is not None
+                       and cell.verdict.outcome == rule.BETTER] for each in COLUMNS}
+
+
+PANELS_PER_ROW = 3
+
+
+def plot(board: Board, fig=None):
+    """One panel per column: each scorer's mean error (dot) with its 95% interval (bar) and each
+    seed (small grey dots), softmax's mean as a dashed line; the dot is filled when the rule finds
+    the scorer better than softmax there, hollow when worse, grey-edged otherwise."""
+    import matplotlib.pyplot as plt
+
+
+    names = list(scorers())
+    # Three panels a row, so that the figure keeps legible text at a page's width.
+    columns = min(PANELS_PER_ROW, len(COLUMNS))
+    rows = -(-len(COLUMNS) // columns)
+    if fig is None:
+        fig = plt.figure(figsize=(2.8 * columns, rows * (0.3 * len(names) + 1.5)))
+    axes = np.ravel(fig.subplots(rows, columns, sharey=True, squeeze=False))
+    for unused in axes[len(COLUMNS):]:
+        unused.remove()
+    positions = {scorer: index for index, scorer in enumerate(names)}
+    for ax, each in zip(axes, COLUMNS):
+        reference = board.cell("softmax", each.key)
+        if reference is not None:
+            ax.axvline(reference.mean, color=scorer_color("softmax"), linestyle="--", linewidth=1)
+        for scorer in names:
+            found = board.cell(scorer, each.key)
+            if found is None:
+                continue
+            y, color = positions[scorer], scorer_color(scorer)
+            ax.scatter(found.errors, np.full(len(found.errors), y + 0.22), color="0.55", s=5, linewidths=0, zorder=1)
+            if found.interval is not None:
+                ax.plot(found.interval, (y, y), color=color, linewidth=2, zorder=2)
+            outcome = None if found.verdict is None else found.verdict.outcome
+            face = color if outcome in (None, rule.BETTER) else "white"
+            edge = color if outcome in (None, rule.BETTER, rule.WORSE) else "0.5"
+            ax.scatter([found.mean], [y], s=30, facecolor=face, edgecolor=edge, linewidths=1.2, zorder=3)
+        ax.set_title(f"{each.label}\n({each.shift_label}; training {each.training})", fontsize=8)
+        ax.set_xlabel(each.error, fontsize=8)
+        ax.tick_params(labelsize=7)
+        if each.benchmark == RETRIEVAL:
+            ax.set_xlim(-0.02, 1.02)
+    first = axes[0]
+    first.set_yticks(range(len(names)), [scorer_label(scorer) for scorer in names])
+    first.invert_yaxis()
+    for row_start in axes[::columns]:
+        row_start.tick_params(labelleft=True)
+    fig.tight_layout()
+    return fig
+
+
+def columns_table():
+    """The columns as declared: shift, benchmark, training scale, point, error, and the threshold
+    of the verdict against softmax with its reason."""
+    import pandas as pd
+
+    return pd.DataFrame([{"column": each.label, "kind of shift": each.shift_label, "benchmark": each.benchmark,
+                          "training": each.training, "error read": each.error, "threshold": each.claim.threshold,
+                          "why this threshold": each.claim.reason} for each in COLUMNS]).set_index("column")
+
+
+CSV_NAME = "ssa-leaderboard.csv"
+
+
+def seed_frame(board: Board, cost: Mapping[str, Mapping] | None = None):
+    """The leaderboard in long format, the CSV the page offers: one row per scorer, column and
+    seed of every filled cell, with the scorer's and softmax's error there (paired by seed), the
+    cell's outcome against softmax (:data:`OUTCOME_MARKS`: better / worse / ...) with its effect
+    and interval (softmax's error minus the scorer's: positive when the scorer is better), and the
+    cost of a training step and its peak memory on the column's own model as multiples of softmax's."""
+    import pandas as pd
+
+
+    rows = []
+    for scorer in scorers():
+        for each in COLUMNS:
+            time_ratio, memory_ratio = _cost_ratios(cost, each.benchmark, scorer)
+            found, reference = board.cell(scorer, each.key), board.cell("softmax", each.key)
+            if found is None:
+                continue
+            verdict = found.verdict
+            softmax_errors = dict(zip(reference.seeds, reference.errors))
+            decided = verdict is not None and verdict.interval is not None
+            for seed, error in zip(found.seeds, found.errors):
+                rows.append({"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
+                             "benchmark": each.benchmark, "point": each.point, "error_measure": each.error, "seed": seed,
+                             "error": error, "softmax_error": softmax_errors.get(seed, np.nan),
+                             "outcome": "reference" if verdict is None else OUTCOME_MARKS.get(verdict.outcome, verdict.outcome),
+                             "effect": verdict.effect if decided else np.nan,
+                             "effect_low": verdict.interval[0] if decided else np.nan,
+                             "effect_high": verdict.interval[1] if decided else np.nan,
+                             "pairs": verdict.pairs if decided else 0, "time_ratio": time_ratio, "memory_ratio": memory_ratio})
+    return pd.DataFrame(rows)
+
+
+def download_link(table, folder: str | Path | None = None, filename: str = CSV_NAME,
+                  text: str = "Download the leaderboard as CSV") -> str:
+    """An HTML link that downloads ``table`` (a DataFrame) as a CSV file. With ``folder`` (the
+    book's downloads folder, which the build copies to the site's root: a stable address,
+    ``<site>/<filename>``), the file is written there and the link points at it from a chapter
+    page; without one (a notebook opened alone), the file travels inside the link (a data URI)."""
+    rows = f" ({len(table)} rows: one per scorer, column and seed)"
+    if folder is not None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        table.to_csv(folder / filename, index=False)
+        return f'<a download="{html.escape(filename)}" href="../{html.escape(filename)}">{html.escape(text)}</a>{rows}'
+    payload = base64.b64encode(table.to_csv(index=False).encode("utf-8")).decode("ascii")
+    return f'<a download="{html.escape(filename)}" href="data:text/csv;charset=utf-8;base64,{payload}">{html.escape(text)}</a>{rows}'

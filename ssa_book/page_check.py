@@ -1,0 +1,293 @@
+"""What a reader of the built book must never see: a cell's stderr, a traceback, a path of the
+machine that built the book, a widget (a progress bar) that a static page can only show frozen,
+a table that pandas cut short, or a verdict in a word outside the book's vocabulary
+(:data:`ssa_book.verdicts.RETIRED_WORDS`: the words it once used, which hid a result's direction).
+
+:func:`page_problems` reads one built HTML page (Jupyter Book 1.x with myst-nb) and lists each
+such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa_book book run``
+runs it after the HTML build, and the browser check (``tests/test_browser.py``) applies the same
+rules to the pages as Chromium renders them.
+
+Only what a reader sees counts: the text of the page (not the contents of ``<script>``,
+``<style>`` or ``<template>``), the ``title``, ``alt`` and ``aria-label`` attributes, and links or
+images that point at the local file system. A path inside a web address
+(``https://example.org/home/...``), a relative path (``results/cpu/...``), a ``~/`` path and
+the base64 of an embedded image are not the builder's paths and are not flagged.
+
+myst-nb gives a notebook's outputs these classes: ``output stream`` (stdout), ``output stderr``,
+``output traceback`` (an error), ``output text_plain``, ``output text_html`` and so on.
+
+Every figure a reader sees is numbered: an image in a cell's output (myst-nb's ``cell_output``) or
+in the page's article must sit in a ``<figure>`` whose caption Sphinx numbered
+(``<span class="caption-number">Fig. N </span>``), that is a ``{glue:figure}`` with a caption, and
+its ``alt`` text must say in words what it shows (not the hashed file name myst-nb writes for an
+output's image). Images of the theme (the logo, the launch buttons' icons) are outside both and
+pass.
+
+Plumbing (a commit hash, a module path of the package, a constant's name) is looked for in the
+argument only: the code of a code cell (myst-nb's ``cell_input``, which every visible code cell
+keeps behind a hide-input toggle) is code, and names what it calls.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from ssa_book.verdicts import RETIRED_WORDS
+
+# Outputs that must never be on a page: myst-nb's "output stderr" and "output traceback" (or
+# "output error"), and the classic notebook HTML's names for them, should another renderer
+# write the page.
+FORBIDDEN_OUTPUT_KINDS = {"stderr", "traceback", "error"}
+FORBIDDEN_CLASSES = {"output_stderr", "output_error", "nb-error"}
+TRACEBACK_TEXT = "Traceback (most recent call last)"
+# A warning printed in an output, e.g. "UserWarning: ..." or "FutureWarning: ...".
+WARNING_IN_OUTPUT = re.compile(r"\b[A-Z]\w*Warning: ")
+# An absolute path of the building machine, at the start of a word: /root/, /home/..., /tmp/,
+# /work/, /opt/, /mnt/, macOS's /Users/ and /private/var/, Windows' C:\Users\, a file://
+# address, or any site-packages / dist-packages folder. The look-behind leaves out paths inside
+# web addresses (https://host/home/...), relative paths (a/tmp/) and home-relative ones (~/...).
+LOCAL_PATH = re.compile(
+    r"(?<![\w.:/~\\-])/(?:root|home|tmp|work|opt|mnt|Users|private/var|var/folders)(?:/|\b)"
+    r"|\b[A-Za-z]:\\(?:Users|Windows)\\"
+    r"|\bfile:/"
+    r"|\b(?:site|dist)-packages\b"
+)
+# The JavaScript form of LOCAL_PATH, for the browser check (same syntax: look-behind, \b, \w).
+LOCAL_PATH_JS = LOCAL_PATH.pattern
+
+# pandas' marks of a table it cut to fit its display limits: the "N rows × M columns" line
+# under it, and "..." standing for the rows, columns or characters left out.
+TABLE_CUT_LINE = re.compile(r"\b\d+ rows × \d+ columns\b")
+ELLIPSIS = ("...", "…")
+
+# A retired verdict word where a verdict stands: a table cell or bold text. Two of them, which no
+# sentence needs, count anywhere in the text.
+RETIRED_WORD = re.compile(r"\b(" + "|".join(re.escape(word) for word in RETIRED_WORDS) + r")\b", re.IGNORECASE)
+RETIRED_ANYWHERE = re.compile(r"\b(no effect at this scale|inconclusive)\b", re.IGNORECASE)
+VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
+# The pages that tell the book's history, where the old words are quoted as they were.
+HISTORY_PAGES = ("analysis_changes.html",)
+# Plumbing a reader of the argument does not need: a commit hash (7 to 12 hexadecimal characters,
+# a digit and a letter among them), a module path of the library or the book, or a constant's name. They belong
+# on the pages that say how to reproduce the book and what changed, and nowhere else.
+COMMIT_HASH = re.compile(r"(?<![.\w])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,12}(?![-+]?\d)\b")
+MODULE_NAME = re.compile(r"\bssa(?:_book)?(?:\.[A-Za-z_]\w*)+")
+CONSTANT_NAME = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")
+# The pages that may name them: how to reproduce the book, what changed, and the two that document
+# the library itself (its scorers and its kernels).
+PLUMBING_PAGES = ("reproducing.html", "analysis_changes.html", "scorers.html", "performance.html")
+# The code of a code cell, shown behind a toggle: code, not argument, for the plumbing check.
+CODE_CELL_CLASS = "cell_input"
+# Where a figure is: a cell's output, or the page's article (a figure pasted with {glue:figure} is
+# not in a cell's output). A figure there must be numbered: inside a <figure> whose caption holds
+# Sphinx's "Fig. N" number. The theme's images (logo, launch buttons) are outside both.
+OUTPUT_CELL_CLASS = "cell_output"
+ARTICLE_CLASS = "bd-article"
+CAPTION_NUMBER_CLASS = "caption-number"
+FIGURE_NUMBER = re.compile(r"^\s*Fig\.?\s*\d")
+# An alt text that is a file name (myst-nb's default for an output's image is its path), or none.
+FILE_NAME_ALT = re.compile(r"^\S*\.(?:png|jpe?g|svg|gif|webp)$", re.IGNORECASE)
+# Public plug-in names a reader of the argument is told to call: not plumbing, so never reported.
+PUBLIC_NAMES = ("ssa.hf.use_scorer",)
+
+# A paragraph outside a table, of at least this many characters, that a page shows twice was
+# printed twice (a summary cell run on top of the cell that printed it, say); a shorter one (a
+# label, one step of a derivation done for each theorem) may repeat.
+REPEATED_MIN_CHARS = 150
+
+SKIPPED_ELEMENTS = {"script", "style", "template"}
+VISIBLE_ATTRIBUTES = ("title", "alt", "aria-label")
+LINK_ATTRIBUTES = ("href", "src")
+# myst-nb writes an ipywidgets output (e.g. a tqdm bar in a notebook) as a script of this type.
+WIDGET_VIEW_TYPE = "application/vnd.jupyter.widget-view+json"
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+# Text runs on across these (a highlighted path is split into many spans); any other element
+# starts a new line, so that the texts of two table cells do not run into one word.
+INLINE_ELEMENTS = {"a", "abbr", "b", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "u", "var"}
+
+
+def is_forbidden_output(classes: list[str] | set[str]) -> bool:
+    """Whether an element with these classes is a stderr or error output."""
+    classes = set(classes)
+    return ("output" in classes and bool(classes & FORBIDDEN_OUTPUT_KINDS)) or bool(classes & FORBIDDEN_CLASSES)
+
+
+def local_paths(text: str) -> list[str]:
+    """The local absolute paths in ``text``, each with a little context."""
+    found = []
+    for match in LOCAL_PATH.finditer(text):
+        start = max(0, match.start() - 30)
+        found.append(" ".join(text[start : match.end() + 50].split()))
+    return found
+
+
+@dataclass
+class _Element:
+    tag: str
+    classes: set[str]
+    text: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)  # a <figure>'s images, each its alt text
+    numbered: bool = False  # a <figure> whose caption holds a "Fig. N" number
+
+
+class _PageParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[_Element] = []
+        self.problems: list[str] = []
+        self.retired: list[str] = []
+        self.paragraphs: list[str] = []
+        self.visible_text: list[str] = []
+        self.argument_text: list[str] = []
+
+    def _skipping(self) -> bool:
+        return any(element.tag in SKIPPED_ELEMENTS for element in self.stack)
+
+    def _in_output(self) -> bool:
+        return any("output" in element.classes for element in self.stack)
+
+    def _in_code_cell(self) -> bool:
+        return any(CODE_CELL_CLASS in element.classes for element in self.stack)
+
+    def _figure_image(self, attributes: dict) -> None:
+        """An <img> in a cell's output or in the article: a figure, which must be numbered."""
+        if not any(OUTPUT_CELL_CLASS in element.classes or ARTICLE_CLASS in element.classes for element in self.stack):
+            return  # the theme's (logo, launch buttons)
+        alt = (attributes.get("alt") or "").strip()
+        figure = next((element for element in reversed(self.stack) if element.tag == "figure"), None)
+        if figure is None:
+            self.problems.append(f"an unnumbered figure (an image outside a numbered figure; alt text {alt[:80]!r})")
+        else:
+            figure.images.append(alt)  # judged when the figure closes, once its caption is read
+
+    def _in_pandas_table(self) -> bool:
+        return any(element.tag == "table" and "dataframe" in element.classes for element in self.stack)
+
+    def _text(self, text: str) -> None:
+        if self._skipping():
+            return
+        self.visible_text.append(text)
+        if not self._in_code_cell():
+            self.argument_text.append(text)
+        if self.stack:
+            self.stack[-1].text.append(text)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag not in INLINE_ELEMENTS:
+            self._text("\n")
+        if not self._skipping():
+            for name in VISIBLE_ATTRIBUTES:
+                for path in local_paths(attributes.get(name) or ""):
+                    self.problems.append(f"local path in a {tag}'s {name}: {path!r}")
+            for name in LINK_ATTRIBUTES:
+                value = (attributes.get(name) or "").strip()
+                # Only the start of a link counts: a data: URI's base64 may hold "/tmp" by chance.
+                if LOCAL_PATH.match(value):
+                    self.problems.append(f"{tag} {name} points at the local file system: {value[:120]!r}")
+        if tag == "img" and not self._skipping():
+            self._figure_image(attributes)
+        if tag == "script" and attributes.get("type") == WIDGET_VIEW_TYPE:
+            self.problems.append("a widget output (a progress bar?), which a static page shows frozen or not at all")
+        if tag in VOID_ELEMENTS:
+            return
+        self.stack.append(_Element(tag, set((attributes.get("class") or "").split())))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID_ELEMENTS and self.stack and self.stack[-1].tag == tag:
+            self._close(self.stack.pop())
+
+    def handle_endtag(self, tag):
+        if not any(element.tag == tag for element in self.stack):
+            return  # a stray end tag
+        while self.stack:
+            element = self.stack.pop()
+            self._close(element)
+            if element.tag == tag:
+                break
+
+    def _close(self, element: _Element) -> None:
+        text = "".join(element.text)
+        if element.tag == "p" and not self._skipping() and not any(e.tag in ("table", "td", "th") for e in self.stack):
+            self.paragraphs.append(" ".join(text.split()))
+        if self.stack:
+            self.stack[-1].text.append(text)
+        if element.tag not in INLINE_ELEMENTS:
+            self._text("\n")
+        if CAPTION_NUMBER_CLASS in element.classes and FIGURE_NUMBER.match(text):
+            figure = next((parent for parent in reversed(self.stack) if parent.tag == "figure"), None)
+            if figure is not None:
+                figure.numbered = True
+        if element.tag == "figure":
+            for alt in element.images:
+                if not element.numbered:
+                    self.problems.append(f"an unnumbered figure (a figure without a numbered caption; alt text {alt[:80]!r})")
+                elif not alt or FILE_NAME_ALT.match(alt):
+                    self.problems.append(f"a figure without alt text in words (alt text {alt[:80]!r})")
+        if element.tag in VERDICT_ELEMENTS and (word := RETIRED_WORD.search(text)):
+            self.retired.append(f"a verdict word outside the vocabulary: {word.group(0)!r} in {' '.join(text.split())[:120]!r}")
+        if element.tag in ("td", "th") and self._in_pandas_table() and text.strip().endswith(ELLIPSIS):
+            self.problems.append(f"a table cut short: a cell reads {' '.join(text.split())[-80:]!r}")
+        if is_forbidden_output(element.classes):
+            kind = "stderr" if element.classes & {"stderr", "output_stderr"} else "error"
+            self.problems.append(f"{kind} output: {' '.join(text.split())[:200]!r}")
+        elif "output" in element.classes and not self._in_output():
+            warning = WARNING_IN_OUTPUT.search(text)
+            if warning:
+                self.problems.append(f"a warning in an output: {' '.join(text[warning.start():].split())[:200]!r}")
+
+    def handle_data(self, data):
+        self._text(data)
+
+    def close(self):
+        super().close()
+        while self.stack:
+            self._close(self.stack.pop())
+
+
+def plumbing(text: str) -> list[str]:
+    """The commit hashes, module paths and constant names in ``text``, each once, less the
+    :data:`PUBLIC_NAMES` a reader is told to call."""
+    found = [match.group(0) for pattern in (COMMIT_HASH, MODULE_NAME, CONSTANT_NAME) for match in pattern.finditer(text)]
+    return [name for name in dict.fromkeys(found) if name not in PUBLIC_NAMES]
+
+
+def page_problems(html: str, history: bool = False, plumbing_allowed: bool = False) -> list[str]:
+    """Everything on this HTML page that a reader must not see; empty when the page is clean.
+    ``history``: the page tells the book's history, and may quote its retired verdict words;
+    ``plumbing_allowed``: the page may name commits, modules and constants (reproducing the book)."""
+    parser = _PageParser()
+    parser.feed(html)
+    parser.close()
+    problems = list(parser.problems)
+    text = "".join(parser.visible_text)
+    if not history:
+        problems += list(dict.fromkeys(parser.retired))
+        problems += [f"a verdict word outside the vocabulary: {match.group(0)!r}" for match in RETIRED_ANYWHERE.finditer(text)]
+    if TRACEBACK_TEXT in text:
+        problems.append("the page shows a Python traceback")
+    problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
+    problems += [f"a table cut short: {match.group(0)!r} under it" for match in TABLE_CUT_LINE.finditer(text)]
+    counts = collections.Counter(paragraph for paragraph in parser.paragraphs if len(paragraph) >= REPEATED_MIN_CHARS)
+    problems += [f"a paragraph printed {count} times: {paragraph[:120]!r}" for paragraph, count in counts.items() if count > 1]
+    if not plumbing_allowed:
+        argument = "".join(parser.argument_text)
+        problems += [f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(argument)]
+    return problems
+
+
+def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
+    """``{page: problems}`` for the pages (paths relative to ``html_root``) that have any."""
+    found = {}
+    for page in pages:
+        problems = page_problems((html_root / page).read_text(encoding="utf-8"), history=page.endswith(HISTORY_PAGES),
+                                 plumbing_allowed=page.endswith(PLUMBING_PAGES))
+        if problems:
+            found[page] = problems
+    return found

@@ -1,0 +1,252 @@
+"""``python -m ssa_book regenerate CHAPTER``: compute every cached result a chapter reads.
+
+    python -m ssa_book regenerate icl_linear --profile cpu               # what the chapter shows
+    python -m ssa_book regenerate alternative_scorers --profile cpu --jobs 2 --dry-run
+    python -m ssa_book regenerate decoder --profile cpu --seeds 2 3      # more seeds
+    python -m ssa_book regenerate all --profile cpu --jobs 2             # every chapter, each run once
+
+:data:`ssa_book.chapters.CHAPTERS` maps each chapter with cached results (its notebook's name) to a
+:class:`ssa_book.chapters.Chapter`, defined beside its study's code, which lists the chapter's runs for
+a profile, seeds and scorers (:func:`ssa_book.chapters.plan`); a :class:`ssa_book.chapters.Run` is one cache
+entry (or one group of entries made together), computed by its study's own cached function
+(:data:`ssa_book.chapters.KINDS`, registered beside the chapter): this module trains nothing itself.
+A run already in the cache is skipped; an interrupted training resumes from its last checkpoint,
+so the command can be stopped and restarted at any time.
+
+The flags mean the same in every chapter:
+
+* ``--profile``: smoke, cpu or paper (:mod:`ssa_book.profiles`); default cpu.
+* ``--seeds``: the training seeds of the chapter's models: one seed initialises one model's
+  weights and draws its training data (batches, masking), and the same seed gives every scorer
+  the same data, so runs pair by seed. Default: the seeds the chapter publishes at the profile.
+  The performance chapter trains no model: there a seed draws the benchmark's random inputs and
+  initial weights (it publishes seed 0).
+* ``--scorers``: attention scorers, by their names in :func:`ssa.scoring.scorer_names`. Default:
+  the scorers the chapter shows. The ICL chapters and the decoder accept softmax and ssa, the
+  encoder its four variants, the performance chapter softmax and ssa (its benchmark always
+  measures both); alternative_scorers accepts every registered scorer.
+* ``--jobs N``: N runs at once, each in its own spawned process with one torch thread
+  (measurements, the performance benchmark and the scorers' cost, always run alone first).
+  With ``--jobs 1`` runs go one after the other in this process, also on one torch thread.
+* ``--device``: where models train (auto, cpu, cuda, mps). The performance chapter's CPU
+  benchmark always runs on the CPU and its GPU benchmark (profile paper) on CUDA.
+* ``--dry-run``: list the runs, which are cached and which would be computed; compute nothing.
+* ``--stop-launching-after MINUTES``: start no new run after that many minutes (a long sweep
+  spread over sessions).
+* ``--arms A ...`` (icl_study only): the study's arms to compute, by name
+  (:data:`ssa_book.icl.study.ARMS`), so that any arm can be rerun with one command; with ``--seeds``,
+  any of its runs.
+
+Chapter-wide entries that belong to no seed or scorer (the scorers' cost measurement, the
+encoder's corpus summary) are part of their chapter's runs whatever ``--seeds`` and
+``--scorers`` say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing import get_context
+from typing import Callable, Sequence
+
+import ssa_book.studies  # noqa: F401  (registers every chapter and the kinds of run they plan)
+from ssa_book.chapters import ALL, CHAPTERS, KINDS, PROG, Run, is_cached, plan
+from ssa_book.data import DatasetError
+from ssa_book.profiles import DEVICES, PROFILES, resolve_device
+from ssa.scoring import scorer_names
+from ssa_book.training import single_thread
+
+
+# ----------------------------------------------------------------------------------------------
+# Checking the cache and computing.
+
+
+def compute(run: Run, profile: str, device: str, progress: bool) -> tuple[str, float]:
+    """Compute (or read) ``run``: (one line about its result, seconds)."""
+    started = time.perf_counter()
+    summary = KINDS[run.kind].compute(profile, device, progress, *run.arguments)
+    return summary, time.perf_counter() - started
+
+
+def execute(runs: Sequence[Run], *, profile: str, device: str, jobs: int = 1, progress: bool = False,
+            stop_launching_after: float | None = None, log: Callable[[str], None] = print) -> tuple[int, int, list[Run]]:
+    """Compute ``runs``: the exclusive ones (measurements) first, one at a time in this process,
+    then the others ``jobs`` at a time (in spawned processes of one torch thread each when
+    ``jobs > 1``). A failed run is reported and the others go on. Returns (runs done, runs
+    failed, runs not started because of ``stop_launching_after`` minutes)."""
+    if jobs < 1:
+        raise ValueError(f"--jobs must be >= 1; got {jobs}")
+    started = time.perf_counter()
+    deadline = None if stop_launching_after is None else started + 60 * stop_launching_after
+    pending = [run for run in runs if run.exclusive] + [run for run in runs if not run.exclusive]
+    done = failed = 0
+
+    def report(run: Run, outcome: Callable[[], tuple[str, float]]) -> bool:
+        try:
+            summary, seconds = outcome()
+        except (DatasetError, ValueError) as error:  # a message that says what to do: no traceback
+            log(f"FAILED {run.label} ({', '.join(run.chapters)}): {error}")
+            return False
+        except Exception as error:  # report and go on: the other runs are still worth having
+            log(f"FAILED {run.label} ({', '.join(run.chapters)}): {error!r}")
+            traceback.print_exception(error, file=sys.stderr)
+            return False
+        log(f"[{time.perf_counter() - started:7.0f} s] {run.label}: {summary} ({seconds:.0f} s)")
+        return True
+
+    def open_window() -> bool:
+        return deadline is None or time.perf_counter() < deadline
+
+    while pending and (pending[0].exclusive or jobs == 1) and open_window():
+        if not pending[0].exclusive:
+            single_thread()
+        run = pending.pop(0)
+        succeeded = report(run, lambda: compute(run, profile, device, progress))
+        done, failed = done + succeeded, failed + (not succeeded)
+    if pending and jobs > 1 and open_window():
+        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=single_thread) as pool:
+            running = {}
+            while pending or running:
+                # Keep exactly `jobs` runs in flight, in plan order, until the launch deadline.
+                while pending and len(running) < jobs and open_window():
+                    run = pending.pop(0)
+                    running[pool.submit(compute, run, profile, device, False)] = run
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    succeeded = report(running.pop(future), future.result)
+                    done, failed = done + succeeded, failed + (not succeeded)
+    return done, failed, pending
+
+
+def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: int = 1, dry_run: bool = False,
+             stop_launching_after: float | None = None, progress: bool | None = None, log: Callable[[str], None] = print) -> int:
+    """Say what ``runs`` hold (cached or to compute), then compute the missing ones unless
+    ``dry_run``. The exit status: 0, or 1 if a run failed."""
+    device = resolve_device(device)
+    cached = [is_cached(run, profile, device) for run in runs]
+    todo = [run for run, hit in zip(runs, cached) if not hit]
+    log(f"{len(runs)} runs at profile {profile}: {len(runs) - len(todo)} cached, {len(todo)} to compute"
+        + (f" ({jobs} at a time)" if jobs > 1 and todo else ""))
+    if dry_run:
+        width = max((len(run.label) for run in runs), default=0)
+        for run, hit in zip(runs, cached):
+            log(f"  {'cached    ' if hit else 'to compute'}  {run.label:{width}}  {', '.join(run.chapters)}")
+        return 0
+    if not todo:
+        return 0
+    progress = jobs == 1 and sys.stderr.isatty() if progress is None else progress
+    done, failed, left = execute(todo, profile=profile, device=device, jobs=jobs, progress=progress,
+                                 stop_launching_after=stop_launching_after, log=log)
+    log(f"{done} runs computed, {failed} failed, {len(left)} not started")
+    return 1 if failed else 0
+
+
+# ----------------------------------------------------------------------------------------------
+# The command line.
+
+
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= ``minimum``."""
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}; got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}; got {value}")
+        return value
+    return whole_number
+
+
+def _device(text: str) -> str:
+    """A device this machine has (``auto`` resolved)."""
+    try:
+        return resolve_device(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of minutes; got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0; got {value:g}")
+    return value
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags every regenerate command shares (this one and the chapters' own)."""
+    parser.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
+    parser.add_argument("--seeds", nargs="+", type=_at_least(0), metavar="S",
+                        help="training seeds of the chapter's models (default: the chapter's published seeds)")
+    parser.add_argument("--scorers", nargs="+", metavar="X",
+                        help="attention scorers, by registry name (default: the chapter's published scorers)")
+    parser.add_argument("--jobs", type=_at_least(1), default=1, metavar="N",
+                        help="runs at once, each in its own process with one torch thread (default: 1)")
+    parser.add_argument("--device", type=_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
+                        help="where models train (default: auto: cuda, else mps, else cpu)")
+    parser.add_argument("--dry-run", action="store_true", help="list the runs, cached or to compute, and compute nothing")
+    parser.add_argument("--stop-launching-after", type=_minutes, metavar="MINUTES", help="start no new run after this many minutes")
+
+
+def _seed_ranges(seeds: Sequence[int]) -> str:
+    """``0 1 2`` or, for a run of four or more consecutive seeds, ``100-139``."""
+    parts, start = [], 0
+    seeds = sorted(seeds)
+    for index in range(1, len(seeds) + 1):
+        if index == len(seeds) or seeds[index] != seeds[index - 1] + 1:
+            block = seeds[start:index]
+            parts += [f"{block[0]}-{block[-1]}"] if len(block) >= 4 else list(map(str, block))
+            start = index
+    return " ".join(parts)
+
+
+def _chapter_lines() -> str:
+    width = max(map(len, [*CHAPTERS, ALL]))
+    lines = []
+    for name, each in CHAPTERS.items():
+        seeds = _seed_ranges(each.published_seeds("cpu"))
+        lines.append(f"  {name:{width}}  {each.summary} ({', '.join(each.published_scorers())}; seeds {seeds})"
+                     if len(each.published_scorers()) <= 4 else
+                     f"  {name:{width}}  {each.summary} ({len(each.published_scorers())} scorers; seeds {seeds})")
+    lines.append(f"  {ALL:{width}}  every chapter above, each run once")
+    return "\n".join(lines)
+
+
+def parser() -> argparse.ArgumentParser:
+    described = argparse.ArgumentParser(
+        prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compute every cached result a chapter reads that is not cached yet (resumable).",
+        epilog=("chapters (in brackets: the scorers and seeds published at profile cpu, the defaults):\n" + _chapter_lines() + "\n\n"
+                "A seed initialises one model's weights and draws its training data; runs pair by seed. The\n"
+                "performance chapter trains no model: its seed draws the benchmark's inputs. The ICL chapters, the\n"
+                "decoder and the encoder accept only the scorers they show; alternative_scorers accepts every\n"
+                f"registered one ({', '.join(scorer_names())}).\n"
+                "More in the docstring of ssa_book/regenerate.py."))
+    described.add_argument("chapter", metavar="CHAPTER", choices=(*CHAPTERS, ALL), help="a chapter below, or all")
+    add_run_arguments(described)
+    described.add_argument("--arms", nargs="+", metavar="A",
+                           help="icl_study only: the arms of its plan to compute, by name (default: every arm)")
+    return described
+
+
+def main(argv: list[str] | None = None) -> int:
+    command_line = parser()
+    arguments = command_line.parse_args(argv)
+    try:
+        runs = plan(arguments.chapter, arguments.profile, seeds=arguments.seeds, scorers=arguments.scorers, arms=arguments.arms)
+    except ValueError as error:  # "--scorers: ...": argparse's own form, "argument --scorers: ..."
+        command_line.error(f"argument {error}")
+    return run_plan(runs, profile=arguments.profile, device=arguments.device, jobs=arguments.jobs, dry_run=arguments.dry_run,
+                    stop_launching_after=arguments.stop_launching_after)
+
+
+if __name__ == "__main__":
+    raise SystemExit("this command is `python -m ssa_book regenerate`")

@@ -1,0 +1,297 @@
+"""Reading the max-retrieval runs: each scorer against softmax, paired by seed, and the curves.
+
+The endpoints, declared here before any cpu-profile run of this chapter existed:
+
+* **the claim** (:data:`SHIFTED_ACCURACY`): a scorer's mean accuracy over the test sizes larger
+  than the training sets' is higher than softmax's, by at least :data:`THRESHOLD`;
+* **the mechanism** (:data:`TOP_SHARE`): its head puts a larger share of its weight on the item
+  of highest priority, averaged over the same sizes (softmax's disperses as the set grows). The
+  share is the weight for scorers whose weights form a distribution; it was declared a share of
+  the absolute weight after the first three seeds showed ``sa_softmax``'s raw weight at 34, before
+  any verdict was read.
+
+A scorer whose accuracy at the training size is below :data:`LEARNED_ACCURACY` did not learn the
+task, and is "not tested": a shift tests nothing then. Verdicts come from :func:`ssa_book.verdicts.judge`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ssa_book import verdicts as rule
+from ssa_book.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
+from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
+from ssa_book.retrieval.experiment import SEEDS, VARIANTS, experiment_config, load_run
+from ssa_book.retrieval.records import RetrievalRun
+from ssa_book.results import Provenance, cache_required
+from ssa_book.plotting import scorer_label
+from ssa_book.plotting import scorer_color, scorer_label
+
+THRESHOLD = 0.05  # accuracy
+LEARNED_ACCURACY = 0.5  # at the training size; chance is 1 / classes (0.1 at 10 classes)
+SHIFTED_ACCURACY = rule.Claim(
+    "mean accuracy over the sets larger than in training is higher than softmax's", 1, THRESHOLD, "accuracy",
+    "one test set in twenty more retrieved right, over the shifted sizes: below that a scorer is not "
+    "'better' in any sense a reader would act on; fixed before the chapter's runs", bound=1.0)
+TOP_SHARE = rule.Claim(
+    "mean share of the attention on the item of highest priority, over the sets larger than in training, is higher than "
+    "softmax's", 1, THRESHOLD, "share of the attention", "a twentieth of the whole weight; fixed before the chapter's runs",
+    bound=1.0)
+
+
+# Veličković et al. (2025), their max-retrieval results: accuracy of softmax and of adaptive
+# temperature on sets larger than in training, at the sizes where both are reported; the gains are
+# 2.4 to 3.9 points.
+PUBLISHED_ADAPTIVE_TEMPERATURE: dict[int, tuple[float, float]] = {512: (0.701, 0.725), 1024: (0.538, 0.577), 2048: (0.357, 0.394)}
+REPLICATION_THRESHOLD = round(min(adaptive - softmax for softmax, adaptive in PUBLISHED_ADAPTIVE_TEMPERATURE.values()), 3)
+ADAPTIVE_TEMPERATURE_REPLICATION = rule.Claim(
+    "mean accuracy over the sets of 512, 1,024 and 2,048 items is higher than softmax's", 1, REPLICATION_THRESHOLD,
+    "accuracy", "the smallest gain its authors report at these sizes: a replication of published work is judged "
+    "against the effect its authors report, not against this chapter's threshold for a new scorer",
+    treatment="adaptive temperature", bound=1.0)
+
+
+def load_runs(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto") -> dict[str, list[RetrievalRun]]:
+    """``{scorer: [run of each seed]}`` through the cache (computed if missing unless the cache is required)."""
+    seeds = SEEDS[profile] if seeds is None else tuple(seeds)
+    return {scorer: [load_run(scorer, seed, profile=profile, device=device) for seed in seeds] for scorer in scorers}
+
+
+def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
+    """``metric`` averaged over the test sizes larger than ``train_items``."""
+    values = [run.at(size, metric) for size in run.sizes if size > train_items]
+    if not values:
+        raise ValueError(f"run {run.scorer}/seed {run.seed}: no test size beyond the {train_items} training items")
+    return float(np.mean(values))
+
+
+def _learning_failure(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> str | None:
+    """Why a comparison of ``runs`` tests nothing: a scorer's mean accuracy at the training size is
+    below :data:`LEARNED_ACCURACY` (:func:`ssa_book.verdicts.learning_failure`)."""
+    return rule.learning_failure({name: bool(np.mean([run.at(train_items) for run in found]) >= LEARNED_ACCURACY)
+                                  for name, found in runs.items()},
+                                 f"mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items")
+
+
+def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: rule.Claim, metric: str,
+           train_items: int) -> rule.Verdict:
+    """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by
+    seed; "not learned" when either did not learn the task."""
+    named = dataclasses.replace(claim, name=f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
+                                treatment=_style(treatment)[1])
+    why = _learning_failure({name: runs[name] for name in (control, treatment)}, train_items)
+    if why:
+        return rule.not_learned(named, why)
+    seeds, treated, controlled = rule.pair_by_seed({run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
+                                                   {run.seed: shifted(run, metric, train_items) for run in runs[control]})
+    return rule.judge(named, treated, controlled)
+
+
+def versus_softmax(runs: Mapping[str, Sequence[RetrievalRun]], claim: rule.Claim, metric: str, train_items: int) -> dict[str, rule.Verdict]:
+    """Each scorer but softmax against softmax on ``claim`` (:func:`versus`)."""
+    if "softmax" not in runs:
+        raise ValueError("runs must hold softmax's, the reference of every comparison")
+    return {scorer: versus(runs, scorer, "softmax", claim, metric, train_items) for scorer in runs if scorer != "softmax"}
+
+
+# The comparisons that separate SSA's form from its starting slope, ``(treatment, control)``, on
+# :data:`SHIFTED_ACCURACY`: SSA as this chapter starts it (b = 1, n = 1.5), a softmax with its
+# slope at zero (:data:`ssa_book.retrieval.experiment.VARIANTS`), and SSA from the authors' start.
+STARTING_POINT = (("ssa", "softmax"), ("softmax_ssa_slope", "softmax"), ("ssa", "softmax_ssa_slope"),
+                  ("ssa_authors_start", "softmax"), ("ssa_authors_start", "ssa"))
+
+
+def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> tuple[dict[tuple[str, str], rule.Verdict], str]:
+    """The verdicts of :data:`STARTING_POINT` on the accuracy over the shifted sizes, and what they
+    say of SSA's difference from softmax (:func:`ssa_book.verdicts.form_or_slope`, with no gentler
+    start: this chapter's SSA already starts at b = 1)."""
+    missing = sorted({name for pair in STARTING_POINT for name in pair if not runs.get(name)})
+    if missing:
+        raise ValueError(f"runs: the starting-point comparisons need the runs of {', '.join(missing)}")
+    found = {pair: versus(runs, *pair, SHIFTED_ACCURACY, "accuracy", train_items) for pair in STARTING_POINT}
+    reading = rule.form_or_slope(found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")])
+    return found, rule.slope_sentence(reading, found[("ssa", "softmax")])
+
+
+def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rule.Verdict]):
+    """One row per scorer: the outcome and effect of the claim and of the mechanism."""
+    import pandas as pd
+
+
+    def cells(verdict: rule.Verdict) -> tuple[str, str]:
+        if verdict.interval is None:
+            return verdict.label(), verdict.detail
+        low, high = verdict.interval
+        return verdict.label(), f"{verdict.effect:+.3f} [{low:+.3f}, {high:+.3f}], {verdict.pairs} pairs"
+
+    rows = []
+    for scorer in accuracy:
+        claim, claim_effect = cells(accuracy[scorer])
+        mechanism, mechanism_effect = cells(weight[scorer])
+        rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": claim, "effect (95% interval)": claim_effect,
+                     "top-item share vs softmax": mechanism, "share effect (95% interval)": mechanism_effect})
+    return pd.DataFrame(rows).set_index("scorer")
+
+
+def _style(name: str) -> tuple[str, str]:
+    """(colour, label) of a scorer or a variant (drawn in its scorer's colour)."""
+
+    if name in VARIANTS:
+        return scorer_color(VARIANTS[name].scorer), VARIANTS[name].label
+    return scorer_color(name), scorer_label(name)
+
+
+def pairs_table(found: Mapping[tuple[str, str], rule.Verdict]):
+    """One row per ``(treatment, control)`` comparison: outcome, effect in the claim's direction
+    with its 95% interval, and pairs (or why it is not tested)."""
+    import pandas as pd
+
+    rows = []
+    for (treatment, control), verdict in found.items():
+        effect = verdict.detail if verdict.interval is None else (
+            f"{verdict.estimate('+.3f')}, {verdict.pairs} pairs")
+        rows.append({"comparison": f"{_style(treatment)[1]} vs {_style(control)[1]}", "outcome": verdict.label(),
+                     "effect (95% interval)": effect})
+    return pd.DataFrame(rows).set_index("comparison")
+
+
+def curves(runs: Mapping[str, Sequence[RetrievalRun]], metric: str) -> dict[str, tuple[tuple[int, ...], np.ndarray]]:
+    """``{scorer: (sizes, values (seeds, sizes))}`` of ``metric``."""
+    found = {}
+    for scorer, group in runs.items():
+        sizes = group[0].sizes
+        if any(run.sizes != sizes for run in group):
+            raise ValueError(f"{scorer}: the runs were tested at different sizes")
+        found[scorer] = (sizes, np.array([getattr(run, metric) for run in group]))
+    return found
+
+
+def at_published_sizes(run: RetrievalRun) -> float:
+    """``run``'s accuracy averaged over the sizes of :data:`PUBLISHED_ADAPTIVE_TEMPERATURE`."""
+    missing = [size for size in PUBLISHED_ADAPTIVE_TEMPERATURE if size not in run.sizes]
+    if missing:
+        raise ValueError(f"run {run.scorer}/seed {run.seed}: not tested at {', '.join(map(str, missing))} items")
+    return float(np.mean([run.at(size) for size in PUBLISHED_ADAPTIVE_TEMPERATURE]))
+
+
+def adaptive_temperature_replication(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> rule.Verdict:
+    """Adaptive temperature against softmax on :data:`ADAPTIVE_TEMPERATURE_REPLICATION`, paired by
+    seed: "not tested" where the profile's test sets stop short of the published sizes, "not
+    learned" where either did not learn the task."""
+    claim = ADAPTIVE_TEMPERATURE_REPLICATION
+    group = {name: runs.get(name) for name in ("softmax", "adaptive_temperature")}
+    if not all(group.values()) or any(size not in run.sizes for runs_ in group.values() for run in runs_
+                                      for size in PUBLISHED_ADAPTIVE_TEMPERATURE):
+        return rule.not_tested(claim)
+    why = _learning_failure(group, train_items)
+    if why:
+        return rule.not_learned(claim, why)
+    _, treated, controlled = rule.pair_by_seed({run.seed: at_published_sizes(run) for run in group["adaptive_temperature"]},
+                                               {run.seed: at_published_sizes(run) for run in group["softmax"]})
+    return rule.judge(claim, treated, controlled)
+
+
+def replication_table(runs: Mapping[str, Sequence[RetrievalRun]]):
+    """One row per published size: the authors' accuracies and gain beside this chapter's (mean over
+    seeds, and the paired gain with its 95% t interval); sizes this profile does not test are left out."""
+    import pandas as pd
+
+    rows = []
+    for size, (softmax, adaptive) in PUBLISHED_ADAPTIVE_TEMPERATURE.items():
+        row = {"items": f"{size:,}", "their softmax": f"{softmax:.3f}", "their adaptive temperature": f"{adaptive:.3f}",
+               "their gain": f"{adaptive - softmax:+.3f}"}
+        if runs.get("softmax") and runs.get("adaptive_temperature") and all(size in run.sizes for run in runs["softmax"]):
+            _, treated, controlled = rule.pair_by_seed({run.seed: run.at(size) for run in runs["adaptive_temperature"]},
+                                                       {run.seed: run.at(size) for run in runs["softmax"]})
+            gain = rule.judge(ADAPTIVE_TEMPERATURE_REPLICATION, treated, controlled, resolve=False)
+            row.update({"our softmax": f"{np.mean(controlled):.3f}", "our adaptive temperature": f"{np.mean(treated):.3f}",
+                        "our gain (95% interval)": gain.estimate("+.3f") if gain.interval and np.isfinite(gain.interval).all() else f"{gain.effect:+.3f}"})
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["items", "their softmax", "their adaptive temperature", "their gain", "our softmax",
+                                       "our adaptive temperature", "our gain (95% interval)"])
+
+
+def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = "") -> None:
+    """Mean over seeds (thick) and each seed (thin) of ``metric`` against the set size, log scale;
+    in a crowded overlay softmax and SSA in colour, the rest in grey (:func:`ssa_book.plotting.overlay_color`)."""
+    found = curves(runs, metric)
+    scorers = [name for name in found if name not in VARIANTS]
+    greyed = 0
+    for scorer in overlay_order(found):
+        sizes, values = found[scorer]
+        color, label = _style(scorer)
+        if scorer not in VARIANTS and overlay_color(scorer, scorers) == OTHER_SCORERS_COLOR:
+            # the grey scorers share one legend entry
+            greyed += 1
+            color, label = OTHER_SCORERS_COLOR, (f"{OTHER_SCORERS_LABEL} ({sum(overlay_color(n, scorers) == OTHER_SCORERS_COLOR for n in scorers)})"
+                                                 if greyed == 1 else None)
+        linestyle = "--" if scorer in VARIANTS else "-"
+        for row in values:
+            ax.plot(sizes, row, color=color, alpha=0.2, linewidth=0.7, linestyle=linestyle)
+        ax.plot(sizes, values.mean(0), color=color, linewidth=2, marker="o", markersize=3, label=label, linestyle=linestyle)
+    ax.axvline(train_items, color="grey", linestyle=":", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("items per set (dotted: training size)")
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+
+
+def train_items(profile: str) -> int:
+    return experiment_config("softmax", profile).train.items
+
+
+class MaxRetrieval:
+    """The max-retrieval chapter (notebooks/max_retrieval.ipynb): its runs are
+    ``retrieval/runs/<scorer>`` entries, read as :class:`ssa_book.retrieval.records.RetrievalRun`;
+    its verdicts are every scorer's accuracy and top-item share against softmax, the adaptive
+    temperature replication, and the starting-point comparisons with their reading."""
+
+    chapter = "max_retrieval"
+    tasks = ()
+
+    def experiment(self, run: SeedRun, profile: str) -> tuple[str, Any]:
+        found = experiment_config(run.scorer, profile, run.seed)
+        return found.name, found
+
+    def record(self, run: SeedRun, result: Mapping, provenance: Provenance | None = None):
+        return RetrievalRun.from_result(result, scorer=run.scorer, seed=run.seed, provenance=provenance)
+
+    def endpoints(self, record, profile: str) -> dict[str, float | None]:
+        """The accuracy at each test size and its mean over the sizes larger than in training."""
+        trained = train_items(profile)
+        found: dict[str, float | None] = {f"accuracy at {size:,} items": record.at(size) for size in record.sizes}
+        found[f"mean accuracy over sizes > {trained}"] = shifted(record, "accuracy", trained)
+        return found
+
+    def cached_runs(self, profile: str) -> dict:
+        """``{scorer or variant: [runs]}`` at the chapter's seeds, from the book's cache."""
+        with cache_required():
+            return load_runs(profile, CHAPTERS[self.chapter].published_scorers(), SEEDS[profile], device="cpu")
+
+    def swapped(self, runs: Mapping, records: Sequence) -> dict:
+        return swapped_by_scorer(runs, records)
+
+    def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+        trained = train_items(profile)
+        scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
+        outcomes = {}
+        for what, claim, metric in (("accuracy", SHIFTED_ACCURACY, "accuracy"),
+                                    ("top-item share", TOP_SHARE, "top_share")):
+            for scorer, verdict in versus_softmax(scorers, claim, metric, trained).items():
+                outcomes[f"{what} vs softmax: {scorer}"] = verdict.label()
+        outcomes["adaptive temperature replication"] = adaptive_temperature_replication(scorers, trained).label()
+        if all(runs.get(name) for pair in STARTING_POINT for name in pair):
+            found, reading = starting_point(runs, trained)
+            for (treatment, control), verdict in found.items():
+                outcomes[f"starting point: {treatment} vs {control}"] = verdict.label()
+            outcomes["starting point: what SSA's difference goes with"] = reading
+        return outcomes
+
+
+register_reader(MaxRetrieval())
