@@ -937,6 +937,24 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
     return pd.DataFrame(rows, columns=columns).set_index(["claim", "true effect"])
 
 
+def effect_power_sentence(table, pairs: int, effect: str, names: Mapping[str, str], units: str, treatment: str = "SSA") -> str:
+    """What :func:`power_table`'s ``table`` says of one true ``effect`` (a label of its "true
+    effect" level, such as the paper's gap) with ``pairs`` pairs, for the claims ``names`` maps to
+    the words that name them on the page: the chance the rule says "better" for each."""
+    column = f"{pairs} seeds"
+    if column not in table.columns:
+        raise ValueError(f"pairs: the table has no column {column!r}; it has {', '.join(map(str, table.columns))}")
+    parts = []
+    for claim, name in names.items():
+        if (claim, effect) not in table.index:
+            raise ValueError(f"names: the table has no row for {claim!r} at the true effect {effect!r}")
+        row = table.loc[(claim, effect)]
+        parts.append(f"{name} ({row['effect']:.3g} {units}) {row[column]:.0%}")
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"with {pairs} paired seeds, the chance that the rule says \"{outcome_words(BETTER, treatment)}\" if the true "
+            f"effect were {effect}: {listed}")
+
+
 def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int = SIMULATIONS, seed: int = 0) -> float:
     """The rate of "better" when ``sample(generator, (simulations, pairs)) -> (treatment,
     control)`` draws the outcomes of many studies with no true effect (the caller's model of the

@@ -569,3 +569,18 @@ def test_learning_failure_names_every_model_that_did_not_learn():
         verdicts.learning_failure({}, "e")
     with pytest.raises(ValueError, match="evidence must say"):
         verdicts.learning_failure({"a": False}, " ")
+
+
+def test_the_power_sentence_reads_the_power_table_for_the_named_effect():
+    claim = Claim("gain", direction=1, threshold=1.0, units="points", reason="test")
+    treatment = np.array([12.0, 9.0, 11.0, 10.5, 9.5, 11.5])
+    found = {"gain": judge(claim, treatment, np.zeros(6))}
+    table = verdicts.power_table(found, [6], effects={"gain": {"the paper's gain": 10.0}}, simulations=200)
+    sentence = verdicts.effect_power_sentence(table, 6, "the paper's gain", {"gain": "the mean"}, "points")
+    expected = table.loc[("gain", "the paper's gain"), "6 seeds"]
+    assert sentence == (f"with 6 paired seeds, the chance that the rule says \"SSA better\" if the true effect were the paper's "
+                        f"gain: the mean (10 points) {expected:.0%}")
+    with pytest.raises(ValueError, match="pairs"):
+        verdicts.effect_power_sentence(table, 7, "the paper's gain", {"gain": "the mean"}, "points")
+    with pytest.raises(ValueError, match="names"):
+        verdicts.effect_power_sentence(table, 6, "the paper's gain", {"other": "x"}, "points")

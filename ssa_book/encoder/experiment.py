@@ -398,6 +398,15 @@ def power_table(runs: list[EncoderRun], seed_counts=POWER_SEEDS, simulations: in
     return verdicts.power_table(found, pairs, effects=paper, multiples=(1,), simulations=simulations)
 
 
+def paper_gain_power_sentence(runs: list[EncoderRun], table: pd.DataFrame) -> str:
+    """The rule's power with the chapter's pairs if SSA's true gain were the paper's, for every
+    part of the claim, from :func:`power_table`'s ``table``."""
+    found = paradigm_verdicts(runs)
+    pairs = min(verdict.pairs for verdict in found.values())
+    names = {verdict.claim: part for part, verdict in found.items()}
+    return verdicts.effect_power_sentence(table, pairs, "the paper's gain", names, "points")
+
+
 def claims_table() -> pd.DataFrame:
     """Each part of the claim as declared: threshold, units and the reason for the threshold."""
     return pd.DataFrame([{"part": part, "claim": claim.name, "threshold": claim.threshold, "units": claim.units,

@@ -365,6 +365,15 @@ def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations:
     return verdicts.power_table(found, pairs, effects=gaps, multiples=(1,), simulations=simulations)
 
 
+def paper_gap_power_sentence(found: dict[str, Verdict], table) -> str:
+    """The rule's power with the chapter's pairs if SSA's true gain were the paper's gap, for both
+    perplexity claims, from :func:`power_table`'s ``table``."""
+    keys = [key for key in ("perplexity_id", "perplexity_ood") if key in found]
+    pairs = min(found[key].pairs for key in keys)
+    names = {found[key].claim: CLAIM_LABELS[key] for key in keys}
+    return verdicts.effect_power_sentence(table, pairs, "the paper's gap", names, "nats per token")
+
+
 def claims_table():
     """Each claim as declared: direction, threshold, units and the reason for the threshold."""
     import pandas as pd
