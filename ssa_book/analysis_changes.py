@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ssa_book import ledger, verdicts
+from ssa_book import claims, ledger, verdicts
 from ssa_book.icl import study
 from ssa_book.icl.tasks import get_task
 from ssa_book.results import CacheMissError
@@ -195,7 +195,7 @@ COMBINE_VERSIONS: tuple[tuple[str, Callable[[Sequence[str]], str]], ...] = (
 
 def combine_versions(rows) -> "pd.DataFrame":
     """For every front-page row whose verdict combines parts that differ
-    (:attr:`ssa_book.ledger.LedgerRow.parts`): its parts counted, and the outcome each version of
+    (:attr:`ssa_book.claims.LedgerRow.parts`): its parts counted, and the outcome each version of
     combine gives them."""
     import pandas as pd
 
@@ -203,7 +203,7 @@ def combine_versions(rows) -> "pd.DataFrame":
     for row in rows:
         if len(set(row.parts)) < 2:
             continue
-        treatment = "SSA" if row.key in ledger.SSA_ROWS else ""
+        treatment = "SSA" if row.key in claims.SSA_ROWS else ""
         record = {"claim": row.claim, "parts": verdicts.counted_words([(outcome, verdicts.outcome_words(outcome, treatment)) for outcome in row.parts])}
         then = [as_then(outcome) for outcome in row.parts]
         record.update({name: verdicts.outcome_words(version(row.parts if name == COMBINE_VERSIONS[-1][0] else then), treatment)

@@ -940,7 +940,11 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
 def effect_power_sentence(table, pairs: int, effect: str, names: Mapping[str, str], units: str, treatment: str = "SSA") -> str:
     """What :func:`power_table`'s ``table`` says of one true ``effect`` (a label of its "true
     effect" level, such as the paper's gap) with ``pairs`` pairs, for the claims ``names`` maps to
-    the words that name them on the page: the chance the rule says "better" for each."""
+    the words that name them on the page: the chance the rule says "better" for each. The table
+    has rows only for claims with two paired differences or more; without any, the sentence says so."""
+    if not names:
+        return (f"with {pairs} paired seed{'' if pairs == 1 else 's'}, the rule's power cannot be estimated: no claim has the two "
+                "paired differences a spread needs")
     column = f"{pairs} seeds"
     if column not in table.columns:
         raise ValueError(f"pairs: the table has no column {column!r}; it has {', '.join(map(str, table.columns))}")

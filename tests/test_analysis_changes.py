@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ssa_book import analysis_changes as changes, ledger
+from ssa_book import analysis_changes as changes, claims, ledger
 from ssa_book.icl import study
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +63,7 @@ def test_each_version_of_combine_gives_what_it_gave(parts, expected):
 
 def test_combine_versions_lists_only_rows_whose_parts_differ():
     def row(key, verdict, parts):
-        return ledger.LedgerRow(key, key, "p", "o", "cpu", (), verdict, None, None, parts=parts)
+        return claims.LedgerRow(key, key, "p", "o", "cpu", (), verdict, None, None, parts=parts)
 
     frame = changes.combine_versions([row("one", "better", ()), row("same", "undecided", ("undecided",) * 2),
                                       row("across_shifts", "does not hold", ("worse", "too few seeds to decide"))])

@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from ssa_book import ledger, verdicts
+from ssa_book import claims, ledger, theory, verdicts
 from ssa_book.icl.tasks import QUANTIFIERS
 from ssa_book.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
 from synthetic_runs import provenance_with
@@ -35,10 +35,11 @@ def _by_key(rows):
 
 
 def test_the_ledger_has_every_headline_claim_once():
-    assert tuple(ledger.PAPER) == CLAIMS
+    assert claims.ORDER == CLAIMS and sorted(claims.PAPER) == sorted(CLAIMS)  # every study registered its claims
+    assert sorted(key for keys in claims.ROWS for key in keys) == sorted(CLAIMS)
     for key in CLAIMS:
-        assert ledger.paper_figure(key)
-        assert ledger.PAPER[key].source
+        assert claims.paper_figure(key)
+        assert claims.PAPER[key].source
 
 
 def test_an_empty_cache_makes_every_measured_claim_not_tested_with_its_command(tmp_path):
@@ -145,7 +146,7 @@ def test_synthetic_quantification_runs_give_the_expected_verdict(tmp_path, monke
 
 def test_counts_sentence_and_rows_take_only_the_rules_outcomes():
     def row(verdict):
-        return ledger.LedgerRow("x", "c", "p", "o", "cpu", (), verdict, None, None)
+        return claims.LedgerRow("x", "c", "p", "o", "cpu", (), verdict, None, None)
 
     assert ledger.counts_sentence([row("better"), row("undecided"), row("too few seeds to decide")]) == \
         "Of the 3 experimental claims, 1 holds and 2 are undecided."
@@ -155,14 +156,14 @@ def test_counts_sentence_and_rows_take_only_the_rules_outcomes():
         "Of the 3 experimental claims, none holds: 3 do not hold. "
         "The 2 theorems (derivations, checked live): 2 hold.")
     assert set(ledger._PREDICATES) == {verdicts.claim_word(outcome) for outcome in verdicts.OUTCOMES}
-    assert set(ledger.VERDICTS) == set(verdicts.OUTCOMES)
+    assert set(claims.VERDICTS) == set(verdicts.OUTCOMES)
     with pytest.raises(ValueError, match="verdict must be one of"):
         row("maybe")
 
 
 def test_published_numbers_are_not_typed_into_the_paper_statements():
     """A claim with published numbers gets every number from its chapter module."""
-    for key, claim in ledger.PAPER.items():
+    for key, claim in claims.PAPER.items():
         if claim.numbers is None:
             continue
         fields = {name for _, name, _, _ in string.Formatter().parse(claim.statement) if name}
@@ -181,7 +182,7 @@ def test_the_markdown_table_has_a_row_per_claim_with_doc_links():
 
 
 def test_the_theorem_rows_are_checked_live():
-    rows = ledger._theorem_rows("cpu")
+    rows = theory.theorem_rows("cpu")
     assert [row.verdict for row in rows] == ["better", "better"]
 
 
@@ -211,17 +212,17 @@ def test_the_seeds_phrase_says_what_more_seeds_would_decide():
     claim = verdicts.Claim("SSA is better", 1, 0.1, "points", "a tenth of the scale")
     undecided = verdicts.judge(claim, [0.3, 0.1, 0.5], [0.0, 0.0, 0.0])
     assert undecided.outcome == "too few seeds to decide"
-    assert ledger.seeds_phrase(undecided) == f"3 paired seeds; about {undecided.seeds_to_resolve} would decide"
+    assert claims.seeds_phrase(undecided) == f"3 paired seeds; about {undecided.seeds_to_resolve} would decide"
     decided = verdicts.judge(claim, [1.0, 1.1, 0.9, 1.2, 1.0, 1.05], [0.0] * 6)
-    assert ledger.seeds_phrase(decided) == "6 paired seeds"
+    assert claims.seeds_phrase(decided) == "6 paired seeds"
     both = verdicts.combine("both", {"a": undecided, "b": decided})
-    assert ledger.seeds_phrase(both).startswith("3 to 6 paired seeds; about ")
-    assert ledger.seeds_phrase(verdicts.not_tested(claim)) == ""
-    assert ledger.short_summary(undecided, "effect +0.3") == f"Effect +0.3; 3 paired seeds; about {undecided.seeds_to_resolve} would decide."
+    assert claims.seeds_phrase(both).startswith("3 to 6 paired seeds; about ")
+    assert claims.seeds_phrase(verdicts.not_tested(claim)) == ""
+    assert claims.short_summary(undecided, "effect +0.3") == f"Effect +0.3; 3 paired seeds; about {undecided.seeds_to_resolve} would decide."
 
 
 def test_theorem_rows_have_a_summary():
-    rows = ledger._theorem_rows("cpu")
+    rows = theory.theorem_rows("cpu")
     assert all(row.summary.startswith("Fitted decay rates") and "of the derived ones" in row.summary for row in rows)
 
 
@@ -242,7 +243,7 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     assert row.verdict == "does not hold" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
     # the parts are counted once, in the verdict's cell, not again in the summary
     assert row.summary.startswith("SSA against softmax on 5 of 5 kinds of shift") and "Parts" not in row.summary
-    assert ledger.comparison_words(row) == "SSA worse on 2 of 5 parts, too few seeds to decide on 2, no difference that matters on 1"
+    assert claims.comparison_words(row) == "SSA worse on 2 of 5 parts, too few seeds to decide on 2, no difference that matters on 1"
     assert "max retrieval, 256 items: none" in row.ours
 
 
@@ -268,7 +269,7 @@ def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_com
 
 def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
     def row(key, verdict, parts=(), regime="", profile="cpu"):
-        return ledger.LedgerRow(key, key.title(), "p", "o", profile, (1, 2, 3), verdict, None, None, parts=parts, regime=regime)
+        return claims.LedgerRow(key, key.title(), "p", "o", profile, (1, 2, 3), verdict, None, None, parts=parts, regime=regime)
 
     rows = [row("theorem_1", "better", profile="live"), row("theorem_2", "better", profile="live"),
             row("across_shifts", "does not hold", ("worse", "worse", "no difference that matters", "undecided"), "4 layers"),
@@ -305,7 +306,7 @@ def test_a_regime_in_short_keeps_every_setting_and_names_the_papers_once():
                "n = 1.5 (the paper: 12 layers of width 768, 22,000 steps, 17.3B tokens); 2 paired seeds")
 
     def row(key, regime=""):
-        return ledger.LedgerRow(key, key, "p", "o", "cpu", (1, 2), "undecided", None, None, regime=regime)
+        return claims.LedgerRow(key, key, "p", "o", "cpu", (1, 2), "undecided", None, None, regime=regime)
 
     rows = [row("quantification", regime), row("linear", regime), row("perplexity_id", decoder), row("benchmarks")]
     assert ledger.paper_regimes_sentence(rows) == ("The paper trains its in-context models 12 × 256, 500,000 steps, lr 0.0001; "
@@ -321,10 +322,10 @@ def test_a_markdown_table_from_rows_with_headers():
 def test_a_variant_regime_names_only_what_it_changes_and_the_undecided_bullet_counts_seeds_per_part():
     base = "4 layers of width 64, 1,500 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49; 3 paired seeds"
     variant = "4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49"
-    assert ledger._differing(base, variant) == "1,000 steps"
-    assert ledger._differing(base, variant.replace("0.001", "0.0001")) == "1,000 steps, learning rate 0.0001 (constant)"
-    assert ledger._differing(base, base.split(";")[0]) == "the same"
-    row = ledger.LedgerRow("collapse", "ICL: collapse", "", "", "cpu", (0, 1, 2, 100, 101), verdicts.UNDECIDED, None, None,
+    assert claims.differing(base, variant) == "1,000 steps"
+    assert claims.differing(base, variant.replace("0.001", "0.0001")) == "1,000 steps, learning rate 0.0001 (constant)"
+    assert claims.differing(base, base.split(";")[0]) == "the same"
+    row = claims.LedgerRow("collapse", "ICL: collapse", "", "", "cpu", (0, 1, 2, 100, 101), verdicts.UNDECIDED, None, None,
                            seed_counts=(3, 2))
     assert ledger._seed_counts_text(row) == "3 and 2 seeds"
     assert ledger._seed_counts_text(dataclasses.replace(row, seed_counts=())) == "5 seeds"
@@ -332,10 +333,19 @@ def test_a_variant_regime_names_only_what_it_changes_and_the_undecided_bullet_co
 
 
 def test_parts_that_share_words_name_them_once():
-    assert (ledger._factored([("“every”, error at sigma 10", "-0.17"), ("“some”, error at sigma 10", "-0.23")])
+    assert (claims.factored([("“every”, error at sigma 10", "-0.17"), ("“some”, error at sigma 10", "-0.23")])
             == "error at sigma 10: “every” -0.17; “some” -0.23")
-    assert (ledger._factored([("linear, error, larger inputs", "+0.02"), ("linear, error, larger functions", "+0.04")])
+    assert (claims.factored([("linear, error, larger inputs", "+0.02"), ("linear, error, larger functions", "+0.04")])
             == "linear, error: larger inputs +0.02; larger functions +0.04")
-    assert ledger._factored([("a, b", "1"), ("c, d", "2")]) == "a, b: 1; c, d: 2"
-    assert ledger._factored([("a, b", "1")]) == "a, b: 1"
-    assert ledger._factored([("a", "1"), ("a, b", "2")]) == "a: 1; a, b: 2"
+    assert claims.factored([("a, b", "1"), ("c, d", "2")]) == "a, b: 1; c, d: 2"
+    assert claims.factored([("a, b", "1")]) == "a, b: 1"
+    assert claims.factored([("a", "1"), ("a, b", "2")]) == "a: 1; a, b: 2"
+
+
+def test_a_study_registers_only_claims_of_the_order_and_none_another_study_registered():
+    other = claims.PaperClaim("another", "another statement", "nowhere", "theory")
+    with pytest.raises(ValueError, match="not in ORDER"):
+        claims.register_claims({"unknown": other}, lambda profile: [])
+    with pytest.raises(ValueError, match="registered already"):
+        claims.register_claims({"theorem_1": other}, lambda profile: [])
+    assert claims.PAPER["theorem_1"].statement != other.statement

@@ -236,20 +236,21 @@ def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
 
 
 def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch):
-    from ssa_book import ledger
+    from ssa_book import claims
+    from ssa_book.icl import claims as icl_claims
     from ssa_book.icl import study as study_module
 
-    row = ledger.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.UNDECIDED, None, "cmd")
+    row = claims.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.UNDECIDED, None, "cmd")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
-    waiting = ledger._answered_by_study(row, "SSA vs softmax", "cpu")
+    waiting = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
     assert waiting.verdict == verdicts.UNDECIDED and "0 of 160 runs cached" in waiting.ours
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train))
-    answered = ledger._answered_by_study(row, "SSA vs softmax", "cpu")
+    answered = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
     assert answered.verdict == verdicts.WORSE and answered.seeds == primary_seeds()
     assert "The chapter's 3 seeds alone: undecided." in answered.ours and '"some": not tested yet' in answered.ours
     assert '"some" not judged yet (0 of 80 runs)' in answered.summary
-    assert ledger._answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
+    assert icl_claims.answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
 
 
 def primary_seeds():
@@ -257,7 +258,8 @@ def primary_seeds():
 
 
 def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatch):
-    from ssa_book import ledger
+    from ssa_book import claims
+    from ssa_book.icl import claims as icl_claims
     from ssa_book.icl import study as study_module
 
     variant = study.comparison(study.PREMISE_COMPARISON)
@@ -274,17 +276,17 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
 
         __call__ = run
 
-    row = ledger.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), verdicts.PREMISE_ABSENT, None, "cmd",
+    row = claims.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), verdicts.PREMISE_ABSENT, None, "cmd",
                            summary="Premise absent.")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _WithWeights(lambda *_: None, profile, train))
-    combined = ledger._with_premise_made_to_hold(row, "cpu")
+    combined = icl_claims.with_premise_made_to_hold(row, "cpu")
     # premise absent as trained; where it can hold, at ten pairs, only the yes-or-no endpoint may
     # decide (the prompt errors flip, and need verdicts.no_effect_pairs pairs for any decision)
     assert combined.verdict == verdicts.HOLDS_IN_PART
     assert "grows along sigma from 0.20 to 0.90" in combined.ours and "variant: holds in part" in combined.summary
     assert set(variant.seed_list()) <= set(combined.seeds)
     not_tested = dataclasses.replace(row, verdict=verdicts.NOT_TESTED)
-    assert ledger._with_premise_made_to_hold(not_tested, "cpu") is not_tested
+    assert icl_claims.with_premise_made_to_hold(not_tested, "cpu") is not_tested
 
 
 def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):

@@ -584,3 +584,5 @@ def test_the_power_sentence_reads_the_power_table_for_the_named_effect():
         verdicts.effect_power_sentence(table, 7, "the paper's gain", {"gain": "the mean"}, "points")
     with pytest.raises(ValueError, match="names"):
         verdicts.effect_power_sentence(table, 6, "the paper's gain", {"other": "x"}, "points")
+    assert verdicts.effect_power_sentence(table, 1, "the paper's gain", {}, "points") == (
+        "with 1 paired seed, the rule's power cannot be estimated: no claim has the two paired differences a spread needs")

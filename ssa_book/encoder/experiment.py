@@ -403,7 +403,7 @@ def paper_gain_power_sentence(runs: list[EncoderRun], table: pd.DataFrame) -> st
     part of the claim, from :func:`power_table`'s ``table``."""
     found = paradigm_verdicts(runs)
     pairs = min(verdict.pairs for verdict in found.values())
-    names = {verdict.claim: part for part, verdict in found.items()}
+    names = {verdict.claim: part for part, verdict in found.items() if len(verdict.differences) >= 2}
     return verdicts.effect_power_sentence(table, pairs, "the paper's gain", names, "points")
 
 

@@ -368,8 +368,8 @@ def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations:
 def paper_gap_power_sentence(found: dict[str, Verdict], table) -> str:
     """The rule's power with the chapter's pairs if SSA's true gain were the paper's gap, for both
     perplexity claims, from :func:`power_table`'s ``table``."""
-    keys = [key for key in ("perplexity_id", "perplexity_ood") if key in found]
-    pairs = min(found[key].pairs for key in keys)
+    keys = [key for key in ("perplexity_id", "perplexity_ood") if key in found and len(found[key].differences) >= 2]
+    pairs = min((found[key].pairs for key in keys), default=min(verdict.pairs for verdict in found.values()))
     names = {found[key].claim: CLAIM_LABELS[key] for key in keys}
     return verdicts.effect_power_sentence(table, pairs, "the paper's gap", names, "nats per token")
 

@@ -1,0 +1,228 @@
+"""The paper's claims the book tests, and what the book found of each: one row per claim.
+
+Each study registers the claims of the paper it tests beside its code, with the function that
+reads their rows from the result cache (:func:`register_claims`); the ledger
+(:mod:`ssa_book.ledger`) iterates the registry in :data:`ORDER`, the front page's order. A row
+never trains: a claim whose results are not cached is "not tested", with the command that
+creates them. The helpers here are what the studies' rows share: a row's sentences, its seeds,
+its parts.
+
+The paper's side of a row is its :class:`PaperClaim`. Published numbers are not copied into it:
+they stay in the study modules that compare against them, and a claim's ``numbers`` reads them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from ssa_book import verdicts
+from ssa_book.results import Provenance
+from ssa_book.verdicts import NOT_TESTED, OUTCOMES, Verdict
+
+# The outcomes of ssa_book.verdicts, the one verdict rule of the book.
+VERDICTS = OUTCOMES
+# The paper's claims, in the order of the front page.
+ORDER = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
+         "benchmarks", "probing", "alternatives", "across_shifts")
+
+
+@dataclasses.dataclass(frozen=True)
+class PaperClaim:
+    claim: str  # the claim in a few words (the ledger's first column)
+    statement: str  # what the paper says; "{...}" fields are filled from `numbers`
+    source: str  # where in the paper
+    chapter: str  # the book page that tests it: a _toc.yml entry's file name without folder
+    numbers: Callable[[], dict] | None = None  # the published numbers, from the chapter module
+
+
+def paper_figure(key: str) -> str:
+    """The paper's side of a row: its statement, with the published numbers filled in."""
+    if key not in PAPER:
+        raise ValueError(f"key must be one of {', '.join(PAPER)}; got {key!r}")
+    claim = PAPER[key]
+    return claim.statement.format(**claim.numbers()) if claim.numbers else claim.statement
+
+
+@dataclasses.dataclass(frozen=True)
+class LedgerRow:
+    key: str  # the claim's key in PAPER
+    claim: str
+    paper: str  # the paper's figure
+    ours: str  # what we measured, or why it is not tested
+    profile: str  # the profile the numbers come from ("live": computed when the page is built)
+    seeds: tuple[int, ...]  # seeds behind `ours` (empty: deterministic, or nothing measured)
+    verdict: str  # one of VERDICTS
+    section: str | None  # the book page (a _toc.yml file entry), None when the book has no such page
+    command: str | None  # the command that (re)creates the cached results behind `ours`
+    wall_time_s: float | None = None  # compute time of those results, from their provenance
+    summary: str = ""  # `ours` in one short sentence: the key numbers and what the seeds decide
+    parts: tuple[str, ...] = ()  # the outcomes of the parts ssa_book.verdicts.combine made the verdict of (empty: none)
+    regime: str = ""  # the training regime the verdict holds in (sizes, steps, learning rate, start, seeds)
+    seed_counts: tuple[int, ...] = ()  # seeds per part where the parts ran different seeds (empty: len(seeds))
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
+
+
+def total_wall_time(provenances: Sequence[Provenance | None]) -> float | None:
+    times = [provenance.wall_time_s for provenance in provenances if provenance is not None]
+    return float(sum(times)) if times else None
+
+
+def missing(key: str, profile: str, command: str, why: str = "results not in the cache", where: str | None = None) -> LedgerRow:
+    """A claim without results: ``why``, then ``command`` to run, or ``where`` (MyST) the reader
+    finds it when the command is the package's plumbing, kept off the argument's pages."""
+    return LedgerRow(key, PAPER[key].claim, paper_figure(key), f"{why}; {where or f'run `{command}`'}", profile, (), NOT_TESTED,
+                     None, command, summary=sentence(why.split(" (")[0]))
+
+
+def sentence(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return text[0].upper() + text[1:] + "." if text else ""
+
+
+def parts_of(verdict: Verdict) -> tuple[str, ...]:
+    """The outcomes of the parts ``verdict`` combines (empty for a single verdict)."""
+    return tuple(part.outcome for _, part in verdict.parts)
+
+
+def judged_parts(verdict: Verdict) -> list[Verdict]:
+    """The verdicts judged on paired seeds inside ``verdict``: itself, or its parts' (recursively)."""
+    if verdict.parts:
+        return [leaf for _, part in verdict.parts for leaf in judged_parts(part)]
+    return [verdict] if verdict.interval is not None else []
+
+
+def seeds_phrase(verdict: Verdict) -> str:
+    """What the seeds decide, in a few words: "3 paired seeds; about 6 to 12 would decide" (at the
+    observed mean and spread, :attr:`ssa_book.verdicts.Verdict.seeds_to_resolve`; "" when nothing was
+    judged on paired seeds)."""
+    judged = judged_parts(verdict)
+    if not judged:
+        return ""
+    fewest, most = min(v.pairs for v in judged), max(v.pairs for v in judged)
+    text = f"{fewest}{'' if fewest == most else f' to {most}'} paired seed{'' if most == 1 else 's'}"
+    undecided = [v for v in judged if v.outcome in verdicts.OPEN]
+    if not undecided:
+        return text
+    needed = sorted(v.seeds_to_resolve for v in undecided if v.seeds_to_resolve)
+    if needed:
+        text += f"; about {needed[0]:,}{'' if needed[0] == needed[-1] else f' to {needed[-1]:,}'} would decide"
+    if any(v.seeds_to_resolve is None for v in undecided):
+        text += f"; {'some' if needed else 'it'} would need more than {verdicts.MAX_SEEDS:,}"
+    return text
+
+
+def short_summary(verdict: Verdict, numbers: str = "") -> str:
+    """A row's summary: its key numbers and what the seeds decide, in one sentence. The parts of a
+    claim of several parts are counted in the verdict's own cell (:func:`comparison_words`), so that
+    the one word there never stands alone over an adverse part."""
+    return sentence("; ".join(part for part in (numbers, seeds_phrase(verdict)) if part))
+
+
+def ours(verdict: Verdict, numbers: str = "") -> str:
+    """Our side of a row: the numbers, then the verdict's own sentence (its evidence), or for a
+    claim of several parts each part's sentence."""
+    if verdict.parts:
+        said = " ".join(part.sentence() for _, part in verdict.parts)
+        listing = "; ".join(f"{name}: {part.label()}" for name, part in verdict.parts)
+        extra = verdict.detail.removeprefix(listing).strip("; ")  # what the chapter added, e.g. a calibration
+        if extra:
+            said += " " + extra[0].upper() + extra[1:].rstrip(".") + "."
+    else:
+        said = verdict.sentence()
+        said = said.split(": ", 1)[1] if ": " in said else said
+        if verdict.detail and verdict.detail not in said:  # e.g. how far the baseline is from its reference
+            said += " " + verdict.detail.rstrip(".") + "."
+    return (f"{numbers}. " if numbers else "") + said[0].upper() + said[1:]
+
+
+def plural(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def paired(seeds: Sequence[int]) -> str:
+    return plural(len(seeds), "paired seed")
+
+
+def tally(verdict: Verdict, one: str, many: str) -> str:
+    """"24 comparisons ...: 20 undecided, 4 no difference that matters" over the judged parts,
+    in the book's words (the treatment named where the word has a direction)."""
+    judged = judged_parts(verdict)
+    counts: dict[str, int] = {}
+    for part in judged:
+        word = part.label()
+        counts[word] = counts.get(word, 0) + 1
+    return f"{len(judged)} {one if len(judged) == 1 else many}: " + ", ".join(f"{n} {word}" for word, n in counts.items())
+
+
+def factored(named: Sequence[tuple[str, str]]) -> str:
+    """"name: value; ..." with what every name shares (comma-separated parts, leading or trailing)
+    said once: [("every, error at sigma 10", "-0.17"), ("some, error at sigma 10", "-0.23")] ->
+    "error at sigma 10: every -0.17; some -0.23"."""
+    parts = [name.split(", ") for name, _ in named]
+    if len(parts) < 2:
+        return "; ".join(f"{name}: {value}" for name, value in named)
+    shortest = min(map(len, parts))
+    lead = next((i for i in range(shortest) if len({tuple(p[:i + 1]) for p in parts}) > 1), shortest)
+    tail = next((i for i in range(shortest - lead) if len({tuple(p[len(p) - i - 1:]) for p in parts}) > 1), shortest - lead)
+    if lead == tail == 0 or any(len(p) == lead + tail for p in parts):
+        return "; ".join(f"{name}: {value}" for name, value in named)
+    shared = ", ".join(parts[0][:lead] + parts[0][len(parts[0]) - tail:])
+    return f"{shared}: " + "; ".join(f"{', '.join(p[lead:len(p) - tail])} {value}" for p, (_, value) in zip(parts, named))
+
+
+# Where a regime's parts split: "4 layers of width 64, 1,000 steps at learning rate 0.001 ...; 3 paired seeds".
+REGIME_PARTS = r", | at |; "
+
+
+# A row's regime names the paper's beside it: "... n = 1.49 (the paper: 12 layers of width 256, ...); 40 paired seeds".
+PAPER_REGIME = re.compile(r" \(the paper: ([^()]*)\)")
+
+
+def differing(regime: str, other: str) -> str:
+    """The parts of ``other`` (comma-separated, as a regime names them) that ``regime`` lacks, so a
+    variant's regime names only what it changes: "1,000 steps"."""
+    mine = set(re.split(REGIME_PARTS, PAPER_REGIME.sub("", regime)))
+    return ", ".join(part for part in re.split(REGIME_PARTS, other) if part not in mine) or "the same"
+
+
+# The rows whose verdicts compare SSA with softmax (the alternatives row judges a statement about
+# other scorers, and the theorem rows are derivations).
+SSA_ROWS = ("quantification", "collapse", "linear", "perplexity_id", "perplexity_ood", "probing", "across_shifts")
+
+
+def comparison_words(row: LedgerRow) -> str:
+    """What the row's comparison found, in the book's words, its parts counted: "SSA worse on 5
+    of 6 parts, undecided on 1"; "SSA worse" for a row of one comparison; for a row that compares
+    no treatment with softmax (the theorems, the alternatives' statement), its parts counted in
+    the claim's words where they differ, else ""."""
+    if row.key not in SSA_ROWS:
+        if len(set(row.parts)) < 2:
+            return ""
+        return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome, "")) for outcome in row.parts], of=" parts")
+    if not row.parts:
+        return verdicts.outcome_words(row.verdict)
+    return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome)) for outcome in row.parts], of=" parts")
+
+
+# The registry: the paper's side of each claim, and for each group of claims a study registered
+# together the function that gives their rows at a profile.
+PAPER: dict[str, PaperClaim] = {}
+ROWS: dict[tuple[str, ...], Callable[[str], list[LedgerRow]]] = {}
+
+
+def register_claims(claims: Mapping[str, PaperClaim], rows: Callable[[str], list[LedgerRow]]) -> None:
+    """Register a study's ``claims`` (keys of :data:`ORDER`) with ``rows(profile)``, which gives
+    one :class:`LedgerRow` per claim, in the order of ``claims``."""
+    unknown = [key for key in claims if key not in ORDER]
+    if unknown:
+        raise ValueError(f"claims: {', '.join(unknown)} not in ORDER ({', '.join(ORDER)})")
+    taken = [key for key in claims if key in PAPER and PAPER[key].statement != claims[key].statement]
+    if taken:
+        raise ValueError(f"claims: {', '.join(taken)} registered already, by another study")
+    PAPER.update(claims)
+    ROWS[tuple(claims)] = rows

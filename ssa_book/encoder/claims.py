@@ -1,0 +1,52 @@
+"""The paper's encoder claim (grammatical probing on Zorro) as a row of the ledger, from the
+encoder chapter's cached runs and verdict."""
+
+from __future__ import annotations
+
+from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, parts_of, register_claims, short_summary, total_wall_time
+from ssa_book.encoder import experiment as encoder_experiment
+from ssa_book.encoder.experiment import PAPER_ACCURACIES
+from ssa_book.results import CacheMissError
+
+
+def _probing_numbers() -> dict:
+
+    gains = [paper["ssa"] - paper["softmax"] for paper in PAPER_ACCURACIES.values()]
+    return {"paradigms": len(gains), "low": min(gains), "high": max(gains)}
+
+
+def encoder_row(profile: str) -> LedgerRow:
+    experiment = encoder_experiment
+    command = experiment.regenerate_command(profile)
+    try:
+        runs = experiment.run_all(profile, progress=False)
+    except CacheMissError:
+        return missing("probing", profile, command)
+    verdict = experiment.probing_verdict(runs)
+    provenances = [run.provenance for run in runs]
+    headline = verdict.parts[0][1] if verdict.parts else verdict
+    short = (f"SSA's mean gain over softmax on the paper's paradigms: {headline.effect:+.2g} {headline.units}"
+             if headline.effect is not None else "")
+    return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), ours(verdict), profile,
+                     tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
+                     total_wall_time(provenances), short_summary(verdict, short), parts_of(verdict),
+                     f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}")
+
+
+CLAIMS: dict[str, PaperClaim] = {
+    "probing": PaperClaim(
+        "Encoder (BabyBERTa) grammatical probing on Zorro",
+        "SSA beats softmax on the {paradigms} paradigms it reports, by {low:.2f} to {high:.2f} "
+        "accuracy points.",
+        "paper, BabyBERTa Zorro table (holistic scoring)",
+        "encoder",
+        _probing_numbers,
+    ),
+}
+
+
+def _rows(profile: str) -> list[LedgerRow]:
+    return [encoder_row(profile)]
+
+
+register_claims(CLAIMS, _rows)

@@ -1,0 +1,119 @@
+"""The paper's statement on the alternative scorers, and SSA across two kinds of shift, as rows of
+the ledger: the Alternative scorers chapter's cached runs (:mod:`ssa_book.alternatives`) until every
+in-context cell of the paper's alternatives is filled in the leaderboard (:mod:`ssa_book.leaderboard`),
+then the leaderboard's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ssa_book import leaderboard as leaderboard_study
+from ssa_book.alternatives import comparison as alternatives_comparison
+from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, register_claims, short_summary, tally, total_wall_time
+from ssa_book.icl import study as icl_study
+from ssa_book.plotting import scorer_label
+from ssa_book.retrieval import experiment as retrieval_experiment
+
+
+def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
+    retrieval = retrieval_experiment
+    model, train, _ = retrieval.PROFILE_SIZES[profile]
+    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}; max retrieval: {model.depth} layers of width "
+            f"{model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, sets of {train.items} items; "
+            f"{paired(seeds)}")
+
+
+def alternatives_row(profile: str) -> LedgerRow:
+    """The Alternative scorers chapter's verdict on the paper's statement (``ssa_book.alternatives``),
+    from whatever runs of the alternatives the paper tried are cached (all seeds of a scorer and
+    task, next to softmax's)."""
+    comparison = alternatives_comparison
+    scorers = ("softmax", *comparison.PAPER_ALTERNATIVES)
+    command = comparison.regenerate_command(profile)
+    leaderboard = leaderboard_study
+    board = leaderboard.read(profile, train=False)
+    runs, cached, planned = comparison.cached_runs(profile, scorers=scorers)
+    if leaderboard.statement_complete(board):
+        return alternatives_row_at_ten_seeds(profile, board, runs)
+    if not runs:
+        return missing("alternatives", profile, command, "no alternative scorer's results in the cache")
+    verdict = comparison.statement_verdict(runs)
+    infos = [run.provenance for by_scorer in runs.values() for seed_runs in by_scorer.values() for run in seed_runs]
+    coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
+    return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), ours(verdict) + coverage, profile,
+                     tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, total_wall_time(infos),
+                     short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
+                                                   "comparisons of the paper's alternatives with softmax")),
+                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(comparison.chapter_seeds(profile))}")
+
+
+def leaderboard_row(profile: str) -> LedgerRow:
+    """SSA against softmax in every column of the leaderboard (``ssa_book.leaderboard``), combined,
+    from whatever cells the cache fills; the scorers better than softmax in each column."""
+    leaderboard = leaderboard_study
+
+    command = leaderboard.regenerate_command(profile)
+    board = leaderboard.read(profile, train=False)
+    if not board.cells:
+        return missing("across_shifts", profile, command, "no cell of the leaderboard in the cache")
+    verdict = leaderboard.ssa_verdict(board)
+    columns = [each for each in leaderboard.COLUMNS if board.cell("ssa", each.key) is not None]
+    numbers = "; ".join(f"{each.label}: SSA {board.cell('ssa', each.key).mean:.3g}, softmax {board.cell('softmax', each.key).mean:.3g}"
+                        for each in columns)
+    better = leaderboard.best_scorers(board)
+    winners = "; ".join(f"{each.label}: {', '.join(scorer_label(s) for s in better[each.key]) or 'none'}"
+                        for each in leaderboard.COLUMNS if board.cell("softmax", each.key) is not None)
+    text = ours(verdict, f"Error at the out-of-distribution point ({numbers})")
+    text += f" Scorers better than softmax by the rule, per column: {winners}."
+    if not board.complete:
+        text += " " + board.progress_sentence()
+    seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
+    short = f"SSA against softmax on {len(columns)} of {len(leaderboard.COLUMNS)} kinds of shift"
+    return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
+                     verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
+                     leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)))
+
+
+def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
+    """The paper's statement as the leaderboard reads it (every in-context cell of the paper's
+    alternatives filled, :func:`ssa_book.leaderboard.statement_complete`): its seeds replace the
+    chapter's three; the chapter's outcome is kept as a note."""
+    leaderboard = leaderboard_study
+    comparison = alternatives_comparison
+    verdict = leaderboard.statement_verdict(board)
+    chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
+               f"the shifted sigmas, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
+    seeds = leaderboard.seeds(leaderboard.ICL, profile)
+    text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at sigma = {leaderboard.TEN_TIMES} of the four "
+            f"in-context panels. " + ours(verdict) + chapter)
+    return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), text, profile, tuple(seeds),
+                     verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
+                     short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
+                                                   "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"),
+                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}")
+
+
+CLAIMS: dict[str, PaperClaim] = {
+    "alternatives": PaperClaim(
+        "Alternative scorers",
+        "Temperature softmax, sparsemax, entmax, cosFormer, SA-softmax and others were tried: "
+        "none consistently better than softmax (numbers not published).",
+        "paper, discussion of alternative scoring functions",
+        "alternative_scorers",
+    ),
+    "across_shifts": PaperClaim(
+        "Beyond the paper: SSA under another kind of shift",
+        "The paper's thesis is that SSA generalises better than softmax under distribution shift; it tests "
+        "one kind, the scale of the inputs. The leaderboard asks it on that shift and on a second one the "
+        "paper does not test, set size in max retrieval (Veličković et al. 2025), beside every other scorer.",
+        "paper, abstract (its general claim); the second shift is not in the paper",
+        "leaderboard",
+    ),
+}
+
+
+def _rows(profile: str) -> list[LedgerRow]:
+    return [alternatives_row(profile), leaderboard_row(profile)]
+
+
+register_claims(CLAIMS, _rows)

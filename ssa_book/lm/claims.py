@@ -1,0 +1,86 @@
+"""The paper's decoder claims (perplexity in and out of distribution, the lm-eval benchmarks) as
+rows of the ledger, from the decoder chapter's cached runs and verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, register_claims, short_summary, total_wall_time
+from ssa_book.lm import experiment as lm_experiment
+from ssa_book.lm.experiment import PAPER_LM_EVAL, PAPER_PERPLEXITY
+from ssa_book.results import CacheMissError
+
+
+def _perplexity_numbers(split: str) -> Callable[[], dict]:
+    def numbers() -> dict:
+
+        return PAPER_PERPLEXITY[split]
+
+    return numbers
+
+
+def _benchmark_numbers() -> dict:
+
+    gains = {metric: ssa - softmax for metric, (softmax, ssa) in PAPER_LM_EVAL.items()}
+    best = max(gains, key=gains.get)
+    return {
+        "better": sum(gain > 0 for gain in gains.values()), "metrics": len(gains), "best": best,
+        "best_softmax": PAPER_LM_EVAL[best][0], "best_ssa": PAPER_LM_EVAL[best][1],
+    }
+
+
+def decoder_rows(profile: str) -> list[LedgerRow]:
+    experiment = lm_experiment
+    command = experiment.regenerate_command(profile)
+    benchmark_command = experiment.paper_commands()["lm-eval benchmarks"]
+    benchmarks = missing("benchmarks", profile, benchmark_command,
+                          "not measured: the book caches no lm-eval results (at the book's cpu scale the models would score at chance)",
+                          "the commands that run them on GPUs are on the {ref}`reproducing page <paper-on-gpus>`")
+    try:
+        runs = experiment.results(profile)
+    except CacheMissError:
+        return [missing("perplexity_id", profile, command), missing("perplexity_ood", profile, command), benchmarks]
+    provenances = [run.provenance for run in runs]
+    claims = experiment.claim_verdicts(runs, profile=profile)
+    summary = experiment.verdict(runs)
+    seeds = tuple(sorted({run.seed for run in runs}))
+    rows = []
+    for key, split in (("perplexity_id", "in distribution"), ("perplexity_ood", "out of distribution")):
+        means = {scorer: float(sum(getattr(run, key) for run in runs if run.scorer == scorer) / max(1, sum(run.scorer == scorer for run in runs)))
+                 for scorer in ("softmax", "ssa")}
+        numbers = (f"{summary['parameters'] / 1e6:.3g}M parameters, {summary['tokens_trained'] / 1e6:.3g}M tokens: perplexity "
+                   f"{means['softmax']:.2f} with softmax, {means['ssa']:.2f} with SSA {split}")
+        short = f"perplexity {means['softmax']:.1f} with softmax, {means['ssa']:.1f} with SSA, at {summary['parameters'] / 1e6:.3g}M parameters"
+        rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(claims[key], numbers), profile, seeds,
+                              claims[key].outcome, None, command, total_wall_time(provenances), short_summary(claims[key], short),
+                              regime=f"{experiment.regime(profile)}; {paired(seeds)}"))
+    return rows + [benchmarks]
+
+
+CLAIMS: dict[str, PaperClaim] = {
+    "perplexity_id": PaperClaim(
+        "Decoder perplexity, in distribution",
+        "The paper's decoder on FineWeb-Edu: perplexity {softmax:.2f} with softmax, {ssa:.2f} with SSA.",
+        "paper, decoder perplexity table (1000 samples of 1024 tokens)",
+        "decoder",
+        _perplexity_numbers("id"),
+    ),
+    "perplexity_ood": PaperClaim(
+        "Decoder perplexity, out of distribution",
+        "The same models on Wikipedia: perplexity {softmax:.2f} with softmax, {ssa:.2f} with SSA.",
+        "paper, decoder perplexity table (1000 samples of 1024 tokens)",
+        "decoder",
+        _perplexity_numbers("ood"),
+    ),
+    "benchmarks": PaperClaim(
+        "Decoder benchmarks (lm-eval)",
+        "SSA scores higher on {better} of {metrics} lm-eval metrics; largest gain {best}: "
+        "{best_softmax:.4f} → {best_ssa:.4f}.",
+        "paper, lm-eval table (shot count not stated)",
+        "decoder",
+        _benchmark_numbers,
+    ),
+}
+
+
+register_claims(CLAIMS, decoder_rows)
