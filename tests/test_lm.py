@@ -356,3 +356,16 @@ def test_the_decoder_trains_under_bfloat16_autocast_as_on_a_gpu(scorer):
     loss.backward()
     assert math.isfinite(loss.item())
     assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+
+
+def test_the_papers_gap_is_placed_against_each_perplexity_interval():
+    from ssa_book.lm import experiment
+    from ssa_book.verdicts import UNDECIDED, Verdict
+
+    gap = experiment.paper_log_gap("id")
+    found = {"perplexity_id": Verdict("id", UNDECIDED, interval=(-0.04, gap / 2)),
+             "perplexity_ood": Verdict("ood", UNDECIDED, interval=(-0.01, 1.0))}
+    sentence = experiment.paper_gap_sentence(found)
+    assert sentence.startswith("the paper's gap lies above our interval (perplexity in distribution: interval [-0.040,")
+    assert "the paper's gap lies inside our interval (perplexity out of distribution" in sentence
+    assert experiment.paper_gap_sentence({"perplexity_id": Verdict("id", UNDECIDED)}) == ""
