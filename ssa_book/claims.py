@@ -61,6 +61,7 @@ class LedgerRow:
     parts: tuple[str, ...] = ()  # the outcomes of the parts ssa_book.verdicts.combine made the verdict of (empty: none)
     regime: str = ""  # the training regime the verdict holds in (sizes, steps, learning rate, start, seeds)
     seed_counts: tuple[int, ...] = ()  # seeds per part where the parts ran different seeds (empty: len(seeds))
+    published_excluded: bool = False  # the 95% interval excludes an effect of the size the paper publishes
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:

@@ -320,7 +320,10 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
     if undecided:
         listed = "; ".join(f"{row.claim} ({_seed_counts_text(row)}{', too few to decide' if row.verdict == verdicts.TOO_FEW_SEEDS else ''})"
                            for row in undecided)
-        bullets.append(f"**Undecided**, at the seeds run so far: {listed}. Each row says how many seeds would decide it.")
+        excluded = [row.claim for row in undecided if row.published_excluded]
+        beside = (f" For {_listed(excluded)}, the 95% interval at the book's scale already excludes an effect the size of the paper's."
+                  if excluded else "")
+        bullets.append(f"**Undecided**, at the seeds run so far: {listed}. Each row says how many seeds would decide it.{beside}")
     untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.NOT_LEARNED, verdicts.PREMISE_ABSENT)]
     if untested:
         bullets.append("**Not tested or premise absent**: " + "; ".join(f"{row.claim} ({verdicts.claim_word(row.verdict)})" for row in untested) + ".")

@@ -937,6 +937,38 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
     return pd.DataFrame(rows, columns=columns).set_index(["claim", "true effect"])
 
 
+def effect_placement(verdict: Verdict, effect: float) -> str | None:
+    """Where a true ``effect`` (in the claim's direction, such as a published one) lies against
+    ``verdict``'s interval: "above" (the interval excludes it), "inside" or "below"; None without
+    an interval."""
+    if verdict.interval is None:
+        return None
+    low, high = verdict.interval
+    return "above" if effect > high else "below" if effect < low else "inside"
+
+
+def published_effect_sentence(items: Mapping[str, tuple[Verdict, float]], units: str, effect: str = "the paper's gain",
+                              spec: str = "+.3f") -> str:
+    """Where a published ``effect`` lies against each interval of ``items`` (``{name on the page:
+    (verdict, the published effect)}``): above it (the interval excludes an effect of the
+    published size), inside it, or below it; "" when no verdict has an interval."""
+    placed: dict[str, list[str]] = {"above": [], "inside": [], "below": []}
+    for name, (verdict, published) in items.items():
+        where = effect_placement(verdict, published)
+        if where is not None:
+            low, high = verdict.interval
+            placed[where].append(f"{name}: interval [{low:{spec}}, {high:{spec}}], the paper's {published:{spec.lstrip('+')}}")
+    parts = []
+    if placed["above"]:
+        parts.append(f"{effect} lies above our interval ({'; '.join(placed['above'])} {units}): at this scale the 95% interval "
+                     f"excludes an effect of the paper's size, not one of the threshold's")
+    if placed["inside"]:
+        parts.append(f"{effect} lies inside our interval ({'; '.join(placed['inside'])} {units})")
+    if placed["below"]:
+        parts.append(f"our interval lies above {effect} ({'; '.join(placed['below'])} {units})")
+    return "; ".join(parts)
+
+
 def effect_power_sentence(table, pairs: int, effect: str, names: Mapping[str, str], units: str, treatment: str = "SSA") -> str:
     """What :func:`power_table`'s ``table`` says of one true ``effect`` (a label of its "true
     effect" level, such as the paper's gap) with ``pairs`` pairs, for the claims ``names`` maps to

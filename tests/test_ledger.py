@@ -286,7 +286,12 @@ def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
                                  "undecided on 1).") for bullet in found)
     assert not any("SSA worse on 1 of 2" in bullet for bullet in found)
     assert any(bullet.startswith("**Undecided**") and "Perplexity_Id (3 seeds)" in bullet for bullet in found)
+    assert not any("excludes" in bullet for bullet in found)
     assert found[-1] == "**Not tested or premise absent**: Benchmarks (not tested)."
+    rows = [dataclasses.replace(each, published_excluded=each.key in ("perplexity_id", "probing")) for each in rows]
+    undecided = next(bullet for bullet in ledger.findings(rows) if bullet.startswith("**Undecided**"))
+    assert undecided.endswith("For Perplexity_Id and Probing, the 95% interval at the book's scale already excludes an effect the "
+                              "size of the paper's.")
 
 
 def test_markdown_keeps_every_row_and_escapes_pipes():

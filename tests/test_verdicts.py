@@ -586,3 +586,14 @@ def test_the_power_sentence_reads_the_power_table_for_the_named_effect():
         verdicts.effect_power_sentence(table, 6, "the paper's gain", {"other": "x"}, "points")
     assert verdicts.effect_power_sentence(table, 1, "the paper's gain", {}, "points") == (
         "with 1 paired seed, the rule's power cannot be estimated: no claim has the two paired differences a spread needs")
+
+
+def test_a_published_effect_is_placed_against_each_interval():
+    below, inside = verdicts.Verdict("a", verdicts.UNDECIDED, interval=(-1.0, 2.0)), verdicts.Verdict("b", verdicts.UNDECIDED, interval=(5.0, 12.0))
+    assert verdicts.effect_placement(below, 10.0) == "above" and verdicts.effect_placement(inside, 10.0) == "inside"
+    assert verdicts.effect_placement(inside, 4.0) == "below" and verdicts.effect_placement(verdicts.Verdict("c", verdicts.UNDECIDED), 1.0) is None
+    sentence = verdicts.published_effect_sentence({"first": (below, 10.0), "second": (inside, 10.0)}, "points", spec="+.1f")
+    assert sentence == ("the paper's gain lies above our interval (first: interval [-1.0, +2.0], the paper's 10.0 points): at this "
+                        "scale the 95% interval excludes an effect of the paper's size, not one of the threshold's; the paper's "
+                        "gain lies inside our interval (second: interval [+5.0, +12.0], the paper's 10.0 points)")
+    assert verdicts.published_effect_sentence({"none": (verdicts.Verdict("c", verdicts.UNDECIDED), 1.0)}, "points") == ""

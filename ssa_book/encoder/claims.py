@@ -27,10 +27,14 @@ def encoder_row(profile: str) -> LedgerRow:
     headline = verdict.parts[0][1] if verdict.parts else verdict
     short = (f"SSA's mean gain over softmax on the paper's paradigms: {headline.effect:+.2g} {headline.units}"
              if headline.effect is not None else "")
+    excluded = experiment.paper_gain_placement(runs)[experiment.HEADLINE] == "above"
+    if short and excluded:
+        gains = experiment.paper_gains().values()
+        short += f"; the 95% interval excludes the paper's mean gain ({sum(gains) / len(gains):.1f} points)"
     return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), ours(verdict), profile,
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
                      total_wall_time(provenances), short_summary(verdict, short), parts_of(verdict),
-                     f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}")
+                     f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}", published_excluded=excluded)
 
 
 CLAIMS: dict[str, PaperClaim] = {

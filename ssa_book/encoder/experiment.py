@@ -38,7 +38,7 @@ from ssa_book.encoder.train import train_and_probe
 
 # The paper's four BabyBERTa variants: softmax, SSA with learned b and n, and SSA with n fixed.
 VARIANTS = ("softmax", "ssa", "ssa_n1.5", "ssa_n2")
-SEEDS_PER_PROFILE = {"smoke": 1, "cpu": 3, "paper": 3}
+SEEDS_PER_PROFILE = {"smoke": 1, "cpu": 8, "paper": 3}
 EXPERIMENT = "encoder"
 CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"  # the same variable as the ICL runs' (ssa_book.icl.train)
 
@@ -405,6 +405,22 @@ def paper_gain_power_sentence(runs: list[EncoderRun], table: pd.DataFrame) -> st
     pairs = min(verdict.pairs for verdict in found.values())
     names = {verdict.claim: part for part, verdict in found.items() if len(verdict.differences) >= 2}
     return verdicts.effect_power_sentence(table, pairs, "the paper's gain", names, "points")
+
+
+def paper_gain_placement(runs: list[EncoderRun]) -> dict[str, str | None]:
+    """Where the paper's gain lies against each part's interval: "above", "inside", "below" or None."""
+    gains = paper_gains()
+    return {part: verdicts.effect_placement(verdict, gains.get(part, float(np.mean(list(gains.values())))))
+            for part, verdict in paradigm_verdicts(runs).items()}
+
+
+def paper_gain_sentence(runs: list[EncoderRun]) -> str:
+    """Where the paper's gain lies against each part's interval (for the mean over paradigms, the
+    mean of its gains; :func:`ssa_book.verdicts.published_effect_sentence`)."""
+    gains = paper_gains()
+    return verdicts.published_effect_sentence(
+        {part: (verdict, gains.get(part, float(np.mean(list(gains.values()))))) for part, verdict in paradigm_verdicts(runs).items()},
+        "accuracy points", spec="+.2f")
 
 
 def claims_table() -> pd.DataFrame:

@@ -51,11 +51,12 @@ def decoder_rows(profile: str) -> list[LedgerRow]:
         numbers = (f"{summary['parameters'] / 1e6:.3g}M parameters, {summary['tokens_trained'] / 1e6:.3g}M tokens: perplexity "
                    f"{means['softmax']:.2f} with softmax, {means['ssa']:.2f} with SSA {split}")
         short = f"perplexity {means['softmax']:.1f} with softmax, {means['ssa']:.1f} with SSA, at {summary['parameters'] / 1e6:.3g}M parameters"
-        if experiment.paper_gap_placement(claims, key) == "above":
+        excluded = experiment.paper_gap_placement(claims, key) == "above"
+        if excluded:
             short += f"; the 95% interval excludes the paper's gain ({experiment.paper_log_gap(key.removeprefix('perplexity_')):.3f} nats per token)"
         rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(claims[key], numbers), profile, seeds,
                               claims[key].outcome, None, command, total_wall_time(provenances), short_summary(claims[key], short),
-                              regime=f"{experiment.regime(profile)}; {paired(seeds)}"))
+                              regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded))
     return rows + [benchmarks]
 
 

@@ -377,33 +377,15 @@ def paper_gap_power_sentence(found: dict[str, Verdict], table) -> str:
 def paper_gap_placement(found: dict[str, Verdict], key: str) -> str | None:
     """Where the paper's gap lies against perplexity claim ``key``'s interval (in the paper's
     direction): "above", "inside" or "below"; None without an interval."""
-    verdict = found.get(key)
-    if verdict is None or verdict.interval is None:
-        return None
-    gap, (low, high) = paper_log_gap(key.removeprefix("perplexity_")), verdict.interval
-    return "above" if gap > high else "below" if gap < low else "inside"
+    return verdicts.effect_placement(found[key], paper_log_gap(key.removeprefix("perplexity_"))) if key in found else None
 
 
 def paper_gap_sentence(found: dict[str, Verdict]) -> str:
-    """Where the paper's gap lies against each perplexity claim's interval (in the paper's
-    direction): above it (the interval excludes a gain of the paper's size), inside it, or below it;
-    "" when no claim has an interval."""
-    placed = {"above": [], "inside": [], "below": []}
-    for key in ("perplexity_id", "perplexity_ood"):
-        where = paper_gap_placement(found, key)
-        if where is None:
-            continue
-        gap, (low, high) = paper_log_gap(key.removeprefix("perplexity_")), found[key].interval
-        placed[where].append(f"{CLAIM_LABELS[key]}: interval [{low:+.3f}, {high:+.3f}], the paper's {gap:.3f}")
-    parts = []
-    if placed["above"]:
-        parts.append(f"the paper's gap lies above our interval ({'; '.join(placed['above'])} nats per token): at this scale "
-                     "the 95% interval excludes a gain of the paper's size, not one of the threshold's")
-    if placed["inside"]:
-        parts.append(f"the paper's gap lies inside our interval ({'; '.join(placed['inside'])} nats per token)")
-    if placed["below"]:
-        parts.append(f"our interval lies above the paper's gap ({'; '.join(placed['below'])} nats per token)")
-    return "; ".join(parts)
+    """Where the paper's gap lies against each perplexity claim's interval
+    (:func:`ssa_book.verdicts.published_effect_sentence`)."""
+    return verdicts.published_effect_sentence(
+        {CLAIM_LABELS[key]: (found[key], paper_log_gap(key.removeprefix("perplexity_")))
+         for key in ("perplexity_id", "perplexity_ood") if key in found}, "nats per token", "the paper's gap")
 
 
 def claims_table():
