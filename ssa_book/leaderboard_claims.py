@@ -7,16 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ssa_book import leaderboard as leaderboard_study
-from ssa_book.alternatives import comparison as alternatives_comparison
+from ssa_book import leaderboard
+from ssa_book.alternatives import comparison
 from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, register_claims, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
 from ssa_book.plotting import scorer_label
-from ssa_book.retrieval import experiment as retrieval_experiment
+from ssa_book.retrieval import experiment as retrieval
 
 
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
-    retrieval = retrieval_experiment
     model, train, _ = retrieval.PROFILE_SIZES[profile]
     return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}; max retrieval: {model.depth} layers of width "
             f"{model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, sets of {train.items} items; "
@@ -27,10 +26,8 @@ def alternatives_row(profile: str) -> LedgerRow:
     """The Alternative scorers chapter's verdict on the paper's statement (``ssa_book.alternatives``),
     from whatever runs of the alternatives the paper tried are cached (all seeds of a scorer and
     task, next to softmax's)."""
-    comparison = alternatives_comparison
     scorers = ("softmax", *comparison.PAPER_ALTERNATIVES)
     command = comparison.regenerate_command(profile)
-    leaderboard = leaderboard_study
     board = leaderboard.read(profile, train=False)
     runs, cached, planned = comparison.cached_runs(profile, scorers=scorers)
     if leaderboard.statement_complete(board):
@@ -50,8 +47,6 @@ def alternatives_row(profile: str) -> LedgerRow:
 def leaderboard_row(profile: str) -> LedgerRow:
     """SSA against softmax in every column of the leaderboard (``ssa_book.leaderboard``), combined,
     from whatever cells the cache fills; the scorers better than softmax in each column."""
-    leaderboard = leaderboard_study
-
     command = leaderboard.regenerate_command(profile)
     board = leaderboard.read(profile, train=False)
     if not board.cells:
@@ -78,8 +73,6 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
     """The paper's statement as the leaderboard reads it (every in-context cell of the paper's
     alternatives filled, :func:`ssa_book.leaderboard.statement_complete`): its seeds replace the
     chapter's three; the chapter's outcome is kept as a note."""
-    leaderboard = leaderboard_study
-    comparison = alternatives_comparison
     verdict = leaderboard.statement_verdict(board)
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
                f"the shifted sigmas, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")

@@ -4,7 +4,7 @@ encoder chapter's cached runs and verdict."""
 from __future__ import annotations
 
 from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, parts_of, register_claims, short_summary, total_wall_time
-from ssa_book.encoder import experiment as encoder_experiment
+from ssa_book.encoder import experiment
 from ssa_book.encoder.experiment import PAPER_ACCURACIES
 from ssa_book.results import CacheMissError
 
@@ -16,7 +16,6 @@ def _probing_numbers() -> dict:
 
 
 def encoder_row(profile: str) -> LedgerRow:
-    experiment = encoder_experiment
     command = experiment.regenerate_command(profile)
     try:
         runs = experiment.run_all(profile, progress=False)

@@ -12,7 +12,7 @@ import numpy as np
 from ssa_book import verdicts
 from ssa_book.claims import (PAPER, PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, missing, ours, paired, paper_figure,
                              parts_of, plural, register_claims, sentence, short_summary, total_wall_time)
-from ssa_book.icl import experiments as icl_experiments, study as icl_study, tasks as icl_tasks, verdicts as icl_verdicts_module
+from ssa_book.icl import experiments, study, tasks as icl_tasks, verdicts as icl_verdicts_module
 from ssa_book.results import CacheMissError
 from ssa_book.verdicts import NOT_TESTED, Verdict
 
@@ -28,14 +28,14 @@ def _icl_runs(experiments, task: str, profile: str, scorers=("softmax", "ssa")) 
 
 def _icl_regime(task: str, profile: str) -> str:
     """The in-context chapters' training regime on ``task``, the paper's beside it."""
-    return icl_study.ARMS["ssa"].regime(task, profile)
+    return study.ARMS["ssa"].regime(task, profile)
 
 
 def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable, short: Callable) -> LedgerRow:
     """A row from the cached ICL runs of every task in ``tasks`` (all must be cached):
     ``judge(icl_verdicts, runs_by_task)`` gives the verdict, ``numbers(icl_verdicts, runs_by_task)``
     a text of our numbers and ``short(icl_verdicts, runs_by_task)`` the few of them the summary gives."""
-    experiments, icl_verdicts = icl_experiments, icl_verdicts_module
+    icl_verdicts = icl_verdicts_module
     # The tasks' chapter: icl_quantification, icl_linear, or (all three tasks) icl_collapse.
     command = experiments.regenerate_command(profile, tasks[0] if len(tasks) < 3 else None)
     runs_by_task, provenances = {}, []
@@ -107,7 +107,6 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
     """``row``, judged on the chapter's few seeds, replaced by the powered study's answer
     (:func:`ssa_book.icl.study.claim_verdict`) on the tasks where the study's runs are complete; while
     none is, ``row`` with how many of the study's runs are cached."""
-    study = icl_study
     compared = study.comparison(comparison, profile)
     if compared is None:  # not in the plan at this profile
         return row
@@ -137,7 +136,6 @@ def collapse_row(profile: str) -> LedgerRow:
         return f"attention share on an injected extreme value: {masses}"
 
     def judge(icl_verdicts, runs_by_task):
-        experiments = icl_experiments
         try:  # the logit spreads complete the premise's measurement; without them, the attention shares alone
             spreads = {task: experiments.load_logit_spreads(task, profile=profile, seeds=experiments.SEEDS) for task in runs_by_task}
         except CacheMissError:
@@ -157,7 +155,6 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     the first attention layer): softmax's first-layer largest weight along sigma there, and
     whether SSA then generalises better (:func:`ssa_book.icl.study.claim_verdict`), as a second part
     of the claim once the variant's runs are complete on a task."""
-    study = icl_study
     compared = study.comparison(study.PREMISE_COMPARISON, profile)
     if compared is None or row.verdict == NOT_TESTED:
         return row

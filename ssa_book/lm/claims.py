@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, register_claims, short_summary, total_wall_time
-from ssa_book.lm import experiment as lm_experiment
+from ssa_book.lm import experiment
 from ssa_book.lm.experiment import PAPER_LM_EVAL, PAPER_PERPLEXITY
 from ssa_book.results import CacheMissError
 
@@ -30,7 +30,6 @@ def _benchmark_numbers() -> dict:
 
 
 def decoder_rows(profile: str) -> list[LedgerRow]:
-    experiment = lm_experiment
     command = experiment.regenerate_command(profile)
     benchmark_command = experiment.paper_commands()["lm-eval benchmarks"]
     benchmarks = missing("benchmarks", profile, benchmark_command,
