@@ -16,8 +16,8 @@ from ssa_book.retrieval import experiment as retrieval
 
 
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
-    model, train, _ = retrieval.PROFILE_SIZES[profile]
-    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}; max retrieval: {model.depth} layers of width "
+    model, train, _ = retrieval.PROFILE_SIZES[retrieval.SHORT][profile]
+    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}; max retrieval (the chapter's short setup): {model.depth} layers of width "
             f"{model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, sets of {train.items} items; "
             f"{paired(seeds)}")
 

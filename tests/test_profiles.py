@@ -90,10 +90,10 @@ def _performance(profile, _):
     return bench_config(profile, "cpu")
 
 
-def _retrieval(profile, _):
+def _retrieval(profile, setup):
     from ssa_book.retrieval.experiment import experiment_config
 
-    return experiment_config("softmax", profile)
+    return experiment_config("softmax", profile, setup=setup)
 
 
 # The config builders the chapters' code calls, written out here independently of ssa_book.sizes.

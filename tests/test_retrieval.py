@@ -143,11 +143,18 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     from ssa.scoring import scorer_names
 
     runs = plan("max_retrieval", "cpu")
-    assert len(runs) == (len(scorer_names()) + len(experiment.VARIANTS)) * len(experiment.SEEDS["cpu"])
+    seeds = experiment.SEEDS["cpu"]
+    original = len(experiment.ORIGINAL_SCORERS) * len(seeds)
+    assert len(runs) == (len(scorer_names()) + len(experiment.VARIANTS)) * len(seeds) + original
     assert [run.arguments for run in runs[:2]] == [("softmax", 0), ("ssa", 0)]
     # the variants come after every registered scorer's seeds, and can be asked for by name
-    assert {run.arguments[0] for run in runs[-2 * len(experiment.SEEDS["cpu"]):]} == set(experiment.VARIANTS)
+    assert {run.arguments[0] for run in runs[-original - 2 * len(seeds):-original]} == set(experiment.VARIANTS)
     assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [("ssa_authors_start", 0)]
+    # then the original setup's, seed by seed, of its scorers among those asked for
+    assert [run.arguments for run in runs[-original:][:3]] == [(name, 0, experiment.ORIGINAL) for name in experiment.ORIGINAL_SCORERS]
+    assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[4], scorers=["ssa", "sparsemax"])] == [
+        ("ssa", 4), ("sparsemax", 4), ("ssa", 4, experiment.ORIGINAL)]
+    assert {experiment.CHAPTER.part(run) for run in runs} == {"short setup", "original setup"}
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
     from ssa_book.sizes import sizes
@@ -231,3 +238,38 @@ def test_a_query_from_the_set_ignores_the_order_of_its_items():
                                                               weight_decay=0.01))
     first, second = experiment.run(config, device="cpu", progress=False), experiment.run(config, device="cpu", progress=False)
     assert first["accuracy"] == second["accuracy"] and len(first["accuracy"]) == len(config.eval.sizes)
+
+
+def test_the_original_setup_is_a_config_and_a_folder_of_its_own():
+    from ssa_book.results import config_dict
+
+    short = experiment.experiment_config("ssa", "cpu", 2)
+    original = experiment.experiment_config("ssa", "cpu", 2, setup=experiment.ORIGINAL)
+    assert short.name == "retrieval/runs/ssa" and original.name == "retrieval/original/ssa"
+    assert (original.model.query, original.train.min_items, original.train.optimizer) == ("input", 5, "adamw")
+    assert original.train.weight_decay > 0 and original.train.seed == 2
+    assert original.eval.sizes == tuple(2**k for k in range(4, 15))  # 16 to 16,384: the original's table
+    assert config_dict(short) != config_dict(original)
+    assert "setup" not in config_dict(short) and config_dict(original)["setup"] == "original"
+    with pytest.raises(ValueError, match="setup must be one of short, original; got 'theirs'"):
+        experiment.experiment_config("ssa", "cpu", setup="theirs")
+    with pytest.raises(ValueError, match="setup must be one of"):
+        experiment.RetrievalExperiment(short.model, short.train, short.eval, setup="theirs")
+    assert "a query computed from the set" in analysis.regime("cpu", experiment.ORIGINAL)
+    assert "one learned query" in analysis.regime("cpu") and "10 paired seeds" in analysis.regime("cpu")
+
+
+def test_the_replication_table_shows_every_size_with_a_dash_where_they_publish_none():
+    seeds = range(4)
+    sizes = [16, 256, 512, 1024, 2048, 4096]
+
+    def made(name, shift):
+        return [_sized_run(name, s, [0.9 + shift, 0.5, 0.4 + shift, 0.3 + shift, 0.2 + shift, 0.1], tuple(sizes)) for s in seeds]
+
+    runs = {"softmax": made("softmax", 0.0), "adaptive_temperature": made("adaptive_temperature", 0.02), "ssa": made("ssa", 0.01)}
+    table = analysis.replication_table(runs, sizes)
+    assert list(table["items"]) == ["16", "256", "512", "1,024", "2,048", "4,096"]
+    assert list(table["their softmax"]) == ["0.986", "0.813", "0.701", "0.538", "0.357", "–"]
+    assert list(table["their adaptive temperature"])[:2] == ["–", "–"] and table["their gain"].iloc[2] == "+0.024"
+    assert list(table["our SSA"])[:1] == ["0.910"] and "our SSA" in table.columns
+    assert "our SSA" not in analysis.replication_table({k: runs[k] for k in ("softmax", "adaptive_temperature")}, sizes).columns

@@ -12,6 +12,12 @@ The endpoints, declared here before any cpu-profile run of this chapter existed:
 
 A scorer whose accuracy at the training size is below :data:`LEARNED_ACCURACY` did not learn the
 task, and is "not tested": a shift tests nothing then. Verdicts come from :func:`ssa_book.verdicts.judge`.
+
+The original setup (:data:`ssa_book.retrieval.experiment.ORIGINAL`) is judged by the same endpoints,
+thresholds and gate, over every one of its seeds (none is dropped: a seed whose softmax learns late
+stays in every pair, and the chapter shows how many seeds of each scorer learned), and adaptive
+temperature there also by :data:`ADAPTIVE_TEMPERATURE_REPLICATION`; declared before any run of it
+but softmax's pilots, which chose its length and learning rate.
 """
 
 from __future__ import annotations
@@ -26,10 +32,9 @@ import numpy as np
 from ssa_book import verdicts as rule
 from ssa_book.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
-from ssa_book.retrieval.experiment import SEEDS, VARIANTS, experiment_config, load_run
+from ssa_book.retrieval.experiment import SEEDS, SHORT, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
 from ssa_book.results import Provenance, cache_required
-from ssa_book.plotting import scorer_label
 from ssa_book.plotting import scorer_color, scorer_label
 
 THRESHOLD = 0.05  # accuracy
@@ -48,6 +53,9 @@ TOP_SHARE = rule.Claim(
 # temperature on sets larger than in training, at the sizes where both are reported; the gains are
 # 2.4 to 3.9 points.
 PUBLISHED_ADAPTIVE_TEMPERATURE: dict[int, tuple[float, float]] = {512: (0.701, 0.725), 1024: (0.538, 0.577), 2048: (0.357, 0.394)}
+# Their softmax's accuracy at every size the book records a number of theirs for: in distribution
+# (16 items), at 256 items, and at the sizes above.
+PUBLISHED_SOFTMAX: dict[int, float] = {16: 0.986, 256: 0.813, **{size: pair[0] for size, pair in PUBLISHED_ADAPTIVE_TEMPERATURE.items()}}
 REPLICATION_THRESHOLD = round(min(adaptive - softmax for softmax, adaptive in PUBLISHED_ADAPTIVE_TEMPERATURE.values()), 3)
 ADAPTIVE_TEMPERATURE_REPLICATION = rule.Claim(
     "mean accuracy over the sets of 512, 1,024 and 2,048 items is higher than softmax's", 1, REPLICATION_THRESHOLD,
@@ -56,10 +64,11 @@ ADAPTIVE_TEMPERATURE_REPLICATION = rule.Claim(
     treatment="adaptive temperature", bound=1.0)
 
 
-def load_runs(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto") -> dict[str, list[RetrievalRun]]:
-    """``{scorer: [run of each seed]}`` through the cache (computed if missing unless the cache is required)."""
+def load_runs(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto",
+              setup: str = SHORT) -> dict[str, list[RetrievalRun]]:
+    """``{scorer: [run of each seed]}`` in ``setup`` through the cache (computed if missing unless the cache is required)."""
     seeds = SEEDS[profile] if seeds is None else tuple(seeds)
-    return {scorer: [load_run(scorer, seed, profile=profile, device=device) for seed in seeds] for scorer in scorers}
+    return {scorer: [load_run(scorer, seed, profile=profile, device=device, setup=setup) for seed in seeds] for scorer in scorers}
 
 
 def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
@@ -196,24 +205,34 @@ def adaptive_temperature_replication(runs: Mapping[str, Sequence[RetrievalRun]],
     return rule.judge(claim, treated, controlled)
 
 
-def replication_table(runs: Mapping[str, Sequence[RetrievalRun]]):
-    """One row per published size: the authors' accuracies and gain beside this chapter's (mean over
-    seeds, and the paired gain with its 95% t interval); sizes this profile does not test are left out."""
+def replication_table(runs: Mapping[str, Sequence[RetrievalRun]], sizes: Sequence[int] | None = None):
+    """One row per size: the authors' accuracies and gain (:data:`PUBLISHED_SOFTMAX`,
+    :data:`PUBLISHED_ADAPTIVE_TEMPERATURE`; a dash where they publish none) beside this chapter's (mean
+    over seeds, with SSA's when ``runs`` hold it, and adaptive temperature's paired gain with its 95%
+    t interval). ``sizes``: default, the sizes with both published accuracies; sizes the runs were
+    not tested at are left out."""
     import pandas as pd
 
+    columns = ["items", "their softmax", "their adaptive temperature", "their gain", "our softmax", "our adaptive temperature",
+               "our gain (95% interval)"] + (["our SSA"] if runs.get("ssa") else [])
+    dash = "–"
     rows = []
-    for size, (softmax, adaptive) in PUBLISHED_ADAPTIVE_TEMPERATURE.items():
-        row = {"items": f"{size:,}", "their softmax": f"{softmax:.3f}", "their adaptive temperature": f"{adaptive:.3f}",
-               "their gain": f"{adaptive - softmax:+.3f}"}
-        if runs.get("softmax") and runs.get("adaptive_temperature") and all(size in run.sizes for run in runs["softmax"]):
-            _, treated, controlled = rule.pair_by_seed({run.seed: run.at(size) for run in runs["adaptive_temperature"]},
-                                                       {run.seed: run.at(size) for run in runs["softmax"]})
-            gain = rule.judge(ADAPTIVE_TEMPERATURE_REPLICATION, treated, controlled, resolve=False)
-            row.update({"our softmax": f"{np.mean(controlled):.3f}", "our adaptive temperature": f"{np.mean(treated):.3f}",
-                        "our gain (95% interval)": gain.estimate("+.3f") if gain.interval and np.isfinite(gain.interval).all() else f"{gain.effect:+.3f}"})
-            rows.append(row)
-    return pd.DataFrame(rows, columns=["items", "their softmax", "their adaptive temperature", "their gain", "our softmax",
-                                       "our adaptive temperature", "our gain (95% interval)"])
+    for size in (tuple(PUBLISHED_ADAPTIVE_TEMPERATURE) if sizes is None else tuple(sizes)):
+        if not (runs.get("softmax") and runs.get("adaptive_temperature")) or any(size not in run.sizes for group in runs.values() for run in group):
+            continue
+        published = PUBLISHED_ADAPTIVE_TEMPERATURE.get(size)
+        row = {"items": f"{size:,}", "their softmax": f"{PUBLISHED_SOFTMAX[size]:.3f}" if size in PUBLISHED_SOFTMAX else dash,
+               "their adaptive temperature": f"{published[1]:.3f}" if published else dash,
+               "their gain": f"{published[1] - published[0]:+.3f}" if published else dash}
+        _, treated, controlled = rule.pair_by_seed({run.seed: run.at(size) for run in runs["adaptive_temperature"]},
+                                                   {run.seed: run.at(size) for run in runs["softmax"]})
+        gain = rule.judge(ADAPTIVE_TEMPERATURE_REPLICATION, treated, controlled, resolve=False)
+        row.update({"our softmax": f"{np.mean(controlled):.3f}", "our adaptive temperature": f"{np.mean(treated):.3f}",
+                    "our gain (95% interval)": gain.estimate("+.3f") if gain.interval and np.isfinite(gain.interval).all() else f"{gain.effect:+.3f}"})
+        if runs.get("ssa"):
+            row["our SSA"] = f"{np.mean([run.at(size) for run in runs['ssa']]):.3f}"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
 
 
 def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = "") -> None:
@@ -244,6 +263,27 @@ def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, tra
 
 def train_items(profile: str) -> int:
     return experiment_config("softmax", profile).train.items
+
+
+def regime(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None) -> str:
+    """The setting of ``setup``'s runs at ``profile`` in words: model, training and seeds."""
+    found = experiment_config("softmax", profile, setup=setup)
+    model, train = found.model, found.train
+    sets = f"sets of {train.min_items} to {train.items} items" if train.min_items else f"sets of {train.items} items"
+    optimizer = f"AdamW (weight decay {train.weight_decay:g})" if train.optimizer == "adamw" else "Adam"
+    query = "a query computed from the set" if model.query == "input" else "one learned query"
+    count = len(SEEDS[profile] if seeds is None else seeds)
+    return (f"{model.depth} layers of width {model.width}, {query}; {train.steps:,} steps of {optimizer} at a constant "
+            f"learning rate {train.learning_rate:g}, batches of {train.batch_size} {sets}; {count} paired seeds")
+
+
+def plot_published(ax) -> None:
+    """The original's published accuracies (:data:`PUBLISHED_SOFTMAX`, :data:`PUBLISHED_ADAPTIVE_TEMPERATURE`)
+    as large open markers in their scorers' colours."""
+    for name, points, marker in (("softmax", PUBLISHED_SOFTMAX, "s"),
+                                 ("adaptive_temperature", {size: pair[1] for size, pair in PUBLISHED_ADAPTIVE_TEMPERATURE.items()}, "D")):
+        ax.scatter(list(points), list(points.values()), s=60, facecolors="none", edgecolors=scorer_color(name), marker=marker,
+                   linewidths=1.5, zorder=5, label=f"{scorer_label(name)}, Veličković et al.")
 
 
 class MaxRetrieval:
