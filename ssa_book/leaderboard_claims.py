@@ -12,7 +12,7 @@ from ssa_book.alternatives import comparison
 from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, register_claims, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
 from ssa_book.plotting import scorer_label
-from ssa_book.retrieval import experiment as retrieval
+from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 
 
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
@@ -60,6 +60,9 @@ def leaderboard_row(profile: str) -> LedgerRow:
                         for each in leaderboard.COLUMNS if board.cell("softmax", each.key) is not None)
     text = ours(verdict, f"Error at the out-of-distribution point ({numbers})")
     text += f" Scorers better than softmax by the rule, per column: {winners}."
+    original = retrieval_analysis.original_setup_sentence(profile)
+    if original:
+        text += " " + original
     if not board.complete:
         text += " " + board.progress_sentence()
     seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))

@@ -273,3 +273,31 @@ def test_the_replication_table_shows_every_size_with_a_dash_where_they_publish_n
     assert list(table["their adaptive temperature"])[:2] == ["–", "–"] and table["their gain"].iloc[2] == "+0.024"
     assert list(table["our SSA"])[:1] == ["0.910"] and "our SSA" in table.columns
     assert "our SSA" not in analysis.replication_table({k: runs[k] for k in ("softmax", "adaptive_temperature")}, sizes).columns
+
+
+def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(monkeypatch):
+    from ssa_book.results import CacheMissError
+
+    sizes = tuple(2**k for k in range(4, 15))
+    shift = {"softmax": 0.0, "adaptive_temperature": 0.03, "ssa": -0.2}
+
+    def cached(scorer, seed, *, profile, device, setup):
+        assert setup == experiment.ORIGINAL and profile == "cpu"
+        if scorer == "ssa" and seed == 9:  # one seed not cached for one scorer: the seed is left out for all
+            raise CacheMissError("not cached")
+        accuracy = [0.98] + [max(0.0, 0.8 - 0.07 * k + shift[scorer] + 0.003 * seed) for k in range(1, len(sizes))]
+        return _sized_run(scorer, seed, accuracy, sizes)
+
+    monkeypatch.setattr(analysis, "load_run", cached)
+    runs = analysis.cached_original_runs("cpu")
+    assert set(runs) == set(experiment.ORIGINAL_SCORERS) and [run.seed for run in runs["ssa"]] == list(range(9))
+    said = analysis.original_setup_sentence("cpu")
+    assert said.startswith("In max retrieval as Veličković et al. ran it (3 layers of width 128, a query computed from the set")
+    assert "9 of its 10 seeds cached so far" in said and "SSA worse" in said
+    assert "adaptive temperature against its authors' smallest gain (0.024): adaptive temperature better" in said
+
+    def nothing(*args, **kwargs):
+        raise CacheMissError("not cached")
+
+    monkeypatch.setattr(analysis, "load_run", nothing)
+    assert analysis.original_setup_sentence("cpu") == ""

@@ -32,9 +32,9 @@ import numpy as np
 from ssa_book import verdicts as rule
 from ssa_book.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
-from ssa_book.retrieval.experiment import SEEDS, SHORT, VARIANTS, experiment_config, load_run
+from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_SCORERS, SEEDS, SHORT, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
-from ssa_book.results import Provenance, cache_required
+from ssa_book.results import CacheMissError, Provenance, cache_required
 from ssa_book.plotting import scorer_color, scorer_label
 
 THRESHOLD = 0.05  # accuracy
@@ -273,7 +273,7 @@ def regime(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None)
     optimizer = f"AdamW (weight decay {train.weight_decay:g})" if train.optimizer == "adamw" else "Adam"
     query = "a query computed from the set" if model.query == "input" else "one learned query"
     count = len(SEEDS[profile] if seeds is None else seeds)
-    return (f"{model.depth} layers of width {model.width}, {query}; {train.steps:,} steps of {optimizer} at a constant "
+    return (f"{model.depth} layer{'s' if model.depth != 1 else ''} of width {model.width}, {query}; {train.steps:,} steps of {optimizer} at a constant "
             f"learning rate {train.learning_rate:g}, batches of {train.batch_size} {sets}; {count} paired seeds")
 
 
@@ -335,3 +335,53 @@ class MaxRetrieval:
 
 
 register_reader(MaxRetrieval())
+
+
+def load_whole_seeds(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto",
+                     setup: str = SHORT) -> dict[str, list[RetrievalRun]]:
+    """:func:`load_runs`, but where the cache is required a seed with a run missing is left out
+    for every scorer (so every comparison stays paired) instead of raising."""
+    found: dict[str, list[RetrievalRun]] = {name: [] for name in scorers}
+    for seed in SEEDS[profile] if seeds is None else seeds:
+        try:
+            runs = {name: load_run(name, seed, profile=profile, device=device, setup=setup) for name in scorers}
+        except CacheMissError:
+            continue
+        for name, run in runs.items():
+            found[name].append(run)
+    return found
+
+
+def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
+    """The original setup's runs of :data:`ORIGINAL_SCORERS` from the book's cache, at the seeds
+    cached for every one of them (:func:`load_whole_seeds`)."""
+    with cache_required():
+        return load_whole_seeds(profile, ORIGINAL_SCORERS, device="cpu", setup=ORIGINAL)
+
+
+def coverage_words(runs: Mapping[str, Sequence[RetrievalRun]], profile: str) -> str:
+    """", k of its n seeds cached so far" while some of the profile's seeds are missing; else empty."""
+    count, planned = min(len(group) for group in runs.values()), len(SEEDS[profile])
+    return "" if count >= planned else f", {count} of its {planned} seeds cached so far"
+
+
+def original_setup_sentence(profile: str) -> str:
+    """What the original setup's cached runs say, in one or two sentences with their regime: SSA
+    against softmax, and adaptive temperature against its authors' gain; empty when none is cached."""
+    runs = cached_original_runs(profile)
+    seeds = [run.seed for run in runs["softmax"]]
+    if not seeds:
+        return ""
+    trained = train_items(profile)
+    ssa = versus(runs, "ssa", "softmax", SHIFTED_ACCURACY, "accuracy", trained)
+    replication = adaptive_temperature_replication(runs, trained)
+    return (f"In max retrieval as Veličković et al. ran it ({regime(profile, ORIGINAL, seeds)}{coverage_words(runs, profile)}), SSA against "
+            f"softmax on the mean accuracy over the sets larger than in training: {_evidence(ssa)}; adaptive temperature "
+            f"against its authors' smallest gain ({REPLICATION_THRESHOLD:.3f}): {_evidence(replication)}.")
+
+
+def _evidence(verdict: rule.Verdict) -> str:
+    """The verdict's words with its effect and interval, or with why it was not judged."""
+    if verdict.interval:
+        return f"{verdict.words()} ({verdict.estimate('+.3f')})"
+    return f"{verdict.words()}: {verdict.detail}" if verdict.detail else verdict.words()
