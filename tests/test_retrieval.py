@@ -293,7 +293,7 @@ def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(mo
     assert set(runs) == set(experiment.ORIGINAL_SCORERS) and [run.seed for run in runs["ssa"]] == list(range(9))
     said = analysis.original_setup_sentence("cpu")
     assert said.startswith("In max retrieval as Veličković et al. ran it (3 layers of width 128, a query computed from the set")
-    assert "9 of its 10 seeds cached so far" in said and "SSA worse" in said
+    assert "9 paired seeds of the 10 planned, the rest not yet run" in said and "SSA worse" in said
     assert "adaptive temperature against its authors' smallest gain (0.024): adaptive temperature better" in said
 
     def nothing(*args, **kwargs):

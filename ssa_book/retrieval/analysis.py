@@ -360,9 +360,10 @@ def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
 
 
 def coverage_words(runs: Mapping[str, Sequence[RetrievalRun]], profile: str) -> str:
-    """", k of its n seeds cached so far" while some of the profile's seeds are missing; else empty."""
+    """" of the n planned, the rest not yet run", to follow a seed count, while some of the
+    profile's seeds are missing; else empty."""
     count, planned = min(len(group) for group in runs.values()), len(SEEDS[profile])
-    return "" if count >= planned else f", {count} of its {planned} seeds cached so far"
+    return "" if count >= planned else f" of the {planned} planned, the rest not yet run"
 
 
 def original_setup_sentence(profile: str) -> str:
@@ -383,5 +384,5 @@ def original_setup_sentence(profile: str) -> str:
 def _evidence(verdict: rule.Verdict) -> str:
     """The verdict's words with its effect and interval, or with why it was not judged."""
     if verdict.interval:
-        return f"{verdict.words()} ({verdict.estimate('+.3f')})"
+        return f"{verdict.words()}, {verdict.estimate('+.3f')}"
     return f"{verdict.words()}: {verdict.detail}" if verdict.detail else verdict.words()
