@@ -16,10 +16,9 @@ from ssa_book.retrieval import analysis as retrieval_analysis, experiment as ret
 
 
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
-    model, train, _ = retrieval.PROFILE_SIZES[retrieval.SHORT][profile]
-    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}; max retrieval (the chapter's short setup): {model.depth} layers of width "
-            f"{model.width}, {train.steps:,} steps at learning rate {train.learning_rate:g}, sets of {train.items} items; "
-            f"{paired(seeds)}")
+    """The in-context columns' regime with their ``seeds``, then max retrieval's (the chapter's short setup)."""
+    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}, {paired(seeds)}; max retrieval (the chapter's "
+            f"short setup): {retrieval_analysis.regime(profile, retrieval.SHORT, leaderboard.seeds(leaderboard.RETRIEVAL, profile))}")
 
 
 def alternatives_row(profile: str) -> LedgerRow:

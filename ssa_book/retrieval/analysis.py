@@ -31,6 +31,7 @@ import numpy as np
 
 from ssa_book import verdicts as rule
 from ssa_book.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
+from ssa_book.claims import paired, plural
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
 from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_SCORERS, SEEDS, SHORT, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
@@ -266,15 +267,16 @@ def train_items(profile: str) -> int:
 
 
 def regime(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None) -> str:
-    """The setting of ``setup``'s runs at ``profile`` in words: model, training and seeds."""
+    """The setting of ``setup``'s runs at ``profile`` in the words of every regime of the book:
+    model, training and seeds (default: the profile's)."""
     found = experiment_config("softmax", profile, setup=setup)
     model, train = found.model, found.train
     sets = f"sets of {train.min_items} to {train.items} items" if train.min_items else f"sets of {train.items} items"
-    optimizer = f"AdamW (weight decay {train.weight_decay:g})" if train.optimizer == "adamw" else "Adam"
+    optimizer = f"AdamW, weight decay {train.weight_decay:g}" if train.optimizer == "adamw" else "Adam"
     query = "a query computed from the set" if model.query == "input" else "one learned query"
-    count = len(SEEDS[profile] if seeds is None else seeds)
-    return (f"{model.depth} layer{'s' if model.depth != 1 else ''} of width {model.width}, {query}; {train.steps:,} steps of {optimizer} at a constant "
-            f"learning rate {train.learning_rate:g}, batches of {train.batch_size} {sets}; {count} paired seeds")
+    return (f"{plural(model.depth, 'layer')} of width {model.width}, {query}, {train.steps:,} steps at learning rate "
+            f"{train.learning_rate:g} (constant, {optimizer}), batches of {train.batch_size} {sets}; "
+            f"{paired(SEEDS[profile] if seeds is None else seeds)}")
 
 
 def plot_published(ax) -> None:
@@ -344,10 +346,10 @@ def load_whole_seeds(profile: str, scorers: Sequence[str], seeds: Sequence[int] 
     found: dict[str, list[RetrievalRun]] = {name: [] for name in scorers}
     for seed in SEEDS[profile] if seeds is None else seeds:
         try:
-            runs = {name: load_run(name, seed, profile=profile, device=device, setup=setup) for name in scorers}
+            runs = load_runs(profile, scorers, (seed,), device, setup)
         except CacheMissError:
             continue
-        for name, run in runs.items():
+        for name, (run,) in runs.items():
             found[name].append(run)
     return found
 
