@@ -15,7 +15,11 @@ training scale*.
 * in-context linear functions, larger inputs (sigma_x) and larger functions (sigma_ab): the
   squared error over the zero predictor's, at sigma = 10;
 * max retrieval (:mod:`ssa_book.retrieval`), sets larger than the 16 items of training: the share of
-  test sets whose class is named wrong, at 256 items.
+  test sets whose class is named wrong, at 256 items, in each of the chapter's two setups (the
+  short one, trained on sets of 16 items; the original's, on sets of 5 to 16). The original setup's
+  column was declared after the short setup's results and the original setup's runs of softmax,
+  adaptive temperature and SSA had been read, before any of its runs of the other scorers (the
+  analysis-changes appendix has the entry); same point, error, threshold and seeds.
 
 **A cell** is one scorer in one column: its error at the point for each of :data:`SEEDS`, their
 mean with a 95% t interval over seeds, and the verdict of :func:`ssa_book.verdicts.judge` on "the
@@ -32,7 +36,7 @@ the scorer and of softmax is cached: never a smaller sample.
 (:func:`ssa_book.icl.experiments.experiment_config`, nothing tuned), evaluated at sigma = 1 (whether it
 learned the task) and at the point only, without the per-point arrays, attention map and length
 sweep the chapters keep (:func:`icl_experiment`), seeds 100-109. Max retrieval: the Max retrieval
-chapter's own runs, seeds 0-9. ``python -m ssa_book regenerate leaderboard --jobs 2`` computes both,
+chapter's own runs of both setups, seeds 0-9. ``python -m ssa_book regenerate leaderboard --jobs 2`` computes both,
 retrieval first, then task by task and scorer by scorer (so an interrupted sweep leaves whole cells).
 """
 
@@ -58,7 +62,7 @@ from ssa_book.plotting import scorer_color, scorer_label
 from ssa_book.profiles import check_profile
 from ssa_book.results import CacheMissError, cache_required
 from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, train_items
-from ssa_book.retrieval.experiment import SEEDS as RETRIEVAL_SEEDS, load_run as load_retrieval_run
+from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_SCORERS, SEEDS as RETRIEVAL_SEEDS, SHORT, load_run as load_retrieval_run
 from ssa.scoring import scorer_names
 
 TITLE = "Leaderboard: every scorer under every shift"
@@ -82,6 +86,7 @@ class Column:
     error: str  # what the error is, in words
     bounded: bool  # the error lies in [0, 1] (a share); else only >= 0
     claim: rule.Claim
+    setup: str = SHORT  # max retrieval: which of the chapter's setups (ssa_book.retrieval.experiment.SETUPS)
 
     @property
     def shift_label(self) -> str:
@@ -112,9 +117,14 @@ def _columns() -> tuple[Column, ...]:
                _claim(f"on linear functions at σ of x = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
         Column("linear_ab", f"linear, σ of a, b = {point}", ICL, "linear", "linear functions", "sigma_ab", point, "σ = 1", "normalised squared error", False,
                _claim(f"on linear functions at σ of a, b = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
-        Column("retrieval", "max retrieval, 256 items", RETRIEVAL, "retrieval", "max retrieval", "items", 256, "16 items", "share of sets wrong", True,
-               _claim("of max retrieval at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason,
+        Column("retrieval", "max retrieval, short setup, 256 items", RETRIEVAL, "retrieval", "max retrieval (short setup)", "items", 256,
+               "16 items", "share of sets wrong", True,
+               _claim("of max retrieval (short setup) at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason,
                       bounded=True)),
+        Column("retrieval_original", "max retrieval, original setup, 256 items", RETRIEVAL, "retrieval", "max retrieval (original setup)",
+               "items", 256, "5 to 16 items", "share of sets wrong", True,
+               _claim("of max retrieval (original setup) at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason,
+                      bounded=True), ORIGINAL),
     )
 
 
@@ -170,10 +180,11 @@ class LeaderboardChapter(Chapter):
         found = [Run("cost", (model,), f"cost of every scorer, {what}", exclusive=True, chapters=(self.name,))
                  for model, what in (("icl", "the in-context model"), ("retrieval", "the retrieval model"))]
         for run in plan(profile, scorers):
-            if run[-1] not in seeds:
+            if (run[2] if run[0] == "retrieval" else run[3]) not in seeds:
                 continue
             if run[0] == "retrieval":
-                found.append(Run("retrieval", run[1:], f"retrieval / {run[1]} / seed {run[2]}", chapters=(self.name,)))
+                setup = f" / {run[3]} setup" if run[3:] else ""
+                found.append(Run("retrieval", run[1:], f"retrieval / {run[1]} / seed {run[2]}{setup}", chapters=(self.name,)))
             else:
                 found.append(Run("leaderboard_icl", run[1:], f"{run[1]} / {run[2]} / seed {run[3]} (σ 1 and 10)", chapters=(self.name,)))
         return found
@@ -217,13 +228,15 @@ register_kind("leaderboard_icl", compute_leaderboard_icl_run)
 
 
 def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_list: Sequence[int] | None = None) -> list[tuple]:
-    """The runs, in the order they are computed: ``("retrieval", scorer, seed)`` seed by seed (the
-    Max retrieval chapter's order), then ``("icl", task, scorer, seed)`` task by task and scorer by
-    scorer. ``seed_list`` replaces both benchmarks' seeds when given."""
+    """The runs, in the order they are computed (the Max retrieval chapter's): ``("retrieval",
+    scorer, seed)`` of its short setup seed by seed, then ``("retrieval", scorer, seed, ORIGINAL)``
+    of its original setup scorer by scorer; then ``("icl", task, scorer, seed)`` task by task and
+    scorer by scorer. ``seed_list`` replaces both benchmarks' seeds when given."""
     chosen = scorers() if scorer_names_ is None else tuple(scorer_names_)
     retrieval_seeds = seeds(RETRIEVAL, profile) if seed_list is None else tuple(seed_list)
     icl_seeds = seeds(ICL, profile) if seed_list is None else tuple(seed_list)
     runs: list[tuple] = [("retrieval", scorer, seed) for seed in retrieval_seeds for scorer in chosen]
+    runs += [("retrieval", scorer, seed, ORIGINAL) for scorer in ORIGINAL_SCORERS if scorer in chosen for seed in retrieval_seeds]
     runs += [("icl", task, scorer, seed) for task in TASKS for scorer in chosen for seed in icl_seeds]
     return runs
 
@@ -341,7 +354,7 @@ def _load(run: tuple, profile: str, train: bool, device: str):
 
     def load():
         if run[0] == "retrieval":
-            return load_retrieval_run(run[1], run[2], profile=profile, device=device)
+            return load_retrieval_run(*run[1:3], profile=profile, device=device, setup=(*run[3:], SHORT)[0])
         return load_icl_run(*run[1:], profile=profile, device=device)
 
     if train:
@@ -354,7 +367,8 @@ def _load(run: tuple, profile: str, train: bool, device: str):
 
 
 def _runs_of(loaded: Mapping[tuple, object], each: Column, scorer: str, profile: str) -> list:
-    keys = ([("retrieval", scorer, seed) for seed in seeds(RETRIEVAL, profile)] if each.benchmark == RETRIEVAL
+    setup = () if each.setup == SHORT else (each.setup,)
+    keys = ([("retrieval", scorer, seed, *setup) for seed in seeds(RETRIEVAL, profile)] if each.benchmark == RETRIEVAL
             else [("icl", each.task, scorer, seed) for seed in seeds(ICL, profile)])
     return [loaded[key] for key in keys if key in loaded]
 
@@ -370,7 +384,7 @@ def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[
     chapter's own test: accuracy at the training size (retrieval), error at sigma 1 against the
     trivial predictor's (in context)."""
     if each.benchmark == RETRIEVAL:
-        size = train_items(profile)
+        size = train_items(profile, each.setup)
         return {scorer: bool(np.mean([run.at(size) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
 
     return learned(dict(by_scorer), each.task)

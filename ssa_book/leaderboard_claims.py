@@ -16,9 +16,11 @@ from ssa_book.retrieval import analysis as retrieval_analysis, experiment as ret
 
 
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
-    """The in-context columns' regime with their ``seeds``, then max retrieval's (the chapter's short setup)."""
-    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}, {paired(seeds)}; max retrieval (the chapter's "
-            f"short setup): {retrieval_analysis.regime(profile, retrieval.SHORT, leaderboard.seeds(leaderboard.RETRIEVAL, profile))}")
+    """The in-context columns' regime with their ``seeds``, then max retrieval's in each of its setups."""
+    retrieval_seeds = leaderboard.seeds(leaderboard.RETRIEVAL, profile)
+    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}, {paired(seeds)}; "
+            + "; ".join(f"max retrieval, {setup} setup: {retrieval_analysis.regime(profile, setup, retrieval_seeds)}"
+                        for setup in retrieval.SETUPS))
 
 
 def alternatives_row(profile: str) -> LedgerRow:
@@ -65,7 +67,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
     if not board.complete:
         text += " " + board.progress_sentence()
     seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
-    short = f"SSA against softmax on {len(columns)} of {len(leaderboard.COLUMNS)} kinds of shift"
+    short = f"SSA against softmax in {len(columns)} of the {len(leaderboard.COLUMNS)} columns"
     return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)))

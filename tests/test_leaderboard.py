@@ -22,10 +22,11 @@ def test_every_point_is_the_first_test_point_ten_times_the_training_scale():
             sigmas = experiment_config(each.task, "softmax", PROFILE).eval.sigmas
             assert each.point == min(s for s in sigmas if s >= lb.TEN_TIMES * 1)
         else:
-            config = retrieval_config("softmax", PROFILE)
+            config = retrieval_config("softmax", PROFILE, setup=each.setup)
             assert each.point == min(size for size in config.eval.sizes if size >= lb.TEN_TIMES * config.train.items)
             for profile in ("smoke", "cpu", "paper"):  # every profile tests the point
-                assert each.point in retrieval_config("softmax", profile).eval.sizes
+                assert each.point in retrieval_config("softmax", profile, setup=each.setup).eval.sizes
+    assert [each.setup for each in lb.COLUMNS if each.benchmark == lb.RETRIEVAL] == ["short", "original"]
 
 
 def test_the_in_context_runs_train_the_chapters_models_and_test_sigma_1_and_the_point():
@@ -88,7 +89,7 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
     # SSA matches softmax: no difference where the seeds can show it, undecided where they cannot;
     # the claim does not hold, and the undecided columns stay in the tally, not folded into "no effect"
     assert lb.ssa_verdict(board).outcome == verdicts.DOES_NOT_HOLD
-    assert lb.ssa_verdict(board).tally() == "no difference that matters on 3 of 5, too few seeds to decide on 2"
+    assert lb.ssa_verdict(board).tally() == "no difference that matters on 4 of 6, too few seeds to decide on 2"
     table = lb.table(board)
     assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("too few seeds to decide")
     assert table.loc["sigmoid", lb.COLUMNS[2].label].endswith("better")
@@ -101,11 +102,15 @@ def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
     def icl_error(task, scorer, seed):
         return _noisy(0.3, seed)
 
-    missing = {("icl", "every", "ssa", 104), ("icl", "some", "softmax", 100), ("retrieval", "cosformer", 9)}
+    missing = {("icl", "every", "ssa", 104), ("icl", "some", "softmax", 100), ("retrieval", "cosformer", 9),
+               ("retrieval", "sigmoid", 3, "original")}
     board = lb.read(PROFILE, load=_loader(icl_error, lambda scorer, seed: 0.8, missing))
     assert board.cell("ssa", "every") is None and board.cell("sparsemax", "every") is not None
     assert all(board.cell(scorer, "some") is None for scorer in lb.scorers())
     assert board.cell("cosformer", "retrieval") is None and board.cell("ssa", "retrieval") is not None
+    # each setup's column reads its own runs
+    assert board.cell("cosformer", "retrieval_original") is not None and board.cell("sigmoid", "retrieval_original") is None
+    assert board.cell("sigmoid", "retrieval") is not None and board.seeds_cached[("sigmoid", "retrieval_original")] == (9, 10)
     assert board.seeds_cached[("ssa", "every")] == (9, 10)
     assert not board.complete and "regenerate leaderboard" in board.progress_sentence()
     assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "pending (9 of 10 seeds)"
@@ -122,7 +127,7 @@ def test_a_comparison_where_softmax_or_the_scorer_did_not_learn_reads_not_learne
 
     board = lb.read(PROFILE, load=load)
     assert {board.cell(s, "retrieval").verdict.outcome for s in lb.scorers()[1:]} == {verdicts.NOT_LEARNED}
-    assert "softmax did not learn the task (max retrieval in distribution" in board.cell("ssa", "retrieval").verdict.detail
+    assert "softmax did not learn the task (max retrieval (short setup) in distribution" in board.cell("ssa", "retrieval").verdict.detail
     cosformer = board.cell("cosformer", "every")
     assert cosformer.verdict.outcome == verdicts.NOT_LEARNED and not cosformer.learned
     assert lb.table(board).loc["cosFormer", '"every", σ of x = 10'].endswith("not learned")

@@ -237,14 +237,14 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     rows = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))
     row = rows["across_shifts"]
-    # no kind of shift supports the claim and three are decided against it (the two flip-prone
-    # in-context columns cannot decide at ten seeds): it does not hold, never "holds in part" and never
-    # the milder "no difference" of the one column where SSA is not worse
+    # no column supports the claim and four are decided against it (the two flip-prone in-context
+    # columns cannot decide at ten seeds): it does not hold, never "holds in part" and never the
+    # milder "no difference" of the two columns (max retrieval's setups) where SSA is not worse
     assert row.verdict == "does not hold" and row.seeds == tuple(range(10)) + tuple(range(100, 110))
     # the parts are counted once, in the verdict's cell, not again in the summary
-    assert row.summary.startswith("SSA against softmax on 5 of 5 kinds of shift") and "Parts" not in row.summary
-    assert claims.comparison_words(row) == "SSA worse on 2 of 5 parts, too few seeds to decide on 2, no difference that matters on 1"
-    assert "max retrieval, 256 items: none" in row.ours
+    assert row.summary.startswith("SSA against softmax in 6 of the 6 columns") and "Parts" not in row.summary
+    assert claims.comparison_words(row) == "SSA worse on 2 of 6 parts, no difference that matters on 2, too few seeds to decide on 2"
+    assert "max retrieval, short setup, 256 items: none" in row.ours and "max retrieval, original setup, 256 items: none" in row.ours
 
 
 def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_complete(monkeypatch):

@@ -150,10 +150,13 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     # the variants come after every registered scorer's seeds, and can be asked for by name
     assert {run.arguments[0] for run in runs[-original - 2 * len(seeds):-original]} == set(experiment.VARIANTS)
     assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [("ssa_authors_start", 0)]
-    # then the original setup's, seed by seed, of its scorers among those asked for
-    assert [run.arguments for run in runs[-original:][:3]] == [(name, 0, experiment.ORIGINAL) for name in experiment.ORIGINAL_SCORERS]
-    assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[4], scorers=["ssa", "sparsemax"])] == [
-        ("ssa", 4), ("sparsemax", 4), ("ssa", 4, experiment.ORIGINAL)]
+    # then the original setup's, every registered scorer scorer by scorer, softmax first
+    assert set(experiment.ORIGINAL_SCORERS) == set(scorer_names()) and experiment.ORIGINAL_SCORERS[0] == "softmax"
+    assert [run.arguments for run in runs[-original:][:len(seeds) + 1]] == (
+        [("softmax", seed, experiment.ORIGINAL) for seed in seeds] + [(experiment.ORIGINAL_SCORERS[1], 0, experiment.ORIGINAL)])
+    assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[4, 5], scorers=["ssa", "softmax_ssa_slope", "sparsemax"])] == [
+        ("ssa", 4), ("sparsemax", 4), ("ssa", 5), ("sparsemax", 5), ("softmax_ssa_slope", 4), ("softmax_ssa_slope", 5),
+        ("ssa", 4, experiment.ORIGINAL), ("ssa", 5, experiment.ORIGINAL), ("sparsemax", 4, experiment.ORIGINAL), ("sparsemax", 5, experiment.ORIGINAL)]
     assert {experiment.CHAPTER.part(run) for run in runs} == {"short setup", "original setup"}
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
@@ -290,7 +293,7 @@ def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(mo
 
     monkeypatch.setattr(analysis, "load_run", cached)
     runs = analysis.cached_original_runs("cpu")
-    assert set(runs) == set(experiment.ORIGINAL_SCORERS) and [run.seed for run in runs["ssa"]] == list(range(9))
+    assert set(runs) == set(experiment.REPLICATION_SCORERS) and [run.seed for run in runs["ssa"]] == list(range(9))
     said = analysis.original_setup_sentence("cpu")
     assert said.startswith("In max retrieval as Veličković et al. ran it (3 layers of width 128, a query computed from the set")
     assert "9 paired seeds of the 10 planned, the rest not yet run" in said and "SSA worse" in said

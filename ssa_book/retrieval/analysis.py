@@ -33,7 +33,7 @@ from ssa_book import verdicts as rule
 from ssa_book.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
 from ssa_book.claims import paired, plural
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
-from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_SCORERS, SEEDS, SHORT, VARIANTS, experiment_config, load_run
+from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SHORT, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
 from ssa_book.results import CacheMissError, Provenance, cache_required
 from ssa_book.plotting import scorer_color, scorer_label
@@ -262,8 +262,9 @@ def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, tra
         ax.set_title(title)
 
 
-def train_items(profile: str) -> int:
-    return experiment_config("softmax", profile).train.items
+def train_items(profile: str, setup: str = SHORT) -> int:
+    """The largest training set of ``setup``'s runs: where "learned in distribution" is read."""
+    return experiment_config("softmax", profile, setup=setup).train.items
 
 
 def regime(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None) -> str:
@@ -355,10 +356,10 @@ def load_whole_seeds(profile: str, scorers: Sequence[str], seeds: Sequence[int] 
 
 
 def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
-    """The original setup's runs of :data:`ORIGINAL_SCORERS` from the book's cache, at the seeds
+    """The original setup's runs of :data:`REPLICATION_SCORERS` from the book's cache, at the seeds
     cached for every one of them (:func:`load_whole_seeds`)."""
     with cache_required():
-        return load_whole_seeds(profile, ORIGINAL_SCORERS, device="cpu", setup=ORIGINAL)
+        return load_whole_seeds(profile, REPLICATION_SCORERS, device="cpu", setup=ORIGINAL)
 
 
 def coverage_words(runs: Mapping[str, Sequence[RetrievalRun]], profile: str) -> str:
@@ -375,7 +376,7 @@ def original_setup_sentence(profile: str) -> str:
     seeds = [run.seed for run in runs["softmax"]]
     if not seeds:
         return ""
-    trained = train_items(profile)
+    trained = train_items(profile, ORIGINAL)
     ssa = versus(runs, "ssa", "softmax", SHIFTED_ACCURACY, "accuracy", trained)
     replication = adaptive_temperature_replication(runs, trained)
     return (f"In max retrieval as Veličković et al. ran it ({regime(profile, ORIGINAL, seeds)}{coverage_words(runs, profile)}), SSA against "
