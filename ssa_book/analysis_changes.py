@@ -161,6 +161,13 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "the short setup differs from the original in four ways and its softmax is weaker than the original's, "
                    "so it could not judge a replication of the original; added after the short setup's results had been "
                    "read, before any run of the original setup but softmax's pilots", True),
+    AnalysisChange("4f6b8b1", "2026-12-06", "plan",
+                   "max retrieval: every registered scorer runs in the original setup too, at the chapter's 10 seeds, and the "
+                   "leaderboard gains a column for it (the share of test sets named wrong at 256 items, the same point, "
+                   "threshold and gate as the short setup's column, which stays)",
+                   "the original setup is where the paper's source ran max retrieval, so the leaderboard's reading of set-size "
+                   "shift should not rest on the short setup alone; added after the original setup's runs of softmax, "
+                   "adaptive temperature and SSA had been read, before any run of the other eleven scorers there", True),
 )
 
 @dataclasses.dataclass(frozen=True)
