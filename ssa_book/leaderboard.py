@@ -601,6 +601,19 @@ def best_scorers(board: Board) -> dict[str, list[str]]:
                        and cell.verdict.outcome == rule.BETTER] for each in COLUMNS}
 
 
+def winners_words(board: Board) -> str:
+    """The scorers better than softmax by the rule, column by column, in words; a column with
+    pending cells says how many of its scorers are judged so far."""
+    better, words = best_scorers(board), []
+    for each in COLUMNS:
+        if board.cell("softmax", each.key) is None:
+            continue
+        judged = sum(board.cell(scorer, each.key) is not None for scorer in scorers()[1:])
+        so_far = "" if judged == len(scorers()) - 1 else f" (so far: {judged} of the {len(scorers()) - 1} scorers judged)"
+        words.append(f"{each.label}: {', '.join(scorer_label(s) for s in better[each.key]) or 'none'}{so_far}")
+    return "; ".join(words) or "no column is complete yet"
+
+
 PANELS_PER_ROW = 3
 
 

@@ -11,7 +11,6 @@ from ssa_book import leaderboard
 from ssa_book.alternatives import comparison
 from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, register_claims, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
-from ssa_book.plotting import scorer_label
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 
 
@@ -56,11 +55,8 @@ def leaderboard_row(profile: str) -> LedgerRow:
     columns = [each for each in leaderboard.COLUMNS if board.cell("ssa", each.key) is not None]
     numbers = "; ".join(f"{each.label}: SSA {board.cell('ssa', each.key).mean:.3g}, softmax {board.cell('softmax', each.key).mean:.3g}"
                         for each in columns)
-    better = leaderboard.best_scorers(board)
-    winners = "; ".join(f"{each.label}: {', '.join(scorer_label(s) for s in better[each.key]) or 'none'}"
-                        for each in leaderboard.COLUMNS if board.cell("softmax", each.key) is not None)
     text = ours(verdict, f"Error at the out-of-distribution point ({numbers})")
-    text += f" Scorers better than softmax by the rule, per column: {winners}."
+    text += f" Scorers better than softmax by the rule, per column: {leaderboard.winners_words(board)}."
     original = retrieval_analysis.original_setup_sentence(profile)
     if original:
         text += " " + original

@@ -369,9 +369,10 @@ def coverage_words(runs: Mapping[str, Sequence[RetrievalRun]], profile: str) -> 
     return "" if count >= planned else f" of the {planned} planned, the rest not yet run"
 
 
-def original_setup_sentence(profile: str) -> str:
-    """What the original setup's cached runs say, in one or two sentences with their regime: SSA
-    against softmax, and adaptive temperature against its authors' gain; empty when none is cached."""
+def original_setup_sentence(profile: str, with_regime: bool = True) -> str:
+    """What the original setup's cached runs say, in one or two sentences with their regime (or
+    only their seeds, where the regime is said beside it): SSA against softmax, and adaptive
+    temperature against its authors' gain; empty when none is cached."""
     runs = cached_original_runs(profile)
     seeds = [run.seed for run in runs["softmax"]]
     if not seeds:
@@ -379,7 +380,8 @@ def original_setup_sentence(profile: str) -> str:
     trained = train_items(profile, ORIGINAL)
     ssa = versus(runs, "ssa", "softmax", SHIFTED_ACCURACY, "accuracy", trained)
     replication = adaptive_temperature_replication(runs, trained)
-    return (f"In max retrieval as Veličković et al. ran it ({regime(profile, ORIGINAL, seeds)}{coverage_words(runs, profile)}), SSA against "
+    setting = regime(profile, ORIGINAL, seeds) if with_regime else paired(seeds)
+    return (f"In max retrieval as Veličković et al. ran it ({setting}{coverage_words(runs, profile)}), SSA against "
             f"softmax on the mean accuracy over the sets larger than in training: {_evidence(ssa)}; adaptive temperature "
             f"against its authors' smallest gain ({REPLICATION_THRESHOLD:.3f}): {_evidence(replication)}.")
 
