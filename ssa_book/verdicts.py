@@ -285,6 +285,14 @@ class Claim:
             raise ValueError(f"directions must be two phrases (as the paper says, the other way), got {self.directions!r}")
 
 
+
+def _number(value: float, spec: str) -> str:
+    """``value`` formatted by ``spec``, a value that rounds to zero without a minus sign (PEP 682's
+    "z"): "-0.000" would read as a direction the number does not have."""
+    spec = spec.replace("+", "+z", 1) if "+" in spec else "z" + spec
+    return format(value, spec)
+
+
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """The outcome of one claim, with the evidence behind it."""
@@ -338,7 +346,7 @@ class Verdict:
         ("" when there is no paired evidence)."""
         if self.interval is None or self.effect is None:
             return ""
-        return f"{self.effect:{spec}} [{self.interval[0]:{spec}}, {self.interval[1]:{spec}}]"
+        return f"{_number(self.effect, spec)} [{_number(self.interval[0], spec)}, {_number(self.interval[1], spec)}]"
 
     def words(self) -> str:
         """The outcome in the book's words, direction explicit: "SSA better", "SSA worse", "no
