@@ -304,3 +304,24 @@ def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(mo
 
     monkeypatch.setattr(analysis, "load_run", nothing)
     assert analysis.original_setup_sentence("cpu") == ""
+
+
+def test_every_scorer_is_judged_only_with_all_its_seeds_and_the_others_say_how_far_they_are(monkeypatch):
+    from ssa_book.results import CacheMissError
+
+    shift = {"softmax": 0.0, "ssa": -0.2, "sigmoid": 0.1, "sparsemax": 0.0}
+
+    def cached(scorer, seed, *, profile, device, setup):
+        if scorer == "sparsemax" and seed >= 7:
+            raise CacheMissError("not cached")
+        return _sized_run(scorer, seed, [0.98, 0.5 + shift[scorer] + 0.01 * seed, 0.4 + shift[scorer], 0.3 + shift[scorer]])
+
+    monkeypatch.setattr(analysis, "load_run", cached)
+    runs, pending = analysis.load_whole_scorers("cpu", ("softmax", "ssa", "sigmoid", "sparsemax"), setup=experiment.ORIGINAL)
+    assert list(runs) == ["softmax", "ssa", "sigmoid"] and pending == {"sparsemax": "7 of 10 seeds run so far"}
+    judged = analysis.versus_softmax(runs, analysis.SHIFTED_ACCURACY, "accuracy", 16)
+    assert analysis.outcome_counts_words(judged) == "1 better than softmax, 1 worse than softmax"
+    assert analysis.outcome_counts_words({}) == "none judged yet"
+    table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_SHARE, "top_share", 16), pending)
+    assert table.loc["sparsemax", "accuracy vs softmax"] == "pending" and table.loc["sparsemax", "effect (95% interval)"] == "7 of 10 seeds run so far"
+    assert table.loc["SSA", "accuracy vs softmax"] == "SSA worse" and table.loc["SSA", "effect (95% interval)"].endswith("10 pairs")

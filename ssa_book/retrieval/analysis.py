@@ -128,16 +128,24 @@ def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int)
     return found, rule.slope_sentence(reading, found[("ssa", "softmax")])
 
 
-def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rule.Verdict]):
-    """One row per scorer: the outcome and effect of the claim and of the mechanism."""
+def outcome_counts_words(judged: Mapping[str, rule.Verdict]) -> str:
+    """How many of the scorers judged against softmax reached each outcome, in words: "1 better
+    than softmax, 7 worse than softmax, 2 undecided"; "none judged yet" when there are none."""
+    counts = {outcome: sum(verdict.outcome == outcome for verdict in judged.values()) for outcome in rule.OUTCOMES}
+    return ", ".join(f"{count} {outcome} than softmax" if outcome in (rule.BETTER, rule.WORSE) else f"{count} {outcome}"
+                     for outcome, count in counts.items() if count) or "none judged yet"
+
+
+def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rule.Verdict], pending: Mapping[str, str] | None = None):
+    """One row per scorer: the outcome and effect of the claim and of the mechanism; then a row
+    for each scorer of ``pending`` (``{scorer: why it is not judged}``)."""
     import pandas as pd
 
 
     def cells(verdict: rule.Verdict) -> tuple[str, str]:
         if verdict.interval is None:
             return verdict.label(), verdict.detail
-        low, high = verdict.interval
-        return verdict.label(), f"{verdict.effect:+.3f} [{low:+.3f}, {high:+.3f}], {verdict.pairs} pairs"
+        return verdict.label(), f"{verdict.estimate('+.3f')}, {verdict.pairs} pairs"
 
     rows = []
     for scorer in accuracy:
@@ -145,6 +153,9 @@ def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rul
         mechanism, mechanism_effect = cells(weight[scorer])
         rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": claim, "effect (95% interval)": claim_effect,
                      "top-item share vs softmax": mechanism, "share effect (95% interval)": mechanism_effect})
+    for scorer, why in (pending or {}).items():
+        rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": "pending", "effect (95% interval)": why,
+                     "top-item share vs softmax": "pending", "share effect (95% interval)": why})
     return pd.DataFrame(rows).set_index("scorer")
 
 
@@ -353,6 +364,27 @@ def load_whole_seeds(profile: str, scorers: Sequence[str], seeds: Sequence[int] 
         for name, (run,) in runs.items():
             found[name].append(run)
     return found
+
+
+def load_whole_scorers(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto",
+                       setup: str = SHORT) -> tuple[dict[str, list[RetrievalRun]], dict[str, str]]:
+    """:func:`load_runs`, but where the cache is required a scorer with a seed missing is left out
+    (so every comparison has all its pairs) instead of raising: ``(runs of the whole scorers,
+    {scorer left out: how many of its seeds are cached})``."""
+    seeds = SEEDS[profile] if seeds is None else tuple(seeds)
+    found, pending = {}, {}
+    for name in scorers:
+        runs = []
+        for seed in seeds:
+            try:
+                runs.append(load_run(name, seed, profile=profile, device=device, setup=setup))
+            except CacheMissError:
+                pass
+        if len(runs) == len(seeds):
+            found[name] = runs
+        else:
+            pending[name] = f"{len(runs)} of {len(seeds)} seeds run so far"
+    return found, pending
 
 
 def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
