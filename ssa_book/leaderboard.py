@@ -45,6 +45,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -615,6 +616,7 @@ def winners_words(board: Board) -> str:
 
 
 PANELS_PER_ROW = 3
+TITLE_WIDTH = 32  # characters of a panel's title line at 8 points in a third of the page
 
 
 def plot(board: Board, fig=None):
@@ -650,7 +652,7 @@ def plot(board: Board, fig=None):
             face = color if outcome in (None, rule.BETTER) else "white"
             edge = color if outcome in (None, rule.BETTER, rule.WORSE) else "0.5"
             ax.scatter([found.mean], [y], s=30, facecolor=face, edgecolor=edge, linewidths=1.2, zorder=3)
-        ax.set_title(f"{each.label}\n({each.shift_label}; training {each.training})", fontsize=8)
+        ax.set_title(f"{textwrap.fill(each.label, TITLE_WIDTH)}\n({each.shift_label}; training {each.training})", fontsize=8)
         ax.set_xlabel(each.error, fontsize=8)
         ax.tick_params(labelsize=7)
         if each.benchmark == RETRIEVAL:
