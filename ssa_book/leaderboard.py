@@ -16,10 +16,8 @@ training scale*.
   squared error over the zero predictor's, at sigma = 10;
 * max retrieval (:mod:`ssa_book.retrieval`), sets larger than the 16 items of training: the share of
   test sets whose class is named wrong, at 256 items, in each of the chapter's two setups (the
-  short one, trained on sets of 16 items; the original's, on sets of 5 to 16). The original setup's
-  column was declared after the short setup's results and the original setup's runs of softmax,
-  adaptive temperature and SSA had been read, before any of its runs of the other scorers (the
-  analysis-changes appendix has the entry); same point, error, threshold and seeds.
+  short one, trained on sets of 16 items; the original's, on sets of 5 to 16), with the same point,
+  error, threshold and seeds (:mod:`ssa_book.analysis_changes` records when the second was added).
 
 **A cell** is one scorer in one column: its error at the point for each of :data:`SEEDS`, their
 mean with a 95% t interval over seeds, and the verdict of :func:`ssa_book.verdicts.judge` on "the
