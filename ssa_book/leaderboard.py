@@ -188,6 +188,11 @@ class LeaderboardChapter(Chapter):
                 found.append(Run("leaderboard_icl", run[1:], f"{run[1]} / {run[2]} / seed {run[3]} (σ 1 and 10)", chapters=(self.name,)))
         return found
 
+    def part(self, run: Run) -> str:
+        if run.kind == "retrieval":
+            return f"max retrieval, {(*run.arguments[2:], SHORT)[0]} setup"
+        return "cost" if run.kind == "cost" else "in-context runs"
+
     def configs(self, profile: str) -> dict:
         """Of its in-context runs (SSA's; every scorer's are the same but for the scorer); its
         retrieval runs are the Max retrieval chapter's."""

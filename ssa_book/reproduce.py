@@ -71,8 +71,10 @@ def chapter_times(profile: str = "cpu") -> list[dict]:
     order: ``chapter``, ``part``, the ``runs`` its regenerate command plans, how many are
     ``cached``, the compute time in seconds of the entries they read (``wall_time_s``, from
     their provenance, each entry once per part; a run shared by two chapters counts in both),
-    and the ``processors`` that computed them. A part's runs read as the chapter reads them
-    (:func:`ssa_book.chapters.read_run`)."""
+    and the ``processors`` that computed them; ``missing_s``, for a part with runs still missing,
+    is their number times the mean compute time of its cached runs (``None`` when none is cached
+    or none is missing): an estimate on the processors that computed the others. A part's runs
+    read as the chapter reads them (:func:`ssa_book.chapters.read_run`)."""
     check_profile(profile)
     rows: dict[tuple[str, str], dict] = {}
     for name, chapter in CHAPTERS.items():
@@ -91,7 +93,9 @@ def chapter_times(profile: str = "cpu") -> list[dict]:
                 row["entries"].add(entry.path)
                 row["wall_time_s"] += float(entry.provenance.wall_time_s)
                 row["processors"].add(entry.provenance.processor or "not recorded")
-    return [{**{key: value for key, value in row.items() if key != "entries"}, "processors": sorted(row["processors"])}
+    return [{**{key: value for key, value in row.items() if key != "entries"}, "processors": sorted(row["processors"]),
+             "missing_s": (row["runs"] - row["cached"]) * row["wall_time_s"] / row["cached"]
+             if 0 < row["cached"] < row["runs"] else None}
             for row in rows.values()]
 
 

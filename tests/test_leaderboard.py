@@ -186,3 +186,14 @@ def test_the_statement_is_read_only_once_every_cell_it_needs_is_filled():
     reading = lb.statement_reading(full)
     # ten seeds cannot decide a prompt error that flips from seed to seed, in either direction
     assert reading["complete"] and reading["outcome"] == verdicts.UNDECIDED and "at 10 paired seeds" in reading["text"]
+
+
+def test_the_chapter_plans_its_runs_in_parts_each_setup_of_max_retrieval_apart():
+    from ssa_book.chapters import plan
+
+    runs = plan("leaderboard", PROFILE)
+    parts = {lb.CHAPTER.part(run) for run in runs}
+    assert parts == {"cost", "in-context runs", "max retrieval, short setup", "max retrieval, original setup"}
+    original = [run for run in runs if lb.CHAPTER.part(run) == "max retrieval, original setup"]
+    assert len(original) == len(lb.scorers()) * len(lb.seeds(lb.RETRIEVAL, PROFILE))
+    assert all(run.arguments[2:] == ("original",) for run in original)

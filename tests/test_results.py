@@ -88,6 +88,8 @@ def test_chapter_times_sum_what_each_part_reads_and_name_its_processors(tmp_path
     assert (row["part"], row["runs"], row["cached"]) == ("", 4, 2)
     assert row["wall_time_s"] == sum(stored_seconds.values()) == 35.0
     assert row["processors"] == ["CPU A", "not recorded"]
+    # the two runs missing, at the mean of the two cached
+    assert row["missing_s"] == 2 * 35.0 / 2
 
 
 def test_cached_entry_gives_the_result_with_the_provenance_it_was_stored_with(tmp_path):
