@@ -144,19 +144,24 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
 
     runs = plan("max_retrieval", "cpu")
     seeds = experiment.SEEDS["cpu"]
-    original = len(experiment.ORIGINAL_SCORERS) * len(seeds)
+    original = len(experiment.ORIGINAL_RUNS) * len(seeds)
     assert len(runs) == (len(scorer_names()) + len(experiment.VARIANTS)) * len(seeds) + original
     assert [run.arguments for run in runs[:2]] == [("softmax", 0), ("ssa", 0)]
     # the variants come after every registered scorer's seeds, and can be asked for by name
     assert {run.arguments[0] for run in runs[-original - 2 * len(seeds):-original]} == set(experiment.VARIANTS)
-    assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [("ssa_authors_start", 0)]
-    # then the original setup's, every registered scorer scorer by scorer, softmax first
+    assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [
+        ("ssa_authors_start", 0), ("ssa_authors_start", 0, experiment.ORIGINAL)]
+    # then the original setup's, every registered scorer and the variants, scorer by scorer: softmax
+    # first, the variants after SSA
     assert set(experiment.ORIGINAL_SCORERS) == set(scorer_names()) and experiment.ORIGINAL_SCORERS[0] == "softmax"
+    assert experiment.ORIGINAL_RUNS[:5] == (*experiment.REPLICATION_SCORERS, *experiment.VARIANTS)
+    assert set(experiment.ORIGINAL_RUNS) == set(scorer_names()) | set(experiment.VARIANTS)
     assert [run.arguments for run in runs[-original:][:len(seeds) + 1]] == (
         [("softmax", seed, experiment.ORIGINAL) for seed in seeds] + [(experiment.ORIGINAL_SCORERS[1], 0, experiment.ORIGINAL)])
     assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[4, 5], scorers=["ssa", "softmax_ssa_slope", "sparsemax"])] == [
         ("ssa", 4), ("sparsemax", 4), ("ssa", 5), ("sparsemax", 5), ("softmax_ssa_slope", 4), ("softmax_ssa_slope", 5),
-        ("ssa", 4, experiment.ORIGINAL), ("ssa", 5, experiment.ORIGINAL), ("sparsemax", 4, experiment.ORIGINAL), ("sparsemax", 5, experiment.ORIGINAL)]
+        ("ssa", 4, experiment.ORIGINAL), ("ssa", 5, experiment.ORIGINAL), ("softmax_ssa_slope", 4, experiment.ORIGINAL),
+        ("softmax_ssa_slope", 5, experiment.ORIGINAL), ("sparsemax", 4, experiment.ORIGINAL), ("sparsemax", 5, experiment.ORIGINAL)]
     assert {experiment.CHAPTER.part(run) for run in runs} == {"short setup", "original setup"}
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])

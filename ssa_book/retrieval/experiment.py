@@ -180,6 +180,10 @@ SEEDS = {"smoke": (0, 1), "cpu": tuple(range(10)), "paper": tuple(range(10))}
 # temperature, whose published numbers it reproduces, with SSA.
 ORIGINAL_SCORERS = tuple(dict.fromkeys(("softmax", "adaptive_temperature", "ssa", *scorer_names())))
 REPLICATION_SCORERS = ORIGINAL_SCORERS[:3]
+# The original setup's runs in the order they are computed: its comparison's scorers, then the
+# variants that separate SSA's form from its start (its one adverse verdict there could come from
+# either), then the other scorers.
+ORIGINAL_RUNS = tuple(dict.fromkeys((*REPLICATION_SCORERS, *VARIANTS, *ORIGINAL_SCORERS)))
 
 
 def experiment_config(scorer: str, profile: str = "cpu", seed: int = 0, setup: str = SHORT) -> RetrievalExperiment:
@@ -321,14 +325,15 @@ class RetrievalChapter(Chapter):
 
     def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
         """The short setup's runs: the registered scorers' seed by seed, then the variants' (whole
-        seeds of the scorers first); then the original setup's, of the scorers of
-        :data:`ORIGINAL_SCORERS` among ``scorers``, scorer by scorer (each run takes minutes, so an
-        interrupted sweep leaves whole scorers, each comparable with softmax's, which comes first)."""
+        seeds of the scorers first); then the original setup's, of the scorers and variants of
+        :data:`ORIGINAL_RUNS` among ``scorers``, scorer by scorer in that order (each run takes
+        minutes, so an interrupted sweep leaves whole scorers, each comparable with softmax's,
+        which comes first)."""
         ordered = [(seed, scorer) for seed in seeds for scorer in scorers if scorer not in VARIANTS]
         ordered += [(seed, scorer) for seed in seeds for scorer in scorers if scorer in VARIANTS]
         found = [Run("retrieval", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed, scorer in ordered]
         return found + [Run("retrieval", (scorer, seed, ORIGINAL), f"{scorer} / seed {seed} / {ORIGINAL} setup", chapters=(self.name,))
-                        for scorer in ORIGINAL_SCORERS if scorer in scorers for seed in seeds]
+                        for scorer in ORIGINAL_RUNS if scorer in scorers for seed in seeds]
 
     def part(self, run: Run) -> str:
         return f"{ORIGINAL} setup" if run.arguments[2:] == (ORIGINAL,) else f"{SHORT} setup"
