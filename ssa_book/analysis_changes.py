@@ -168,6 +168,12 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "the original setup is where the paper's source ran max retrieval, so the leaderboard's reading of set-size "
                    "shift should not rest on the short setup alone; added after the original setup's runs of softmax, "
                    "adaptive temperature and SSA had been read, before any run of the other eleven scorers there", True),
+    AnalysisChange("88cbc2c", "2026-12-06", "plan",
+                   "max retrieval, original setup: the two variants of the short setup's starting-point comparisons (a softmax "
+                   "with SSA's starting slope, SSA from the authors' start) run there too, at the chapter's 10 seeds, and SSA's "
+                   "difference from softmax there is read by the same comparisons, rule and thresholds",
+                   "SSA is worse than softmax in the original setup, and that could come from its start rather than its form; "
+                   "added after SSA's and softmax's runs there had been read, before any run of the variants there", True),
 )
 
 @dataclasses.dataclass(frozen=True)
