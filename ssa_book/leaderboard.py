@@ -61,7 +61,7 @@ from ssa_book.plotting import scorer_color, scorer_label
 from ssa_book.profiles import check_profile
 from ssa_book.results import CacheMissError, cache_required
 from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, train_items
-from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_SCORERS, SEEDS as RETRIEVAL_SEEDS, SHORT, load_run as load_retrieval_run
+from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_SCORERS, SEEDS as RETRIEVAL_SEEDS, SHORT, load_run as load_retrieval_run, setup_of
 from ssa.scoring import scorer_names
 
 TITLE = "Leaderboard: every scorer under every shift"
@@ -190,7 +190,7 @@ class LeaderboardChapter(Chapter):
 
     def part(self, run: Run) -> str:
         if run.kind == "retrieval":
-            return f"max retrieval, {(*run.arguments[2:], SHORT)[0]} setup"
+            return f"max retrieval, {setup_of(run.arguments)} setup"
         return "cost" if run.kind == "cost" else "in-context runs"
 
     def configs(self, profile: str) -> dict:
@@ -358,7 +358,7 @@ def _load(run: tuple, profile: str, train: bool, device: str):
 
     def load():
         if run[0] == "retrieval":
-            return load_retrieval_run(*run[1:3], profile=profile, device=device, setup=(*run[3:], SHORT)[0])
+            return load_retrieval_run(*run[1:3], profile=profile, device=device, setup=setup_of(run[1:]))
         return load_icl_run(*run[1:], profile=profile, device=device)
 
     if train:

@@ -305,6 +305,11 @@ def training_step(experiment: RetrievalExperiment, device: str):
     return step
 
 
+def setup_of(arguments: tuple) -> str:
+    """The setup of a "retrieval" run from its arguments ``(scorer, seed[, setup])``."""
+    return arguments[2] if len(arguments) > 2 else SHORT
+
+
 @dataclasses.dataclass(frozen=True)
 class RetrievalChapter(Chapter):
     """Max retrieval under set-size shift: every registered scorer, seed by seed (so an
@@ -336,7 +341,7 @@ class RetrievalChapter(Chapter):
                         for scorer in ORIGINAL_RUNS if scorer in scorers for seed in seeds]
 
     def part(self, run: Run) -> str:
-        return f"{ORIGINAL} setup" if run.arguments[2:] == (ORIGINAL,) else f"{SHORT} setup"
+        return f"{setup_of(run.arguments)} setup"
 
     def configs(self, profile: str) -> dict:
         return {setup: experiment_config("softmax", profile, setup=setup) for setup in SETUPS}
