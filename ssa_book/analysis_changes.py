@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ssa_book import claims, ledger, verdicts
+from ssa_book import claims, verdicts
 from ssa_book.icl import study
 from ssa_book.icl.tasks import get_task
 from ssa_book.results import CacheMissError

@@ -62,6 +62,7 @@ class LedgerRow:
     regime: str = ""  # the training regime the verdict holds in (sizes, steps, learning rate, start, seeds)
     seed_counts: tuple[int, ...] = ()  # seeds per part where the parts ran different seeds (empty: len(seeds))
     published_excluded: bool = False  # the 95% interval excludes an effect of the size the paper publishes
+    finding: str = ""  # what the front page's findings add beside the verdict (what a difference goes with)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:

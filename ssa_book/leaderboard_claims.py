@@ -66,7 +66,8 @@ def leaderboard_row(profile: str) -> LedgerRow:
     short = f"SSA against softmax in {len(columns)} of the {len(leaderboard.COLUMNS)} columns"
     return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
-                     leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)))
+                     leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
+                     finding=retrieval_analysis.starting_point_finding(profile))
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:

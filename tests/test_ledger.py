@@ -288,6 +288,10 @@ def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
     assert any(bullet.startswith("**Undecided**") and "Perplexity_Id (3 seeds)" in bullet for bullet in found)
     assert not any("excludes" in bullet for bullet in found)
     assert found[-1] == "**Not tested or premise absent**: Benchmarks (not tested)."
+    # what a row adds beside its verdict follows its regime
+    rows[2] = dataclasses.replace(rows[2], finding="In max retrieval, short setup: SSA's deficit goes with its form.")
+    assert "Regime: 4 layers. In max retrieval, short setup: SSA's deficit goes with its form." in next(
+        bullet for bullet in ledger.findings(rows) if bullet.startswith("**Across_Shifts**"))
     rows = [dataclasses.replace(each, published_excluded=each.key in ("perplexity_id", "probing")) for each in rows]
     undecided = next(bullet for bullet in ledger.findings(rows) if bullet.startswith("**Undecided**"))
     assert undecided.endswith("For Perplexity_Id and Probing, the 95% interval at the book's scale already excludes an effect the "

@@ -173,7 +173,7 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     assert experiment.CHAPTER.command("cpu") == "python -m ssa_book regenerate max_retrieval --profile cpu --jobs 2"
 
 
-def test_the_variants_separate_ssas_form_from_its_starting_slope():
+def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     slope = experiment.SSA_SLOPE_AT_ZERO
     assert slope == pytest.approx(experiment.SSA_START["n"] * experiment.SSA_START["b"])
     sharper = experiment.experiment_config("softmax_ssa_slope", "cpu", 3)
@@ -197,6 +197,20 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope():
     assert found[("ssa", "softmax_ssa_slope")].outcome == verdicts.WORSE and "deficit goes with its form" in reading
     _, reading = analysis.starting_point(runs_with(True), train_items=16)  # the slope alone loses as much
     assert "deficit goes with its starting slope" in reading
+    # read setup by setup for the front page, each only once every seed of its four arms is cached
+    def whole(profile, scorers, seeds, device, setup):
+        if setup == experiment.ORIGINAL:
+            return {}, {"ssa_authors_start": "4 of 10 seeds run so far"}
+        return runs_with(False), {}
+
+    monkeypatch.setattr(analysis, "load_whole_scorers", whole)
+    monkeypatch.setattr(analysis, "train_items", lambda profile, setup=experiment.SHORT: 16)
+    assert analysis.starting_point_finding("cpu") == (
+        "In max retrieval (SSA from b = 1, n = 1.5), short setup: SSA's deficit goes with its form, not its starting slope: a "
+        "softmax with that slope does not differ from softmax, and SSA differs from it as it does from softmax; original setup: "
+        "not read until every seed of its four arms is run.")
+    assert analysis.starting_point_words("cpu", experiment.ORIGINAL).endswith(
+        "waits for runs in this setup (SSA from the authors' start: 4 of 10 seeds run so far).")
     table = analysis.pairs_table(found)
     assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == "SSA worse"
     with pytest.raises(ValueError, match="need the runs of ssa_authors_start"):

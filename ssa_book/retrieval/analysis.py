@@ -33,7 +33,7 @@ from ssa_book import verdicts as rule
 from ssa_book.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
 from ssa_book.claims import paired, plural
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
-from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SHORT, VARIANTS, experiment_config, load_run
+from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SETUPS, SHORT, SSA_START, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
 from ssa_book.results import CacheMissError, Provenance, cache_required
 from ssa_book.plotting import scorer_color, scorer_label
@@ -385,6 +385,35 @@ def load_whole_scorers(profile: str, scorers: Sequence[str], seeds: Sequence[int
         else:
             pending[name] = f"{len(runs)} of {len(seeds)} seeds run so far"
     return found, pending
+
+
+def starting_point_words(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None, device: str = "auto") -> str:
+    """What SSA's difference from softmax goes with in ``setup`` (:func:`starting_point`), in one
+    sentence; where the cache is required and a seed of softmax, SSA or a variant is missing there,
+    what the reading waits for."""
+    found, pending = _starting_point_arms(profile, setup, seeds, device)
+    if pending:
+        return ("Whether SSA's difference here goes with its form or with its start waits for runs in this setup ("
+                + "; ".join(f"{_style(name)[1]}: {why}" for name, why in pending.items()) + ").")
+    return starting_point(found, train_items(profile, setup))[1]
+
+
+def starting_point_finding(profile: str) -> str:
+    """What SSA's difference from softmax in max retrieval goes with, setup by setup, from the
+    book's cache, with the start SSA trains from: for the front page's findings."""
+    readings = []
+    for setup in SETUPS:
+        with cache_required():
+            found, pending = _starting_point_arms(profile, setup, None, "cpu")
+        reading = ("not read until every seed of its four arms is run" if pending
+                   else starting_point(found, train_items(profile, setup))[1].rstrip("."))
+        readings.append(f"{setup} setup: {reading}")
+    return f"In max retrieval (SSA from b = {SSA_START['b']:g}, n = {SSA_START['n']:g}), {'; '.join(readings)}."
+
+
+def _starting_point_arms(profile: str, setup: str, seeds: Sequence[int] | None, device: str):
+    """:func:`load_whole_scorers` of the four arms :func:`starting_point` reads."""
+    return load_whole_scorers(profile, ("softmax", "ssa", *VARIANTS), seeds, device, setup)
 
 
 def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
