@@ -197,6 +197,13 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     assert found[("ssa", "softmax_ssa_slope")].outcome == verdicts.WORSE and "deficit goes with its form" in reading
     _, reading = analysis.starting_point(runs_with(True), train_items=16)  # the slope alone loses as much
     assert "deficit goes with its starting slope" in reading
+    # the slope loses some, SSA loses more than that softmax: not separated, and the sentence says what was found
+    partly = {**runs_with(False), "softmax_ssa_slope": [_run("softmax_ssa_slope", s, [0.95, 0.7, 0.5 + 0.01 * (s % 2)]) for s in seeds]}
+    separate, words = analysis.starting_point(partly, train_items=16)
+    assert separate[("softmax_ssa_slope", "softmax")].outcome == separate[("ssa", "softmax_ssa_slope")].outcome == verdicts.WORSE
+    assert words.startswith("These comparisons do not separate SSA's form from its starting slope: a softmax with SSA's "
+                            "starting slope is worse than softmax (-0.")
+    assert f"and SSA is worse than that softmax ({separate[('ssa', 'softmax_ssa_slope')].estimate('+.3f')})." in words
     # read setup by setup for the front page, each only once every seed of its four arms is cached
     def whole(profile, scorers, seeds, device, setup):
         if setup == experiment.ORIGINAL:
@@ -206,11 +213,11 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     monkeypatch.setattr(analysis, "load_whole_scorers", whole)
     monkeypatch.setattr(analysis, "train_items", lambda profile, setup=experiment.SHORT: 16)
     assert analysis.starting_point_finding("cpu") == (
-        "In max retrieval (SSA from b = 1, n = 1.5), short setup: SSA's deficit goes with its form, not its starting slope: a "
+        "In max retrieval (SSA from b = 1, n = 1.5; on the mean accuracy over the sets larger than in training), short setup: SSA's deficit goes with its form, not its starting slope: a "
         "softmax with that slope does not differ from softmax, and SSA differs from it as it does from softmax; original setup: "
         "not read until every seed of its four arms is run.")
-    assert analysis.starting_point_words("cpu", experiment.ORIGINAL).endswith(
-        "waits for runs in this setup (SSA from the authors' start: 4 of 10 seeds run so far).")
+    waiting, words = analysis.starting_point_in("cpu", experiment.ORIGINAL)
+    assert waiting == {} and words.endswith("waits for runs in this setup (SSA from the authors' start: 4 of 10 seeds run so far).")
     table = analysis.pairs_table(found)
     assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == "SSA worse"
     with pytest.raises(ValueError, match="need the runs of ssa_authors_start"):

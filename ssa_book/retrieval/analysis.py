@@ -124,8 +124,28 @@ def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int)
     if missing:
         raise ValueError(f"runs: the starting-point comparisons need the runs of {', '.join(missing)}")
     found = {pair: versus(runs, *pair, SHIFTED_ACCURACY, "accuracy", train_items) for pair in STARTING_POINT}
-    reading = rule.form_or_slope(found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")])
-    return found, rule.slope_sentence(reading, found[("ssa", "softmax")])
+    sharper, versus_sharper = found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")]
+    reading = _reading(found)
+    sentence = rule.slope_sentence(reading, found[("ssa", "softmax")])
+    if reading == rule.NOT_SEPARATED:  # what the comparisons found, since no reading names it
+        sentence = (f"{sentence.rstrip('.')}: a softmax with SSA's starting slope is {_against(sharper, 'softmax')} "
+                    f"({sharper.estimate('+.3f')}), and SSA is {_against(versus_sharper, 'that softmax')} "
+                    f"({versus_sharper.estimate('+.3f')}).")
+    return found, sentence
+
+
+def _reading(found: Mapping[tuple[str, str], rule.Verdict]) -> str:
+    """:func:`ssa_book.verdicts.form_or_slope` of the starting-point verdicts ``found``."""
+    return rule.form_or_slope(found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")])
+
+
+def _against(verdict: rule.Verdict, control: str) -> str:
+    """``verdict``'s outcome against ``control`` in words: "worse than softmax"."""
+    if verdict.outcome in (rule.BETTER, rule.WORSE):
+        return f"{verdict.outcome} than {control}"
+    if verdict.outcome == rule.NEGLIGIBLE:
+        return f"no different from {control} in any way that matters"
+    return f"{verdict.outcome} against {control}"
 
 
 def outcome_counts_words(judged: Mapping[str, rule.Verdict]) -> str:
@@ -341,10 +361,10 @@ class MaxRetrieval:
                 outcomes[f"{what} vs softmax: {scorer}"] = verdict.label()
         outcomes["adaptive temperature replication"] = adaptive_temperature_replication(scorers, trained).label()
         if all(runs.get(name) for pair in STARTING_POINT for name in pair):
-            found, reading = starting_point(runs, trained)
+            found, _ = starting_point(runs, trained)
             for (treatment, control), verdict in found.items():
                 outcomes[f"starting point: {treatment} vs {control}"] = verdict.label()
-            outcomes["starting point: what SSA's difference goes with"] = reading
+            outcomes["starting point: what SSA's difference goes with"] = _reading(found)
         return outcomes
 
 
@@ -387,15 +407,16 @@ def load_whole_scorers(profile: str, scorers: Sequence[str], seeds: Sequence[int
     return found, pending
 
 
-def starting_point_words(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None, device: str = "auto") -> str:
-    """What SSA's difference from softmax goes with in ``setup`` (:func:`starting_point`), in one
-    sentence; where the cache is required and a seed of softmax, SSA or a variant is missing there,
-    what the reading waits for."""
-    found, pending = _starting_point_arms(profile, setup, seeds, device)
+def starting_point_in(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None,
+                      device: str = "auto") -> tuple[dict[tuple[str, str], rule.Verdict], str]:
+    """:func:`starting_point` in ``setup``: its verdicts and what they say of SSA's difference from
+    softmax, in one sentence; where the cache is required and a seed of softmax, SSA or a variant
+    is missing there, no verdicts and what the reading waits for."""
+    found, pending = load_whole_scorers(profile, ("softmax", "ssa", *VARIANTS), seeds, device, setup)
     if pending:
-        return ("Whether SSA's difference here goes with its form or with its start waits for runs in this setup ("
-                + "; ".join(f"{_style(name)[1]}: {why}" for name, why in pending.items()) + ").")
-    return starting_point(found, train_items(profile, setup))[1]
+        return {}, ("Whether SSA's difference here goes with its form or with its start waits for runs in this setup ("
+                    + "; ".join(f"{_style(name)[1]}: {why}" for name, why in pending.items()) + ").")
+    return starting_point(found, train_items(profile, setup))
 
 
 def starting_point_finding(profile: str) -> str:
@@ -404,16 +425,11 @@ def starting_point_finding(profile: str) -> str:
     readings = []
     for setup in SETUPS:
         with cache_required():
-            found, pending = _starting_point_arms(profile, setup, None, "cpu")
-        reading = ("not read until every seed of its four arms is run" if pending
-                   else starting_point(found, train_items(profile, setup))[1].rstrip("."))
-        readings.append(f"{setup} setup: {reading}")
-    return f"In max retrieval (SSA from b = {SSA_START['b']:g}, n = {SSA_START['n']:g}), {'; '.join(readings)}."
-
-
-def _starting_point_arms(profile: str, setup: str, seeds: Sequence[int] | None, device: str):
-    """:func:`load_whole_scorers` of the four arms :func:`starting_point` reads."""
-    return load_whole_scorers(profile, ("softmax", "ssa", *VARIANTS), seeds, device, setup)
+            found, reading = starting_point_in(profile, setup, device="cpu")
+        reading = reading.rstrip(".") if found else "not read until every seed of its four arms is run"
+        readings.append(f"{setup} setup: {reading if reading.startswith('SSA') else reading[:1].lower() + reading[1:]}")
+    return (f"In max retrieval (SSA from b = {SSA_START['b']:g}, n = {SSA_START['n']:g}; on the mean accuracy over the sets "
+            f"larger than in training), {'; '.join(readings)}.")
 
 
 def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
