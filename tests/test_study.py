@@ -9,7 +9,7 @@ from ssa_book import verdicts
 from ssa_book.icl import study
 from ssa_book.icl.study import report as study_report  # chapter_answer looks StudyCache up there
 from ssa_book.icl.records import ICLRun
-from ssa_book.icl.train import _parameter_groups, build_model
+from ssa_book.icl.train import SCHEDULES, _parameter_groups, build_model
 from synthetic_runs import provenance_with
 
 
@@ -487,6 +487,8 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
     # the chapters' regime in full, every other one by what differs from it
     assert rows.loc["SSA vs softmax", "regime"].startswith("the chapters': lr 0.001 (constant), 1,000 steps, width 64")
     assert rows.loc["SSA vs softmax, 3 x steps", "regime"] == "3,000 steps"
+    assert rows.loc["SSA vs softmax, warm-up + cosine", "regime"] == "lr 0.001 (warm-up + cosine)"  # each schedule named in words
+    assert set(study.design.SCHEDULE_WORDS) == set(SCHEDULES)
     assert set(frame["comparison"]) <= set(study.REGIME_MAP)
 
 

@@ -88,11 +88,13 @@ class Arm:
         return self.steps_multiple * self.width_multiple ** 2
 
 
+SCHEDULE_WORDS = {"constant": "constant", "warmup_cosine": "warm-up + cosine"}  # each training schedule as the pages name it
+
+
 def _regime_words(train, *, scorer: bool = True) -> str:
     model = train.model
-    schedule = "constant" if train.schedule == "constant" else f"{train.schedule.replace('_', ' + ')}"
     text = (f"{model.n_layer} layers of width {model.n_embd}, {train.train_steps:,} steps at learning rate "
-            f"{train.learning_rate:g} ({schedule})")
+            f"{train.learning_rate:g} ({SCHEDULE_WORDS[train.schedule]})")
     start = dict(model.scorer_kwargs)
     if scorer and model.scorer == "ssa":
         text += f", SSA from b = {start.get('b', _SSA_B0):.3g}, n = {start.get('n', _SSA_N0):.3g}"

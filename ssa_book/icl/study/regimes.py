@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ssa_book import verdicts as rule
 from ssa_book.icl.study.conduct import StudyCache, comparison, longer_training_needed
-from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, Arm, Comparison, judge, needed
+from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm, Comparison, judge, needed
 from ssa_book.icl.study.judging import verdict_rows
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 
@@ -23,9 +23,8 @@ REGIME_MAP_ENDPOINT = "error at sigma 10"
 def _regime_settings(arm: Arm, task: str, profile: str) -> dict[str, str]:
     """The arm's training settings in short, by name: learning rate and schedule, steps, width, SSA's start."""
     train = arm.experiment(task, FIRST_SEED, profile).train
-    schedule = "constant" if train.schedule == "constant" else train.schedule.replace("_", " + ")
     start = dict(train.model.scorer_kwargs)
-    return {"learning rate": f"lr {train.learning_rate:g} ({schedule})", "steps": f"{train.train_steps:,} steps",
+    return {"learning rate": f"lr {train.learning_rate:g} ({SCHEDULE_WORDS[train.schedule]})", "steps": f"{train.train_steps:,} steps",
             "width": f"width {train.model.n_embd}", "start": f"SSA from b = {start.get('b', _SSA_B0):.3g}"}
 
 
