@@ -309,7 +309,8 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
     for row in experiments:
         if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
             regime = f" Regime: {short_regime(row.regime)}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
-            caveats = "".join(f" {text}" for text in (_study_caveats(row.profile) if row.key == "quantification" else "", row.finding) if text)
+            notes = [_study_caveats(row.profile)] if row.key == "quantification" else []
+            caveats = "".join(f" {text}" for text in (*notes, row.finding) if text)
             found = comparison_words(row) or row.summary.rstrip(".")
             bullets.append(f"**{row.claim}**: the paper's claim does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
     in_part = [row for row in experiments if row.verdict == verdicts.HOLDS_IN_PART]
