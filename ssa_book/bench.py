@@ -43,7 +43,7 @@ from typing import Sequence
 import torch
 
 from ssa.attention import attention, attention_path
-from ssa_book.chapters import Chapter, Run, register, register_kind
+from ssa_book.chapters import Chapter, Run, RunKind, Study, register_study
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.results import StoredEntry, cached_entry, entries_of, entry_path
 from ssa.scoring import SSA
@@ -163,7 +163,7 @@ class PerformanceChapter(Chapter):
         return {"": bench_config(profile, "cpu")}  # the sizes are the same on every device
 
 
-CHAPTER = register(PerformanceChapter("performance", "the attention benchmark"))
+CHAPTER = PerformanceChapter("performance", "the attention benchmark")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -538,4 +538,4 @@ def benchmark_is_cached(profile: str, device: str, bench_profile: str, bench_dev
     return entry is not None and entry.config.get("seed") == seed
 
 
-register_kind("bench", compute_benchmark, cached=benchmark_is_cached)
+STUDY = register_study(Study("performance", chapters=(CHAPTER,), kinds={"bench": RunKind(compute_benchmark, cached=benchmark_is_cached)}))

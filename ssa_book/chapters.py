@@ -1,16 +1,17 @@
-"""The chapters with cached results: what each computes, and the registry that lists them.
+"""The studies of the book, each registered once, and the chapters with cached results they define.
 
-A :class:`Chapter` (named after its notebook) lists its runs for a profile, seeds and scorers
-(:meth:`Chapter.runs`); a :class:`Run` is one cache entry, or the few made together, computed by
-its study's own cached function. Each study defines its chapters beside its code and registers
-them (:func:`register`); :data:`CHAPTERS` then holds every chapter whose study has been imported,
-in the book's order (:data:`ORDER`). The command line (:mod:`ssa_book.regenerate`) computes the runs
-of :func:`plan`; :meth:`Chapter.command` is the command a reader is told to run.
-
-Beside its chapter, a study registers how each kind of run it plans is computed
-(:func:`register_kind`: :data:`KINDS`, which :func:`read_run` and the command line use) and, where
-reruns on other machines are compared, how its runs are read and judged one by one
-(:func:`register_reader`: :data:`READERS`, used by :mod:`ssa_book.reruns`).
+A :class:`Study` is one study of the book (in-context learning, the decoder, max retrieval, ...):
+its chapters with cached results (:class:`Chapter`: its plan of runs for a profile, seeds and
+scorers, the configs it builds, the command that computes them), how each kind of run it plans
+is computed (:class:`RunKind`: its regenerate step), how its runs are read as typed records and
+judged one by one (:class:`Reader`), and the paper's claims it tests with the function that gives
+their verdicts as rows of the ledger. Each study registers itself once (:func:`register_study`),
+from the package or module that holds it, so that importing any of its modules registers it;
+:data:`STUDIES` is the registry. The command line (:mod:`ssa_book.regenerate`), the size tables
+(:mod:`ssa_book.sizes`), the ledger (:mod:`ssa_book.ledger`), the reproducing page
+(:mod:`ssa_book.reproduce`) and the reruns (:mod:`ssa_book.reruns`) iterate it, through the
+indexes it fills: :data:`CHAPTERS` (in the book's order, :data:`ORDER`), :data:`KINDS`,
+:data:`READERS` and :data:`ssa_book.claims.PAPER`.
 
 This module knows no study: it is filled by them.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol, Sequence
 
+from ssa_book.claims import LedgerRow, PaperClaim, PAPER, ORDER as CLAIM_ORDER
 from ssa_book.profiles import check_profile
 from ssa_book.results import CacheMissError, Provenance, StoredEntry, cache_required, entries_read
 from ssa.scoring import scorer_names
@@ -123,17 +125,8 @@ class RunKind:
     cached: Callable[..., bool | None] | None = None
 
 
-# kind -> how its runs are computed: registered by the study that defines the kind.
+# kind -> how its runs are computed: filled by register_study.
 KINDS: dict[str, RunKind] = {}
-
-
-def register_kind(name: str, compute: Callable[..., str], cached: Callable[..., bool | None] | None = None) -> RunKind:
-    """Make ``name`` a kind of :class:`Run`, computed by ``compute``; returns its :class:`RunKind`."""
-    kind = RunKind(compute, cached)
-    if KINDS.get(name, kind) != kind:
-        raise ValueError(f"run kind {name!r} is already registered by another study")
-    KINDS[name] = kind
-    return kind
 
 
 def read_run(run: Run, profile: str, device: str = "auto") -> list[StoredEntry] | None:
@@ -158,23 +151,14 @@ def is_cached(run: Run, profile: str, device: str = "auto") -> bool:
     return read_run(run, profile, device) is not None
 
 
-# name -> chapter, in ORDER: every chapter whose study has been imported.
+# name -> chapter, in ORDER: every chapter of a registered study.
 CHAPTERS: dict[str, Chapter] = {}
 
 
-def _in_order(registry: dict, name: str, value, what: str):
-    """Add ``value`` under chapter ``name`` to ``registry``, which stays in :data:`ORDER`; returns it."""
-    if name not in ORDER:
-        raise ValueError(f"{what} {name!r} has no place in ORDER, the book's order of its chapters")
-    registry[name] = value
+def _in_order(registry: dict) -> None:
+    """Put ``registry``'s chapters in :data:`ORDER`."""
     for each in sorted(registry, key=ORDER.index):
         registry[each] = registry.pop(each)
-    return value
-
-
-def register(chapter: Chapter) -> Chapter:
-    """Add ``chapter`` to :data:`CHAPTERS`, which stays in :data:`ORDER`; returns it."""
-    return _in_order(CHAPTERS, chapter.name, chapter, "chapter")
 
 
 def chapter(name: str) -> Chapter:
@@ -247,8 +231,8 @@ class SeedRun(Protocol):
 
 class Reader(Protocol):
     """How a chapter names, reads and judges its runs one at a time (:mod:`ssa_book.reruns` puts a
-    rerun in place of a cached seed and judges again): registered by the study beside its
-    verdicts (:func:`register_reader`)."""
+    rerun in place of a cached seed and judges again): part of the study that defines the chapter
+    (:attr:`Study.readers`)."""
 
     chapter: str  # the chapter's name in CHAPTERS
     tasks: tuple[str, ...]  # the tasks its runs need one of (empty: none)
@@ -272,13 +256,70 @@ class Reader(Protocol):
         """``{claim: outcome in the book's words}`` for every verdict the chapter computes."""
 
 
-# chapter name -> its reader, for the chapters that have one.
+# chapter name -> its reader, for the chapters that have one: filled by register_study.
 READERS: dict[str, Reader] = {}
 
 
-def register_reader(reader: Reader) -> Reader:
-    """Add ``reader`` to :data:`READERS` (in :data:`ORDER`); returns it."""
-    return _in_order(READERS, reader.chapter, reader, "the reader of chapter")
+# ----------------------------------------------------------------------------------------------
+# The studies.
+
+
+@dataclasses.dataclass(frozen=True)
+class Study:
+    """One study of the book: everything the book's machinery reads of it, registered at once.
+
+    ``rows(profile)`` gives one ledger row per claim of ``claims``, in their order, read from the
+    result cache (it never trains)."""
+
+    name: str
+    chapters: tuple[Chapter, ...] = ()  # its chapters with cached results (their plans of runs)
+    kinds: Mapping[str, RunKind] = dataclasses.field(default_factory=dict)  # how each kind of run it plans is computed
+    readers: tuple[Reader, ...] = ()  # how the runs of its chapters are read and judged one by one
+    claims: Mapping[str, PaperClaim] = dataclasses.field(default_factory=dict)  # the paper's claims it tests (keys of ssa_book.claims.ORDER)
+    rows: Callable[[str], list[LedgerRow]] | None = None  # their verdicts, as rows of the ledger
+
+
+# name -> study: every study imported (ssa_book.studies imports them all).
+STUDIES: dict[str, Study] = {}
+
+
+def register_study(study: Study) -> Study:
+    """Add ``study`` to :data:`STUDIES`, and its chapters, kinds of run, readers and claims to the
+    indexes (:data:`CHAPTERS`, :data:`KINDS`, :data:`READERS`, :data:`ssa_book.claims.PAPER`);
+    returns it. Registering the same study again changes nothing; a name another study holds is
+    an error, as is a chapter outside :data:`ORDER`, a claim outside :data:`ssa_book.claims.ORDER`,
+    claims without rows, or a reader of a chapter the study does not define."""
+    known = STUDIES.get(study.name)
+    if known is not None:
+        if known != study:
+            raise ValueError(f"study {study.name!r} is already registered, with other parts")
+        return known
+    names = [chapter.name for chapter in study.chapters]
+    outside = [name for name in names if name not in ORDER]
+    if outside:
+        raise ValueError(f"study {study.name!r}: chapter {', '.join(map(repr, outside))} has no place in ORDER, the book's order of its chapters")
+    unknown = [key for key in study.claims if key not in CLAIM_ORDER]
+    if unknown:
+        raise ValueError(f"study {study.name!r}: claims {', '.join(unknown)} not in ORDER ({', '.join(CLAIM_ORDER)})")
+    if bool(study.claims) != (study.rows is not None):
+        raise ValueError(f"study {study.name!r}: claims and the rows that judge them go together")
+    strays = [reader.chapter for reader in study.readers if reader.chapter not in names]
+    if strays:
+        raise ValueError(f"study {study.name!r}: a reader of chapter {', '.join(strays)}, which it does not define")
+    for what, mine, index in (("chapter", names, CHAPTERS), ("run kind", list(study.kinds), KINDS),
+                              ("reader of chapter", [reader.chapter for reader in study.readers], READERS),
+                              ("claim", list(study.claims), PAPER)):
+        taken = [name for name in mine if name in index]
+        if taken:
+            raise ValueError(f"study {study.name!r}: {what} {', '.join(map(repr, taken))} is already registered by another study")
+    CHAPTERS.update((chapter.name, chapter) for chapter in study.chapters)
+    _in_order(CHAPTERS)
+    KINDS.update(study.kinds)
+    READERS.update((reader.chapter, reader) for reader in study.readers)
+    _in_order(READERS)
+    PAPER.update(study.claims)
+    STUDIES[study.name] = study
+    return study
 
 
 def swapped_by_scorer(runs: Mapping, records: Sequence) -> dict:

@@ -1,8 +1,8 @@
 """The paper's claims the book tests, and what the book found of each: one row per claim.
 
-Each study registers the claims of the paper it tests beside its code, with the function that
-reads their rows from the result cache (:func:`register_claims`); the ledger
-(:mod:`ssa_book.ledger`) iterates the registry in :data:`ORDER`, the front page's order. A row
+Each study registers the claims of the paper it tests, with the function that reads their rows
+from the result cache (:class:`ssa_book.chapters.Study`); the ledger (:mod:`ssa_book.ledger`)
+iterates the studies and sorts the rows in :data:`ORDER`, the front page's order. A row
 never trains: a claim whose results are not cached is "not tested", with the command that
 creates them. The helpers here are what the studies' rows share: a row's sentences, its seeds,
 its parts.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from ssa_book import verdicts
 from ssa_book.results import Provenance
@@ -211,20 +211,6 @@ def comparison_words(row: LedgerRow) -> str:
     return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome)) for outcome in row.parts], of=" parts")
 
 
-# The registry: the paper's side of each claim, and for each group of claims a study registered
-# together the function that gives their rows at a profile.
+# The paper's side of each claim, filled by the studies that test them
+# (ssa_book.chapters.register_study, with the function that gives their rows).
 PAPER: dict[str, PaperClaim] = {}
-ROWS: dict[tuple[str, ...], Callable[[str], list[LedgerRow]]] = {}
-
-
-def register_claims(claims: Mapping[str, PaperClaim], rows: Callable[[str], list[LedgerRow]]) -> None:
-    """Register a study's ``claims`` (keys of :data:`ORDER`) with ``rows(profile)``, which gives
-    one :class:`LedgerRow` per claim, in the order of ``claims``."""
-    unknown = [key for key in claims if key not in ORDER]
-    if unknown:
-        raise ValueError(f"claims: {', '.join(unknown)} not in ORDER ({', '.join(ORDER)})")
-    taken = [key for key in claims if key in PAPER and PAPER[key].statement != claims[key].statement]
-    if taken:
-        raise ValueError(f"claims: {', '.join(taken)} registered already, by another study")
-    PAPER.update(claims)
-    ROWS[tuple(claims)] = rows

@@ -36,6 +36,9 @@ learned the task) and at the point only, without the per-point arrays, attention
 sweep the chapters keep (:func:`icl_experiment`), seeds 100-109. Max retrieval: the Max retrieval
 chapter's own runs of both setups, seeds 0-9. ``python -m ssa_book regenerate leaderboard --jobs 2`` computes both,
 retrieval first, then task by task and scorer by scorer (so an interrupted sweep leaves whole cells).
+
+The leaderboard study (this chapter, its runs and the two claims it judges) is registered by
+:mod:`ssa_book.leaderboard_claims`, which holds its rows of the ledger.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ import numpy as np
 from ssa_book import verdicts as rule
 from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
                                               cost_entry, judge_statement)
-from ssa_book.chapters import Chapter, Run, register, register_kind
+from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at
 from ssa_book.icl.tasks import TASKS
@@ -199,8 +202,8 @@ class LeaderboardChapter(Chapter):
         return {task: icl_experiment(task, "ssa", seeds(ICL, profile)[0], profile) for task in TASKS}
 
 
-CHAPTER = register(LeaderboardChapter("leaderboard", "every registered scorer under every shift: max retrieval's runs, the in-context runs "
-                                      "at the leaderboard's points and seeds, and the scorers' cost", jobs=2))
+CHAPTER = LeaderboardChapter("leaderboard", "every registered scorer under every shift: max retrieval's runs, the in-context runs "
+                             "at the leaderboard's points and seeds, and the scorers' cost", jobs=2)
 
 
 def regenerate_command(profile: str = "cpu", scorer: str | None = None, seed: int | None = None) -> str:
@@ -228,7 +231,7 @@ def _point_error(run, task: str, shift: str) -> float:
     return error_at(float(TEN_TIMES), shift)(run, task)
 
 
-register_kind("leaderboard_icl", compute_leaderboard_icl_run)
+KINDS = {"leaderboard_icl": RunKind(compute_leaderboard_icl_run)}
 
 
 def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_list: Sequence[int] | None = None) -> list[tuple]:

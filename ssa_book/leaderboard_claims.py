@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from ssa_book import leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, register_claims, short_summary, tally, total_wall_time
+from ssa_book.chapters import Study, register_study
+from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 
@@ -106,8 +107,9 @@ CLAIMS: dict[str, PaperClaim] = {
 }
 
 
-def _rows(profile: str) -> list[LedgerRow]:
+def leaderboard_rows(profile: str) -> list[LedgerRow]:
     return [alternatives_row(profile), leaderboard_row(profile)]
 
 
-register_claims(CLAIMS, _rows)
+# The leaderboard study: its chapter and runs (ssa_book.leaderboard) with the claims it judges.
+STUDY = register_study(Study("leaderboard", chapters=(leaderboard.CHAPTER,), kinds=leaderboard.KINDS, claims=CLAIMS, rows=leaderboard_rows))

@@ -6,8 +6,8 @@
     ledger_frame(rows)                 # the same as a pandas DataFrame
 
 Nothing here trains or evaluates a model. Every study registers the paper's claims it tests, with
-the function that gives their rows (:func:`ssa_book.claims.register_claims`); the ledger iterates
-that registry in :data:`ssa_book.claims.ORDER`, with the result cache *required* (as CI does), so
+the function that gives their rows (:class:`ssa_book.chapters.Study`); the ledger iterates the
+registry (:data:`ssa_book.chapters.STUDIES`) and puts the rows in :data:`ssa_book.claims.ORDER`, with the result cache *required* (as CI does), so
 a claim whose results are not cached yet is "not tested", with the command that creates them; it
 becomes a verdict as soon as that chapter commits its results, without any edit here. The
 theorems are the exception: they are checked live with :mod:`ssa_book.theory`, in seconds.
@@ -20,9 +20,10 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ssa_book import paths, studies, verdicts  # noqa: F401  (studies: importing it registers every study's claims)
+from ssa_book import paths, studies, verdicts  # noqa: F401  (studies: importing it registers every study, with its claims)
 from ssa_book.book import toc_documents
-from ssa_book.claims import ORDER, PAPER, PAPER_REGIME, ROWS, LedgerRow, comparison_words, paper_figure, plural, sentence
+from ssa_book.chapters import STUDIES
+from ssa_book.claims import ORDER, PAPER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural, sentence
 from ssa_book.icl import study as icl_study, tasks as icl_tasks
 from ssa_book.profiles import check_profile
 from ssa_book.results import REQUIRE_CACHE_ENV
@@ -62,12 +63,14 @@ def ledger(profile: str = "cpu", *, results_dir: str | Path | None = None, theor
         raise RuntimeError(f"no study registered the claims {', '.join(unregistered)} (ssa_book.studies imports every study)")
     rows: list[LedgerRow] = []
     with reading_cache(results_dir):
-        for keys, rows_of in ROWS.items():
-            if not theorems and set(keys) <= set(LIVE):
+        for study in STUDIES.values():
+            if not study.claims:
+                continue
+            if not theorems and set(study.claims) <= set(LIVE):
                 rows += [LedgerRow(key, PAPER[key].claim, paper_figure(key), "not checked (theorems=False)", "live", (), NOT_TESTED,
-                                   None, None, summary="Not checked.") for key in keys]
+                                   None, None, summary="Not checked.") for key in study.claims]
             else:
-                rows += rows_of(profile)
+                rows += study.rows(profile)
     rows.sort(key=lambda row: ORDER.index(row.key))
     sections = _sections(root if root is not None else paths.repository_root())
     return [dataclasses.replace(row, section=sections.get(PAPER[row.key].chapter)) for row in rows]

@@ -6,10 +6,11 @@
     python -m ssa_book regenerate all --profile cpu --jobs 2             # every chapter, each run once
 
 :data:`ssa_book.chapters.CHAPTERS` maps each chapter with cached results (its notebook's name) to a
-:class:`ssa_book.chapters.Chapter`, defined beside its study's code, which lists the chapter's runs for
-a profile, seeds and scorers (:func:`ssa_book.chapters.plan`); a :class:`ssa_book.chapters.Run` is one cache
-entry (or one group of entries made together), computed by its study's own cached function
-(:data:`ssa_book.chapters.KINDS`, registered beside the chapter): this module trains nothing itself.
+:class:`ssa_book.chapters.Chapter`, defined beside its study's code and registered with the study
+(:class:`ssa_book.chapters.Study`), which lists the chapter's runs for a profile, seeds and scorers
+(:func:`ssa_book.chapters.plan`); a :class:`ssa_book.chapters.Run` is one cache entry (or one group of
+entries made together), computed by its study's own cached function (the study's kinds of run,
+:data:`ssa_book.chapters.KINDS`): this module trains nothing itself.
 A run already in the cache is skipped; an interrupted training resumes from its last checkpoint,
 so the command can be stopped and restarted at any time.
 
@@ -52,7 +53,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from typing import Callable, Sequence
 
-import ssa_book.studies  # noqa: F401  (registers every chapter and the kinds of run they plan)
+import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the kinds of run they plan)
 from ssa_book.chapters import ALL, CHAPTERS, KINDS, PROG, Run, is_cached, plan
 from ssa_book.data import DatasetError
 from ssa_book.profiles import DEVICES, PROFILES, resolve_device

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ssa_book import paths, studies  # noqa: F401  (studies: registers every chapter)
+from ssa_book import paths, studies  # noqa: F401  (studies: registers every study and its chapters)
 from ssa_book.chapters import CHAPTERS, plan, read_run
 from ssa_book.profiles import check_profile
 from ssa_book.book import resolve_document, toc_documents

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import ssa_book.studies  # noqa: F401  (registers every chapter and the readers of their runs)
+import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the readers of their runs)
 from ssa_book import paths
 from ssa_book.chapters import READERS
 from ssa_book.code_versions import computation_of, version

@@ -17,7 +17,7 @@ from ssa_book.lm.model import build_model, parameter_count
 from ssa_book.profiles import PROFILES, check_profile
 from ssa.scoring import scorer_names
 
-import ssa_book.studies  # noqa: F401  (registers every chapter in CHAPTERS)
+import ssa_book.studies  # noqa: F401  (registers every study, and so its chapters in CHAPTERS)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,18 +1,12 @@
-"""Every study of the book: importing this module registers every chapter in
-:data:`ssa_book.chapters.CHAPTERS` and every claim of the paper the book tests in
-:data:`ssa_book.claims.PAPER` (each study registers its own beside its code).
+"""Every study of the book: importing this module registers each of them
+(:data:`ssa_book.chapters.STUDIES`), with its chapters, kinds of run, readers and the claims of the
+paper it tests. Each study registers itself from the package or module that holds it.
 
-The pages' machinery that lists chapters or claims (:mod:`ssa_book.sizes`, :mod:`ssa_book.reproduce`,
-:mod:`ssa_book.ledger`) imports this module, not the studies one by one, so that a new study is named
-here once.
+The book's machinery that iterates the studies (:mod:`ssa_book.regenerate`, :mod:`ssa_book.sizes`,
+:mod:`ssa_book.reproduce`, :mod:`ssa_book.ledger`, :mod:`ssa_book.reruns`) imports this module, not
+the studies one by one, so that a new study is named here once.
 """
 
-from ssa_book import bench, leaderboard, leaderboard_claims, theory
-from ssa_book.alternatives import comparison as alternatives
-from ssa_book.encoder import claims as encoder_claims, experiment as encoder
-from ssa_book.icl import claims as icl_claims, experiments as icl, study as icl_study
-from ssa_book.lm import claims as decoder_claims, experiment as decoder
-from ssa_book.retrieval import experiment as retrieval
+from ssa_book import alternatives, bench, icl, leaderboard_claims as leaderboard, lm as decoder, encoder, retrieval, theory
 
-__all__ = ["alternatives", "bench", "decoder", "decoder_claims", "encoder", "encoder_claims", "icl", "icl_claims", "icl_study",
-           "leaderboard", "leaderboard_claims", "retrieval", "theory"]
+__all__ = ["alternatives", "bench", "decoder", "encoder", "icl", "leaderboard", "retrieval", "theory"]

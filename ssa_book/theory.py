@@ -34,7 +34,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ssa_book.claims import PAPER, LedgerRow, PaperClaim, paper_figure, register_claims
+from ssa_book.chapters import Study, register_study
+from ssa_book.claims import PAPER, LedgerRow, PaperClaim, paper_figure
 from ssa_book.verdicts import BETTER, WORSE
 
 __all__ = [
@@ -655,4 +656,4 @@ CLAIMS: dict[str, PaperClaim] = {
 }
 
 
-register_claims(CLAIMS, theorem_rows)
+STUDY = register_study(Study("theory", claims=CLAIMS, rows=theorem_rows))

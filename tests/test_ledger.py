@@ -9,6 +9,7 @@ import string
 import pytest
 
 from ssa_book import claims, ledger, theory, verdicts
+from ssa_book.chapters import STUDIES, Study, register_study
 from ssa_book.icl.tasks import QUANTIFIERS
 from ssa_book.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
 from synthetic_runs import provenance_with
@@ -36,7 +37,7 @@ def _by_key(rows):
 
 def test_the_ledger_has_every_headline_claim_once():
     assert claims.ORDER == CLAIMS and sorted(claims.PAPER) == sorted(CLAIMS)  # every study registered its claims
-    assert sorted(key for keys in claims.ROWS for key in keys) == sorted(CLAIMS)
+    assert sorted(key for study in STUDIES.values() for key in study.claims) == sorted(CLAIMS)  # each by one study
     for key in CLAIMS:
         assert claims.paper_figure(key)
         assert claims.PAPER[key].source
@@ -354,7 +355,10 @@ def test_parts_that_share_words_name_them_once():
 def test_a_study_registers_only_claims_of_the_order_and_none_another_study_registered():
     other = claims.PaperClaim("another", "another statement", "nowhere", "theory")
     with pytest.raises(ValueError, match="not in ORDER"):
-        claims.register_claims({"unknown": other}, lambda profile: [])
-    with pytest.raises(ValueError, match="registered already"):
-        claims.register_claims({"theorem_1": other}, lambda profile: [])
+        register_study(Study("another", claims={"unknown": other}, rows=lambda profile: []))
+    with pytest.raises(ValueError, match="claim 'theorem_1' is already registered by another study"):
+        register_study(Study("another", claims={"theorem_1": other}, rows=lambda profile: []))
+    with pytest.raises(ValueError, match="claims and the rows that judge them go together"):
+        register_study(Study("another", claims={"theorem_1": other}))
+    assert "another" not in STUDIES
     assert claims.PAPER["theorem_1"].statement != other.statement

@@ -1,10 +1,14 @@
 """``python -m ssa_book regenerate``: one command line for every chapter's cached results (ssa_book.regenerate)."""
 
+import dataclasses
+import subprocess
+import sys
+
 import pytest
 
 from ssa_book import regenerate
 from ssa_book.__main__ import main as ssa_main
-from ssa_book.chapters import CHAPTERS, KINDS, RunKind, chapter, plan, register_kind
+from ssa_book.chapters import CHAPTERS, KINDS, STUDIES, RunKind, Study, chapter, plan, register_study
 from ssa_book.regenerate import main
 from ssa.scoring import scorer_names
 
@@ -161,9 +165,26 @@ def test_jobs_compute_in_spawned_processes_then_everything_is_cached(empty_cache
 def test_every_planned_run_has_a_registered_kind_and_a_kind_belongs_to_one_study():
     planned = {run.kind for profile in ("smoke", "cpu", "paper") for run in plan("all", profile)}
     assert planned <= set(KINDS), planned - set(KINDS)
-    assert register_kind("decoder", KINDS["decoder"].compute) == KINDS["decoder"]  # the same study registering again
-    with pytest.raises(ValueError, match="'decoder' is already registered"):
-        register_kind("decoder", lambda profile, device, progress, scorer, seed: "another study's")
+    decoder = STUDIES["decoder"]
+    assert register_study(decoder) is decoder  # the same study registering again changes nothing
+    another = Study("another", kinds={"decoder": RunKind(lambda profile, device, progress, scorer, seed: "another study's")})
+    with pytest.raises(ValueError, match="run kind 'decoder' is already registered by another study"):
+        register_study(another)
+    with pytest.raises(ValueError, match="study 'decoder' is already registered, with other parts"):
+        register_study(Study("decoder"))
+    assert "another" not in STUDIES and KINDS["decoder"] is decoder.kinds["decoder"]
+
+
+def test_every_chapter_kind_and_reader_belongs_to_exactly_one_study():
+    owners = {}
+    for study in STUDIES.values():
+        for part in ([("chapter", chapter.name) for chapter in study.chapters] + [("kind", kind) for kind in study.kinds]
+                     + [("reader", reader.chapter) for reader in study.readers]):
+            assert part not in owners, (part, owners.get(part), study.name)
+            owners[part] = study.name
+    assert {("chapter", name) for name in CHAPTERS} | {("kind", kind) for kind in KINDS} <= set(owners)
+    with pytest.raises(ValueError, match="has no place in ORDER"):
+        register_study(Study("another", chapters=(dataclasses.replace(CHAPTERS["decoder"], name="elsewhere"),)))
 
 
 def test_a_failed_run_is_reported_and_the_others_go_on(monkeypatch, capsys):
@@ -197,8 +218,6 @@ def test_measurements_run_first_and_a_deadline_stops_launching(monkeypatch):
 
 def test_one_command_line_and_no_other_entry_point(capsys):
     import importlib.util
-    import subprocess
-    import sys
 
     for package in ("ssa_book.icl", "ssa_book.alternatives", "ssa_book.encoder", "ssa_book.lm"):
         assert importlib.util.find_spec(f"{package}.__main__") is None, package
@@ -258,3 +277,11 @@ def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cac
     with pytest.raises(ValueError, match="arm must be one of"):
         study.load_run("ssa_turbo", "every", study.FIRST_SEED, profile="smoke")
     assert not (empty_cache / "results").exists() or not any((empty_cache / "results").rglob("*.json"))
+
+
+def test_importing_one_module_of_a_study_registers_that_study_alone():
+    code = ("import ssa_book.retrieval.task; from ssa_book.chapters import CHAPTERS, KINDS, STUDIES; "
+            "print(sorted(STUDIES), sorted(CHAPTERS), sorted(KINDS))")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert found.stdout.split("\n")[0] == "['max_retrieval'] ['max_retrieval'] ['retrieval']"

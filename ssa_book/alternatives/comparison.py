@@ -41,7 +41,7 @@ import torch
 from ssa_book import verdicts as rule
 from ssa.attention import attention_path
 from ssa_book.measure import interleaved_medians, peak_memory_bytes
-from ssa_book.chapters import Chapter, Run, register, register_kind
+from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.icl import experiments
 from ssa_book.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa_book.icl.evaluate import bootstrap_band
@@ -105,8 +105,7 @@ class AlternativesChapter(Chapter):
         return {task: {"experiment": experiments.experiment_config(task, "ssa", profile), "cost": cost} for task in TASKS}
 
 
-CHAPTER = register(AlternativesChapter("alternative_scorers", "every registered scorer on the three in-context tasks, and their cost",
-                                       jobs=2))
+CHAPTER = AlternativesChapter("alternative_scorers", "every registered scorer on the three in-context tasks, and their cost", jobs=2)
 
 
 def regenerate_command(profile: str = "cpu", scorers=None, seeds=None) -> str:
@@ -719,4 +718,4 @@ def compute_cost(profile: str, device: str, progress: bool, model: str = "icl") 
         f"{name} {value['time_ratio']:.2f}/{value['memory_ratio'] or float('nan'):.2f}" for name, value in ratios.items())
 
 
-register_kind("cost", compute_cost)
+KINDS = {"cost": RunKind(compute_cost)}

@@ -26,7 +26,7 @@ import pandas as pd
 import torch
 
 from ssa_book import paths, verdicts
-from ssa_book.chapters import Chapter, Run, SeedRun, register, register_kind, register_reader, swapped_by_scorer
+from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, swapped_by_scorer
 from ssa_book.encoder import corpus as corpus_module
 from ssa_book.encoder import zorro
 from ssa_book.encoder.model import EncoderConfig
@@ -87,7 +87,7 @@ class EncoderChapter(Chapter):
         return {"": EncoderConfig.for_profile(profile)}
 
 
-CHAPTER = register(EncoderChapter("encoder", "the BabyBERTa encoders, and the corpus summary"))
+CHAPTER = EncoderChapter("encoder", "the BabyBERTa encoders, and the corpus summary")
 
 
 def regenerate_command(profile: str, variant: str | None = None, seed: int | None = None) -> str:
@@ -488,8 +488,7 @@ def compute_encoder_data(profile: str, device: str, progress: bool) -> str:
     return f"{found['corpus']['utterances']:,} utterances, {len(found['zorro_pairs'])} Zorro paradigms"
 
 
-register_kind("encoder", compute_encoder_run)
-register_kind("encoder_data", compute_encoder_data)
+KINDS = {"encoder": RunKind(compute_encoder_run), "encoder_data": RunKind(compute_encoder_data)}
 
 
 class EncoderProbing:
@@ -530,4 +529,4 @@ class EncoderProbing:
         return outcomes
 
 
-register_reader(EncoderProbing())
+READER = EncoderProbing()

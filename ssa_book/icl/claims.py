@@ -11,7 +11,7 @@ import numpy as np
 
 from ssa_book import verdicts
 from ssa_book.claims import (PAPER, PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, missing, ours, paired, paper_figure,
-                             parts_of, plural, register_claims, sentence, short_summary, total_wall_time)
+                             parts_of, plural, sentence, short_summary, total_wall_time)
 from ssa_book.icl import experiments, study, tasks as icl_tasks, verdicts as icl_verdicts_module
 from ssa_book.results import CacheMissError
 from ssa_book.verdicts import NOT_TESTED, Verdict
@@ -213,8 +213,6 @@ CLAIMS: dict[str, PaperClaim] = {
 }
 
 
-def _rows(profile: str) -> list[LedgerRow]:
+def in_context_rows(profile: str) -> list[LedgerRow]:
     return [quantification_row(profile), collapse_row(profile), linear_row(profile)]
 
-
-register_claims(CLAIMS, _rows)

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ssa_book.chapters import Chapter, Run, SeedRun, chapter, register, register_kind, register_reader, replace_seed
+from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, chapter, replace_seed
 from ssa_book.icl import diagnostics, verdicts as icl_verdicts
 from ssa_book.icl.curriculum import Curriculum
 from ssa_book.icl.evaluate import evaluate, model_predictor, sweep
@@ -401,12 +401,12 @@ class ICLChapter(Chapter):
         return {task: experiment_config(task, "ssa", profile) for task in self.tasks}
 
 
-register_kind("icl", compute_icl_run)
-ICL_CHAPTERS = tuple(map(register, (
+KINDS = {"icl": RunKind(compute_icl_run)}
+ICL_CHAPTERS = (
     ICLChapter("icl_quantification", "the 'every' and 'some' in-context learners", tasks=("every", "some")),
     ICLChapter("icl_linear", "the linear-function in-context learners", tasks=("linear",)),
     ICLChapter("icl_collapse", "the in-context learners of all three tasks and their logit spreads", tasks=("every", "some", "linear")),
-)))
+)
 
 
 def icl_chapter(task: str | None = None, scorer: str | None = None) -> str:
@@ -472,4 +472,4 @@ class InContextQuantification:
         return outcomes
 
 
-register_reader(InContextQuantification())
+READER = InContextQuantification()

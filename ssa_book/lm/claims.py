@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, register_claims, short_summary, total_wall_time
+from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, short_summary, total_wall_time
 from ssa_book.lm import experiment
 from ssa_book.lm.experiment import PAPER_LM_EVAL, PAPER_PERPLEXITY
 from ssa_book.results import CacheMissError
@@ -84,5 +84,3 @@ CLAIMS: dict[str, PaperClaim] = {
     ),
 }
 
-
-register_claims(CLAIMS, decoder_rows)

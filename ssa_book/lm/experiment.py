@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ssa_book import paths, verdicts
-from ssa_book.chapters import Chapter, Run, register, register_kind
+from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.lm.config import RunConfig, run_config
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.lm.records import SPLITS, LMRun
@@ -67,7 +67,7 @@ class DecoderChapter(Chapter):
         return {"": run_config(profile, "ssa")}
 
 
-CHAPTER = register(DecoderChapter("decoder", "the decoder language models"))
+CHAPTER = DecoderChapter("decoder", "the decoder language models")
 
 
 def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
@@ -512,4 +512,4 @@ def compute_decoder_run(profile: str, device: str, progress: bool, scorer: str, 
             f"BLiMP {found.blimp.accuracy:.3f}")
 
 
-register_kind("decoder", compute_decoder_run)
+KINDS = {"decoder": RunKind(compute_decoder_run)}

@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from ssa_book import verdicts as rule
-from ssa_book.chapters import CHAPTERS, SeedRun, register_reader, swapped_by_scorer
+from ssa_book.chapters import SeedRun, swapped_by_scorer
 from ssa_book.claims import paired, plural
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
+from ssa_book.retrieval import experiment
 from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SETUPS, SHORT, SSA_START, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
 from ssa_book.results import CacheMissError, Provenance, cache_required
@@ -346,7 +347,7 @@ class MaxRetrieval:
     def cached_runs(self, profile: str) -> dict:
         """``{scorer or variant: [runs]}`` at the chapter's seeds, from the book's cache."""
         with cache_required():
-            return load_runs(profile, CHAPTERS[self.chapter].published_scorers(), SEEDS[profile], device="cpu")
+            return load_runs(profile, experiment.CHAPTER.published_scorers(), SEEDS[profile], device="cpu")
 
     def swapped(self, runs: Mapping, records: Sequence) -> dict:
         return swapped_by_scorer(runs, records)
@@ -368,7 +369,7 @@ class MaxRetrieval:
         return outcomes
 
 
-register_reader(MaxRetrieval())
+READER = MaxRetrieval()
 
 
 def load_whole_seeds(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto",

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from ssa_book import training
-from ssa_book.chapters import Chapter, Run, register, register_kind
+from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.results import added_field
 from ssa.scoring import AUTHORS_ICL_START, SSA, scorer_names
 from ssa_book.training import stream_seed
@@ -347,7 +347,7 @@ class RetrievalChapter(Chapter):
         return {setup: experiment_config("softmax", profile, setup=setup) for setup in SETUPS}
 
 
-CHAPTER = register(RetrievalChapter("max_retrieval", "max retrieval under set-size shift, every registered scorer", jobs=2))
+CHAPTER = RetrievalChapter("max_retrieval", "max retrieval under set-size shift, every registered scorer", jobs=2)
 
 
 def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
@@ -371,4 +371,4 @@ def compute_retrieval_run(profile: str, device: str, progress: bool, scorer: str
             f"share of the weight on the top item {found.top_share[0]:.2f} -> {found.top_share[-1]:.2f}")
 
 
-register_kind("retrieval", compute_retrieval_run)
+KINDS = {"retrieval": RunKind(compute_retrieval_run)}

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ssa_book import verdicts as rule
-from ssa_book.chapters import Chapter, Run, register, register_kind
+from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.icl import experiments
 from ssa_book.icl.experiments import ICLExperiment
 from ssa_book.icl.records import ICLRun, LogitSpread
@@ -119,8 +119,7 @@ class StudyChapter(Chapter):
         return {task: ARMS["ssa"].experiment(task, FIRST_SEED, profile) for task in TASKS}
 
 
-CHAPTER = register(StudyChapter("icl_study", "the powered in-context study: its plan's arms, tasks and seeds, primary question first",
-                                jobs=2))
+CHAPTER = StudyChapter("icl_study", "the powered in-context study: its plan's arms, tasks and seeds, primary question first", jobs=2)
 
 
 def regenerate_command(profile: str, seed: int | None = None, arm: str | None = None) -> str:
@@ -148,7 +147,7 @@ def compute_study_run(profile: str, device: str, progress: bool, arm: str, task:
                                           progress=progress, regenerate=regenerate_command(profile, seed, arm))
 
 
-register_kind("icl_study", compute_study_run)
+KINDS = {"icl_study": RunKind(compute_study_run)}
 
 
 class StudyCache:
