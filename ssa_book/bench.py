@@ -43,7 +43,7 @@ from typing import Sequence
 import torch
 
 from ssa.attention import attention, attention_path
-from ssa_book.chapters import Chapter, Run, RunKind, Study, register_study
+from ssa_book.chapters import Chapter, Run, RunKind, Setting, Study, listed, register_study
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.results import StoredEntry, cached_entry, entries_of, entry_path
 from ssa.scoring import SSA
@@ -131,10 +131,30 @@ def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None
     )
 
 
+def _attention(size) -> str:
+    return f"{size.batch} x {size.heads} x {size.tokens} x {size.head_dim}"
+
+
+# The rows of the chapter's table of sizes (ssa_book.sizes).
+SETTINGS = (
+    Setting("ICL attention", "batch x heads x tokens x head size of the ICL model's attention", "icl", _attention),
+    Setting("LM attention", "batch x heads x tokens x head size of the LM attention (tokens: swept below)", "lm_shape", _attention),
+    Setting("LM lengths", "sequence lengths of the LM sweep, in tokens", "lm_tokens", listed),
+    Setting("target lengths", "lengths at which the time and memory targets are checked", "lm_target_tokens", listed),
+    Setting("reference up to", "longest sequence the reference path (full weight matrix) is timed at", "reference_max_tokens"),
+    Setting("timing", "seconds of repeated runs per timing", "min_run_time"),
+    Setting("compiled", "torch.compile in the fast paths", "compile"),
+    Setting("timed training", "ICL profile whose whole training run is timed (None: not timed)", "training_profile"),
+    Setting("threads", "torch threads of the CPU benchmark", "threads"),
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class PerformanceChapter(Chapter):
     """The performance chapter: the attention benchmark, which trains no model (a seed draws its
     random inputs and initial weights) and measures softmax and SSA in every run."""
+
+    seeds_meaning = "seeds of the benchmark's random inputs"
 
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         check_profile(profile)
@@ -161,6 +181,9 @@ class PerformanceChapter(Chapter):
 
     def configs(self, profile: str) -> dict:
         return {"": bench_config(profile, "cpu")}  # the sizes are the same on every device
+
+    def settings(self) -> tuple[Setting, ...]:
+        return SETTINGS
 
 
 CHAPTER = PerformanceChapter("performance", "the attention benchmark")

@@ -54,6 +54,48 @@ class Run:
 
 
 @dataclasses.dataclass(frozen=True)
+class Setting:
+    """One row of a chapter's table of sizes (:mod:`ssa_book.sizes`): the value at ``path`` of the
+    chapter's config (attribute names or dict keys joined by dots; ``""`` is the whole config),
+    shown through ``show`` (default: as it is). The numbers are never written in a setting: every
+    value is read from the built config, so the table cannot disagree with what runs."""
+
+    name: str
+    description: str
+    path: str
+    show: Callable[[Any], Any] | None = None
+
+    def value(self, config: Any) -> Any:
+        value = resolve(config, self.path)
+        return value if self.show is None else self.show(value)
+
+
+def resolve(config: Any, path: str) -> Any:
+    """The value at ``path`` (``"train.model.n_layer"``) of ``config``; ``""`` is ``config``."""
+    value = config
+    for part in path.split(".") if path else ():
+        value = value[part] if isinstance(value, dict) else getattr(value, part)
+    return value
+
+
+def listed(values) -> str:
+    """A sequence as text, for a :class:`Setting`; a long evenly spaced one as its first two values
+    and its last."""
+    values = list(values)
+    if len(values) > 6 and all(b - a == values[1] - values[0] for a, b in zip(values, values[1:])):
+        return f"{values[0]}, {values[1]}, …, {values[-1]} ({len(values)} values)"
+    return ", ".join(map(str, values))
+
+
+def scorer_settings(kwargs) -> str:
+    """A scorer's settings for a :class:`Setting`: ``b = 2.718, n = 1.492``; with the decoder's
+    ``learn_b``/``learn_n`` flags, which are trained."""
+    kwargs = dict(kwargs)
+    return ", ".join(f"{name} = {value:.4g}" + (f" ({'trained' if kwargs[f'learn_{name}'] else 'fixed'})" if f"learn_{name}" in kwargs else "")
+                     for name, value in kwargs.items() if not name.startswith("learn_"))
+
+
+@dataclasses.dataclass(frozen=True)
 class Chapter:
     """A chapter with cached results: its published seeds and scorers, its runs, the configs it
     builds, and the command that computes them."""
@@ -62,6 +104,7 @@ class Chapter:
     summary: str  # one line, for --help
     jobs: int = 1  # the --jobs its documented command uses
     has_arms: ClassVar[bool] = False  # whether --arms may name parts of its plan
+    seeds_meaning: ClassVar[str] = "training seeds: each initialises a model and draws its data"  # its table of sizes' words
 
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         raise NotImplementedError
@@ -82,6 +125,11 @@ class Chapter:
     def configs(self, profile: str) -> dict:
         """The configs the chapter builds at ``profile``, by its own builders: one per task for
         the in-context-learning chapters (``{task: config}``), else ``{"": config}``."""
+        raise NotImplementedError
+
+    def settings(self) -> tuple[Setting, ...]:
+        """The rows of the chapter's table of sizes (:func:`ssa_book.sizes.sizes`): where each
+        value sits in the configs of :meth:`configs`."""
         raise NotImplementedError
 
     def part(self, run: Run) -> str:

@@ -201,6 +201,10 @@ class LeaderboardChapter(Chapter):
         retrieval runs are the Max retrieval chapter's."""
         return {task: icl_experiment(task, "ssa", seeds(ICL, profile)[0], profile) for task in TASKS}
 
+    def settings(self) -> tuple:
+        """Its in-context runs' (no length sweep); its retrieval runs' are in the Max retrieval chapter's table."""
+        return tuple(setting for setting in experiments.ICL_SETTINGS if setting.path not in ("eval.lengths", "eval.length_prompts"))
+
 
 CHAPTER = LeaderboardChapter("leaderboard", "every registered scorer under every shift: max retrieval's runs, the in-context runs "
                              "at the leaderboard's points and seeds, and the scorers' cost", jobs=2)

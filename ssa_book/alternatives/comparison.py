@@ -30,9 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import math
-import statistics
 from typing import Sequence
 
 import numpy as np
@@ -41,7 +39,7 @@ import torch
 from ssa_book import verdicts as rule
 from ssa.attention import attention_path
 from ssa_book.measure import interleaved_medians, peak_memory_bytes
-from ssa_book.chapters import Chapter, Run, RunKind
+from ssa_book.chapters import Chapter, Run, RunKind, Setting
 from ssa_book.icl import experiments
 from ssa_book.icl import verdicts as icl_data  # its data accessors only (error_curve, learned, ...)
 from ssa_book.icl.evaluate import bootstrap_band
@@ -103,6 +101,13 @@ class AlternativesChapter(Chapter):
     def configs(self, profile: str) -> dict:
         cost = cost_config(profile, "cpu")
         return {task: {"experiment": experiments.experiment_config(task, "ssa", profile), "cost": cost} for task in TASKS}
+
+    def settings(self) -> tuple[Setting, ...]:
+        return tuple(dataclasses.replace(setting, path=f"experiment.{setting.path}") for setting in experiments.ICL_SETTINGS) + (
+            Setting("cost: timing", "seconds of interleaved timing of the fastest scorer, cost measurement", "cost.min_run_time"),
+            Setting("cost: task", "the task whose model and longest training batch the cost measurement times", "cost.task"),
+            Setting("cost: threads", "torch threads of the cost measurement", "cost.threads"),
+        )
 
 
 CHAPTER = AlternativesChapter("alternative_scorers", "every registered scorer on the three in-context tasks, and their cost", jobs=2)

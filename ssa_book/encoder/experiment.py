@@ -26,7 +26,7 @@ import pandas as pd
 import torch
 
 from ssa_book import paths, verdicts
-from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, swapped_by_scorer
+from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, Setting, swapped_by_scorer
 from ssa_book.encoder import corpus as corpus_module
 from ssa_book.encoder import zorro
 from ssa_book.encoder.model import EncoderConfig
@@ -68,6 +68,34 @@ POWER_SEEDS = (10, 20)  # seed counts at which the chapter shows the rule's powe
 CHANCE = 0.5
 
 
+# The rows of the chapter's table of sizes (ssa_book.sizes).
+SETTINGS = (
+    Setting("layers", "transformer blocks (RoBERTa)", "num_layers"),
+    Setting("heads", "attention heads per block", "num_heads"),
+    Setting("width", "hidden size", "hidden_size"),
+    Setting("MLP width", "feed-forward size", "ffn_size"),
+    Setting("vocabulary", "BPE tokens fitted on the training utterances", "vocab_size"),
+    Setting("longest utterance", "tokens; longer utterances are left out", "max_tokens"),
+    Setting("dropout", "dropout probability", "dropout"),
+    Setting("masked share", "share of tokens selected for prediction", "mask_probability"),
+    Setting("random-token share", "share of selected tokens replaced by a random token (the others: <mask>)", "random_token_probability"),
+    Setting("batch", "utterances per step", "batch_size"),
+    Setting("learning rate", "peak, AdamW", "learning_rate"),
+    Setting("warm-up steps", "linear warm-up, then linear decay", "warmup_steps"),
+    Setting("steps", "training steps", "steps"),
+    Setting("gradient clip", "largest gradient norm", "gradient_clip"),
+    Setting("order", "order of the training utterances", "order"),
+    Setting("utterances", "utterances used, evenly over ages (None: all)", "max_utterances"),
+    Setting("held out every", "every n-th utterance is held out", "held_out_every"),
+    Setting("curve every", "steps between points of the training curves", "eval_every"),
+    Setting("held-out utterances", "utterances of the validation loss", "held_out_utterances"),
+    Setting("curve pairs", "Zorro pairs per paradigm at each curve point", "curve_pairs"),
+    Setting("probe pairs", "Zorro pairs per paradigm of the final score (None: all)", "probe_pairs"),
+    Setting("pseudo-likelihood pairs", "Zorro pairs per paradigm of the pseudo-log-likelihood score", "pll_pairs"),
+    Setting("checkpoint every", "steps between checkpoints", "checkpoint_every"),
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class EncoderChapter(Chapter):
     """The encoder chapter: the corpus summary, then every variant, seed by seed."""
@@ -85,6 +113,9 @@ class EncoderChapter(Chapter):
 
     def configs(self, profile: str) -> dict:
         return {"": EncoderConfig.for_profile(profile)}
+
+    def settings(self) -> tuple[Setting, ...]:
+        return SETTINGS
 
 
 CHAPTER = EncoderChapter("encoder", "the BabyBERTa encoders, and the corpus summary")

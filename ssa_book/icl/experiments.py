@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, chapter, replace_seed
+from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, Setting, chapter, listed, replace_seed, scorer_settings
 from ssa_book.icl import diagnostics, verdicts as icl_verdicts
 from ssa_book.icl.curriculum import Curriculum
 from ssa_book.icl.evaluate import evaluate, model_predictor, sweep
@@ -378,6 +378,30 @@ def icl_runs(tasks: Iterable[str], scorers: Iterable[str], seeds: Iterable[int],
             for task, scorer, seed in order]
 
 
+def _curriculum(curriculum) -> str:
+    return f"{curriculum.start} -> {curriculum.end}, +{curriculum.increment} every {curriculum.interval} steps"
+
+
+# The rows of an in-context chapter's table of sizes (ssa_book.sizes).
+ICL_SETTINGS = (
+    Setting("layers", "transformer blocks (GPT-2)", "train.model.n_layer"),
+    Setting("heads", "attention heads per block", "train.model.n_head"),
+    Setting("width", "embedding width", "train.model.n_embd"),
+    Setting("positions", "longest prompt the model takes, in points", "train.model.n_positions"),
+    Setting("SSA at initialisation", "SSA's b and n before training (both are trained)", "train.model.scorer_kwargs", scorer_settings),
+    Setting("batch", "prompts per training step", "train.batch_size"),
+    Setting("learning rate", "Adam", "train.learning_rate"),
+    Setting("steps", "training steps", "train.train_steps"),
+    Setting("curriculum", "training prompt length in points: first -> last, + increment every interval steps", "train.curriculum", _curriculum),
+    Setting("test sigmas", "scales of the shifted test inputs (and functions, linear task)", "eval.sigmas", listed),
+    Setting("test prompts per sigma", "test prompts (linear: functions) per scale", "eval.prompts"),
+    Setting("test points per prompt", "points per prompt of the scale sweeps", "eval.points"),
+    Setting("test lengths", "prompt lengths of the length sweep, in points", "eval.lengths", listed),
+    Setting("prompts per length", "test prompts per length", "eval.length_prompts"),
+    Setting("attention-statistics prompts", "prompts per scale for the attention statistics", "eval.diagnostic_prompts"),
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class ICLChapter(Chapter):
     """An in-context-learning chapter: softmax and SSA on its tasks, at the chapters' seeds."""
@@ -399,6 +423,9 @@ class ICLChapter(Chapter):
 
     def configs(self, profile: str) -> dict:
         return {task: experiment_config(task, "ssa", profile) for task in self.tasks}
+
+    def settings(self) -> tuple[Setting, ...]:
+        return ICL_SETTINGS
 
 
 KINDS = {"icl": RunKind(compute_icl_run)}

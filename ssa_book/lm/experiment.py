@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ssa_book import paths, verdicts
-from ssa_book.chapters import Chapter, Run, RunKind
+from ssa_book.chapters import Chapter, Run, RunKind, Setting, scorer_settings
 from ssa_book.lm.config import RunConfig, run_config
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.lm.records import SPLITS, LMRun
@@ -24,7 +24,7 @@ from ssa_book.results import cache_key, cached_entry, check_throwaway_cache, ent
 from ssa_book.verdicts import Claim, Verdict
 from ssa.hf import scorer_values
 from ssa_book.lm.evaluate import evaluate
-from ssa_book.lm.model import load_checkpoint
+from ssa_book.lm.model import build_model, load_checkpoint, parameter_count
 from ssa_book.lm.train import train
 
 EXPERIMENT = "lm/run"
@@ -50,6 +50,46 @@ PAPER_LM_EVAL = {
 PAPER_TOKENS = 22_000 * 768 * 1024
 
 
+def _decoder_parameters(run) -> str:
+    return f"{parameter_count(build_model(run.model, device='meta')) / 1e6:.3g}M"
+
+
+def _decoder_tokens(run) -> str:
+    return f"{run.train.steps * run.train.global_batch * run.model.seq_len:,}"
+
+
+# The rows of the chapter's table of sizes (ssa_book.sizes).
+SETTINGS = (
+    Setting("layers", "decoder blocks (Nemotron)", "model.num_layers"),
+    Setting("width", "hidden size", "model.hidden_size"),
+    Setting("heads", "query heads per block", "model.num_heads"),
+    Setting("key/value heads", "grouped-query attention: query heads share these", "model.num_kv_heads"),
+    Setting("MLP width", "squared-ReLU MLP", "model.ffn_size"),
+    Setting("context", "tokens per sequence, in training and evaluation", "model.seq_len"),
+    Setting("vocabulary", "byte-level BPE fitted on the training text", "model.vocab_size"),
+    Setting("parameters", "model parameters", "", _decoder_parameters),
+    Setting("training text", "in-distribution source (training and held-out split)", "data.train_source"),
+    Setting("out-of-distribution text", "source of the out-of-distribution perplexity", "data.ood_source"),
+    Setting("held out per 1000", "documents kept out of training, per 1000 (by a hash of the text)", "data.held_out_per_mille"),
+    Setting("training documents", "documents read for training (None: the whole source)", "data.max_train_documents"),
+    Setting("tokenizer documents", "training documents the tokenizer is fitted on", "data.tokenizer_documents"),
+    Setting("perplexity windows", "held-out windows of one context each", "data.eval_windows"),
+    Setting("BLiMP pairs", "minimal pairs per BLiMP paradigm", "data.blimp_pairs_per_paradigm"),
+    Setting("batch", "sequences per optimizer step", "train.global_batch"),
+    Setting("micro-batch", "sequences per forward pass (memory only)", "train.micro_batch"),
+    Setting("steps", "optimizer steps", "train.steps"),
+    Setting("tokens trained", "steps x batch x context", "", _decoder_tokens),
+    Setting("warm-up steps", "linear warm-up, then cosine decay", "train.warmup_steps"),
+    Setting("learning rate", "peak, AdamW", "train.lr"),
+    Setting("final learning rate", "fraction of the peak at the end of the decay", "train.min_lr_ratio"),
+    Setting("weight decay", "on matrices only", "train.weight_decay"),
+    Setting("SSA settings", "SSA's b and n at the start, and which are trained", "train.scorer_kwargs", scorer_settings),
+    Setting("curve every", "steps between held-out losses of the training curve", "train.eval_every"),
+    Setting("curve windows", "held-out windows per point of the training curve", "train.eval_windows_during_training"),
+    Setting("checkpoint every", "steps between checkpoints", "train.checkpoint_every"),
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class DecoderChapter(Chapter):
     """The decoder chapter: softmax and SSA decoders, seed by seed."""
@@ -65,6 +105,9 @@ class DecoderChapter(Chapter):
 
     def configs(self, profile: str) -> dict:
         return {"": run_config(profile, "ssa")}
+
+    def settings(self) -> tuple[Setting, ...]:
+        return SETTINGS
 
 
 CHAPTER = DecoderChapter("decoder", "the decoder language models")

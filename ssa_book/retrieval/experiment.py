@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from ssa_book import training
-from ssa_book.chapters import Chapter, Run, RunKind
+from ssa_book.chapters import Chapter, Run, RunKind, Setting, listed
 from ssa_book.results import added_field
 from ssa.scoring import AUTHORS_ICL_START, SSA, scorer_names
 from ssa_book.training import stream_seed
@@ -310,6 +310,24 @@ def setup_of(arguments: tuple) -> str:
     return arguments[2] if len(arguments) > 2 else SHORT
 
 
+# The rows of the chapter's table of sizes (ssa_book.sizes).
+SETTINGS = (
+    Setting("classes", "classes an item can have (chance: one over this)", "model.classes"),
+    Setting("width", "width of the items and of the head", "model.width"),
+    Setting("depth", "hidden layers of the item encoder and of the readout, each", "model.depth"),
+    Setting("query", "learned: one vector for every set; input: computed from the set's items", "model.query"),
+    Setting("training set size", "items per training set (the largest, when the smallest is set)", "train.items"),
+    Setting("smallest training set", "fewest items per training set, drawn per step (0: every set has the largest)", "train.min_items"),
+    Setting("batch", "sets per step", "train.batch_size"),
+    Setting("steps", "training steps", "train.steps"),
+    Setting("optimizer", "Adam, or AdamW with decoupled weight decay", "train.optimizer"),
+    Setting("weight decay", "AdamW's, per step", "train.weight_decay"),
+    Setting("learning rate", "constant", "train.learning_rate"),
+    Setting("test sizes", "items per test set", "eval.sizes", listed),
+    Setting("test sets", "test sets per size, the same for every scorer and seed", "eval.sets"),
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class RetrievalChapter(Chapter):
     """Max retrieval under set-size shift: every registered scorer, seed by seed (so an
@@ -345,6 +363,9 @@ class RetrievalChapter(Chapter):
 
     def configs(self, profile: str) -> dict:
         return {setup: experiment_config("softmax", profile, setup=setup) for setup in SETUPS}
+
+    def settings(self) -> tuple[Setting, ...]:
+        return SETTINGS
 
 
 CHAPTER = RetrievalChapter("max_retrieval", "max retrieval under set-size shift, every registered scorer", jobs=2)

@@ -118,6 +118,10 @@ class StudyChapter(Chapter):
         """Of its base arm (SSA as in the chapters); each arm's change is in the plan."""
         return {task: ARMS["ssa"].experiment(task, FIRST_SEED, profile) for task in TASKS}
 
+    def settings(self) -> tuple:
+        """Of its base arm, as the chapters' (each arm's change is in the plan)."""
+        return experiments.ICL_SETTINGS
+
 
 CHAPTER = StudyChapter("icl_study", "the powered in-context study: its plan's arms, tasks and seeds, primary question first", jobs=2)
 
