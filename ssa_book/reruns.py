@@ -42,6 +42,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import torch
+
 import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the readers of their runs)
 from ssa_book import paths
 from ssa_book.chapters import READERS
@@ -582,8 +584,6 @@ def training_command(arguments: Sequence[str], deterministic: bool = False) -> l
 
 def weights_digest(path: Path) -> str:
     """SHA-256 of the bits of a training checkpoint's model and optimizer tensors (in key order)."""
-    import torch
-
     state = torch.load(path, map_location="cpu", weights_only=True)
     digest = hashlib.sha256()
 
@@ -654,8 +654,6 @@ def matmul_library() -> dict:
     """Which library does this machine's float32 matrix products: torch's build (BLAS_INFO) and
     the calls a small linear layer's forward and backward make, counted from MKL's and oneDNN's
     verbose output in a fresh process (with and without ``MKL_CBWR=COMPATIBLE``)."""
-    import torch
-
     probe = ("import torch; torch.manual_seed(0); layer = torch.nn.Linear(64, 64); "
              "x = torch.randn(8, 16, 64, requires_grad=True); layer(x).sum().backward(); "
              "(torch.randn(4, 2, 16, 8) @ torch.randn(4, 2, 8, 16)).sum()")

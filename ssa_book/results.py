@@ -55,6 +55,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -469,8 +470,6 @@ def _read_matching_entry(path: Path, config: dict, code: dict | None) -> StoredE
 def installed_commit() -> tuple[str, str] | None:
     """``(repository URL, commit)`` the package was installed from with ``pip install git+URL``,
     from the ``direct_url.json`` pip writes (PEP 610); ``None`` for any other installation."""
-    from importlib import metadata
-
     try:
         text = metadata.distribution("ssa-book").read_text("direct_url.json")
     except metadata.PackageNotFoundError:

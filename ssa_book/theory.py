@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 import sympy as sp
+import torch
 
 from ssa_book.chapters import Study, register_study
 from ssa_book.claims import PAPER, LedgerRow, PaperClaim, paper_figure
@@ -540,8 +541,6 @@ def contextual_mass_curve(scorer: Callable, logits: Sequence[float], scales: Seq
 
     ``scorer`` is anything that maps a tensor of logits ``(rows, keys)`` to weights: a
     :class:`ssa.scoring.Scorer` or a functional form such as ``ssa.scoring.sparsemax``."""
-    import torch
-
     x = torch.as_tensor(np.asarray(logits, dtype=np.float64))
     s = torch.as_tensor(np.asarray(scales, dtype=np.float64))
     with torch.no_grad():

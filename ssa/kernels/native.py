@@ -34,6 +34,8 @@ import time
 import warnings
 from pathlib import Path
 
+import torch
+
 try:
     import fcntl
 except ImportError:
@@ -109,7 +111,6 @@ def native_enabled() -> bool:
 
 def build_directory(name: str = "ssa_cpu") -> Path:
     """Where library ``name`` is built and cached: one folder per library, Python and torch version."""
-    import torch
     from torch.utils.cpp_extension import get_default_build_root
 
     root = os.environ.get("TORCH_EXTENSIONS_DIR") or get_default_build_root()
@@ -182,8 +183,6 @@ def cpu_kernels():
 def tile_variant() -> TileVariant | None:
     """The vectorised tiles for this CPU: the variant of PyTorch's CPU capability, if it has one
     and the CPU's flags confirm it; ``None`` (the scalar tiles) otherwise."""
-    import torch
-
     variant = TILE_VARIANTS.get(torch.backends.cpu.get_cpu_capability())
     return variant if variant is not None and variant.runs_here() else None
 
