@@ -7,6 +7,6 @@ The book's machinery that iterates the studies (:mod:`ssa_book.regenerate`, :mod
 the studies one by one, so that a new study is named here once.
 """
 
-from ssa_book import alternatives, bench, icl, leaderboard_claims as leaderboard, lm as decoder, encoder, retrieval, theory
+from ssa_book import alternatives, bench, icl, leaderboard, lm as decoder, encoder, retrieval, theory
 
 __all__ = ["alternatives", "bench", "decoder", "encoder", "icl", "leaderboard", "retrieval", "theory"]

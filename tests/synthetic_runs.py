@@ -3,7 +3,7 @@ provenance a synthetic cache entry stores."""
 
 import numpy as np
 
-from ssa_book import leaderboard as lb
+from ssa_book.leaderboard import board as lb
 from ssa_book.icl.records import ICLRun
 from ssa_book.results import Provenance
 from ssa_book.retrieval.records import RetrievalRun
@@ -39,7 +39,7 @@ def retrieval_run(scorer, seed, accuracy_at_point, accuracy_at_16=0.99):
 
 
 def loader(icl_error, retrieval_accuracy, missing=()):
-    """``load`` for :func:`ssa_book.leaderboard.read`: ``icl_error(task, scorer, seed)`` and
+    """``load`` for :func:`ssa_book.leaderboard.board.read`: ``icl_error(task, scorer, seed)`` and
     ``retrieval_accuracy(scorer, seed)``; the runs in ``missing`` are not cached."""
     def load(run):
         if run in missing:

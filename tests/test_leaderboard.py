@@ -1,4 +1,4 @@
-"""The leaderboard (ssa_book.leaderboard): its columns, its cells from synthetic runs, and its tables."""
+"""The leaderboard (ssa_book.leaderboard.board): its columns, its cells from synthetic runs, and its tables."""
 
 import dataclasses
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ssa_book import leaderboard as lb
+from ssa_book.leaderboard import board as lb
 from ssa_book import verdicts
 from synthetic_runs import icl_run as _icl_run, loader as _loader, noisy as _noisy, retrieval_run as _retrieval_run
 

@@ -68,7 +68,7 @@ def _study(profile, task):
 
 
 def _leaderboard(profile, task):
-    from ssa_book.leaderboard import ICL_SEEDS, icl_experiment
+    from ssa_book.leaderboard.board import ICL_SEEDS, icl_experiment
 
     return icl_experiment(task, "ssa", ICL_SEEDS[profile][0], profile)
 

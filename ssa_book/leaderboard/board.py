@@ -36,9 +36,6 @@ learned the task) and at the point only, without the per-point arrays, attention
 sweep the chapters keep (:func:`icl_experiment`), seeds 100-109. Max retrieval: the Max retrieval
 chapter's own runs of both setups, seeds 0-9. ``python -m ssa_book regenerate leaderboard --jobs 2`` computes both,
 retrieval first, then task by task and scorer by scorer (so an interrupted sweep leaves whole cells).
-
-The leaderboard study (this chapter, its runs and the two claims it judges) is registered by
-:mod:`ssa_book.leaderboard_claims`, which holds its rows of the ledger.
 """
 
 from __future__ import annotations

@@ -1,15 +1,14 @@
 """The paper's statement on the alternative scorers, and SSA across two kinds of shift, as rows of
 the ledger: the Alternative scorers chapter's cached runs (:mod:`ssa_book.alternatives`) until every
-in-context cell of the paper's alternatives is filled in the leaderboard (:mod:`ssa_book.leaderboard`),
+in-context cell of the paper's alternatives is filled in the leaderboard (:mod:`ssa_book.leaderboard.board`),
 then the leaderboard's."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ssa_book import leaderboard
+from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.chapters import Study, register_study
 from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
@@ -46,7 +45,7 @@ def alternatives_row(profile: str) -> LedgerRow:
 
 
 def leaderboard_row(profile: str) -> LedgerRow:
-    """SSA against softmax in every column of the leaderboard (``ssa_book.leaderboard``), combined,
+    """SSA against softmax in every column of the leaderboard (:mod:`ssa_book.leaderboard.board`), combined,
     from whatever cells the cache fills; the scorers better than softmax in each column."""
     command = leaderboard.regenerate_command(profile)
     board = leaderboard.read(profile, train=False)
@@ -73,7 +72,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
     """The paper's statement as the leaderboard reads it (every in-context cell of the paper's
-    alternatives filled, :func:`ssa_book.leaderboard.statement_complete`): its seeds replace the
+    alternatives filled, :func:`ssa_book.leaderboard.board.statement_complete`): its seeds replace the
     chapter's three; the chapter's outcome is kept as a note."""
     verdict = leaderboard.statement_verdict(board)
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
@@ -110,6 +109,3 @@ CLAIMS: dict[str, PaperClaim] = {
 def leaderboard_rows(profile: str) -> list[LedgerRow]:
     return [alternatives_row(profile), leaderboard_row(profile)]
 
-
-# The leaderboard study: its chapter and runs (ssa_book.leaderboard) with the claims it judges.
-STUDY = register_study(Study("leaderboard", chapters=(leaderboard.CHAPTER,), kinds=leaderboard.KINDS, claims=CLAIMS, rows=leaderboard_rows))
