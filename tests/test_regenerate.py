@@ -185,6 +185,10 @@ def test_every_chapter_kind_and_reader_belongs_to_exactly_one_study():
     assert {("chapter", name) for name in CHAPTERS} | {("kind", kind) for kind in KINDS} <= set(owners)
     with pytest.raises(ValueError, match="has no place in ORDER"):
         register_study(Study("another", chapters=(dataclasses.replace(CHAPTERS["decoder"], name="elsewhere"),)))
+    stray = dataclasses.make_dataclass("StrayReader", [("chapter", str), ("tasks", tuple)])("decoder", ())
+    with pytest.raises(ValueError, match="a reader of chapter decoder, which it does not define"):
+        register_study(Study("another", readers=(stray,)))
+    assert "another" not in STUDIES
 
 
 def test_a_failed_run_is_reported_and_the_others_go_on(monkeypatch, capsys):
