@@ -23,8 +23,8 @@ from pathlib import Path
 from ssa_book import paths, studies, verdicts  # noqa: F401  (studies: importing it registers every study, with its claims)
 from ssa_book.book import toc_documents
 from ssa_book.chapters import STUDIES
-from ssa_book.claims import ORDER, PAPER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural, sentence
-from ssa_book.icl import study as icl_study, tasks as icl_tasks
+from ssa_book.claims import ORDER, PAPER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural
+from ssa_book.icl import study as icl_study
 from ssa_book.profiles import check_profile
 from ssa_book.results import REQUIRE_CACHE_ENV
 from ssa_book.verdicts import NOT_TESTED
@@ -236,35 +236,6 @@ def counts_sentence(rows: Sequence[LedgerRow]) -> str:
 DECIDED_AGAINST = (verdicts.DOES_NOT_HOLD, verdicts.WORSE, verdicts.NEGLIGIBLE)
 
 
-def _study_caveats(profile: str) -> str:
-    """What the powered study says beside its primary answer: what SSA's deficit goes with (the
-    form-or-slope reading's conclusion, per quantifier), how many of the primary prompt-error
-    verdicts the distribution-free check keeps, and how many directions survive control of false
-    discoveries (the other training regimes are in :func:`regime_map_markdown`)."""
-    study = icl_study
-    compared = study.comparison("SSA vs softmax", profile)
-    cache = study.StudyCache(profile, train=False)
-    if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
-        return ""
-    text, readings = [], {}
-    for task in compared.tasks:
-        reading = study.starting_point_reading(cache, task)
-        if reading is not None:
-            readings.setdefault(reading.rsplit("). ", 1)[-1], []).append(icl_tasks.get_task(task).title)
-    text += [f"On {' and '.join(tasks)}: {conclusion}" for conclusion, tasks in readings.items()]
-    checks = study.bounded_checks(study.verdict_rows([compared], cache))
-    if checks:
-        kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-        text.append(f"a distribution-free check keeps {kept} of the {len(checks)} decided prompt-error verdicts")
-    planned = study.plan(profile, cache=cache)
-    primary = [row for row in study.false_discovery_rows(planned, study.verdict_rows(planned, cache))
-               if row["comparison"] == compared.name and row["verdict"].outcome in (verdicts.BETTER, verdicts.WORSE)]
-    if primary:
-        text.append(f"{sum(row['survives'] for row in primary)} of its {len(primary)} decided directions survive control of "
-                    f"false discoveries")
-    return " ".join(sentence(part) for part in text)
-
-
 def regime_map_markdown(profile: str) -> str:
     """The powered study's regime map (:func:`ssa_book.icl.study.regime_map`) as a whole MyST table:
     SSA against softmax in every training regime the study has ("" when the plan at ``profile``
@@ -312,8 +283,7 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
     for row in experiments:
         if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
             regime = f" Regime: {short_regime(row.regime)}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
-            notes = [_study_caveats(row.profile)] if row.key == "quantification" else []
-            caveats = "".join(f" {text}" for text in (*notes, row.finding) if text)
+            caveats = f" {row.finding}" if row.finding else ""
             found = comparison_words(row) or row.summary.rstrip(".")
             bullets.append(f"**{row.claim}**: the paper's claim does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
     in_part = [row for row in experiments if row.verdict == verdicts.HOLDS_IN_PART]

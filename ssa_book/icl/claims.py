@@ -79,11 +79,41 @@ def _short_errors(icl_verdicts, runs_by_task: dict, shifts: Sequence[str]) -> st
 
 
 def quantification_row(profile: str) -> LedgerRow:
-    return answered_by_study(_icl_row("quantification", profile, icl_tasks.QUANTIFIERS,
-                                       lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
-                                       lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
-                                       lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",))),
-                              "SSA vs softmax", profile)
+    row = answered_by_study(_icl_row("quantification", profile, icl_tasks.QUANTIFIERS,
+                                      lambda icl_verdicts, runs: icl_verdicts.quantification_verdict(runs),
+                                      lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
+                                      lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",))),
+                            "SSA vs softmax", profile)
+    return dataclasses.replace(row, finding=study_finding(profile))
+
+
+def study_finding(profile: str) -> str:
+    """What the powered study says beside its primary answer, for the front page's findings: what
+    SSA's deficit goes with (the form-or-slope reading's conclusion, per quantifier), how many of the
+    primary prompt-error verdicts the distribution-free check keeps, and how many directions survive
+    control of false discoveries ("" until the primary comparison's runs are complete; the other
+    training regimes are in :func:`ssa_book.ledger.regime_map_markdown`)."""
+    compared = study.comparison("SSA vs softmax", profile)
+    cache = study.StudyCache(profile, train=False)
+    if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
+        return ""
+    text, readings = [], {}
+    for task in compared.tasks:
+        reading = study.starting_point_reading(cache, task)
+        if reading is not None:
+            readings.setdefault(reading.rsplit("). ", 1)[-1], []).append(icl_tasks.get_task(task).title)
+    text += [f"On {' and '.join(tasks)}: {conclusion}" for conclusion, tasks in readings.items()]
+    checks = study.bounded_checks(study.verdict_rows([compared], cache))
+    if checks:
+        kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
+        text.append(f"a distribution-free check keeps {kept} of the {len(checks)} decided prompt-error verdicts")
+    planned = study.plan(profile, cache=cache)
+    primary = [row for row in study.false_discovery_rows(planned, study.verdict_rows(planned, cache))
+               if row["comparison"] == compared.name and row["verdict"].outcome in (verdicts.BETTER, verdicts.WORSE)]
+    if primary:
+        text.append(f"{sum(row['survives'] for row in primary)} of its {len(primary)} decided directions survive control of "
+                    f"false discoveries")
+    return " ".join(sentence(part) for part in text)
 
 
 def linear_row(profile: str) -> LedgerRow:
