@@ -1,0 +1,175 @@
+"""The encoder chapter's confirmatory test, declared before any of its runs.
+
+The chapter's exploratory reading found one signal in SSA's favour: on the mean Zorro accuracy
+over *all* paradigms (not the paper's four, the pre-declared endpoint) SSA with learned b and n
+gained over softmax on every one of seeds 0-7. That endpoint was picked after reading, from
+several, so it is evidence of nothing until fresh seeds confirm it. This module is the plan of
+that confirmation, fixed here before any of its runs exist:
+
+* endpoint: the mean holistic Zorro accuracy over every paradigm (:data:`ENDPOINT`), in points;
+* comparisons: SSA with learned b and n against softmax (primary) and SSA with n = 2 against
+  softmax (secondary), paired by seed;
+* seeds: 8-23 (16 pairs), fresh; the chapter's configuration (``EncoderConfig`` at the profile)
+  unchanged; seeds 0-7 are not pooled in;
+* threshold: the chapter's 2.0 accuracy points;
+* rule: "SSA better" needs the 95% paired t interval above zero, the mean gain at least 2.0, the
+  two-sided Wilcoxon signed-rank p below 0.05 and its Benjamini-Hochberg adjusted p over the two
+  comparisons below 0.05; "SSA worse" the mirror image (interval below zero, mean at most -2.0,
+  the same tests); "no difference that matters" an interval inside (-2.0, +2.0); otherwise
+  undecided. Every verdict is reported, whatever it says.
+
+:func:`plan_power` gives the design's power at the exploratory estimate and at the lower end of
+its interval, by the rule's own simulation (:func:`ssa_book.verdicts.power`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from ssa_book import verdicts
+from ssa_book.encoder import zorro
+from ssa_book.encoder.experiment import CHAPTER, GAIN_THRESHOLD
+from ssa_book.encoder.records import EncoderRun
+
+ENDPOINT = "mean holistic Zorro accuracy over every paradigm"
+PRIMARY = ("ssa", "softmax")  # SSA with learned b and n against softmax
+SECONDARY = ("ssa_n2", "softmax")  # SSA with n fixed at 2 against softmax
+COMPARISONS = {"primary": PRIMARY, "secondary": SECONDARY}
+EXPLORATORY_SEEDS = tuple(range(0, 8))  # the chapter's seeds, read before this plan
+CONFIRMATORY_SEEDS = tuple(range(8, 24))  # fresh: none run before this plan was committed
+DECLARED = "2026-12-07"
+REASON = (f"{GAIN_THRESHOLD:g} accuracy points: the chapter's own threshold for the paper's claim, kept so that the "
+          "confirmation asks the question the chapter asks")
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannedComparison:
+    """One comparison of the plan: ``treatment`` against ``control`` on :data:`ENDPOINT`."""
+
+    role: str  # "primary" or "secondary"
+    treatment: str
+    control: str
+
+    @property
+    def claim(self) -> verdicts.Claim:
+        return verdicts.Claim(f"{self.treatment} beats {self.control} on the {ENDPOINT}", direction=1, threshold=GAIN_THRESHOLD,
+                              units="accuracy points", reason=REASON, bound=100.0)
+
+
+PLAN = tuple(PlannedComparison(role, treatment, control) for role, (treatment, control) in COMPARISONS.items())
+
+
+def endpoint(run: EncoderRun) -> float | None:
+    """The endpoint of one run, in points (None when the run does not score every paradigm)."""
+    overall = run.overall(zorro.PARADIGMS)
+    return None if overall is None else 100 * overall
+
+
+def differences(runs: Sequence[EncoderRun], comparison: PlannedComparison, seeds: Sequence[int]) -> tuple[tuple[int, ...], np.ndarray]:
+    """``(seeds, treatment minus control)`` in points, for the ``seeds`` both sides have."""
+    by_variant: dict[str, dict[int, float]] = {comparison.treatment: {}, comparison.control: {}}
+    for run in runs:
+        value = endpoint(run)
+        if run.scorer in by_variant and run.seed in seeds and value is not None:
+            if run.seed in by_variant[run.scorer]:
+                raise ValueError(f"runs: two {run.scorer} runs with seed {run.seed}; each seed must give one pair")
+            by_variant[run.scorer][run.seed] = value
+    paired, treatment, control = verdicts.pair_by_seed(by_variant[comparison.treatment], by_variant[comparison.control])
+    return paired, treatment - control
+
+
+def exploratory(runs: Sequence[EncoderRun], comparison: PlannedComparison) -> verdicts.Verdict:
+    """The exploratory reading that motivated the plan: the endpoint on seeds 0-7."""
+    _, found = differences(runs, comparison, EXPLORATORY_SEEDS)
+    return verdicts.judge(comparison.claim, found, np.zeros_like(found))
+
+
+def plan_power(runs: Sequence[EncoderRun], comparison: PlannedComparison, simulations: int = verdicts.SIMULATIONS) -> dict:
+    """The plan's power: the rate of "SSA better" with :data:`CONFIRMATORY_SEEDS` pairs when the
+    true gain is the exploratory estimate, and when it is the lower end of its 95% interval, at the
+    exploratory seeds' spread (normal differences, the rule's own simulation)."""
+    reading = exploratory(runs, comparison)
+    spread = float(np.std(reading.differences, ddof=1))
+    pairs = len(CONFIRMATORY_SEEDS)
+    return {"estimate": reading.effect, "low": reading.interval[0], "high": reading.interval[1], "spread": spread, "pairs": pairs,
+            "power at the estimate": verdicts.power(comparison.claim, pairs, reading.effect, spread, simulations),
+            "power at the lower end": verdicts.power(comparison.claim, pairs, reading.interval[0], spread, simulations)}
+
+
+def plan_frame(runs: Sequence[EncoderRun]):
+    """The plan as a table: one row per comparison, with its exploratory reading and its power."""
+    import pandas as pd
+
+    rows = []
+    for comparison in PLAN:
+        power = plan_power(runs, comparison)
+        rows.append({"comparison": comparison.role, "SSA variant": comparison.treatment, "against": comparison.control,
+                     "seeds": f"{CONFIRMATORY_SEEDS[0]}-{CONFIRMATORY_SEEDS[-1]} ({power['pairs']} pairs)",
+                     "threshold (points)": GAIN_THRESHOLD,
+                     "exploratory gain (seeds 0-7)": f"{power['estimate']:+.2f} [{power['low']:+.2f}, {power['high']:+.2f}]",
+                     "power if the gain is the estimate": power["power at the estimate"],
+                     "power if the gain is its lower end": power["power at the lower end"]})
+    return pd.DataFrame(rows).set_index("comparison")
+
+
+def needed_runs() -> list[tuple[str, int]]:
+    """Every (variant, seed) run the plan needs."""
+    variants = dict.fromkeys(name for comparison in PLAN for name in (comparison.treatment, comparison.control))
+    return [(variant, seed) for seed in CONFIRMATORY_SEEDS for variant in variants]
+
+
+def regenerate_command(profile: str = "cpu") -> str:
+    """The command that computes the plan's runs."""
+    variants = list(dict.fromkeys(variant for variant, _ in needed_runs()))
+    return CHAPTER.command(profile, scorers=variants, seeds=list(CONFIRMATORY_SEEDS)) + " --scorers " + " ".join(variants)
+
+
+PROFILE = "cpu"  # the profile whose configuration the plan runs
+
+
+def cached_runs(profile: str) -> list[EncoderRun]:
+    """The plan's runs that are cached at ``profile`` (none at a profile other than :data:`PROFILE`)."""
+    from ssa_book.encoder.experiment import run
+    from ssa_book.results import CacheMissError, cache_required
+
+    if profile != PROFILE:
+        return []
+    found = []
+    with cache_required():
+        for variant, seed in needed_runs():
+            try:
+                found.append(run(profile, variant, seed, device="cpu", progress=False))
+            except CacheMissError:
+                continue
+    return found
+
+
+def progress(runs: Sequence[EncoderRun]) -> str:
+    """How far the plan's runs are: "not run yet: 4 of 48 runs", or "complete: 48 runs"."""
+    total = len(needed_runs())
+    done = len({(run.scorer, run.seed) for run in runs} & set(needed_runs()))
+    return f"complete: {total} runs" if done == total else f"not run yet: {done} of {total} runs"
+
+
+def judge(runs: Sequence[EncoderRun]) -> dict[str, verdicts.Verdict]:
+    """The plan's verdicts on :data:`CONFIRMATORY_SEEDS`, by the declared rule: each comparison
+    judged by :func:`ssa_book.verdicts.judge` on its pairs, and a direction ("better" or "worse")
+    kept only when its Benjamini-Hochberg adjusted p over the two comparisons is below 0.05
+    (:func:`ssa_book.verdicts.false_discoveries`); else it reads undecided. Keyed by role."""
+    judged = {}
+    for comparison in PLAN:
+        _, found = differences(runs, comparison, CONFIRMATORY_SEEDS)
+        judged[comparison.role] = verdicts.judge(comparison.claim, found, np.zeros_like(found))
+    for role, verdict in list(judged.items()):
+        if verdict.outcome == verdicts.WORSE and verdict.effect > -GAIN_THRESHOLD:  # the declared rule is symmetric
+            low, high = verdict.interval
+            inside = -GAIN_THRESHOLD < low and high < GAIN_THRESHOLD
+            judged[role] = dataclasses.replace(verdict, outcome=verdicts.NEGLIGIBLE if inside else verdicts.UNDECIDED)
+    controlled = verdicts.false_discoveries(list(judged.values()))
+    for (role, verdict), control in zip(list(judged.items()), controlled):
+        if verdict.outcome in (verdicts.BETTER, verdicts.WORSE) and not (control and control["survives"]):
+            judged[role] = dataclasses.replace(verdict, outcome=verdicts.UNDECIDED)
+    return judged
