@@ -24,10 +24,12 @@ import urllib.request
 from importlib import resources
 from pathlib import Path
 
-from ssa_book import paths
+from ssa_book import files, paths
+from ssa_book.arguments import Parser, existing_folder, one_of
 
 DATASET_NAMES = ("zorro", "blimp", "aochildes", "wikitext-2", "webtext")
 MIRROR_ENV = "SSA_DATA_MIRROR"
+PART_SUFFIX = ".part"  # a file being fetched, until it is verified and renamed into place
 _CHUNK_BYTES = 1 << 20
 _DOWNLOAD_TIMEOUT_S = 120
 
@@ -114,9 +116,7 @@ def _download(url: str, destination, progress) -> None:
 def _fetch_file(relative: str, expected: dict, target: Path, mirror_folder: Path | None, progress) -> None:
     """Put one verified file at ``target``, written to a temporary name first so that an
     interrupted fetch never leaves a half file under the real name."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    temporary = Path(temporary_name)
+    handle, temporary = files.create_temporary(target, PART_SUFFIX)
     try:
         with os.fdopen(handle, "wb") as stream:
             if mirror_folder is not None:
@@ -156,20 +156,23 @@ def fetch(names: list[str] | None = None, mirror: Path | None = None, data_dir: 
     if mirror is None and os.environ.get(MIRROR_ENV):
         mirror = Path(os.environ[MIRROR_ENV])
     for name in names or DATASET_NAMES:
-        files = load_manifest()[check_name(name)]["files"]
+        listed = load_manifest()[check_name(name)]["files"]
         mirror_folder = mirror / name if mirror is not None else None
         if mirror_folder is not None and not mirror_folder.is_dir():
             raise DatasetError(f"mirror {mirror} has no folder {name!r}")
-        to_fetch = {relative: expected for relative, expected in files.items() if not _file_is_valid(data_dir / name / relative, expected)}
+        # What an interrupted fetch left: only files no fetch can still be writing (ssa_book.files).
+        files.remove_abandoned_temporaries(data_dir / name, PART_SUFFIX, recursive=True,
+                                           log=lambda line: print(f"{name}: {line}", file=sys.stderr))
+        to_fetch = {relative: expected for relative, expected in listed.items() if not _file_is_valid(data_dir / name / relative, expected)}
         if not to_fetch:
-            print(f"{name}: {len(files)} files ok")
+            print(f"{name}: {len(listed)} files ok")
             continue
         origin = mirror_folder if mirror_folder is not None else "the public sources"
         total = sum(expected["size"] for expected in to_fetch.values())
         with tqdm(total=total, unit="B", unit_scale=True, desc=name, file=sys.stderr) as progress:
             for relative, expected in to_fetch.items():
                 _fetch_file(relative, expected, data_dir / name / relative, mirror_folder, progress)
-        print(f"{name}: {len(files)} files ok, {len(to_fetch)} fetched from {origin}")
+        print(f"{name}: {len(listed)} files ok, {len(to_fetch)} fetched from {origin}")
     _verified_folder.cache_clear()
 
 
@@ -177,19 +180,39 @@ def _size_text(size: int) -> str:
     return f"{size / 1e6:.1f} MB"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa_book data", description="Fetch, list and verify the book's datasets.")
-    commands = parser.add_subparsers(dest="command", required=True)
+def parser() -> argparse.ArgumentParser:
+    described = Parser(prog="python -m ssa_book data", description="Fetch, list and verify the book's datasets.")
+    commands = described.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    dataset = one_of(DATASET_NAMES, "dataset")
     fetch_parser = commands.add_parser("fetch", help="copy from a mirror or download, then verify")
-    fetch_parser.add_argument("names", nargs="*", metavar="NAME", help="default: all of " + ", ".join(DATASET_NAMES))
-    fetch_parser.add_argument("--mirror", type=Path, help=f"a folder laid out like the data directory (default ${MIRROR_ENV})")
+    fetch_parser.add_argument("names", nargs="*", type=dataset, metavar="NAME", help="default: all of " + ", ".join(DATASET_NAMES))
+    fetch_parser.add_argument("--mirror", type=existing_folder, metavar="DIR",
+                              help=f"a folder laid out like the data directory (default ${MIRROR_ENV})")
     commands.add_parser("list", help="each dataset, its size and whether it is ready")
     verify_parser = commands.add_parser("verify", help="check every file's SHA-256 sum")
-    verify_parser.add_argument("names", nargs="*", metavar="NAME", help="default: all")
-    arguments = parser.parse_args(argv)
-    for name in getattr(arguments, "names", []):
-        if name not in DATASET_NAMES:
-            parser.error(f"unknown dataset {name!r}; choose from {', '.join(DATASET_NAMES)}")
+    verify_parser.add_argument("names", nargs="*", type=dataset, metavar="NAME", help="default: all")
+    return described
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments; ``fetch`` from a mirror that lacks a dataset, or into a data directory it
+    cannot write, is refused here, before any download."""
+    described = parser()
+    arguments = described.parse_args(argv)
+    if arguments.command == "fetch":
+        mirror = arguments.mirror if arguments.mirror is not None else os.environ.get(MIRROR_ENV) or None
+        lacking = [name for name in arguments.names or DATASET_NAMES if mirror is not None and not (Path(mirror) / name).is_dir()]
+        if lacking:
+            described.error(f"argument --mirror (or ${MIRROR_ENV}): {mirror} has no folder {', '.join(lacking)}; "
+                            "it must be laid out like the data directory")
+        problem = files.folder_problem(paths.data_dir())
+        if problem is not None:
+            described.error(f"the data directory cannot be written: {problem}; set $SSA_DATA_DIR to a writable folder")
+    return arguments
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parse_arguments(argv)
 
     if arguments.command == "fetch":
         try:
@@ -201,10 +224,10 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "list":
         print(f"data directory: {paths.data_dir()}")
         for name in DATASET_NAMES:
-            files = load_manifest()[name]["files"]
-            ready = all((paths.data_dir() / name / relative).is_file() for relative in files)
-            size = sum(entry["size"] for entry in files.values())
-            print(f"  {name:12} {len(files):4} files {_size_text(size):>9}  {'present' if ready else 'missing'}")
+            listed = load_manifest()[name]["files"]
+            ready = all((paths.data_dir() / name / relative).is_file() for relative in listed)
+            size = sum(entry["size"] for entry in listed.values())
+            print(f"  {name:12} {len(listed):4} files {_size_text(size):>9}  {'present' if ready else 'missing'}")
         return 0
     failed = False
     for name in arguments.names or DATASET_NAMES:

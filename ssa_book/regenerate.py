@@ -12,7 +12,11 @@
 entries made together), computed by its study's own cached function (the study's kinds of run,
 :data:`ssa_book.chapters.KINDS`): this module trains nothing itself.
 A run already in the cache is skipped; an interrupted training resumes from its last checkpoint,
-so the command can be stopped and restarted at any time.
+so the command can be stopped and restarted at any time. A malformed entry (one ``results
+validate`` reports) is named on stderr and counts as missing: it is computed again and replaced
+whole. Before the first computation the cache must be writable (else the command stops at once,
+exit status 2), and the temporaries that interrupted writes left in it are removed
+(:mod:`ssa_book.files` says which).
 
 The flags mean the same in every chapter:
 
@@ -55,8 +59,10 @@ from typing import Callable, Sequence
 
 import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the kinds of run they plan)
 from ssa_book.chapters import ALL, CHAPTERS, KINDS, PROG, Run, is_cached, plan
+from ssa_book.arguments import Parser, at_least, cache_problem, minutes, resolved_device
 from ssa_book.data import DatasetError
 from ssa_book.profiles import DEVICES, PROFILES, resolve_device
+from ssa_book.results import remove_abandoned_temporaries
 from ssa.scoring import scorer_names
 from ssa_book.training import single_thread
 
@@ -124,10 +130,15 @@ def execute(runs: Sequence[Run], *, profile: str, device: str, jobs: int = 1, pr
     return done, failed, pending
 
 
+class CacheNotWritableError(ValueError):
+    """Runs are to be computed, but the result cache cannot store them."""
+
+
 def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: int = 1, dry_run: bool = False,
              stop_launching_after: float | None = None, progress: bool | None = None, log: Callable[[str], None] = print) -> int:
     """Say what ``runs`` hold (cached or to compute), then compute the missing ones unless
-    ``dry_run``. The exit status: 0, or 1 if a run failed."""
+    ``dry_run``. The exit status: 0, or 1 if a run failed. :class:`CacheNotWritableError` before
+    any computation when there is one to make and the cache cannot store its result."""
     device = resolve_device(device)
     cached = [is_cached(run, profile, device) for run in runs]
     todo = [run for run, hit in zip(runs, cached) if not hit]
@@ -140,6 +151,10 @@ def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: i
         return 0
     if not todo:
         return 0
+    problem = cache_problem(profile)
+    if problem is not None:  # found now, not after the first training whose result could not be stored
+        raise CacheNotWritableError(problem)
+    remove_abandoned_temporaries()
     progress = jobs == 1 and sys.stderr.isatty() if progress is None else progress
     done, failed, left = execute(todo, profile=profile, device=device, jobs=jobs, progress=progress,
                                  stop_launching_after=stop_launching_after, log=log)
@@ -151,50 +166,19 @@ def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: i
 # The command line.
 
 
-def _at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number >= ``minimum``."""
-    def whole_number(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}; got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}; got {value}")
-        return value
-    return whole_number
-
-
-def _device(text: str) -> str:
-    """A device this machine has (``auto`` resolved)."""
-    try:
-        return resolve_device(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _minutes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of minutes; got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0; got {value:g}")
-    return value
-
-
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags every regenerate command shares (this one and the chapters' own)."""
     parser.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
-    parser.add_argument("--seeds", nargs="+", type=_at_least(0), metavar="S",
+    parser.add_argument("--seeds", nargs="+", type=at_least(0), metavar="S",
                         help="training seeds of the chapter's models (default: the chapter's published seeds)")
     parser.add_argument("--scorers", nargs="+", metavar="X",
                         help="attention scorers, by registry name (default: the chapter's published scorers)")
-    parser.add_argument("--jobs", type=_at_least(1), default=1, metavar="N",
+    parser.add_argument("--jobs", type=at_least(1), default=1, metavar="N",
                         help="runs at once, each in its own process with one torch thread (default: 1)")
-    parser.add_argument("--device", type=_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
+    parser.add_argument("--device", type=resolved_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
                         help="where models train (default: auto: cuda, else mps, else cpu)")
     parser.add_argument("--dry-run", action="store_true", help="list the runs, cached or to compute, and compute nothing")
-    parser.add_argument("--stop-launching-after", type=_minutes, metavar="MINUTES", help="start no new run after this many minutes")
+    parser.add_argument("--stop-launching-after", type=minutes, metavar="MINUTES", help="start no new run after this many minutes")
 
 
 def _seed_ranges(seeds: Sequence[int]) -> str:
@@ -222,7 +206,7 @@ def _chapter_lines() -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    described = argparse.ArgumentParser(
+    described = Parser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compute every cached result a chapter reads that is not cached yet (resumable).",
         epilog=("chapters (in brackets: the scorers and seeds published at profile cpu, the defaults):\n" + _chapter_lines() + "\n\n"
@@ -238,15 +222,25 @@ def parser() -> argparse.ArgumentParser:
     return described
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_arguments(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[Run]]:
+    """The arguments and the runs they plan; an argument no chapter can use, or a cache this
+    command could not write its results to (unless ``--dry-run``), is refused here in one line."""
     command_line = parser()
     arguments = command_line.parse_args(argv)
     try:
         runs = plan(arguments.chapter, arguments.profile, seeds=arguments.seeds, scorers=arguments.scorers, arms=arguments.arms)
     except ValueError as error:  # "--scorers: ...": argparse's own form, "argument --scorers: ..."
         command_line.error(f"argument {error}")
-    return run_plan(runs, profile=arguments.profile, device=arguments.device, jobs=arguments.jobs, dry_run=arguments.dry_run,
-                    stop_launching_after=arguments.stop_launching_after)
+    return arguments, runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments, runs = parse_arguments(argv)
+    try:
+        return run_plan(runs, profile=arguments.profile, device=arguments.device, jobs=arguments.jobs, dry_run=arguments.dry_run,
+                        stop_launching_after=arguments.stop_launching_after)
+    except CacheNotWritableError as error:
+        parser().error(f"{error}; set $SSA_RESULTS_DIR to a writable folder (--dry-run shows the plan without writing)")
 
 
 if __name__ == "__main__":

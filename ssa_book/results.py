@@ -50,7 +50,6 @@ import platform
 import re
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -59,7 +58,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ssa_book import code_versions, paths
+from ssa_book import code_versions, files, paths
+from ssa_book.arguments import Parser, existing_folder
 from ssa_book.code_versions import computation_of, in_folders
 from ssa_book.profiles import PROFILES, check_profile
 
@@ -70,6 +70,9 @@ CACHE_SCHEMA_VERSION = 1
 REQUIRE_CACHE_ENV = "SSA_REQUIRE_CACHE"
 RESULTS_MIRROR_ENV = "SSA_RESULTS_MIRROR"
 _KEY_LENGTH = 16
+# What an entry is written to before it is renamed into place (ssa_book.files): hidden, and not
+# a .json, so that no reader of the cache ever takes one for an entry.
+TEMPORARY_SUFFIX = files.TEMPORARY_SUFFIX
 # The committed cache's cap, from the powered in-context study's issue ("results/ stays under
 # 40 MB in total"); `python -m ssa_book results validate` fails above it.
 RESULTS_BYTES_LIMIT = 40_000_000
@@ -216,7 +219,7 @@ class CodeState:
 
 def code_state() -> CodeState:
     """The commit and whether tracked files outside ``results/`` differ from it: the cache is
-    what a run writes (a forced rerun even deletes its old entry first), not the code it ran."""
+    what a run writes (a forced rerun replaces its old entry), not the code it ran."""
     status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
     return CodeState(_git("rev-parse", "HEAD"), None if status is None else bool(status))
 
@@ -418,10 +421,16 @@ def read_entry(path: str | Path) -> StoredEntry:
 
 def entries_of(experiment: str, profile: str | None = None, results_dir: str | Path | None = None) -> list[StoredEntry]:
     """Every stored entry of ``experiment`` (its folder's entries, not those of the folders under
-    it) at ``profile``, or at every profile when ``None``; ordered by path."""
+    it) at ``profile``, or at every profile when ``None``; ordered by path. A malformed entry is
+    named on stderr and left out, as missing (``results validate`` lists what is wrong with it)."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
-    return [read_entry(path) for name in _profile_folders(root, profile)
-            for path in sorted((root / name / experiment).glob("*.json"))]
+    found = []
+    for path in (path for name in _profile_folders(root, profile) for path in sorted((root / name / experiment).glob("*.json"))):
+        try:
+            found.append(read_entry(path))
+        except EntryError as error:
+            _report_malformed(error)
+    return found
 
 
 def _profile_folders(root: Path, profile: str | None) -> list[str]:
@@ -432,15 +441,22 @@ def _profile_folders(root: Path, profile: str | None) -> list[str]:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write an entry through a temporary sibling renamed over it (:mod:`ssa_book.files`): a good
+    entry is replaced only by a complete new one, never deleted first. The abandoned temporaries
+    of earlier, interrupted writes in its folder go first."""
+    files.remove_abandoned_temporaries(path.parent, TEMPORARY_SUFFIX, log=_warn)
+    files.write_atomically(path, text, suffix=TEMPORARY_SUFFIX)
+
+
+def _warn(line: str) -> None:
+    print(f"ssa_book.results: {line}", file=sys.stderr, flush=True)
+
+
+def remove_abandoned_temporaries(results_dir: str | Path | None = None) -> list[Path]:
+    """Remove the temporaries that interrupted writes left anywhere in the cache
+    (:func:`ssa_book.files.is_abandoned` says which: never one a writer may still be writing)."""
+    root = Path(results_dir) if results_dir is not None else paths.results_dir()
+    return files.remove_abandoned_temporaries(root, TEMPORARY_SUFFIX, recursive=True, log=_warn)
 
 
 def _stored_code(code: Mapping | None) -> dict | None:
@@ -459,12 +475,30 @@ def _matching_entry(path: Path, stored: Any, config: dict, code: dict | None) ->
     return _entry_from_dict(path, stored)
 
 
-def _read_matching_entry(path: Path, config: dict, code: dict | None) -> StoredEntry | None:
+def _read_matching_entry(path: Path, config: dict, code: dict | None) -> tuple[StoredEntry | None, str]:
+    """The entry at ``path`` made from exactly ``config`` by ``code``, or ``None`` and why not: the
+    file is missing, holds another config or code version (stale), or is malformed. A malformed
+    entry is named on stderr and treated as missing: recomputed and replaced, so that one bad
+    file cannot block a whole regenerate (``results validate`` lists what is wrong with it)."""
+    if not path.is_file():
+        return None, "is missing"
     try:
-        stored = _load_entry_json(path)
-    except EntryError:
-        return None  # missing or unparsable: computed again
-    return _matching_entry(path, stored, config, code)
+        stored = _matching_entry(path, _load_entry_json(path), config, code)
+    except EntryError as error:
+        _report_malformed(error)
+        return None, "is malformed (unreadable, or a field missing, unknown or of the wrong type)"
+    return stored, "" if stored is not None else "is stale (another config or schema version)"
+
+
+def _report_malformed(error: EntryError) -> None:
+    """One line on stderr per malformed entry and process (a dry run reads each entry several times)."""
+    line = " ".join(str(error).split())
+    if line not in _REPORTED:
+        _REPORTED.add(line)
+        _warn(f"malformed entry {line}; treated as missing (a run that needs it computes it again and replaces it)")
+
+
+_REPORTED: set[str] = set()
 
 
 def installed_commit() -> tuple[str, str] | None:
@@ -602,6 +636,7 @@ def cached_entry(
     require: bool | None = None,
     device: str | None = None,
     allow_nonfinite: bool = False,
+    recompute: bool = False,
 ) -> StoredEntry:
     """The entry holding the result of ``compute()`` for ``config``: from the cache when it is
     there, else computed and written.
@@ -610,7 +645,9 @@ def cached_entry(
     the entry is required but missing. ``require`` defaults to ``$SSA_REQUIRE_CACHE``.
     The entry's result is always the JSON round trip of what was computed (tuples become lists), so
     a fresh computation and a cache hit look the same to the caller. A matching entry that cannot
-    be read (a provenance field missing or of the wrong type) is an :class:`EntryError`.
+    be read (a field missing, unknown or of the wrong type) is named on stderr and treated as
+    missing: computed again and replaced. ``recompute``: compute even when the entry is there; the
+    old entry stays until the new one replaces it.
     """
     normalized_config = _to_json_value(config, "config", allow_nonfinite=False)
     if not isinstance(normalized_config, dict):
@@ -618,8 +655,8 @@ def cached_entry(
     code = experiment_code(experiment)
     identity = code_identity(code)
     path = entry_path(experiment, normalized_config, profile=profile, results_dir=results_dir)
-    stored = _read_matching_entry(path, normalized_config, identity)
-    if stored is None:
+    stored, reason = (None, "is to be computed again") if recompute else _read_matching_entry(path, normalized_config, identity)
+    if stored is None and not recompute:
         stored = _fetch_committed_entry(path, profile, normalized_config, identity, results_dir)
     if stored is not None:
         return _returned(stored)
@@ -627,7 +664,6 @@ def cached_entry(
     if require is None:
         require = require_cache_from_environment()
     if require:
-        reason = "is stale (another config or schema version)" if path.exists() else "is missing"
         raise CacheMissError(
             f"The cached result for experiment {experiment!r} at profile {profile!r} {reason}: {path}\n"
             f"Create it with:\n    {regenerate}\n"
@@ -781,27 +817,57 @@ def _entry_problems(entry: StoredEntry, profile: str, experiment: str) -> list[s
     return problems
 
 
+def parser() -> argparse.ArgumentParser:
+    described = Parser(prog="python -m ssa_book results", description="List and validate cached results.")
+    described.add_argument("command", choices=("list", "validate", "format"),
+                           help="list entries; validate them (and the committed cache's size); format: rewrite "
+                                "entries stored in another layout in the one entry_text writes")
+    described.add_argument("--profile", choices=PROFILES, action="append",
+                           help="only this profile's entries (repeatable; default: every profile folder)")
+    described.add_argument("--results-dir", type=existing_folder, metavar="DIR",
+                           help="the cache to read (default: $SSA_RESULTS_DIR, else results/ in the repository)")
+    described.add_argument("--clean", action="store_true",
+                           help="also require a clean provenance: a code version in the key, computed from a clean tree at a "
+                                "commit of this checkout")
+    described.add_argument("--experiment", action="append", metavar="FOLDER", type=_experiment_folder,
+                           help="only the experiments in FOLDER or under it (repeatable), e.g. icl/ or icl/every/ssa")
+    described.add_argument("--versioned", action="store_true",
+                           help="only the experiments whose keys hold a code version (ssa_book.code_versions)")
+    return described
+
+
+def _experiment_folder(text: str) -> str:
+    """An experiment folder's relative name (``icl/`` or ``icl/every/ssa``)."""
+    if not text.strip("/") or Path(text).is_absolute() or ".." in Path(text).parts:
+        raise argparse.ArgumentTypeError(f"must be a folder of the cache relative to a profile's, like icl/ or icl/every/ssa; got {text!r}")
+    return text.rstrip("/") + "/"
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments, checked against the cache: an ``--experiment`` folder that no profile has
+    would filter every entry away and let ``validate`` pass on nothing; ``format`` needs a
+    cache it can write."""
+    described = parser()
+    arguments = described.parse_args(argv)
+    root = arguments.results_dir if arguments.results_dir is not None else paths.results_dir()
+    if not root.is_dir():
+        described.error(f"the result cache {root} does not exist (set $SSA_RESULTS_DIR or --results-dir to a folder)")
+    profiles = arguments.profile or _profile_folders(root, None)
+    for folder in arguments.experiment or ():
+        if not any((root / profile / folder).is_dir() for profile in profiles):
+            described.error(f"argument --experiment: no folder {folder} under {root} at profile {', '.join(profiles) or '(none)'}")
+    problem = files.folder_problem(root) if arguments.command == "format" else None
+    if problem is not None:
+        described.error(f"argument command: format rewrites entries, but {problem}")
+    return arguments
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa_book results", description="List and validate cached results.")
-    parser.add_argument("command", choices=("list", "validate", "format"),
-                        help="list entries; validate them (and the committed cache's size); format: rewrite "
-                             "entries stored in another layout in the one entry_text writes")
-    parser.add_argument("--profile", choices=PROFILES, action="append",
-                        help="only this profile's entries (repeatable; default: every profile folder)")
-    parser.add_argument("--results-dir", type=Path)
-    parser.add_argument("--clean", action="store_true",
-                        help="also require a clean provenance: a code version in the key, computed from a clean tree at a "
-                             "commit of this checkout")
-    parser.add_argument("--experiment", action="append", metavar="FOLDER",
-                        help="only the experiments in FOLDER or under it (repeatable), e.g. icl/ or icl/every/ssa")
-    parser.add_argument("--versioned", action="store_true",
-                        help="only the experiments whose keys hold a code version (ssa_book.code_versions)")
-    arguments = parser.parse_args(argv)
+    arguments = parse_arguments(argv)
     entries = [entry for profile in (arguments.profile or [None])
                for entry in list_entries(arguments.results_dir, profile, clean=arguments.clean)]
     if arguments.experiment:
-        folders = [folder.rstrip("/") + "/" for folder in arguments.experiment]
-        entries = [entry for entry in entries if in_folders(entry.experiment, folders)]
+        entries = [entry for entry in entries if in_folders(entry.experiment, arguments.experiment)]
     if arguments.versioned:
         entries = [entry for entry in entries if computation_of(entry.experiment) is not None]
     if arguments.command == "format":

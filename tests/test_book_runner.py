@@ -143,8 +143,10 @@ def test_cell_timeout_is_reported(tmp_path):
 
 def test_main_reports_errors_without_a_traceback(tmp_path, capsys):
     _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []})
-    assert book.main(["run", "--root", str(tmp_path), "--only", "nonexistent", "--no-html"]) == 1
-    assert "choose from report" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # refused with the arguments, before any notebook runs
+        book.main(["run", "--root", str(tmp_path), "--only", "nonexistent", "--no-html", "--require-cache"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "argument --only: unknown notebook nonexistent; choose from report" in err
 
 
 def test_staging_drops_pages_deleted_from_the_repository(tmp_path):
