@@ -18,12 +18,29 @@ The book's one command line. Commands:
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
+
+from ssa_book.arguments import Parser
 
 COMMANDS = {"book": "ssa_book.book", "regenerate": "ssa_book.regenerate", "bench": "ssa_book.bench", "results": "ssa_book.results",
             "data": "ssa_book.data", "code-versions": "ssa_book.code_versions", "paper-check": "ssa_book.paper_check",
             "decoder": "ssa_book.lm.cli", "encoder": "ssa_book.encoder.cli", "reruns": "ssa_book.reruns"}
+
+
+def parser() -> argparse.ArgumentParser:
+    """The top level: COMMAND, one of :data:`COMMANDS`, then that command's own arguments, which
+    its own parser (:func:`command_parser`) reads."""
+    described = Parser(prog="python -m ssa_book", description=__doc__.splitlines()[0], add_help=False)
+    described.add_argument("command", metavar="COMMAND", choices=COMMANDS)
+    described.add_argument("arguments", metavar="ARGUMENTS", nargs=argparse.REMAINDER)
+    return described
+
+
+def command_parser(command: str) -> argparse.ArgumentParser:
+    """The parser of ``command`` (a key of :data:`COMMANDS`): every command module has a ``parser()``."""
+    return importlib.import_module(COMMANDS[command]).parser()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,11 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip(), file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
-    if argv[0] not in COMMANDS:
-        print(__doc__.splitlines()[0], file=sys.stderr)
-        print(f"python -m ssa_book: error: argument COMMAND: invalid choice: {argv[0]!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr)
-        return 2
-    return importlib.import_module(COMMANDS[argv[0]]).main(argv[1:])
+    try:
+        command = parser().parse_args(argv[:1]).command
+    except SystemExit as exited:  # an unknown command: argparse has said so, in one line
+        return exited.code
+    return importlib.import_module(COMMANDS[command]).main(argv[1:])
 
 
 if __name__ == "__main__":

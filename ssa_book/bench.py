@@ -44,8 +44,9 @@ import torch
 
 from ssa.attention import attention, attention_path
 from ssa_book.chapters import Chapter, Run, RunKind, Setting, Study, listed, register_study
-from ssa_book.profiles import check_profile, resolve_device
-from ssa_book.results import StoredEntry, cached_entry, entries_of, entry_path
+from ssa_book.arguments import Parser, at_least, available_device, cache_problem, output_file
+from ssa_book.profiles import DEVICES, PROFILES, check_profile, resolve_device
+from ssa_book.results import CacheMissError, StoredEntry, cache_required, cached_entry, entries_of
 from ssa.scoring import SSA
 from ssa.kernels import COMPILE_ENV, choose_path, fast_ssa_attention
 from ssa.kernels.blockwise import TILE_ELEMENTS
@@ -57,7 +58,7 @@ from ssa_book.icl.train import build_model, training_batch
 
 EXPERIMENT = "performance/bench"
 CPU_THREADS = 1  # the CPU benchmark's torch threads unless --threads says otherwise (see the module doc)
-REGENERATE = "python -m ssa_book regenerate performance --profile {profile}"  # ssa_book.regenerate; `python -m ssa_book bench --force` measures again
+REGENERATE = "python -m ssa_book regenerate performance --profile {profile}"  # ssa_book.regenerate; `python -m ssa_book bench --full --force` measures again
 PATH_NAMES = ("softmax_sdpa", "ssa_reference", "ssa_fast")
 
 @dataclasses.dataclass(frozen=True)
@@ -474,11 +475,9 @@ def benchmark_entry(profile: str = "cpu", device: str = "auto", threads: int | N
                     force: bool = False, log=print) -> StoredEntry:
     """The whole cache entry (config, result and provenance) of :func:`benchmark`."""
     config = bench_config(profile, device, threads, seed)
-    if force:
-        entry_path(EXPERIMENT, config, profile=profile).unlink(missing_ok=True)
     return cached_entry(
         EXPERIMENT, config, lambda: run_benchmark(config, log), profile=profile,
-        regenerate=REGENERATE.format(profile=profile), device=config.device,
+        regenerate=REGENERATE.format(profile=profile), device=config.device, recompute=force,
     )
 
 
@@ -517,19 +516,47 @@ def format_result(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa_book bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--full", action="store_true",
-                        help="the book's whole benchmark of --profile, through the result cache (default: a quick "
-                             "measurement of this machine, about 3 minutes, not cached)")
-    parser.add_argument("--profile", default="cpu", help="with --full: smoke | cpu | paper (paper: GPU sizes)")
-    parser.add_argument("--device", default="auto", help="auto | cpu | cuda | mps")
-    parser.add_argument("--threads", type=int, default=None, help=f"torch threads (default: {CPU_THREADS} on a CPU)")
-    parser.add_argument("--force", action="store_true", help="with --full: measure again even if the result is cached")
-    parser.add_argument("--json", type=Path, help="also write the result to this file")
-    arguments = parser.parse_args(argv)
+def parser() -> argparse.ArgumentParser:
+    described = Parser(prog="python -m ssa_book bench", description=__doc__.split("\n\n")[0])
+    described.add_argument("--full", action="store_true",
+                           help="the book's whole benchmark of --profile, through the result cache (default: a quick "
+                                "measurement of this machine, about 3 minutes, not cached)")
+    described.add_argument("--profile", choices=PROFILES, default="cpu", help="with --full: smoke | cpu | paper (paper: GPU sizes)")
+    described.add_argument("--device", type=available_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
+                           help="where to measure (default: auto: cuda, else mps, else cpu)")
+    described.add_argument("--threads", type=at_least(1), default=None, metavar="N", help=f"torch threads (default: {CPU_THREADS} on a CPU)")
+    described.add_argument("--force", action="store_true", help="with --full: measure again even if the result is cached")
+    described.add_argument("--json", type=output_file, metavar="PATH", help="also write the result to this file")
+    return described
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments; refused here, in one line: ``--force`` or ``--profile`` without ``--full``,
+    and a ``--full`` run to measure whose result the cache could not store."""
+    described = parser()
+    arguments = described.parse_args(argv)
     if not arguments.full and (arguments.force or arguments.profile != "cpu"):
-        parser.error("--force and --profile apply to the book's benchmark: add --full")
+        described.error("argument --force/--profile: they apply to the book's benchmark: add --full")
+    problem = cache_problem(arguments.profile) if arguments.full and _would_measure(arguments) else None
+    if problem is not None:
+        described.error(f"argument --full: {problem}; set $SSA_RESULTS_DIR to a writable folder")
+    return arguments
+
+
+def _would_measure(arguments: argparse.Namespace) -> bool:
+    """Whether ``--full`` would measure (and write its result), rather than read the cache."""
+    if arguments.force:
+        return True
+    try:
+        with cache_required():
+            benchmark_entry(arguments.profile, arguments.device, arguments.threads)
+    except CacheMissError:
+        return True
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parse_arguments(argv)
     log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     if arguments.full:
         result = benchmark(arguments.profile, arguments.device, arguments.threads, force=arguments.force, log=log)

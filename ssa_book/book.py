@@ -366,7 +366,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     try:
         notebooks = toc_notebooks(root) + (draft_notebooks(root) if arguments.drafts else [])
     except (OSError, ValueError) as error:
-        described.error(f"argument --root: {root} holds no book: {error}")
+        described.error(f"argument --root: {root} (default: the current folder) holds no book; run it from the repository's "
+                        f"folder: {error}")
     if arguments.drafts and arguments.html:
         described.error("argument --drafts: it executes notebooks that are not in the book: use it with --no-html")
     try:

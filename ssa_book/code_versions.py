@@ -30,10 +30,13 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
+import os
 import re
 import sys
 from importlib import resources
 from pathlib import Path
+
+from ssa_book.arguments import Parser, one_of
 
 _RECORD_FILE = "code_versions.json"
 
@@ -174,16 +177,28 @@ def _write(record: dict) -> None:
     _record_path().write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def parser() -> argparse.ArgumentParser:
+    described = Parser(prog="python -m ssa_book code-versions", description=__doc__.split("\n\n")[0])
+    described.add_argument("command", choices=("check", "record", "bump"),
+                           help="check: list computations whose code changed; record: keep the version, store the new "
+                                "fingerprint; bump: raise the version (its cached results are recomputed) and record")
+    described.add_argument("names", nargs="*", metavar="NAME", type=one_of(COMPUTATIONS, "computation"),
+                           help=f"computations ({', '.join(COMPUTATIONS)}); default: every one that changed")
+    return described
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments; ``record`` and ``bump`` need to write the record (:data:`_RECORD_FILE`)."""
+    described = parser()
+    arguments = described.parse_args(argv)
+    record = _record_path()
+    if arguments.command != "check" and not os.access(record if record.exists() else record.parent, os.W_OK):
+        described.error(f"argument command: {arguments.command} writes {record}, which is not writable")
+    return arguments
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa_book code-versions", description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("check", "record", "bump"),
-                        help="check: list computations whose code changed; record: keep the version, store the new "
-                             "fingerprint; bump: raise the version (its cached results are recomputed) and record")
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"computations ({', '.join(COMPUTATIONS)}); default: every one that changed")
-    arguments = parser.parse_args(argv)
-    for name in arguments.names:
-        if name not in COMPUTATIONS:
-            parser.error(f"NAME {name!r}: unknown; choose from {', '.join(COMPUTATIONS)}")
+    arguments = parse_arguments(argv)
     changed = stale()
     if arguments.command == "check":
         for name in changed:

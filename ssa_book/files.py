@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -124,9 +125,7 @@ def folder_problem(folder: Path, *, new_parents: bool = False) -> str | None:
     if folder.exists():
         if not folder.is_dir():
             return f"{folder} is not a folder"
-        if not os.access(folder, os.W_OK | os.X_OK):
-            return f"{folder} is not writable"
-        return None
+        return None if _can_write_in(folder) else f"{folder} is not writable"
     above = folder.absolute().parent
     while new_parents and not above.exists() and above != above.parent:
         above = above.parent
@@ -134,6 +133,19 @@ def folder_problem(folder: Path, *, new_parents: bool = False) -> str | None:
         return f"{folder} does not exist, nor does its parent folder {above}"
     if not above.is_dir():
         return f"{folder} cannot be created: {above} is not a folder"
-    if not os.access(above, os.W_OK | os.X_OK):
+    if not _can_write_in(above):
         return f"{folder} does not exist and cannot be created: {above} is not writable"
     return None
+
+
+def _can_write_in(folder: Path) -> bool:
+    """Whether a file can be created in ``folder``: the permissions say so (``os.access``), and
+    so does a nameless file created there and dropped at once, for what permissions do not tell
+    (a read-only mount, a system folder such as /proc, where even root cannot write)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False

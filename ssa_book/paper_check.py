@@ -65,6 +65,7 @@ from ssa_book.icl.records import ICLRun
 from ssa_book.icl.tasks import TASKS
 from ssa_book.lm import experiment as lm, model as lm_model, train as lm_train
 from ssa_book.lm.config import run_config
+from ssa_book.arguments import Parser, at_least, available_device, output_file_creating_folder, writable_folder
 from ssa_book.profiles import DEVICES, resolve_device
 from ssa_book.results import cache_required, check_throwaway_cache, entry_path, list_entries
 from ssa.scoring import scorer_names
@@ -352,17 +353,23 @@ def format_report(reports: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def parser() -> argparse.ArgumentParser:
+    described = Parser(prog="python -m ssa_book paper-check", description=__doc__.splitlines()[0])
+    described.add_argument("--chapters", nargs="+", choices=list(CHAPTERS), default=list(CHAPTERS))
+    described.add_argument("--device", type=available_device, default="cpu", metavar="{" + ",".join(DEVICES) + "}",
+                           help="where the models train (default: cpu)")
+    described.add_argument("--micro-batch", choices=MICRO_BATCHES, default="smallest", help="decoder sequences per forward pass: 1, or the paper's 4")
+    described.add_argument("--lm-data", choices=LM_DATA, default="local", help="decoder text: local web text (offline) or the paper's, streamed")
+    described.add_argument("--threads", type=at_least(1), metavar="N", help="torch CPU threads (default: torch's choice, e.g. $OMP_NUM_THREADS)")
+    described.add_argument("--work-dir", type=writable_folder, metavar="DIR",
+                           help="where caches and checkpoints go (default: a temporary folder, deleted)")
+    described.add_argument("--json", type=output_file_creating_folder, metavar="PATH", help="write the reports here")
+    described.add_argument("--in-process", action="store_true", help="run here, with the folders already set (run_chapter's child)")
+    return described
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ssa_book paper-check", description=__doc__.splitlines()[0])
-    parser.add_argument("--chapters", nargs="+", choices=list(CHAPTERS), default=list(CHAPTERS))
-    parser.add_argument("--device", choices=DEVICES, default="cpu")
-    parser.add_argument("--micro-batch", choices=MICRO_BATCHES, default="smallest", help="decoder sequences per forward pass: 1, or the paper's 4")
-    parser.add_argument("--lm-data", choices=LM_DATA, default="local", help="decoder text: local web text (offline) or the paper's, streamed")
-    parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice, e.g. $OMP_NUM_THREADS)")
-    parser.add_argument("--work-dir", type=Path, help="where caches and checkpoints go (default: a temporary folder, deleted)")
-    parser.add_argument("--json", type=Path, help="write the reports here")
-    parser.add_argument("--in-process", action="store_true", help="run here, with the folders already set (run_chapter's child)")
-    arguments = parser.parse_args(argv)
+    arguments = parser().parse_args(argv)
     options = {"device": arguments.device, "micro_batch": arguments.micro_batch, "lm_data": arguments.lm_data}
     reports: list[dict] = []
 

@@ -46,6 +46,7 @@ import torch
 
 import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the readers of their runs)
 from ssa_book import paths
+from ssa_book.arguments import Parser, at_least, cache_problem, writable_folder
 from ssa_book.chapters import READERS
 from ssa_book.code_versions import computation_of, version
 from ssa_book.ledger import markdown_table
@@ -834,34 +835,42 @@ def bitwise_summary(results_dir: str | Path | None = None) -> str:
 # The command line.
 
 
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1; got {value}")
-    return value
-
-
 def parser() -> argparse.ArgumentParser:
-    described = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0].replace("\n", " "))
+    described = Parser(prog=PROG, description=__doc__.split("\n\n")[0].replace("\n", " "))
     commands = described.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="rerun the subset, compare it with the cache, store this machine's record")
     run.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
-    run.add_argument("--jobs", type=_at_least_one, default=1, metavar="N", help="runs at once, each on one torch thread (default: 1)")
-    run.add_argument("--folder", type=Path, help="the fresh results folder to rerun into (empty or absent; kept); default: a temporary one")
+    run.add_argument("--jobs", type=at_least(1), default=1, metavar="N", help="runs at once, each on one torch thread (default: 1)")
+    run.add_argument("--folder", type=_fresh_folder, metavar="DIR", help="the fresh results folder to rerun into (empty or absent; kept); default: a temporary one")
     table = commands.add_parser("table", help="print every machine's rerun rows at a profile and the summary")
     table.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
     bits = commands.add_parser("bitwise", help="which settings give the same bits: short runs in fresh processes, stored as this machine's record")
     bits.add_argument("--profile", choices=PROFILES, default="smoke", help="the profile of the short runs (default: smoke)")
-    bits.add_argument("--repeats", type=_at_least_one, default=2, metavar="N", help="runs of each setting (default: 2)")
+    bits.add_argument("--repeats", type=at_least(1), default=2, metavar="N", help="runs of each setting (default: 2)")
     return described
 
 
-def main(argv: list[str] | None = None) -> int:
+def _fresh_folder(text: str) -> Path:
+    """A folder to rerun into: absent (then created) or empty, and writable."""
+    folder = writable_folder(text)
+    if folder.is_dir() and any(folder.iterdir()):
+        raise argparse.ArgumentTypeError(f"must be an empty or absent folder; {text} holds files")
+    return folder
 
-    arguments = parser().parse_args(argv)
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments; ``run`` and ``bitwise`` store this machine's record in the result cache,
+    which must then be writable (checked here, before the reruns' minutes of training)."""
+    described = parser()
+    arguments = described.parse_args(argv)
+    problem = cache_problem(arguments.profile) if arguments.command in ("run", "bitwise") else None
+    if problem is not None:
+        described.error(f"{problem}; {arguments.command} stores this machine's record there: set $SSA_RESULTS_DIR to a writable folder")
+    return arguments
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parse_arguments(argv)
     if arguments.command == "run":
         stored = rerun(arguments.profile, jobs=arguments.jobs, folder=arguments.folder,
                        log=lambda line: print(line, file=sys.stderr, flush=True))
