@@ -549,6 +549,52 @@ def test_tile_variants_compile_where_they_cannot_run(capability, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
 
 
+def _without_ninja(monkeypatch):
+    which = shutil.which
+    monkeypatch.setattr(native_module.shutil, "which", lambda name: None if name == "ninja" else which(name))
+    monkeypatch.setattr(native_module, "_ninja_beside_python", lambda: None)
+
+
+@pytest.mark.parametrize("missing, named", [
+    ("compiler", r"a C\+\+ compiler \('no-such-compiler-for-ssa'.*apt install g\+\+"),
+    ("ninja", r"the ninja build tool \(`pip install ninja`"),
+    ("header", r"the kernel source ssa_cpu\.h \(not in .*reinstall ssa-book"),
+])
+@pytest.mark.parametrize("source", ["rows", "vector tiles"])
+def test_a_build_that_cannot_happen_names_what_is_missing_and_what_it_costs(missing, named, source, monkeypatch, tmp_path):
+    """No build is tried (no minute lost, no compiler traceback): one warning names the missing
+    piece, how to get it, and that the numbers then differ in their last bits."""
+    if missing == "compiler":
+        monkeypatch.setenv("CXX", "no-such-compiler-for-ssa")
+    elif missing == "ninja":
+        _without_ninja(monkeypatch)
+    else:
+        monkeypatch.setattr(native_module, "HEADER", tmp_path / "ssa_cpu.h")
+    import torch.utils.cpp_extension
+
+    monkeypatch.setattr(torch.utils.cpp_extension, "load", lambda **kwargs: pytest.fail("a build was tried"))
+    path = native_module.SOURCE if source == "rows" else native_module.VECTOR_SOURCE
+    instead = "PyTorch operations .*cached results" if source == "rows" else "the scalar tile kernels"
+    with pytest.warns(RuntimeWarning, match=f"cannot be built: this machine lacks {named}.*uses {instead}") as caught:
+        assert native_module._build.__wrapped__(f"ssa_test_{missing}", path, ()) is None
+    assert "differ in their last bits" in str(caught[0].message)
+
+
+def test_the_ninja_that_pip_installs_beside_python_is_found_without_activating_its_environment(monkeypatch, tmp_path):
+    _without_ninja(monkeypatch)
+    assert not native_module._find_ninja()
+    monkeypatch.setattr(native_module, "_ninja_beside_python", lambda: tmp_path)
+    monkeypatch.setenv("PATH", "/usr/bin")
+    assert native_module._find_ninja()
+    assert os.environ["PATH"].split(os.pathsep) == [str(tmp_path), "/usr/bin"]
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="needs a C++ compiler")
+def test_nothing_the_build_needs_is_missing_where_the_kernels_build():
+    assert native_module.missing_build_requirements(native_module.SOURCE) == []
+    assert native_module.missing_build_requirements(native_module.VECTOR_SOURCE) == []
+
+
 def test_native_build_directory_follows_torch_extensions_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
     directory = native_module.build_directory()

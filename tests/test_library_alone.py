@@ -77,3 +77,15 @@ def test_the_library_installs_and_runs_its_readme_example_with_torch_alone(tmp_p
     ran = subprocess.run([str(environment / "bin" / "python"), "-W", "ignore", "-c", check], capture_output=True, text=True,
                          timeout=600, cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "SSA_NATIVE": "0", "HOME": str(tmp_path)})
     assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_the_package_data_ships_every_source_of_the_kernels():
+    """A wheel without one of them (ssa_cpu.h once) cannot build the C++ kernels, and SSA then runs
+    as PyTorch operations, with other last bits; scripts/check_wheel.sh checks a built wheel."""
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]["ssa"]
+    sources = [path.relative_to(ROOT / "ssa").as_posix() for path in (ROOT / "ssa" / "kernels" / "csrc").iterdir()]
+    unshipped = [source for source in sources if not any(fnmatch.fnmatch(source, pattern) for pattern in patterns)]
+    assert sources and not unshipped, f"pyproject.toml's package-data leaves out {unshipped}"

@@ -29,7 +29,9 @@ import dataclasses
 import functools
 import os
 import platform
+import shutil
 import sys
+import sysconfig
 import time
 import warnings
 from pathlib import Path
@@ -42,12 +44,13 @@ except ImportError:
     fcntl = None
 
 __all__ = ["NATIVE_ENV", "TILE_VARIANTS", "TileVariant", "native_enabled", "cpu_kernels", "vector_tile_kernels",
-           "tile_variant", "build_directory"]
+           "tile_variant", "build_directory", "missing_build_requirements"]
 
 NATIVE_ENV = "SSA_NATIVE"
 CSRC = Path(__file__).parent / "csrc"
 SOURCE = CSRC / "ssa_cpu.cpp"
 VECTOR_SOURCE = CSRC / "ssa_cpu_vec.cpp"
+HEADER = CSRC / "ssa_cpu.h"  # included by both sources: an install without it cannot build them
 # IEEE arithmetic: no -ffast-math, which lets GCC reorder sums, assume finite values and
 # replace exp/log by approximations of its own choosing. -ffp-contract=off forbids fusing
 # a * b + c, which some targets would and others could not.
@@ -157,20 +160,79 @@ def exclusive_build(directory: Path, wait_s: float = BUILD_WAIT_S):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def _ninja_beside_python() -> Path | None:
+    """The ``ninja`` that ``pip install ninja`` put beside this Python (a virtual environment's
+    ``bin``), or ``None``. PyTorch runs ``ninja`` from ``$PATH``, which lacks that folder when the
+    environment's Python runs without the environment being activated."""
+    scripts = Path(sysconfig.get_path("scripts"))
+    for name in ("ninja", "ninja.exe"):
+        if (scripts / name).is_file():
+            return scripts
+    return None
+
+
+def _find_ninja() -> bool:
+    """Whether ``ninja`` can be run; puts the environment's own ``ninja`` on ``$PATH`` if needed."""
+    if shutil.which("ninja") is not None:
+        return True
+    scripts = _ninja_beside_python()
+    if scripts is None:
+        return False
+    os.environ["PATH"] = os.pathsep.join([str(scripts), os.environ.get("PATH", "")])
+    return True
+
+
+def missing_build_requirements(source: Path = SOURCE) -> list[str]:
+    """What the build of ``source`` needs and this machine lacks, each with how to get it
+    (empty when everything is there): the kernel sources, a C++ compiler, ``ninja``, Python's
+    and PyTorch's headers."""
+    from torch.utils.cpp_extension import get_cxx_compiler, include_paths
+
+    missing = [f"the kernel source {path.name} (not in {CSRC}: reinstall ssa-book from a wheel or sdist that ships it)"
+               for path in (source, HEADER) if not path.is_file()]
+    compiler = get_cxx_compiler()
+    if shutil.which(compiler) is None:
+        missing.append(f"a C++ compiler ({compiler!r}, or the one $CXX names; e.g. `apt install g++`, "
+                       "`xcode-select --install` on macOS, or `conda install gxx`)")
+    if not _find_ninja():
+        missing.append("the ninja build tool (`pip install ninja` in this environment, or `apt install ninja-build`)")
+    python_headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not python_headers.is_file():
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        missing.append(f"Python's headers ({python_headers}; e.g. `apt install python{version}-dev`)")
+    if not any((Path(folder) / "torch" / "extension.h").is_file() for folder in include_paths()):
+        missing.append("PyTorch's C++ headers (torch/extension.h; reinstall torch from an official wheel)")
+    return missing
+
+
+def _warn_unbuilt(name: str, source: Path, reason: str) -> None:
+    """The one warning of a build that did not happen: what was missing, and what it costs."""
+    if source == VECTOR_SOURCE:
+        instead = ("the scalar tile kernels instead, whose float32 numbers differ in their last bits from the "
+                   "vectorised kernels'")
+    else:
+        instead = ("PyTorch operations instead, whose numbers differ in their last bits from the C++ kernels' "
+                   "and so from the SSA book's cached results")
+    warnings.warn(f"ssa: the C++ kernels {name} cannot be built: {reason}. SSA attention on the CPU uses {instead} "
+                  f"(set {NATIVE_ENV}=0 to choose that without this warning)", RuntimeWarning, stacklevel=4)
+
+
 @functools.lru_cache(maxsize=None)
 def _build(name: str, source: Path, cflags: tuple[str, ...]):
     from torch.utils.cpp_extension import load
 
+    missing = missing_build_requirements(source)
+    if missing:
+        _warn_unbuilt(name, source, "this machine lacks " + "; ".join(missing))
+        return None
     try:
         directory = build_directory(name)
         with exclusive_build(directory):
             return load(name=name, sources=[str(source)], extra_cflags=list(cflags), extra_ldflags=LDFLAGS,
                         build_directory=str(directory), verbose=False)
-    except Exception as error:  # no compiler, no headers: the scalar kernels or PyTorch operations still work
+    except Exception as error:  # a failed compilation or link: the scalar kernels or PyTorch operations still work
         first_line = (str(error).strip().splitlines() or [""])[0][:300]
-        instead = "the scalar tile kernels" if source == VECTOR_SOURCE else "PyTorch operations"
-        warnings.warn(f"ssa: the C++ kernels {name} could not be built ({type(error).__name__}: {first_line}); "
-                      f"SSA attention uses {instead} instead", RuntimeWarning, stacklevel=3)
+        _warn_unbuilt(name, source, f"{type(error).__name__}: {first_line}")
         return None
 
 

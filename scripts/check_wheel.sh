@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The library as pip installs it: build an sdist from the working tree and a wheel from that sdist,
+# check both carry every source of the C++ kernels, install the wheel into a fresh virtual
+# environment (torch and what torch needs, at the versions of requirements/lock.txt), and check
+# there that the kernels build and load without falling back to PyTorch operations, that SSA
+# attention's output and gradients are bit-identical to the checkout's editable .venv, and that
+# the library's own tests pass against the installed copy. Exits non-zero on any failure.
+#
+#   scripts/check_wheel.sh                  REFERENCE=.venv/bin/python, PYTHON=the one it was made with
+#   KEEP=1 scripts/check_wheel.sh           keep the temporary folder (printed) for a look
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+REFERENCE=${REFERENCE:-$ROOT/.venv/bin/python}
+PYTHON=${PYTHON:-$("$REFERENCE" -c 'import sys; print(sys._base_executable)')}
+TORCH_VERSION=$(sed -n 's/^TORCH_VERSION := //p' Makefile)
+# The library's tests that import ssa alone (and pytest, hypothesis, numpy, entmax for the sparse
+# scorers), whole but for test_kernels.py, of which the tests of the C++ kernels themselves run:
+# its other tests compare every path on many sizes (two minutes more on a busy CPU) and read no
+# file that the wheel could lack. test_kernels.py needs tests/ssa_error_bounds.py, copied too.
+LIBRARY_TESTS=(test_attention.py test_scoring.py test_input_contract.py test_row_kernels_pinned.py test_kernels.py)
+KERNEL_TESTS="native or tile_kernels or gradcheck or dispatch"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ssa-wheel.XXXXXX")
+if [[ "${KEEP:-0}" == 1 ]]; then echo "keeping $work"; else trap 'rm -rf "$work"' EXIT; fi
+# A fresh build of the kernels, from the installed sources; one torch thread in both interpreters,
+# so that the matrix products sum in the same order.
+export OMP_NUM_THREADS=1
+
+step() { echo "--- $* (at $SECONDS s)"; }
+
+step "sdist from the working tree, wheel from the sdist (as pip builds an sdist)"
+mkdir -p "$work/source" "$work/dist"
+git ls-files -z -- pyproject.toml README.md 'LICENSE*' ssa ssa_book \
+    | while IFS= read -r -d '' file; do [[ -e "$file" ]] && printf '%s\0' "$file"; done \
+    | xargs -0 cp --parents -t "$work/source"
+(cd "$work/source" && "$REFERENCE" -c "from setuptools import build_meta; build_meta.build_sdist('$work/dist')" >/dev/null)
+sdist=$(ls "$work"/dist/*.tar.gz)
+tar -xzf "$sdist" -C "$work"
+unpacked=$(ls -d "$work"/ssa_book-*/)
+(cd "$unpacked" && "$REFERENCE" -c "from setuptools import build_meta; build_meta.build_wheel('$work/dist')" >/dev/null)
+wheel=$(ls "$work"/dist/*.whl)
+
+step "both carry every file of ssa/kernels/csrc"
+# Listed into files first: grep -q quits at the first match, which under pipefail fails the lister.
+tar -tzf "$sdist" | sed 's|^[^/]*/||' >"$work/sdist.txt"
+"$REFERENCE" -c "import sys, zipfile; print(*zipfile.ZipFile(sys.argv[1]).namelist(), sep='\n')" "$wheel" >"$work/wheel.txt"
+for file in $(git ls-files ssa/kernels/csrc); do
+    grep -qx "$file" "$work/sdist.txt" || { echo "the sdist lacks $file"; exit 1; }
+    grep -qx "$file" "$work/wheel.txt" || { echo "the wheel lacks $file"; exit 1; }
+done
+
+step "a fresh environment: torch $TORCH_VERSION (CPU build, as the Makefile installs it) and the wheel"
+"$PYTHON" -m venv "$work/env"
+pip=("$work/env/bin/python" -m pip install -q --disable-pip-version-check)
+"${pip[@]}" --no-index --no-deps "torch==$TORCH_VERSION+cpu" 2>/dev/null \
+    || "${pip[@]}" --no-deps "torch==$TORCH_VERSION+cpu" --extra-index-url https://download.pytorch.org/whl/cpu
+# The wheel with its dependencies (torch, installed above, and what torch needs) at the lock's
+# versions, and the sparse scorers' extra, which the tests exercise.
+"${pip[@]}" -c requirements/lock.txt "$wheel[sparse]"
+
+step "the kernels build and load in the fresh environment; numbers bit-identical to .venv's"
+cp scripts/check_wheel_numbers.py "$work/"
+(cd "$work" && TORCH_EXTENSIONS_DIR="$work/torch_extensions" env/bin/python check_wheel_numbers.py compute wheel.pt --expect-site-packages)
+(cd "$work" && "$REFERENCE" check_wheel_numbers.py compute checkout.pt)
+(cd "$work" && "$REFERENCE" check_wheel_numbers.py compare wheel.pt checkout.pt)
+
+step "the library's tests against the installed wheel: ${LIBRARY_TESTS[*]} (of test_kernels.py: $KERNEL_TESTS)"
+"${pip[@]}" -c requirements/lock.txt pytest pytest-timeout hypothesis numpy
+mkdir "$work/tests"
+cp tests/conftest.py tests/ssa_error_bounds.py "${LIBRARY_TESTS[@]/#/tests/}" "$work/tests/"
+# From the temporary folder: neither the checkout nor its pyproject.toml is in sight.
+(cd "$work" && TORCH_EXTENSIONS_DIR="$work/torch_extensions" env/bin/python -m pytest -q -p no:cacheprovider \
+    -W error::RuntimeWarning tests -k "not test_kernels.py or ($KERNEL_TESTS)")
+echo "--- the wheel checks passed in $SECONDS s"
