@@ -164,6 +164,27 @@ def attention(
     sizes of 1 broadcast. Masked means absent: a key that no query may attend is replaced by
     zeros before any path reads it, so a NaN or inf there reaches neither the output nor a
     gradient (a key that some queries may attend is read, as it must be, by the matrix products).
+
+    Second derivatives (a backward with ``create_graph=True``: the gradient of a gradient, a
+    gradient penalty, a Hessian-vector product) are exact or refused, never wrong:
+
+    ==============================  ==========================================================
+    SSA path                        second derivatives
+    ==============================  ==========================================================
+    ``reference``                   autograd's, of the readable computation
+    ``direct``, ``blockwise``       exact: their backward has no derivative of its own, so under
+                                    ``create_graph=True`` it returns the reference computation's
+                                    gradients and graph (with its memory, the ``(B, H, Q, K)``
+                                    matrix); without it, their own exact first derivatives
+    ``compiled``                    refused (``RuntimeError`` naming the path; a compiled backward
+                                    cannot be differentiated); exact with ``SSA_ATTENTION_COMPILE=0``
+    ``flex`` (CUDA's ``auto``)      refused (``RuntimeError`` naming the path)
+    ==============================  ==========================================================
+
+    So ``auto`` computes them on a CPU and refuses them on CUDA, where
+    ``attention_path("reference")`` computes them. Softmax without weights goes through
+    ``torch.nn.functional.scaled_dot_product_attention``, whose fused kernels refuse them with
+    PyTorch's own error; the reference path computes them for every scorer.
     """
     query, key, value, mask, group = _check_inputs(query, key, value, mask, scale, dropout_p)
     scorer = make_scorer(scorer)

@@ -18,6 +18,11 @@ path           what it is
 ``flex``       :mod:`ssa.kernels.flex`: FlexAttention ``score_mod`` (CUDA)
 =============  ===============================================================================
 
+Second derivatives (``create_graph=True``): ``reference`` by autograd; ``direct`` and
+``blockwise`` by differentiating the reference computation in their backward
+(:mod:`ssa.kernels.reference`); ``compiled`` (when compiled) and ``flex`` refuse with a
+``RuntimeError`` that names the path and ``path='reference'``.
+
 ``auto`` (the default of :func:`ssa.attention.attention`) takes ``flex`` on CUDA; on other
 devices ``direct`` for short rows (up to :data:`DIRECT_MAX_KEYS` keys) while the attention
 matrix stays small (up to :data:`DIRECT_MAX_ELEMENTS` entries), ``blockwise`` otherwise (the sizes where each was measured fastest, ``python -m ssa_book bench``). Every path agrees with ``reference`` to float32 tolerance (``tests/test_kernels.py``).
@@ -33,10 +38,10 @@ from torch import Tensor
 import os
 
 from ssa.kernels.blockwise import EAGER_KERNELS, NativeTileKernels, TileKernels, blockwise_ssa_attention, compile_with_fallback
-from ssa.kernels.direct import direct_ssa_attention, visible_keys
+from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_available, flex_ssa_attention
 from ssa.kernels.native import cpu_kernels, vector_tile_kernels
-from ssa.scoring import _ssa_weights
+from ssa.kernels.reference import first_derivatives_only, reference_ssa_attention
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
@@ -78,22 +83,9 @@ def ssa_values(scorer) -> tuple[Tensor, Tensor]:
     return values[0], values[1]
 
 
-def _reference_ssa_attention(q, k, v, b, n, mask, causal_offset, scale):
-    """The reference computation as one function of tensors (what ``compiled`` compiles)."""
-
-    heads = q.shape[1]
-    if k.shape[1] != heads:
-        k = k.repeat_interleave(heads // k.shape[1], dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
-        v = v.repeat_interleave(heads // v.shape[1], dim=1)
-    mask = visible_keys(q.shape[-2], k.shape[-2], mask, causal_offset, q.device)
-    per_head = (lambda value: value[:, None, None]) if b.dim() == 1 else (lambda value: value)
-    weights = _ssa_weights((q @ k.transpose(-2, -1)) * scale, per_head(b), per_head(n), mask=mask)  # (B, H, Q, K)
-    return weights @ v
-
-
 @functools.lru_cache(maxsize=1)
 def _compiled_reference():
-    return compile_with_fallback(_reference_ssa_attention)
+    return compile_with_fallback(reference_ssa_attention)
 
 
 COMPILE_ENV = "SSA_ATTENTION_COMPILE"
@@ -151,15 +143,18 @@ def fast_ssa_attention(
 def _fast_ssa_attention(query, key, value, b, n, *, mask, causal, scale, path, compile) -> Tensor:
     compile = compile_enabled() if compile is None else compile
     scale = query.shape[-1] ** -0.5 if scale is None else scale
-    if path == "flex":
-        return flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile)
+    if path == "flex":  # FlexAttention's backward has no derivative of its own
+        return first_derivatives_only(
+            flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile), "flex")
     if path == "direct":
         return direct_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale)
     if path == "blockwise":
         return blockwise_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale,
                                        kernels=tile_kernels(query.device, compile))
     if path == "compiled":
-        run = _compiled_reference() if compile else _reference_ssa_attention
         causal_offset = key.shape[-2] - query.shape[-2] if causal else None
-        return run(query, key, value, b, n, mask, causal_offset, scale)
+        if not compile:  # the reference computation, eagerly: its second derivatives are autograd's
+            return reference_ssa_attention(query, key, value, b, n, mask, causal_offset, scale)
+        # A compiled backward (AOTAutograd's) cannot be differentiated again.
+        return first_derivatives_only(_compiled_reference()(query, key, value, b, n, mask, causal_offset, scale), "compiled")
     raise ValueError(f"fast_ssa_attention: path must be one of flex, direct, blockwise, compiled; got {path!r}")

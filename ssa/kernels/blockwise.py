@@ -42,6 +42,8 @@ import warnings
 import torch
 from torch import Tensor
 
+from ssa.kernels.reference import reference_gradients
+
 __all__ = ["NativeTileKernels", "TileKernels", "blockwise_ssa_attention", "forward_scores", "online_forward_scores", "backward_scores", "ssa_scores"]
 
 SAFE_SHIFT_RANGE = 80.0  # largest 2m for the fixed shift: e^-80 ~ 1.8e-35, far above float32's tiny (1.2e-38)
@@ -289,14 +291,18 @@ class BlockwiseSSAAttention(torch.autograd.Function):
             output[items, :, rows] = block_output / row_sum.clamp_min(torch.finfo(row_sum.dtype).tiny)
             log_sum_exp[items, :, rows] = block_shift + torch.log(row_sum)
 
-        ctx.save_for_backward(q, k, v, b_heads, n_heads, output, log_sum_exp)
+        ctx.save_for_backward(q, k, v, b_heads, n_heads, output, log_sum_exp, b, n)
         ctx.config = (tiling, scale, kernels, b.shape, n.shape)
+        ctx.visibility = (mask, n_keys - n_queries if causal else None)
         return output
 
     @staticmethod
     def backward(ctx, grad_output):
-        q, k, v, b_heads, n_heads, output, log_sum_exp = ctx.saved_tensors
+        q, k, v, b_heads, n_heads, output, log_sum_exp, b, n = ctx.saved_tensors
         tiling, scale, kernels, b_shape, n_shape = ctx.config
+        if torch.is_grad_enabled():  # create_graph=True: gradients that will be differentiated
+            return (*reference_gradients((q, k, v, b, n), ctx.needs_input_grad[:5], grad_output, *ctx.visibility, scale),
+                    *[None] * 7)
         grad_output = grad_output.contiguous()
         delta = (grad_output * output).sum(-1, keepdim=True)  # (B, H, Q, 1)
         # Rows without any visible key: p = exp(-inf - 0) = 0 everywhere.

@@ -34,19 +34,11 @@ from torch import Tensor
 
 from ssa.kernels.blockwise import SAFE_SHIFT_RANGE, prepare_inputs
 from ssa.kernels.native import cpu_kernels
+from ssa.kernels.reference import reference_gradients, visible_keys
 
 __all__ = ["DirectSSAAttention", "NativeRows", "TorchRows", "direct_ssa_attention", "row_implementation"]
 
 MASKED_SCORE = -1e30  # far below any SSA score, |s| <= n log(1 + b max|x|)
-
-
-def visible_keys(n_queries: int, n_keys: int, mask: Tensor | None, causal_offset: int | None, device) -> Tensor | None:
-    """The boolean mask of visible keys: ``mask`` and, with a ``causal_offset``, keys
-    ``j <= i + causal_offset``."""
-    if causal_offset is None:
-        return mask
-    causal = torch.arange(n_keys, device=device)[None, :] <= torch.arange(n_queries, device=device)[:, None] + causal_offset
-    return causal if mask is None else mask & causal
 
 
 class TorchRows:
@@ -123,11 +115,16 @@ class DirectSSAAttention(torch.autograd.Function):
     """``(q, k, v, b, n, mask, causal_offset, scale) -> output``; ``q``, ``k``, ``v`` ``(B, H, T, D)``
     with the same heads, ``b``, ``n`` ``(H, 1, 1)``, ``mask`` boolean broadcastable to
     ``(B, H, Q, K)`` or ``None``, ``causal_offset`` ``None`` or the offset of causal masking
-    (key ``j`` visible from query ``i`` when ``j <= i + causal_offset``)."""
+    (key ``j`` visible from query ``i`` when ``j <= i + causal_offset``).
+
+    Its backward is exact but not itself differentiable: under ``create_graph=True`` it returns
+    the reference computation's gradients instead, with their graph
+    (:func:`ssa.kernels.reference.reference_gradients`)."""
 
     @staticmethod
     def forward(ctx, q, k, v, b, n, mask, causal_offset, scale):
         ctx.key_strides = k.stride()
+        key, value = k, v  # as given: a second derivative differentiates with respect to them
         k, v = k.contiguous(), v.contiguous()  # used twice each: one copy, not one per matmul
         # Contiguous even when q is a transposed view (as from a (B, T, H, D) projection): an
         # element-wise op keeps its input's layout, and each matmul would copy it again.
@@ -135,13 +132,17 @@ class DirectSSAAttention(torch.autograd.Function):
         y = torch.matmul(scaled_q, k.transpose(-2, -1))  # b x: (B, H, Q, K)
         rows = row_implementation(q.device, q.dtype)
         weights, saved = rows.forward(y, n, mask, causal_offset)
-        ctx.rows, ctx.saved_rows, ctx.scale = rows, saved, scale
-        ctx.save_for_backward(q, scaled_q, k, v, b, n, weights)
+        ctx.rows, ctx.saved_rows, ctx.scale, ctx.visibility = rows, saved, scale, (mask, causal_offset)
+        # key and value are k and v themselves when contiguous: saved twice, stored once.
+        ctx.save_for_backward(q, scaled_q, k, v, b, n, weights, key, value)
         return torch.matmul(weights, v)  # (B, H, Q, K) @ (B, H, K, Dv)
 
     @staticmethod
     def backward(ctx, grad_output):
-        q, scaled_q, k, v, b, n, weights = ctx.saved_tensors
+        q, scaled_q, k, v, b, n, weights, key, value = ctx.saved_tensors
+        if torch.is_grad_enabled():  # create_graph=True: gradients that will be differentiated
+            return (*reference_gradients((q, key, value, b, n), ctx.needs_input_grad[:5], grad_output, *ctx.visibility,
+                                         ctx.scale), None, None, None)
         grad_output = grad_output.contiguous()
         grad_v = torch.matmul(weights.transpose(-2, -1), grad_output)
         grad_weights = torch.matmul(grad_output, v.transpose(-2, -1))
