@@ -29,7 +29,8 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from ssa.kernels import check_path, choose_path, fast_ssa_attention
-from ssa.scoring import SSA, Scorer, Softmax, _check_floating, hide_absent_keys, make_scorer
+from ssa.kernels.reference import attention_without_keys, nothing_to_attend
+from ssa.scoring import SSA, Scorer, Softmax, _check_floating, default_scale, hide_absent_keys, make_scorer
 
 __all__ = ["attention", "attention_path", "causal_mask", "combine_masks", "current_path"]
 
@@ -103,7 +104,8 @@ def _check_inputs(query, key, value, mask, scale, dropout_p):
             f"query, key and value batch sizes must be equal or 1; got {query.shape[0]}, {key.shape[0]}, {value.shape[0]}"
         ) from None
     heads, kv_heads = query.shape[1], key.shape[1]
-    if value.shape[1] != kv_heads or heads % kv_heads:
+    # No key/value head divides no query head but 0 (and no query head is divided by any).
+    if value.shape[1] != kv_heads or (heads % kv_heads if kv_heads else heads):
         raise ValueError(
             f"key/value heads ({kv_heads}, {value.shape[1]}) must be equal and divide query heads ({heads})"
         )
@@ -135,7 +137,7 @@ def _check_inputs(query, key, value, mask, scale, dropout_p):
                 f"mask of shape {tuple(mask.shape)} does not broadcast to (batch, heads, queries, keys) = {shape}"
             ) from None
     expand = lambda tensor: tensor if tensor.shape[0] == batch else tensor.expand(batch, *tensor.shape[1:])
-    return expand(query), expand(key), expand(value), mask, heads // kv_heads
+    return expand(query), expand(key), expand(value), mask, heads // kv_heads if kv_heads else 1
 
 
 def attention(
@@ -165,6 +167,14 @@ def attention(
     zeros before any path reads it, so a NaN or inf there reaches neither the output nor a
     gradient (a key that some queries may attend is read, as it must be, by the matrix products).
 
+    Degenerate shapes give what softmax attention (``scaled_dot_product_attention``) gives, for
+    every scorer on every path, forward and backward: an empty batch, no heads or no queries, an
+    empty output; no keys (``K = 0``) with queries, zeros for every query (a query without a key
+    to attend is a fully masked row) and zero gradients; a head dimension of 0, logits that are
+    all exactly 0 (empty sums; the default scale is then 1, not ``1/sqrt(0)``), weighted by the
+    scorer as any zero logits (softmax and SSA: the mean of the visible values); a value head
+    dimension of 0, an empty output. ``H_kv = 0`` key/value heads divide only ``H = 0`` query heads.
+
     Second derivatives (a backward with ``create_graph=True``: the gradient of a gradient, a
     gradient penalty, a Hessian-vector product) are exact or refused, never wrong:
 
@@ -189,6 +199,11 @@ def attention(
     query, key, value, mask, group = _check_inputs(query, key, value, mask, scale, dropout_p)
     scorer = make_scorer(scorer)
     n_queries, n_keys = query.shape[-2], key.shape[-2]
+    if nothing_to_attend(query, key):  # every scorer, every path: no weight to compute
+        output = attention_without_keys(query, key, value)
+        return (output, query.new_zeros(*query.shape[:-1], n_keys)) if return_weights else output
+    if scale is None and query.shape[-1] == 0:  # logits of empty dot products: 0 at any finite scale, not 0 * inf
+        scale = default_scale(0)
     key, value = hide_absent_keys(key, mask, value)
     if isinstance(scorer, SSA) and not return_weights and dropout_p == 0:
         path = choose_path(query, key, current_path())
@@ -213,7 +228,6 @@ def attention(
     if group > 1:
         key = key.repeat_interleave(group, dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
         value = value.repeat_interleave(group, dim=1)
-    scale = query.shape[-1] ** -0.5 if scale is None else scale
     weights = scorer.weights_from_qk(query, key, full_mask, scale)  # (B, H, Q, K)
     dropped = F.dropout(weights, p=dropout_p) if dropout_p > 0 else weights
     output = dropped @ value  # (B, H, Q, K) @ (B, H, K, D_v) -> (B, H, Q, D_v)

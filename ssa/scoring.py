@@ -91,6 +91,7 @@ __all__ = [
     "sigmoid_attention",
     "adaptive_temperature_softmax",
     "stick_breaking",
+    "default_scale",
 ]
 
 _HALF_DTYPES = (torch.float16, torch.bfloat16)
@@ -150,6 +151,8 @@ def _key_axis_last(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     def wrapper(logits: Tensor, *args, mask: Tensor | None = None, dim: int = -1, **kwargs) -> Tensor:
         _check_floating("logits", logits)
         mask = _check_mask(logits.shape, mask)
+        if logits.numel() == 0:  # no key, or no row: no weight to compute (the kernels' row maxima need a key)
+            return logits * 0
         x = logits.float() if logits.dtype in _HALF_DTYPES else logits
         if mask is not None:  # masked means absent: whatever a masked logit holds (NaN, inf) is never read
             x = torch.where(mask, x, float("-inf"))
@@ -429,14 +432,17 @@ def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None)
     k = F.relu(keys.float() if dtype in _HALF_DTYPES else keys)
     # Row-wise and global rescaling cancel in the normalisation; they keep q·k finite at any magnitude.
     tiny = torch.finfo(q.dtype).tiny
-    q = q / q.amax(-1, keepdim=True).clamp_min(tiny)
-    k = k / k.amax((-2, -1), keepdim=True).clamp_min(tiny)
+    if q.shape[-1] > 0 and k.shape[-2] > 0:  # else nothing to rescale: no feature (similarities 0) or no key
+        q = q / q.amax(-1, keepdim=True).clamp_min(tiny)
+        k = k / k.amax((-2, -1), keepdim=True).clamp_min(tiny)
     similarity = q @ k.transpose(-2, -1)  # (..., Q, K)
     n_queries, n_keys = similarity.shape[-2:]
     query_pos = torch.arange(n_keys - n_queries, n_keys, device=q.device, dtype=q.dtype)
     key_pos = torch.arange(n_keys, device=q.device, dtype=q.dtype)
     distance = (query_pos[:, None] - key_pos[None, :]).abs().expand_as(similarity)  # (..., Q, K)
     valid_distance = distance if mask is None else distance.masked_fill(~mask, 0.0)
+    if n_keys == 0:  # no key: the empty weights (the row maximum below needs a key)
+        return similarity.to(dtype)
     span = valid_distance.amax(-1, keepdim=True) + 1  # (..., Q, 1)
     similarity = similarity * torch.cos(0.5 * math.pi * distance / span)
     if mask is not None:
@@ -447,6 +453,13 @@ def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None)
 
 # ----------------------------------------------------------------------------------------------
 # Modules and the registry.
+
+
+def default_scale(head_dim: int) -> float:
+    """The logits' default scale, ``1/sqrt(head_dim)``; 1 for a head dimension of 0, whose dot
+    products are all exactly 0 (empty sums): any finite scale keeps them 0, as softmax attention
+    (``scaled_dot_product_attention``) has them, while ``1/sqrt(0)`` would make them ``0 * inf = NaN``."""
+    return head_dim ** -0.5 if head_dim else 1.0
 
 
 def _inverse_softplus(value: float) -> float:
@@ -468,7 +481,7 @@ class Scorer(nn.Module):
         raise NotImplementedError
 
     def weights_from_qk(self, queries: Tensor, keys: Tensor, mask: Tensor | None = None, scale: float | None = None) -> Tensor:
-        scale = queries.shape[-1] ** -0.5 if scale is None else scale
+        scale = default_scale(queries.shape[-1]) if scale is None else scale
         logits = (queries @ keys.transpose(-2, -1)) * scale  # (..., Q, K)
         return self(logits, mask)
 

@@ -41,7 +41,8 @@ from ssa.kernels.blockwise import EAGER_KERNELS, NativeTileKernels, TileKernels,
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_available, flex_ssa_attention
 from ssa.kernels.native import cpu_kernels, vector_tile_kernels
-from ssa.kernels.reference import first_derivatives_only, reference_ssa_attention
+from ssa.kernels.reference import attention_without_keys, first_derivatives_only, nothing_to_attend, reference_ssa_attention
+from ssa.scoring import default_scale
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
 
@@ -141,8 +142,10 @@ def fast_ssa_attention(
 
 
 def _fast_ssa_attention(query, key, value, b, n, *, mask, causal, scale, path, compile) -> Tensor:
+    if nothing_to_attend(query, key):
+        return attention_without_keys(query, key, value)
     compile = compile_enabled() if compile is None else compile
-    scale = query.shape[-1] ** -0.5 if scale is None else scale
+    scale = default_scale(query.shape[-1]) if scale is None else scale
     if path == "flex":  # FlexAttention's backward has no derivative of its own
         return first_derivatives_only(
             flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile), "flex")

@@ -42,7 +42,8 @@ import warnings
 import torch
 from torch import Tensor
 
-from ssa.kernels.reference import reference_gradients
+from ssa.kernels.reference import attention_without_keys, nothing_to_attend, reference_gradients
+from ssa.scoring import default_scale
 
 __all__ = ["NativeTileKernels", "TileKernels", "blockwise_ssa_attention", "forward_scores", "online_forward_scores", "backward_scores", "ssa_scores"]
 
@@ -412,9 +413,11 @@ def blockwise_ssa_attention(
     for name, size in (("block_q", block_q), ("block_k", block_k)):
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"{name} must be an int >= 1, got {size!r}")
+    if nothing_to_attend(q, k):  # the tiling needs a tile
+        return attention_without_keys(q, k, v)
     q, k, v, b, n, dtype = prepare_inputs(q, k, v, b, n)
     heads = q.shape[1]
-    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    scale = default_scale(q.shape[-1]) if scale is None else scale
     kernels = kernels or EAGER_KERNELS
     if batch_block is None:  # keep one tile tensor near TILE_ELEMENTS (at most, unless one item exceeds it)
         batch_block = max(1, TILE_ELEMENTS // (heads * min(block_q, q.shape[-2]) * min(block_k, k.shape[-2])))

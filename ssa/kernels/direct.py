@@ -34,7 +34,8 @@ from torch import Tensor
 
 from ssa.kernels.blockwise import SAFE_SHIFT_RANGE, prepare_inputs
 from ssa.kernels.native import cpu_kernels
-from ssa.kernels.reference import reference_gradients, visible_keys
+from ssa.kernels.reference import attention_without_keys, nothing_to_attend, reference_gradients, visible_keys
+from ssa.scoring import default_scale
 
 __all__ = ["DirectSSAAttention", "NativeRows", "TorchRows", "direct_ssa_attention", "row_implementation"]
 
@@ -162,11 +163,13 @@ class DirectSSAAttention(torch.autograd.Function):
 def direct_ssa_attention(q: Tensor, k: Tensor, v: Tensor, b: Tensor, n: Tensor, *, mask: Tensor | None = None,
                          causal: bool = False, scale: float | None = None) -> Tensor:
     """SSA attention ``(B, H, Q, Dv)``; same arguments as :func:`ssa.kernels.blockwise.blockwise_ssa_attention`."""
+    if nothing_to_attend(q, k):
+        return attention_without_keys(q, k, v)
     q, k, v, b, n, dtype = prepare_inputs(q, k, v, b, n)
     heads = q.shape[1]
     b_heads = b.to(q.dtype).expand(heads).reshape(heads, 1, 1)
     n_heads = n.to(q.dtype).expand(heads).reshape(heads, 1, 1)
     causal_offset = k.shape[-2] - q.shape[-2] if causal else None
-    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    scale = default_scale(q.shape[-1]) if scale is None else scale
     output = DirectSSAAttention.apply(q, k, v, b_heads, n_heads, mask, causal_offset, scale)
     return output.to(dtype)

@@ -20,8 +20,8 @@ from torch import Tensor
 
 from ssa.scoring import _ssa_weights
 
-__all__ = ["first_derivatives_only", "reference_gradients", "reference_ssa_attention", "second_derivative_refusal",
-           "visible_keys"]
+__all__ = ["attention_without_keys", "first_derivatives_only", "nothing_to_attend", "reference_gradients",
+           "reference_ssa_attention", "second_derivative_refusal", "visible_keys"]
 
 
 def visible_keys(n_queries: int, n_keys: int, mask: Tensor | None, causal_offset: int | None, device) -> Tensor | None:
@@ -57,6 +57,35 @@ def reference_gradients(inputs: Sequence[Tensor], needs_grad: Sequence[bool], gr
         output = reference_ssa_attention(*inputs, mask, causal_offset, scale)
     found = iter(torch.autograd.grad(output, wanted, grad_output, create_graph=True, allow_unused=True))
     return [next(found) if needed else None for needed in needs_grad]
+
+
+def nothing_to_attend(query: Tensor, key: Tensor) -> bool:
+    """Whether the attention weights ``(B, H, Q, K)`` have no entry: an empty batch, no heads, no
+    queries or no keys. Every path then returns :func:`attention_without_keys` (the tiled and
+    row-wise kernels need at least one tile and one key)."""
+    batch, heads, n_queries, _ = query.shape
+    return batch * heads * n_queries * key.shape[-2] == 0
+
+
+class _AttentionWithoutKeys(torch.autograd.Function):
+    """Zeros ``(B, H, Q, D_v)`` whose gradients with respect to ``q, k, v`` are zeros."""
+
+    @staticmethod
+    def forward(ctx, query, key, value):
+        ctx.inputs = [(tensor.shape, tensor.dtype, tensor.device) for tensor in (query, key, value)]
+        return query.new_zeros(*query.shape[:-1], value.shape[-1])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return tuple(torch.zeros(shape, dtype=dtype, device=device) for shape, dtype, device in ctx.inputs)
+
+
+def attention_without_keys(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
+    """The output where :func:`nothing_to_attend`, as softmax attention
+    (``scaled_dot_product_attention``) returns it: empty, unless only the keys are missing, when
+    each query gets zeros (a query with no key to attend is a fully masked row); the gradients
+    of ``query``, ``key`` and ``value`` are zeros of their shapes."""
+    return _AttentionWithoutKeys.apply(query, key, value)
 
 
 def second_derivative_refusal(path: str) -> str:
