@@ -156,7 +156,7 @@ def tally(verdict: Verdict, one: str, many: str) -> str:
     judged = judged_parts(verdict)
     counts: dict[str, int] = {}
     for part in judged:
-        word = part.label()
+        word = part.word()
         counts[word] = counts.get(word, 0) + 1
     return f"{len(judged)} {one if len(judged) == 1 else many}: " + ", ".join(f"{n} {word}" for word, n in counts.items())
 

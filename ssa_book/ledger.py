@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ssa_book import paths, studies, verdicts  # noqa: F401  (studies: importing it registers every study, with its claims)
+from ssa_book import error_rates, paths, studies, verdicts  # noqa: F401  (studies: importing it registers every study, with its claims)
 from ssa_book.book import toc_documents
 from ssa_book.chapters import STUDIES
 from ssa_book.claims import ORDER, PAPER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural
@@ -192,6 +192,7 @@ _PREDICATES = {
     verdicts.HOLDS: ("holds", "hold"),
     verdicts.DOES_NOT_HOLD: ("does not hold", "do not hold"),
     verdicts.HOLDS_IN_PART: ("holds in part", "hold in part"),
+    verdicts.MIXED: ("is mixed", "are mixed"),
     verdicts.UNDECIDED: ("is undecided", "are undecided"),
     verdicts.PREMISE_ABSENT: ("lacks its premise", "lack their premise"),
     verdicts.NOT_TESTED: ("is not tested", "are not tested"),
@@ -248,21 +249,10 @@ def regime_map_markdown(profile: str) -> str:
 
 
 def _rule_error_sentence(profile: str) -> str:
-    """The rule's largest false 'better'/'worse' rate under nulls resampled from the powered
-    study's own per-seed differences (:func:`ssa_book.icl.study.resampled_nulls`), at the seed counts
-    the study judges with; where it exceeds 5%, the verdicts at that seed count are provisional."""
-    study = icl_study
-    cache = study.StudyCache(profile, train=False)
-    table, _ = study.resampled_nulls(study.plan(profile, cache=cache), cache)
-    if not len(table):
-        return ""
-    rates = table[verdicts.FALSE_DIRECTIONAL]
-    text = (f"The rule's false 'better'/'worse' rate, under nulls resampled from the study's own seeds, is at most "
-            f"{rates.max():.0%}")
-    above = sorted(set(table.loc[rates > 1 - verdicts.CONFIDENCE, "pairs"]))
-    if above:
-        text += f"; above 5% at {', '.join(map(str, above))} pairs, so verdicts on that many seeds are provisional"
-    return text + "."
+    """The rule's largest false direction rate over every chapter, at the seed counts each uses,
+    under nulls resampled from the chapters' own per-seed differences
+    (:func:`ssa_book.error_rates.sentence`; the whole table is on the reproducing page)."""
+    return error_rates.sentence(error_rates.error_rate_table(profile, pair_counts=()))
 
 
 def _seed_counts_text(row: LedgerRow) -> str:

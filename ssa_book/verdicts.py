@@ -42,8 +42,9 @@ smallest effect that would matter, with the reason for its size. A comparison of
 
 ===========================  ===================================================================
 X better                     the interval excludes 0 on the paper's side and :math:`\hat\delta \ge \tau`
-X worse                      the interval excludes 0 on the other side
-no difference that matters   the interval lies within :math:`(-\tau, \tau)`
+X worse                      the interval excludes 0 on the other side and :math:`\hat\delta \le -\tau`
+no difference that matters   the interval lies within :math:`(-\tau, \tau)`; when it also excludes 0,
+                             the small decided direction is said beside it ("X slightly worse")
 undecided                    anything else; :attr:`Verdict.seeds_to_resolve` says about how many
                              pairs would decide it if the observed mean and spread held
 too few seeds to decide      fewer pairs than the rule decides from (:data:`MIN_PAIRS`, or
@@ -54,14 +55,13 @@ not learned                  a model of the comparison did not learn the task, s
 not tested                   no paired outcomes
 ===========================  ===================================================================
 
-(for outcomes that flip, every decision needs :func:`no_effect_pairs` pairs). "Better" needs the
-threshold and "worse" does not, and the asymmetry is deliberate: every claim the book tests says
-the treatment *improves* on its control, so a decided deficit of any size contradicts it, while an
-improvement too small to matter does not establish it. Either way the claim is then decided
-against (:func:`claim_word`): "worse" and "no difference that matters" both say the claim does not
-hold, so the asymmetry moves no claim between "holds" and "does not hold"; it moves a small,
-decided deficit from "undecided" to "does not hold", where the mirror-image small gain stays
-undecided, and the interval beside every word shows which it was.
+(for outcomes that flip, every decision needs :func:`no_effect_pairs` pairs). The rule is
+symmetric: "better" and "worse" each need the interval to exclude 0 and the estimate to reach the
+threshold on their side, and the three decided words exclude each other, so no word takes
+precedence over another. A direction word also needs the signed-rank test, and, where a chapter
+judges a family of comparisons together, its Benjamini-Hochberg adjusted p-value below
+:data:`FALSE_DISCOVERY_RATE` (:func:`control_false_discoveries`); a direction that fails either
+reads "undecided".
 
 What each outcome says of the paper's claim (:func:`claim_word`): "X better" says it **holds**;
 "X worse" and "no difference that matters" say it **does not hold**; "undecided" and "too few seeds
@@ -104,9 +104,10 @@ observed discordance. :func:`resampled_null_table` measures a sequence of verdic
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -114,7 +115,7 @@ __all__ = [
     "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "learning_failure", "not_learned", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
     "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
-    "FALSE_DISCOVERY_RATE",
+    "FALSE_DISCOVERY_RATE", "control_false_discoveries", "MIXED", "FOR", "judged", "Judged",
     "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
@@ -124,17 +125,20 @@ BETTER = "better"
 WORSE = "worse"
 NEGLIGIBLE = "no difference that matters"
 UNDECIDED = "undecided"
-TOO_FEW_SEEDS = "too few seeds to decide"
+TOO_FEW_SEEDS = "exploratory"  # fewer pairs than the rule decides from: an estimate, not a verdict
 PREMISE_ABSENT = "premise absent"
 NOT_LEARNED = "not learned"
 NOT_TESTED = "not tested"
 # The outcomes only a claim of several parts has (:func:`combine`).
 HOLDS_IN_PART = "holds in part"
 DOES_NOT_HOLD = "does not hold"
+MIXED = "mixed"  # parts decided both ways: one at least for the claim, one at least against it
 OUTCOMES = (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS, PREMISE_ABSENT, NOT_LEARNED, NOT_TESTED, HOLDS_IN_PART,
-            DOES_NOT_HOLD)  # the order counts of them are listed in, after the counts themselves
+            DOES_NOT_HOLD, MIXED)  # the order counts of them are listed in, after the counts themselves
 # The outcomes that decide a part against the claim: the effect is absent or reversed.
 AGAINST = (NEGLIGIBLE, WORSE, DOES_NOT_HOLD)
+# The outcomes that decide a part for the claim.
+FOR = (BETTER, HOLDS_IN_PART)
 # The outcomes that decide nothing yet: more seeds would.
 OPEN = (UNDECIDED, TOO_FEW_SEEDS)
 
@@ -143,29 +147,33 @@ OPEN = (UNDECIDED, TOO_FEW_SEEDS)
 HOLDS = "holds"
 CLAIM_WORDS = {
     BETTER: HOLDS, NEGLIGIBLE: DOES_NOT_HOLD, WORSE: DOES_NOT_HOLD, DOES_NOT_HOLD: DOES_NOT_HOLD,
-    HOLDS_IN_PART: HOLDS_IN_PART, UNDECIDED: UNDECIDED, TOO_FEW_SEEDS: UNDECIDED, PREMISE_ABSENT: PREMISE_ABSENT,
+    HOLDS_IN_PART: HOLDS_IN_PART, MIXED: MIXED, UNDECIDED: UNDECIDED, TOO_FEW_SEEDS: UNDECIDED, PREMISE_ABSENT: PREMISE_ABSENT,
     NOT_LEARNED: NOT_TESTED, NOT_TESTED: NOT_TESTED,
 }
 # Every word a page may use for a verdict (the glossary page defines each).
 VOCABULARY = tuple(dict.fromkeys((*OUTCOMES, HOLDS)))
 # The words this book once used for verdicts; a page that shows one has a verdict outside the
 # vocabulary (ssa_book.page_check).
-RETIRED_WORDS = ("no effect at this scale", "inconclusive", "partly reproduced", "reproduced", "opposite")
+RETIRED_WORDS = ("no effect at this scale", "inconclusive", "partly reproduced", "reproduced", "opposite",
+                 "too few seeds to decide")
 
 
 # What each word means, for the glossary page: the comparison's words, then the claim's.
 MEANINGS = {
     f"X {BETTER}": "The 95% interval of the paired difference excludes zero on X's side, the Wilcoxon signed-rank test "
-                   "agrees at 5%, and the mean gain reaches the claim's threshold.",
-    f"X {WORSE}": "The 95% interval excludes zero on the control's side and the Wilcoxon signed-rank test agrees at 5%. "
-                  "No size is required: every claim tested says X improves on its control, and a decided deficit of "
-                  "any size contradicts that.",
+                   "agrees at 5%, the mean gain reaches the claim's threshold, and, where the chapter judges a family "
+                   "of comparisons, the direction survives Benjamini-Hochberg control of false discoveries at 5%.",
+    f"X {WORSE}": "The mirror image of X better: the 95% interval excludes zero on the control's side, the Wilcoxon "
+                  "signed-rank test agrees at 5%, the mean loss reaches the claim's threshold, and the direction "
+                  "survives the same control of false discoveries.",
     NEGLIGIBLE: "The 95% interval lies within plus or minus the threshold: whatever the sign of the difference, it is "
-                "smaller than the smallest effect that would matter.",
+                "smaller than the smallest effect that would matter. Where the interval also excludes zero, the small "
+                "decided direction is said beside it: \"no difference that matters; SSA slightly worse\".",
     UNDECIDED: "Enough pairs to decide, but the interval neither excludes zero nor lies within the threshold; the number "
                "beside it is about how many paired seeds would decide, if the observed mean and spread held.",
     TOO_FEW_SEEDS: "Fewer pairs than the rule decides from ({min_pairs}, or for outcomes that flip from seed to seed the number "
-                   "that would reveal flips frequent enough to matter); the estimate is shown, but it is not a finding.",
+                   "that would reveal flips frequent enough to matter): the estimate and its interval are shown with the "
+                   "pairs, \"exploratory (10 pairs)\", and no verdict word.",
     PREMISE_ABSENT: "The mechanism the claim is about did not occur in any seed, so the claim has nothing to act on; "
                     "the measurement that showed it is given.",
     NOT_LEARNED: "A model of the comparison did not learn the task in distribution, so a shift tests nothing.",
@@ -173,7 +181,10 @@ MEANINGS = {
     HOLDS: "What the book found of the paper's claim: X better (on every part of a claim of several parts).",
     DOES_NOT_HOLD: "X worse, or no difference that matters; for a claim of several parts, one part at least decided "
                    "against the claim and none for it.",
-    HOLDS_IN_PART: "A claim of several parts whose parts differ, one at least with X better.",
+    HOLDS_IN_PART: "A claim of several parts whose parts differ, one at least with X better and none decided against "
+                   "the claim (the others open).",
+    MIXED: "A claim of several parts decided both ways: one part at least with X better, one at least decided against "
+           "the claim; the parts are counted beside the word.",
 }
 
 
@@ -266,6 +277,10 @@ class Claim:
     # A claim about a trend rather than a treatment against a control (softmax's error grows with
     # sigma): its words for the two decided directions, as the paper says and the other way.
     directions: tuple[str, str] = ()
+    # The fewest pairs from which the rule decides anything on this claim: MIN_PAIRS, or more where
+    # the chapter's own data show the rule naming a false direction more than 5% of the time with
+    # fewer (ssa_book.error_rates).
+    min_pairs: int = MIN_PAIRS
 
     def __post_init__(self):
         if not isinstance(self.binary, bool):
@@ -281,6 +296,8 @@ class Claim:
             raise ValueError(f"threshold must be a finite number > 0, got {self.threshold!r}")
         if not self.reason.strip():
             raise ValueError("reason must say why the threshold has its size")
+        if isinstance(self.min_pairs, bool) or not isinstance(self.min_pairs, int) or self.min_pairs < MIN_PAIRS:
+            raise ValueError(f"min_pairs must be a whole number >= {MIN_PAIRS}, got {self.min_pairs!r}")
         if self.directions and (len(self.directions) != 2 or not all(isinstance(w, str) and w.strip() for w in self.directions)):
             raise ValueError(f"directions must be two phrases (as the paper says, the other way), got {self.directions!r}")
 
@@ -312,6 +329,11 @@ class Verdict:
     parts: tuple[tuple[str, "Verdict"], ...] = ()
     treatment: str = "SSA"  # the claim's treatment, named by :meth:`words`
     directions: tuple[str, str] = ()  # the claim's words for its two directions (Claim.directions)
+    # Set by control_false_discoveries: the Benjamini-Hochberg adjusted p over the family judged
+    # together, and the family's size (0: judged alone).
+    adjusted_p: float | None = None
+    family_size: int = 0
+    uncontrolled: str | None = None  # the direction false-discovery control turned undecided (None: it changed nothing)
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -329,9 +351,12 @@ class Verdict:
                 f"over {self.pairs} paired seed{'' if self.pairs == 1 else 's'}, threshold {self.threshold:.3g}")
         if self.outcome == TOO_FEW_SEEDS:
             minimum = max(MIN_PAIRS, self.no_effect_pairs)
-            text += f"; the rule decides from {minimum} pairs on"
+            text += f"; exploratory: the rule decides from {minimum} pairs on"
             if self.seeds_to_resolve and self.seeds_to_resolve > minimum:
                 text += f", and about {self.seeds_to_resolve:,} would decide it at the observed spread"
+        elif self.uncontrolled is not None:
+            text += (f"; its direction does not survive false-discovery control over the {self.family_size} comparisons "
+                     f"judged with it (adjusted p = {self.adjusted_p:.2g})")
         elif self.outcome == UNDECIDED:
             if self.pairs < 2:
                 text += f"; one pair has no spread, and the rule needs {MIN_PAIRS}"
@@ -354,19 +379,42 @@ class Verdict:
         decide (the rule needs 36)", "premise absent", "not learned", "not tested"; a claim of
         several parts: "holds in part", "does not hold"."""
         text = self.label()
-        if self.outcome == UNDECIDED and self.interval is not None:
+        if self.uncontrolled is not None:
+            text += f" (its direction does not survive false-discovery control: adjusted p = {self.adjusted_p:.2g})"
+        elif self.outcome == UNDECIDED and self.interval is not None:
             needed = self.pairs_to_decide()
             text += f" (about {needed} seeds would decide)" if needed[0].isdigit() else f" ({needed} seeds would decide)"
         elif self.outcome == TOO_FEW_SEEDS:
-            text += f" (the rule needs {max(MIN_PAIRS, self.no_effect_pairs)})"
+            text = text.removesuffix(")") + f"; the rule decides from {max(MIN_PAIRS, self.no_effect_pairs)})"
+        elif self.outcome == MIXED and self.parts:
+            text += f" ({self.tally()})"
         return text
 
     def label(self) -> str:
         """The outcome in the book's words without what would decide it ("SSA better", "too few
         seeds to decide"), for a table that has a column of that."""
+        text = self.word()
+        if self.outcome == TOO_FEW_SEEDS:
+            text += f" ({self.pairs} pair{'' if self.pairs == 1 else 's'})"
+        small = self.small_direction()
+        return f"{text}; {small}" if small else text
+
+    def word(self) -> str:
+        """The outcome's word alone ("SSA worse", "no difference that matters", "exploratory"), as
+        tallies count it."""
         if self.directions and self.outcome in (BETTER, WORSE):
             return self.directions[self.outcome == WORSE]
         return outcome_words(self.outcome, self.treatment)
+
+    def small_direction(self) -> str:
+        """For "no difference that matters" whose interval also excludes zero: the small decided
+        direction ("SSA slightly worse"); "" otherwise."""
+        if self.outcome != NEGLIGIBLE or self.interval is None or self.interval[0] <= 0 <= self.interval[1]:
+            return ""
+        worse = self.interval[1] < 0
+        if self.directions:
+            return f"slightly: {self.directions[worse]}"
+        return f"{self.treatment} slightly {'worse' if worse else 'better'}" if self.treatment else ""
 
     def pairs_to_decide(self) -> str:
         """For a table: the pairs that would decide an open verdict (undecided, or too few seeds
@@ -380,7 +428,7 @@ class Verdict:
     def tally(self) -> str:
         """The parts' outcomes counted in the book's words, most frequent first: "SSA worse on 2 of
         5, no difference that matters on 2, undecided on 1" ("" for a verdict without parts)."""
-        return counted_words([(part.outcome, part.label()) for _, part in self.parts])
+        return counted_words([(part.outcome, part.word()) for _, part in self.parts])
 
     def sentence(self) -> str:
         """One plain sentence: the outcome and the evidence."""
@@ -481,11 +529,12 @@ def no_effect_pairs(claim: Claim) -> int:
     """The fewest pairs from which the rule may call ``claim`` "no difference that matters": for an
     outcome that flips (``claim.largest_flip``), the fewest N with
     (1 - threshold / largest_flip)^N <= (1 - 0.95) / 2, so that flips frequent enough to move the
-    mean by the threshold would have shown in some pair; :data:`MIN_PAIRS` otherwise."""
+    mean by the threshold would have shown in some pair; and never fewer than the claim's own
+    minimum (:attr:`Claim.min_pairs`)."""
     if claim.largest_flip is None or claim.threshold >= claim.largest_flip:
-        return MIN_PAIRS
+        return claim.min_pairs
     unseen = math.log((1 - CONFIDENCE) / 2) / math.log(1 - claim.threshold / claim.largest_flip)
-    return max(MIN_PAIRS, math.ceil(unseen))
+    return max(claim.min_pairs, math.ceil(unseen))
 
 
 BOUNDED_ORDERS = 100  # seeded orders of the pairs whose wealth bounded_mean_interval averages
@@ -577,8 +626,19 @@ def _no_effect(low, high, threshold: float, pairs, no_effect_from: int):
 def _decided(low, high, effect, threshold: float, pairs, no_effect_from: int):
     """Whether an interval decides: better, worse, or no difference that matters (any of them only from
     ``no_effect_from`` pairs on: :func:`no_effect_pairs`)."""
-    directional = ((low > 0) & (effect >= threshold)) | (high < 0)
+    directional = _better(low, effect, threshold) | _worse(high, effect, threshold)
     return (directional & (pairs >= no_effect_from)) | _no_effect(low, high, threshold, pairs, no_effect_from)
+
+
+def _better(low, effect, threshold: float):
+    """The interval excludes zero on the paper's side and the estimate reaches the threshold."""
+    return (low > 0) & (effect >= threshold)
+
+
+def _worse(high, effect, threshold: float):
+    """The mirror image of :func:`_better`: the interval excludes zero on the other side and the
+    estimate reaches the threshold there."""
+    return (high < 0) & (effect <= -threshold)
 
 
 def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
@@ -598,10 +658,12 @@ def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
         low, high = effect.copy(), effect.copy()
         if not identical.all():
             low[~identical], high[~identical] = _t_interval(differences[~identical])
+    # The three conditions exclude each other (a direction needs the estimate beyond the threshold,
+    # "no difference" the whole interval within it), so no word takes precedence over another.
     outcome = np.full(len(effect), UNDECIDED, dtype=object)
     outcome[_no_effect(low, high, threshold, differences.shape[1], no_effect_from)] = NEGLIGIBLE
-    outcome[high < 0] = WORSE  # before "no difference" when both hold
-    outcome[(low > 0) & (effect >= threshold)] = BETTER
+    outcome[_worse(high, effect, threshold)] = WORSE
+    outcome[_better(low, effect, threshold)] = BETTER
     if differences.shape[1] < no_effect_from:
         # Outcomes that flip from seed to seed: "better" or "worse" needs as many pairs as "no
         # difference" does. With fewer, a seed that flips decides the sign, and under nulls
@@ -631,11 +693,12 @@ def false_discoveries(family: Sequence[Verdict]) -> list[dict]:
     together (``scipy.stats.false_discovery_control``): for each verdict with a
     :func:`signed_rank_p`, ``{"p": raw, "adjusted p": BH-adjusted within the family, "survives":
     whether a decided direction ("better" or "worse") keeps its adjusted p below
-    :data:`FALSE_DISCOVERY_RATE`}``; ``None`` for a verdict without one. Every tested verdict of
-    the family counts, decided or not, since each could have been a discovery."""
+    :data:`FALSE_DISCOVERY_RATE`}``; ``None`` for a verdict without one. Every verdict of the
+    family that could have been a discovery counts, decided or not; an exploratory one (fewer
+    pairs than the rule decides from) could not, and is left out."""
     from scipy import stats
 
-    raw = [signed_rank_p(verdict) for verdict in family]
+    raw = [signed_rank_p(verdict) if verdict.outcome != TOO_FEW_SEEDS else None for verdict in family]
     tested = [i for i, p in enumerate(raw) if p is not None]
     adjusted = stats.false_discovery_control([raw[i] for i in tested], method="bh") if tested else []
     found: list[dict | None] = [None] * len(family)
@@ -643,6 +706,28 @@ def false_discoveries(family: Sequence[Verdict]) -> list[dict]:
         found[i] = {"p": raw[i], "adjusted p": float(q),
                     "survives": family[i].outcome in (BETTER, WORSE) and float(q) < FALSE_DISCOVERY_RATE}
     return found
+
+
+def control_false_discoveries(family: Sequence[Verdict]) -> list[Verdict]:
+    """``family``, judged together, with false discoveries controlled in the words: a decided
+    direction ("better" or "worse") whose Benjamini-Hochberg adjusted p-value within the family
+    (:func:`false_discoveries`) is not below :data:`FALSE_DISCOVERY_RATE` reads "undecided", its
+    estimate unchanged. Every tested verdict carries its adjusted p and the family's size
+    (:attr:`Verdict.adjusted_p`); the others come back as they were."""
+    controlled = []
+    tested = false_discoveries(family)
+    size = sum(found is not None for found in tested)
+    for verdict, found in zip(family, tested):
+        if found is None:
+            controlled.append(verdict)
+            continue
+        changed = verdict.outcome in (BETTER, WORSE) and not found["survives"]
+        controlled.append(dataclasses.replace(verdict, outcome=UNDECIDED if changed else verdict.outcome,
+                                              adjusted_p=found["adjusted p"], family_size=size,
+                                              uncontrolled=verdict.outcome if changed else None))
+        if changed:
+            _record(Judged("controlled", verdict, after=controlled[-1]))
+    return controlled
 
 
 def _signed_rank_p(differences: np.ndarray) -> np.ndarray:
@@ -732,7 +817,51 @@ def _pairs_to_resolve(claim: Claim, differences: np.ndarray) -> int | None:
                             no_effect_from=no_effect_pairs(claim))
 
 
+@dataclasses.dataclass(frozen=True)
+class Judged:
+    """One record of a :func:`judged` block: ``kind`` "judged" (a verdict :func:`judge` gave, with
+    its ``claim``) or "controlled" (a direction :func:`control_false_discoveries` turned into
+    ``after``)."""
+
+    kind: str
+    verdict: Verdict
+    claim: Claim | None = None
+    after: Verdict | None = None
+
+
+# The lists of open judged() blocks: judge and control_false_discoveries append to each.
+_JUDGED: list[list[Judged]] = []
+
+
+@contextlib.contextmanager
+def judged() -> Iterator[list[Judged]]:
+    """Within: every verdict :func:`judge` gives, and every direction
+    :func:`control_false_discoveries` turns undecided, is appended as a :class:`Judged`, so that a
+    page can list what a change of the rule moved (ssa_book.analysis_changes) or measure the rule
+    on what a chapter judged (ssa_book.error_rates)."""
+    found: list[Judged] = []
+    _JUDGED.append(found)
+    try:
+        yield found
+    finally:
+        _JUDGED.remove(found)
+
+
+def _record(record: Judged) -> None:
+    for found in _JUDGED:
+        found.append(record)
+
+
 def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
+    """The verdict on ``claim`` from outcomes paired by seed (``treatment[i]`` and ``control[i]``
+    from seed ``i``); recorded in every open :func:`judged` block."""
+    verdict = _judge(claim, treatment, control, resolve=resolve)
+    if verdict.differences:
+        _record(Judged("judged", verdict, claim=claim))
+    return verdict
+
+
+def _judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
     """The verdict on ``claim`` from outcomes paired by seed (``treatment[i]`` and ``control[i]``
     from seed ``i``). Fewer than :data:`MIN_PAIRS` pairs: too few seeds to decide (the interval, if any, is
     reported).
@@ -808,21 +937,25 @@ def not_tested(claim: Claim) -> Verdict:
 
 def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
     """One verdict for a claim of several parts, naming each part's outcome and counting them
-    (:meth:`Verdict.tally`): their common outcome if they agree; else "holds in part" when one
-    part at least supports the claim (better, or holds in part); else "does not hold" when one
-    part at least is decided against it (:data:`AGAINST`), so that an adverse part is never folded
-    into a milder word; else, in this order, "undecided", "too few seeds to decide", "premise
+    (:meth:`Verdict.tally`): their common outcome if they agree; else "mixed" when parts are
+    decided both ways (one at least for the claim, :data:`FOR`, one at least against it,
+    :data:`AGAINST`), so that an adverse part is never folded under a favourable word; else "holds
+    in part" when one part at least supports the claim and the others are open; else "does not
+    hold" when one part at least is decided against it and none for it; else, in this order, "undecided", "too few seeds to decide", "premise
     absent", "not learned" or "not tested", whichever a part has: an open part never folds into
     "no difference that matters"."""
     if not parts:
         raise ValueError("parts must hold at least one verdict")
     outcomes = {verdict.outcome for verdict in parts.values()}
     detail = "; ".join(f"{part}: {verdict.label()}" for part, verdict in parts.items())
+    supporting, against = outcomes & set(FOR), outcomes & set(AGAINST)
     if len(outcomes) == 1:
         outcome = outcomes.pop()
-    elif outcomes & {BETTER, HOLDS_IN_PART}:
+    elif (supporting and against) or MIXED in outcomes:
+        outcome = MIXED
+    elif supporting:
         outcome = HOLDS_IN_PART
-    elif outcomes & set(AGAINST):
+    elif against:
         outcome = DOES_NOT_HOLD
     else:
         outcome = next(found for found in (UNDECIDED, TOO_FEW_SEEDS, PREMISE_ABSENT, NOT_LEARNED, NOT_TESTED) if found in outcomes)
@@ -840,16 +973,17 @@ def form_or_slope(difference: Verdict, sharper: Verdict, versus_sharper: Verdict
     scorer's starting slope vs softmax), ``versus_sharper`` (the scorer vs that sharper softmax),
     and optionally ``gentler`` (the scorer started at a smaller slope vs softmax).
 
-    :data:`SLOPE` when the facts a slope would produce all hold: the difference is decided
-    (better or worse), the sharper softmax differs from softmax in the same way, the scorer
-    is not decided to differ from the sharper softmax in that way, and, if given, the gentler start
-    is decided not to differ from softmax ("no difference that matters"). :data:`FORM` when the
-    sharper softmax is decided not to differ from softmax and the scorer differs from it as it
-    does from softmax. :data:`NO_DIFFERENCE` when the difference itself is not decided, and
-    :data:`NOT_SEPARATED` otherwise."""
+    Each reading rests only on decided comparisons. :data:`SLOPE` when the facts a slope would
+    produce all hold and are decided: the difference is decided (better or worse), the sharper
+    softmax differs from softmax in the same way, the scorer is decided not to differ from the
+    sharper softmax ("no difference that matters"), and, if given, the gentler start is decided not
+    to differ from softmax. :data:`FORM` when the sharper softmax is decided not to differ from
+    softmax and the scorer differs from it as it does from softmax. :data:`NO_DIFFERENCE` when the
+    difference itself is not decided, and :data:`NOT_SEPARATED` otherwise: an open comparison
+    never carries an attribution."""
     if difference.outcome not in (BETTER, WORSE):
         return NO_DIFFERENCE
-    if (sharper.outcome == difference.outcome and versus_sharper.outcome != difference.outcome
+    if (sharper.outcome == difference.outcome and versus_sharper.outcome == NEGLIGIBLE
             and (gentler is None or gentler.outcome == NEGLIGIBLE)):
         return SLOPE
     if sharper.outcome == NEGLIGIBLE and versus_sharper.outcome == difference.outcome:
@@ -857,9 +991,11 @@ def form_or_slope(difference: Verdict, sharper: Verdict, versus_sharper: Verdict
     return NOT_SEPARATED
 
 
-def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler: str = "") -> str:
+def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler: str = "", open_facts: str = "") -> str:
     """:func:`form_or_slope`'s ``reading`` of ``name``'s ``difference`` from softmax in one
-    sentence; ``gentler``: what the gentler start showed, in words, when it was given."""
+    sentence; ``gentler``: what the gentler start showed, in words, when it was given;
+    ``open_facts``: for a reading that does not separate them, the comparisons left open, with
+    their numbers."""
     word = "deficit" if difference.outcome == WORSE else "advantage"
     if reading == SLOPE:
         return (f"{name}'s {word} goes with its starting slope, not its form: a softmax with that slope does the same"
@@ -870,7 +1006,8 @@ def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler
     if reading == NO_DIFFERENCE:
         return f"{name}'s difference from softmax is not established ({difference.outcome}), so there is nothing to attribute."
     if reading == NOT_SEPARATED:
-        return f"These comparisons do not separate {name}'s form from its starting slope."
+        return (f"These comparisons do not separate {name}'s form from its starting slope"
+                + (f": {open_facts}." if open_facts else "."))
     raise ValueError(f"reading must be one of {SLOPE!r}, {FORM!r}, {NOT_SEPARATED!r}, {NO_DIFFERENCE!r}; got {reading!r}")
 
 
@@ -906,7 +1043,7 @@ def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: i
     mean ``effect`` (in the paper's direction) and standard deviation ``spread``."""
 
     if spread == 0:  # every simulated study is the same one: judge it once
-        return float(judge(claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False).outcome == BETTER)
+        return float(_judge(claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False).outcome == BETTER)
 
     def sample(generator, shape):
         return claim.direction * generator.normal(effect, spread, shape), np.zeros(shape)
@@ -932,7 +1069,8 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
         if len(verdict.differences) < 2:
             continue
         spread = float(np.std(verdict.differences, ddof=1))
-        claim = Claim(verdict.claim, 1, verdict.threshold, verdict.units or "units", "the claim's own threshold")
+        claim = Claim(verdict.claim, 1, verdict.threshold, verdict.units or "units", "the claim's own threshold",
+                      min_pairs=max(MIN_PAIRS, verdict.no_effect_pairs))
         named = {("the threshold" if multiple == 1 else f"{multiple:g} x the threshold"): multiple * verdict.threshold
                  for multiple in multiples}
         named.update((effects or {}).get(key, {}))

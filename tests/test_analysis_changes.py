@@ -50,12 +50,12 @@ def test_every_recorded_commit_exists_and_the_dates_run_forward():
 @pytest.mark.parametrize("parts, expected", [
     # SSA against softmax on five kinds of shift, as the leaderboard read it
     (("worse", "undecided", "no difference that matters", "worse", "no difference that matters"),
-     ("holds in part", "holds in part", "no difference that matters", "does not hold")),
+     ("holds in part", "holds in part", "no difference that matters", "does not hold", "does not hold")),
     # five endpoints against the claim, one undecided
-    (("worse",) * 5 + ("undecided",), ("holds in part", "holds in part", "worse", "does not hold")),
-    (("premise absent", "undecided"), ("holds in part", "undecided", "undecided", "undecided")),
-    (("better", "worse"), ("holds in part",) * 4),
-    (("better", "better"), ("better",) * 4),
+    (("worse",) * 5 + ("undecided",), ("holds in part", "holds in part", "worse", "does not hold", "does not hold")),
+    (("premise absent", "undecided"), ("holds in part", "undecided", "undecided", "undecided", "undecided")),
+    (("better", "worse"), ("holds in part",) * 4 + ("mixed",)),
+    (("better", "better"), ("better",) * 5),
 ])
 def test_each_version_of_combine_gives_what_it_gave(parts, expected):
     assert tuple(version(parts) for _, version in changes.COMBINE_VERSIONS) == expected
@@ -66,11 +66,11 @@ def test_combine_versions_lists_only_rows_whose_parts_differ():
         return claims.LedgerRow(key, key, "p", "o", "cpu", (), verdict, None, None, parts=parts)
 
     frame = changes.combine_versions([row("one", "better", ()), row("same", "undecided", ("undecided",) * 2),
-                                      row("across_shifts", "does not hold", ("worse", "too few seeds to decide"))])
+                                      row("across_shifts", "does not hold", ("worse", "exploratory"))])
     assert list(frame["claim"]) == ["across_shifts"]
-    assert frame.loc[0, "parts"] == "SSA worse on 1 of 2, too few seeds to decide on 1"
+    assert frame.loc[0, "parts"] == "SSA worse on 1 of 2, exploratory on 1"
     assert frame.loc[0, "as planned"] == "holds in part" and frame.loc[0, "after c05e175"] == "SSA worse"
-    assert frame.loc[0, "after fe32bcd (now)"] == "does not hold"
+    assert frame.loc[0, "after fe32bcd"] == frame.loc[0, "now: parts decided both ways read mixed"] == "does not hold"
 
 
 def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monkeypatch):
@@ -78,7 +78,7 @@ def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monk
 
     from test_retrieval import _sized_run
 
-    seeds = range(10)
+    seeds = range(retrieval.CHAPTER_MIN_PAIRS)
     runs = {"softmax": [_sized_run("softmax", s, [0.95, 0.4, 0.25, 0.2 + 0.01 * s]) for s in seeds],
             "adaptive_temperature": [_sized_run("adaptive_temperature", s, [0.95, 0.44 + 0.002 * (s % 3), 0.29, 0.24 + 0.01 * s])
                                      for s in seeds]}
@@ -87,4 +87,4 @@ def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monk
     frame = changes.replication_changes("cpu")
     assert list(frame["threshold"]) == ["0.05 accuracy", "0.024 accuracy"]
     assert frame.loc[0, "verdict"].startswith("no difference that matters")
-    assert frame.loc[1, "verdict"].startswith("adaptive temperature better") and frame.loc[1, "verdict"].endswith("(10 pairs)")
+    assert frame.loc[1, "verdict"].startswith("adaptive temperature better") and frame.loc[1, "verdict"].endswith(f"({len(seeds)} pairs)")

@@ -171,7 +171,7 @@ def test_icl_verdicts_pair_the_runs_by_seed():
     # A seed that only one scorer has is left out of the pairs.
     assert verdicts.shift_verdicts({"softmax": softmax, "ssa": ssa[1:]}, "every", "sigma_x", "x")[1].pairs == count - 1
     # With fewer pairs than that, the same gains decide nothing.
-    assert verdicts.shift_verdicts({"softmax": softmax[:8], "ssa": ssa[-8:]}, "every", "sigma_x", "x")[1].outcome == "too few seeds to decide"
+    assert verdicts.shift_verdicts({"softmax": softmax[:8], "ssa": ssa[-8:]}, "every", "sigma_x", "x")[1].outcome == "exploratory"
     with pytest.raises(ValueError, match="appears twice"):
         verdicts.paired_seeds({"softmax": softmax + softmax[:1], "ssa": ssa})
 
@@ -182,7 +182,7 @@ def test_three_seeds_are_too_few_to_decide_and_say_how_many_would():
     runs = {"softmax": [fake_run("some", [0.0, 0.6 + 0.01 * s], seed=s) for s in range(3)],
             "ssa": [fake_run("some", [0.0, 0.1 + 0.02 * s], seed=s) for s in range(3)]}
     verdict = verdicts.quantification_verdict({"some": runs})
-    assert verdict.outcome == "too few seeds to decide" and verdict.claim == "ICL quantification under input-scale shift"
+    assert verdict.outcome == "exploratory" and verdict.claim == "ICL quantification under input-scale shift"
     (name, part), = verdict.parts
     assert part.pairs == 3 and part.seeds_to_resolve is not None and part.seeds_to_resolve >= 6
     table = verdicts.table([part])

@@ -40,8 +40,8 @@ def test_the_effect_and_interval_are_the_paired_t_interval_in_the_papers_directi
     ([0.01, -0.02, 0.00, 0.02, -0.01, 0.01], "no difference that matters"),
     ([0.03, 0.05, 0.04, 0.06, 0.05, 0.04], "no difference that matters"),  # real but below the threshold
     ([0.9, -0.8, 0.7, 0.0, 0.1, -0.5], "undecided"),
-    ([0.30, 0.35, 0.28], "too few seeds to decide"),  # three seeds decide nothing
-    ([0.5, 0.5, 0.5, 0.5, 0.5], "too few seeds to decide"),  # identical pairs: too few for a sign test
+    ([0.30, 0.35, 0.28], "exploratory"),  # three seeds decide nothing
+    ([0.5, 0.5, 0.5, 0.5, 0.5], "exploratory"),  # identical pairs: too few for a sign test
     ([0.5] * 6, "better"),
     ([0.0] * 8, "no difference that matters"),
 ])
@@ -70,22 +70,23 @@ def test_other_outcomes_and_combining_parts():
     no = judge(ERROR_CLAIM, np.zeros(6), np.array([0.01, -0.02, 0.0, 0.02, -0.01, 0.0]))
     assert combine("both", {"every": yes, "some": yes}).outcome == "better"
     mixed = combine("both", {"every": yes, "some": no})
-    assert mixed.outcome == "holds in part" and "every: SSA better" in mixed.detail and "some: no difference that matters" in mixed.detail
+    assert mixed.outcome == "mixed" and mixed.words() == "mixed (SSA better on 1 of 2, no difference that matters on 1)" and "every: SSA better" in mixed.detail and "some: no difference that matters" in mixed.detail
     undecided = judge(ERROR_CLAIM, [0.1, 0.2, 0.3], [0.3, 0.1, 0.2])
     # nothing decided anywhere is not "holds in part" (which reads as partial support)
-    assert undecided.outcome == "too few seeds to decide"
-    assert combine("both", {"trained": absent, "variant": undecided}).outcome == "too few seeds to decide"
+    assert undecided.outcome == "exploratory"
+    assert combine("both", {"trained": absent, "variant": undecided}).outcome == "exploratory"
     assert combine("both", {"trained": absent, "variant": not_tested(ERROR_CLAIM)}).outcome == "premise absent"
     assert combine("both", {"trained": absent, "variant": yes}).outcome == "holds in part"
     # parts that differ with none reproduced support no part of the claim: never "holds in part"
     worse = judge(ERROR_CLAIM, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6))
     assert worse.outcome == "worse"
     against = combine("all", {"every": worse, "some": undecided})
-    assert against.outcome == "does not hold" and "some: too few seeds to decide" in against.detail
+    assert against.outcome == "does not hold" and "some: exploratory (3 pairs)" in against.detail
     mixed_against = combine("all", {"every": worse, "some": no, "linear": undecided})
     assert mixed_against.outcome == "does not hold"
-    assert mixed_against.tally() == "SSA worse on 1 of 3, no difference that matters on 1, too few seeds to decide on 1"
-    assert combine("all", {"every": worse, "some": yes}).outcome == "holds in part"
+    assert mixed_against.tally() == "SSA worse on 1 of 3, no difference that matters on 1, exploratory on 1"
+    assert combine("all", {"every": worse, "some": yes}).outcome == "mixed"
+    assert combine("all", {"every": yes, "some": undecided}).outcome == "holds in part"
     with pytest.raises(ValueError, match="paired"):
         judge(ERROR_CLAIM, [0.1, 0.2], [0.1])
 
@@ -96,13 +97,16 @@ def test_a_combined_claim_never_hides_an_adverse_part(parts):
     outcomes = set(parts)
     if len(outcomes) == 1:
         assert found.outcome == parts[0]
-    elif outcomes & {"better", "holds in part"}:
+    elif (outcomes & set(verdicts.FOR) and outcomes & set(verdicts.AGAINST)) or "mixed" in outcomes:
+        # decided both ways: an adverse part never stands under a favourable word
+        assert found.outcome == "mixed"
+    elif outcomes & set(verdicts.FOR):
         assert found.outcome == "holds in part"
     elif outcomes & set(verdicts.AGAINST):
         # a part decided against the claim, none for it: never a milder word, never "no effect"
         assert found.outcome == "does not hold"
     else:
-        assert found.outcome not in verdicts.AGAINST and found.outcome != "holds in part"
+        assert found.outcome not in verdicts.AGAINST and found.outcome not in ("holds in part", "mixed")
     assert sum(int(count.split(" on ")[1].split()[0]) for count in found.tally().split(", ")) == 3
 
 
@@ -287,7 +291,7 @@ def test_binary_decisions_need_the_signed_rank_test_too():
     gains = np.array([1.0] * 6 + [0.0] * 4)  # six gains, four agreeing failures
     assert judge(GENERALISE_CLAIM, gains, np.zeros(10)).outcome == "better"
     assert judge(GENERALISE_CLAIM, np.zeros(10), gains).outcome == "worse"
-    assert judge(GENERALISE_CLAIM, gains[:5], np.zeros(5)).outcome == "too few seeds to decide"
+    assert judge(GENERALISE_CLAIM, gains[:5], np.zeros(5)).outcome == "exploratory"
 
 
 @pytest.mark.parametrize("generalise", [0.3, 0.5, 0.8])
@@ -320,14 +324,14 @@ def test_no_effect_pairs_are_the_rules_minimum_without_flips():
 def test_outcomes_that_flip_need_enough_pairs_for_no_effect():
     generator = np.random.default_rng(3)
     needed = verdicts.no_effect_pairs(FLIP_CLAIM)
-    for pairs, outcome in ((10, "too few seeds to decide"), (needed - 1, "too few seeds to decide"), (needed, "no difference that matters")):
+    for pairs, outcome in ((10, "exploratory"), (needed - 1, "exploratory"), (needed, "no difference that matters")):
         differences = generator.normal(0.0, 0.01, pairs)
         assert judge(ERROR_CLAIM, np.zeros(pairs), differences).outcome == "no difference that matters"
         verdict = judge(FLIP_CLAIM, np.zeros(pairs), differences)
         assert verdict.outcome == outcome
-        if outcome == "too few seeds to decide":
+        if outcome == "exploratory":
             assert verdict.seeds_to_resolve == needed and f"the rule decides from {needed} pairs on" in verdict.sentence()
-            assert verdict.words() == f"too few seeds to decide (the rule needs {needed})"
+            assert verdict.words() == f"exploratory ({pairs} pairs; the rule decides from {needed})"
     flipped = np.r_[np.full(12, 0.9), generator.normal(0.0, 0.01, 28)]  # a direction needs no more pairs than before
     assert judge(FLIP_CLAIM, np.zeros(40), flipped).outcome == judge(ERROR_CLAIM, np.zeros(40), flipped).outcome == "better"
 
@@ -361,7 +365,7 @@ def test_combined_and_few_seed_verdicts_have_sentences():
                                 "b": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.4) + np.linspace(0, 0.01, 6))})
     assert agreeing.outcome == "better" and agreeing.sentence() == "both: the claim holds (SSA better on 2 of 2)."
     few = judge(ERROR_CLAIM, np.zeros(3), np.array([0.2, 0.5, 0.3]))
-    assert few.outcome == "too few seeds to decide" and few.seeds_to_resolve >= verdicts.MIN_PAIRS
+    assert few.outcome == "exploratory" and few.seeds_to_resolve >= verdicts.MIN_PAIRS
     assert few.seeds_to_resolve == verdicts.seeds_to_resolve(few.effect, float(np.std(few.differences, ddof=1)), 0.1)
 
 
@@ -416,8 +420,10 @@ def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
         return verdicts.Verdict("a claim", outcome)
 
     opposite, no_effect, unsure = v(verdicts.WORSE), v(verdicts.NEGLIGIBLE), v(verdicts.UNDECIDED)
-    # the sharper softmax loses as the scorer does, and the scorer is not worse than it
-    assert verdicts.form_or_slope(opposite, opposite, unsure) == verdicts.SLOPE
+    # the sharper softmax loses as the scorer does, and the scorer is decided no different from it
+    assert verdicts.form_or_slope(opposite, opposite, no_effect) == verdicts.SLOPE
+    # an open comparison carries no attribution
+    assert verdicts.form_or_slope(opposite, opposite, unsure) == verdicts.NOT_SEPARATED
     assert verdicts.form_or_slope(opposite, opposite, no_effect, gentler=no_effect) == verdicts.SLOPE
     assert verdicts.form_or_slope(opposite, opposite, unsure, gentler=unsure) == verdicts.NOT_SEPARATED
     assert verdicts.form_or_slope(opposite, opposite, opposite) == verdicts.NOT_SEPARATED  # worse than the slope alone
@@ -514,7 +520,7 @@ def test_the_words_name_the_treatment_and_say_the_direction():
 @pytest.mark.parametrize("outcome", verdicts.OUTCOMES)
 def test_every_outcome_says_what_it_means_for_the_claim(outcome):
     word = verdicts.claim_word(outcome)
-    assert word in ("holds", "does not hold", "holds in part", "undecided", "premise absent", "not tested")
+    assert word in ("holds", "does not hold", "holds in part", "mixed", "undecided", "premise absent", "not tested")
     assert (word == "does not hold") == (outcome in verdicts.AGAINST)
     assert (word == "undecided") == (outcome in verdicts.OPEN)
     assert word in verdicts.VOCABULARY and verdicts.outcome_words(outcome) in {f"SSA {w}" for w in verdicts.VOCABULARY} | set(verdicts.VOCABULARY)
@@ -601,3 +607,29 @@ def test_a_published_effect_is_placed_against_each_interval():
                         "scale the 95% interval excludes an effect of the paper's size, not one of the threshold's; the paper's "
                         "gain lies inside our interval (second: interval [+5.0, +12.0], the paper's 10.0 points)")
     assert verdicts.published_effect_sentence({"none": (verdicts.Verdict("c", verdicts.UNDECIDED), 1.0)}, "points") == ""
+
+
+def test_the_rule_is_symmetric_a_direction_needs_the_threshold_both_ways():
+    small = np.array([0.05, 0.06, 0.04, 0.05, 0.07, 0.05])  # decided, but within the 0.1 threshold
+    for sign, word in ((1, "better"), (-1, "worse")):
+        verdict = judge(ERROR_CLAIM, np.zeros(6), sign * small)
+        assert verdict.outcome == "no difference that matters"
+        assert verdict.label() == f"no difference that matters; SSA slightly {word}"
+        large = judge(ERROR_CLAIM, np.zeros(6), sign * (small + 0.2))
+        assert large.outcome == word and large.label() == f"SSA {word}"
+    # an interval reaching past the threshold with an estimate inside it decides nothing, either way
+    for sign in (1, -1):
+        wide = judge(ERROR_CLAIM, np.zeros(6), sign * np.array([0.01, 0.02, 0.16, 0.01, 0.17, 0.03]))
+        assert wide.outcome == "undecided", wide.sentence()
+
+
+def test_false_discovery_control_turns_a_direction_that_does_not_survive_into_undecided():
+    decided = judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))  # signed-rank p = 0.031
+    assert decided.outcome == "better"
+    alone = verdicts.control_false_discoveries([decided])
+    assert alone[0].outcome == "better" and alone[0].adjusted_p == pytest.approx(0.03125) and alone[0].family_size == 1
+    nulls = [judge(ERROR_CLAIM, np.zeros(6), np.array([0.1, -0.1, 0.2, -0.2, 0.05, -0.05]) * k) for k in (1, 2, 3)]
+    family = verdicts.control_false_discoveries([decided, *nulls])
+    assert family[0].outcome == "undecided" and family[0].adjusted_p == pytest.approx(4 * 0.03125)
+    assert "does not survive false-discovery control" in family[0].words() and family[0].effect == decided.effect
+    assert [v.outcome for v in family[1:]] == [v.outcome for v in nulls]

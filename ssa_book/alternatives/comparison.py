@@ -319,7 +319,8 @@ def _tests_nothing(outcomes) -> str:
 def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
     """One row per scorer (other than softmax) and panel: the scorer's error against softmax's,
     judged by :func:`ssa_book.verdicts.judge` on the claim of :func:`claim`, with the runs paired by
-    their seed. Columns: ``scorer, task, shift, panel, paper`` (the paper tried it), ``learned``
+    their seed, and false discoveries controlled over every row together
+    (:func:`ssa_book.verdicts.control_false_discoveries`). Columns: ``scorer, task, shift, panel, paper`` (the paper tried it), ``learned``
     (the scorer learned the task in distribution), ``softmax, error`` (mean error over the
     shifted sigmas and seeds), ``outcome, effect, low, high, pairs, seeds_to_resolve`` (the
     verdict's; the effect is softmax's error minus the scorer's, positive when the scorer is
@@ -349,6 +350,10 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
                     "outcome": verdict.outcome, "effect": np.nan if verdict.effect is None else verdict.effect, "low": low, "high": high,
                     "pairs": verdict.pairs, "seeds_to_resolve": verdict.seeds_to_resolve, "seeds": seeds,
                     "differences": verdict.differences, "verdict": verdict})
+    # Every comparison of the chapter is one family: a direction must survive control of false
+    # discoveries over all of them.
+    for row, controlled in zip(rows, rule.control_false_discoveries([row["verdict"] for row in rows])):
+        row.update(verdict=controlled, outcome=controlled.outcome)
     columns = ["scorer", "task", "shift", "panel", "paper", "learned", "softmax", "error", "outcome", "effect", "low", "high",
                "pairs", "seeds_to_resolve", "seeds", "differences", "verdict"]
     return pd.DataFrame(rows, columns=columns)

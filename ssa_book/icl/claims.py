@@ -102,17 +102,19 @@ def study_finding(profile: str) -> str:
         reading = study.starting_point_reading(cache, task)
         if reading is not None:
             readings.setdefault(reading.rsplit("). ", 1)[-1], []).append(icl_tasks.get_task(task).title)
-    text += [f"On {' and '.join(tasks)}: {conclusion}" for conclusion, tasks in readings.items()]
+    text += [f"On {' and '.join(tasks)}, {conclusion[0].lower()}{conclusion[1:]}" for conclusion, tasks in readings.items()]
     checks = study.bounded_checks(study.verdict_rows([compared], cache))
     if checks:
-        kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-        text.append(f"a distribution-free check keeps {kept} of the {len(checks)} decided prompt-error verdicts")
-    planned = study.plan(profile, cache=cache)
-    primary = [row for row in study.false_discovery_rows(planned, study.verdict_rows(planned, cache))
-               if row["comparison"] == compared.name and row["verdict"].outcome in (verdicts.BETTER, verdicts.WORSE)]
-    if primary:
-        text.append(f"{sum(row['survives'] for row in primary)} of its {len(primary)} decided directions survive control of "
-                    f"false discoveries")
+        kept = [row for row in checks if row["checked"].outcome == row["verdict"].outcome]
+        lost = [f"{icl_tasks.get_task(row['task']).title}, {row['endpoint']} ({row['verdict'].label()} by the t interval, "
+                f"{row['checked'].label()} by the distribution-free one)" for row in checks if row not in kept]
+        text.append(f"a distribution-free check (added after reading) keeps {len(kept)} of the {len(checks)} decided "
+                    f"prompt-error verdicts" + (f"; it does not keep: {'; '.join(lost)}" if lost else ""))
+    primary = [row for row in study.verdict_rows([compared], cache) if row["verdict"].adjusted_p is not None]
+    lost = [row for row in primary if row["verdict"].uncontrolled is not None]
+    if lost:
+        text.append(f"{len(lost)} of its directions do not survive control of false discoveries over the primary family "
+                    f"and read undecided")
     return " ".join(sentence(part) for part in text)
 
 

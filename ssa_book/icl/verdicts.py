@@ -239,14 +239,19 @@ def quantification_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]]) -> 
              for task in QUANTIFIERS if task in runs_by_task}
     if not parts:
         raise ValueError(f"runs_by_task holds none of {QUANTIFIERS}")
-    return combine("ICL quantification under input-scale shift", parts)
+    return combine("ICL quantification under input-scale shift", _controlled(parts))
+
+
+def _controlled(parts: dict[str, Verdict]) -> dict[str, Verdict]:
+    """A claim's parts as one family: a direction must survive control of false discoveries over them."""
+    return dict(zip(parts, rule.control_false_discoveries(list(parts.values()))))
 
 
 def linear_verdict(runs: dict[str, list[ICLRun]]) -> Verdict:
     """The paper's linear-function claim (SSA's normalised error lower than softmax's under
     shift), judged for larger inputs and larger functions and combined."""
     parts = {label: shift_verdicts(runs, "linear", shift, label)[1] for shift, label in LINEAR_SHIFTS.items()}
-    return combine("ICL linear functions under scale shift", parts)
+    return combine("ICL linear functions under scale shift", _controlled(parts))
 
 
 # ---------------------------------------------------------------------------------------------

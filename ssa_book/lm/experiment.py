@@ -380,7 +380,8 @@ def claim_verdicts(runs: list[LMRun], *, profile: str | None = None, results_dir
         if calibrated["far"] and key != "blimp":
             verdict = dataclasses.replace(verdict, detail=calibrated["note"])
         found[key] = verdict
-    return found
+    # The chapter's claims are one family: a direction must survive control of false discoveries over all of them.
+    return dict(zip(found, verdicts.control_false_discoveries(list(found.values()))))
 
 
 def verdict_table(found: dict[str, Verdict]):

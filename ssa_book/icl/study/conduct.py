@@ -172,6 +172,7 @@ class StudyCache:
         self._planned = set(runs(plan(profile) + (CONTINGENT if self.profile != "smoke" else ()), profile=profile))
         self._runs: dict[tuple[str, str, int], ICLRun | None] = {}
         self._spreads: dict[tuple[str, str, int], LogitSpread | None] = {}
+        self._controlled = None  # the plan's verdicts under false-discovery control, once judged (judging.controlled_verdicts)
 
     def _read(self, key: tuple[str, str, int], read: Callable[[], Any]):
         if self.train:

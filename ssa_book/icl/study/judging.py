@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ssa_book import verdicts as rule
-from ssa_book.icl.study.conduct import StudyCache, comparison
+from ssa_book.icl.study.conduct import StudyCache, comparison, plan
 from ssa_book.icl.study.design import ENDPOINTS, SSA_SLOPE_AT_ZERO, Comparison, judge, needed, outcomes
 from ssa_book.icl.tasks import get_task
 
@@ -27,10 +27,43 @@ def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[d
             for endpoint, verdict in _task_verdicts(compared, task, cache).items()]
 
 
+FAMILIES = ("primary", "other comparisons")  # the families of false-discovery control, fixed with the plan
+
+
+def family(compared: Comparison) -> str:
+    """The family whose false discoveries are controlled together: the pre-declared primary
+    comparisons, or all the others."""
+    return FAMILIES[0] if compared.primary else FAMILIES[1]
+
+
+def controlled_verdicts(cache: StudyCache) -> dict[tuple[str, str, str], rule.Verdict]:
+    """Every comparison x task x endpoint of the plan whose runs are complete, judged
+    (:func:`judge`) with false discoveries controlled in the words within its :func:`family`
+    (:func:`ssa_book.verdicts.control_false_discoveries`): a direction that does not survive reads
+    undecided. Computed once per cache."""
+    if getattr(cache, "_controlled", None) is None:
+        raw = {(compared.name, task, endpoint): (family(compared), judge(compared, task, endpoint, cache))
+               for compared in plan(cache.profile, cache=cache) for task in compared.tasks if cache.complete(compared, task)
+               for endpoint in compared.endpoints}
+        found = {}
+        for name in FAMILIES:
+            keys = [key for key, (member, _) in raw.items() if member == name]
+            found.update(zip(keys, rule.control_false_discoveries([raw[key][1] for key in keys])))
+        cache._controlled = found
+    return cache._controlled
+
+
+def verdict(compared: Comparison, task: str, endpoint: str, cache: StudyCache) -> rule.Verdict:
+    """The verdict of ``compared`` on ``task`` at ``endpoint`` as the pages give it: from
+    :func:`controlled_verdicts`, or judged alone for a comparison the plan at the cache's profile
+    leaves out."""
+    return controlled_verdicts(cache).get((compared.name, task, endpoint)) or judge(compared, task, endpoint, cache)
+
+
 def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[str, rule.Verdict]:
     """``{endpoint: verdict}`` of ``compared`` on ``task``: judged when its runs there are complete."""
     if cache.complete(compared, task):
-        return {endpoint: judge(compared, task, endpoint, cache) for endpoint in compared.endpoints}
+        return {endpoint: verdict(compared, task, endpoint, cache) for endpoint in compared.endpoints}
     missing = f"{cache.cached(compared, task)} of {needed(compared, task)} runs cached"
     return {endpoint: dataclasses.replace(rule.not_tested(ENDPOINTS[endpoint].claim), detail=missing)
             for endpoint in compared.endpoints}
@@ -54,7 +87,7 @@ def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache)
             if not cache.complete(compared, task):
                 continue
             for endpoint in compared.endpoints:
-                judged = judge(compared, task, endpoint, cache)
+                judged = verdict(compared, task, endpoint, cache)
                 as_planned = rule.judge(_as_planned(ENDPOINTS[endpoint].claim), *outcomes(compared, task, endpoint, cache))
                 # "undecided" and "too few seeds to decide" were one word under the plan's rule
                 if as_planned.outcome != judged.outcome and not {as_planned.outcome, judged.outcome} <= set(rule.OPEN):
@@ -100,7 +133,7 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
     compared = [comparison(name) for name in STARTING_POINT]
     if not all(cache.complete(c, task) for c in compared):
         return None
-    ssa, from_b1, sharper, versus_sharper = (judge(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
+    ssa, from_b1, sharper, versus_sharper = (verdict(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
     if bounded:
         flip = ENDPOINTS[STARTING_POINT_ENDPOINT].claim.largest_flip
         ssa, from_b1, sharper, versus_sharper = (rule.bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper))
@@ -114,8 +147,12 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
                        said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
                        said("SSA vs that sharper softmax", versus_sharper)])
     head = f"Form or starting slope, on {get_task(task).title} ({STARTING_POINT_ENDPOINT}, effects in the paper's direction): {facts}."
+    named = {"SSA vs softmax": ssa, "SSA from b = 1 vs softmax": from_b1, "the sharper softmax vs softmax": sharper,
+             "SSA vs the sharper softmax": versus_sharper}
+    still_open = "; ".join(f"{label} is {found.label()} ({found.estimate()})" for label, found in named.items()
+                           if found.outcome not in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE))
     return head + " " + rule.slope_sentence(rule.form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1), ssa,
-                                            gentler="SSA started at b = 1 does not differ from softmax")
+                                            gentler="SSA started at b = 1 does not differ from softmax", open_facts=still_open)
 
 
 def bounded_checks(rows: Sequence[dict]) -> list[dict]:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from ssa_book import verdicts as rule
 from ssa_book.icl.study.conduct import StudyCache, comparison, longer_training_needed
-from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm, Comparison, judge, needed
-from ssa_book.icl.study.judging import verdict_rows
+from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm, Comparison, needed
+from ssa_book.icl.study.judging import verdict, verdict_rows
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 
 
@@ -68,10 +68,10 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
             if task not in compared.tasks:
                 row[get_task(task).title] = "not run"
             elif cache.complete(compared, task):
-                verdict = judge(compared, task, endpoint, cache)
-                row[get_task(task).title] = f"{verdict.label()} {verdict.estimate()}"
+                found = verdict(compared, task, endpoint, cache)
+                row[get_task(task).title] = f"{found.label()}, {found.estimate()}"
             else:
-                row[get_task(task).title] = f"pending ({cache.cached(compared, task)} of {needed(compared, task)} runs)"
+                row[get_task(task).title] = f"not run yet: {cache.cached(compared, task)} of {needed(compared, task)} runs"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -91,4 +91,4 @@ def regime_takeaway(rows: Sequence[dict]) -> str:
     if not counts:
         return "No regime of the study is complete yet."
     text = f"Of the {len(words)} regime-and-task cells judged so far: " + ", ".join(f"{n} {word}" for word, n in counts.items())
-    return text + (f"; {pending} not complete yet." if pending else ".")
+    return text + (f"; {pending} not run yet." if pending else ".")
