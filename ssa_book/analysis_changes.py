@@ -230,7 +230,7 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "learned SSA's gain on that mean (positive on each of seeds 0 to 7) was found after the results were "
                    "read, from several endpoints, so it is exploratory; the plan was committed before any of its runs, and "
                    "changes no reading: it adds a test", True),
-    AnalysisChange("THIS_CHANGE", "2026-12-07", "rule",
+    AnalysisChange("550efa7", "2026-12-07", "rule",
                    "one symmetric rule: \"worse\" needs the estimate to reach the threshold as \"better\" does, and "
                    "no word takes precedence over another; a direction must survive Benjamini-Hochberg control of false "
                    "discoveries within its chapter's family (the study: its primary comparisons, and all the others; the "
@@ -243,7 +243,7 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "rule leaned against the treatment; the false-discovery adjustment was computed but did not reach the "
                    "words; \"holds in part\" stood over parts decided against the claim; every verdict the change moved "
                    "is listed below, old word and new", True),
-    AnalysisChange("THIS_CHANGE", "2026-12-07", "plan",
+    AnalysisChange("550efa7", "2026-12-07", "plan",
                    "the fewest pairs a chapter decides from: 20 in max retrieval (both setups) and in the leaderboard's "
                    "column of its short setup, 40 in the encoder and in the leaderboard's column of max retrieval's "
                    "original setup; 6 (or 36 for prompt errors that flip) elsewhere, as before",
