@@ -35,6 +35,7 @@ class PaperClaim:
     source: str  # where in the paper
     chapter: str  # the book page that tests it: a _toc.yml entry's file name without folder
     numbers: Callable[[], dict] | None = None  # the published numbers, from the chapter module
+    beyond_paper: bool = False  # the book's own test of the paper's thesis, not a claim the paper makes
 
 
 def paper_figure(key: str) -> str:

@@ -219,15 +219,18 @@ def counts_sentence(rows: Sequence[LedgerRow]) -> str:
     (rows computed live): "Of the 9 experimental claims, none holds: 3 do not hold, 5 are
     undecided and 1 is not tested. The 2 theorems (derivations, checked live): 2 hold."."""
     theorems = [row for row in rows if row.profile == "live"]
-    experiments = [row for row in rows if row.profile != "live"]
+    own = [row for row in rows if row.profile != "live" and row.key in PAPER and PAPER[row.key].beyond_paper]
+    experiments = [row for row in rows if row.profile != "live" and row not in own]
     sentences = []
     if experiments:
         holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
-        head = f"Of the {plural(len(experiments), 'experimental claim')}"
+        head = f"Of the paper's {plural(len(experiments), 'experimental claim')}"
         if holding:
             sentences.append(f"{head}, {_counted(experiments)}.")
         else:
             sentences.append(f"{head}, none holds: {_counted(experiments)}.")
+    if own:
+        sentences.append(f"The book's own {'test' if len(own) == 1 else 'tests'} beyond the paper: {_counted(own)}.")
     if theorems:
         noun = "The theorem" if len(theorems) == 1 else f"The {len(theorems)} theorems"
         sentences.append(f"{noun} (derivations, checked live): {_counted(theorems)}.")
@@ -276,14 +279,15 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
             caveats = f" {row.finding}" if row.finding else ""
             found = comparison_words(row) or row.summary.rstrip(".")
             bullets.append(f"**{row.claim}**: the paper's claim does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
-    in_part = [row for row in experiments if row.verdict == verdicts.HOLDS_IN_PART]
-    if in_part:
-        bullets.append("**Holds in part**: " + "; ".join(f"{row.claim} ({comparison_words(row) or row.summary.rstrip('.')})"
-                                                        for row in in_part) + ".")
+    for word, label in ((verdicts.HOLDS_IN_PART, "Holds in part"), (verdicts.MIXED, "Mixed")):
+        found = [row for row in experiments if row.verdict == word]
+        if found:
+            bullets.append(f"**{label}**: " + "; ".join(f"{row.claim} ({comparison_words(row) or row.summary.rstrip('.')})"
+                                                       for row in found) + ".")
     undecided = [row for row in experiments if row.verdict in verdicts.OPEN]
     if undecided:
-        listed = "; ".join(f"{row.claim} ({_seed_counts_text(row)}{', too few to decide' if row.verdict == verdicts.TOO_FEW_SEEDS else ''})"
-                           for row in undecided)
+        listed = "; ".join(f"{row.claim} ({_seed_counts_text(row)}{', exploratory' if row.verdict == verdicts.TOO_FEW_SEEDS else ''}"
+                           f"{f'; {row.finding}' if row.finding else ''})" for row in undecided)
         excluded = [row.claim for row in undecided if row.published_excluded]
         beside = (f" For {_listed(excluded)}, the 95% interval at the book's scale already excludes an effect the size of the paper's."
                   if excluded else "")

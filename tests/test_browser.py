@@ -288,3 +288,40 @@ def test_front_page_screenshot(server, browser_context):
     finally:
         page.close()
     assert path.stat().st_size > 10_000, "the screenshot is suspiciously small"
+
+
+def _page_text(name: str) -> str:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((HTML / "notebooks" / f"{name}.html").read_text(encoding="utf-8"), "html.parser")
+    return " ".join((soup.find("main") or soup).get_text(" ").split())
+
+
+def test_the_front_pages_error_rate_is_the_largest_in_the_reproducing_pages_table():
+    import re
+
+    from bs4 import BeautifulSoup
+
+    quoted = re.search(r"names a direction that is not there at most (\d+\.\d)% of the time", _page_text("intro"))
+    assert quoted, "the front page must quote the rule's largest false direction rate"
+    soup = BeautifulSoup((HTML / "notebooks" / "reproducing.html").read_text(encoding="utf-8"), "html.parser")
+    table = next(table for table in soup.find_all("table")
+                 if "at the pairs used" in [th.get_text(strip=True) for th in table.find_all("th")])
+    header = [th.get_text(strip=True) for th in table.find_all("th")]
+    column = header.index("at the pairs used")
+    rates = [float(row.find_all("td")[column].get_text(strip=True).rstrip("%")) for row in table.find_all("tr") if row.find_all("td")]
+    assert rates and float(quoted.group(1)) == max(rates)
+
+
+def test_an_attribution_is_said_only_with_the_decided_comparisons_it_rests_on():
+    """"goes with X, not Y" comes only from ssa_book.verdicts.slope_sentence's two decided readings,
+    each with the comparison that decides it; an open one reads "do not separate"."""
+    import re
+
+    for name in book.toc_pages(ROOT):
+        if not name.startswith("notebooks/"):
+            continue
+        text = _page_text(Path(name).stem)
+        for sentence in re.findall(r"[^.]*goes with its [^.]*\.", text):
+            assert ("not its form: a softmax with that slope does the same" in sentence
+                    or "not its starting slope: a softmax with that slope does not differ from softmax" in sentence), (name, sentence)

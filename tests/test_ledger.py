@@ -150,11 +150,11 @@ def test_counts_sentence_and_rows_take_only_the_rules_outcomes():
         return claims.LedgerRow("x", "c", "p", "o", "cpu", (), verdict, None, None)
 
     assert ledger.counts_sentence([row("better"), row("undecided"), row("exploratory")]) == \
-        "Of the 3 experimental claims, 1 holds and 2 are undecided."
-    assert ledger.counts_sentence([row("not tested")]) == "Of the 1 experimental claim, none holds: 1 is not tested."
+        "Of the paper's 3 experimental claims, 1 holds and 2 are undecided."
+    assert ledger.counts_sentence([row("not tested")]) == "Of the paper's 1 experimental claim, none holds: 1 is not tested."
     theorem = dataclasses.replace(row("better"), profile="live")
     assert ledger.counts_sentence([theorem, theorem, row("does not hold"), row("no difference that matters"), row("worse")]) == (
-        "Of the 3 experimental claims, none holds: 3 do not hold. "
+        "Of the paper's 3 experimental claims, none holds: 3 do not hold. "
         "The 2 theorems (derivations, checked live): 2 hold.")
     assert set(ledger._PREDICATES) == {verdicts.claim_word(outcome) for outcome in verdicts.OUTCOMES}
     assert set(claims.VERDICTS) == set(verdicts.OUTCOMES)
@@ -280,7 +280,8 @@ def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
             row("perplexity_id", "undecided"), row("probing", "undecided"), row("benchmarks", "not tested")]
     found = ledger.findings(rows)
     assert 1 < len(found) <= 6
-    assert found[0].startswith("Of the 6 experimental claims, none holds") and "The 2 theorems" in found[0]
+    assert found[0].startswith("Of the paper's 5 experimental claims, none holds") and "The 2 theorems" in found[0]
+    assert "The book's own test beyond the paper: 1 does not hold." in found[0]  # counted apart from the paper's claims
     beyond = next(bullet for bullet in found if bullet.startswith("**Across_Shifts**"))
     assert "does not hold here (SSA worse on 2 of 4 parts, no difference that matters on 1, undecided on 1). Regime: 4 layers." in beyond
     # the alternatives row judges a statement about other scorers: its parts counted in the claim's words, no "SSA"

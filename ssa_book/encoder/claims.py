@@ -30,10 +30,14 @@ def encoder_row(profile: str) -> LedgerRow:
     if short and excluded:
         gains = experiment.paper_gains().values()
         short += f"; the 95% interval excludes the paper's mean gain ({sum(gains) / len(gains):.1f} points)"
+    calibrated = experiment.calibration(runs)
+    caveat = (f"softmax's overall Zorro accuracy here is {calibrated['mean']:.1f}%, BabyBERTa's {calibrated['reference']:g}%: a null "
+              "this far from the paper's baseline is weak evidence") if calibrated["far"] else ""
     return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), ours(verdict), profile,
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
                      total_wall_time(provenances), short_summary(verdict, short), parts_of(verdict),
-                     f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}", published_excluded=excluded)
+                     f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}", published_excluded=excluded,
+                     finding=caveat)
 
 
 CLAIMS: dict[str, PaperClaim] = {

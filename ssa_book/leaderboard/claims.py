@@ -102,6 +102,7 @@ CLAIMS: dict[str, PaperClaim] = {
         "paper does not test, set size in max retrieval (Veličković et al. 2025), beside every other scorer.",
         "paper, abstract (its general claim); the second shift is not in the paper",
         "leaderboard",
+        beyond_paper=True,
     ),
 }
 

@@ -53,9 +53,12 @@ def decoder_rows(profile: str) -> list[LedgerRow]:
         excluded = experiment.paper_gap_placement(claims, key) == "above"
         if excluded:
             short += f"; the 95% interval excludes the paper's gain ({experiment.paper_log_gap(key.removeprefix('perplexity_')):.3f} nats per token)"
+        paper = PAPER_PERPLEXITY[key.removeprefix("perplexity_")]["softmax"]
+        caveat = (f"softmax's perplexity here is {means['softmax']:.0f}, the paper's {paper:g}: a null this far from the "
+                  f"paper's baseline is weak evidence")
         rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(claims[key], numbers), profile, seeds,
                               claims[key].outcome, None, command, total_wall_time(provenances), short_summary(claims[key], short),
-                              regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded))
+                              regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded, finding=caveat))
     return rows + [benchmarks]
 
 
