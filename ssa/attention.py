@@ -76,6 +76,41 @@ def combine_masks(mask: Tensor | None, causal: bool, n_queries: int, n_keys: int
     return causal_part if mask is None else mask & causal_part
 
 
+def _check_logit_terms(bias, softcap, scorer, shape, device) -> None:
+    """``bias`` a floating tensor on ``device`` broadcasting to ``shape``, ``softcap`` ``None`` or a
+    finite number > 0, and either only for a scorer that scores logits."""
+    if bias is not None:
+        if not isinstance(bias, Tensor) or not bias.is_floating_point():
+            raise ValueError(f"bias must be None or a floating-point tensor, got {type(bias).__name__} "
+                             f"of dtype {getattr(bias, 'dtype', None)}")
+        if bias.device != device:
+            raise ValueError(f"bias must be on the device of query ({device}), got {bias.device}")
+        try:
+            if bias.dim() > 4 or torch.broadcast_shapes(bias.shape, shape) != shape:
+                raise RuntimeError
+        except RuntimeError:
+            raise ValueError(f"bias of shape {tuple(bias.shape)} does not broadcast to (batch, heads, queries, keys) = {shape}") from None
+    if softcap is not None and (isinstance(softcap, bool) or not isinstance(softcap, (int, float))
+                                or not math.isfinite(softcap) or softcap <= 0):
+        raise ValueError(f"softcap must be None or a finite number > 0, got {softcap!r}")
+    if (bias is not None or softcap is not None) and type(scorer).weights_from_qk is not Scorer.weights_from_qk:
+        raise ValueError(f"bias and softcap change the logits, which scorer {scorer.name!r} does not read "
+                         "(it scores queries and keys): give neither, or a scorer of logits")
+
+
+def _scored_weights(scorer: Scorer, query, key, mask, scale, bias, softcap) -> Tensor:
+    """The weights ``(B, H, Q, K)``: the scorer of ``scale * q k^T``, soft-capped to
+    ``softcap * tanh(. / softcap)`` and plus ``bias`` when given (in that order, as Gemma 2 and T5)."""
+    if bias is None and softcap is None:
+        return scorer.weights_from_qk(query, key, mask, scale)
+    logits = (query @ key.transpose(-2, -1)) * (default_scale(query.shape[-1]) if scale is None else scale)
+    if softcap is not None:
+        logits = softcap * torch.tanh(logits / softcap)
+    if bias is not None:
+        logits = logits + bias
+    return scorer(logits, mask)
+
+
 def _check_inputs(query, key, value, mask, scale, dropout_p):
     """Every argument checked once, before a path is chosen, so that every path gets the same
     inputs or the caller the same error: ``(query, key, value, mask, group)`` with the batch
@@ -151,6 +186,8 @@ def attention(
     scale: float | None = None,
     dropout_p: float = 0.0,
     return_weights: bool = False,
+    bias: Tensor | None = None,
+    softcap: float | None = None,
 ) -> Tensor | tuple[Tensor, Tensor]:
     """Attention output ``(B, H, Q, D_v)``, and the weights ``(B, H, Q, K)`` if ``return_weights``.
 
@@ -158,6 +195,13 @@ def attention(
     dividing ``H`` (grouped-query attention shares each key/value head among ``H / H_kv``
     query heads). ``mask`` is boolean, True where a key may be attended, broadcastable to
     ``(B, H, Q, K)``. ``scale`` defaults to ``1/sqrt(D)``.
+
+    ``softcap`` (Gemma 2's logit soft-capping) maps the scaled logits ``x`` to
+    ``softcap * tanh(x / softcap)``, and ``bias`` (floating, broadcastable to ``(B, H, Q, K)``: T5's
+    relative position bias, ALiBi, the finite part of an additive mask) is then added to them,
+    before any scorer scores them; ``-inf`` in ``bias`` hides a key, as ``mask`` does. With either,
+    every scorer takes the reference path (the fused kernels read queries and keys only); a scorer
+    that scores queries and keys rather than logits (``cosformer``) refuses them (``ValueError``).
 
     The same inputs get the same answer, or the same error, on every path: the arguments are
     checked before a path is chosen (``TypeError`` for a non-floating or mixed dtype,
@@ -199,19 +243,21 @@ def attention(
     query, key, value, mask, group = _check_inputs(query, key, value, mask, scale, dropout_p)
     scorer = make_scorer(scorer)
     n_queries, n_keys = query.shape[-2], key.shape[-2]
+    _check_logit_terms(bias, softcap, scorer, (query.shape[0], query.shape[1], n_queries, n_keys), query.device)
+    fused = bias is None and softcap is None  # the fused paths score q k^T as it is
     if nothing_to_attend(query, key):  # every scorer, every path: no weight to compute
         output = attention_without_keys(query, key, value)
         return (output, query.new_zeros(*query.shape[:-1], n_keys)) if return_weights else output
     if scale is None and query.shape[-1] == 0:  # logits of empty dot products: 0 at any finite scale, not 0 * inf
         scale = default_scale(0)
     key, value = hide_absent_keys(key, mask, value)
-    if isinstance(scorer, SSA) and not return_weights and dropout_p == 0:
+    if fused and isinstance(scorer, SSA) and not return_weights and dropout_p == 0:
         path = choose_path(query, key, current_path())
         if path != "reference":
             return fast_ssa_attention(query, key, value, scorer, mask=mask, causal=causal, scale=scale, path=path)
     full_mask = combine_masks(mask, causal, n_queries, n_keys, query.device)
 
-    if isinstance(scorer, Softmax) and not return_weights and current_path() != "reference":
+    if fused and isinstance(scorer, Softmax) and not return_weights and current_path() != "reference":
         # SDPA's is_causal aligns queries to the first keys; pass our mask unless the two agree.
         use_is_causal = causal and mask is None and n_queries == n_keys
         return F.scaled_dot_product_attention(
@@ -228,7 +274,7 @@ def attention(
     if group > 1:
         key = key.repeat_interleave(group, dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)
         value = value.repeat_interleave(group, dim=1)
-    weights = scorer.weights_from_qk(query, key, full_mask, scale)  # (B, H, Q, K)
+    weights = _scored_weights(scorer, query, key, full_mask, scale, bias, softcap)  # (B, H, Q, K)
     dropped = F.dropout(weights, p=dropout_p) if dropout_p > 0 else weights
     output = dropped @ value  # (B, H, Q, K) @ (B, H, K, D_v) -> (B, H, Q, D_v)
     return (output, weights) if return_weights else output

@@ -14,12 +14,41 @@ submodule (so SSA's ``b`` and ``n`` are ordinary parameters of the model, saved 
 ``save_pretrained``), records the scorer in ``config.ssa_scorer`` and switches the model's
 attention implementation. Causal, padding and grouped-query attention are what the model
 passes to the attention function; nothing here is specific to one architecture.
+
+Every other argument that a model passes to its attention function is implemented
+(:data:`IMPLEMENTED_ARGUMENTS`: an additive mask's finite values and T5's ``position_bias`` are
+added to the logits, Gemma 2's ``softcap`` soft-caps them, before any scorer of logits scores
+them), left to the mask as SDPA leaves it (:data:`UNUSED_ARGUMENTS`: the sliding window, packed
+sequences, position ids), or refused (:class:`UnsupportedAttentionArgument`): at
+:func:`use_scorer` when the attention module's source names it, else at the first call that
+passes it, before any number is computed. With softmax, every family the pinned transformers
+(5.24) builds from a tiny config reproduces the model's own eager attention to float32 rounding on
+a padded batch, or is refused (``tests/test_hf_families.py``):
+
+=========================  ==================================================================
+with ``"softmax"``          families
+=========================  ==================================================================
+the model's logits          GPT-2, Llama, Mistral, Ministral, Qwen2, Qwen3, Qwen2-MoE, Mixtral,
+                            Gemma, Gemma 3, Phi, Phi-3, OPT, GPT-NeoX, GPT-J, CodeGen,
+                            GPTBigCode, StableLM, OLMo, OLMo 2, Starcoder2, Cohere, Granite,
+                            Nemotron, SmolLM3, EXAONE 4, GLM, Helium, Persimmon; BERT, RoBERTa,
+                            XLM-RoBERTa(-XL), ELECTRA, ALBERT, DistilBERT, CamemBERT,
+                            Data2Vec-text, ERNIE, RoBERTa-PreLayerNorm, ESM, ModernBERT; BART,
+                            mBART, Pegasus, Marian
+the model's logits          Gemma 2 (``softcap``); T5, mT5, UMT5, LongT5, Switch Transformers
+                            (``position_bias``; ``cosformer``, which reads no logits, refuses it)
+refused at ``use_scorer``   GPT-OSS (attention sinks, ``s_aux``); Falcon, BLOOM, MPT,
+                            DeBERTa-v2, MPNet, Megatron-BERT (no module dispatches through
+                            ``AttentionInterface``)
+=========================  ==================================================================
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +60,61 @@ from ssa.optional import require
 from ssa.scoring import SSA, Scorer, Softmax, make_scorer
 from ssa.scoring import _ScalarParameters
 
-__all__ = ["ATTN_IMPLEMENTATION", "attention_modules", "from_pretrained", "register", "scorer_values", "use_scorer"]
+__all__ = ["ATTN_IMPLEMENTATION", "IMPLEMENTED_ARGUMENTS", "UNUSED_ARGUMENTS", "UnsupportedAttentionArgument",
+           "attention_modules", "from_pretrained", "register", "scorer_values", "use_scorer"]
 
 ATTN_IMPLEMENTATION = "ssa_scorer"
 CONFIG_KEY = "ssa_scorer"
 SCORER_ATTRIBUTE = "scorer"
 
+# What transformers' attention functions receive besides query, key, value and attention_mask.
+# Implemented for every scorer of logits: dropout, scaling, is_causal, output_attentions,
+# position_bias (T5's relative position bias, added to the logits) and softcap (Gemma 2's logit
+# soft-capping).
+IMPLEMENTED_ARGUMENTS = ("dropout", "scaling", "is_causal", "output_attentions", "position_bias", "softcap")
+# Used before attention or by flash-attention kernels only: SDPA, which ssa.hf stands in for,
+# ignores them too, since the mask (transformers' SDPA mask, which ssa.hf registers) already
+# carries the sliding window and the boundaries of packed sequences, and position ids act on
+# the queries and keys before they arrive.
+UNUSED_ARGUMENTS = ("sliding_window", "position_ids", "cu_seq_lens_q", "cu_seq_lens_k", "max_length_q", "max_length_k",
+                    "deterministic", "use_cache", "cache_position", "output_hidden_states", "return_dict")
 
-def _boolean_mask(attention_mask: Tensor | None) -> Tensor | None:
-    """transformers hands either a boolean mask (True = attend) or an additive float mask."""
-    if attention_mask is None or attention_mask.dtype == torch.bool:
-        return attention_mask
-    return attention_mask > torch.finfo(attention_mask.dtype).min / 2
+
+class UnsupportedAttentionArgument(ValueError):
+    """A model passes its attention function an argument that ssa.hf cannot honour (attention
+    sinks, sparse-attention indices, ...): its numbers would silently differ from the model's."""
+
+
+def _refusal(owner: str, name: str, value: Any) -> UnsupportedAttentionArgument:
+    """``value`` ``...``: named in the module's source, its value not yet known."""
+    shown = "..." if value is ... else f"a tensor of shape {tuple(value.shape)}" if isinstance(value, Tensor) else repr(value)
+    return UnsupportedAttentionArgument(
+        f"{owner} passes {name}={shown} to its attention function, which ssa.hf does not implement "
+        f"(it implements {', '.join(IMPLEMENTED_ARGUMENTS)}; it leaves {', '.join(UNUSED_ARGUMENTS)} to the mask, as "
+        "SDPA does): this model family cannot take a scorer through ssa.hf.use_scorer")
+
+
+def _mask_and_bias(attention_mask: Tensor | None, position_bias: Tensor | None) -> tuple[Tensor | None, Tensor | None]:
+    """One boolean mask (True = attend) and one bias to add to the logits (``None`` where it would
+    be all 0) from what transformers hands over: a boolean mask, or an additive float one (0
+    where attended, the dtype's minimum elsewhere, or finite values between: ALiBi and other
+    biases), and T5's position bias (float, possibly holding the mask too). Entries below half the
+    dtype's minimum hide their key; the finite rest is bias, not thresholded away."""
+    mask, bias = None, None
+    for term in (attention_mask, position_bias):
+        if term is None:
+            continue
+        if term.dtype == torch.bool:
+            visible, finite_part = term, None
+        else:
+            visible = term > torch.finfo(term.dtype).min / 2
+            finite_part = torch.where(visible, term, torch.zeros((), dtype=term.dtype, device=term.device))
+            if not (term.requires_grad or bool(finite_part.any())):
+                finite_part = None  # an additive mask of 0 and minima: a mask, and the fused paths stay open
+        mask = visible if mask is None else mask & visible
+        if finite_part is not None:
+            bias = finite_part if bias is None else bias + finite_part
+    return mask, bias
 
 
 def _attentions_recorded() -> bool:
@@ -66,19 +138,27 @@ def attention_forward(
     dropout: float = 0.0,
     scaling: float | None = None,
     is_causal: bool | None = None,
+    position_bias: Tensor | None = None,
+    softcap: float | None = None,
     **kwargs: Any,
 ) -> tuple[Tensor, Tensor | None]:
-    """The function transformers calls in place of SDPA: same arguments, same return."""
+    """The function transformers calls in place of SDPA: same arguments, same return. An argument
+    that it cannot honour (not in :data:`IMPLEMENTED_ARGUMENTS` or :data:`UNUSED_ARGUMENTS`, and
+    not ``None`` or ``False``) raises :class:`UnsupportedAttentionArgument` before any number is
+    computed."""
     scorer = getattr(module, SCORER_ATTRIBUTE, None)
     if not isinstance(scorer, Scorer):
         raise RuntimeError(
             f"{type(module).__name__} has no scorer: the model's attention implementation is "
             f"{ATTN_IMPLEMENTATION!r} but ssa.hf.use_scorer(model, ...) was not called on it"
         )
-    mask = _boolean_mask(attention_mask)
+    for name, argument in kwargs.items():
+        if name not in IMPLEMENTED_ARGUMENTS + UNUSED_ARGUMENTS and argument is not None and argument is not False:
+            raise _refusal(type(module).__name__, name, argument)
+    mask, bias = _mask_and_bias(attention_mask, position_bias)
     causal = is_causal if is_causal is not None else getattr(module, "is_causal", False)
     # transformers omits the mask when plain causal masking suffices (no padding, no cache offset).
-    causal = bool(causal) and mask is None and query.shape[2] > 1
+    causal = bool(causal) and attention_mask is None and query.shape[2] > 1
     # The fused paths (softmax's SDPA, SSA's ssa.kernels) have no weights to hand back for free;
     # the other scorers compute them anyway.
     want_weights = bool(kwargs.get("output_attentions", False)) or _attentions_recorded() or not isinstance(scorer, (Softmax, SSA))
@@ -92,6 +172,8 @@ def attention_forward(
         scale=scaling,
         dropout_p=dropout if module.training else 0.0,
         return_weights=want_weights,
+        bias=bias,
+        softcap=softcap,
     )
     output, weights = result if want_weights else (result, None)
     return output.transpose(1, 2).contiguous(), weights  # (B, H, Q, D) -> (B, Q, H, D)
@@ -117,6 +199,28 @@ def attention_modules(model: nn.Module) -> list[nn.Module]:
     return found
 
 
+def _attention_call_keywords(module: nn.Module) -> set[str]:
+    """The keyword arguments that ``module``'s forward names in its call of the attention function
+    (``attention_interface(...)``; empty where its source cannot be read)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(type(module).forward))))
+    except (OSError, TypeError, SyntaxError):
+        return set()
+    return {keyword.arg for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name) and node.func.id == "attention_interface"
+            for keyword in node.keywords if keyword.arg is not None}
+
+
+def _refuse_unsupported_families(modules: list[nn.Module]) -> None:
+    """:class:`UnsupportedAttentionArgument` for the first module whose attention call names an
+    argument that ssa.hf does not know, read from its source before anything changes."""
+    known = {"query", "key", "value", "attention_mask", *IMPLEMENTED_ARGUMENTS, *UNUSED_ARGUMENTS}
+    for module in modules:
+        unknown = sorted(_attention_call_keywords(module) - known)
+        if unknown:
+            raise _refusal(type(module).__name__, unknown[0], ...)
+
+
 def _num_heads(model: nn.Module) -> int:
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
     return int(config.num_attention_heads)
@@ -130,6 +234,10 @@ def use_scorer(model: nn.Module, scorer: str = "ssa", *, per_head: bool = False,
     head); the default is one set per layer shared by its heads. ``scorer_kwargs`` go to the
     scorer (for SSA: ``b``, ``n``, ``learn_b``, ``learn_n``). Calling it again replaces the
     scorers and their parameters.
+
+    A model family whose attention call names an argument that ssa.hf does not implement (attention
+    sinks, sparse-attention indices, ...) is refused here (:class:`UnsupportedAttentionArgument`,
+    naming it); one that hands such an argument over only at run time is refused at its first call.
     """
     register()
     modules = attention_modules(model)
@@ -138,6 +246,7 @@ def use_scorer(model: nn.Module, scorer: str = "ssa", *, per_head: bool = False,
             f"model: {type(model).__name__} has no attention module that dispatches through "
             "transformers' AttentionInterface, so its scorer cannot be replaced"
         )
+    _refuse_unsupported_families(modules)
     kwargs = dict(scorer_kwargs)
     if per_head:
         factory_params = inspect.signature(type(make_scorer(scorer, **scorer_kwargs)).__init__).parameters

@@ -78,3 +78,28 @@ def test_bad_shapes_and_masks_are_rejected():
         attention(q, k, v, "ssa", mask=torch.zeros(6, 6))
     with pytest.raises(ValueError, match="scorer must be one of"):
         attention(q, k, v, "nope")
+
+
+@pytest.mark.parametrize("name", ["softmax", "ssa", "sigmoid"])
+def test_a_bias_and_soft_capping_enter_the_logits_before_the_scorer(name):
+    """Gemma 2's order: soft-cap the scaled logits, add the bias (T5's position bias), then score."""
+    q, k, v = qkv(kv_heads=2)
+    bias = torch.randn(1, 4, 6, 6, generator=torch.Generator().manual_seed(3))
+    bias[..., 0] = float("-inf")  # -inf in the bias hides a key, as the mask does
+    got = attention(q, k, v, name, causal=True, bias=bias, softcap=2.0)
+    logits = 2.0 * torch.tanh((q @ k.repeat_interleave(2, dim=1).transpose(-2, -1)) * q.shape[-1] ** -0.5 / 2.0) + bias
+    weights = make_scorer(name)(logits, causal_mask(6, 6))
+    torch.testing.assert_close(got, weights @ v.repeat_interleave(2, dim=1))
+    assert (weights[..., 0] == 0).all()
+
+
+def test_a_bad_bias_or_softcap_is_refused_by_name():
+    q, k, v = qkv()
+    with pytest.raises(ValueError, match=r"bias of shape \(3, 6\) does not broadcast"):
+        attention(q, k, v, bias=torch.zeros(3, 6))
+    with pytest.raises(ValueError, match="bias must be None or a floating-point tensor"):
+        attention(q, k, v, bias=torch.zeros(6, 6, dtype=torch.bool))
+    with pytest.raises(ValueError, match="softcap must be None or a finite number > 0, got 0"):
+        attention(q, k, v, softcap=0)
+    with pytest.raises(ValueError, match="scorer 'cosformer' does not read"):
+        attention(q, k, v, "cosformer", bias=torch.zeros(6, 6))
