@@ -243,6 +243,12 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "rule leaned against the treatment; the false-discovery adjustment was computed but did not reach the "
                    "words; \"holds in part\" stood over parts decided against the claim; every verdict the change moved "
                    "is listed below, old word and new", True),
+    AnalysisChange("THIS_CHANGE", "2026-12-07", "plan",
+                   "the comparisons of 3 x the steps and of 4 x the parameters go from 10 to the primary question's 40 seeds; "
+                   "10 x the steps stays at 10 and reads exploratory",
+                   "at ten pairs their prompt errors could never be decided (the rule needs 36 on outcomes that flip), so the "
+                   "regime map could only show estimates there; raised after their ten-seed estimates had been read, with "
+                   "endpoints, thresholds and rule unchanged", True),
     AnalysisChange("550efa7", "2026-12-07", "plan",
                    "the fewest pairs a chapter decides from: 20 in max retrieval (both setups) and in the leaderboard's "
                    "column of its short setup, 40 in the encoder and in the leaderboard's column of max retrieval's "

@@ -322,7 +322,9 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
     # undecided until both comparisons are complete; never part of the smoke plan
     unread = _Cache(lambda arm, task, seed: None if arm == "ssa_10k" and seed == 109 else 0.5)
     assert study.length_trend(unread) is None and study.longer_training_needed(unread) is None
-    assert "39 of the 40 runs" in study.length_trend_sentence(unread)
+    three, ten = (study.comparison(name) for name in study.LENGTH_TREND)
+    assert f"{study.needed(three) + study.needed(ten) - 1} of the {study.needed(three) + study.needed(ten)} runs" in \
+        study.length_trend_sentence(unread)
     assert study.plan("smoke", cache=moving) == study.plan("smoke")
     # the contingent comparison takes the rule's fewest pairs, not the ablations' ten
     assert study.LONGER_TRAINING.seeds == verdicts.MIN_PAIRS and study.comparison(study.LONGER_TRAINING.name) is study.LONGER_TRAINING
@@ -413,14 +415,14 @@ def test_the_resampled_nulls_measure_each_complete_prompt_error_verdict_at_its_p
 
 
 def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cost():
-    compared = [study.comparison("SSA vs softmax, 3 x steps")]  # 10 seeds x 2 arms on "every", cost 3 each
+    compared = [study.comparison("SSA vs softmax, 10 x steps")]  # 10 seeds x 2 arms on "every", cost 10 each
 
     class Timed(_Cache):
         def run(self, arm, task, seed):
             found = super().run(arm, task, seed)
             return None if found is None else dataclasses.replace(found, provenance=provenance_with(wall_time_s=360.0))
 
-    half = Timed(lambda arm, task, seed: None if arm == "ssa_3k" else 0.1)
+    half = Timed(lambda arm, task, seed: None if arm == "ssa_10k" else 0.1)
     text = study.compute_sentence(compared, half)
     assert text.startswith("The 10 cached runs took 1.0 h on one thread each") and "about 0.5 h of wall time at 2 runs" in text
     assert "The 10 runs still missing need about 1.0 h more on one thread (0.5 h at 2 at a time)" in text
@@ -483,7 +485,7 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
     assert rows.loc["SSA from b = 1 vs softmax", '"some"'].startswith("no difference that matters")
     assert rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", '"every"'] == "not run yet: 0 of 80 runs"
     assert rows.loc["SSA vs softmax, 3 x steps", '"some"'] == "not run"  # read on "every" only
-    assert rows.loc["SSA vs softmax, 3 x steps", '"every"'].startswith("exploratory")
+    assert rows.loc["SSA vs softmax, 10 x steps", '"every"'].startswith("exploratory")  # ten pairs: below the 36 a prompt error needs
     assert "lr 0.0001 (constant), 10,000 steps" in rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", "regime"]
     assert "SSA from b = 1" in rows.loc["SSA from b = 1 vs softmax", "regime"]
     # the chapters' regime in full, every other one by what differs from it

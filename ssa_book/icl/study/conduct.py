@@ -44,10 +44,12 @@ def length_trend(cache: "StudyCache") -> rule.Verdict | None:
     """Whether SSA's paired advantage over softmax in :data:`LENGTH_TREND_ENDPOINT` on "every"
     (softmax's error minus SSA's, seed by seed) changes from 3 x to 10 x the steps: the rule on the
     per-seed change, with the endpoint's own threshold (a change smaller than the smallest effect
-    that matters is no change). ``None`` until both comparisons are complete there."""
+    that matters is no change), on the seeds both comparisons have (the 10 x one's). ``None`` until
+    both comparisons are complete there."""
     three, ten = (comparison(name) for name in LENGTH_TREND)
-    if three.seed_list() != ten.seed_list():
-        raise ValueError("the length trend pairs the 3 x and 10 x comparisons by seed: they must have the same seeds")
+    if not set(ten.seed_list()) <= set(three.seed_list()):
+        raise ValueError("the length trend pairs the 3 x and 10 x comparisons by seed: the 3 x one must have the 10 x one's seeds")
+    three = dataclasses.replace(three, seeds=ten.seeds)
     if not (cache.complete(three, LENGTH_TREND_TASK) and cache.complete(ten, LENGTH_TREND_TASK)):
         return None
     endpoint = ENDPOINTS[LENGTH_TREND_ENDPOINT]
