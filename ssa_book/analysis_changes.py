@@ -243,7 +243,7 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "rule leaned against the treatment; the false-discovery adjustment was computed but did not reach the "
                    "words; \"holds in part\" stood over parts decided against the claim; every verdict the change moved "
                    "is listed below, old word and new", True),
-    AnalysisChange("THIS_CHANGE", "2026-12-07", "plan",
+    AnalysisChange("3db5f6e", "2026-12-07", "plan",
                    "the comparisons of 3 x the steps and of 4 x the parameters go from 10 to the primary question's 40 seeds; "
                    "10 x the steps stays at 10 and reads exploratory",
                    "at ten pairs their prompt errors could never be decided (the rule needs 36 on outcomes that flip), so the "
@@ -294,6 +294,7 @@ PLAN_CHANGE_MARKERS: dict[str, tuple[str, str]] = {
     "47a4544": ("ssa/icl/study.py", '"prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP)'),
     "70fbf62": ("ssa/icl/study.py", '"ssa_b1", "softmax", _Q, STARTING_POINT_SEEDS,'),
     "dd6a276": ("ssa/icl/study.py", '"ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS,'),
+    "3db5f6e": ("ssa_book/icl/study/design.py", 'LENGTH_AND_SIZE_SEEDS = PRIMARY_SEEDS'),
 }
 
 
