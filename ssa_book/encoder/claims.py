@@ -4,7 +4,7 @@ encoder chapter's cached runs and verdict."""
 from __future__ import annotations
 
 from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, parts_of, short_summary, total_wall_time
-from ssa_book.encoder import experiment
+from ssa_book.encoder import confirmation, experiment
 from ssa_book.encoder.experiment import PAPER_ACCURACIES
 from ssa_book.results import CacheMissError
 
@@ -33,6 +33,9 @@ def encoder_row(profile: str) -> LedgerRow:
     calibrated = experiment.calibration(runs)
     caveat = (f"softmax's overall Zorro accuracy here is {calibrated['mean']:.1f}%, BabyBERTa's {calibrated['reference']:g}%: a null "
               "this far from the paper's baseline is weak evidence") if calibrated["far"] else ""
+    if profile == confirmation.PROFILE:
+        confirmed = confirmation.sentence(confirmation.cached_runs(profile))
+        caveat = f"{caveat}; {confirmed[0].lower()}{confirmed[1:].rstrip('.')}" if caveat else confirmed.rstrip(".")
     return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), ours(verdict), profile,
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
                      total_wall_time(provenances), short_summary(verdict, short), parts_of(verdict),

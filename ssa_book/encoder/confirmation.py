@@ -155,21 +155,25 @@ def progress(runs: Sequence[EncoderRun]) -> str:
 
 
 def judge(runs: Sequence[EncoderRun]) -> dict[str, verdicts.Verdict]:
-    """The plan's verdicts on :data:`CONFIRMATORY_SEEDS`, by the declared rule: each comparison
-    judged by :func:`ssa_book.verdicts.judge` on its pairs, and a direction ("better" or "worse")
-    kept only when its Benjamini-Hochberg adjusted p over the two comparisons is below 0.05
-    (:func:`ssa_book.verdicts.false_discoveries`); else it reads undecided. Keyed by role."""
+    """The plan's verdicts on :data:`CONFIRMATORY_SEEDS`, by the declared rule, keyed by role: each
+    comparison judged by :func:`ssa_book.verdicts.judge` on its pairs (symmetric: a direction needs
+    the threshold on its side), and a direction kept only when its Benjamini-Hochberg adjusted p
+    over the two comparisons is below 0.05 (:func:`ssa_book.verdicts.control_false_discoveries`)."""
     judged = {}
     for comparison in PLAN:
         _, found = differences(runs, comparison, CONFIRMATORY_SEEDS)
         judged[comparison.role] = verdicts.judge(comparison.claim, found, np.zeros_like(found))
-    for role, verdict in list(judged.items()):
-        if verdict.outcome == verdicts.WORSE and verdict.effect > -GAIN_THRESHOLD:  # the declared rule is symmetric
-            low, high = verdict.interval
-            inside = -GAIN_THRESHOLD < low and high < GAIN_THRESHOLD
-            judged[role] = dataclasses.replace(verdict, outcome=verdicts.NEGLIGIBLE if inside else verdicts.UNDECIDED)
-    controlled = verdicts.false_discoveries(list(judged.values()))
-    for (role, verdict), control in zip(list(judged.items()), controlled):
-        if verdict.outcome in (verdicts.BETTER, verdicts.WORSE) and not (control and control["survives"]):
-            judged[role] = dataclasses.replace(verdict, outcome=verdicts.UNDECIDED)
-    return judged
+    return dict(zip(judged, verdicts.control_false_discoveries(list(judged.values()))))
+
+
+def sentence(runs: Sequence[EncoderRun]) -> str:
+    """The confirmatory test in one sentence: its verdicts once every run of the plan is cached,
+    else how many are (an incomplete test is not read)."""
+    head = (f"The confirmatory test, declared before its runs (fresh seeds {CONFIRMATORY_SEEDS[0]}-{CONFIRMATORY_SEEDS[-1]}, "
+            f"the mean accuracy over every Zorro paradigm)")
+    if not progress(runs).startswith("complete"):
+        return f"{head}: {progress(runs)}."
+    judged = judge(runs)
+    said = "; ".join(f"{comparison.role}, {comparison.treatment} against {comparison.control}: {judged[comparison.role].words()} "
+                     f"{judged[comparison.role].estimate()}" for comparison in PLAN)
+    return f"{head}: {said}."

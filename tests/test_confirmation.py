@@ -1,0 +1,39 @@
+"""The encoder's confirmatory test: judged by its declared rule, on its own seeds only, and read only when complete."""
+
+import numpy as np
+import pytest
+
+from ssa_book.encoder import confirmation, zorro
+from test_encoder import fake_run
+
+
+def _runs(gain_by_variant, seeds):
+    runs = [fake_run("softmax", s, 0.6 + 0.001 * s) for s in seeds]
+    return runs + [fake_run(variant, s, 0.6 + 0.001 * s + (gain + 0.1 * (s % 3)) / 100)
+                   for variant, gain in gain_by_variant.items() for s in seeds]
+
+
+def test_the_plan_reads_its_fresh_seeds_only_and_only_once_complete():
+    seeds = confirmation.CONFIRMATORY_SEEDS
+    runs = _runs({"ssa": 3.0, "ssa_n2": 0.5}, seeds) + _runs({"ssa": -9.0, "ssa_n2": -9.0}, confirmation.EXPLORATORY_SEEDS)
+    judged = confirmation.judge(runs)
+    assert judged["primary"].outcome == "better" and judged["primary"].pairs == len(seeds)  # seeds 0-7 are not pooled in
+    assert judged["secondary"].outcome == "no difference that matters"
+    assert confirmation.progress(runs).startswith("complete")
+    assert "primary, ssa against softmax: SSA better" in confirmation.sentence(runs)
+    partial = [run for run in runs if run.seed != seeds[-1]]
+    assert confirmation.progress(partial) == f"not run yet: {len(confirmation.needed_runs()) - 3} of {len(confirmation.needed_runs())} runs"
+    assert "SSA better" not in confirmation.sentence(partial)  # an incomplete test is not read
+
+
+def test_the_declared_rule_is_symmetric_and_controls_false_discoveries_over_the_two():
+    seeds = confirmation.CONFIRMATORY_SEEDS
+    small_loss = confirmation.judge(_runs({"ssa": -1.0, "ssa_n2": -1.0}, seeds))
+    assert small_loss["primary"].outcome == "no difference that matters"  # a decided loss within the threshold
+    large_loss = confirmation.judge(_runs({"ssa": -3.0, "ssa_n2": 0.0}, seeds))
+    assert large_loss["primary"].outcome == "worse" and large_loss["primary"].adjusted_p is not None
+
+
+def test_the_endpoint_is_the_mean_over_every_paradigm():
+    run = fake_run("ssa", 8, {paradigm: 0.5 + 0.01 * i for i, paradigm in enumerate(zorro.PARADIGMS)})
+    assert confirmation.endpoint(run) == pytest.approx(100 * np.mean([0.5 + 0.01 * i for i in range(len(zorro.PARADIGMS))]))
