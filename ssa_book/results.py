@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from ssa_book import code_versions, files, paths
+from ssa_book.collectors import Collector
 from ssa_book.arguments import Parser, existing_folder
 from ssa_book.code_versions import computation_of, in_folders
 from ssa_book.profiles import PROFILES, check_profile
@@ -592,26 +593,17 @@ def cache_required() -> Iterator[None]:
             os.environ[REQUIRE_CACHE_ENV] = before
 
 
-# The lists of open entries_read() blocks: cached_entry appends every entry it returns to each.
-_ENTRY_COLLECTORS: list[list[StoredEntry]] = []
+# What open entries_read() blocks collect: every entry cached_entry returns.
+_ENTRY_COLLECTORS: Collector[StoredEntry] = Collector()
 
 
-@contextlib.contextmanager
-def entries_read() -> Iterator[list[StoredEntry]]:
+def entries_read() -> contextlib.AbstractContextManager[list[StoredEntry]]:
     """Within: every entry :func:`cached_entry` returns, read or computed, is appended to the
     list this yields (what a chapter's run reads, with each entry's provenance)."""
-    found: list[StoredEntry] = []
-    _ENTRY_COLLECTORS.append(found)
-    try:
-        yield found
-    finally:
-        _ENTRY_COLLECTORS.remove(found)
+    return _ENTRY_COLLECTORS.collecting()
 
 
-def _returned(entry: StoredEntry) -> StoredEntry:
-    for found in _ENTRY_COLLECTORS:
-        found.append(entry)
-    return entry
+_returned = _ENTRY_COLLECTORS.add
 
 
 def require_cache_from_environment() -> bool:

@@ -107,9 +107,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+
+from ssa_book.collectors import Collector
 
 __all__ = [
     "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "learning_failure", "not_learned", "not_tested", "combine",
@@ -829,27 +831,18 @@ class Judged:
     after: Verdict | None = None
 
 
-# The lists of open judged() blocks: judge and control_false_discoveries append to each.
-_JUDGED: list[list[Judged]] = []
+_JUDGED: Collector[Judged] = Collector()
 
 
-@contextlib.contextmanager
-def judged() -> Iterator[list[Judged]]:
+def judged() -> contextlib.AbstractContextManager[list[Judged]]:
     """Within: every verdict :func:`judge` gives, and every direction
     :func:`control_false_discoveries` turns undecided, is appended as a :class:`Judged`, so that a
     page can list what a change of the rule moved (ssa_book.analysis_changes) or measure the rule
     on what a chapter judged (ssa_book.error_rates)."""
-    found: list[Judged] = []
-    _JUDGED.append(found)
-    try:
-        yield found
-    finally:
-        _JUDGED.remove(found)
+    return _JUDGED.collecting()
 
 
-def _record(record: Judged) -> None:
-    for found in _JUDGED:
-        found.append(record)
+_record = _JUDGED.add
 
 
 def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
