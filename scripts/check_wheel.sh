@@ -18,7 +18,8 @@ TORCH_VERSION=$(sed -n 's/^TORCH_VERSION := //p' Makefile)
 # scorers), whole but for test_kernels.py, of which the tests of the C++ kernels themselves run:
 # its other tests compare every path on many sizes (two minutes more on a busy CPU) and read no
 # file that the wheel could lack. test_kernels.py needs tests/ssa_error_bounds.py, copied too.
-LIBRARY_TESTS=(test_attention.py test_scoring.py test_input_contract.py test_row_kernels_pinned.py test_kernels.py)
+LIBRARY_TESTS=(test_attention.py test_scoring.py test_input_contract.py test_row_kernels_pinned.py test_degenerate_shapes.py
+               test_second_derivatives.py test_kernels.py)
 KERNEL_TESTS="native or tile_kernels or gradcheck or dispatch"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ssa-wheel.XXXXXX")
