@@ -117,7 +117,7 @@ __all__ = [
     "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "learning_failure", "not_learned", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
     "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
-    "FALSE_DISCOVERY_RATE", "control_false_discoveries", "MIXED", "FOR", "judged", "Judged",
+    "FALSE_DISCOVERY_RATE", "control_false_discoveries", "MIXED", "FOR", "judged", "Judged", "seeds_it_rests_on", "rests_on_words",
     "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
@@ -677,6 +677,35 @@ def _decide(differences: np.ndarray, threshold: float, binary: bool = False,
         chance = _signed_rank_p(differences[directional]) >= 1 - CONFIDENCE
         outcome[directional[chance]] = UNDECIDED  # the signs and ranks alone do not exclude chance
     return effect, low, high, outcome
+
+
+def seeds_it_rests_on(verdict: Verdict, seeds: Sequence[int] | None = None) -> tuple[int, ...]:
+    """The seeds (``seeds[i]`` for pair ``i``; the pairs' positions without ``seeds``) whose pair,
+    left out alone, changes a decided verdict's outcome ("better", "worse" or "no difference that
+    matters"): the verdict rests on each of them. The pairs that remain are judged by the same rule
+    and threshold, with the fewest pairs lowered by the one left out, so that only the seed's data
+    can move the outcome, not the count; empty for an open verdict or one with too few pairs to
+    leave one out."""
+    differences = np.asarray(verdict.differences, dtype=float)
+    if verdict.outcome not in (BETTER, WORSE, NEGLIGIBLE) or len(differences) <= MIN_PAIRS:
+        return ()
+    if seeds is not None and len(seeds) != len(differences):
+        raise ValueError(f"seeds must name each of the {len(differences)} pairs; got {len(seeds)}")
+    left = np.stack([np.delete(differences, i) for i in range(len(differences))])
+    outcomes = _decide(left, verdict.threshold, verdict.method == METHOD_BINARY, min(verdict.no_effect_pairs, left.shape[1]))[3]
+    moved = np.flatnonzero(outcomes != verdict.outcome)
+    return tuple(int(seeds[i]) if seeds is not None else int(i) for i in moved)
+
+
+def rests_on_words(seeds: Sequence[int]) -> str:
+    """"rests on seed 104" / "rests on seeds 104 and 117" / beyond three, "leaving out any one of 26
+    seeds moves it" ("" for none)."""
+    if not seeds:
+        return ""
+    if len(seeds) > 3:
+        return f"leaving out any one of {len(seeds)} seeds moves it"
+    listed = str(seeds[0]) if len(seeds) == 1 else ", ".join(map(str, seeds[:-1])) + f" and {seeds[-1]}"
+    return f"rests on seed{'' if len(seeds) == 1 else 's'} {listed}"
 
 
 def signed_rank_p(verdict: Verdict) -> float | None:

@@ -164,7 +164,8 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     assert judged[("every", "generalises at sigma 10")].differences == pytest.approx([1.0, 0.0] * (ablation.seeds // 2))  # softmax fails on even seeds
     assert judged[("every", "error at sigma 10")].effect == pytest.approx((0.9 + 0.05) / 2)
     table = study.verdict_table(rows)
-    assert list(table.columns) == ["comparison", "task", "endpoint", "outcome", "effect", "95% interval", "pairs", "to decide / missing"]
+    assert list(table.columns) == ["comparison", "task", "endpoint", "outcome", "effect", "95% interval", "pairs", "to decide / missing",
+                                   "leaving one seed out"]
     shares = study.generalising_table([primary, ablation], cache)
     in_ablation = shares[(shares["comparison"] == ablation.name) & (shares["arm"] == "softmax") & (shares["task"] == '"every"')].iloc[0]
     assert in_ablation["generalise"] == ablation.seeds // 2 and in_ablation["seeds"] == ablation.seeds and in_ablation["95% low"] < 0.5 < in_ablation["95% high"]

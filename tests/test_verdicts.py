@@ -633,3 +633,18 @@ def test_false_discovery_control_turns_a_direction_that_does_not_survive_into_un
     assert family[0].outcome == "undecided" and family[0].adjusted_p == pytest.approx(4 * 0.03125)
     assert "does not survive false-discovery control" in family[0].words() and family[0].effect == decided.effect
     assert [v.outcome for v in family[1:]] == [v.outcome for v in nulls]
+
+
+def test_a_verdict_names_the_seeds_it_rests_on():
+    steady = judge(ERROR_CLAIM, np.zeros(8), np.full(8, 0.5) + np.linspace(0, 0.02, 8))
+    assert steady.outcome == "better" and verdicts.seeds_it_rests_on(steady, range(100, 108)) == ()
+    # seven pairs just below the threshold, one far above it: without that seed the mean falls below it
+    leaning = np.r_[np.full(7, 0.09) + np.linspace(0, 0.005, 7), 0.3]
+    verdict = judge(ERROR_CLAIM, np.zeros(8), leaning)
+    assert verdict.outcome == "better", verdict.sentence()
+    assert verdicts.seeds_it_rests_on(verdict, range(100, 108)) == (107,)
+    assert verdicts.rests_on_words((107,)) == "rests on seed 107" and verdicts.rests_on_words((1, 2, 3)) == "rests on seeds 1, 2 and 3"
+    assert verdicts.rests_on_words(tuple(range(26))) == "leaving out any one of 26 seeds moves it"
+    assert verdicts.seeds_it_rests_on(judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))) == ()  # open
+    with pytest.raises(ValueError, match="seeds must name each"):
+        verdicts.seeds_it_rests_on(verdict, range(3))

@@ -389,9 +389,17 @@ def verdict_table(comparison, digits: int = 3):
             "95% interval": "" if np.isnan(row["low"]) else f"[{row['low']:+.{digits}f}, {row['high']:+.{digits}f}]",
             "pairs": row["pairs"],
             "seeds to decide": row["verdict"].pairs_to_decide(),
+            "leaving one seed out": _rests_on(row["verdict"], row["seeds"]),
             "p": "" if found is None else f"{found['p']:.2g}", "adjusted p": "" if found is None else f"{found['adjusted p']:.2g}",
             **{f"seed {seed}": round(by_seed[seed], digits) if seed in by_seed else np.nan for seed in seeds}})
     return pd.DataFrame(rows)
+
+
+def _rests_on(verdict: rule.Verdict, seeds) -> str:
+    """For a decided verdict: "survives" leaving any one seed out, or the seeds it rests on; "" for an open one."""
+    if verdict.outcome not in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE):
+        return ""
+    return rule.rests_on_words(rule.seeds_it_rests_on(verdict, seeds)) or "survives"
 
 
 def observed_spread(comparison, scorers=None) -> float | None:

@@ -500,7 +500,9 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
                 continue
             interval = found.interval
             text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
-            row[each.label] = text + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
+            rests = "" if found.verdict is None else rule.rests_on_words(rule.seeds_it_rests_on(found.verdict, found.seeds))
+            row[each.label] = (text + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
+                               + (f" ({rests})" if rests else ""))
         for benchmark, where in ((ICL, "in context"), (RETRIEVAL, "retrieval")):
             time_ratio, memory_ratio = _cost_ratios(cost, benchmark, scorer)
             row[f"step time / softmax, {where}"] = "n/a" if time_ratio is None else f"{time_ratio:.2f}"

@@ -21,8 +21,9 @@ from ssa_book.icl.tasks import get_task
 def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[dict]:
     """One row per comparison x task x endpoint, in the plan's order: the verdict of the rule
     (:func:`judge`) once every run of the comparison on that task is cached, else "not tested"
-    with how many are. Each row: ``comparison, task, endpoint, verdict``."""
-    return [{"comparison": compared.name, "task": task, "endpoint": endpoint, "verdict": verdict}
+    with how many are. Each row: ``comparison, task, endpoint, verdict, seeds`` (the seeds of its
+    pairs, in order)."""
+    return [{"comparison": compared.name, "task": task, "endpoint": endpoint, "verdict": verdict, "seeds": compared.seed_list()}
             for compared in comparisons for task in compared.tasks
             for endpoint, verdict in _task_verdicts(compared, task, cache).items()]
 

@@ -69,7 +69,8 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
                 row[get_task(task).title] = "not run"
             elif cache.complete(compared, task):
                 found = verdict(compared, task, endpoint, cache)
-                row[get_task(task).title] = f"{found.label()}, {found.estimate()}"
+                rests = rule.rests_on_words(rule.seeds_it_rests_on(found, compared.seed_list()))
+                row[get_task(task).title] = f"{found.label()}, {found.estimate()}" + (f" ({rests})" if rests else "")
             else:
                 row[get_task(task).title] = f"not run yet: {cache.cached(compared, task)} of {needed(compared, task)} runs"
         rows.append(row)

@@ -150,7 +150,17 @@ def verdict_table(rows: Sequence[dict]):
         "effect": "" if row["verdict"].effect is None else f"{row['verdict'].effect:+.3g}",
         "95% interval": interval(row["verdict"]), "pairs": row["verdict"].pairs or "",
         "to decide / missing": row["verdict"].pairs_to_decide() or (row["verdict"].detail if row["verdict"].outcome == rule.NOT_TESTED else ""),
+        "leaving one seed out": _rests_on(row),
     } for row in rows])
+
+
+def _rests_on(row: dict) -> str:
+    """Whether a decided verdict of ``row`` survives leaving out any one seed: "survives", or the
+    seeds it rests on; "" for an open one."""
+    verdict = row["verdict"]
+    if verdict.outcome not in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE):
+        return ""
+    return rule.rests_on_words(rule.seeds_it_rests_on(verdict, row["seeds"])) or "survives"
 
 
 def ablation_table(rows: Sequence[dict]):
