@@ -278,7 +278,8 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
             regime = f" Regime: {short_regime(row.regime)}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
             caveats = f" {row.finding}" if row.finding else ""
             found = comparison_words(row) or row.summary.rstrip(".")
-            bullets.append(f"**{row.claim}**: the paper's claim does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
+            whose = "the book's test" if row.key in PAPER and PAPER[row.key].beyond_paper else "the paper's claim"
+            bullets.append(f"**{row.claim}**: {whose} does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
     for word, label in ((verdicts.HOLDS_IN_PART, "Holds in part"), (verdicts.MIXED, "Mixed")):
         found = [row for row in experiments if row.verdict == word]
         if found:

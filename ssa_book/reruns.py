@@ -533,8 +533,8 @@ def fragile_verdicts_sentence(chapter: str, profile: str, results_dir: str | Pat
     if not changes:
         return ""
     return ("A rerun on another machine changes " + ("a verdict" if len(changes) == 1 else f"{len(changes)} verdicts")
-            + f" of {where}: " + "; ".join(changes) + ". Read it as fragile: its margin is within what rounding differences "
-            "between CPUs move (the reruns are on the reproducing page).")
+            + f" of {where}: " + "; ".join(changes) + ". Its margin is within what rounding differences between CPUs move (the "
+            "reruns are on the reproducing page).")
 
 
 # ----------------------------------------------------------------------------------------------

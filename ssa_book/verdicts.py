@@ -386,7 +386,7 @@ class Verdict:
         elif self.outcome == UNDECIDED and self.interval is not None:
             needed = self.pairs_to_decide()
             text += f" (about {needed} seeds would decide)" if needed[0].isdigit() else f" ({needed} seeds would decide)"
-        elif self.outcome == TOO_FEW_SEEDS:
+        elif self.outcome == TOO_FEW_SEEDS and not self.parts:
             text = text.removesuffix(")") + f"; the rule decides from {max(MIN_PAIRS, self.no_effect_pairs)})"
         elif self.outcome == MIXED and self.parts:
             text += f" ({self.tally()})"
@@ -396,7 +396,7 @@ class Verdict:
         """The outcome in the book's words without what would decide it ("SSA better", "too few
         seeds to decide"), for a table that has a column of that."""
         text = self.word()
-        if self.outcome == TOO_FEW_SEEDS:
+        if self.outcome == TOO_FEW_SEEDS and not self.parts:
             text += f" ({self.pairs} pair{'' if self.pairs == 1 else 's'})"
         small = self.small_direction()
         return f"{text}; {small}" if small else text
@@ -412,6 +412,11 @@ class Verdict:
         """For "no difference that matters" whose interval also excludes zero: the small decided
         direction ("SSA slightly worse"); "" otherwise."""
         if self.outcome != NEGLIGIBLE or self.interval is None or self.interval[0] <= 0 <= self.interval[1]:
+            return ""
+        # the tests a direction word needs: the signed-rank test, and control of false discoveries
+        # where the verdict was judged in a family
+        p = self.adjusted_p if self.adjusted_p is not None else signed_rank_p(self)
+        if p is None or p >= FALSE_DISCOVERY_RATE:
             return ""
         worse = self.interval[1] < 0
         if self.directions:
@@ -1108,8 +1113,9 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
 def effect_placement(verdict: Verdict, effect: float) -> str | None:
     """Where a true ``effect`` (in the claim's direction, such as a published one) lies against
     ``verdict``'s interval: "above" (the interval excludes it), "inside" or "below"; None without
-    an interval."""
-    if verdict.interval is None:
+    an interval, or for an exploratory one (fewer pairs than the rule decides from: its interval
+    decides nothing, this included)."""
+    if verdict.interval is None or verdict.outcome == TOO_FEW_SEEDS:
         return None
     low, high = verdict.interval
     return "above" if effect > high else "below" if effect < low else "inside"

@@ -315,7 +315,7 @@ def test_check_pages_enforces_plumbing_outside_the_plumbing_pages(tmp_path):
 
 
 def test_page_check_reports_a_paragraph_printed_twice_but_not_a_short_or_tabled_repeat():
-    long = "The decoder's verdicts: " + "SSA against softmax on perplexity in distribution, too few seeds to decide. " * 3
+    long = "The decoder's verdicts: " + "SSA against softmax on perplexity in distribution, exploratory. " * 3
     assert page_check.page_problems(_page(f"<p>{long}</p><div><p>{long}</p></div>"))[0].startswith("a paragraph printed 2 times")
     short = "Step 2. sympy: the limit taken directly."
     assert page_check.page_problems(_page(f"<p>{short}</p><p>{short}</p>")) == []

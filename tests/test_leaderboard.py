@@ -114,9 +114,9 @@ def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
     assert board.cell("sigmoid", "retrieval") is not None and board.seeds_cached[("sigmoid", "retrieval_original")] == (9, 10)
     assert board.seeds_cached[("ssa", "every")] == (9, 10)
     assert not board.complete and "regenerate leaderboard" in board.progress_sentence()
-    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "pending (9 of 10 seeds)"
+    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 9 of 10 seeds"
     verdict = lb.ssa_verdict(board)
-    assert verdict.outcome == verdicts.UNDECIDED and 'pending: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
+    assert verdict.outcome == verdicts.UNDECIDED and 'not run yet: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
 
 
 def test_a_comparison_where_softmax_or_the_scorer_did_not_learn_reads_not_learned():

@@ -269,11 +269,14 @@ _DECIDED_NOT_BETTER = (rule.NEGLIGIBLE, rule.WORSE)
 
 def claim(scorer: str, task: str, shift: str) -> rule.Claim:
     """The comparison on one panel: ``scorer``'s mean error over the shifted sigmas (> 1) is lower
-    than softmax's (direction -1: an error), by at least :data:`THRESHOLD`."""
+    than softmax's (direction -1: an error), by at least :data:`THRESHOLD`. A prompt error lies in
+    [0, 1] and flips from seed to seed (a learner generalises or fails), so it is decided from
+    :func:`ssa_book.verdicts.no_effect_pairs` pairs, as in every other chapter."""
+    prompt_error = get_task(task).claim == "quantification"
     return rule.Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
                       threshold=THRESHOLD, units=UNITS[get_task(task).claim],
                       reason=THRESHOLD_REASON, treatment=scorer_label(scorer),
-                      bound=1.0 if get_task(task).claim == "quantification" else None)  # a prompt error lies in [0, 1]
+                      bound=1.0 if prompt_error else None, largest_flip=icl_data.PROMPT_ERROR_FLIP if prompt_error else None)
 
 
 def _shifted_error(seeds: list[ICLRun], task: str, shift: str) -> np.ndarray:
@@ -525,9 +528,12 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
     others = [n for n in POWER_SEEDS if n != pairs]  # the comparisons' own count is said first, once
     table = power_table(spread, (pairs, *others), (THRESHOLD,))
     rates = table.iloc[:, 0]
+    flips = rule.no_effect_pairs(claim("softmax", "every", "sigma_x"))
     return (f"if an alternative were truly better than softmax by the threshold ({THRESHOLD:g}), at the observed spread of the "
-            f"paired differences (standard deviation {spread:.3g}) the rule would find it better in {rates[pairs]:.0%} of "
-            f"experiments with {pairs} seeds" + "".join(f", {rates[n]:.0%} with {n}" for n in others))
+            f"paired differences (standard deviation {spread:.3g}) the rule would find it better on a panel whose error does not "
+            f"flip from seed to seed in {rates[pairs]:.0%} of experiments with {pairs} seeds"
+            + "".join(f", {rates[n]:.0%} with {n}" for n in others)
+            + f"; on the prompt-error panels, where a seed's error flips, it decides nothing below {flips} pairs")
 
 
 def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,

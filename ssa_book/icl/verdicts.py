@@ -487,6 +487,6 @@ def rule_numbers() -> dict[str, float]:
 def seed_statement(n_seeds: int) -> str:
     """What the chapter's number of seeds allows the rule to decide, in one sentence."""
     if n_seeds < rule.MIN_PAIRS:
-        return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {rule.MIN_PAIRS} pairs, so "
-                "every judged claim has too few seeds to decide, whatever its numbers")
+        return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {rule.MIN_PAIRS} pairs ({rule.no_effect_pairs(CLAIMS['quantification'][0])} "
+                "for prompt errors, which flip from seed to seed), so every judged claim is exploratory, whatever its numbers")
     return f"With {n_seeds} seeds the rule can decide a claim (it needs at least {rule.MIN_PAIRS} pairs)"

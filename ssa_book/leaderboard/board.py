@@ -462,7 +462,7 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
             row = {"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
                    "benchmark": each.benchmark, "point": each.point, "error": each.error, "seeds": planned, "seeds_cached": cached,
                    "mean": np.nan, "low": np.nan, "high": np.nan, "softmax_mean": np.nan, "learned": None,
-                   "outcome": "pending", "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
+                   "outcome": "not run yet", "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
                    "per_seed": "", "time_ratio": time_ratio, "memory_ratio": memory_ratio}
             if found is not None:
                 low, high = found.interval or (np.nan, np.nan)
@@ -484,7 +484,7 @@ OUTCOME_MARKS = {outcome: outcome for outcome in (rule.BETTER, rule.WORSE, rule.
 def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):
     """Scorers x columns as the page shows them: "mean [low, high]" and, below softmax, the
     verdict against it in one word (:data:`OUTCOME_MARKS`: better / worse / no difference at the
-    threshold / undecided / not learned in distribution); "pending (k of n seeds)" for a cell not
+    threshold / undecided / not learned in distribution); "not run yet: k of n seeds" for a cell not
     complete; then the cost columns, each benchmark's model apart."""
     import pandas as pd
 
@@ -496,7 +496,7 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
             found = board.cell(scorer, each.key)
             if found is None:
                 cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
-                row[each.label] = f"pending ({cached} of {planned} seeds)"
+                row[each.label] = f"not run yet: {cached} of {planned} seeds"
                 continue
             interval = found.interval
             text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
@@ -522,7 +522,7 @@ def outcome_counts(board: Board):
     for scorer in scorers()[1:]:
         outcomes = [cell.verdict.outcome for key in (c.key for c in COLUMNS) if (cell := board.cell(scorer, key)) is not None]
         counts[scorer_label(scorer)] = {OUTCOME_MARKS[o]: outcomes.count(o) for o in OUTCOME_MARKS}
-        counts[scorer_label(scorer)]["pending"] = len(COLUMNS) - len(outcomes)
+        counts[scorer_label(scorer)]["not run yet"] = len(COLUMNS) - len(outcomes)
     return pd.DataFrame.from_dict(counts, orient="index")
 
 
@@ -599,8 +599,9 @@ def ssa_verdict(board: Board) -> rule.Verdict:
     pending = [each.label for each in COLUMNS if board.cell("ssa", each.key) is None]
     if not pending:
         return combined
-    outcome = rule.HOLDS_IN_PART if combined.outcome == rule.HOLDS_IN_PART else rule.UNDECIDED
-    return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; pending: {', '.join(pending)}")
+    # parts decided both ways, or one for the claim, stay so whatever the columns still to come show
+    outcome = combined.outcome if combined.outcome in (rule.HOLDS_IN_PART, rule.MIXED) else rule.UNDECIDED
+    return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; not run yet: {', '.join(pending)}")
 
 
 def false_discovery_sentence(board: Board) -> str:
@@ -634,7 +635,12 @@ def winners_words(board: Board) -> str:
             continue
         judged = sum(board.cell(scorer, each.key) is not None for scorer in scorers()[1:])
         so_far = "" if judged == len(scorers()) - 1 else f" (so far: {judged} of the {len(scorers()) - 1} scorers judged)"
-        words.append(f"{each.label}: {', '.join(scorer_label(s) for s in better[each.key]) or 'none'}{so_far}")
+        named = []
+        for scorer in better[each.key]:
+            verdict = board.cell(scorer, each.key).verdict
+            rests = rule.rests_on_words(rule.seeds_it_rests_on(verdict, board.cell(scorer, each.key).seeds))
+            named.append(f"{scorer_label(scorer)} ({verdict.estimate('+.3f')}{f'; {rests}' if rests else ''})")
+        words.append(f"{each.label}: {', '.join(named) or 'none'}{so_far}")
     return "; ".join(words) or "no column is complete yet"
 
 

@@ -28,7 +28,9 @@ def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[d
             for endpoint, verdict in _task_verdicts(compared, task, cache).items()]
 
 
-FAMILIES = ("primary", "other comparisons")  # the families of false-discovery control, fixed with the plan
+# The families of false-discovery control: the pre-declared primary comparisons, and all the others
+# (chosen after the study's results were read: ssa_book.analysis_changes, 0ef9865).
+FAMILIES = ("primary", "other comparisons")
 
 
 def family(compared: Comparison) -> str:
@@ -177,7 +179,7 @@ def _prompt_error_flips(endpoint: str) -> bool:
 def false_discovery_rows(comparisons: Sequence[Comparison], rows: Sequence[dict]) -> list[dict]:
     """The study's tested verdicts (:func:`verdict_rows`) with the two-sided p-value of the rule's
     signed-rank test, raw and adjusted for false discoveries (:func:`ssa_book.verdicts.false_discoveries`)
-    within two families fixed with the plan: the pre-declared primary comparisons, and all the
+    within two families chosen after the results were read: the pre-declared primary comparisons, and all the
     others. Each row: ``comparison, task, endpoint, family, verdict, p, adjusted p, survives``."""
     primary = {compared.name for compared in comparisons if compared.primary}
     found = []
