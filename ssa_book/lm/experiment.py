@@ -463,8 +463,8 @@ def verdict(runs: list[LMRun], *, profile: str | None = None, results_dir: str |
                    f"every claim is {verdicts.NOT_LEARNED}, and this run supports no claim about scorers.")
     else:
         parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].words()} ({found[key].evidence()})" for key in found)
-        summary = (f"Every model learned well beyond word frequencies (perplexity at most {ratio:.0%} of the unigram "
-                   f"baseline). SSA against softmax, paired by seed: {parts}.")
+        summary = (f"Every model learned well beyond word frequencies (in-distribution perplexity at most {ratio:.0%} of the "
+                   f"unigram baseline's). SSA against softmax, paired by seed: {parts}.")
         fewest = min(found[key].pairs for key in found)
         if fewest < verdicts.MIN_PAIRS:
             summary += (f" With {fewest} paired seed{'' if fewest == 1 else 's'} no claim can be decided: the rule needs at least "
