@@ -25,7 +25,9 @@ import numpy as np
 from ssa_book import claims, verdicts
 from ssa_book.icl import study
 from ssa_book.icl.tasks import get_task
-from ssa_book.results import CacheMissError
+from ssa_book.encoder import experiment as encoder
+from ssa_book.lm import experiment as lm
+from ssa_book.results import CacheMissError, cache_required
 from ssa_book.retrieval import analysis as retrieval
 from ssa_book.verdicts import (DOES_NOT_HOLD, UNDECIDED, NEGLIGIBLE, NOT_TESTED, WORSE, HOLDS_IN_PART,
                                PREMISE_ABSENT, BETTER)
@@ -455,8 +457,6 @@ def _decoder_gain_against_spread(runs, key: str) -> tuple[str, str]:
     """The decoder's test before f0ea705 on claim ``key``: SSA's gain in mean perplexity (raw, not its
     log) or BLiMP accuracy over softmax's, against the largest range of one scorer's seeds; in today's
     words, with the numbers."""
-    from ssa_book.lm import experiment as lm
-
     values = {scorer: [lm.measure(run, key) for run in runs if run.scorer == scorer] for scorer in ("softmax", "ssa")}
     if key != "blimp":
         values = {scorer: list(np.exp(found)) for scorer, found in values.items()}
@@ -472,10 +472,6 @@ def superseded_rule_readings(profile: str) -> "pd.DataFrame":
     encoder's "at least the threshold on all four paradigms" (all four: holds; one to three: holds
     in part; none: does not hold). Empty where the runs are not cached."""
     import pandas as pd
-
-    from ssa_book.encoder import experiment as encoder
-    from ssa_book.lm import experiment as lm
-    from ssa_book.results import cache_required
 
     columns = ["chapter", "claim", "superseded test", "its reading", "today's verdict"]
     rows = []

@@ -20,7 +20,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ssa_book import verdicts
+from ssa_book.encoder import claims as encoder_claims, confirmation
+from ssa_book.icl import claims as icl_claims, study
+from ssa_book.leaderboard import claims as leaderboard_claims
+from ssa_book.lm import claims as lm_claims
 from ssa_book.results import CacheMissError, cache_required
+from ssa_book.retrieval import analysis
 
 DRAWS = 4000  # simulated studies per rate: Monte Carlo standard error at most sqrt(0.25 / 4000) = 0.8 points
 PAIR_COUNTS = (6, 10, 20, 40)
@@ -36,41 +41,29 @@ class ChapterVerdicts:
 
 
 def _in_context(profile: str) -> None:
-    from ssa_book.icl import claims
-
-    for row in (claims.quantification_row, claims.linear_row, claims.collapse_row):
+    for row in (icl_claims.quantification_row, icl_claims.linear_row, icl_claims.collapse_row):
         row(profile)
 
 
 def _study(profile: str) -> None:
-    from ssa_book.icl import study
-
     cache = study.StudyCache(profile, train=False)
     study.verdict_rows(study.plan(profile, cache=cache), cache)
 
 
 def _max_retrieval(profile: str) -> None:
-    from ssa_book.retrieval import analysis
-
     analysis.READER.verdicts(analysis.READER.cached_runs(profile), profile)
 
 
 def _leaderboard(profile: str) -> None:
-    from ssa_book.leaderboard import claims
-
-    claims.leaderboard_rows(profile)
+    leaderboard_claims.leaderboard_rows(profile)
 
 
 def _decoder(profile: str) -> None:
-    from ssa_book.lm import claims
-
-    claims.decoder_rows(profile)
+    lm_claims.decoder_rows(profile)
 
 
 def _encoder(profile: str) -> None:
-    from ssa_book.encoder import claims, confirmation
-
-    claims.encoder_rows(profile)
+    encoder_claims.encoder_rows(profile)
     confirmation.judge(confirmation.cached_runs(profile))
 
 

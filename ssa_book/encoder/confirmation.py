@@ -31,8 +31,9 @@ import numpy as np
 
 from ssa_book import verdicts
 from ssa_book.encoder import zorro
-from ssa_book.encoder.experiment import CHAPTER, GAIN_THRESHOLD
+from ssa_book.encoder.experiment import CHAPTER, GAIN_THRESHOLD, run
 from ssa_book.encoder.records import EncoderRun
+from ssa_book.results import CacheMissError, cache_required
 
 ENDPOINT = "mean holistic Zorro accuracy over every paradigm"
 PRIMARY = ("ssa", "softmax")  # SSA with learned b and n against softmax
@@ -132,9 +133,6 @@ PROFILE = "cpu"  # the profile whose configuration the plan runs
 
 def cached_runs(profile: str) -> list[EncoderRun]:
     """The plan's runs that are cached at ``profile`` (none at a profile other than :data:`PROFILE`)."""
-    from ssa_book.encoder.experiment import run
-    from ssa_book.results import CacheMissError, cache_required
-
     if profile != PROFILE:
         return []
     found = []
