@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The library as pip installs it: build an sdist from the working tree and a wheel from that sdist,
 # check both carry every source of the C++ kernels, install the wheel into a fresh virtual
-# environment (torch and what torch needs, at the versions of requirements/lock.txt), and check
+# environment (torch and what torch needs, then the wheel with its dependencies, ninja among them,
+# at the versions of requirements/lock.txt), check that ninja came with the wheel, and check
 # there that the kernels build and load without falling back to PyTorch operations, that SSA
 # attention's output and gradients are bit-identical to the checkout's editable .venv, and that
 # the library's own tests pass against the installed copy. Exits non-zero on any failure.
@@ -56,9 +57,15 @@ step "a fresh environment: torch $TORCH_VERSION (CPU build, as the Makefile inst
 pip=("$work/env/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" --no-index --no-deps "torch==$TORCH_VERSION+cpu" 2>/dev/null \
     || "${pip[@]}" --no-deps "torch==$TORCH_VERSION+cpu" --extra-index-url https://download.pytorch.org/whl/cpu
-# The wheel with its dependencies (torch, installed above, and what torch needs) at the lock's
-# versions, and the sparse scorers' extra, which the tests exercise.
+# The wheel with its dependencies (torch, installed above, and what torch needs; ninja, which the
+# kernels' build runs) at the lock's versions, and the sparse scorers' extra, which the tests exercise.
 "${pip[@]}" -c requirements/lock.txt "$wheel[sparse]"
+
+step "the wheel brought the kernels' build tool: ninja beside the environment's Python"
+# Beside Python, where ssa.kernels.native finds it without the environment activated (and without
+# a ninja of the system's on the PATH).
+[[ -x "$work/env/bin/ninja" ]] || { echo "installing the wheel did not install ninja into $work/env/bin"; exit 1; }
+"$work/env/bin/python" -c "from importlib import metadata; print('ninja', metadata.version('ninja'))"
 
 step "the kernels build and load in the fresh environment; numbers bit-identical to .venv's"
 cp scripts/check_wheel_numbers.py "$work/"
