@@ -44,13 +44,17 @@ def copy_mathjax(destination: Path) -> Path:
     return destination
 
 
-# The book's own style rules. Markdown tables (the claims ledger, the command tables) fill the
-# text column and wrap long words and commands instead of scrolling sideways, so that the
-# ledger's verdicts stay in view; pandas tables (class "dataframe") keep their own layout.
+# The book's own style rules. Every table fits the text column (about 688 px in a 1280-px
+# window): none is clipped or scrolls sideways (tests/test_browser.py checks every page). Markdown
+# tables (the claims ledger, the command tables) fill the column; every table's cells wrap long
+# words, numbers with their intervals and commands rather than widen it; tables a cell prints
+# (pandas, in outputs) are set a little smaller, since they have the most columns.
 BOOK_CSS = "ssa-book.css"
 BOOK_CSS_TEXT = """\
+.bd-article table { max-width: 100%; }
 .bd-article table.table:not(.dataframe) { width: 100%; }
-.bd-article table.table:not(.dataframe) td code, .bd-article table.table:not(.dataframe) td code span { white-space: normal; overflow-wrap: anywhere; }
+.bd-article table.dataframe, .bd-article .cell_output table { font-size: 0.8rem; }
+.bd-article table td, .bd-article table th, .bd-article table td code, .bd-article table td code span { white-space: normal; overflow-wrap: anywhere; }
 """
 
 

@@ -7,7 +7,8 @@ with no JavaScript error and no failed or off-machine request, every image has l
 has typeset every formula (no raw ``$$`` or ``\\(`` left in the text, no MathJax error), the
 page as rendered shows no stderr output, no error or traceback and no path of the machine that
 built it (the rules of ``ssa_book.page_check``, applied to the live DOM; a hand-made page shows that
-they fail), and every local link points to an existing file and anchor. A screenshot of the front
+they fail), no table is wider than the text column at a 1280-px window (dropdowns opened), and every
+local link points to an existing file and anchor. A screenshot of the front
 page is kept in ``_build/artifacts/front-page.png``.
 
 Chromium is Debian's ``chromium`` package (``make browser`` installs it when missing); the book
@@ -130,9 +131,30 @@ _INSPECT = """({localPath, tableCut}) => {
 }"""
 
 
+# Runs in the page after _INSPECT: every table of the article, dropdowns opened, against the text
+# column's content box (about 688 px in a 1280-px window): a table wider than the column is clipped
+# or scrolls sideways inside its output, which the page's own width does not show.
+_WIDE_TABLES = """() => {
+  const article = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
+  const closed = [...document.querySelectorAll('details:not([open])')];
+  closed.forEach(d => { d.open = true; });
+  const style = getComputedStyle(article);
+  const left = article.getBoundingClientRect().left + parseFloat(style.paddingLeft);
+  const column = article.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const wide = [...article.querySelectorAll('table')].filter(t => t.getBoundingClientRect().width > 0).map(t => {
+    const box = t.getBoundingClientRect();
+    return {width: Math.round(box.width), right: Math.round(box.right - left), column: Math.round(column),
+            head: [...t.querySelectorAll('th')].slice(0, 4).map(th => th.innerText.trim().slice(0, 30)).join(' | ')};
+  }).filter(t => t.width > t.column + 1 || t.right > t.column + 1);
+  closed.forEach(d => { d.open = false; });
+  return wide;
+}"""
+
+
 def _inspect(page) -> dict:
     """What _INSPECT finds in the page, plus ssa_book.page_check's findings on its live DOM."""
     found = page.evaluate(_INSPECT, {"localPath": page_check.LOCAL_PATH_JS, "tableCut": page_check.TABLE_CUT_LINE.pattern})
+    found["wideTables"] = page.evaluate(_WIDE_TABLES)
     found["readerProblems"] = page_check.page_problems(page.content(), history=page.url.endswith(page_check.HISTORY_PAGES),
                                                        plumbing_allowed=page.url.endswith(page_check.PLUMBING_PAGES))
     return found
@@ -194,6 +216,8 @@ def _page_problems(found: dict) -> list[str]:
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text as laid out: {path!r}" for path in found.get("localPaths", [])]
     problems += [f"a table cut short as laid out: {text!r}" for text in found.get("cutTables", [])]
+    problems += [f"a table wider than the text column ({table['width']} px, its right edge at {table['right']} px, in a "
+                 f"{table['column']}-px column; clipped or scrolled sideways): {table['head']!r}" for table in found.get("wideTables", [])]
     problems += found.get("readerProblems", [])
     return problems
 
@@ -217,6 +241,7 @@ ValueError: boom</pre></div></div>
 <div class="output stream highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>cached in /home/someone/ssa-book/results</pre></div></div>
 <div class="output text_html"><table class="dataframe"><tr><td>SSA vs softmax, lr 1e-4, 10 x st...</td></tr></table>
 <p>74 rows × 5 columns</p></div>
+<table style="width: 2000px"><tr><th>a table too wide for its column</th></tr></table>
 </div></main></body></html>"""
 CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title></head><body><main>
 <p>Results live in <code>results/cpu/</code>; see <a href="https://example.org/home/tmp/">the site</a>.</p>
@@ -240,6 +265,7 @@ def test_the_checks_fail_on_a_hand_made_bad_page_and_pass_a_clean_one(browser_co
         ("the page shows a Python traceback", ""), ("local path in the text as laid out: ", "/home/"),
         ("local path in the text: ", "/home/someone"), ("local path in the text: ", "site-packages"),
         ("a table cut short as laid out: ", "74 rows × 5 columns"), ("a table cut short as laid out: ", "10 x st..."),
+        ("a table wider than the text column (2000 px", "a table too wide"),
     ]
     for start, quoted in expected:
         assert any(problem.startswith(start) and quoted in problem for problem in bad), f"no {start!r} quoting {quoted!r}: {bad}"
