@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import os
 
@@ -29,7 +30,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from ssa.kernels import check_path, choose_path, fast_ssa_attention
-from ssa.kernels.reference import attention_without_keys, nothing_to_attend
+from ssa.kernels.reference import attention_without_keys, nothing_to_attend, second_derivative_refusal
 from ssa.scoring import SSA, Scorer, Softmax, _check_floating, default_scale, hide_absent_keys, make_scorer
 
 __all__ = ["attention", "attention_path", "causal_mask", "combine_masks", "current_path"]
@@ -109,6 +110,30 @@ def _scored_weights(scorer: Scorer, query, key, mask, scale, bias, softcap) -> T
     if bias is not None:
         logits = logits + bias
     return scorer(logits, mask)
+
+
+def _refuse_second_derivative(kernel: str, grad: Tensor) -> None:
+    if torch.is_grad_enabled():  # create_graph=True: the fused kernel's backward would be differentiated
+        raise RuntimeError(second_derivative_refusal(
+            kernel, f"softmax attention through scaled_dot_product_attention's fused kernel ({kernel}, whose backward "
+            "PyTorch does not differentiate)", ", which computes them for every scorer"))
+
+
+def _first_derivatives_only_if_fused(output: Tensor) -> Tensor:
+    """``output`` of ``scaled_dot_product_attention``. Its fused kernels (FlashAttention on a CPU;
+    flash, memory-efficient or cuDNN attention on CUDA) have a backward without a derivative of its
+    own: PyTorch builds a graph through it under ``create_graph=True`` and fails only at the next
+    backward, with its own message. So a backward with ``create_graph=True`` through them raises
+    :func:`ssa.kernels.reference.second_derivative_refusal`'s message at once, as the compiled and
+    flex paths do, by a hook that changes no gradient (no copy, no number changes); the math
+    kernel (composite operations) is exact and left alone. Under a ``torch.func`` transform, whose
+    every backward has ``create_graph=True``, first derivatives stay allowed (and a second one
+    fails with PyTorch's message)."""
+    node = output.grad_fn
+    if (node is not None and type(node).__name__.startswith("ScaledDotProduct")
+            and not torch._C._functorch.is_functorch_wrapped_tensor(output)):
+        output.register_hook(functools.partial(_refuse_second_derivative, type(node).__name__.removesuffix("Backward0")))
+    return output
 
 
 def _check_inputs(query, key, value, mask, scale, dropout_p):
@@ -236,9 +261,26 @@ def attention(
     ==============================  ==========================================================
 
     So ``auto`` computes them on a CPU and refuses them on CUDA, where
-    ``attention_path("reference")`` computes them. Softmax without weights goes through
-    ``torch.nn.functional.scaled_dot_product_attention``, whose fused kernels refuse them with
-    PyTorch's own error; the reference path computes them for every scorer.
+    ``attention_path("reference")`` computes them. The other scorers:
+
+    ==============================  ==========================================================
+    scorer, path                    second derivatives
+    ==============================  ==========================================================
+    softmax without weights on     refused when one of the fused kernels of
+    any path but ``reference``     ``scaled_dot_product_attention`` computed the output
+    (through PyTorch's SDPA)       (FlashAttention on a CPU; flash, memory-efficient or cuDNN
+                                    attention on CUDA): ``RuntimeError`` naming the kernel and
+                                    ``path='reference'`` (under a ``torch.func`` transform,
+                                    PyTorch's own error at the second backward); exact when its
+                                    math kernel did (``torch.nn.attention.sdpa_kernel``)
+    every scorer on ``reference``   exact: autograd's, of the readable computation (``sparsemax``
+    (all but SSA and softmax        and ``entmax15`` through the ``entmax`` package, whose 1.5-entmax
+    always take it)                 backward is replaced by one with an exact derivative and the
+                                    same first derivatives, bit for bit)
+    ==============================  ==========================================================
+
+    ``tests/test_second_derivatives.py`` checks every exact entry with ``gradgradcheck`` in float64
+    (every registered scorer, its trainable parameters included) and every refusal.
     """
     query, key, value, mask, group = _check_inputs(query, key, value, mask, scale, dropout_p)
     scorer = make_scorer(scorer)
@@ -260,7 +302,7 @@ def attention(
     if fused and isinstance(scorer, Softmax) and not return_weights and current_path() != "reference":
         # SDPA's is_causal aligns queries to the first keys; pass our mask unless the two agree.
         use_is_causal = causal and mask is None and n_queries == n_keys
-        return F.scaled_dot_product_attention(
+        return _first_derivatives_only_if_fused(F.scaled_dot_product_attention(
             query,
             key,
             value,
@@ -269,7 +311,7 @@ def attention(
             is_causal=use_is_causal,
             scale=scale,
             enable_gqa=group > 1,
-        )
+        ))
 
     if group > 1:
         key = key.repeat_interleave(group, dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)

@@ -21,7 +21,8 @@ path           what it is
 Second derivatives (``create_graph=True``): ``reference`` by autograd; ``direct`` and
 ``blockwise`` by differentiating the reference computation in their backward
 (:mod:`ssa.kernels.reference`); ``compiled`` (when compiled) and ``flex`` refuse with a
-``RuntimeError`` that names the path and ``path='reference'``.
+``RuntimeError`` that names the path and ``path='reference'``. Every scorer, softmax's fused
+kernels included: :func:`ssa.attention.attention`'s table.
 
 ``auto`` (the default of :func:`ssa.attention.attention`) takes ``flex`` on CUDA; on other
 devices ``direct`` for short rows (up to :data:`DIRECT_MAX_KEYS` keys) while the attention

@@ -88,11 +88,15 @@ def attention_without_keys(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
     return _AttentionWithoutKeys.apply(query, key, value)
 
 
-def second_derivative_refusal(path: str) -> str:
-    return (f"SSA attention's {path} path does not support second derivatives (a backward with "
-            "create_graph=True through it); use path='reference' (ssa.attention.attention_path('reference') or "
-            "SSA_ATTENTION_PATH=reference), or on a CPU path='direct' or 'blockwise', which differentiate the "
-            "reference computation then")
+def second_derivative_refusal(path: str, what: str | None = None, others: str = (
+        ", or on a CPU path='direct' or 'blockwise', which differentiate the reference computation then")) -> str:
+    """The one message with which a path that cannot differentiate its backward refuses a backward
+    with ``create_graph=True``: ``what`` refuses (SSA attention's ``path`` path unless given), and
+    ``path='reference'`` (then ``others``) computes the second derivatives."""
+    what = f"SSA attention's {path} path" if what is None else what
+    return (f"{what} does not support second derivatives (a backward with create_graph=True through it); "
+            "use path='reference' (ssa.attention.attention_path('reference') or SSA_ATTENTION_PATH=reference)"
+            f"{others}")
 
 
 class _FirstDerivativesOnly(torch.autograd.Function):
