@@ -30,9 +30,16 @@ The flags mean the same in every chapter:
   the scorers the chapter shows. The ICL chapters and the decoder accept softmax and ssa, the
   encoder its four variants, the performance chapter softmax and ssa (its benchmark always
   measures both); alternative_scorers accepts every registered scorer.
-* ``--jobs N``: N runs at once, each in its own spawned process with one torch thread
-  (measurements, the performance benchmark and the scorers' cost, always run alone first).
-  With ``--jobs 1`` runs go one after the other in this process, also on one torch thread.
+* ``--jobs N``: N runs at once, on a local Dask cluster of N worker processes with one torch
+  thread each (:mod:`ssa_book.runner`); with ``--cluster`` a batch system, N batch jobs of one
+  worker each. Measurements (the performance benchmark, the scorers' cost) always run alone first,
+  in this process. With ``--jobs 1`` (the default) runs go one after the other in this process,
+  also on one torch thread: the same numbers, bit for bit, as a worker's, without starting one.
+* ``--cluster tcp://HOST:PORT``: the runs go to the workers of a running Dask scheduler (``dask
+  scheduler``; ``dask worker tcp://HOST:PORT --nthreads 1`` on each machine); ``--cluster slurm``
+  (pbs, sge, lsf, htcondor, moab, oar): to ``--jobs N`` batch jobs (dask-jobqueue, the ``[cluster]``
+  extra, with the settings of ``ssa_book/jobqueue.yaml``). Workers return each run's entries;
+  this command checks and writes them, the cache's only writer.
 * ``--device``: where models train (auto, cpu, cuda, mps). The performance chapter's CPU
   benchmark always runs on the CPU and its GPU benchmark (profile paper) on CUDA.
 * ``--dry-run``: list the runs, which are cached and which would be computed; compute nothing.
@@ -53,16 +60,16 @@ import argparse
 import sys
 import time
 import traceback
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from multiprocessing import get_context
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the kinds of run they plan)
-from ssa_book.chapters import ALL, CHAPTERS, KINDS, PROG, Run, is_cached, plan
+from ssa_book import runner
+from ssa_book.chapters import ALL, CHAPTERS, KINDS, PROG, Run, plan, read_run
 from ssa_book.arguments import Parser, at_least, cache_problem, minutes, resolved_device
 from ssa_book.data import DatasetError
 from ssa_book.profiles import DEVICES, PROFILES, resolve_device
 from ssa_book.results import remove_abandoned_temporaries
+from ssa_book.runner import BATCH_SYSTEMS, ClusterError, Progress, cluster_address, cost_estimates, scheduler_problem
 from ssa.scoring import scorer_names
 from ssa_book.training import single_thread
 
@@ -78,17 +85,22 @@ def compute(run: Run, profile: str, device: str, progress: bool) -> tuple[str, f
     return summary, time.perf_counter() - started
 
 
-def execute(runs: Sequence[Run], *, profile: str, device: str, jobs: int = 1, progress: bool = False,
-            stop_launching_after: float | None = None, log: Callable[[str], None] = print) -> tuple[int, int, list[Run]]:
+def execute(runs: Sequence[Run], *, profile: str, device: str, jobs: int = 1, cluster: str | None = None, progress: bool = False,
+            stop_launching_after: float | None = None, log: Callable[[str], None] = print,
+            estimates: Mapping[tuple, float] | None = None) -> tuple[int, int, list[Run]]:
     """Compute ``runs``: the exclusive ones (measurements) first, one at a time in this process,
-    then the others ``jobs`` at a time (in spawned processes of one torch thread each when
-    ``jobs > 1``). A failed run is reported and the others go on. Returns (runs done, runs
-    failed, runs not started because of ``stop_launching_after`` minutes)."""
+    then the others: with ``jobs == 1`` and no ``cluster``, one after the other in this process
+    (one torch thread); else on Dask workers (:mod:`ssa_book.runner`: a local cluster of ``jobs``
+    processes, or ``cluster``), this process writing the entries they return. A failed run is
+    reported and the others go on; after each run, the runs done, running and left and the time
+    left, from ``estimates`` (run key -> seconds). Returns (runs done, runs failed, runs not
+    started because of ``stop_launching_after`` minutes)."""
     if jobs < 1:
         raise ValueError(f"--jobs must be >= 1; got {jobs}")
     started = time.perf_counter()
     deadline = None if stop_launching_after is None else started + 60 * stop_launching_after
     pending = [run for run in runs if run.exclusive] + [run for run in runs if not run.exclusive]
+    tracker = Progress(pending, estimates or {})
     done = failed = 0
 
     def report(run: Run, outcome: Callable[[], tuple[str, float]]) -> bool:
@@ -107,43 +119,50 @@ def execute(runs: Sequence[Run], *, profile: str, device: str, jobs: int = 1, pr
     def open_window() -> bool:
         return deadline is None or time.perf_counter() < deadline
 
-    while pending and (pending[0].exclusive or jobs == 1) and open_window():
+    in_process = jobs == 1 and cluster is None
+    while pending and (pending[0].exclusive or in_process) and open_window():
         if not pending[0].exclusive:
             single_thread()
         run = pending.pop(0)
-        succeeded = report(run, lambda: compute(run, profile, device, progress))
+        tracker.started(run)
+        measured: list[float] = []
+        succeeded = report(run, lambda: _timed(compute(run, profile, device, progress), measured))
+        tracker.finished(run, measured[0] if measured else None)
+        log(f"  {tracker.line(1)}")
         done, failed = done + succeeded, failed + (not succeeded)
-    if pending and jobs > 1 and open_window():
-        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=single_thread) as pool:
-            running = {}
-            while pending or running:
-                # Keep exactly `jobs` runs in flight, in plan order, until the launch deadline.
-                while pending and len(running) < jobs and open_window():
-                    run = pending.pop(0)
-                    running[pool.submit(compute, run, profile, device, False)] = run
-                if not running:
-                    break
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    succeeded = report(running.pop(future), future.result)
-                    done, failed = done + succeeded, failed + (not succeeded)
+    if pending and not in_process and open_window():
+        with runner.connect(cluster, jobs, device, log) as client:
+            done_there, failed_there, pending = runner.compute_on_cluster(
+                client, pending, profile=profile, device=device, remote=cluster is not None, progress=tracker, report=report,
+                open_window=open_window, log=log)
+        done, failed = done + done_there, failed + failed_there
     return done, failed, pending
+
+
+def _timed(outcome: tuple[str, float], measured: list[float]) -> tuple[str, float]:
+    measured.append(outcome[1])
+    return outcome
 
 
 class CacheNotWritableError(ValueError):
     """Runs are to be computed, but the result cache cannot store them."""
 
 
-def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: int = 1, dry_run: bool = False,
-             stop_launching_after: float | None = None, progress: bool | None = None, log: Callable[[str], None] = print) -> int:
+def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: int = 1, cluster: str | None = None,
+             dry_run: bool = False, stop_launching_after: float | None = None, progress: bool | None = None,
+             log: Callable[[str], None] = print) -> int:
     """Say what ``runs`` hold (cached or to compute), then compute the missing ones unless
-    ``dry_run``. The exit status: 0, or 1 if a run failed. :class:`CacheNotWritableError` before
-    any computation when there is one to make and the cache cannot store its result."""
+    ``dry_run`` (``jobs`` at a time, or on ``cluster``: :func:`execute`). The exit status: 0, or 1
+    if a run failed. :class:`CacheNotWritableError` before any computation when there is one to
+    make and the cache cannot store its result; :class:`ssa_book.runner.ClusterError` when the
+    cluster cannot be reached."""
     device = resolve_device(device)
-    cached = [is_cached(run, profile, device) for run in runs]
+    read = {run.key: read_run(run, profile, device) for run in runs}
+    cached = [read[run.key] is not None for run in runs]
     todo = [run for run, hit in zip(runs, cached) if not hit]
-    log(f"{len(runs)} runs at profile {profile}: {len(runs) - len(todo)} cached, {len(todo)} to compute"
-        + (f" ({jobs} at a time)" if jobs > 1 and todo else ""))
+    where = (f" (on {cluster})" if cluster is not None and cluster not in BATCH_SYSTEMS
+             else f" ({jobs} at a time)" if jobs > 1 else "")
+    log(f"{len(runs)} runs at profile {profile}: {len(runs) - len(todo)} cached, {len(todo)} to compute" + (where if todo else ""))
     if dry_run:
         width = max((len(run.label) for run in runs), default=0)
         for run, hit in zip(runs, cached):
@@ -155,9 +174,10 @@ def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: i
     if problem is not None:  # found now, not after the first training whose result could not be stored
         raise CacheNotWritableError(problem)
     remove_abandoned_temporaries()
-    progress = jobs == 1 and sys.stderr.isatty() if progress is None else progress
-    done, failed, left = execute(todo, profile=profile, device=device, jobs=jobs, progress=progress,
-                                 stop_launching_after=stop_launching_after, log=log)
+    progress = jobs == 1 and cluster is None and sys.stderr.isatty() if progress is None else progress
+    estimates = cost_estimates(runs, {key: entries for key, entries in read.items() if entries is not None})
+    done, failed, left = execute(todo, profile=profile, device=device, jobs=jobs, cluster=cluster, progress=progress,
+                                 stop_launching_after=stop_launching_after, log=log, estimates=estimates)
     log(f"{done} runs computed, {failed} failed, {len(left)} not started")
     return 1 if failed else 0
 
@@ -173,8 +193,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="training seeds of the chapter's models (default: the chapter's published seeds)")
     parser.add_argument("--scorers", nargs="+", metavar="X",
                         help="attention scorers, by registry name (default: the chapter's published scorers)")
-    parser.add_argument("--jobs", type=at_least(1), default=1, metavar="N",
-                        help="runs at once, each in its own process with one torch thread (default: 1)")
+    parser.add_argument("--jobs", type=at_least(1), metavar="N",
+                        help="runs at once: a local Dask cluster of N processes of one torch thread each; with --cluster "
+                             "slurm (or another batch system), N batch jobs (default: 1, in this process)")
+    parser.add_argument("--cluster", type=cluster_address, metavar="ADDRESS",
+                        help="compute on a running Dask scheduler's workers (tcp://HOST:PORT) or on batch jobs "
+                             f"({', '.join(BATCH_SYSTEMS)}; needs dask-jobqueue)")
     parser.add_argument("--device", type=resolved_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
                         help="where models train (default: auto: cuda, else mps, else cpu)")
     parser.add_argument("--dry-run", action="store_true", help="list the runs, cached or to compute, and compute nothing")
@@ -231,16 +255,29 @@ def parse_arguments(argv: list[str] | None = None) -> tuple[argparse.Namespace, 
         runs = plan(arguments.chapter, arguments.profile, seeds=arguments.seeds, scorers=arguments.scorers, arms=arguments.arms)
     except ValueError as error:  # "--scorers: ...": argparse's own form, "argument --scorers: ..."
         command_line.error(f"argument {error}")
+    if arguments.jobs is not None and arguments.cluster is not None and arguments.cluster not in BATCH_SYSTEMS:
+        command_line.error(f"argument --jobs: not with --cluster {arguments.cluster}: its scheduler's workers say how many "
+                           "runs go at once")
+    arguments.jobs = 1 if arguments.jobs is None else arguments.jobs
+    if arguments.cluster is not None and arguments.cluster not in BATCH_SYSTEMS and not arguments.dry_run:
+        problem = scheduler_problem(arguments.cluster)
+        if problem is not None:
+            command_line.error(f"argument --cluster: {problem}")
     return arguments, runs
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments, runs = parse_arguments(argv)
     try:
-        return run_plan(runs, profile=arguments.profile, device=arguments.device, jobs=arguments.jobs, dry_run=arguments.dry_run,
-                        stop_launching_after=arguments.stop_launching_after)
+        return run_plan(runs, profile=arguments.profile, device=arguments.device, jobs=arguments.jobs, cluster=arguments.cluster,
+                        dry_run=arguments.dry_run, stop_launching_after=arguments.stop_launching_after)
     except CacheNotWritableError as error:
         parser().error(f"{error}; set $SSA_RESULTS_DIR to a writable folder (--dry-run shows the plan without writing)")
+    except ClusterError as error:
+        parser().error(f"argument --cluster: {error}")
+    except KeyboardInterrupt:
+        print("interrupted: every run reported above is stored; the same command computes the rest", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -407,9 +407,10 @@ def _entry_from_dict(path: Path, stored: Any) -> StoredEntry:
 
 
 def _load_entry_json(path: Path) -> Any:
-    """The parsed JSON of the entry file at ``path``."""
+    """The parsed JSON of the entry file at ``path`` (within :func:`captured_writes`, of the entry
+    written there last)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(_captured[path] if _captured is not None and path in _captured else path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise EntryError(f"{path}: unreadable: {error}") from None
 
@@ -444,9 +445,56 @@ def _profile_folders(root: Path, profile: str | None) -> list[str]:
 def _write_atomically(path: Path, text: str) -> None:
     """Write an entry through a temporary sibling renamed over it (:mod:`ssa_book.files`): a good
     entry is replaced only by a complete new one, never deleted first. The abandoned temporaries
-    of earlier, interrupted writes in its folder go first."""
+    of earlier, interrupted writes in its folder go first. Within :func:`captured_writes` the
+    entry is kept in memory instead."""
+    if _captured is not None:
+        _captured[path] = text
+        return
     files.remove_abandoned_temporaries(path.parent, TEMPORARY_SUFFIX, log=_warn)
     files.write_atomically(path, text, suffix=TEMPORARY_SUFFIX)
+
+
+# Within captured_writes(): the entries written, path -> text, kept in memory instead of the cache.
+_captured: dict[Path, str] | None = None
+
+
+@contextlib.contextmanager
+def captured_writes() -> Iterator[dict[Path, str]]:
+    """Within: every entry :func:`cached_entry` or :func:`record_entry` writes goes into the dict
+    this yields (its path in the cache -> its text) instead of the cache, and is read back from
+    there. A worker of ``regenerate`` computes a run so (:mod:`ssa_book.runner`) and returns the
+    entries to the command, the cache's one writer (:func:`store_entry_text`)."""
+    global _captured
+    outer, _captured = _captured, {}
+    try:
+        yield _captured
+    finally:
+        _captured = outer
+
+
+def store_entry_text(relative: str, text: str, *, results_dir: str | Path | None = None) -> StoredEntry:
+    """Check ``text``, an entry computed elsewhere for ``relative`` (``PROFILE/EXPERIMENT/KEY.json``
+    in the cache), as ``results validate`` does (its fields, its key, its code version, its folder),
+    and write it atomically unless the cache holds exactly that text already. :class:`EntryError`
+    naming what is wrong, and nothing written, if it is not a valid entry for that place."""
+    parts = Path(relative).parts
+    if Path(relative).is_absolute() or ".." in parts or len(parts) < 3 or not relative.endswith(".json"):
+        raise EntryError(f"{relative}: not a place of the cache (PROFILE/EXPERIMENT/KEY.json)")
+    root = Path(results_dir) if results_dir is not None else paths.results_dir()
+    path = root / relative
+    try:
+        parsed = json.loads(text)
+    except ValueError as error:
+        raise EntryError(f"{relative}: not JSON: {error}") from None
+    stored = _entry_from_dict(path, parsed)
+    problems = _entry_problems(stored, parts[0], "/".join(parts[1:-1]))
+    if stored.profile != parts[0]:
+        problems.append(f"stored profile {stored.profile!r} does not match its folder {parts[0]!r}")
+    if problems:
+        raise EntryError(f"{relative}: {'; '.join(problems)}")
+    if not (path.is_file() and path.read_text(encoding="utf-8") == text):
+        _write_atomically(path, text)
+    return stored
 
 
 def _warn(line: str) -> None:
@@ -481,7 +529,7 @@ def _read_matching_entry(path: Path, config: dict, code: dict | None) -> tuple[S
     file is missing, holds another config or code version (stale), or is malformed. A malformed
     entry is named on stderr and treated as missing: recomputed and replaced, so that one bad
     file cannot block a whole regenerate (``results validate`` lists what is wrong with it)."""
-    if not path.is_file():
+    if not path.is_file() and (_captured is None or path not in _captured):
         return None, "is missing"
     try:
         stored = _matching_entry(path, _load_entry_json(path), config, code)

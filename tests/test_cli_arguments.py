@@ -104,6 +104,8 @@ def wrong_values(action: argparse.Action, where: Path) -> list[str]:
         "_experiment_folder": ["../up", "/absolute", "/"],
         "_text_source": ["nonsense", str(where / "missing.jsonl")],
         "_fresh_folder": [full, read_only, a_file],
+        "cluster_address": ["nonsense", "", "tcp://", "tcp://host", "tcp://host:0", "tcp://host:70000", "http://host:8786",
+                            "SLURM"],
     }
     assert name in by_type, f"{action.option_strings or action.dest}: no wrong values known for its type {action.type!r}: add them here"
     return by_type[name]

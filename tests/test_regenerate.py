@@ -8,7 +8,7 @@ import pytest
 
 from ssa_book import regenerate
 from ssa_book.__main__ import main as ssa_main
-from ssa_book.chapters import CHAPTERS, KINDS, STUDIES, RunKind, Study, chapter, plan, register_study
+from ssa_book.chapters import CHAPTERS, KINDS, STUDIES, RunKind, Study, chapter, is_cached, plan, register_study
 from ssa_book.regenerate import main
 from ssa.scoring import scorer_names
 
@@ -36,7 +36,7 @@ def test_every_chapter_with_cached_results_is_registered_with_one_help_line(caps
     lines = capsys.readouterr().out.splitlines()
     for name in (*CHAPTER_NAMES, "all"):
         assert len([line for line in lines if line.startswith(f"  {name} ")]) == 1, name
-    for flag in ("--profile", "--seeds", "--scorers", "--jobs", "--device", "--dry-run"):
+    for flag in ("--profile", "--seeds", "--scorers", "--jobs", "--cluster", "--device", "--dry-run"):
         assert any(line.lstrip().startswith(flag) for line in lines), flag
 
 
@@ -146,20 +146,6 @@ def test_dry_run_lists_the_runs_and_computes_nothing(empty_cache, capsys):
     assert "4 runs at profile smoke: 0 cached, 4 to compute" in out
     assert out.count("to compute  ") == 4 and "ssa / seed 1" in out
     assert not (empty_cache / "results").exists() and not (empty_cache / "runs").exists()
-
-
-def test_jobs_compute_in_spawned_processes_then_everything_is_cached(empty_cache, capsys):
-    """Two ICL smoke models at once, each in its own process; then the dry run finds both cached
-    and a second regenerate computes nothing."""
-    assert main(["icl_linear", "--profile", "smoke", "--seeds", "0", "--jobs", "2", "--device", "cpu"]) == 0
-    out = capsys.readouterr().out
-    assert "2 runs at profile smoke: 0 cached, 2 to compute (2 at a time)" in out
-    assert "2 runs computed, 0 failed, 0 not started" in out
-    assert main(["icl_linear", "--profile", "smoke", "--seeds", "0", "--dry-run"]) == 0
-    out = capsys.readouterr().out
-    assert "2 cached, 0 to compute" in out and "to compute  " not in out
-    assert main(["icl_collapse", "--profile", "smoke", "--seeds", "0", "--dry-run"]) == 0
-    assert "6 runs at profile smoke: 2 cached, 4 to compute" in capsys.readouterr().out
 
 
 def test_every_planned_run_has_a_registered_kind_and_a_kind_belongs_to_one_study():
@@ -275,7 +261,7 @@ def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cac
     from ssa_book.results import CacheMissError, cache_required
 
     assert study.StudyCache("cpu").run("ssa", "every", study.FIRST_SEED) is None
-    assert not regenerate.is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
+    assert not is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
     with cache_required(), pytest.raises(CacheMissError, match="python -m ssa_book regenerate icl_study --profile smoke --jobs 2 --arms softmax_slope"):
         study.load_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")
     with pytest.raises(ValueError, match="arm must be one of"):
