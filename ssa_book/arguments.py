@@ -40,15 +40,22 @@ def at_least(minimum: int) -> Callable[[str], int]:
     return whole_number
 
 
-def minutes(text: str) -> float:
-    """A number of minutes > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of minutes > 0; got {text!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of minutes > 0; got {text}")
-    return value
+def number(name: str, what: str, accepted: Callable[[float], bool]) -> Callable[[str], float]:
+    """A number that ``accepted`` accepts (NaN never is), described as ``what`` when refused; the
+    type is called ``name``."""
+    def checked(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}") from None
+        if value != value or not accepted(value):
+            raise argparse.ArgumentTypeError(f"must be {what}; got {text}")
+        return value
+    checked.__name__ = name
+    return checked
+
+
+minutes = number("minutes", "a number of minutes > 0", lambda value: 0 < value < float("inf"))
 
 
 def available_device(text: str) -> str:

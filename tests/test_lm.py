@@ -193,8 +193,8 @@ def test_sentence_scores_do_not_depend_on_padding(trained):
 def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, monkeypatch):
     import lm_eval
     from lm_eval.api.instance import Instance
-    from lm_eval.tasks import TaskManager
 
+    from ssa_book.lm import cli
     from ssa_book.lm.evaluate import sentence_log_probabilities
     from ssa_book.lm.lm_eval_adapter import SSALanguageModel
 
@@ -208,9 +208,15 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
         "test_split: test\noutput_type: multiple_choice\ndoc_to_text: '{{question}}'\ndoc_to_choice: '{{choices}}'\n"
         "doc_to_target: label\nmetric_list:\n  - metric: acc\n"
     )
+    # The command line (its arguments checked first), then lm-eval's Python entry, on the same tasks.
+    written = tmp_path / "lm_eval" / "results.json"
+    assert cli.main(["lm-eval", "--model_args", f"pretrained={out / 'checkpoint'},device=cpu", "--tasks", "local_pairs",
+                     "--include_path", str(tmp_path), "--batch_size", "4", "--limit", "3", "--output_path", str(written), "--log_samples"]) == 0
+    from_command = json.loads(written.read_text())
+    assert 0.0 <= from_command["results"]["local_pairs"]["acc,none"] <= 1.0 and len(from_command["samples"]["local_pairs"]) == 3
     outcome = lm_eval.simple_evaluate(
         model="ssa-lm", model_args=f"pretrained={out / 'checkpoint'},device=cpu", tasks=["local_pairs"],
-        task_manager=TaskManager(include_path=str(tmp_path)), batch_size=4,
+        task_manager=cli.lm_eval_tasks(str(tmp_path)), batch_size=4,
     )
     assert 0.0 <= outcome["results"]["local_pairs"]["acc,none"] <= 1.0
 

@@ -6,8 +6,9 @@ Python::
     import ssa_book.lm.lm_eval_adapter  # registers "ssa-lm"
     lm_eval.simple_evaluate(model="ssa-lm", model_args="pretrained=RUN/checkpoint", tasks=["hellaswag"])
 
-Command line: lm-eval's own arguments, with the model registered first (lm-eval 0.4 discovers
-models only inside its own package, so the bare ``lm_eval`` script cannot see ours)::
+Command line (lm-eval 0.4 discovers models only inside its own package, so the bare ``lm_eval``
+script cannot see ours): lm-eval's ``run`` through :mod:`ssa_book.lm.cli`, which checks each of its
+arguments (lm-eval's names) before any task is read::
 
     python -m ssa_book decoder lm-eval --model ssa-lm --model_args pretrained=RUN/checkpoint,device=cuda --tasks hellaswag
 
@@ -17,8 +18,6 @@ evaluated; a plain ``AutoModelForCausalLM`` load would silently fall back to sof
 """
 
 from __future__ import annotations
-
-import sys
 
 import torch
 from lm_eval.api.model import TemplateLM
@@ -116,15 +115,3 @@ class SSALanguageModel(TemplateLM):
             outputs.append(text)
         return outputs
 
-
-def run_cli(argv: list[str]) -> int:
-    """lm-eval's command line (the same arguments as ``lm_eval``) with ``ssa-lm`` registered."""
-    from lm_eval.__main__ import cli_evaluate
-
-    saved = sys.argv
-    sys.argv = ["lm_eval", *argv]
-    try:
-        cli_evaluate()
-    finally:
-        sys.argv = saved
-    return 0
