@@ -151,3 +151,15 @@ def cache_problem(profile: str, results_dir: str | Path | None = None) -> str | 
     folder = root / check_profile(profile)
     problem = folder_problem(folder if folder.exists() else root)
     return None if problem is None else f"the result cache cannot be written: {problem}"
+
+
+def training_folder_problem() -> str | None:
+    """Why training cannot write its checkpoints or run folders (:func:`ssa_book.paths.training_folders`;
+    a folder to be created is fine below a writable one), with the variable that moves it, or
+    ``None``. Asked with :func:`cache_problem`, before any run trains: a checkpoint it could not
+    write would fail it minutes in."""
+    for variable, folder in paths.training_folders():
+        problem = folder_problem(folder, new_parents=True)
+        if problem is not None:
+            return f"training cannot write in its folder: {problem} (set {variable} to a writable folder)"
+    return None

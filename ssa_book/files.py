@@ -27,7 +27,7 @@ import socket
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable
 
 ABANDONED_AFTER_S = 3600
 TEMPORARY_SUFFIX = ".tmp"  # the suffix of a temporary unless the writer names another (a download's: .part)
@@ -55,12 +55,17 @@ def create_temporary(path: Path, suffix: str) -> tuple[int, Path]:
             continue
 
 
-def write_atomically(path: Path, content: str | bytes, *, suffix: str = TEMPORARY_SUFFIX) -> None:
-    """Write ``content`` (text as UTF-8) to ``path`` through a temporary sibling renamed over it."""
+def write_atomically(path: Path, content: str | bytes | Callable[[BinaryIO], object], *,
+                     suffix: str = TEMPORARY_SUFFIX) -> None:
+    """Write ``content`` (text as UTF-8, bytes, or what a function writes to the open binary file:
+    a checkpoint's ``torch.save``) to ``path`` through a temporary sibling renamed over it."""
     handle, temporary = create_temporary(path, suffix)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(content.encode("utf-8") if isinstance(content, str) else content)
+            if callable(content):
+                content(stream)
+            else:
+                stream.write(content.encode("utf-8") if isinstance(content, str) else content)
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)

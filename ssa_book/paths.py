@@ -1,4 +1,5 @@
-"""Where the book's folders are: the repository root, its data and its result cache."""
+"""Where the book's folders are: the repository root, its data, its result cache, and the folders
+training writes in (checkpoints, the decoder's run folders)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"  # the in-context and encoder runs' checkpoints
+RUNS_DIR_ENV = "SSA_RUNS_DIR"  # the decoder's run folders (checkpoints, tokenizers)
 
 # Markers that tell a checkout of this repository apart from a folder that merely holds notebooks.
 _ROOT_MARKERS = ("pyproject.toml", "_toc.yml")
@@ -39,6 +43,28 @@ def results_dir() -> Path:
     """The result cache folder: ``$SSA_RESULTS_DIR``, else ``results/`` in the repository."""
     configured = os.environ.get("SSA_RESULTS_DIR")
     return Path(configured).expanduser().resolve() if configured else _default_under_root("results")
+
+
+def checkpoint_dirs() -> dict[str, Path]:
+    """Where the studies that resume from checkpoints keep them, by study: ``$SSA_CHECKPOINT_DIR``
+    for both, else each one's own: the in-context runs' beside the result cache, the encoder's in
+    ``_build/``."""
+    configured = os.environ.get(CHECKPOINT_DIR_ENV)
+    if configured:
+        return dict.fromkeys(("icl", "encoder"), Path(configured).expanduser())
+    return {"icl": results_dir().parent / "checkpoints", "encoder": _default_under_root("_build") / "checkpoints"}
+
+
+def runs_dir() -> Path:
+    """Where the decoder's run folders go: ``$SSA_RUNS_DIR``, else ``_build/runs`` in the repository."""
+    configured = os.environ.get(RUNS_DIR_ENV)
+    return Path(configured).expanduser().resolve() if configured else _default_under_root("_build") / "runs"
+
+
+def training_folders() -> list[tuple[str, Path]]:
+    """Every folder training writes in, each with the variable that moves it."""
+    folders = [(CHECKPOINT_DIR_ENV, folder) for folder in dict.fromkeys(checkpoint_dirs().values())]
+    return folders + [(RUNS_DIR_ENV, runs_dir())]
 
 
 @contextlib.contextmanager

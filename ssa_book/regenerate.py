@@ -65,7 +65,7 @@ from typing import Callable, Mapping, Sequence
 import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the kinds of run they plan)
 from ssa_book import runner
 from ssa_book.chapters import ALL, CHAPTERS, KINDS, PROG, Run, plan, read_run
-from ssa_book.arguments import Parser, at_least, cache_problem, minutes, resolved_device
+from ssa_book.arguments import Parser, at_least, cache_problem, minutes, resolved_device, training_folder_problem
 from ssa_book.data import DatasetError
 from ssa_book.profiles import DEVICES, PROFILES, resolve_device
 from ssa_book.results import remove_abandoned_temporaries
@@ -148,13 +148,19 @@ class CacheNotWritableError(ValueError):
     """Runs are to be computed, but the result cache cannot store them."""
 
 
+class TrainingFolderError(ValueError):
+    """Runs are to be computed, but training cannot write its checkpoints (the message names the
+    folder and the variable that moves it)."""
+
+
 def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: int = 1, cluster: str | None = None,
              dry_run: bool = False, stop_launching_after: float | None = None, progress: bool | None = None,
              log: Callable[[str], None] = print) -> int:
     """Say what ``runs`` hold (cached or to compute), then compute the missing ones unless
     ``dry_run`` (``jobs`` at a time, or on ``cluster``: :func:`execute`). The exit status: 0, or 1
     if a run failed. :class:`CacheNotWritableError` before any computation when there is one to
-    make and the cache cannot store its result; :class:`ssa_book.runner.ClusterError` when the
+    make and the cache cannot store its result, :class:`TrainingFolderError` when training
+    cannot write its checkpoints; :class:`ssa_book.runner.ClusterError` when the
     cluster cannot be reached."""
     device = resolve_device(device)
     read = {run.key: read_run(run, profile, device) for run in runs}
@@ -173,6 +179,9 @@ def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: i
     problem = cache_problem(profile)
     if problem is not None:  # found now, not after the first training whose result could not be stored
         raise CacheNotWritableError(problem)
+    problem = training_folder_problem() if cluster is None else None  # a cluster's workers write in their own
+    if problem is not None:
+        raise TrainingFolderError(problem)
     remove_abandoned_temporaries()
     progress = jobs == 1 and cluster is None and sys.stderr.isatty() if progress is None else progress
     estimates = cost_estimates(runs, {key: entries for key, entries in read.items() if entries is not None})
@@ -273,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
                         dry_run=arguments.dry_run, stop_launching_after=arguments.stop_launching_after)
     except CacheNotWritableError as error:
         parser().error(f"{error}; set $SSA_RESULTS_DIR to a writable folder (--dry-run shows the plan without writing)")
+    except TrainingFolderError as error:
+        parser().error(f"{error} (--dry-run shows the plan without writing)")
     except ClusterError as error:
         parser().error(f"argument --cluster: {error}")
     except KeyboardInterrupt:

@@ -16,7 +16,8 @@ resuming. Guarantees:
 * **A resumed run equals an uninterrupted one**, exactly: a checkpoint holds the weights, the
   optimizer state, the RNG state, the step, every step's loss, the chapter's extra state and the
   wall time so far, and is written atomically (a temporary file in the same folder, then
-  ``os.replace``) every ``checkpoint_every`` steps and at the end, so a killed run resumes from
+  ``os.replace``; with the umask's permissions, as the cache's files) every ``checkpoint_every``
+  steps and at the end, so a killed run resumes from
   its last checkpoint and takes exactly the steps it would have taken.
 * **One mismatch policy.** A checkpoint that is unreadable (truncated, foreign, refused by the
   safe loader), that records another configuration identity, or whose tensors do not fit the
@@ -35,8 +36,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -46,6 +45,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 from torch import nn
+
+from ssa_book.files import write_atomically
 
 FORMAT = 1  # the layout of a checkpoint this module writes; another one is not used
 
@@ -161,16 +162,11 @@ def _misfit(training: Training, state: dict) -> str | None:
 
 
 def save_checkpoint(path: Path, state: dict) -> None:
-    """Write ``state`` to ``path`` atomically: a reader sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(handle)
-    try:
-        torch.save(state, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write ``state`` to ``path`` atomically, as the result cache writes its entries
+    (:func:`ssa_book.files.write_atomically`): a reader sees the old file or the new one, never
+    half of one, and the file has the permissions the umask leaves (a shared folder's group can
+    read it)."""
+    write_atomically(Path(path), lambda stream: torch.save(state, stream))
 
 
 def _history(losses: list[float], every: int) -> list[tuple[int, float]]:

@@ -233,6 +233,44 @@ def test_a_cache_that_cannot_be_written_is_refused_before_any_computation(cache,
     assert not (tmp_path / "missing").exists()
 
 
+@pytest.mark.parametrize("variable", ["SSA_CHECKPOINT_DIR", "SSA_RUNS_DIR"])
+def test_a_training_folder_that_cannot_be_written_is_refused_before_any_computation(cache, tmp_path, monkeypatch, capsys, variable):
+    compute = Counter()
+    monkeypatch.setitem(regenerate.KINDS, "demo", _demo_kind(compute))
+    runs = [Run("demo", (0,), "demo / seed 0")]
+    for name in ("SSA_CHECKPOINT_DIR", "SSA_RUNS_DIR"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    make_read_only(tmp_path / variable.lower(), monkeypatch)
+    with pytest.raises(regenerate.TrainingFolderError, match=f"is not writable \\(set {variable} to a writable folder\\)"):
+        regenerate.run_plan(runs, profile="smoke", device="cpu")
+    assert compute.calls == 0
+    assert regenerate.run_plan(runs, profile="smoke", device="cpu", dry_run=True) == 0
+    monkeypatch.setenv(variable, str(tmp_path / variable.lower() / "below"))  # to be created in a read-only folder
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:
+        regenerate.main(["decoder", "--profile", "smoke", "--seeds", "0", "--scorers", "ssa"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and len(err.strip().splitlines()) == 1 and f"set {variable} to a writable folder" in err, err
+    assert "SSA_RESULTS_DIR" not in err and "cannot be created" in err
+    monkeypatch.setenv(variable, str(tmp_path / "writable" / "new"))  # created on first write
+    assert regenerate.run_plan(runs, profile="smoke", device="cpu") == 0 and compute.calls == 1
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640)])
+def test_checkpoints_keep_the_umasks_permissions_and_leave_no_temporary(tmp_path, mask, mode):
+    import torch
+
+    from ssa_book.training import save_checkpoint
+
+    path = tmp_path / "runs" / "checkpoint.pt"
+    with umask(mask):
+        save_checkpoint(path, {"step": 3, "weights": torch.arange(4.0)})
+        save_checkpoint(path, {"step": 4, "weights": torch.arange(5.0)})  # replaced whole
+    assert path.stat().st_mode & 0o777 == mode and [file.name for file in path.parent.iterdir()] == ["checkpoint.pt"]
+    state = torch.load(path, weights_only=True)
+    assert state["step"] == 4 and torch.equal(state["weights"], torch.arange(5.0))
+
+
 def test_a_read_only_profile_folder_is_refused_even_in_a_writable_cache(cache, monkeypatch):
     from ssa_book.arguments import cache_problem
 

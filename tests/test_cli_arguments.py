@@ -235,6 +235,12 @@ def test_commands_that_write_refuse_a_folder_they_cannot_write(folders, monkeypa
         parse(("data", "fetch"), ["fetch"])
     assert "SSA_DATA_DIR" in capsys.readouterr().err
     assert parse(("reruns", "table"), ["table"]).profile == "cpu"  # reading needs no write
+    make_read_only(folders / "runs", monkeypatch)  # $SSA_RUNS_DIR: decoder train's run folder, without --out
+    with pytest.raises(SystemExit) as exited:
+        parse(("decoder", "train"), ["train"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.count("\n") == 1 and "SSA_RUNS_DIR" in err and "not writable" in err, err
+    assert parse(("decoder", "train"), ["train", "--out", str(folders / "elsewhere")]).out == folders / "elsewhere"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any, Sequence
@@ -40,7 +39,6 @@ from ssa_book.encoder.train import train_and_probe
 VARIANTS = ("softmax", "ssa", "ssa_n1.5", "ssa_n2")
 SEEDS_PER_PROFILE = {"smoke": 1, "cpu": 8, "paper": 3}
 EXPERIMENT = "encoder"
-CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"  # the same variable as the ICL runs' (ssa_book.icl.train)
 
 # The paper's published accuracies (%, its BabyBERTa Zorro table): softmax, and the best SSA
 # variant it reports.
@@ -168,8 +166,7 @@ def runs_experiment(variant: str) -> str:
 
 def checkpoint_dir(profile: str, config: dict) -> Path:
     """The run's checkpoint folder, under ``$SSA_CHECKPOINT_DIR`` (as the ICL runs) or ``_build/checkpoints``."""
-    configured = os.environ.get(CHECKPOINT_DIR_ENV)
-    root = Path(configured).expanduser() if configured else (paths.repository_root() or Path.cwd()) / "_build" / "checkpoints"
+    root = paths.checkpoint_dirs()["encoder"]
     key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
     return root / EXPERIMENT / profile / f"{config['scorer']}-seed{config['seed']}-{key}"
 

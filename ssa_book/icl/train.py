@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from pathlib import Path
 
 import torch
@@ -30,7 +29,6 @@ from ssa.scoring import Scorer
 from ssa_book.results import cache_key, config_dict
 from ssa_book.results import config_dict
 
-CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,8 +113,7 @@ def training_batch(config: TrainConfig, step: int) -> tuple[torch.Tensor, torch.
 
 
 def checkpoint_root() -> Path:
-    configured = os.environ.get(CHECKPOINT_DIR_ENV)
-    root = Path(configured).expanduser() if configured else paths.results_dir().parent / "checkpoints"
+    root = paths.checkpoint_dirs()["icl"]
     root.mkdir(parents=True, exist_ok=True)
     ignore = root / ".gitignore"
     if not ignore.exists():  # the folder keeps itself out of git

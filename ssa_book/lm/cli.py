@@ -22,9 +22,10 @@ import torch
 
 from ssa_book.arguments import Parser, at_least, available_device, existing_folder, number, output_file_creating_folder, writable_folder
 from ssa_book.data import DatasetError
+from ssa_book.files import folder_problem
 from ssa_book.lm.config import run_config
 from ssa_book.lm.evaluate import evaluate_checkpoint
-from ssa_book.lm.experiment import run_folder
+from ssa_book.lm.experiment import run_folder, runs_dir
 from ssa_book.lm.model import build_model, parameter_count
 from ssa_book.lm.train import train as train_run
 from ssa_book.profiles import DEVICES, PROFILES, resolve_device
@@ -192,6 +193,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
             _run_from(arguments)
         except ValueError as error:
             described.error(f"arguments of the run (--steps, --global-batch, --micro-batch, ...): {error}")
+    if arguments.command == "train" and arguments.out is None:
+        problem = folder_problem(runs_dir(), new_parents=True)
+        if problem is not None:
+            described.error(f"the run folder (under $SSA_RUNS_DIR or _build/runs): {problem}; give --out DIR or set SSA_RUNS_DIR "
+                            "to a writable folder")
     if arguments.command == "evaluate" and not (arguments.checkpoint / "config.json").is_file():
         described.error(f"argument --checkpoint: {arguments.checkpoint} holds no config.json; it must be a checkpoint folder "
                         "that `python -m ssa_book decoder train` wrote")

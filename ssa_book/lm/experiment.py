@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import statistics
 import time
 from pathlib import Path
@@ -30,7 +29,6 @@ from ssa_book.lm.train import train
 EXPERIMENT = "lm/run"
 SCORERS = ("softmax", "ssa")
 SEEDS = {"smoke": (0, 1), "cpu": (0, 1, 2, 3, 4, 5), "paper": (1234,)}
-RUNS_ENV = "SSA_RUNS_DIR"
 
 # The paper's published numbers (its decoder perplexity table and lm-eval table): 114M decoders,
 # about 17B FineWeb-Edu tokens.
@@ -120,10 +118,7 @@ def regenerate_command(profile: str, scorer: str | None = None, seed: int | None
 
 def runs_dir() -> Path:
     """Where run folders (checkpoints, tokenizers) go: ``$SSA_RUNS_DIR``, else ``_build/runs``."""
-    configured = os.environ.get(RUNS_ENV)
-    if configured:
-        return Path(configured).expanduser().resolve()
-    return (paths.repository_root() or Path.cwd()) / "_build" / "runs"
+    return paths.runs_dir()
 
 
 def run_folder(profile: str, run: RunConfig) -> Path:
