@@ -136,3 +136,93 @@ def test_a_crowded_overlay_keeps_softmax_and_ssa_in_colour_and_the_rest_grey():
     few = ["softmax", "ssa", "sparsemax"]
     assert plotting.overlay_color("sparsemax", few) == plotting.scorer_color("sparsemax")
     assert plotting.overlay_order(["ssa", "sigmoid", "softmax", "sparsemax"]) == ["sigmoid", "sparsemax", "ssa", "softmax"]
+
+
+# Every figure is drawn for the book's column (issue 53): at most 7.5 in wide as saved, no text
+# below 8 pt. The notebooks' figures are checked when they are glued (use_book_style installs the
+# check in the kernel), so the smoke run of every notebook in CI checks every figure of the book.
+
+def test_a_figure_wider_than_the_column_or_with_small_text_is_refused():
+    from ssa_book import plotting
+
+    plotting.use_book_style()
+    fitting, ax = plt.subplots(figsize=(7.0, 3.0))
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.set(title="a title", xlabel="x", ylabel="y")
+    ax.legend()
+    fitting.tight_layout()
+    assert plotting.figure_problems(fitting) == []
+    plotting.check_figure(fitting)
+
+    wide, ax = plt.subplots(figsize=(12.0, 3.0))
+    ax.plot([0, 1], [0, 1])
+    wide.tight_layout()
+    assert any("wide" in problem for problem in plotting.figure_problems(wide))
+
+    small, ax = plt.subplots(figsize=(6.0, 3.0))
+    ax.plot([0, 1], [0, 1])
+    ax.text(0.5, 0.5, "tiny", fontsize=6)
+    small.tight_layout()
+    problems = plotting.figure_problems(small)
+    assert len(problems) == 1 and "below 8 pt" in problems[0] and "'tiny'" in problems[0]
+    with pytest.raises(plotting.FigureNotForColumn, match="below 8 pt"):
+        plotting.check_figure(small)
+
+    outside, ax = plt.subplots(figsize=(7.0, 3.0))  # a legend outside the axes widens the saved figure
+    ax.plot([0, 1], [0, 1], label="a line with a long label")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+    assert any("wide" in problem for problem in plotting.figure_problems(outside))
+    for fig in (fitting, wide, small, outside):
+        plt.close(fig)
+
+
+def test_the_book_style_writes_no_text_below_the_minimum():
+    from ssa_book import plotting
+
+    plotting.use_book_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="line")
+    ax.set(title="title", xlabel="x", ylabel="y")
+    ax.legend(title="legend")
+    fig.suptitle("figure")
+    fig.tight_layout()
+    assert plotting.figure_problems(fig) == []
+    assert plt.rcParams["savefig.dpi"] == plotting.FIGURE_DPI
+    plt.close(fig)
+
+
+def test_in_a_notebook_every_glued_figure_is_checked():
+    """In an IPython shell the book style wraps the PNG formatter of figures: a figure that does not
+    fit the column raises when it is rendered (a notebook's cell then shows an error and
+    papermill fails the chapter)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from matplotlib.figure import Figure
+
+    from ssa_book import plotting
+
+    shell = InteractiveShell.instance()
+    try:
+        plotting.use_book_style()
+        render = shell.display_formatter.formatters["image/png"].lookup_by_type(Figure)
+        assert getattr(render, "checks_column", False)
+        fig, ax = plt.subplots(figsize=(6.0, 3.0))
+        ax.plot([0, 1], [0, 1])
+        assert render(fig)[:4] == b"\x89PNG"
+        fig.set_size_inches(12.0, 3.0)
+        with pytest.raises(plotting.FigureNotForColumn, match="wide"):
+            render(fig)
+        plt.close(fig)
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_ssa_variants_are_told_apart_from_ssa_by_colour_and_marker():
+    from matplotlib.colors import to_rgb
+
+    from ssa_book import plotting
+
+    variants = ["ssa", "ssa_n1.5", "ssa_n2"]
+    colours = [np.array(to_rgb(plotting.scorer_color(name))) for name in variants]
+    # every pair at least a third of the RGB cube's diagonal apart: no near-identical shades
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(colours) for b in colours[i + 1:]) > 0.35
+    assert len({plotting.scorer_marker(name) for name in ["softmax", *variants]}) == 4

@@ -162,7 +162,7 @@ def plot_paired_differences(fig, axes, comparison, panels, threshold: float) -> 
                 low, high = (np.clip(row[k], -limit, limit) for k in ("low", "high"))
                 ax.plot([low, high], [position, position], color=color, linewidth=1.2, zorder=2)
                 ax.plot([row["effect"]] * 2, [position - 0.3, position + 0.3], color=color, linewidth=2, zorder=2)
-            ax.annotate(row["outcome"], (1.01, position), xycoords=("axes fraction", "data"), fontsize=7, va="center")
+            ax.annotate(row["outcome"], (1.01, position), xycoords=("axes fraction", "data"), fontsize=8, va="center")
         ax.set_yticks(range(len(rows)), [scorer_label(s) for s in rows.index], fontsize=8)
         ax.set_ylim(len(rows) - 0.5, -0.5)
         ax.set_xlim(-limit, limit)

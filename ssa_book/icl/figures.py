@@ -15,7 +15,8 @@ import numpy as np
 from ssa_book.icl.evaluate import bootstrap_band
 from ssa_book.icl.tasks import FIRST_SCORED, get_task
 from ssa_book.icl.verdicts import error_curve, length_curve
-from ssa_book.plotting import overlay_color, overlay_order, plot_mean_and_seeds, scorer_color, scorer_label
+from ssa_book.plotting import (overlay_color, overlay_order, plot_mean_and_seeds, scorer_color, scorer_label, seed_style,
+                               variant_shade)
 from ssa_book.icl.study import ARMS
 
 BASELINE_STYLES = {"least squares": ":", "zero": "--", "exact rule": ":", "majority class": "--"}
@@ -191,7 +192,7 @@ def timing_table(runs: dict):
     return pd.DataFrame(rows)
 
 
-def plot_paired_differences(verdicts, seeds, width: float = 9.0):
+def plot_paired_differences(verdicts, seeds, width: float = 7.2):
     """A figure with each judged claim's paired difference per seed (in the paper's direction:
     positive = as the paper says), the mean with its 95% interval, and the threshold either side of
     0 shaded (:mod:`ssa_book.verdicts`); one panel per unit, so that claims in different units do not
@@ -208,9 +209,8 @@ def plot_paired_differences(verdicts, seeds, width: float = 9.0):
         ax.set_axis_off()
         return fig
     heights = [len(group) + 1.2 for group in groups.values()]
-    fig, axes = plt.subplots(len(groups), 1, figsize=(width, 0.55 * sum(heights) + 0.6), squeeze=False,
+    fig, axes = plt.subplots(len(groups), 1, figsize=(width, 0.65 * sum(heights) + 0.6), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
-    markers = "osD^v<>p*h"
     for ax, (units, group) in zip(axes[:, 0], groups.items()):
         for row, verdict in enumerate(group):
             y = len(group) - 1 - row
@@ -219,53 +219,145 @@ def plot_paired_differences(verdicts, seeds, width: float = 9.0):
             ax.plot(verdict.effect, y, marker="|", markersize=14, color="black",
                     label="mean, 95% interval" if row == 0 else None)
             for index, (seed, difference) in enumerate(zip(seeds, verdict.differences)):
-                ax.scatter(difference, y + 0.2, marker=markers[index % len(markers)], s=28, color=f"C{index}",
+                ax.scatter(difference, y + 0.2, s=28, **seed_style(index),
                            label=f"seed {seed}" if row == 0 else None, zorder=3)
         threshold = group[0].threshold
         ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0, label="within the threshold")
         ax.axvline(0, color="grey", linewidth=0.8)
-        ax.set_yticks(range(len(group)), [textwrap.fill(verdict.claim, 50) for verdict in reversed(group)], fontsize=7)
+        ax.set_yticks(range(len(group)), [textwrap.fill(verdict.claim, 40) for verdict in reversed(group)], fontsize=8)
         ax.set_ylim(-0.6, len(group) - 0.2)
         ax.set_xlabel(f"paired difference, {units} (positive = the paper's direction)", fontsize=9)
-    axes[0, 0].legend(fontsize=7, loc="best")
+    axes[0, 0].legend(fontsize=8, loc="best")
     fig.tight_layout()
     return fig
 
 
-def plot_study_differences(ax, rows, endpoint: str) -> None:
+TASK_MARKERS = ("o", "s", "^", "D")  # the tasks of a forest, told apart by marker and shade
+TASK_SHADES = ("black", "0.5", "0.25", "0.65")
+
+
+def _comparison_label(row, tasks_on_row: int) -> str:
+    """A forest row's label: the comparison, with its task when the row holds one task that the
+    comparison's name does not already say."""
+    label, title = row["comparison"], get_task(row["task"]).title
+    if tasks_on_row == 1 and title not in label:
+        label = f"{label} ({title})"
+    return textwrap.fill(label, 30)
+
+
+def plot_study_differences(ax, rows, endpoint: str, *, labels: bool = True, order=None, tasks=None, legend: bool = True) -> list:
     """The powered study's judged comparisons at one endpoint (rows of
-    :func:`ssa_book.icl.study.verdict_rows`): each seed's paired difference as a dot (positive = the
-    paper's direction), the mean with its 95% interval, and the threshold either side of 0 shaded.
-    Comparisons not judged yet are listed with what is missing."""
+    :func:`ssa_book.icl.study.verdict_rows`), one row per comparison: per task (a marker and shade
+    each, side by side on the row), the mean with its 95% interval and each seed's paired difference
+    as a small dot (positive = the paper's direction); the threshold either side of 0 shaded.
+    Comparisons not judged yet are listed with what is missing. ``order``: the comparisons, top to
+    bottom (default: as they come); ``tasks``: the tasks, whose order picks their markers; ``labels=False`` leaves the row labels to a panel beside it;
+    ``legend``: a legend below the panel (else the caller draws one). Returns the legend's handles."""
+    from matplotlib.lines import Line2D
+
     chosen = [row for row in rows if row["endpoint"] == endpoint]
-    labels = []
-    for y, row in enumerate(reversed(chosen)):
+    comparisons = list(order) if order is not None else list(dict.fromkeys(row["comparison"] for row in chosen))
+    present = list(dict.fromkeys(row["task"] for row in chosen))
+    tasks = list(tasks) if tasks is not None else present
+    offsets = dict(zip(present, np.linspace(-0.18, 0.18, len(present)) if len(present) > 1 else [0.0]))
+    handles, names = [], []
+    for row in chosen:
         verdict = row["verdict"]
-        labels.append(textwrap.fill(f"{row['comparison']} ({get_task(row['task']).title})", 44))
+        y = comparisons.index(row["comparison"]) + offsets[row["task"]]
+        index = tasks.index(row["task"])
+        marker, shade = TASK_MARKERS[index % len(TASK_MARKERS)], TASK_SHADES[index % len(TASK_SHADES)]
         if not verdict.differences:
-            ax.text(0, y, f"not tested: {verdict.detail}", ha="center", va="center", fontsize=7, color="grey")
+            ax.text(0, y, f"not tested: {verdict.detail}", ha="center", va="center", fontsize=8, color="grey")
             continue
-        spread = np.linspace(-0.25, 0.25, len(verdict.differences))  # seeds side by side, in seed order
-        ax.scatter(verdict.differences, y + spread, s=9, color=scorer_color("ssa"), alpha=0.6, linewidths=0, zorder=2)
+        spread = np.linspace(-0.07, 0.07, len(verdict.differences))  # seeds side by side, in seed order
+        ax.scatter(verdict.differences, y + spread, s=6, color=scorer_color("ssa"), alpha=0.45, linewidths=0, zorder=2)
         if verdict.interval is not None and all(np.isfinite(verdict.interval)):
-            ax.plot(verdict.interval, [y, y], color="black", linewidth=1.5, zorder=3)
-        ax.plot(verdict.effect, y, marker="|", markersize=14, color="black", zorder=3)
+            ax.plot(verdict.interval, [y, y], color=shade, linewidth=1.6, zorder=3)
+        ax.plot(verdict.effect, y, marker=marker, markersize=5, color=shade, zorder=4)
+        title = get_task(row["task"]).title
+        if title not in names:
+            names.append(title)
+            handles.append(Line2D([], [], color=shade, marker=marker, markersize=5, linewidth=1.6,
+                                  label=title))
     if chosen:
         threshold = chosen[0]["verdict"].threshold
-        ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0, label="within the threshold")
-        ax.set_xlabel(f"paired difference, {chosen[0]['verdict'].units} (positive = the paper's direction)", fontsize=9)
+        ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0)
+        ax.set_xlabel(chosen[0]["verdict"].units)
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    ax.set_ylim(-0.6, max(len(labels), 1) - 0.4)
-    ax.set_title(endpoint, fontsize=10)
+    by_comparison = {c: [row for row in chosen if row["comparison"] == c] for c in comparisons}
+    if labels:  # a panel sharing its rows with one beside it leaves the labels (and the shared ticks) to that one
+        ax.set_yticks(range(len(comparisons)),
+                      [_comparison_label(by_comparison[c][0], len(by_comparison[c])) if by_comparison[c] else c for c in comparisons])
+        ax.tick_params(axis="y", labelsize=8.5)
+    ax.set_ylim(max(len(comparisons), 1) - 0.5, -0.5)
+    ax.set_title(endpoint)
+    handles.append(Line2D([], [], color=scorer_color("ssa"), marker="o", markersize=3, alpha=0.6, linewidth=0,
+                          label="each seed"))
+    from matplotlib.patches import Patch
+
+    handles.append(Patch(color="grey", alpha=0.15, label="within the threshold"))
+    if legend:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8, frameon=False)
+    return handles
 
 
-def plot_arm_curves(ax, curves: dict, x, labels: dict, styles: dict | None = None) -> None:
-    """Each arm's mean and seeds along ``x`` (``curves``: :func:`ssa_book.icl.study.arm_curves`),
-    coloured by its scorer, with ``labels[arm]`` and an optional line style per arm."""
+def plot_study_forest(rows, width: float = 7.2, columns: int = 3):
+    """Every judged endpoint of the powered study (:func:`plot_study_differences`), as a grid of
+    panels: endpoints that judge the same comparisons share one row of at most ``columns`` panels
+    and their row labels; one row per comparison, the tasks side by side on it. Returns the figure."""
+    import matplotlib.pyplot as plt
 
+    endpoints = list(dict.fromkeys(row["endpoint"] for row in rows))
+    tasks = list(dict.fromkeys(row["task"] for row in rows))
+    if not endpoints:
+        fig, ax = plt.subplots(figsize=(width, 1.2))
+        ax.text(0.5, 0.5, "No comparison is complete on any task yet, so none is drawn.", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    groups: dict[tuple, list] = {}
+    for endpoint in endpoints:
+        comparisons = tuple(dict.fromkeys(row["comparison"] for row in rows if row["endpoint"] == endpoint))
+        groups.setdefault(comparisons, []).append(endpoint)
+    lines = [(comparisons, chunk) for comparisons, members in groups.items()
+             for chunk in (members[i:i + columns] for i in range(0, len(members), columns))]
+    heights = [0.42 * len(comparisons) + 1.2 for comparisons, _ in lines]
+    legend_in = 0.75  # the shared legend's band at the top
+    fig = plt.figure(figsize=(width, sum(heights) + legend_in))
+    grid = fig.add_gridspec(len(lines), columns, height_ratios=heights)
+    handles = {}
+    for line, (comparisons, chunk) in enumerate(lines):
+        first = None
+        for column, endpoint in enumerate(chunk):
+            ax = fig.add_subplot(grid[line, column], sharey=first)
+            first = first or ax
+            for handle in plot_study_differences(ax, rows, endpoint, labels=column == 0, order=comparisons, tasks=tasks,
+                                                 legend=False):
+                handles.setdefault(handle.get_label(), handle)
+            ax.set_title(textwrap.fill(endpoint, 18))
+            if column:
+                ax.tick_params(axis="y", labelleft=False)
+    fig.supxlabel("paired difference (positive = the paper's direction)", fontsize=9)
+    fig.legend(handles=list(handles.values()), loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False,
+               title="per task: the mean and its 95% interval", title_fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 1 - legend_in / fig.get_figheight()))
+    return fig
+
+
+ARM_MARKERS = ("o", "^", "s", "D", "v", "P")
+
+
+def plot_arm_curves(ax, curves: dict, x, labels: dict, *, legend: bool = True) -> None:
+    """Each arm's mean and seeds along ``x`` (``curves``: :func:`ssa_book.icl.study.arm_curves`): the
+    first arm of a scorer in the scorer's book colour with circles, each further arm of the same
+    scorer in a shade of that colour with a marker of its own (:func:`ssa_book.plotting.variant_shade`,
+    :data:`ARM_MARKERS`), so that arms are never told apart by line style alone; labelled
+    ``labels[arm]``, with a legend below the panel."""
+    arms_of: dict[str, int] = {}
     for arm, (seeds, values) in curves.items():
-        plot_mean_and_seeds(ax, x, values, color=scorer_color(ARMS[arm].scorer), label=f"{labels[arm]} ({len(seeds)} seeds)",
-                            linestyle=(styles or {}).get(arm, "-"))
-    if curves:
-        ax.legend(fontsize=7, loc="upper left")
+        scorer = ARMS[arm].scorer
+        index = arms_of[scorer] = arms_of.get(scorer, -1) + 1
+        plot_mean_and_seeds(ax, x, values, color=variant_shade(scorer_color(scorer), index), label=f"{labels[arm]} ({len(seeds)} seeds)",
+                            marker=ARM_MARKERS[index % len(ARM_MARKERS)], markersize=4)
+    if curves and legend:
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, frameon=False)

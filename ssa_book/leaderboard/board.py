@@ -57,7 +57,7 @@ from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at
 from ssa_book.icl.tasks import TASKS
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, learned
-from ssa_book.plotting import scorer_color, scorer_label
+from ssa_book.plotting import COLUMN_WIDTH_IN, scorer_color, scorer_label
 from ssa_book.profiles import check_profile
 from ssa_book.results import CacheMissError, cache_required
 from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, train_items
@@ -645,7 +645,7 @@ def winners_words(board: Board) -> str:
 
 
 PANELS_PER_ROW = 3
-TITLE_WIDTH = 32  # characters of a panel's title line at 8 points in a third of the page
+TITLE_WIDTH = 26  # characters of a panel's title line at 8 points in a third of the column
 
 
 def plot(board: Board, fig=None):
@@ -660,7 +660,7 @@ def plot(board: Board, fig=None):
     columns = min(PANELS_PER_ROW, len(COLUMNS))
     rows = -(-len(COLUMNS) // columns)
     if fig is None:
-        fig = plt.figure(figsize=(2.8 * columns, rows * (0.3 * len(names) + 1.5)))
+        fig = plt.figure(figsize=(COLUMN_WIDTH_IN - 0.3, rows * (0.3 * len(names) + 1.5)))  # the column's width
     axes = np.ravel(fig.subplots(rows, columns, sharey=True, squeeze=False))
     for unused in axes[len(COLUMNS):]:
         unused.remove()
@@ -683,7 +683,7 @@ def plot(board: Board, fig=None):
             ax.scatter([found.mean], [y], s=30, facecolor=face, edgecolor=edge, linewidths=1.2, zorder=3)
         ax.set_title(f"{textwrap.fill(each.label, TITLE_WIDTH)}\n({each.shift_label}; training {each.training})", fontsize=8)
         ax.set_xlabel(each.error, fontsize=8)
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=8)
         if each.benchmark == RETRIEVAL:
             ax.set_xlim(-0.02, 1.02)
     first = axes[0]

@@ -37,7 +37,7 @@ from ssa_book.retrieval import experiment
 from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SETUPS, SHORT, SSA_START, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
 from ssa_book.results import CacheMissError, Provenance, cache_required
-from ssa_book.plotting import scorer_color, scorer_label
+from ssa_book.plotting import VARIANT_MARKERS, scorer_color, scorer_label, variant_shade
 
 THRESHOLD = 0.05  # accuracy
 LEARNED_ACCURACY = 0.5  # at the training size; chance is 1 / classes (0.1 at 10 classes)
@@ -189,11 +189,16 @@ def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rul
 
 
 def _style(name: str) -> tuple[str, str]:
-    """(colour, label) of a scorer or a variant (drawn in its scorer's colour)."""
+    """(colour, label) of a scorer or a variant (drawn in a darker shade of its scorer's colour)."""
 
     if name in VARIANTS:
-        return scorer_color(VARIANTS[name].scorer), VARIANTS[name].label
+        return variant_shade(scorer_color(VARIANTS[name].scorer), 1), VARIANTS[name].label
     return scorer_color(name), scorer_label(name)
+
+
+def _marker(name: str) -> str:
+    """A variant's marker: its own, so that it is told apart by more than its line style."""
+    return VARIANT_MARKERS[list(VARIANTS).index(name) % len(VARIANT_MARKERS)] if name in VARIANTS else "o"
 
 
 def pairs_table(found: Mapping[tuple[str, str], rule.Verdict]):
@@ -293,7 +298,8 @@ def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, tra
         linestyle = "--" if scorer in VARIANTS else "-"
         for row in values:
             ax.plot(sizes, row, color=color, alpha=0.2, linewidth=0.7, linestyle=linestyle)
-        ax.plot(sizes, values.mean(0), color=color, linewidth=2, marker="o", markersize=3, label=label, linestyle=linestyle)
+        ax.plot(sizes, values.mean(0), color=color, linewidth=2, marker=_marker(scorer), markersize=4, label=label,
+                linestyle=linestyle)
     ax.axvline(train_items, color="grey", linestyle=":", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("items per set (dotted: training size)")
