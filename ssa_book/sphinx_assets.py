@@ -48,13 +48,15 @@ def copy_mathjax(destination: Path) -> Path:
 # window): none is clipped or scrolls sideways (tests/test_browser.py checks every page). Markdown
 # tables (the claims ledger, the command tables) fill the column; every table's cells wrap long
 # words, numbers with their intervals and commands rather than widen it; tables a cell prints
-# (pandas, in outputs) are set a little smaller, since they have the most columns.
+# (pandas, in outputs) are set a little smaller, since they have the most columns. The interactive
+# tables (itables' DataTables, the leaderboard's) break between words only: they are laid out to fit.
 BOOK_CSS = "ssa-book.css"
 BOOK_CSS_TEXT = """\
 .bd-article table { max-width: 100%; }
 .bd-article table.table:not(.dataframe) { width: 100%; }
 .bd-article table.dataframe, .bd-article .cell_output table { font-size: 0.8rem; }
 .bd-article table td, .bd-article table th, .bd-article table td code, .bd-article table td code span { white-space: normal; overflow-wrap: anywhere; }
+.bd-article table.dataTable td, .bd-article table.dataTable th { overflow-wrap: break-word; }
 """
 
 

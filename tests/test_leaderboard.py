@@ -198,3 +198,82 @@ def test_the_chapter_plans_its_runs_in_parts_each_setup_of_max_retrieval_apart()
     original = [run for run in runs if lb.CHAPTER.part(run) == "max retrieval, original setup"]
     assert len(original) == len(lb.scorers()) * len(lb.seeds(lb.RETRIEVAL, PROFILE))
     assert all(run.arguments[2:] == ("original",) for run in original)
+
+
+def _synthetic_board(errors=lambda task, scorer, seed: _noisy(0.1 if scorer == "sigmoid" else 0.6 if scorer == "cosformer" else 0.3, seed)):
+    # sigmoid better than softmax on the linear columns, cosFormer worse there
+    return lb.read(PROFILE, load=_loader(errors, lambda scorer, seed: 0.7))
+
+
+def test_the_csv_has_regime_columns_six_significant_digits_and_verdicts_with_their_subject(tmp_path):
+    import re
+
+    import pandas as pd
+
+    board = _synthetic_board()
+    cost = {lb.ICL: {"scorers": {"sigmoid": {"time_ratio": 1.0 / 3.0, "memory_ratio": 2.0}}}}
+    frame = lb.seed_frame(board, cost)
+    lb.download_link(frame, tmp_path)
+    text = (tmp_path / lb.CSV_NAME).read_text(encoding="utf-8")
+    back = pd.read_csv(tmp_path / lb.CSV_NAME)
+    # regime columns, the same for every row of a column, in words and field by field
+    for name in ("regime", "regime_layers", "regime_width", "regime_steps", "regime_learning_rate", "regime_seeds"):
+        assert back[name].notna().all() and (back.groupby("column")[name].nunique() == 1).all(), name
+    linear = back[back["column"] == "linear_x"].iloc[0]
+    assert linear["regime"].startswith("in context, 4 layers of width 64,") and linear["regime_layers"] == 4
+    assert back[back["column"] == "retrieval_original"].iloc[0]["regime"].startswith("max retrieval, original setup: ")
+    # six significant digits at most: no float noise such as -0.27851560000000003
+    numbers = re.findall(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?", text)
+    assert numbers and all(len(number.lstrip("-").split("e")[0].replace(".", "").lstrip("0")) <= lb.CSV_DIGITS for number in numbers)
+    assert "0.333333" in text and "0.3333333" not in text
+    # verdicts name their subject: never a bare "better" or "worse"
+    outcomes = set(back["outcome"])
+    assert {"sigmoid better than softmax", "cosFormer worse than softmax", "reference"} <= outcomes
+    for outcome in outcomes:
+        for found in re.finditer(r"\b(better|worse)\b", outcome):
+            assert outcome[found.end():].startswith(" than softmax") and outcome[:found.start()].strip(), outcome
+    row = back[(back["scorer"] == "sigmoid") & (back["column"] == "linear_x")]
+    assert set(row["outcome"]) == {"sigmoid better than softmax"} and (row["effect"] > 0).all()
+
+
+def test_the_page_says_what_a_row_of_the_csv_is():
+    import json
+    from pathlib import Path
+
+    board = _synthetic_board()
+    frame = lb.seed_frame(board)
+    assert len(frame) == sum(len(cell.seeds) for cell in board.cells.values())
+    assert "one per scorer, column and seed" in lb.download_link(frame)
+    notebook = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / "leaderboard.ipynb").read_text(encoding="utf-8"))
+    prose = " ".join(" ".join("".join(cell["source"]).split()) for cell in notebook["cells"] if cell["cell_type"] == "markdown")
+    assert "The CSV has one row per scorer, column and seed" in prose
+    assert "one row per scorer and column:" not in prose.replace("CSV has one row per scorer, column", "")
+
+
+def test_the_pages_table_is_a_row_per_scorer_and_column_with_its_regime_verdict_and_cost():
+    board = _synthetic_board()
+    cost = {lb.ICL: {"scorers": {"ssa": {"time_ratio": 1.234, "memory_ratio": 1.5}}}}
+    table = lb.board_frame(board, cost)
+    assert len(table) == len(lb.scorers()) * len(lb.COLUMNS) and not table.duplicated(["scorer", "column"]).any()
+    assert list(table.columns[-2:]) == list(lb.BOARD_COST_COLUMNS)
+    ssa = table[(table["scorer"] == "SSA") & (table["column"] == lb.COLUMNS[0].label)].iloc[0]
+    assert ssa["step time / softmax"] == 1.23 and ssa["regime"] == "in context, 4 × 64, 1,000 steps, lr 0.001"
+    assert set(table[table["scorer"] == "cosFormer"]["against softmax"]) >= {"cosFormer worse than softmax"}
+    words = " ".join(table["against softmax"])
+    assert "better" not in words.replace("better than softmax", "") and "worse" not in words.replace("worse than softmax", "")
+    # a cell not complete says how many seeds are cached
+    partial = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7,
+                                            {("icl", "every", "ssa", 104)}))
+    row = lb.board_frame(partial).set_index(["scorer", "column"]).loc[("SSA", lb.COLUMNS[0].label)]
+    assert row["against softmax"] == "not run yet: 9 of 10 seeds" and np.isnan(row["mean error"])
+
+
+def test_the_interactive_table_works_offline_and_sorts_and_filters():
+    import re
+
+    html = lb.interactive_table(lb.board_frame(_synthetic_board()))
+    scripts = " ".join(re.findall(r"<script[^>]*\bsrc=[\"']?([^\"' >]+)", html))
+    assert not scripts, f"the table loads a script from {scripts}"  # DataTables travels inside the page
+    assert "unpkg.com" not in html.replace("https://www.unpkg.com/dt_for_itables", "") or "import {" not in html
+    assert "injectModule(" in html and '"pageLength": 14' in html and '"topEnd": "search"' in html
+    assert "nowrap" not in html  # its cells wrap to fit the text column

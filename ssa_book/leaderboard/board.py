@@ -2,6 +2,7 @@
 
     board = read("cpu")                   # every cell the cache can fill (never trains at cpu or paper)
     table(board, cost)                    # scorers x columns: "mean [low, high]" and the verdict
+    interactive_table(board_frame(board, cost))  # the page's table: a row per scorer and column, sortable
     seed_frame(board, cost).to_csv(path)  # the long table the page offers for download, a row per seed
     statement_verdict(board)              # the paper's "none is consistently better than softmax"
 
@@ -43,6 +44,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -60,8 +62,10 @@ from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, learned
 from ssa_book.plotting import COLUMN_WIDTH_IN, scorer_color, scorer_label
 from ssa_book.profiles import check_profile
 from ssa_book.results import CacheMissError, cache_required
-from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, train_items
-from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_SCORERS, SEEDS as RETRIEVAL_SEEDS, SHORT, load_run as load_retrieval_run, setup_of
+from ssa_book.icl.study.design import SCHEDULE_WORDS
+from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, regime as retrieval_regime, train_items
+from ssa_book.retrieval.experiment import (ORIGINAL, ORIGINAL_SCORERS, SEEDS as RETRIEVAL_SEEDS, SHORT, experiment_config as retrieval_config,
+                                           load_run as load_retrieval_run, setup_of)
 from ssa.scoring import scorer_names
 
 TITLE = "Leaderboard: every scorer under every shift"
@@ -444,7 +448,7 @@ def _cost_ratios(cost: Mapping[str, Mapping] | None, benchmark: str, scorer: str
 
 
 def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
-    """The long table, one row per scorer and column (the CSV the page offers): the point, each
+    """The long table, one row per scorer and column (the CSV, :func:`seed_frame`, has one per seed): the point, each
     seed's error, the mean and its 95% interval, softmax's mean, the verdict with its effect
     (softmax's error minus the scorer's: positive when the scorer is better) and interval, and the
     cost of a training step and its peak memory on the column's own model as multiples of
@@ -695,6 +699,53 @@ def plot(board: Board, fig=None):
     return fig
 
 
+# --- the regime of each column, and each cell's words against softmax ------------------------------
+
+def regime_fields(each: Column, profile: str) -> dict:
+    """The training regime of ``each``'s runs at ``profile``, field by field (every scorer's runs
+    of a column share it; SSA's start is in the chapters' tables): the model's layers and width,
+    training steps, learning rate and its schedule, the training scale, and the paired seeds."""
+    if each.benchmark == RETRIEVAL:
+        config = retrieval_config("softmax", profile, setup=each.setup)
+        layers, width, steps, rate, schedule = config.model.depth, config.model.width, config.train.steps, config.train.learning_rate, "constant"
+    else:
+        train = icl_experiment(each.task, "softmax", seeds(ICL, profile)[0], profile).train
+        layers, width, steps, rate, schedule = (train.model.n_layer, train.model.n_embd, train.train_steps, train.learning_rate,
+                                                SCHEDULE_WORDS[train.schedule])
+    return {"layers": layers, "width": width, "steps": steps, "learning_rate": rate, "schedule": schedule,
+            "training_scale": each.training, "seeds": len(seeds(each.benchmark, profile))}
+
+
+def regime(each: Column, profile: str) -> str:
+    """``each``'s regime in words: "in context, 4 layers of width 64, 1,000 steps at learning rate
+    0.001 (constant), trained at σ = 1; 10 paired seeds" (max retrieval: its chapter's words)."""
+    if each.benchmark == RETRIEVAL:
+        return f"max retrieval, {each.setup} setup: {retrieval_regime(profile, each.setup)}"
+    fields = regime_fields(each, profile)
+    return (f"in context, {fields['layers']} layers of width {fields['width']}, {fields['steps']:,} steps at learning rate "
+            f"{fields['learning_rate']:g} ({fields['schedule']}), trained at {each.training}; {fields['seeds']} paired seeds")
+
+
+def short_regime(each: Column, profile: str) -> str:
+    """``each``'s regime in a few words for the table: "in context, 4 × 64, 1,000 steps, lr 0.001"
+    (layers × width)."""
+    fields = regime_fields(each, profile)
+    where = "in context" if each.benchmark == ICL else f"retrieval, {each.setup}"
+    return f"{where}, {fields['layers']} × {fields['width']}, {fields['steps']:,} steps, lr {fields['learning_rate']:g}"
+
+
+_DIRECTION = re.compile(r"\b(better|worse)\b")
+
+
+def against_softmax(cell: Cell) -> str:
+    """The cell's verdict against softmax with its subject, never a bare direction: "sigmoid better
+    than softmax", "SSA worse than softmax", "no difference that matters; SSA slightly better than
+    softmax", "exploratory (3 pairs)", "not learned"; "reference" for softmax itself."""
+    if cell.verdict is None:
+        return "reference"
+    return _DIRECTION.sub(r"\1 than softmax", cell.verdict.label())
+
+
 def columns_table():
     """The columns as declared: shift, benchmark, training scale, point, error, and the threshold
     of the verdict against softmax with its reason."""
@@ -705,15 +756,69 @@ def columns_table():
                           "why this threshold": each.claim.reason} for each in COLUMNS]).set_index("column")
 
 
+BOARD_COST_COLUMNS = ("step time / softmax", "peak memory / softmax")
+
+
+def board_frame(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):
+    """The page's table: one row per scorer and column, so that it fits the text column and sorts
+    and filters by any of them: the scorer, the column (its shift and point), its regime in short
+    (:func:`short_regime`), the mean error over seeds with its 95% interval, the verdict against
+    softmax with its subject (:func:`against_softmax`; "not run yet: k of n seeds" for a cell not
+    complete), and the cost of a training step and its peak memory on the column's own model as
+    multiples of softmax's (:data:`BOARD_COST_COLUMNS`)."""
+    import pandas as pd
+
+    rows = []
+    for scorer in scorers():
+        for each in COLUMNS:
+            found = board.cell(scorer, each.key)
+            time_ratio, memory_ratio = _cost_ratios(cost, each.benchmark, scorer)
+            row = {"scorer": scorer_label(scorer), "column": each.label, "regime": short_regime(each, board.profile),
+                   "mean error": np.nan, "95% interval": "", "against softmax": ""}
+            if found is None:
+                cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
+                row["against softmax"] = f"not run yet: {cached} of {planned} seeds"
+            else:
+                row["mean error"] = round(found.mean, digits)
+                if found.interval is not None:
+                    row["95% interval"] = f"[{found.interval[0]:.{digits}f}, {found.interval[1]:.{digits}f}]"
+                row["against softmax"] = against_softmax(found)
+            row.update(zip(BOARD_COST_COLUMNS, (np.nan if ratio is None else round(float(ratio), 2) for ratio in (time_ratio, memory_ratio))))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+ROWS_PER_PAGE = 14  # one scorer's six columns fit twice and a third of a screen
+
+
+def interactive_table(table, rows: int = ROWS_PER_PAGE) -> str:
+    """``table`` (a DataFrame, without its index) as an interactive HTML table (itables, DataTables):
+    sorting by any column, a search box that filters the rows, and pages of ``rows`` rows. It works
+    offline: DataTables' JavaScript and CSS travel inside the HTML (itables' offline mode), never
+    from a CDN; without JavaScript the table's first rows show as plain HTML."""
+    from itables import options
+    from itables.javascript import generate_init_offline_itables_html, to_html_datatable
+
+    # "compact" without "nowrap": cells wrap, so that the table fits the text column
+    found = to_html_datatable(table, connected=False, showIndex=False, classes="display compact", pageLength=rows,
+                              lengthMenu=[rows, 2 * rows, len(table)], style="width:100%", autoWidth=False,
+                              layout={"topStart": "pageLength", "topEnd": "search", "bottomStart": "info", "bottomEnd": "paging"})
+    return generate_init_offline_itables_html(options.dt_bundle) + found
+
+
 CSV_NAME = "ssa-leaderboard.csv"
+CSV_DIGITS = 6  # significant digits of the CSV's numbers (a float's binary noise left out)
 
 
 def seed_frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     """The leaderboard in long format, the CSV the page offers: one row per scorer, column and
-    seed of every filled cell, with the scorer's and softmax's error there (paired by seed), the
-    cell's outcome against softmax (:data:`OUTCOME_MARKS`: better / worse / ...) with its effect
-    and interval (softmax's error minus the scorer's: positive when the scorer is better), and the
-    cost of a training step and its peak memory on the column's own model as multiples of softmax's."""
+    seed of every filled cell (a seed per row, so that each pair with softmax can be re-judged from
+    the file), with the column's regime (in words, and field by field: :func:`regime_fields`), the
+    scorer's and softmax's error at that seed, the cell's verdict against softmax with its subject
+    (:func:`against_softmax`: "SSA worse than softmax") with its effect and interval (softmax's
+    error minus the scorer's: positive when the scorer is better), and the cost of a training step
+    and its peak memory on the column's own model as multiples of softmax's. Numbers are kept to
+    :data:`CSV_DIGITS` significant digits."""
     import pandas as pd
 
 
@@ -727,16 +832,31 @@ def seed_frame(board: Board, cost: Mapping[str, Mapping] | None = None):
             verdict = found.verdict
             softmax_errors = dict(zip(reference.seeds, reference.errors))
             decided = verdict is not None and verdict.interval is not None
+            fields = {f"regime_{name}": value for name, value in regime_fields(each, board.profile).items()}
+            words, outcome = regime(each, board.profile), against_softmax(found)
             for seed, error in zip(found.seeds, found.errors):
                 rows.append({"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
-                             "benchmark": each.benchmark, "point": each.point, "error_measure": each.error, "seed": seed,
+                             "benchmark": each.benchmark, "point": each.point, "regime": words, **fields,
+                             "error_measure": each.error, "seed": seed,
                              "error": error, "softmax_error": softmax_errors.get(seed, np.nan),
-                             "outcome": "reference" if verdict is None else OUTCOME_MARKS.get(verdict.outcome, verdict.outcome),
+                             "outcome": outcome,
                              "effect": verdict.effect if decided else np.nan,
                              "effect_low": verdict.interval[0] if decided else np.nan,
                              "effect_high": verdict.interval[1] if decided else np.nan,
-                             "pairs": verdict.pairs if decided else 0, "time_ratio": time_ratio, "memory_ratio": memory_ratio})
-    return pd.DataFrame(rows)
+                             "pairs": verdict.pairs if decided else 0,
+                             "time_ratio": np.nan if time_ratio is None else time_ratio,
+                             "memory_ratio": np.nan if memory_ratio is None else memory_ratio})
+    return significant(pd.DataFrame(rows), CSV_DIGITS)
+
+
+def significant(table, digits: int = CSV_DIGITS):
+    """``table`` with every float rounded to ``digits`` significant digits, so that its CSV reads
+    -0.278516, not -0.27851560000000003."""
+    found = table.copy()
+    for name in found.columns:
+        if found[name].dtype.kind == "f":
+            found[name] = [value if not np.isfinite(value) else float(f"{value:.{digits}g}") for value in found[name]]
+    return found
 
 
 def download_link(table, folder: str | Path | None = None, filename: str = CSV_NAME,
