@@ -78,9 +78,15 @@ HISTORY_PAGES = ("analysis_changes.html",)
 COMMIT_HASH = re.compile(r"(?<![.\w])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,12}(?![-+]?\d)\b")
 MODULE_NAME = re.compile(r"\bssa(?:_book)?(?:\.[A-Za-z_]\w*)+")
 CONSTANT_NAME = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")
-# The pages that may name them: how to reproduce the book, what changed, and the two that document
-# the library itself (its scorers and its kernels).
-PLUMBING_PAGES = ("reproducing.html", "analysis_changes.html", "scorers.html", "performance.html")
+# A file of the repository a reader is pointed at: a test, a script ("tests/test_lm.py",
+# "scripts/gpu_check.sh", "test_hf.py").
+REPOSITORY_FILE = re.compile(r"(?<![\w/.-])(?:(?:tests|scripts|\.ci)/[\w./-]+|test_\w+\.py)\b")
+# A backtick in the text as a reader sees it: Markdown that did not render (a command in a table
+# cell or a glued text), shown as `this` rather than as code.
+LITERAL_BACKTICK = re.compile(r"`")
+# The pages that may name them: how to reproduce the book (with the module of each kernel path, the
+# scripts and the tests) and what changed. Every other page, the library's own included, says it in words.
+PLUMBING_PAGES = ("reproducing.html", "analysis_changes.html")
 # The code of a code cell, shown behind a toggle: code, not argument, for the plumbing check.
 CODE_CELL_CLASS = "cell_input"
 # Where a figure is: a cell's output, or the page's article (a figure pasted with {glue:figure} is
@@ -258,6 +264,20 @@ def plumbing(text: str) -> list[str]:
     return [name for name in dict.fromkeys(found) if name not in PUBLIC_NAMES]
 
 
+def repository_files(text: str) -> list[str]:
+    """The tests and scripts of the repository that ``text`` names, each once."""
+    return list(dict.fromkeys(match.group(0) for match in REPOSITORY_FILE.finditer(text)))
+
+
+def literal_backticks(text: str) -> list[str]:
+    """Each literal backtick of ``text`` with a little context: Markdown a page shows unrendered."""
+    found = []
+    for match in LITERAL_BACKTICK.finditer(text):
+        start = max(0, match.start() - 30)
+        found.append(" ".join(text[start : match.end() + 40].split()))
+    return list(dict.fromkeys(found))
+
+
 def page_problems(html: str, history: bool = False, plumbing_allowed: bool = False) -> list[str]:
     """Everything on this HTML page that a reader must not see; empty when the page is clean.
     ``history``: the page tells the book's history, and may quote its retired verdict words;
@@ -279,6 +299,8 @@ def page_problems(html: str, history: bool = False, plumbing_allowed: bool = Fal
     if not plumbing_allowed:
         argument = "".join(parser.argument_text)
         problems += [f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(argument)]
+        problems += [f"plumbing in the argument (a test or script of the repository): {name!r}" for name in repository_files(argument)]
+        problems += [f"a literal backtick in the argument (Markdown shown unrendered): {text!r}" for text in literal_backticks(argument)]
     return problems
 
 

@@ -65,7 +65,8 @@ def sizes(chapter: str):
          **{profile: ", ".join(map(str, regenerated.published_seeds(profile))) for profile in PROFILES}},
         {"setting": "scorers", "description": "attention scorers",
          **{profile: named for profile in PROFILES}},
-        {"setting": "runs", "description": f"runs `python -m ssa_book regenerate {chapter}` plans (`--dry-run` lists them)",
+        # in words: a reader's page shows no command (the reproducing page gives each chapter's)
+        {"setting": "runs", "description": "runs that regenerating the chapter computes (the reproducing page gives the command)",
          **{profile: len(plan(chapter, profile)) for profile in PROFILES}},
     ]
     return pd.DataFrame(rows, columns=["setting", "description", *PROFILES]).set_index("setting")

@@ -307,11 +307,31 @@ def test_plumbing_is_looked_for_in_the_argument_not_in_a_code_cells_code():
 
 
 def test_check_pages_enforces_plumbing_outside_the_plumbing_pages(tmp_path):
+    # the library's own pages (its scorers, its kernels) say it in words too: only the reproducing
+    # page and the history of the analysis name modules, tests and scripts
     for page in ("intro.html", "reproducing.html", "scorers.html", "performance.html", "analysis_changes.html"):
         (tmp_path / page).write_text(_page("<p>see ssa_book.verdicts at e67011b</p>"), encoding="utf-8")
     found = page_check.check_pages(tmp_path, ["intro.html", "reproducing.html", "scorers.html", "performance.html",
                                               "analysis_changes.html"])
-    assert list(found) == ["intro.html"]
+    assert list(found) == ["intro.html", "scorers.html", "performance.html"]
+
+
+def test_a_reader_page_names_no_test_or_script_and_shows_no_literal_backtick():
+    text = ("tested offline (tests/test_lm.py); scripts/gpu_check.sh runs them; see test_hf.py; "
+            "runs `python -m ssa_book regenerate encoder` plans")
+    assert page_check.repository_files(text) == ["tests/test_lm.py", "scripts/gpu_check.sh", "test_hf.py"]
+    assert len(page_check.literal_backticks(text)) == 2
+    problems = page_check.page_problems(_page(f"<p>{text}</p>"))
+    assert [problem.split(":")[0] for problem in problems] == [
+        "plumbing in the argument (a test or script of the repository)"] * 3 + [
+        "a literal backtick in the argument (Markdown shown unrendered)"] * 2
+    assert page_check.page_problems(_page(f"<p>{text}</p>"), plumbing_allowed=True) == []
+    # code, rendered as code, is no literal backtick; a relative path of results or a web address is no test file
+    clean = ("<p>run <code>python -m ssa_book regenerate encoder</code>; results in <code>results/cpu/</code>; "
+             "see https://example.org/tests/test_x.py</p>")
+    assert page_check.page_problems(_page(clean)) == []
+    # a code cell's code may name anything
+    assert page_check.page_problems(_page('<div class="cell_input"><pre>import tests.test_lm  # `x`</pre></div>')) == []
 
 
 def test_page_check_reports_a_paragraph_printed_twice_but_not_a_short_or_tabled_repeat():

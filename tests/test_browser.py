@@ -355,3 +355,20 @@ def test_an_attribution_is_said_only_with_the_decided_comparisons_it_rests_on():
         for sentence in re.findall(r"[^.]*goes with its [^,.]*, not its [^.]*\.", text):
             assert ("not its form: a softmax with that slope does the same" in sentence
                     or "not its starting slope: a softmax with that slope does not differ from softmax" in sentence), (name, sentence)
+
+
+def test_reader_pages_name_no_module_test_or_script_and_show_no_literal_backtick():
+    """Module paths, tests and scripts of the repository, and Markdown shown unrendered (a literal
+    backtick) stay on the pages that may show plumbing (reproducing the book, the analysis changes);
+    the reproducing page names them, so the check finds them where it looks."""
+    def plumbing_problems(page: str, allowed: bool = False) -> list[str]:
+        html = (HTML / page).read_text(encoding="utf-8")
+        return [problem for problem in page_check.page_problems(html, history=True, plumbing_allowed=allowed)
+                if problem.startswith(("plumbing in the argument", "a literal backtick"))]
+
+    found = {page: problems for page in book.toc_pages(ROOT) if not page.endswith(page_check.PLUMBING_PAGES)
+             and (problems := plumbing_problems(page))}
+    assert not found, "\n".join(f"{page}: {problem}" for page, problems in found.items() for problem in problems)
+    reproducing = next(page for page in book.toc_pages(ROOT) if page.endswith("reproducing.html"))
+    shown = " ".join(plumbing_problems(reproducing))
+    assert "ssa.kernels.flex" in shown and "scripts/gpu_check.sh" in shown and "tests/test_lm.py" in shown
