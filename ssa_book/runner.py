@@ -26,6 +26,7 @@ import contextlib
 import dataclasses
 import importlib.resources
 import importlib.util
+import logging
 import math
 import re
 import socket
@@ -230,8 +231,9 @@ def connect(cluster: str | None, jobs: int, device: str, log: Callable[[str], No
         if cluster is None:
             with warnings.catch_warnings():  # "Port 8787 is already in use": another dashboard's; ours takes another port
                 warnings.filterwarnings("ignore", message=".*[Pp]ort.*already in use")
-                local = stack.enter_context(distributed.LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":8787"))
+                local = stack.enter_context(distributed.LocalCluster(  # its own warnings (a worker slow to close) silenced
+                    n_workers=jobs, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":8787",
+                    silence_logs=logging.ERROR))
             client = stack.enter_context(distributed.Client(local))
             log(f"Dask: a local cluster of {jobs} worker processes, one torch thread each; dashboard {client.dashboard_link}")
         elif cluster in BATCH_SYSTEMS:
