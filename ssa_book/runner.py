@@ -235,23 +235,30 @@ def connect(cluster: str | None, jobs: int, device: str, log: Callable[[str], No
                     n_workers=jobs, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":8787",
                     silence_logs=logging.ERROR))
             client = stack.enter_context(distributed.Client(local))
-            log(f"Dask: a local cluster of {jobs} worker processes, one torch thread each; dashboard {client.dashboard_link}")
+            log(f"Dask: a local cluster of {jobs} worker processes, one torch thread each; dashboard {_dashboard(client)}")
         elif cluster in BATCH_SYSTEMS:
             batch = stack.enter_context(batch_cluster(cluster, device))
             batch.scale(jobs=jobs)
             client = stack.enter_context(distributed.Client(batch))
             log(f"Dask: {jobs} {cluster} jobs of one worker each asked for ({batch.scheduler_address}); "
-                f"dashboard {client.dashboard_link}")
+                f"dashboard {_dashboard(client)}")
         else:
             try:
                 client = stack.enter_context(distributed.Client(cluster, timeout=20))
             except (OSError, TimeoutError) as error:
                 raise ClusterError(f"no Dask scheduler answers at {cluster} ({error})") from None
             workers = client.scheduler_info().get("workers", {})
-            log(f"Dask: the scheduler at {cluster}, {len(workers)} workers now; dashboard {client.dashboard_link}")
+            log(f"Dask: the scheduler at {cluster}, {len(workers)} workers now; dashboard {_dashboard(client)}")
             if device == "cuda" and not any(info.get("resources", {}).get("GPU") for info in workers.values()):
                 log("  runs on cuda wait for workers started with --resources GPU=1")
         yield client
+
+
+def _dashboard(client) -> str:
+    """The address of the scheduler's dashboard, or why there is none."""
+    if "dashboard" not in client.scheduler_info().get("services", {}):
+        return "none (the scheduler serves no dashboard)"
+    return client.dashboard_link
 
 
 def batch_cluster(system: str, device: str):
