@@ -64,6 +64,11 @@ class LedgerRow:
     seed_counts: tuple[int, ...] = ()  # seeds per part where the parts ran different seeds (empty: len(seeds))
     published_excluded: bool = False  # the 95% interval excludes an effect of the size the paper publishes
     finding: str = ""  # what the front page's findings add beside the verdict (what a difference goes with)
+    # The numbers the front page's scorecard draws: the judged verdicts behind the row's word, each
+    # named (effect, 95% interval, threshold and units, in the paper's direction), one unit for all.
+    headline: tuple[tuple[str, Verdict], ...] = ()
+    paper_effect: float | None = None  # the paper's published effect in the headline's units and direction (None: none published)
+    baseline: tuple[str, float, float] | None = None  # (what, ours, the paper's): the softmax baseline's level here and there
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -97,6 +102,18 @@ def judged_parts(verdict: Verdict) -> list[Verdict]:
     if verdict.parts:
         return [leaf for _, part in verdict.parts for leaf in judged_parts(part)]
     return [verdict] if verdict.interval is not None else []
+
+
+def headline_of(verdict: Verdict, endpoint: str | None = None, limit: int = 6) -> tuple[tuple[str, Verdict], ...]:
+    """The judged parts of ``verdict`` a row's scorecard draws, each named: only those whose name
+    holds ``endpoint`` when some do, only those in the first one's units, at most ``limit``; a
+    verdict judged on paired seeds itself is its own one part, named ""."""
+    if not verdict.parts:
+        return (("", verdict),) if verdict.interval is not None and verdict.effect is not None else ()
+    judged = [(f"{name}, {inner}" if inner and name else inner or name, leaf) for name, part in verdict.parts
+              for inner, leaf in headline_of(part, limit=limit)]
+    chosen = [(name, part) for name, part in judged if endpoint and endpoint in name] or judged
+    return tuple((name, part) for name, part in chosen if part.units == chosen[0][1].units)[:limit] if chosen else ()
 
 
 def seeds_phrase(verdict: Verdict) -> str:

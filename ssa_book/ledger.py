@@ -169,13 +169,13 @@ def paper_regimes_sentence(rows: Sequence[LedgerRow]) -> str:
 def summary_markdown(rows: Sequence[LedgerRow]) -> str:
     """The front page's table (glue it with ``{glue:md}`` and ``:format: myst``): per claim, a
     ``{doc}`` link to its page, what the book found of the claim (linked to the glossary, with the
-    comparison's words), :attr:`LedgerRow.summary` (one short sentence) and the regime in short
-    (:func:`short_regime`); :func:`ledger_markdown` has the full rows."""
-    lines = ["| claim | the paper's claim | in short | regime (layers × width, training, SSA's start, seeds) |",
-             "|---|---|---|---|"]
+    comparison's words), :attr:`LedgerRow.summary` (one short sentence) and the regime's code
+    (:func:`regime_codes_markdown` says what each stands for); :func:`ledger_markdown` has the full rows."""
+    codes = regime_codes(rows)
+    lines = ["| claim | the paper's claim | in short | regime (code) |", "|---|---|---|---|"]
     for row in rows:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
-        regime = short_regime(row.regime) if row.regime else ("computed live" if row.profile == "live" else "")
+        regime = regime_code(row, codes) or ("computed live" if row.profile == "live" else "")
         lines.append("| " + " | ".join(_cell(text) for text in (claim, _verdict_cell(row), row.summary or row.ours, regime)) + " |")
     return "\n".join(lines)
 
@@ -301,3 +301,303 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
 
 def findings_markdown(rows: Sequence[LedgerRow]) -> str:
     return "\n".join(f"- {bullet}" for bullet in findings(rows))
+
+
+# The top of the front page: an abstract, the scorecard figure, a few findings that name each
+# regime by a short code, and the table of those codes, all computed from the ledger's rows.
+ABSTRACT_WORDS = 120  # at most, in the abstract
+BULLET_WORDS = 30  # at most, in one bullet of the findings
+BULLETS = 6  # at most, in the findings
+
+# Each claim's name on the scorecard and in the findings (the ledger's first column is longer).
+SHORT_NAMES = {
+    "theorem_1": "Theorem 1", "theorem_2": "Theorem 2", "quantification": "ICL quantification",
+    "collapse": "ICL collapse", "linear": "ICL linear functions", "perplexity_id": "Perplexity, in distribution",
+    "perplexity_ood": "Perplexity, out of distribution", "benchmarks": "Decoder benchmarks",
+    "probing": "Encoder probing on Zorro", "alternatives": "Alternative scorers", "across_shifts": "Beyond the paper: two shifts",
+}
+
+# Each word said of a claim, in the scorecard's colours: holds green, does not hold red, a claim
+# partly held or decided both ways ochre, undecided dark grey; the rest (not tested, its premise
+# not shown) light grey (OTHER_COLOUR).
+VERDICT_COLOURS = {
+    verdicts.HOLDS: "#2E7D32", verdicts.DOES_NOT_HOLD: "#C62828", verdicts.HOLDS_IN_PART: "#9C6B00",
+    verdicts.MIXED: "#9C6B00", verdicts.UNDECIDED: "#555555",
+}
+OTHER_COLOUR = "#8A8A8A"
+# The words that decide a claim one way or another.
+DECIDED_WORDS = (verdicts.HOLDS, verdicts.DOES_NOT_HOLD, verdicts.HOLDS_IN_PART, verdicts.MIXED)
+
+
+def _confidence() -> str:
+    return f"{100 * verdicts.CONFIDENCE:.0f}%"
+
+
+def words(text: str) -> int:
+    """The words a reader sees in ``text`` (Markdown's ``**`` and list marks are no words)."""
+    return len([word for word in text.replace("**", " ").split() if word not in ("-", "*")])
+
+
+def short_name(row: LedgerRow) -> str:
+    return SHORT_NAMES.get(row.key, row.claim)
+
+
+def training_regime(row: LedgerRow) -> str:
+    """The row's regime in short without its seeds and the paper's: what a regime code stands for."""
+    regime = re.sub(r"[,;] \d[\d,]* paired seeds?( a task)?", "", PAPER_REGIME.sub("", row.regime))
+    return _shorter(regime).strip("; ")
+
+
+def regime_codes(rows: Sequence[LedgerRow]) -> dict[str, str]:
+    """Each training regime of the rows -> its code, "R1", "R2", ...: the regimes no other contains
+    first, in the rows' order, then those made of others (a variant, a row of several studies)."""
+    regimes = list(dict.fromkeys(regime for regime in map(training_regime, rows) if regime))
+    simple = [regime for regime in regimes if not any(other != regime and other in regime for other in regimes)]
+    return {regime: f"R{number}" for number, regime in enumerate(simple + [r for r in regimes if r not in simple], 1)}
+
+
+def regime_code(row: LedgerRow, codes: Mapping[str, str]) -> str:
+    return codes.get(training_regime(row), "")
+
+
+def regime_codes_markdown(rows: Sequence[LedgerRow]) -> str:
+    """The table of regime codes (``{glue:md}``): each code, the claims judged in it and the regime,
+    a regime made of others naming them by their codes."""
+    codes = regime_codes(rows)
+    lines = ["| code | claims | regime (layers × width, training, SSA's start) |", "|---|---|---|"]
+    for regime, code in codes.items():
+        text = regime
+        for other in sorted(codes, key=len, reverse=True):
+            if other != regime and other in text:
+                text = text.replace(other, codes[other])
+        claimed = ", ".join(short_name(row) for row in rows if regime_code(row, codes) == code)
+        lines.append("| " + " | ".join(_cell(cell) for cell in (code, claimed, text)) + " |")
+    return "\n".join(lines)
+
+
+def _scale(row: LedgerRow) -> tuple[str, str] | None:
+    """(ours, the paper's): the size and training of the row's models, "4 × 64, 1,000 steps"."""
+    match = PAPER_REGIME.search(row.regime)
+    if not match:
+        return None
+
+    def size(regime: str, lengths: int) -> str:
+        parts = regime.split(", ")
+        shape = next((part for part in parts if "×" in part), "")
+        trained = [part for part in parts if re.match(r"[\d.,]+[kMB]? (steps|tokens)", part)][:lengths]
+        return ", ".join([shape, *trained] if shape else trained)
+
+    return size(_shorter(PAPER_REGIME.sub("", row.regime).split(";")[0]), 1), size(_shorter(match.group(1)), 1)
+
+
+def scale_gap(rows: Sequence[LedgerRow]) -> LedgerRow | None:
+    """The row whose softmax baseline is farthest from the paper's (by their ratio), or None."""
+    measured = [row for row in rows if row.baseline is not None and row.baseline[1] > 0 and row.baseline[2] > 0]
+    if not measured:
+        return None
+    return max(measured, key=lambda row: max(row.baseline[1] / row.baseline[2], row.baseline[2] / row.baseline[1]))
+
+
+def abstract(rows: Sequence[LedgerRow]) -> str:
+    """The front page's abstract, at most :data:`ABSTRACT_WORDS` words: what was re-run and at what
+    scale against the paper's, the claims counted by what the book found of them (the paper's
+    experimental claims, the book's own tests, the theorems), and the caveat that matters most (the
+    softmax baseline farthest from the paper's)."""
+    scales: dict[str, tuple[str, str]] = {}
+    for row in rows:
+        found = _scale(row) if row.key in PAPER_EXPERIMENTS else None
+        if found:
+            scales.setdefault(PAPER_EXPERIMENTS[row.key], found)
+    theorems = [row for row in rows if row.profile == "live"]
+    own = [row for row in rows if row.profile != "live" and PAPER[row.key].beyond_paper]
+    experiments = [row for row in rows if row.profile != "live" and row not in own]
+    did = [f"re-derives the paper's {plural(len(theorems), 'theorem')}"] if theorems else []
+    did.append("re-runs its experiments on CPUs" + (", far smaller and shorter-trained: " if scales else ""))
+    text = f"This book {' and '.join(did)}"
+    text += "; ".join(f"{name} {ours} (paper: {paper})" for name, (ours, paper) in scales.items()) + ". "
+    found = []
+    if experiments:
+        holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
+        found.append(f"of the paper's {plural(len(experiments), 'experimental claim')}, {'' if holding else 'none holds: '}"
+                     f"{_counted(experiments)}")
+    if own:
+        found.append(f"the book's own {'test' if len(own) == 1 else 'tests'} beyond it: {_counted(own)}")
+    if theorems:
+        found.append(f"the theorems: {_counted(theorems)}")
+    if found:
+        text += sentence_case("; ".join(found)) + "."
+    gap = scale_gap(rows)
+    if gap is not None:
+        what, ours, paper = gap.baseline
+        text += (f" Caveat: {what} is {ours:.3g} here, {paper:.3g} in the paper; a claim undecided or not holding "
+                 "here may hold at the paper's scale.")
+    return text
+
+
+def sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _listing(head: str, items: Sequence[str], tail: str = ".") -> str:
+    """``head`` and as many of ``items`` as fit in :data:`BULLET_WORDS` words, then how many more."""
+    shown = list(items)
+    while shown:
+        more = len(items) - len(shown)
+        text = head + "; ".join(shown) + (f"; {more} more in the ledger" if more else "") + tail
+        if words(text) <= BULLET_WORDS:
+            return text
+        shown.pop()
+    return f"{head}{len(items)} in the ledger{tail}"
+
+
+def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
+    """What the book found, in at most :data:`BULLETS` Markdown bullets of at most
+    :data:`BULLET_WORDS` words, regimes named by their codes (:func:`regime_codes`): each claim the
+    book decides, with its parts in direction-explicit words; the undecided claims; the claims whose
+    interval excludes the paper's effect; those not tested or whose premise is not shown."""
+    codes = regime_codes(rows)
+    experiments = [row for row in rows if row.profile != "live"]
+
+    def named(row: LedgerRow) -> str:
+        code = regime_code(row, codes)
+        return f"{short_name(row)}{f' ({code})' if code else ''}"
+
+    decided = [row for row in experiments if verdicts.claim_word(row.verdict) in DECIDED_WORDS]
+    undecided = [named(row) for row in experiments if verdicts.claim_word(row.verdict) == verdicts.UNDECIDED]
+    excluded = [short_name(row) for row in experiments if row.published_excluded]
+    untested = [f"{short_name(row)} ({verdicts.claim_word(row.verdict)})" for row in experiments
+                if verdicts.claim_word(row.verdict) not in (*DECIDED_WORDS, verdicts.UNDECIDED)]
+    others = [text for text in (
+        _listing("**Undecided** at the seeds run so far: ", undecided) if undecided else "",
+        _listing(f"**The paper's effect excluded** by the {_confidence()} interval at the book's scale: ", excluded) if excluded else "",
+        _listing("**Not tested or premise not shown**: ", untested) if untested else "") if text]
+    bullets = []
+    for row in decided[:max(0, BULLETS - len(others))]:
+        word = verdicts.claim_word(row.verdict)
+        found = comparison_words(row)
+        bullet = f"**{named(row)}**: {word}{f' ({found})' if found and found != word else ''}."
+        bullets.append(bullet if words(bullet) <= BULLET_WORDS else f"**{named(row)}**: {word}.")
+    return (bullets + others)[:BULLETS]
+
+
+def key_findings_markdown(rows: Sequence[LedgerRow]) -> str:
+    return "\n".join(f"- {bullet}" for bullet in key_findings(rows))
+
+
+def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
+    """The scorecard's takeaway, in one sentence: how many of the paper's experimental claims hold
+    at the book's scale, and in how many of the rows where the paper publishes an effect the book's
+    interval excludes it."""
+    experiments = [row for row in rows if row.profile != "live" and not PAPER[row.key].beyond_paper]
+    holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
+    text = (f"{'None' if not holding else holding} of the paper's {plural(len(experiments), 'experimental claim')} "
+            f"{'holds' if holding < 2 else 'hold'} at the book's scale")
+    published = [row for row in rows if row.paper_effect is not None and row.headline]
+    if published:
+        excluded = sum(any(verdicts.effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
+                       for row in published)
+        text += (f"; the {_confidence()} interval excludes the paper's published effect in {excluded} of the "
+                 f"{plural(len(published), 'row')} that have one")
+    return text + "."
+
+
+def _without_estimate(row: LedgerRow) -> str:
+    if row.profile == "live":
+        return "a derivation, checked live"
+    if row.verdict == verdicts.NOT_TESTED:
+        return "nothing measured"
+    return "no paired estimate"
+
+
+def scorecard_figure(rows: Sequence[LedgerRow]):
+    """The front page's scorecard: a row per claim, each on its own x-scale (their units differ):
+    the book's estimate and 95% interval for each judged part (:attr:`LedgerRow.headline`, in the
+    paper's direction: positive favours the claim), the paper's published effect (a diamond) where
+    there is one, the threshold band in grey, all in the colour of the word said of the claim
+    (:data:`VERDICT_COLOURS`), which stands at the row's right; a row without an estimate (a
+    theorem, a claim not tested) shows its word alone. Returns the figure."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from ssa_book import plotting
+
+    width = min(7.2, getattr(plotting, "COLUMN_WIDTH_IN", 7.5) - 0.3)
+    codes = regime_codes(rows)
+    heights = [max(0.42, 0.2 + 0.06 * len(row.headline)) for row in rows]
+    top, bottom = 0.45, 0.25  # inches: the legend above, the last row's tick labels below
+    height = sum(heights) * 1.35 + top + bottom
+    fig = plt.figure(figsize=(width, height))
+    grid = fig.add_gridspec(len(rows), 1, height_ratios=heights, left=0.36, right=0.79, top=1 - top / height,
+                            bottom=bottom / height, hspace=0.35)
+    for index, row in enumerate(rows):
+        ax = fig.add_subplot(grid[index], gid=row.key)
+        word = verdicts.claim_word(row.verdict)
+        colour = VERDICT_COLOURS.get(word, OTHER_COLOUR)
+        code = regime_code(row, codes)
+        units = row.headline[0][1].units if row.headline else ""
+        detail = " · ".join(part for part in (code, units) if part)
+        ax.text(-0.03, 0.5, short_name(row), transform=ax.transAxes, ha="right", va="bottom" if detail else "center", fontsize=9)
+        if detail:
+            ax.text(-0.03, 0.45, detail, transform=ax.transAxes, ha="right", va="top", fontsize=8, color="0.35")
+        ax.text(1.03, 0.5, word, transform=ax.transAxes, ha="left", va="center", fontsize=9, color=colour, fontweight="bold")
+        ax.set_ylim(0, 1)
+        ax.set_yticks([])
+        ax.grid(False)
+        if not row.headline:
+            ax.set_xticks([])
+            for side in ax.spines.values():
+                side.set_visible(False)
+            ax.text(0.5, 0.5, _without_estimate(row), transform=ax.transAxes, ha="center", va="center", fontsize=8,
+                    color="0.35", fontstyle="italic")
+            continue
+        parts = [verdict for _, verdict in row.headline]
+        ys = np.linspace(0.2, 0.8, len(parts)) if len(parts) > 1 else [0.5]
+        threshold = parts[0].threshold
+        if threshold:
+            ax.axvspan(-threshold, threshold, color="0.88", lw=0, zorder=0)
+        ax.axvline(0, color="0.45", lw=0.8, zorder=1)
+        for y, verdict in zip(ys, parts):
+            low, high = verdict.interval
+            ax.errorbar([verdict.effect], [y], xerr=[[verdict.effect - low], [high - verdict.effect]], fmt="o", color=colour,
+                        ms=3.5 if len(parts) > 6 else 4.5, elinewidth=1.2, capsize=0, zorder=3)
+        extent = [value for verdict in parts for value in verdict.interval] + [0.0]
+        if threshold:
+            extent += [-threshold, threshold]
+        if row.paper_effect is not None:
+            ax.plot([row.paper_effect], [0.5], marker="D", ms=6, mfc="white", mec="black", mew=1.2, ls="none", zorder=4)
+            extent.append(row.paper_effect)
+        low, high = min(extent), max(extent)
+        pad = 0.08 * (high - low or 1.0)
+        ax.set_xlim(low - pad, high + pad)
+        ax.locator_params(axis="x", nbins=5)
+        ax.tick_params(axis="x", labelsize=8, pad=1, length=2)
+    handles = [Line2D([], [], marker="o", color="0.3", ls="-", ms=4.5, label=f"the book: estimate, {_confidence()} interval"),
+               Line2D([], [], marker="D", mfc="white", mec="black", ls="none", ms=6, label="the paper's effect"),
+               Patch(color="0.88", label="threshold band")]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False,
+               handletextpad=0.4, columnspacing=1.2)
+    return fig
+
+
+def scorecard_keys(fig) -> list[str]:
+    """The claims the scorecard ``fig`` draws, top to bottom (each row's axes carry its key)."""
+    return [ax.get_gid() for ax in fig.axes if ax.get_gid()]
+
+
+def top_problems(rows: Sequence[LedgerRow], summary: str, bullets: Sequence[str], fig) -> list[str]:
+    """What keeps the top of the front page from reading in a minute: an abstract over
+    :data:`ABSTRACT_WORDS` words, more than :data:`BULLETS` bullets or one over :data:`BULLET_WORDS`
+    words, a scorecard whose rows are not the ledger's claims in order. An empty list: none."""
+    problems = []
+    if words(summary) > ABSTRACT_WORDS:
+        problems.append(f"the abstract has {words(summary)} words (at most {ABSTRACT_WORDS})")
+    if len(bullets) > BULLETS:
+        problems.append(f"{len(bullets)} bullets (at most {BULLETS})")
+    problems += [f"a bullet of {words(bullet)} words (at most {BULLET_WORDS}): {bullet[:60]!r}..." for bullet in bullets
+                 if words(bullet) > BULLET_WORDS]
+    drawn = scorecard_keys(fig)
+    if drawn != [row.key for row in rows]:
+        problems.append(f"the scorecard draws {drawn}, the ledger has {[row.key for row in rows]}")
+    return problems

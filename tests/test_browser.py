@@ -372,3 +372,45 @@ def test_reader_pages_name_no_module_test_or_script_and_show_no_literal_backtick
     reproducing = next(page for page in book.toc_pages(ROOT) if page.endswith("reproducing.html"))
     shown = " ".join(plumbing_problems(reproducing))
     assert "ssa.kernels.flex" in shown and "scripts/gpu_check.sh" in shown and "tests/test_lm.py" in shown
+
+
+FRONT_PAGE_WORDS = 1000  # at most, visible on the front page with every dropdown closed (issue 53)
+
+
+def visible_words(html: str) -> int:
+    """The words a reader sees in a page's article with every dropdown closed: a dropdown's title
+    counts, its body not; formulas, permalink marks and the hidden parts of the page are no words."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    article = soup.find("article") or soup.find("main") or soup
+    for details in article.find_all("details"):
+        for child in list(details.children):
+            if getattr(child, "name", None) != "summary":
+                child.extract()
+    for hidden in article.select("a.headerlink, .math, script, style, [hidden], .visually-hidden"):
+        hidden.decompose()
+    return len(article.get_text(" ").split())
+
+
+def test_visible_words_count_dropdown_titles_and_not_their_bodies():
+    html = ("<main><article><h1>Title<a class='headerlink'>#</a></h1><p>one two three</p>"
+            "<details><summary>the title</summary><p>many hidden words here</p></details>"
+            "<span class='math'>\\(x + y\\)</span></article><div>sidebar words</div></main>")
+    assert visible_words(html) == 6
+
+
+def test_the_front_page_reads_in_a_minute_and_opens_with_the_scorecard():
+    """At most 1,000 words with the dropdowns closed, and the scorecard figure before the first
+    section heading, under the abstract."""
+    from bs4 import BeautifulSoup
+
+    html = (HTML / "notebooks" / "intro.html").read_text(encoding="utf-8")
+    assert visible_words(html) <= FRONT_PAGE_WORDS, f"{visible_words(html)} visible words on the front page"
+    soup = BeautifulSoup(html, "html.parser")
+    elements = list((soup.find("article") or soup).descendants)
+    scorecard = soup.find(id="fig-scorecard")
+    assert scorecard is not None, "the front page has no scorecard figure (fig-scorecard)"
+    first_section = next(element for element in elements if getattr(element, "name", None) == "h2")
+    assert elements.index(scorecard) < elements.index(first_section), "the scorecard must come before the first section"
+    assert "In short." in soup.get_text(" ")

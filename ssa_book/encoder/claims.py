@@ -3,7 +3,7 @@ encoder chapter's cached runs and verdict."""
 
 from __future__ import annotations
 
-from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, parts_of, short_summary, total_wall_time
+from ssa_book.claims import PAPER, LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, total_wall_time
 from ssa_book.encoder import confirmation, experiment
 from ssa_book.encoder.experiment import PAPER_ACCURACIES
 from ssa_book.results import CacheMissError
@@ -40,7 +40,10 @@ def encoder_row(profile: str) -> LedgerRow:
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
                      total_wall_time(provenances), short_summary(verdict, short), parts_of(verdict),
                      f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}", published_excluded=excluded,
-                     finding=caveat)
+                     finding=caveat, headline=headline_of(verdict, experiment.HEADLINE),
+                     paper_effect=sum(experiment.paper_gains().values()) / len(experiment.paper_gains()),
+                     baseline=("the encoder's softmax Zorro accuracy (%)", calibrated["mean"], calibrated["reference"])
+                     if "mean" in calibrated else None)
 
 
 CLAIMS: dict[str, PaperClaim] = {

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ssa_book import verdicts
-from ssa_book.claims import (PAPER, PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, missing, ours, paired, paper_figure,
-                             parts_of, plural, sentence, short_summary, total_wall_time)
+from ssa_book.claims import (PAPER, PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, headline_of, missing, ours, paired,
+                             paper_figure, parts_of, plural, sentence, short_summary, total_wall_time)
 from ssa_book.icl import experiments, study, tasks as icl_tasks, verdicts as icl_verdicts_module
 from ssa_book.results import CacheMissError
 from ssa_book.verdicts import NOT_TESTED, Verdict
@@ -49,7 +49,7 @@ def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numb
     return LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(verdict, numbers(icl_verdicts, runs_by_task)), profile,
                      tuple(experiments.SEEDS), verdict.outcome, None, command, total_wall_time(provenances),
                      short_summary(verdict, short(icl_verdicts, runs_by_task)), parts_of(verdict),
-                     f"{_icl_regime(tasks[-1], profile)}; {paired(experiments.SEEDS)}")
+                     f"{_icl_regime(tasks[-1], profile)}; {paired(experiments.SEEDS)}", headline=headline_of(verdict))
 
 
 def _shifted_means(icl_verdicts, runs: dict, task: str, shift: str) -> dict[str, float]:
@@ -158,7 +158,7 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
                      short_summary(verdict, f"powered study (positive: SSA better), "
                                             f"{_study_effects(verdict, study.REGIME_MAP_ENDPOINT)}{pending}"),
                      parts_of(verdict), f"{study.ARMS[compared.treatment].regime(compared.tasks[0], profile)}; "
-                                      f"{compared.seeds} paired seeds a task")
+                                      f"{compared.seeds} paired seeds a task", headline=headline_of(verdict, study.REGIME_MAP_ENDPOINT))
 
 
 def collapse_row(profile: str) -> LedgerRow:
@@ -213,7 +213,8 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     return dataclasses.replace(row, ours=f"{row.ours} {sentence(measured)} {ours(variant)}", verdict=combined.outcome,
                                seeds=seeds, seed_counts=(len(row.seeds), len(compared.seed_list())),
                                summary=sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),
-                               parts=parts_of(combined), regime=regime)
+                               parts=parts_of(combined), regime=regime,
+                               headline=row.headline or headline_of(variant, study.REGIME_MAP_ENDPOINT))
 
 
 def _mean_mass(runs: dict, scorer: str) -> float:

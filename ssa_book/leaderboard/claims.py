@@ -9,9 +9,13 @@ from collections.abc import Sequence
 
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.claims import LedgerRow, PAPER, PaperClaim, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
+from ssa_book.claims import LedgerRow, PAPER, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
+
+
+# The alternatives' statement is about every alternative: its scorecard row draws each comparison.
+ALL_PARTS = 64
 
 
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
@@ -41,7 +45,8 @@ def alternatives_row(profile: str) -> LedgerRow:
                      tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, total_wall_time(infos),
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
                                                    "comparisons of the paper's alternatives with softmax")),
-                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(comparison.chapter_seeds(profile))}")
+                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(comparison.chapter_seeds(profile))}",
+                     headline=headline_of(verdict, limit=ALL_PARTS))
 
 
 def leaderboard_row(profile: str) -> LedgerRow:
@@ -67,7 +72,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
     return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
-                     finding=retrieval_analysis.starting_point_finding(profile))
+                     finding=retrieval_analysis.starting_point_finding(profile), headline=headline_of(verdict))
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -84,7 +89,8 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
                                                    "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"),
-                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}")
+                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
+                     headline=headline_of(verdict, limit=ALL_PARTS))
 
 
 CLAIMS: dict[str, PaperClaim] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_book.claims import PAPER, LedgerRow, PaperClaim, missing, ours, paired, paper_figure, short_summary, total_wall_time
+from ssa_book.claims import PAPER, LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, short_summary, total_wall_time
 from ssa_book.lm import experiment
 from ssa_book.lm.experiment import PAPER_LM_EVAL, PAPER_PERPLEXITY
 from ssa_book.results import CacheMissError
@@ -59,7 +59,9 @@ def decoder_rows(profile: str) -> list[LedgerRow]:
                   f"paper's baseline is weak evidence")
         rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(claims[key], numbers), profile, seeds,
                               claims[key].outcome, None, command, total_wall_time(provenances), short_summary(claims[key], short),
-                              regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded, finding=caveat))
+                              regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded, finding=caveat,
+                              headline=headline_of(claims[key]), paper_effect=experiment.paper_log_gap(key.removeprefix("perplexity_")),
+                              baseline=("the decoder's softmax perplexity", means["softmax"], paper)))
     return rows + [benchmarks]
 
 
