@@ -491,13 +491,12 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     experiments = [row for row in rows if row.profile != "live" and not PAPER[row.key].beyond_paper]
     holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
     text = (f"{'None' if not holding else holding} of the paper's {plural(len(experiments), 'experimental claim')} "
-            f"{'holds' if holding < 2 else 'hold'} at the book's scale")
+            f"{'holds' if holding < 2 else 'hold'} here")
     published = [row for row in rows if row.paper_effect is not None and row.headline]
     if published:
         excluded = sum(any(verdicts.effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
                        for row in published)
-        text += (f"; the {_confidence()} interval excludes the paper's published effect in {excluded} of the "
-                 f"{plural(len(published), 'row')} that have one")
+        text += f"; in {excluded} of the {plural(len(published), 'row')} with a published effect, the {_confidence()} interval excludes it"
     return text + "."
 
 

@@ -144,3 +144,13 @@ def test_an_empty_cache_still_gives_a_short_top():
     finally:
         plt.close(fig)
     assert "Caveat" not in ledger.abstract(rows)
+
+
+def test_the_scorecards_takeaway_is_computed_and_short():
+    rows = _rows()
+    text = ledger.scorecard_takeaway(rows)
+    # the decoder's intervals (about -0.02 to +0.03) lie below the paper's gains (0.103, 0.108)
+    assert text == "None of the paper's 8 experimental claims holds here; in 2 of the 2 rows with a published effect, the 95% interval excludes it."
+    rows[4] = dataclasses.replace(rows[4], verdict="better")
+    assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here")
+    assert ledger.words(text) <= 25  # the caption, at most about 50 words, leads with it
