@@ -226,3 +226,34 @@ def test_ssa_variants_are_told_apart_from_ssa_by_colour_and_marker():
     # every pair at least a third of the RGB cube's diagonal apart: no near-identical shades
     assert min(np.linalg.norm(a - b) for i, a in enumerate(colours) for b in colours[i + 1:]) > 0.35
     assert len({plotting.scorer_marker(name) for name in ["softmax", *variants]}) == 4
+
+
+def test_the_study_forest_fits_the_column_with_every_comparison_on_one_row():
+    """The powered study's forest (issue 53's Fig. 24 had 71 rows, 3,804 px tall): twelve comparisons
+    judged on two tasks at three endpoints, and one comparison on linear functions at two more, fit
+    the column; each comparison is one row, its tasks side by side on it."""
+    from types import SimpleNamespace
+
+    from ssa_book import plotting
+    from ssa_book.icl import figures
+
+    plotting.use_book_style()
+
+    def verdict(effect):
+        return SimpleNamespace(differences=[effect - 0.1, effect, effect + 0.1], interval=(effect - 0.2, effect + 0.2),
+                               effect=effect, threshold=0.1, units="prompt error", detail="")
+
+    comparisons = [f"SSA vs softmax, variant number {index} of the study's plan" for index in range(12)]
+    rows = [{"comparison": comparison, "task": task, "endpoint": endpoint, "verdict": verdict(0.01 * index)}
+            for endpoint in ("error at sigma 10", "mean error, sigma 2-29", "generalises at sigma 10")
+            for index, comparison in enumerate(comparisons) for task in ("every", "some")]
+    rows += [{"comparison": "SSA vs softmax, linear functions", "task": "linear", "endpoint": endpoint, "verdict": verdict(0.05)}
+             for endpoint in ("normalised error, larger inputs", "normalised error, larger functions")]
+    fig = figures.plot_study_forest(rows)
+    assert plotting.figure_problems(fig) == []
+    labelled = [ax for ax in fig.axes if [label.get_text() for label in ax.get_yticklabels() if label.get_text()]]
+    assert len(labelled) == 2  # one panel per row of endpoints carries the labels
+    assert len(labelled[0].get_yticklabels()) == len(comparisons)
+    assert all("(linear functions)" not in label.get_text() for ax in fig.axes for label in ax.get_yticklabels())
+    assert fig.get_size_inches()[1] * fig.dpi < 1100  # one screen, not 3,804 px
+    plt.close(fig)
