@@ -30,7 +30,7 @@ from ssa_book.lm import experiment as lm
 from ssa_book.results import CacheMissError, cache_required
 from ssa_book.retrieval import analysis as retrieval
 from ssa_book.verdicts import (DOES_NOT_HOLD, UNDECIDED, NEGLIGIBLE, NOT_TESTED, WORSE, HOLDS_IN_PART,
-                               PREMISE_ABSENT, BETTER)
+                               PREMISE_NOT_SHOWN, BETTER)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +70,7 @@ def combine_undecided_apart(outcomes: Sequence[str]) -> str:
         return found.pop()
     if found & {BETTER, HOLDS_IN_PART, NEGLIGIBLE, WORSE, DOES_NOT_HOLD}:
         return HOLDS_IN_PART
-    return _first_present(found, (UNDECIDED, PREMISE_ABSENT, NOT_TESTED))
+    return _first_present(found, (UNDECIDED, PREMISE_NOT_SHOWN, NOT_TESTED))
 
 
 def combine_weakest_against(outcomes: Sequence[str]) -> str:
@@ -81,7 +81,7 @@ def combine_weakest_against(outcomes: Sequence[str]) -> str:
         return found.pop()
     if found & {BETTER, HOLDS_IN_PART}:
         return HOLDS_IN_PART
-    return _first_present(found, (NEGLIGIBLE, WORSE, UNDECIDED, PREMISE_ABSENT, NOT_TESTED))
+    return _first_present(found, (NEGLIGIBLE, WORSE, UNDECIDED, PREMISE_NOT_SHOWN, NOT_TESTED))
 
 
 def combine_against_named(outcomes: Sequence[str]) -> str:
@@ -94,7 +94,7 @@ def combine_against_named(outcomes: Sequence[str]) -> str:
         return HOLDS_IN_PART
     if found & {NEGLIGIBLE, WORSE, DOES_NOT_HOLD}:
         return DOES_NOT_HOLD
-    return _first_present(found, (UNDECIDED, verdicts.TOO_FEW_SEEDS, PREMISE_ABSENT, verdicts.NOT_LEARNED, NOT_TESTED))
+    return _first_present(found, (UNDECIDED, verdicts.TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, verdicts.NOT_LEARNED, NOT_TESTED))
 
 
 def combine_now(outcomes: Sequence[str]) -> str:

@@ -26,10 +26,11 @@ from pathlib import Path
 
 import yaml
 
-from ssa_book import files, paths
+from ssa_book import direction_check, files, paths
 from ssa_book.arguments import Parser, at_least, available_device, cache_problem, existing_folder
 from ssa_book.profiles import DEVICES, PROFILES, check_profile
-from ssa_book.page_check import check_pages
+from ssa_book.page_check import HISTORY_PAGES, check_pages
+from ssa_book.verdicts import DIRECTION_LOG_ENV
 
 KERNEL_NAME = "ssa-book"
 STAGE = Path("_build") / "src"
@@ -261,6 +262,9 @@ def check_built_pages(root: Path, html_root: Path) -> None:
     """Raise :class:`BookBuildFailed` naming every page with what :mod:`ssa_book.page_check` refuses."""
 
     found = check_pages(html_root, toc_pages(root))
+    checked = {page: Path(page).stem for page in toc_pages(root) if page.startswith("notebooks/") and not page.endswith(HISTORY_PAGES)}
+    for page, problems in direction_check.check_built_pages(root, html_root, checked).items():
+        found.setdefault(page, []).extend(f"a direction word without a decided verdict: {problem}" for problem in problems)
     if found:
         lines = [f"{page}: {problem}" for page, problems in found.items() for problem in problems]
         raise BookBuildFailed("pages show what a reader must not see (see ssa_book/page_check.py):\n    " + "\n    ".join(lines))
@@ -315,8 +319,12 @@ def run(
                 continue
             print(prefix, end=" ", flush=True)
             notebook_started = time.perf_counter()
+            directions = direction_check.log_path(root, notebook.stem)
+            directions.parent.mkdir(parents=True, exist_ok=True)
+            directions.unlink(missing_ok=True)
             try:
-                execute_notebook(root, stage, notebook, settings)
+                with paths.environment({DIRECTION_LOG_ENV: str(directions)}):
+                    execute_notebook(root, stage, notebook, settings)
             except NotebookFailed:
                 print(f"FAILED {time.perf_counter() - notebook_started:.1f} s", flush=True)
                 raise

@@ -194,7 +194,7 @@ _PREDICATES = {
     verdicts.HOLDS_IN_PART: ("holds in part", "hold in part"),
     verdicts.MIXED: ("is mixed", "are mixed"),
     verdicts.UNDECIDED: ("is undecided", "are undecided"),
-    verdicts.PREMISE_ABSENT: ("lacks its premise", "lack their premise"),
+    verdicts.PREMISE_NOT_SHOWN: ("lacks its premise", "lack their premise"),
     verdicts.NOT_TESTED: ("is not tested", "are not tested"),
 }
 
@@ -293,9 +293,9 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
         beside = (f" For {_listed(excluded)}, the 95% interval at the book's scale already excludes an effect the size of the paper's."
                   if excluded else "")
         bullets.append(f"**Undecided**, at the seeds run so far: {listed}. Each row says how many seeds would decide it.{beside}")
-    untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.NOT_LEARNED, verdicts.PREMISE_ABSENT)]
+    untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.NOT_LEARNED, verdicts.PREMISE_NOT_SHOWN)]
     if untested:
-        bullets.append("**Not tested or premise absent**: " + "; ".join(f"{row.claim} ({verdicts.claim_word(row.verdict)})" for row in untested) + ".")
+        bullets.append("**Not tested or premise not shown**: " + "; ".join(f"{row.claim} ({verdicts.claim_word(row.verdict)})" for row in untested) + ".")
     return bullets[:6]
 
 

@@ -278,6 +278,23 @@ def literal_backticks(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def argument_text(html: str) -> str:
+    """What a reader of the argument sees on an HTML page: its visible text less the code of its
+    code cells, a line break between blocks (table cells included)."""
+    parser = _FlowingTextParser()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.argument_text)
+
+
+class _FlowingTextParser(_PageParser):
+    """The text of a block flows as a reader sees it: the line breaks of the HTML source inside a
+    paragraph are spaces, so a line break marks the end of a block only."""
+
+    def handle_data(self, data):
+        super().handle_data(data.replace("\n", " "))
+
+
 def page_problems(html: str, history: bool = False, plumbing_allowed: bool = False) -> list[str]:
     """Everything on this HTML page that a reader must not see; empty when the page is clean.
     ``history``: the page tells the book's history, and may quote its retired verdict words;

@@ -50,7 +50,7 @@ undecided                    anything else; :attr:`Verdict.seeds_to_resolve` say
 too few seeds to decide      fewer pairs than the rule decides from (:data:`MIN_PAIRS`, or
                              :func:`no_effect_pairs` for outcomes that flip); the estimate is shown,
                              never a word that sounds like a finding
-premise absent               the mechanism the claim is about did not occur (with the measurement)
+premise not shown            the measurement of the mechanism stayed below its cut in every seed
 not learned                  a model of the comparison did not learn the task, so it tests nothing
 not tested                   no paired outcomes
 ===========================  ===================================================================
@@ -69,7 +69,7 @@ to decide" leave it **undecided**. A claim of several parts (:func:`combine`) **
 its parts differ and one at least supports it; it **does not hold** when they differ, none supports
 it and one at least is decided against it: an adverse part is never folded into a milder word, and
 an open part never into "no difference that matters". Parts that differ with none decided leave it
-undecided (or premise absent, not learned, not tested, in that order).
+undecided (or premise not shown, not learned, not tested, in that order).
 
 The :math:`t` interval stays an approximation for bounded, skewed differences. As a check that
 assumes nothing about their distribution, :func:`bounded_check` decides a verdict again with
@@ -106,7 +106,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -114,10 +116,10 @@ import numpy as np
 from ssa_book.collectors import Collector
 
 __all__ = [
-    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_absent", "learning_failure", "not_learned", "not_tested", "combine",
+    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_not_shown", "learning_failure", "not_learned", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
     "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
-    "FALSE_DISCOVERY_RATE", "control_false_discoveries", "MIXED", "FOR", "judged", "Judged", "seeds_it_rests_on", "rests_on_words",
+    "FALSE_DISCOVERY_RATE", "control_false_discoveries", "DIRECTION_LOG_ENV", "MIXED", "FOR", "judged", "Judged", "seeds_it_rests_on", "rests_on_words",
     "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
@@ -128,14 +130,14 @@ WORSE = "worse"
 NEGLIGIBLE = "no difference that matters"
 UNDECIDED = "undecided"
 TOO_FEW_SEEDS = "exploratory"  # fewer pairs than the rule decides from: an estimate, not a verdict
-PREMISE_ABSENT = "premise absent"
+PREMISE_NOT_SHOWN = "premise not shown"
 NOT_LEARNED = "not learned"
 NOT_TESTED = "not tested"
 # The outcomes only a claim of several parts has (:func:`combine`).
 HOLDS_IN_PART = "holds in part"
 DOES_NOT_HOLD = "does not hold"
 MIXED = "mixed"  # parts decided both ways: one at least for the claim, one at least against it
-OUTCOMES = (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS, PREMISE_ABSENT, NOT_LEARNED, NOT_TESTED, HOLDS_IN_PART,
+OUTCOMES = (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED, HOLDS_IN_PART,
             DOES_NOT_HOLD, MIXED)  # the order counts of them are listed in, after the counts themselves
 # The outcomes that decide a part against the claim: the effect is absent or reversed.
 AGAINST = (NEGLIGIBLE, WORSE, DOES_NOT_HOLD)
@@ -149,7 +151,7 @@ OPEN = (UNDECIDED, TOO_FEW_SEEDS)
 HOLDS = "holds"
 CLAIM_WORDS = {
     BETTER: HOLDS, NEGLIGIBLE: DOES_NOT_HOLD, WORSE: DOES_NOT_HOLD, DOES_NOT_HOLD: DOES_NOT_HOLD,
-    HOLDS_IN_PART: HOLDS_IN_PART, MIXED: MIXED, UNDECIDED: UNDECIDED, TOO_FEW_SEEDS: UNDECIDED, PREMISE_ABSENT: PREMISE_ABSENT,
+    HOLDS_IN_PART: HOLDS_IN_PART, MIXED: MIXED, UNDECIDED: UNDECIDED, TOO_FEW_SEEDS: UNDECIDED, PREMISE_NOT_SHOWN: PREMISE_NOT_SHOWN,
     NOT_LEARNED: NOT_TESTED, NOT_TESTED: NOT_TESTED,
 }
 # Every word a page may use for a verdict (the glossary page defines each).
@@ -157,7 +159,7 @@ VOCABULARY = tuple(dict.fromkeys((*OUTCOMES, HOLDS)))
 # The words this book once used for verdicts; a page that shows one has a verdict outside the
 # vocabulary (ssa_book.page_check).
 RETIRED_WORDS = ("no effect at this scale", "inconclusive", "partly reproduced", "reproduced", "opposite",
-                 "too few seeds to decide")
+                 "too few seeds to decide", "premise absent")
 
 
 # What each word means, for the glossary page: the comparison's words, then the claim's.
@@ -176,8 +178,10 @@ MEANINGS = {
     TOO_FEW_SEEDS: "Fewer pairs than the rule decides from ({min_pairs}, or for outcomes that flip from seed to seed the number "
                    "that would reveal flips frequent enough to matter): the estimate and its interval are shown with the "
                    "pairs, \"exploratory (10 pairs)\", and no verdict word.",
-    PREMISE_ABSENT: "The mechanism the claim is about did not occur in any seed, so the claim has nothing to act on; "
-                    "the measurement that showed it is given.",
+    PREMISE_NOT_SHOWN: "The chapter's measurement of the mechanism the claim is about stayed below its cut in every "
+                       "seed, so the claim was not put to the test; the measurement, the cut and the seeds are given. "
+                       "With few seeds and a cut chosen after reading, this says the mechanism was not shown, not that "
+                       "it cannot occur.",
     NOT_LEARNED: "A model of the comparison did not learn the task in distribution, so a shift tests nothing.",
     NOT_TESTED: "No paired outcomes: the experiment was not run, or its results are not in the cache.",
     HOLDS: "What the book found of the paper's claim: X better (on every part of a claim of several parts).",
@@ -216,7 +220,7 @@ def counted_words(labelled: Sequence[tuple[str, str]], of: str = "") -> str:
 
 def claim_word(outcome: str) -> str:
     """What ``outcome`` says of the paper's claim: "holds", "does not hold", "holds in part",
-    "undecided", "premise absent" or "not tested"."""
+    "undecided", "premise not shown" or "not tested"."""
     if outcome not in CLAIM_WORDS:
         raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
     return CLAIM_WORDS[outcome]
@@ -224,7 +228,7 @@ def claim_word(outcome: str) -> str:
 
 def claim_phrase(outcome: str) -> str:
     """:func:`claim_word` as a phrase a sentence can carry: "the claim holds", "the claim does not
-    hold", "the claim holds in part"; the other words ("undecided", "premise absent") as they are."""
+    hold", "the claim holds in part"; the other words ("undecided", "premise not shown") as they are."""
     word = claim_word(outcome)
     return f"the claim {word}" if word in (HOLDS, DOES_NOT_HOLD, HOLDS_IN_PART) else word
 
@@ -312,6 +316,26 @@ def _number(value: float, spec: str) -> str:
     return format(value, spec)
 
 
+# Where each direction word a verdict produces is logged (one JSON line each), when set: the book
+# runner points it at a file per notebook, so that the built pages' direction words can be checked
+# against the verdicts that said them (ssa_book.page_check.unbacked_directions).
+DIRECTION_LOG_ENV = "SSA_DIRECTION_LOG"
+
+
+def _said(words: str, verdict: "Verdict") -> str:
+    """``words``, a direction ``verdict`` gives, logged with what the rule lacks for it (if
+    anything) and the estimate it stands on, where :data:`DIRECTION_LOG_ENV` names a file."""
+    path = os.environ.get(DIRECTION_LOG_ENV)
+    if path:
+        small = verdict.outcome == NEGLIGIBLE
+        problems = () if small else verdict.direction_problems()
+        entry = {"words": words, "problems": list(problems), "effect": verdict.effect,
+                 "interval": list(verdict.interval) if verdict.interval is not None else None}
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(entry) + "\n")
+    return words
+
+
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """The outcome of one claim, with the evidence behind it."""
@@ -327,7 +351,7 @@ class Verdict:
     differences: tuple[float, ...] = ()  # one per seed, in the paper's direction
     seeds_to_resolve: int | None = None  # undecided or too few seeds only; None if more than MAX_SEEDS
     no_effect_pairs: int = MIN_PAIRS  # the fewest pairs that may decide (no_effect_pairs of the claim)
-    detail: str = ""  # premise absent, not learned: the measurement; a combined verdict: the parts
+    detail: str = ""  # premise not shown, not learned: the measurement; a combined verdict: the parts
     parts: tuple[tuple[str, "Verdict"], ...] = ()
     treatment: str = "SSA"  # the claim's treatment, named by :meth:`words`
     directions: tuple[str, str] = ()  # the claim's words for its two directions (Claim.directions)
@@ -344,7 +368,7 @@ class Verdict:
     def evidence(self) -> str:
         """The evidence in words, without the claim or the outcome: the effect, its interval and
         pairs, and for an open verdict the pairs that would decide it; the measurement
-        (premise absent) or the parts' outcomes (a combined verdict) otherwise."""
+        (premise not shown) or the parts' outcomes (a combined verdict) otherwise."""
         if self.interval is None or self.effect is None:
             return self.detail or "no paired seeds"
         low, high = self.interval
@@ -378,7 +402,7 @@ class Verdict:
     def words(self) -> str:
         """The outcome in the book's words, direction explicit: "SSA better", "SSA worse", "no
         difference that matters", "undecided (about 14 seeds would decide)", "too few seeds to
-        decide (the rule needs 36)", "premise absent", "not learned", "not tested"; a claim of
+        decide (the rule needs 36)", "premise not shown", "not learned", "not tested"; a claim of
         several parts: "holds in part", "does not hold"."""
         text = self.label()
         if self.uncontrolled is not None:
@@ -405,8 +429,28 @@ class Verdict:
         """The outcome's word alone ("SSA worse", "no difference that matters", "exploratory"), as
         tallies count it."""
         if self.directions and self.outcome in (BETTER, WORSE):
-            return self.directions[self.outcome == WORSE]
-        return outcome_words(self.outcome, self.treatment)
+            return _said(self.directions[self.outcome == WORSE], self)
+        word = outcome_words(self.outcome, self.treatment)
+        return _said(word, self) if self.outcome in (BETTER, WORSE) and self.treatment else word
+
+    def direction_problems(self) -> tuple[str, ...]:
+        """What the rule lacks for this verdict's direction ("better" or "worse"), re-applied to the
+        verdict's own paired differences: empty when the rule gives that direction again and, where
+        the verdict was judged in a family, the direction survives false-discovery control; for a
+        claim of several parts, when every part is such a direction. The check that every
+        direction word a page shows stands on a decided verdict (ssa_book.page_check) reads it."""
+        if self.outcome not in (BETTER, WORSE):
+            return (f"its outcome is {self.outcome!r}, not a direction",)
+        if self.parts:
+            return tuple(f"{name}: {problem}" for name, part in self.parts for problem in part.direction_problems())
+        if self.interval is None or self.threshold is None or len(self.differences) < MIN_PAIRS:
+            return (f"no paired differences the rule decides from ({len(self.differences)} pairs)",)
+        differences = np.asarray([self.differences], dtype=float)
+        outcome = str(_decide(differences, self.threshold, self.method == METHOD_BINARY, self.no_effect_pairs)[3][0])
+        problems = [] if outcome == self.outcome else [f"the rule re-applied to its {len(self.differences)} pairs says {outcome!r}"]
+        if self.adjusted_p is not None and self.adjusted_p >= FALSE_DISCOVERY_RATE:
+            problems.append(f"its adjusted p {self.adjusted_p:.2g} does not survive false-discovery control")
+        return tuple(problems)
 
     def small_direction(self) -> str:
         """For "no difference that matters" whose interval also excludes zero: the small decided
@@ -420,8 +464,8 @@ class Verdict:
             return ""
         worse = self.interval[1] < 0
         if self.directions:
-            return f"slightly: {self.directions[worse]}"
-        return f"{self.treatment} slightly {'worse' if worse else 'better'}" if self.treatment else ""
+            return f"slightly: {_said(self.directions[worse], self)}"
+        return _said(f"{self.treatment} slightly {'worse' if worse else 'better'}", self) if self.treatment else ""
 
     def pairs_to_decide(self) -> str:
         """For a table: the pairs that would decide an open verdict (undecided, or too few seeds
@@ -441,8 +485,8 @@ class Verdict:
         """One plain sentence: the outcome and the evidence."""
         if self.outcome in (NOT_TESTED, NOT_LEARNED):
             return f"{self.claim}: {self.outcome}" + (f" ({self.detail})." if self.detail else ".")
-        if self.outcome == PREMISE_ABSENT:
-            return f"{self.claim}: premise absent ({self.detail})."
+        if self.outcome == PREMISE_NOT_SHOWN:
+            return f"{self.claim}: {PREMISE_NOT_SHOWN} ({self.detail})."
         if self.parts:
             evidence = f"; {self.evidence()}" if self.interval is not None else ""
             return f"{self.claim}: {claim_phrase(self.outcome)} ({self.tally()}){evidence}."
@@ -925,11 +969,12 @@ def _within_bound(claim: Claim, low: float, high: float) -> tuple[float, float]:
     return max(low, -claim.bound), min(high, claim.bound)
 
 
-def premise_absent(claim: Claim, measurement: str) -> Verdict:
-    """The mechanism ``claim`` is about did not occur; ``measurement`` says what showed it."""
+def premise_not_shown(claim: Claim, measurement: str) -> Verdict:
+    """The chapter's measurement did not show the mechanism ``claim`` is about in any seed;
+    ``measurement`` says what was measured, against what cut, and what was found."""
     if not measurement.strip():
-        raise ValueError("measurement must say what shows the premise is absent")
-    return Verdict(claim.name, PREMISE_ABSENT, threshold=claim.threshold, units=claim.units, detail=measurement,
+        raise ValueError("measurement must say what was measured and what it found")
+    return Verdict(claim.name, PREMISE_NOT_SHOWN, threshold=claim.threshold, units=claim.units, detail=measurement,
                    treatment=claim.treatment)
 
 
@@ -985,7 +1030,7 @@ def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
     elif against:
         outcome = DOES_NOT_HOLD
     else:
-        outcome = next(found for found in (UNDECIDED, TOO_FEW_SEEDS, PREMISE_ABSENT, NOT_LEARNED, NOT_TESTED) if found in outcomes)
+        outcome = next(found for found in (UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED) if found in outcomes)
     return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
 
 

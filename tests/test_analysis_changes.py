@@ -53,7 +53,7 @@ def test_every_recorded_commit_exists_and_the_dates_run_forward():
      ("holds in part", "holds in part", "no difference that matters", "does not hold", "does not hold")),
     # five endpoints against the claim, one undecided
     (("worse",) * 5 + ("undecided",), ("holds in part", "holds in part", "worse", "does not hold", "does not hold")),
-    (("premise absent", "undecided"), ("holds in part", "undecided", "undecided", "undecided", "undecided")),
+    (("premise not shown", "undecided"), ("holds in part", "undecided", "undecided", "undecided", "undecided")),
     (("better", "worse"), ("holds in part",) * 4 + ("mixed",)),
     (("better", "better"), ("better",) * 5),
 ])

@@ -214,7 +214,7 @@ def test_unlearned_models_test_nothing():
     assert verdicts.quantification_verdict({"every": runs}).outcome == "not learned"
 
 
-def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_value():
+def test_collapse_premise_not_shown_when_softmax_barely_attends_to_the_injected_value():
     from ssa_book.icl import verdicts
 
     def runs(softmax_mass, ssa_mass, ssa_harm):
@@ -223,7 +223,7 @@ def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_val
 
     small = runs(0.008, 0.004, 0.1)
     verdict = verdicts.collapse_verdict({"some": small})
-    assert verdict.outcome == "premise absent"
+    assert verdict.outcome == "premise not shown"
     assert "softmax puts at most 0.008 of its attention on the injected value" in verdict.detail
     # The mechanism's claims are still judged on the chapter's page.
     share, harm = verdicts.injection_verdicts(small, "some", "x")
@@ -232,7 +232,13 @@ def test_collapse_premise_absent_when_softmax_barely_attends_to_the_injected_val
     flat = {"softmax": [LogitSpread.from_result({"sigmas": [1, 2], "logit_spread": [[[3.0, 3.0]], [[2.0, 2.0]]]}, task="some",
                                                 scorer="softmax", seed=seed) for seed in range(6)]}
     premise = verdicts.collapse_premise(runs(0.9, 0.1, 0.1), flat)
-    assert premise["share"] == pytest.approx(0.9) and "never growing" in premise["absent"]
+    assert premise["share"] == pytest.approx(0.9) and "never growing" in premise["not_shown"]
+    # A spread that grows while the share stays below the cut: not shown, and the step that occurred is said.
+    growing = {"softmax": [LogitSpread.from_result({"sigmas": [1, 2], "logit_spread": [[[1.0, 1.0]], [[3.0, 3.0]]]}, task="some",
+                                                   scorer="softmax", seed=seed) for seed in range(6)]}
+    premise = verdicts.collapse_premise(small, growing)
+    assert "below the 0.5" in premise["not_shown"] and "did grow, by +2 to +2" in premise["not_shown"]
+    assert "in 6 of the 6 seeds: the mechanism's first step occurred" in premise["not_shown"]
     # With most of softmax's attention on the value, the mechanism claims decide.
     present = verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1)})
     assert present.outcome == "better" and {name for name, _ in present.parts} == {'"some"'}

@@ -224,7 +224,7 @@ def test_the_seeds_phrase_says_what_more_seeds_would_decide():
 
 def test_theorem_rows_have_a_summary():
     rows = theory.theorem_rows("cpu")
-    assert all(row.summary.startswith("Fitted decay rates") and "of the derived ones" in row.summary for row in rows)
+    assert all(row.summary.startswith("The book's own version of the theorem") and "fitted decay rates" in row.summary and "of the derived ones" in row.summary for row in rows)
 
 
 def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift(monkeypatch):
@@ -290,7 +290,7 @@ def test_findings_are_at_most_six_computed_bullets_that_say_the_direction():
     assert not any("SSA worse on 1 of 2" in bullet for bullet in found)
     assert any(bullet.startswith("**Undecided**") and "Perplexity_Id (3 seeds)" in bullet for bullet in found)
     assert not any("excludes" in bullet for bullet in found)
-    assert found[-1] == "**Not tested or premise absent**: Benchmarks (not tested)."
+    assert found[-1] == "**Not tested or premise not shown**: Benchmarks (not tested)."
     # what a row adds beside its verdict follows its regime
     rows[2] = dataclasses.replace(rows[2], finding="In max retrieval, short setup: SSA's deficit goes with its form.")
     assert "Regime: 4 layers. In max retrieval, short setup: SSA's deficit goes with its form." in next(

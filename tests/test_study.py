@@ -279,7 +279,7 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
 
         __call__ = run
 
-    row = claims.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), verdicts.PREMISE_ABSENT, None, "cmd",
+    row = claims.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), verdicts.PREMISE_NOT_SHOWN, None, "cmd",
                            summary="Premise absent.")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _WithWeights(lambda *_: None, profile, train))
     combined = icl_claims.with_premise_made_to_hold(row, "cpu")

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from ssa_book import verdicts
-from ssa_book.verdicts import Claim, combine, judge, not_tested, premise_absent
+from ssa_book.verdicts import Claim, combine, judge, not_tested, premise_not_shown
 
 ERROR_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
                     reason="a tenth of the error scale [0, 1]")
@@ -62,10 +62,10 @@ def test_seeds_to_resolve_is_the_first_decisive_count():
 
 def test_other_outcomes_and_combining_parts():
     assert judge(ERROR_CLAIM, [], []).outcome == "not tested" == not_tested(ERROR_CLAIM).outcome
-    absent = premise_absent(ERROR_CLAIM, "softmax puts at most 0.008 of its weight on the injected value")
-    assert absent.outcome == "premise absent" and "0.008" in absent.sentence()
+    absent = premise_not_shown(ERROR_CLAIM, "softmax puts at most 0.008 of its weight on the injected value")
+    assert absent.outcome == "premise not shown" and "0.008" in absent.sentence()
     with pytest.raises(ValueError, match="measurement"):
-        premise_absent(ERROR_CLAIM, "")
+        premise_not_shown(ERROR_CLAIM, "")
     yes = judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
     no = judge(ERROR_CLAIM, np.zeros(6), np.array([0.01, -0.02, 0.0, 0.02, -0.01, 0.0]))
     assert combine("both", {"every": yes, "some": yes}).outcome == "better"
@@ -75,7 +75,7 @@ def test_other_outcomes_and_combining_parts():
     # nothing decided anywhere is not "holds in part" (which reads as partial support)
     assert undecided.outcome == "exploratory"
     assert combine("both", {"trained": absent, "variant": undecided}).outcome == "exploratory"
-    assert combine("both", {"trained": absent, "variant": not_tested(ERROR_CLAIM)}).outcome == "premise absent"
+    assert combine("both", {"trained": absent, "variant": not_tested(ERROR_CLAIM)}).outcome == "premise not shown"
     assert combine("both", {"trained": absent, "variant": yes}).outcome == "holds in part"
     # parts that differ with none reproduced support no part of the claim: never "holds in part"
     worse = judge(ERROR_CLAIM, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6))
@@ -520,7 +520,7 @@ def test_the_words_name_the_treatment_and_say_the_direction():
 @pytest.mark.parametrize("outcome", verdicts.OUTCOMES)
 def test_every_outcome_says_what_it_means_for_the_claim(outcome):
     word = verdicts.claim_word(outcome)
-    assert word in ("holds", "does not hold", "holds in part", "mixed", "undecided", "premise absent", "not tested")
+    assert word in ("holds", "does not hold", "holds in part", "mixed", "undecided", "premise not shown", "not tested")
     assert (word == "does not hold") == (outcome in verdicts.AGAINST)
     assert (word == "undecided") == (outcome in verdicts.OPEN)
     assert word in verdicts.VOCABULARY and verdicts.outcome_words(outcome) in {f"SSA {w}" for w in verdicts.VOCABULARY} | set(verdicts.VOCABULARY)

@@ -301,7 +301,7 @@ def paired(treatment: list[ICLRun], control: list[ICLRun], task: str, shift: str
 
 
 # Outcomes of a panel that tests nothing: softmax did not learn the task, no pair, no premise.
-TESTS_NOTHING = (rule.NOT_LEARNED, rule.PREMISE_ABSENT, rule.NOT_TESTED)
+TESTS_NOTHING = (rule.NOT_LEARNED, rule.PREMISE_NOT_SHOWN, rule.NOT_TESTED)
 
 
 def _softmax_unlearned(by_scorer: dict[str, list[ICLRun]], task: str) -> str:

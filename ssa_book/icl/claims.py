@@ -155,7 +155,7 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
                       f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), total_wall_time(provenances),
-                     short_summary(verdict, f"powered study (positive: SSA better), "
+                     short_summary(verdict, f"powered study (positive: in SSA's favour), "
                                             f"{_study_effects(verdict, study.REGIME_MAP_ENDPOINT)}{pending}"),
                      parts_of(verdict), f"{study.ARMS[compared.treatment].regime(compared.tasks[0], profile)}; "
                                       f"{compared.seeds} paired seeds a task", headline=headline_of(verdict, study.REGIME_MAP_ENDPOINT))

@@ -11,9 +11,10 @@ Two verdicts are not judged:
 
 * **not learned**: a model did not learn the task in distribution (its error at sigma 1 is not
   below :data:`LEARNED_FRACTION` times the trivial baseline's), so a shift tests nothing;
-* **premise absent**: the collapse claims start from a mechanism (an extreme value captures most
-  of softmax's attention; larger inputs give larger attention logits). When the measurement shows
-  it did not occur in any seed, the verdict says so with the numbers (:func:`collapse_premise`).
+* **premise not shown**: the collapse claims start from a mechanism (an extreme value captures most
+  of softmax's attention; larger inputs give larger attention logits). When the measurement stays
+  below its cut in every seed, the verdict says so with the numbers, including any step of the
+  mechanism that did occur (:func:`collapse_premise`).
 
 Errors are made comparable across tasks and scales: quantification errors are the paper's
 prompt-level error (a fraction of prompts); linear errors are *normalised*: the model's mean
@@ -32,7 +33,7 @@ import numpy as np
 from ssa_book import verdicts as rule
 from ssa_book.icl.records import ICLRun, LogitSpread
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
-from ssa_book.verdicts import Claim, Verdict, combine, judge, not_tested, premise_absent
+from ssa_book.verdicts import Claim, Verdict, combine, judge, not_tested, premise_not_shown
 
 # Thresholds fixed in this module before any of the cached results were read.
 MIN_EFFECT = 0.1  # smallest effect that matters: in error units, attention weight, or logit units
@@ -310,11 +311,12 @@ def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer:
       from the smallest to the largest sigma; the premise needs a growth of at least
       :data:`MIN_EFFECT` in some seed.
 
-    ``absent`` is the measurement in words when the premise did not occur, else ``None``."""
+    ``not_shown`` is the measurement in words when the premise was not shown (with the growth of
+    the logit spread where it did grow: the mechanism's first step), else ``None``."""
     share = injected_share(runs_by_scorer["softmax"])
     seeds = len(share)
     out = {"share": float(share.max()), "mean_share": float(share.mean(axis=(1, 2)).max()), "seeds": seeds,
-           "spread_growth": None, "absent": None}
+           "spread_growth": None, "not_shown": None}
     reasons = []
     if out["share"] < COLLAPSE_SHARE:
         reasons.append(f"softmax puts at most {out['share']:.3g} of its attention on the injected value (the most "
@@ -328,7 +330,12 @@ def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer:
             reasons.append(f"softmax's mean logit spread changes by {growth.min():+.3g} to {growth.max():+.3g} from the "
                            f"smallest to the largest sigma in the {len(growth)} seeds, never growing by the "
                            f"{LOGITS_GROW.threshold} that would matter")
-    out["absent"] = "; ".join(reasons) or None
+        elif reasons:
+            grew = int((growth >= LOGITS_GROW.threshold).sum())
+            reasons.append(f"though its mean logit spread did grow, by {growth.min():+.3g} to {growth.max():+.3g} from the "
+                           f"smallest to the largest sigma, by at least {LOGITS_GROW.threshold} in {grew} of the "
+                           f"{len(growth)} seeds: the mechanism's first step occurred")
+    out["not_shown"] = "; ".join(reasons) or None
     return out
 
 
@@ -343,28 +350,28 @@ def premise_table(runs_by_task: dict[str, dict[str, list[ICLRun]]], spreads_by_t
         rows.append({"task": _title(task), "largest share on the injected value (any head, any seed)": premise["share"],
                      "largest mean share over layers and heads (any seed)": premise["mean_share"],
                      "logit spread change, smallest to largest sigma (each seed)": "" if growth is None else ", ".join(f"{g:+.2f}" for g in growth),
-                     "premise": "absent" if premise["absent"] else "present"})
+                     "premise": "not shown" if premise["not_shown"] else "shown"})
     return pd.DataFrame(rows)
 
 
 def task_collapse_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, label: str,
                           spreads_by_scorer: dict[str, list[LogitSpread]] | None = None) -> Verdict:
-    """One task's collapse claim: not learned (a model did not learn the task), premise absent (with the
+    """One task's collapse claim: not learned (a model did not learn the task), premise not shown (with the
     measurement), or the mechanism claims (:func:`injection_verdicts`) judged and combined."""
     claim = _named(COLLAPSE, label)
     why = _unlearned(runs_by_scorer, task)
     if why:
         return rule.not_learned(claim, why)
     premise = collapse_premise(runs_by_scorer, spreads_by_scorer)
-    if premise["absent"]:
-        return premise_absent(claim, premise["absent"])
+    if premise["not_shown"]:
+        return premise_not_shown(claim, premise["not_shown"])
     share, harm = injection_verdicts(runs_by_scorer, task, label)
     return combine(claim.name, {"attention share": share, "harm": harm})
 
 
 def collapse_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]],
                      spreads_by_task: dict[str, dict[str, list[LogitSpread]]] | None = None) -> Verdict:
-    """The collapse claim over every task in ``runs_by_task``, combined (premise absent, with each
+    """The collapse claim over every task in ``runs_by_task``, combined (premise not shown, with each
     task's measurement, when it is absent in all of them). ``spreads_by_task`` (from
     :func:`ssa_book.icl.experiments.load_logit_spreads`) adds the logit-spread part of the premise."""
     if not runs_by_task:
@@ -372,12 +379,12 @@ def collapse_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]],
     parts = {task: task_collapse_verdict(runs, task, _title(task), (spreads_by_task or {}).get(task))
              for task, runs in runs_by_task.items()}
     combined = combine("ICL attention collapse onto an extreme value", {_title(task): part for task, part in parts.items()})
-    # The parts' measurements (premise absent) and reasons (not learned, not tested) go into the detail.
+    # The parts' measurements (premise not shown) and reasons (not learned, not tested) go into the detail.
     return dataclasses.replace(combined, detail="; ".join(_part_detail(_title(task), part) for task, part in parts.items()))
 
 
 def _part_detail(name: str, part: Verdict) -> str:
-    if part.outcome in (rule.PREMISE_ABSENT, rule.NOT_LEARNED, rule.NOT_TESTED) and part.detail:
+    if part.outcome in (rule.PREMISE_NOT_SHOWN, rule.NOT_LEARNED, rule.NOT_TESTED) and part.detail:
         return f"{name}: {part.outcome}, {part.detail}"
     return f"{name}: {part.words() if not part.parts else rule.claim_word(part.outcome)}"
 

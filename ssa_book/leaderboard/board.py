@@ -482,7 +482,7 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
 
 # A cell's verdict against softmax, the scorer named by its row: the book's words without the name.
 OUTCOME_MARKS = {outcome: outcome for outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE, rule.UNDECIDED, rule.TOO_FEW_SEEDS,
-                                                  rule.PREMISE_ABSENT, rule.NOT_LEARNED)}
+                                                  rule.PREMISE_NOT_SHOWN, rule.NOT_LEARNED)}
 
 
 def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):

@@ -51,10 +51,11 @@ def decoder_rows(profile: str) -> list[LedgerRow]:
                    f"{means['softmax']:.2f} with softmax, {means['ssa']:.2f} with SSA {split}")
         short = f"perplexity {means['softmax']:.1f} with softmax, {means['ssa']:.1f} with SSA, at {summary['parameters'] / 1e6:.3g}M parameters"
         excluded = experiment.paper_gap_placement(claims, key) == "above"
+        paper = PAPER_PERPLEXITY[key.removeprefix("perplexity_")]["softmax"]
         if excluded:
             short += (f"; the 95% interval excludes the paper's gain ({experiment.paper_log_gap(key.removeprefix('perplexity_')):.3f} "
-                      f"nats per token), with a baseline far from the paper's")
-        paper = PAPER_PERPLEXITY[key.removeprefix("perplexity_")]["softmax"]
+                      f"nats per token), but at a softmax perplexity of {means['softmax']:.0f} against the paper's {paper:g} "
+                      f"these models may be too undertrained to show it")
         caveat = (f"softmax's perplexity here is {means['softmax']:.0f}, the paper's {paper:g}: a null this far from the "
                   f"paper's baseline is weak evidence")
         rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(claims[key], numbers), profile, seeds,

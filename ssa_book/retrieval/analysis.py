@@ -51,7 +51,8 @@ SHIFTED_ACCURACY = rule.Claim(
     "'better' in any sense a reader would act on; fixed before the chapter's runs", bound=1.0, min_pairs=CHAPTER_MIN_PAIRS)
 TOP_SHARE = rule.Claim(
     "mean share of the attention on the item of highest priority, over the sets larger than in training, is higher than "
-    "softmax's", 1, THRESHOLD, "share of the attention", "a twentieth of the whole weight; fixed before the chapter's runs",
+    "softmax's", 1, THRESHOLD, "share of the attention", "a twentieth of the whole weight; the threshold was fixed before the "
+    "chapter's runs, the endpoint (the share of the head's absolute weight, not its raw weight) after three seeds had been read",
     bound=1.0, min_pairs=CHAPTER_MIN_PAIRS)
 
 

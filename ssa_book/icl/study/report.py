@@ -249,7 +249,7 @@ def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
     low, high = rule.bounded_mean_interval(np.zeros(PRIMARY_SEEDS), PROMPT_ERROR_FLIP)
     text = (f"{kept} of the {len(checks)} decided verdicts on the prompt-error endpoints keep their outcome under it. "
             f"Its price for assuming nothing: {PRIMARY_SEEDS} pairs that agree exactly give [{low:+.2f}, {high:+.2f}], "
-            f"wider than the threshold, so no {PRIMARY_SEEDS}-pair comparison can be \"no effect\" under it.")
+            f"wider than the threshold, so no {PRIMARY_SEEDS}-pair comparison can be \"no difference that matters\" under it.")
     for task in QUANTIFIERS:
         checked = starting_point_reading(cache, task, bounded=True)
         if checked is not None:
@@ -265,7 +265,7 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     rows = verdict_rows(comparisons, cache)
     counts: dict[str, int] = {}
     for row in rows:
-        word = rule.outcome_words(row["verdict"].outcome, "treatment")
+        word = row["verdict"].word()
         counts[word] = counts.get(word, 0) + 1
     judged = sum(row["verdict"].outcome != rule.NOT_TESTED for row in rows)
     every_run = runs(comparisons, profile=cache.profile)
