@@ -268,6 +268,14 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "of 6 pairs for prompt errors, and the small direction was said from the t interval alone; at the cpu "
                    "profile the chapter's 3 seeds were exploratory before and after, so no verdict of the chapter moved, and the "
                    "small directions the second part removed are those whose adjusted p is 0.05 or more", True),
+    AnalysisChange("fd73d91", "2026-12-07", "words",
+                   "the collapse claim's word when softmax's measured share of attention on the injected value stays below "
+                   "the cut in every seed: \"premise absent\" becomes \"premise not shown\", and where softmax's logit "
+                   "spread did grow (the mechanism's first step) the measurement says so",
+                   "a sceptical reading found \"absent\" stronger than its test: a cut set after reading, three seeds, and on "
+                   "linear functions a logit spread that grew in every seed; the collapse verdicts on \"every\", \"some\" "
+                   "and linear functions, and over the three tasks, read \"premise not shown\" where they read \"premise "
+                   "absent\"; no decision changed", True),
 )
 
 @dataclasses.dataclass(frozen=True)
