@@ -28,12 +28,6 @@ SHAPES = {
 SSA_PATHS = ("reference", "auto", "direct", "blockwise", "compiled")
 
 
-def _cases():
-    for scorer in scorer_names():
-        for path in SSA_PATHS if scorer.startswith("ssa") else ("reference", "auto"):
-            yield scorer, path
-
-
 def _inputs(shape, seed=0):
     batch, heads, kv_heads, n_queries, n_keys, head_dim, value_dim = shape
     generator = torch.Generator().manual_seed(seed)
@@ -70,27 +64,34 @@ def _expected(name, shape, q, k, v, mask, causal):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=full_mask)
 
 
-@pytest.mark.parametrize("masking", ["none", "causal", "padding"])
 @pytest.mark.parametrize("shape_name", SHAPES)
-@pytest.mark.parametrize("name, path", list(_cases()))
-def test_degenerate_shapes_give_what_softmax_attention_gives(name, path, shape_name, masking, monkeypatch):
+@pytest.mark.parametrize("name", scorer_names())
+def test_degenerate_shapes_give_what_softmax_attention_gives(name, shape_name, monkeypatch, subtests):
+    """Every path of the scorer and every masking (one subtest each): softmax attention's output
+    and gradients, computed once per masking, on fresh copies of the same inputs."""
     monkeypatch.setenv("SSA_ATTENTION_COMPILE", "0")  # the compiled path's algorithm, without minutes of compiling
     shape = SHAPES[shape_name]
-    q, k, v = _inputs(shape)
-    mask = _padding(shape) if masking == "padding" and shape[4] > 0 else None
-    causal = masking == "causal"
-    with attention_path(path):
-        output = attention(q, k, v, name, mask=mask, causal=causal)
-    expected_q, expected_k, expected_v = (tensor.detach().clone().requires_grad_() for tensor in (q, k, v))
-    expected = _expected(name, shape, expected_q, expected_k, expected_v, mask, causal)
-    assert output.shape == expected.shape == (shape[0], shape[1], shape[3], shape[6])
-    torch.testing.assert_close(output, expected)
-    upstream = torch.randn(output.shape, generator=torch.Generator().manual_seed(1))
-    (output * upstream).sum().backward()
-    (expected * upstream).sum().backward()
-    for tensor, truth in zip((q, k, v), (expected_q, expected_k, expected_v)):
-        assert tensor.grad is not None and tensor.grad.shape == tensor.shape
-        torch.testing.assert_close(tensor.grad, truth.grad if truth.grad is not None else torch.zeros_like(tensor))
+    inputs = _inputs(shape)
+    fresh = lambda: [tensor.detach().clone().requires_grad_() for tensor in inputs]
+    for masking in ("none", "causal", "padding"):
+        mask = _padding(shape) if masking == "padding" and shape[4] > 0 else None
+        causal = masking == "causal"
+        expected_inputs = fresh()
+        expected = _expected(name, shape, *expected_inputs, mask, causal)
+        upstream = torch.randn(expected.shape, generator=torch.Generator().manual_seed(1))
+        (expected * upstream).sum().backward()
+        expected_grads = [truth.grad if truth.grad is not None else torch.zeros_like(truth) for truth in expected_inputs]
+        for path in SSA_PATHS if name.startswith("ssa") else ("reference", "auto"):
+            with subtests.test(masking=masking, path=path):
+                q, k, v = fresh()
+                with attention_path(path):
+                    output = attention(q, k, v, name, mask=mask, causal=causal)
+                assert output.shape == expected.shape == (shape[0], shape[1], shape[3], shape[6])
+                torch.testing.assert_close(output, expected.detach())
+                (output * upstream).sum().backward()
+                for tensor, truth in zip((q, k, v), expected_grads):
+                    assert tensor.grad is not None and tensor.grad.shape == tensor.shape
+                    torch.testing.assert_close(tensor.grad, truth)
 
 
 @pytest.mark.parametrize("shape_name", ["empty batch", "no heads", "no queries", "no keys"])
