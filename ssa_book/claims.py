@@ -226,7 +226,17 @@ def comparison_words(row: LedgerRow) -> str:
         return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome, "")) for outcome in row.parts], of=" parts")
     if not row.parts:
         return verdicts.outcome_words(row.verdict)
-    return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome)) for outcome in row.parts], of=" parts")
+    counted = verdicts.counted_words([(outcome, verdicts.outcome_words(outcome)) for outcome in row.parts], of=" parts")
+    return counted + _small_directions(row)
+
+
+def _small_directions(row: LedgerRow) -> str:
+    """The small decided directions beside "no difference that matters" among the row's headline
+    verdicts, counted: " (SSA slightly better on 1)" ("" for none), so that a tally of parts never
+    drops a direction its verdicts say."""
+    found = [small for _, verdict in row.headline if (small := verdict.small_direction())]
+    counts = {small: found.count(small) for small in dict.fromkeys(found)}
+    return f" ({', '.join(f'{small} on {n}' for small, n in counts.items())})" if counts else ""
 
 
 # The paper's side of each claim, filled by the studies that test them

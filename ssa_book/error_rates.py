@@ -146,7 +146,8 @@ def sentence(table, draws: int = DRAWS) -> str:
     return (f"Under nulls made of each chapter's own per-seed differences, recentred to no effect, the rule names a "
             f"direction that is not there at most {100 * rate:.1f}% of the time ({chapter}; Monte Carlo standard error "
             f"{100 * error:.1f} points), over every verdict of the {len(table)} chapters at the seed counts they use: a check "
-            f"added after the results were read, from which the fewest pairs of three chapters were then chosen.")
+            f"added after the results were read, from which the fewest pairs of three chapters were then chosen, so it "
+            f"shows the rule's error at those pairs rather than validating them independently.")
 
 
 __all__ = ["CHAPTERS", "ChapterVerdicts", "DRAWS", "LIMIT", "PAIR_COUNTS", "chapter_claims", "error_rate_table", "largest",

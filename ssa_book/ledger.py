@@ -217,7 +217,7 @@ def _counted(rows: Sequence[LedgerRow]) -> str:
 def counts_sentence(rows: Sequence[LedgerRow]) -> str:
     """The claims counted by what the book found of them, the experiments apart from the theorems
     (rows computed live): "Of the 9 experimental claims, none holds: 3 do not hold, 5 are
-    undecided and 1 is not tested. The 2 theorems (derivations, checked live): 2 hold."."""
+    undecided and 1 is not tested. The 2 theorems, in the book's own versions (...): 2 hold."."""
     theorems = [row for row in rows if row.profile == "live"]
     own = [row for row in rows if row.profile != "live" and row.key in PAPER and PAPER[row.key].beyond_paper]
     experiments = [row for row in rows if row.profile != "live" and row not in own]
@@ -233,7 +233,8 @@ def counts_sentence(rows: Sequence[LedgerRow]) -> str:
         sentences.append(f"The book's own {'test' if len(own) == 1 else 'tests'} beyond the paper: {_counted(own)}.")
     if theorems:
         noun = "The theorem" if len(theorems) == 1 else f"The {len(theorems)} theorems"
-        sentences.append(f"{noun} (derivations, checked live): {_counted(theorems)}.")
+        sentences.append(f"{noun}, in the book's own versions (the paper's statements are not public; derived and checked "
+                         f"numerically, live): {_counted(theorems)}.")
     return " ".join(sentences)
 
 
@@ -411,8 +412,8 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     theorems = [row for row in rows if row.profile == "live"]
     own = [row for row in rows if row.profile != "live" and PAPER[row.key].beyond_paper]
     experiments = [row for row in rows if row.profile != "live" and row not in own]
-    did = [f"re-derives the paper's {plural(len(theorems), 'theorem')}"] if theorems else []
-    did.append("re-runs its experiments on CPUs" + (", far smaller and shorter-trained: " if scales else ""))
+    did = [f"derives its own versions of the paper's {plural(len(theorems), 'theorem')}"] if theorems else []
+    did.append("re-runs its experiments" + (", far smaller and shorter-trained: " if scales else ""))
     text = f"This book {' and '.join(did)}"
     text += "; ".join(f"{name} {ours} (paper: {paper})" for name, (ours, paper) in scales.items()) + ". "
     found = []
@@ -423,7 +424,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     if own:
         found.append(f"the book's own {'test' if len(own) == 1 else 'tests'} beyond it: {_counted(own)}")
     if theorems:
-        found.append(f"the theorems: {_counted(theorems)}")
+        found.append(f"the theorems' versions: {_counted(theorems)}")
     if found:
         text += sentence_case("; ".join(found)) + "."
     gap = scale_gap(rows)

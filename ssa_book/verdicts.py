@@ -172,7 +172,8 @@ MEANINGS = {
                   "survives the same control of false discoveries.",
     NEGLIGIBLE: "The 95% interval lies within plus or minus the threshold: whatever the sign of the difference, it is "
                 "smaller than the smallest effect that would matter. Where the interval also excludes zero, the small "
-                "decided direction is said beside it: \"no difference that matters; SSA slightly worse\".",
+                "direction is said beside it where the signed-rank test and control of false discoveries agree: \"no "
+                "difference that matters; SSA slightly worse\".",
     UNDECIDED: "Enough pairs to decide, but the interval neither excludes zero nor lies within the threshold; the number "
                "beside it is about how many paired seeds would decide, if the observed mean and spread held.",
     TOO_FEW_SEEDS: "Fewer pairs than the rule decides from ({min_pairs}, or for outcomes that flip from seed to seed the number "
@@ -336,6 +337,12 @@ def _said(words: str, verdict: "Verdict") -> str:
     return words
 
 
+def _interval_end(value: float, spec: str) -> str:
+    """An interval's end formatted by ``spec`` with its sign kept where it rounds to zero: an end of
+    -0.002 reads "-0.00", so that an interval that reaches below zero never reads as excluding it."""
+    return format(value, spec) if value != 0 else _number(value, spec)
+
+
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """The outcome of one claim, with the evidence behind it."""
@@ -397,7 +404,7 @@ class Verdict:
         ("" when there is no paired evidence)."""
         if self.interval is None or self.effect is None:
             return ""
-        return f"{_number(self.effect, spec)} [{_number(self.interval[0], spec)}, {_number(self.interval[1], spec)}]"
+        return f"{_number(self.effect, spec)} [{_interval_end(self.interval[0], spec)}, {_interval_end(self.interval[1], spec)}]"
 
     def words(self) -> str:
         """The outcome in the book's words, direction explicit: "SSA better", "SSA worse", "no
@@ -407,8 +414,7 @@ class Verdict:
         text = self.label()
         if self.uncontrolled is not None:
             text += f" (its direction does not survive false-discovery control: adjusted p = {self.adjusted_p:.2g})"
-        elif self.outcome == UNDECIDED and self.interval is not None:
-            needed = self.pairs_to_decide()
+        elif self.outcome == UNDECIDED and self.interval is not None and (needed := self.pairs_to_decide()):
             text += f" (about {needed} seeds would decide)" if needed[0].isdigit() else f" ({needed} seeds would decide)"
         elif self.outcome == TOO_FEW_SEEDS and not self.parts:
             text = text.removesuffix(")") + f"; the rule decides from {max(MIN_PAIRS, self.no_effect_pairs)})"
@@ -470,8 +476,8 @@ class Verdict:
     def pairs_to_decide(self) -> str:
         """For a table: the pairs that would decide an open verdict (undecided, or too few seeds
         to decide) at the observed spread ("" when it is decided)."""
-        if self.outcome not in OPEN:
-            return ""
+        if self.outcome not in OPEN or self.uncontrolled is not None or self.method == METHOD_BOUNDED:
+            return ""  # decided; open by false-discovery control, not for want of pairs; or not estimated
         if self.pairs < 2:
             return f"≥ {MIN_PAIRS}"
         return f"{self.seeds_to_resolve:,}" if self.seeds_to_resolve is not None else f"> {MAX_SEEDS:,}"
@@ -663,7 +669,7 @@ def bounded_check(verdict: Verdict, bound: float) -> Verdict:
         return verdict
     low, high = bounded_mean_interval(verdict.differences, bound)
     effect, threshold = verdict.effect, verdict.threshold
-    outcome = (BETTER if low > 0 and effect >= threshold else WORSE if high < 0
+    outcome = (BETTER if low > 0 and effect >= threshold else WORSE if high < 0 and effect <= -threshold
                else NEGLIGIBLE if _no_effect(low, high, threshold, len(verdict.differences), MIN_PAIRS) else UNDECIDED)
     return dataclasses.replace(verdict, outcome=outcome, interval=(low, high), method=METHOD_BOUNDED, seeds_to_resolve=None,
                                no_effect_pairs=MIN_PAIRS)

@@ -158,7 +158,7 @@ def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_dec
     assert (rows["seeds_to_resolve"] >= 6).all()
     verdict = alternatives.judge_statement(rows)
     assert verdict.outcome == "undecided" and verdict.seeds_to_resolve >= 6
-    assert "8 comparisons are still undecided" in verdict.detail and "paired seeds would decide" in verdict.detail
+    assert "8 comparisons are still open (undecided or exploratory)" in verdict.detail and "paired seeds would decide" in verdict.detail
     assert "0% of experiments with 3 seeds" in verdict.detail  # the rule cannot find anything with 3 seeds
     assert "pairs would decide it" in verdict.sentence()
     table = alternatives.verdict_table(rows)

@@ -48,11 +48,11 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     rows = _rows()
     text = ledger.abstract(rows)
     assert ledger.words(text) <= ledger.ABSTRACT_WORDS, (ledger.words(text), text)
-    assert text.startswith("This book re-derives the paper's 2 theorems and re-runs its experiments on CPUs")
+    assert text.startswith("This book derives its own versions of the paper's 2 theorems and re-runs its experiments, far smaller")
     assert "in-context models 4 × 64, 1,000 steps (paper: 12 × 256, 500,000 steps)" in text
     assert "decoder 4 × 192, 400 steps (1.64M tokens) (paper: 12 × 768, 22,000 steps)" in text
     assert ("Of the paper's 8 experimental claims, none holds: 2 do not hold, 2 are undecided and 4 are not tested; "
-            "the book's own test beyond it: 1 is not tested; the theorems: 2 hold.") in text
+            "the book's own test beyond it: 1 is not tested; the theorems' versions: 2 hold.") in text
     # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9)
     assert "Caveat: the decoder's softmax perplexity is 481 here, 24.6 in the paper" in text
     # computed: another baseline, another caveat; none, none

@@ -155,7 +155,8 @@ def test_counts_sentence_and_rows_take_only_the_rules_outcomes():
     theorem = dataclasses.replace(row("better"), profile="live")
     assert ledger.counts_sentence([theorem, theorem, row("does not hold"), row("no difference that matters"), row("worse")]) == (
         "Of the paper's 3 experimental claims, none holds: 3 do not hold. "
-        "The 2 theorems (derivations, checked live): 2 hold.")
+        "The 2 theorems, in the book's own versions (the paper's statements are not public; derived and checked numerically, "
+        "live): 2 hold.")
     assert set(ledger._PREDICATES) == {verdicts.claim_word(outcome) for outcome in verdicts.OUTCOMES}
     assert set(claims.VERDICTS) == set(verdicts.OUTCOMES)
     with pytest.raises(ValueError, match="verdict must be one of"):

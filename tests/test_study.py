@@ -503,6 +503,7 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     assert {row["comparison"] for row in rows} <= set(study.REGIME_MAP)
     takeaway = study.regime_takeaway(rows)
     pending = sum(row["verdict"].outcome == "not tested" for row in rows)
-    assert takeaway.startswith(f"Of the {len(rows) - pending} regime-and-task cells judged so far: ")
+    exploratory = sum(row["verdict"].outcome == "exploratory" for row in rows)
+    assert takeaway.startswith(f"Of the {len(rows)} regime-and-task cells, {len(rows) - pending - exploratory} judged (")
     assert "SSA worse" in takeaway and "no difference that matters" in takeaway and f"; {pending} not run yet." in takeaway
     assert study.regime_takeaway([]) == "No regime of the study is complete yet."

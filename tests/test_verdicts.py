@@ -374,9 +374,11 @@ def test_estimate_is_the_effect_and_its_interval():
     low, high = found.interval
     assert found.estimate() == f"{found.effect:+.2f} [{low:+.2f}, {high:+.2f}]"
     assert verdicts.not_tested(ERROR_CLAIM).estimate() == ""
-    # a bound that rounds to zero carries no sign it does not have
-    near_zero = dataclasses.replace(found, effect=0.0002, interval=(-0.0004, 0.0008))
-    assert near_zero.estimate("+.3f") == "+0.000 [+0.000, +0.001]" and near_zero.estimate() == "+0.00 [+0.00, +0.00]"
+    # an effect that rounds to zero carries no sign it does not have; an interval's end keeps its own,
+    # so that an interval reaching below zero never reads as excluding it
+    near_zero = dataclasses.replace(found, effect=-0.0002, interval=(-0.0004, 0.0008))
+    assert near_zero.estimate("+.3f") == "+0.000 [-0.000, +0.001]" and near_zero.estimate() == "+0.00 [-0.00, +0.00]"
+    assert dataclasses.replace(found, effect=0.08, interval=(-0.0019, 0.16)).estimate() == "+0.08 [-0.00, +0.16]"
     assert dataclasses.replace(found, interval=(-0.0006, 0.1)).estimate("+.3f").endswith("[-0.001, +0.100]")
 
 

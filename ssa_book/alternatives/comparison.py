@@ -583,7 +583,7 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
     if undecided:
         deciding = _most_seeds(undecided)
         where_deciding = next(f"{scorer_label(row.scorer)} on {row.panel}" for row in rows.itertuples() if row.verdict is deciding)
-        detail = (f"{head}. {_plural(len(undecided), 'comparison is', 'comparisons are')} still undecided: "
+        detail = (f"{head}. {_plural(len(undecided), 'comparison is', 'comparisons are')} still open (undecided or exploratory): "
                   f"{_seeds_to_decide(undecided)} (the most for {where_deciding}){also}. Power: {power}.")
         return _in_statement_direction(name, rule.UNDECIDED, deciding, detail, parts.items(), deciding.seeds_to_resolve)
     if somewhere:

@@ -175,9 +175,11 @@ def collapse_row(profile: str) -> LedgerRow:
         return icl_verdicts.collapse_verdict(runs_by_task, spreads)
 
     def short(icl_verdicts, runs_by_task):
-        share = max(icl_verdicts.collapse_premise(runs)["share"] for runs in runs_by_task.values())
-        return (f"softmax's most-drawn head gives an injected extreme value {share:.2g} of its attention "
-                f"(collapse: {icl_verdicts.COLLAPSE_SHARE:g} or more)")
+        premises = {icl_tasks.get_task(task).title: icl_verdicts.collapse_premise(runs) for task, runs in runs_by_task.items()}
+        shares = ", ".join(f"{premise['share']:.2g} ({title})" for title, premise in premises.items())
+        seeds = max(premise["seeds"] for premise in premises.values())
+        return (f"softmax's most-drawn head gives an injected extreme value {shares} of its attention, against a cut "
+                f"of {icl_verdicts.COLLAPSE_SHARE:g} set after reading, over {seeds} seeds")
 
     return with_premise_made_to_hold(_icl_row("collapse", profile, icl_tasks.TASKS, judge, numbers, short), profile)
 
@@ -193,7 +195,7 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     cache = study.StudyCache(profile, train=False)
     variant = study.claim_verdict(compared, cache)
     if variant is None:
-        pending = (f"Where the premise is made to hold (no LayerNorm before the first attention layer), the powered study: "
+        pending = (f"Where the input's scale reaches the logits (no LayerNorm before the first attention layer), the powered study: "
                    f"{study.progress_sentence(compared, cache)}.")
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
     weights, last = [], []
@@ -204,7 +206,8 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
         last.append(values[:, -1].mean())
     measured = ("without its first LayerNorm, softmax's largest first-layer attention weight grows along sigma "
                 + " and ".join(weights))
-    in_short = f"without the first LayerNorm, its largest first-layer weight reaches {max(last):.2f} at the largest sigma"
+    in_short = (f"without the first LayerNorm, its largest first-layer weight reaches {max(last):.2f} at the largest sigma "
+                f"(the share on an injected value was not measured there)")
     combined = verdicts.combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
                                             "no first LayerNorm, SSA vs softmax": variant})
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))

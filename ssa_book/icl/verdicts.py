@@ -42,8 +42,8 @@ LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baselin
 # token. Declared after the results had been read (the analysis-changes page lists it).
 COLLAPSE_SHARE = 0.5
 
-_ABSOLUTE = (f"the threshold of {MIN_EFFECT:g}, fixed before the chapters' results were read (one absolute "
-             "threshold per claim)")
+_ABSOLUTE = (f"the threshold of {MIN_EFFECT:g}, set when every chapter moved to the one rule, after the chapters' "
+             "first results had been read (one absolute threshold per claim)")
 _ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every prompt wrong, or no better than predicting 0)"
 
 # An in-context learner generalises or fails from seed to seed, so its prompt error, in [0, 1], can

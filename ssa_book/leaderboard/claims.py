@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ssa_book import verdicts
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
 from ssa_book.claims import LedgerRow, PAPER, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
@@ -72,7 +73,19 @@ def leaderboard_row(profile: str) -> LedgerRow:
     return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
-                     finding=retrieval_analysis.starting_point_finding(profile), headline=headline_of(verdict))
+                     finding=" ".join(filter(None, (decided_columns(verdict), retrieval_analysis.starting_point_finding(profile)))),
+                     headline=headline_of(verdict))
+
+
+def decided_columns(verdict) -> str:
+    """Which of the columns a combined verdict decides and which it leaves open: "decided on linear
+    functions, sigma of x and sigma of w only; open on max retrieval, short and original setups"
+    ("" when every part is decided, or none)."""
+    decided = [name for name, part in verdict.parts if part.outcome not in verdicts.OPEN]
+    open_ = [name for name, part in verdict.parts if part.outcome in verdicts.OPEN]
+    if not decided or not open_:
+        return ""
+    return f"Decided on {', '.join(decided)} only; open on {', '.join(open_)}."
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -102,7 +115,7 @@ CLAIMS: dict[str, PaperClaim] = {
         "alternative_scorers",
     ),
     "across_shifts": PaperClaim(
-        "Beyond the paper: SSA under another kind of shift",
+        "Beyond the paper: SSA on the paper's shift and on set size",
         "The paper's thesis is that SSA generalises better than softmax under distribution shift; it tests "
         "one kind, the scale of the inputs. The leaderboard asks it on that shift and on a second one the "
         "paper does not test, set size in max retrieval (Veličković et al. 2025), beside every other scorer.",

@@ -203,7 +203,7 @@ def generalises(run: ICLRun, task: str) -> float:
 
 
 _TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's threshold of 0.1, "
-          "fixed before the chapters' results were read")
+          "fixed before any run of this study (the chapters' first results had been read)")
 # A seed that generalises under one arm and fails under the other moves a prompt error in [0, 1] by
 # up to 1: largest_flip (added after a reading: ssa_book.analysis_changes).
 ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (

@@ -91,5 +91,8 @@ def regime_takeaway(rows: Sequence[dict]) -> str:
     pending = sum(row["verdict"].outcome == rule.NOT_TESTED for row in rows)
     if not counts:
         return "No regime of the study is complete yet."
-    text = f"Of the {len(words)} regime-and-task cells judged so far: " + ", ".join(f"{n} {word}" for word, n in counts.items())
+    exploratory = counts.pop(rule.TOO_FEW_SEEDS, 0)
+    judged = ", ".join(f"{n} {word}" for word, n in counts.items())
+    text = f"Of the {len(rows)} regime-and-task cells, {len(words) - exploratory} judged" + (f" ({judged})" if judged else "")
+    text += f", {exploratory} exploratory (estimates, no verdict)" if exploratory else ""
     return text + (f"; {pending} not run yet." if pending else ".")
