@@ -276,6 +276,11 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "linear functions a logit spread that grew in every seed; the collapse verdicts on \"every\", \"some\" "
                    "and linear functions, and over the three tasks, read \"premise not shown\" where they read \"premise "
                    "absent\"; no decision changed", True),
+    AnalysisChange("576a7bb", "2026-12-07", "rule",
+                   "the distribution-free check of decided prompt-error verdicts: its \"worse\" needs the estimate to reach "
+                   "the threshold, as the rule's does since the symmetric rule (550efa7), which had missed this check",
+                   "found by a sceptical reading of the pages; the check's verdicts on the four decided prompt-error "
+                   "verdicts all have estimates beyond the threshold, so none of its readings moved", True),
 )
 
 @dataclasses.dataclass(frozen=True)
