@@ -482,6 +482,8 @@ NOT_RESULT_FILES = {
     ("ssa_book/lm/evaluate.py", "line"),  # a line of a JSON-lines set of minimal pairs
     ("ssa_book/lm/tokenizer.py", "tokenizer.backend_tokenizer.to_str()"),  # a tokenizer, in memory
     ("ssa_book/training.py", "json.dumps(value)"),  # a JSON round trip in memory
+    ("ssa_book/direction_check.py", "line"),  # a line of a notebook's log of direction words
+    ("ssa_book/lm/cli.py", "(found['pretrained'] / 'config.json').read_text(encoding='utf-8')"),  # a checkpoint's model config
 }
 
 
