@@ -430,6 +430,25 @@ def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cos
     assert "runs still missing" not in study.compute_sentence(compared, Timed(lambda arm, task, seed: 0.1))
 
 
+def test_what_deciding_an_exploratory_comparison_costs_comes_from_its_cached_runs():
+    compared = study.LONGER_TRAINING  # 6 pairs on "every"; a flipping prompt error decides from more
+
+    class Timed(_Cache):
+        def run(self, arm, task, seed):
+            found = super().run(arm, task, seed)
+            return None if found is None else dataclasses.replace(found, provenance=provenance_with(wall_time_s=360.0))
+
+    timed = Timed(lambda arm, task, seed: 0.3 + 0.01 * (seed % 3) if task == "every" else None)
+    minimum = study.judge(compared, "every", "error at sigma 10", timed).no_effect_pairs
+    extra = minimum - compared.seeds
+    assert extra > 0
+    text = study_report.deciding_cost_sentence(compared, "every", "error at sigma 10", timed)
+    assert f"the {minimum} pairs the rule decides from on error at sigma 10: {extra} more pairs, {2 * extra} runs" in text
+    assert f"about {extra * 2 * 360 / 3600:.0f} h on one thread" in text and f"({extra * 360 / 3600:.0f} h at 2 at a time)" in text
+    incomplete = Timed(lambda arm, task, seed: None if arm == "ssa_30k" and seed == study.FIRST_SEED else 0.3)
+    assert study_report.deciding_cost_sentence(compared, "every", "error at sigma 10", incomplete) == ""
+
+
 def test_false_discoveries_are_controlled_within_the_primary_and_the_other_comparisons():
     def errors(arm, task, seed):
         return {"ssa": 0.6, "ssa_b1": 0.6, "softmax": 0.0}.get(arm, 0.0) + 0.01 * (seed % 3)

@@ -12,10 +12,11 @@ import numpy as np
 from ssa_book import verdicts as rule
 from ssa_book.icl.study.conduct import StudyCache, comparison, length_trend, regenerate_command
 from ssa_book.icl.study.design import (
-    ARMS, BINARY_ENDPOINT, COMPARISONS, ENDPOINTS, GENERALISES_BELOW, LENGTH_TREND, LENGTH_TREND_TASK, LONGER_TRAINING,
+    ARMS, BINARY_ENDPOINT, COMPARISONS, ENDPOINTS, GENERALISES_BELOW, LENGTH_TREND, LENGTH_TREND_ENDPOINT, LENGTH_TREND_TASK,
+    LONGER_TRAINING,
     PRIMARY_SEEDS, Comparison, check_plan, error_at, generalises, needed, runs,
 )
-from ssa_book.icl.study.judging import STARTING_POINT, bounded_checks, claim_verdict, starting_point_reading, verdict_rows
+from ssa_book.icl.study.judging import STARTING_POINT, bounded_checks, claim_verdict, starting_point_reading, verdict, verdict_rows
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, error_curve, trivial_baseline
 
@@ -110,7 +111,31 @@ def length_trend_sentence(cache: "StudyCache") -> str:
     if trend.outcome == rule.NEGLIGIBLE:
         return head + " The difference no longer moves, so the 30 x arms are not trained."
     return (head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
-            f"pairs: {cache.cached(LONGER_TRAINING)} of its {needed(LONGER_TRAINING)} runs are cached.")
+            f"pairs: {cache.cached(LONGER_TRAINING)} of its {needed(LONGER_TRAINING)} runs are cached."
+            + deciding_cost_sentence(LONGER_TRAINING, LENGTH_TREND_TASK, LENGTH_TREND_ENDPOINT, cache))
+
+
+def deciding_cost_sentence(compared: Comparison, task: str, endpoint: str, cache: "StudyCache", jobs: int = 2) -> str:
+    """What deciding an exploratory comparison would cost: the pairs the rule decides from on
+    ``endpoint`` (:attr:`ssa_book.verdicts.Verdict.no_effect_pairs`), the runs still missing for
+    them, and their one-thread hours at the mean wall time of each arm's cached runs. Empty while
+    the comparison is incomplete at its planned seeds or already has the pairs the rule needs."""
+    if not cache.complete(compared, task):
+        return ""
+    minimum = max(rule.MIN_PAIRS, verdict(compared, task, endpoint, cache).no_effect_pairs)
+    extra = minimum - compared.seeds
+    if extra <= 0:
+        return ""
+    seconds = 0.0
+    for arm in (compared.treatment, compared.control):
+        walls = [float(found.provenance.wall_time_s) for found in (cache.run(arm, task, seed) for seed in compared.seed_list())
+                 if found is not None and found.provenance is not None and found.provenance.wall_time_s is not None]
+        if not walls:
+            return ""
+        seconds += extra * float(np.mean(walls))
+    return (f" Deciding it would take the {minimum} pairs the rule decides from on {endpoint}: {extra} more pairs, "
+            f"{2 * extra} runs, about {seconds / 3600:.0f} h on one thread at the mean time of its cached runs "
+            f"({seconds / 3600 / jobs:.0f} h at {jobs} at a time).")
 
 
 def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
