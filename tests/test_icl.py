@@ -187,8 +187,8 @@ def test_three_seeds_are_too_few_to_decide_and_say_how_many_would():
     assert part.pairs == 3 and part.seeds_to_resolve is not None and part.seeds_to_resolve >= 6
     table = verdicts.table([part])
     assert list(table.columns) == ["claim", "outcome", "effect", "95% interval", "pairs", "sentence"]
-    assert verdicts.resolve_summary([part]) == f"If the observed means and spreads held, {part.seeds_to_resolve} seeds would decide the open verdict."
-    assert "no claim can be decided" in verdicts.seed_statement(3)
+    assert verdicts.resolve_summary([part]) == f"If the observed means and spreads held, {part.seeds_to_resolve} seeds would decide the open claim."
+    assert "no claim can be decided" in verdicts.seed_statement(3) and "every claim here is exploratory" in verdicts.seed_statement(3)
     differences = verdicts.differences_table([part], [0, 1, 2])
     assert list(differences.columns[1:4]) == ["seed 0", "seed 1", "seed 2"]
 
@@ -217,9 +217,9 @@ def test_unlearned_models_test_nothing():
 def test_collapse_premise_not_shown_when_softmax_barely_attends_to_the_injected_value():
     from ssa_book.icl import verdicts
 
-    def runs(softmax_mass, ssa_mass, ssa_harm):
-        return {"softmax": [fake_run("some", [0.0, 0.3], seed=s, mass=softmax_mass, harm=0.4) for s in range(6)],
-                "ssa": [fake_run("some", [0.0, 0.1], seed=s, mass=ssa_mass + 0.001 * s, harm=ssa_harm) for s in range(6)]}
+    def runs(softmax_mass, ssa_mass, ssa_harm, count=6):
+        return {"softmax": [fake_run("some", [0.0, 0.3], seed=s, mass=softmax_mass, harm=0.4) for s in range(count)],
+                "ssa": [fake_run("some", [0.0, 0.1], seed=s, mass=ssa_mass + 0.001 * s, harm=ssa_harm) for s in range(count)]}
 
     small = runs(0.008, 0.004, 0.1)
     verdict = verdicts.collapse_verdict({"some": small})
@@ -227,22 +227,31 @@ def test_collapse_premise_not_shown_when_softmax_barely_attends_to_the_injected_
     assert "softmax puts at most 0.008 of its attention on the injected value" in verdict.detail
     # The mechanism's claims are still judged on the chapter's page.
     share, harm = verdicts.injection_verdicts(small, "some", "x")
-    assert share.outcome == "no difference that matters" and harm.outcome == "better"
+    assert share.outcome == "no difference that matters"
+    # The harm on "some" is a prompt error, which flips from seed to seed: decided only from the pairs its flips need.
+    flip_pairs = verdicts.rule.no_effect_pairs(verdicts.INJECTION_HARM_PROMPT_ERROR)
+    assert flip_pairs == 36 and harm.outcome == "exploratory" and harm.no_effect_pairs == flip_pairs
+    assert verdicts.injection_verdicts(runs(0.008, 0.004, 0.1, count=flip_pairs), "some", "x")[1].outcome == "better"
+    assert verdicts.harm_claim("linear") is verdicts.INJECTION_HARM and verdicts.harm_claim("every") is verdicts.INJECTION_HARM_PROMPT_ERROR
     # A logit spread that does not grow is the premise's other half.
     flat = {"softmax": [LogitSpread.from_result({"sigmas": [1, 2], "logit_spread": [[[3.0, 3.0]], [[2.0, 2.0]]]}, task="some",
                                                 scorer="softmax", seed=seed) for seed in range(6)]}
     premise = verdicts.collapse_premise(runs(0.9, 0.1, 0.1), flat)
-    assert premise["share"] == pytest.approx(0.9) and "never growing" in premise["not_shown"]
+    assert premise["share"] == pytest.approx(0.9) and "growing by the 0.1 that would matter in none of the 6 seeds" in premise["not_shown"]
     # A spread that grows while the share stays below the cut: not shown, and the step that occurred is said.
     growing = {"softmax": [LogitSpread.from_result({"sigmas": [1, 2], "logit_spread": [[[1.0, 1.0]], [[3.0, 3.0]]]}, task="some",
                                                    scorer="softmax", seed=seed) for seed in range(6)]}
     premise = verdicts.collapse_premise(small, growing)
-    assert "below the 0.5" in premise["not_shown"] and "did grow, by +2 to +2" in premise["not_shown"]
-    assert "in 6 of the 6 seeds: the mechanism's first step occurred" in premise["not_shown"]
+    assert "below the cut of 0.5 for collapse onto one token, a cut set after the results had been read" in premise["not_shown"]
+    assert "did grow, by +2 to +2" in premise["not_shown"]
+    assert premise["not_shown"].endswith("in 6 of the 6 seeds: the mechanism's first step occurred in these models")
+    # Below the pairs the rule decides the logit claim from, the step that occurred is an estimate.
+    three = verdicts.collapse_premise({name: found[:3] for name, found in small.items()}, {"softmax": growing["softmax"][:3]})
+    assert three["not_shown"].endswith("in 3 of the 3 seeds: the mechanism's first step occurred in these models, exploratory (3 seeds)")
     # With most of softmax's attention on the value, the mechanism claims decide.
-    present = verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1)})
+    present = verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1, count=flip_pairs)})
     assert present.outcome == "better" and {name for name, _ in present.parts} == {'"some"'}
-    assert verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1), "every": small}).outcome == "holds in part"
+    assert verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1, count=flip_pairs), "every": small}).outcome == "holds in part"
 
 
 def test_the_old_verdict_rule_is_gone():
@@ -405,3 +414,24 @@ def test_a_config_resolves_its_task_once_and_keys_it_by_name():
         sample_prompts("some", PromptSpec(4), 2, generator(0))
     with pytest.raises(ValueError, match="task must be one of"):
         TrainConfig(task="none")
+
+
+def test_the_power_summary_leaves_out_the_claims_the_rule_does_not_decide_with_that_many_seeds():
+    from ssa_book.icl import verdicts
+
+    # Six pairs of a normalised error (decided from 6 pairs) and of a prompt error (flips: decided from 36).
+    linear = verdicts.rule.judge(dataclasses.replace(verdicts.INJECTION_HARM, name="linear functions"), [0.1, 0.12, 0.09, 0.11, 0.1, 0.13], [0.2] * 6)
+    prompt = verdicts.rule.judge(dataclasses.replace(verdicts.INJECTION_HARM_PROMPT_ERROR, name='"some"'), [0.1, 0.3, 0.0, 0.2, 0.1, 0.4], [0.2] * 6)
+    assert verdicts.power_pairs([linear, prompt]) == (10, 20, 36)
+    assert verdicts.power_pairs([linear]) == (10, 20)
+    power = verdicts.power_table([linear, prompt], (6, 10, 36), simulations=200)
+    assert list(power.xs(prompt.claim, level="claim")[verdicts.DECIDED_FROM]) == [36, 36]
+    assert (power.xs(prompt.claim, level="claim")["10 seeds"] == 0).all()  # no verdict below 36, so no "better"
+    summary = verdicts.power_summary(power, (10, 36))
+    assert summary.startswith("Over the 2 claims with a spread of paired differences, the power is, for an effect of the threshold's size, ")
+    low = power.xs((linear.claim, "the threshold"))["10 seeds"]
+    assert f"{low:.2f} with 10" in summary  # the prompt error's 0 at 10 seeds is no power and is left out of the range
+    assert summary.endswith("1 of the 2 claims is decided only from 36 pairs on: with 10 seeds the rule gives it no verdict, so no "
+                            "power, and the ranges above leave it out.")
+    alone = verdicts.power_summary(verdicts.power_table([prompt], (10, 20), simulations=200), (10, 20))
+    assert alone == "The claim is decided only from 36 pairs on: with 10 or 20 seeds the rule gives it no verdict, so no power."

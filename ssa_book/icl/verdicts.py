@@ -87,6 +87,9 @@ INJECTION_SHARE = Claim(
 INJECTION_HARM = Claim(
     "an injected extreme value raises SSA's error less than softmax's", -1, MIN_EFFECT, "error",
     _ERROR_REASON + " (prompt error for quantification, normalised MSE for linear functions)")
+# On "every" and "some" the harm is a prompt error, which flips from seed to seed: decided only
+# from the pairs its flips need (ssa_book.verdicts.no_effect_pairs), as the chapters' prompt errors are.
+INJECTION_HARM_PROMPT_ERROR = dataclasses.replace(INJECTION_HARM, largest_flip=PROMPT_ERROR_FLIP)
 COLLAPSE = Claim(
     "softmax's attention collapses onto one extreme value, and SSA's less so", 1, COLLAPSE_SHARE,
     "attention share", f"collapse onto one token needs most of the weight on it: with a share of at least "
@@ -290,7 +293,7 @@ def collapse_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift:
 def injection_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, label: str) -> list[Verdict]:
     """``[SSA puts less attention on an injected extreme value, it hurts SSA less]``, paired by seed
     (the harm is each model's error with the value minus without it, on the same prompts)."""
-    claims = (_named(INJECTION_SHARE, label), _named(INJECTION_HARM, label))
+    claims = (_named(INJECTION_SHARE, label), _named(harm_claim(task), label))
     why = _unlearned(runs_by_scorer, task)
     if why:
         return [rule.not_learned(claim, why) for claim in claims]
@@ -299,6 +302,13 @@ def injection_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, label
     harm = {name: injection_error(paired[name], task) - injection_error(paired[name], task, clean=True)
             for name in ("softmax", "ssa")}
     return [judge(claims[0], share["ssa"], share["softmax"]), judge(claims[1], harm["ssa"], harm["softmax"])]
+
+
+def harm_claim(task: str) -> Claim:
+    """The claim that an injected extreme value hurts SSA less, as ``task`` measures the harm: a
+    prompt error, which flips from seed to seed (:data:`INJECTION_HARM_PROMPT_ERROR`), or a
+    normalised squared error (:data:`INJECTION_HARM`)."""
+    return INJECTION_HARM_PROMPT_ERROR if get_task(task).classification else INJECTION_HARM
 
 
 def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer: dict[str, list[LogitSpread]] | None = None) -> dict:
@@ -321,20 +331,25 @@ def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer:
     if out["share"] < COLLAPSE_SHARE:
         reasons.append(f"softmax puts at most {out['share']:.3g} of its attention on the injected value (the most "
                        f"affected head of any of the {seeds} seeds; {out['mean_share']:.3g} averaged over layers and "
-                       f"heads), below the {COLLAPSE_SHARE} that collapse onto one token needs")
+                       f"heads), below the cut of {COLLAPSE_SHARE:g} for collapse onto one token, a cut set after the "
+                       f"results had been read")
     if spreads_by_scorer is not None:
         spread = _spread(spreads_by_scorer["softmax"])
         growth = spread[:, -1] - spread[:, 0]
         out["spread_growth"] = tuple(float(value) for value in growth)
-        if growth.max() < LOGITS_GROW.threshold:
+        grew, counted = int((growth >= LOGITS_GROW.threshold).sum()), len(growth)
+        if not grew:
             reasons.append(f"softmax's mean logit spread changes by {growth.min():+.3g} to {growth.max():+.3g} from the "
-                           f"smallest to the largest sigma in the {len(growth)} seeds, never growing by the "
-                           f"{LOGITS_GROW.threshold} that would matter")
+                           f"smallest to the largest sigma, growing by the {LOGITS_GROW.threshold:g} that would matter in "
+                           f"none of the {counted} seeds")
         elif reasons:
-            grew = int((growth >= LOGITS_GROW.threshold).sum())
+            # what these models did, not what training runs do: below the pairs the rule decides the
+            # logit claim from, an estimate
+            few = counted < rule.no_effect_pairs(LOGITS_GROW)
             reasons.append(f"though its mean logit spread did grow, by {growth.min():+.3g} to {growth.max():+.3g} from the "
-                           f"smallest to the largest sigma, by at least {LOGITS_GROW.threshold} in {grew} of the "
-                           f"{len(growth)} seeds: the mechanism's first step occurred")
+                           f"smallest to the largest sigma, by at least {LOGITS_GROW.threshold:g} in {grew} of the "
+                           f"{counted} seeds: the mechanism's first step occurred in these models"
+                           + (f", exploratory ({counted} seeds)" if few else ""))
     out["not_shown"] = "; ".join(reasons) or None
     return out
 
@@ -441,25 +456,63 @@ def differences_table(verdicts: Sequence[Verdict], seeds: Sequence):
     return pd.DataFrame(rows)
 
 
+DECIDED_FROM = "decided from"  # the power table's column of the fewest pairs the rule decides each claim from
+
+
+def decided_from(verdict: Verdict) -> int:
+    """The fewest pairs from which the rule decides ``verdict``'s claim (more than
+    :data:`ssa_book.verdicts.MIN_PAIRS` for an outcome that flips from seed to seed)."""
+    return max(rule.MIN_PAIRS, verdict.no_effect_pairs)
+
+
+def power_pairs(verdicts: Sequence[Verdict], pairs: Sequence[int] = POWER_SEEDS) -> tuple[int, ...]:
+    """``pairs``, with the fewest pairs each claim of ``verdicts`` is decided from where that is
+    beyond them: the seed counts at which the rule's power is worth computing for every claim."""
+    beyond = {decided_from(verdict) for verdict in verdicts if len(verdict.differences) >= 2} - set(pairs)
+    return tuple(sorted({*pairs, *(count for count in beyond if count > max(pairs))}))
+
+
 def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = rule.SIMULATIONS):
-    """The rule's power for each judged claim (:func:`ssa_book.verdicts.power_table`), for a true
-    effect of the threshold's size and of twice it, with each number of ``pairs``."""
-    return rule.power_table(verdicts, pairs, multiples=(1, 2), simulations=simulations)
+    """The rule's power for each claim with paired differences (:func:`ssa_book.verdicts.power_table`), for a true
+    effect of the threshold's size and of twice it, with each number of ``pairs``; the column
+    :data:`DECIDED_FROM` holds the fewest pairs the rule decides each claim from. Below them the
+    rule gives no verdict, so its rate of "better" there is 0 by construction, not a power."""
+    table = rule.power_table(verdicts, pairs, multiples=(1, 2), simulations=simulations)
+    minimum = {verdict.claim: decided_from(verdict) for verdict in verdicts}
+    table.insert(2, DECIDED_FROM, [minimum[claim] for claim in table.index.get_level_values("claim")])
+    return table
 
 
 def power_summary(power, pairs: Sequence[int] = POWER_SEEDS) -> str:
-    """One sentence: the range of the power over the claims of ``power`` (:func:`power_table`)."""
+    """One sentence: the range of the power over the claims of ``power`` (:func:`power_table`)
+    with each number of ``pairs``, over the claims the rule decides with that many; those it does
+    not decide with some of them are counted apart, since the rule gives them no verdict there."""
     if power.empty:
         return "No claim was judged here, so there is no observed spread to compute a power from."
+    claims = power.index.unique("claim")
+    minimum = power[DECIDED_FROM].groupby(level="claim").first()
     parts = []
     for label, what in (("the threshold", "an effect of the threshold's size"), ("2 x the threshold", "one of twice that size")):
         rows = power.xs(label, level="true effect")
         ranges = []
         for count in pairs:
-            low, high = f"{rows[f'{count} seeds'].min():.2f}", f"{rows[f'{count} seeds'].max():.2f}"
-            ranges.append(f"{low if low == high else f'from {low} to {high}'} with {count} seeds")
-        parts.append(f"for {what}, {' and '.join(ranges)}")
-    return f"Over the {len(power.index.unique('claim'))} judged claims, the power is, {'; '.join(parts)}."
+            decided = rows.loc[rows[DECIDED_FROM] <= count, f"{count} seeds"]
+            if len(decided):
+                low, high = f"{decided.min():.2f}", f"{decided.max():.2f}"
+                ranges.append(f"{low if low == high else f'from {low} to {high}'} with {count}{' seeds' if not ranges else ''}")
+        if ranges:
+            parts.append(f"for {what}, {', '.join(ranges[:-1])}{' and ' if len(ranges) > 1 else ''}{ranges[-1]}")
+    text = f"Over the {len(claims)} claims with a spread of paired differences, the power is, {'; '.join(parts)}." if parts else ""
+    for count in sorted(set(minimum[minimum > min(pairs)])):
+        short = int((minimum == count).sum())
+        below = [str(seeds) for seeds in pairs if seeds < count]
+        listed = below[0] if len(below) == 1 else ", ".join(below[:-1]) + " or " + below[-1]
+        who = ("The claim is" if len(claims) == 1 else f"All {short} claims are" if short == len(claims)
+               else f"{short} of the {len(claims)} claims {'are' if short > 1 else 'is'}")
+        text += (f" {who} decided only from {count} pairs on: with {listed} seeds the rule gives {'them' if short > 1 else 'it'} "
+                 f"no verdict, so no power"
+                 + (f", and the ranges above leave {'them' if short > 1 else 'it'} out." if parts and short < len(claims) else "."))
+    return text.strip()
 
 
 def resolve_summary(verdicts: Sequence[Verdict]) -> str:
@@ -473,9 +526,9 @@ def resolve_summary(verdicts: Sequence[Verdict]) -> str:
     text = ""
     if known:
         if len(open_) == 1:
-            which = "the open verdict"
+            which = "the open claim"
         else:
-            which = (f"all {len(open_)}" if len(known) == len(open_) else f"{len(known)} of the {len(open_)}") + " open verdicts"
+            which = (f"all {len(open_)}" if len(known) == len(open_) else f"{len(known)} of the {len(open_)}") + " open claims"
         span = f"{min(known)}" if min(known) == max(known) else f"{min(known)} to {max(known)}"
         text = f"If the observed means and spreads held, {span} seeds would decide {which}"
     if beyond:
@@ -495,5 +548,6 @@ def seed_statement(n_seeds: int) -> str:
     """What the chapter's number of seeds allows the rule to decide, in one sentence."""
     if n_seeds < rule.MIN_PAIRS:
         return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {rule.MIN_PAIRS} pairs ({rule.no_effect_pairs(CLAIMS['quantification'][0])} "
-                "for prompt errors, which flip from seed to seed), so every judged claim is exploratory, whatever its numbers")
+                "for prompt errors, which flip from seed to seed), so every claim here is exploratory, an estimate without a "
+                "verdict, whatever its numbers")
     return f"With {n_seeds} seeds the rule can decide a claim (it needs at least {rule.MIN_PAIRS} pairs)"
