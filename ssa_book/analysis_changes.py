@@ -281,6 +281,13 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "the threshold, as the rule's does since the symmetric rule (550efa7), which had missed this check",
                    "found by a sceptical reading of the pages; the check's verdicts on the four decided prompt-error "
                    "verdicts all have estimates beyond the threshold, so none of its readings moved", True),
+    AnalysisChange("b567f14", "2026-12-07", "rule",
+                   "the collapse chapter decides the harm of an injected extreme value on \"every\" and \"some\", a prompt "
+                   "error, which flips from seed to seed, only from the pairs its flips need (36), as the chapters' other "
+                   "prompt errors are",
+                   "found by a sceptical reading of the pages: the claim had kept the rule's default of 6 pairs, so that its "
+                   "power read positive below the pairs the rule decides a prompt error from; at the chapter's 3 seeds both "
+                   "harm verdicts read exploratory before and after, so no reading moved", True),
 )
 
 @dataclasses.dataclass(frozen=True)
