@@ -1,59 +1,8 @@
-"""usage: python -m ssa_book COMMAND [ARGUMENTS]   (or, installed: ssa-book COMMAND [ARGUMENTS])
+"""``python -m ssa_book``: the book's command line, :mod:`ssa_book.cli`."""
 
-The book's one command line. Commands:
-
-  book run                 execute the notebooks and build the HTML
-  regenerate CHAPTER       compute a chapter's cached results that are missing
-  bench                    the attention benchmark (--full: the book's cached one)
-  results list|validate|format   the result cache
-  data fetch|list|verify   the datasets
-  code-versions check|record|bump   the code version of each cached computation
-  paper-check              every chapter at the paper's sizes, a few steps each
-  decoder train|evaluate|lm-eval|params   the decoder chapter's tools
-  encoder corpus           the encoder chapter's corpus
-  reruns run|table|bitwise   do reruns on this machine match the cache?
-
-`python -m ssa_book COMMAND --help` lists a command's arguments.
-"""
-
-from __future__ import annotations
-
-import argparse
-import importlib
 import sys
 
-from ssa_book.arguments import Parser
-
-COMMANDS = {"book": "ssa_book.book", "regenerate": "ssa_book.regenerate", "bench": "ssa_book.bench", "results": "ssa_book.results",
-            "data": "ssa_book.data", "code-versions": "ssa_book.code_versions", "paper-check": "ssa_book.paper_check",
-            "decoder": "ssa_book.lm.cli", "encoder": "ssa_book.encoder.cli", "reruns": "ssa_book.reruns"}
-
-
-def parser() -> argparse.ArgumentParser:
-    """The top level: COMMAND, one of :data:`COMMANDS`, then that command's own arguments, which
-    its own parser (:func:`command_parser`) reads."""
-    described = Parser(prog="python -m ssa_book", description=__doc__.splitlines()[0], add_help=False)
-    described.add_argument("command", metavar="COMMAND", choices=COMMANDS)
-    described.add_argument("arguments", metavar="ARGUMENTS", nargs=argparse.REMAINDER)
-    return described
-
-
-def command_parser(command: str) -> argparse.ArgumentParser:
-    """The parser of ``command`` (a key of :data:`COMMANDS`): every command module has a ``parser()``."""
-    return importlib.import_module(COMMANDS[command]).parser()
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.strip(), file=sys.stdout if argv else sys.stderr)
-        return 0 if argv else 2
-    try:
-        command = parser().parse_args(argv[:1]).command
-    except SystemExit as exited:  # an unknown command: argparse has said so, in one line
-        return exited.code
-    return importlib.import_module(COMMANDS[command]).main(argv[1:])
-
+from ssa_book.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

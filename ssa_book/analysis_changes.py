@@ -452,9 +452,14 @@ def symmetric_rule_changes(judged: Iterable[verdicts.Judged]) -> "pd.DataFrame":
     and which change moved it."""
     import pandas as pd
 
+    judged = list(judged)
+    # A verdict as its chapter shows it: within its false-discovery family where it was judged in
+    # one (the family's adjusted p also decides a small direction beside "no difference that matters").
+    in_family = {id(record.verdict): record.after for record in judged if record.kind == "controlled"}
     rows, seen = [], set()
     for record in judged:
         verdict = record.verdict
+        shown = in_family.get(id(verdict), verdict)
         if record.kind == "judged" and record.claim is not None and record.claim.min_pairs > verdicts.MIN_PAIRS \
                 and verdict.outcome == verdicts.TOO_FEW_SEEDS:
             without = _without_chapter_minimum(record.claim, verdict)
@@ -464,11 +469,11 @@ def symmetric_rule_changes(judged: Iterable[verdicts.Judged]) -> "pd.DataFrame":
         else:
             before, now, why = verdict.outcome, record.after, "false-discovery control"
         key = (verdict.claim, verdict.pairs, verdict.effect, why)
-        if before == now.outcome or key in seen:
+        if before == now.outcome or key in seen:  # this change did not move it (another row says what did)
             continue
         seen.add(key)
         rows.append({"claim": verdict.claim, "pairs": verdict.pairs, "estimate": verdict.estimate("+.3g"), "why": why,
-                     "before": verdicts.outcome_words(before, verdict.treatment), "after": now.label()})
+                     "before": verdicts.outcome_words(before, verdict.treatment), "after": shown.label()})
     columns = ["claim", "pairs", "estimate", "why", "before", "after"]
     return pd.DataFrame(rows, columns=columns).sort_values(["why", "claim"], ignore_index=True) if rows else pd.DataFrame(columns=columns)
 

@@ -29,10 +29,8 @@ also writes them to ``PATH``. The performance targets are checked, size by size,
 
 from __future__ import annotations
 
-import argparse
 import collections
 import dataclasses
-import json
 import os
 import platform
 import sys
@@ -43,10 +41,9 @@ from typing import Sequence
 import torch
 
 from ssa.attention import attention, attention_path
-from ssa_book.chapters import Chapter, Run, RunKind, Setting, Study, listed, register_study
-from ssa_book.arguments import Parser, at_least, available_device, cache_problem, output_file
-from ssa_book.profiles import DEVICES, PROFILES, check_profile, resolve_device
-from ssa_book.results import CacheMissError, StoredEntry, cache_required, cached_entry, entries_of
+from ssa_book.chapters import Chapter, Run, RunKind, Setting, listed
+from ssa_book.profiles import check_profile, resolve_device
+from ssa_book.results import StoredEntry, cached_entry, entries_of
 from ssa.scoring import SSA
 from ssa.kernels import COMPILE_ENV, choose_path, fast_ssa_attention
 from ssa.kernels.blockwise import TILE_ELEMENTS
@@ -516,60 +513,6 @@ def format_result(result: dict) -> str:
     return "\n".join(lines)
 
 
-def parser() -> argparse.ArgumentParser:
-    described = Parser(prog="python -m ssa_book bench", description=__doc__.split("\n\n")[0])
-    described.add_argument("--full", action="store_true",
-                           help="the book's whole benchmark of --profile, through the result cache (default: a quick "
-                                "measurement of this machine, about 3 minutes, not cached)")
-    described.add_argument("--profile", choices=PROFILES, default="cpu", help="with --full: smoke | cpu | paper (paper: GPU sizes)")
-    described.add_argument("--device", type=available_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
-                           help="where to measure (default: auto: cuda, else mps, else cpu)")
-    described.add_argument("--threads", type=at_least(1), default=None, metavar="N", help=f"torch threads (default: {CPU_THREADS} on a CPU)")
-    described.add_argument("--force", action="store_true", help="with --full: measure again even if the result is cached")
-    described.add_argument("--json", type=output_file, metavar="PATH", help="also write the result to this file")
-    return described
-
-
-def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
-    """The arguments; refused here, in one line: ``--force`` or ``--profile`` without ``--full``,
-    and a ``--full`` run to measure whose result the cache could not store."""
-    described = parser()
-    arguments = described.parse_args(argv)
-    if not arguments.full and (arguments.force or arguments.profile != "cpu"):
-        described.error("argument --force/--profile: they apply to the book's benchmark: add --full")
-    problem = cache_problem(arguments.profile) if arguments.full and _would_measure(arguments) else None
-    if problem is not None:
-        described.error(f"argument --full: {problem}; set $SSA_RESULTS_DIR to a writable folder")
-    return arguments
-
-
-def _would_measure(arguments: argparse.Namespace) -> bool:
-    """Whether ``--full`` would measure (and write its result), rather than read the cache."""
-    if arguments.force:
-        return True
-    try:
-        with cache_required():
-            benchmark_entry(arguments.profile, arguments.device, arguments.threads)
-    except CacheMissError:
-        return True
-    return False
-
-
-def main(argv: list[str] | None = None) -> int:
-    arguments = parse_arguments(argv)
-    log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
-    if arguments.full:
-        result = benchmark(arguments.profile, arguments.device, arguments.threads, force=arguments.force, log=log)
-    else:
-        result = run_benchmark(quick_config(arguments.device, arguments.threads), log)
-    print(format_result(result))
-    if arguments.json is not None:
-        arguments.json.write_text(json.dumps(result, indent=1) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit("this command is `python -m ssa_book bench`")
 
 
 def compute_benchmark(profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int) -> str:
@@ -588,4 +531,4 @@ def benchmark_is_cached(profile: str, device: str, bench_profile: str, bench_dev
     return entry is not None and entry.config.get("seed") == seed
 
 
-STUDY = register_study(Study("performance", chapters=(CHAPTER,), kinds={"bench": RunKind(compute_benchmark, cached=benchmark_is_cached)}))
+KINDS = {"bench": RunKind(compute_benchmark, cached=benchmark_is_cached)}

@@ -1,43 +1,34 @@
-"""The studies of the book, each registered once, and the chapters with cached results they define.
+"""What a study of the book is, and the chapters with cached results it defines.
 
 A :class:`Study` is one study of the book (in-context learning, the decoder, max retrieval, ...):
 its chapters with cached results (:class:`Chapter`: its plan of runs for a profile, seeds and
 scorers, the configs it builds, the command that computes them), how each kind of run it plans
 is computed (:class:`RunKind`: its regenerate step), how its runs are read as typed records and
 judged one by one (:class:`Reader`), and the paper's claims it tests with the function that gives
-their verdicts as rows of the ledger. Each study registers itself once (:func:`register_study`),
-from the package or module that holds it, so that importing any of its modules registers it;
-:data:`STUDIES` is the registry. The command line (:mod:`ssa_book.regenerate`), the size tables
-(:mod:`ssa_book.sizes`), the ledger (:mod:`ssa_book.ledger`), the reproducing page
-(:mod:`ssa_book.reproduce`) and the reruns (:mod:`ssa_book.reruns`) iterate it, through the
-indexes it fills: :data:`CHAPTERS` (in the book's order, :data:`ORDER`), :data:`KINDS`,
-:data:`READERS` and :data:`ssa_book.claims.PAPER`.
+their verdicts as rows of the ledger. :mod:`ssa_book.studies` lists the studies and derives from
+that list, through :func:`index_studies`, the indexes the book's machinery reads: the chapters,
+the kinds of run, the readers and the paper's claims.
 
-This module knows no study: it is filled by them.
+This module knows no study.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
-from ssa_book.claims import LedgerRow, PaperClaim, PAPER, ORDER as CLAIM_ORDER
+from ssa_book.claims import LedgerRow, PaperClaim, ORDER as CLAIM_ORDER
 from ssa_book.profiles import check_profile
-from ssa_book.results import CacheMissError, Provenance, StoredEntry, cache_required, entries_read
+from ssa_book.results import Provenance
 from ssa.scoring import scorer_names
 
 PROG = "python -m ssa_book regenerate"
-ALL = "all"
-# The chapters in the book's order: the order of `regenerate --help`, of `regenerate all` and of
-# every table of chapters, whichever study is imported first.
-ORDER = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
-         "performance", "max_retrieval", "leaderboard")
 
 
 @dataclasses.dataclass(frozen=True)
 class Run:
     """One run: a cache entry, or the few made together (an ICL model's results and its logit
-    spreads), computed by ``KINDS[kind].compute(profile, device, progress, *arguments)``.
+    spreads), computed by its kind's ``compute(profile, device, progress, *arguments)`` (:class:`RunKind`).
 
     Two runs with the same ``kind`` and ``arguments`` are the same run, whichever chapters plan
     it (the ICL chapters and alternative_scorers share theirs)."""
@@ -150,16 +141,26 @@ class Chapter:
         """The command that computes the chapter's cached results at ``profile``; the
         ``scorers`` and ``seeds`` named only when they are not all the chapter's published ones,
         the ``arms`` whenever given."""
-        parts = [PROG, self.name, "--profile", check_profile(profile)]
-        if self.jobs > 1:
-            parts += ["--jobs", str(self.jobs)]
-        if arms:
-            parts += ["--arms", *arms]
-        if scorers and not set(scorers) <= set(self.published_scorers()):
-            parts += ["--scorers", *scorers]
-        if seeds and not set(seeds) <= set(self.published_seeds(profile)):
-            parts += ["--seeds", *map(str, seeds)]
-        return " ".join(parts)
+        return regenerate_command(self.name, profile, jobs=self.jobs, arms=arms,
+                                  scorers=scorers if scorers and not set(scorers) <= set(self.published_scorers()) else None,
+                                  seeds=seeds if seeds and not set(seeds) <= set(self.published_seeds(profile)) else None)
+
+
+def regenerate_command(chapter: str, profile: str = "cpu", *, jobs: int = 1, arms: Sequence[str] | None = None,
+                       scorers: Sequence[str] | None = None, seeds: Sequence[int] | None = None) -> str:
+    """``python -m ssa_book regenerate CHAPTER --profile P`` with the ``--jobs`` (when more
+    than one), ``--arms``, ``--scorers`` and ``--seeds`` given (:meth:`Chapter.command` gives a
+    chapter's own)."""
+    parts = [PROG, chapter, "--profile", check_profile(profile)]
+    if jobs > 1:
+        parts += ["--jobs", str(jobs)]
+    if arms:
+        parts += ["--arms", *arms]
+    if scorers:
+        parts += ["--scorers", *scorers]
+    if seeds:
+        parts += ["--seeds", *map(str, seeds)]
+    return " ".join(parts)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,48 +172,6 @@ class RunKind:
 
     compute: Callable[..., str]
     cached: Callable[..., bool | None] | None = None
-
-
-# kind -> how its runs are computed: filled by register_study.
-KINDS: dict[str, RunKind] = {}
-
-
-def read_run(run: Run, profile: str, device: str = "auto") -> list[StoredEntry] | None:
-    """The cache entries ``run`` reads, each valid for its config, or ``None`` when one is
-    missing: its kind's own function reads them with the cache required, so exactly what the
-    chapter would find. A kind whose entry is found another way (:attr:`RunKind.cached`) gives
-    ``[]`` when it is cached."""
-    kind = KINDS[run.kind]
-    found = kind.cached(profile, device, *run.arguments) if kind.cached is not None else None
-    if found is not None:
-        return [] if found else None
-    with cache_required(), entries_read() as entries:
-        try:
-            kind.compute(profile, device, False, *run.arguments)
-        except CacheMissError:
-            return None
-    return entries
-
-
-def is_cached(run: Run, profile: str, device: str = "auto") -> bool:
-    """Whether every entry of ``run`` is in the cache, valid for its config (:func:`read_run`)."""
-    return read_run(run, profile, device) is not None
-
-
-# name -> chapter, in ORDER: every chapter of a registered study.
-CHAPTERS: dict[str, Chapter] = {}
-
-
-def _in_order(registry: dict) -> None:
-    """Put ``registry``'s chapters in :data:`ORDER`."""
-    for each in sorted(registry, key=ORDER.index):
-        registry[each] = registry.pop(each)
-
-
-def chapter(name: str) -> Chapter:
-    if name not in CHAPTERS:
-        raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {name!r}")
-    return CHAPTERS[name]
 
 
 def check_scorer_names(scorers: Iterable[str]) -> None:
@@ -227,42 +186,6 @@ def check_seeds(seeds: Iterable[int]) -> tuple[int, ...]:
     if negative:
         raise ValueError(f"--seeds: a seed must be >= 0; got {', '.join(map(str, negative))}")
     return tuple(dict.fromkeys(seeds))
-
-
-def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None, scorers: Sequence[str] | None = None,
-         arms: Sequence[str] | None = None) -> list[Run]:
-    """The runs of chapter ``name`` (or ``all``: every chapter's, each run once), in the order
-    they are computed. ``seeds``/``scorers`` default to each chapter's published ones; with
-    ``all`` each chapter takes the given scorers it accepts, and a chapter that accepts none of
-    them is left out. ``arms``: only these arms of the powered study (icl_study only)."""
-    check_profile(profile)
-    seeds = None if seeds is None else check_seeds(seeds)
-    if arms is not None:
-        if name not in CHAPTERS or not CHAPTERS[name].has_arms:
-            raise ValueError(f"--arms: only the study chapters ({', '.join(n for n, c in CHAPTERS.items() if c.has_arms)}) "
-                             f"have arms; {name} has none")
-        each = CHAPTERS[name]
-        return each.runs(profile, seeds if seeds is not None else each.published_seeds(profile),
-                         each.published_scorers() if scorers is None else each.check_scorers(scorers), arms=tuple(dict.fromkeys(arms)))
-    if name == ALL:
-        if scorers is not None:
-            check_scorer_names(scorers)
-        selected = []
-        for each in CHAPTERS.values():
-            chosen = None if scorers is None else [s for s in scorers if s in each.accepted_scorers()]
-            if chosen == []:
-                continue
-            selected.append((each, chosen))
-    else:
-        each = chapter(name)
-        selected = [(each, None if scorers is None else each.check_scorers(scorers))]
-    runs: dict[tuple, Run] = {}
-    for each, chosen in selected:
-        for run in each.runs(profile, seeds if seeds is not None else each.published_seeds(profile),
-                             chosen if chosen is not None else each.published_scorers()):
-            known = runs.get(run.key)
-            runs[run.key] = run if known is None else dataclasses.replace(known, chapters=known.chapters + run.chapters)
-    return list(runs.values())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -282,7 +205,7 @@ class Reader(Protocol):
     rerun in place of a cached seed and judges again): part of the study that defines the chapter
     (:attr:`Study.readers`)."""
 
-    chapter: str  # the chapter's name in CHAPTERS
+    chapter: str  # the name of its chapter
     tasks: tuple[str, ...]  # the tasks its runs need one of (empty: none)
 
     def experiment(self, run: SeedRun, profile: str) -> tuple[str, Any]:
@@ -304,17 +227,14 @@ class Reader(Protocol):
         """``{claim: outcome in the book's words}`` for every verdict the chapter computes."""
 
 
-# chapter name -> its reader, for the chapters that have one: filled by register_study.
-READERS: dict[str, Reader] = {}
-
-
 # ----------------------------------------------------------------------------------------------
 # The studies.
 
 
 @dataclasses.dataclass(frozen=True)
 class Study:
-    """One study of the book: everything the book's machinery reads of it, registered at once.
+    """One study of the book: everything the book's machinery reads of it, listed once in
+    :mod:`ssa_book.studies`.
 
     ``rows(profile)`` gives one ledger row per claim of ``claims``, in their order, read from the
     result cache (it never trains)."""
@@ -326,48 +246,68 @@ class Study:
     claims: Mapping[str, PaperClaim] = dataclasses.field(default_factory=dict)  # the paper's claims it tests (keys of ssa_book.claims.ORDER)
     rows: Callable[[str], list[LedgerRow]] | None = None  # their verdicts, as rows of the ledger
 
+    @property
+    def packages(self) -> set[str]:
+        """The packages (or top-level modules) of ``ssa_book`` that define the study's chapters,
+        kinds of run, readers and rows: one, for a study kept apart in its own package, which the
+        import contracts (``.importlinter``) name."""
+        parts = [*map(type, self.chapters), *(kind.compute for kind in self.kinds.values()),
+                 *(kind.cached for kind in self.kinds.values() if kind.cached is not None), *map(type, self.readers),
+                 *([self.rows] if self.rows is not None else [])]
+        return {".".join(part.__module__.split(".")[:2]) for part in parts}
 
-# name -> study: every study imported (ssa_book.studies imports them all).
-STUDIES: dict[str, Study] = {}
+
+class Indexes(NamedTuple):
+    """What the book's machinery reads of its studies, each part under its name."""
+
+    studies: dict[str, Study]
+    chapters: dict[str, Chapter]  # in the book's order of chapters
+    kinds: dict[str, RunKind]
+    readers: dict[str, Reader]  # in the book's order of chapters
+    claims: dict[str, PaperClaim]  # in ssa_book.claims.ORDER, the front page's order
 
 
-def register_study(study: Study) -> Study:
-    """Add ``study`` to :data:`STUDIES`, and its chapters, kinds of run, readers and claims to the
-    indexes (:data:`CHAPTERS`, :data:`KINDS`, :data:`READERS`, :data:`ssa_book.claims.PAPER`);
-    returns it. Registering the same study again changes nothing; a name another study holds is
-    an error, as is a chapter outside :data:`ORDER`, a claim outside :data:`ssa_book.claims.ORDER`,
-    claims without rows, or a reader of a chapter the study does not define."""
-    known = STUDIES.get(study.name)
-    if known is not None:
-        if known != study:
-            raise ValueError(f"study {study.name!r} is already registered, with other parts")
-        return known
-    names = [chapter.name for chapter in study.chapters]
-    outside = [name for name in names if name not in ORDER]
-    if outside:
-        raise ValueError(f"study {study.name!r}: chapter {', '.join(map(repr, outside))} has no place in ORDER, the book's order of its chapters")
-    unknown = [key for key in study.claims if key not in CLAIM_ORDER]
-    if unknown:
-        raise ValueError(f"study {study.name!r}: claims {', '.join(unknown)} not in ORDER ({', '.join(CLAIM_ORDER)})")
-    if bool(study.claims) != (study.rows is not None):
-        raise ValueError(f"study {study.name!r}: claims and the rows that judge them go together")
-    strays = [reader.chapter for reader in study.readers if reader.chapter not in names]
-    if strays:
-        raise ValueError(f"study {study.name!r}: a reader of chapter {', '.join(strays)}, which it does not define")
-    for what, mine, index in (("chapter", names, CHAPTERS), ("run kind", list(study.kinds), KINDS),
-                              ("reader of chapter", [reader.chapter for reader in study.readers], READERS),
-                              ("claim", list(study.claims), PAPER)):
-        taken = [name for name in mine if name in index]
-        if taken:
-            raise ValueError(f"study {study.name!r}: {what} {', '.join(map(repr, taken))} is already registered by another study")
-    CHAPTERS.update((chapter.name, chapter) for chapter in study.chapters)
-    _in_order(CHAPTERS)
-    KINDS.update(study.kinds)
-    READERS.update((reader.chapter, reader) for reader in study.readers)
-    _in_order(READERS)
-    PAPER.update(study.claims)
-    STUDIES[study.name] = study
-    return study
+def index_studies(studies: Sequence[Study], order: Sequence[str]) -> Indexes:
+    """The indexes of ``studies``: their chapters (in ``order``, the book's order of chapters),
+    kinds of run, readers and claims, each part under its name. A part two studies name, a chapter
+    outside ``order`` (or one of ``order`` no study defines), a claim outside (or missing from)
+    :data:`ssa_book.claims.ORDER`, claims without the rows that judge them, a reader of a chapter
+    its study does not define, and a study whose parts lie in more than one package are errors."""
+    found = Indexes({}, {}, {}, {}, {})
+    for study in studies:
+        if study.name in found.studies:
+            raise ValueError(f"study {study.name!r} is listed twice")
+        names = [chapter.name for chapter in study.chapters]
+        outside = [name for name in names if name not in order]
+        if outside:
+            raise ValueError(f"study {study.name!r}: chapter {', '.join(map(repr, outside))} has no place in ORDER, the book's order of its chapters")
+        unknown = [key for key in study.claims if key not in CLAIM_ORDER]
+        if unknown:
+            raise ValueError(f"study {study.name!r}: claims {', '.join(unknown)} not in ORDER ({', '.join(CLAIM_ORDER)})")
+        if bool(study.claims) != (study.rows is not None):
+            raise ValueError(f"study {study.name!r}: claims and the rows that judge them go together")
+        strays = [reader.chapter for reader in study.readers if reader.chapter not in names]
+        if strays:
+            raise ValueError(f"study {study.name!r}: a reader of chapter {', '.join(strays)}, which it does not define")
+        if len(study.packages) > 1:
+            raise ValueError(f"study {study.name!r}: its parts lie in {', '.join(sorted(study.packages))}; a study is one package")
+        for what, mine, index in (("chapter", names, found.chapters), ("run kind", list(study.kinds), found.kinds),
+                                  ("reader of chapter", [reader.chapter for reader in study.readers], found.readers),
+                                  ("claim", list(study.claims), found.claims)):
+            taken = [name for name in mine if name in index]
+            if taken:
+                raise ValueError(f"study {study.name!r}: {what} {', '.join(map(repr, taken))} is already another study's")
+        found.studies[study.name] = study
+        found.chapters.update((chapter.name, chapter) for chapter in study.chapters)
+        found.kinds.update(study.kinds)
+        found.readers.update((reader.chapter, reader) for reader in study.readers)
+        found.claims.update(study.claims)
+    for what, index, wanted in (("chapter", found.chapters, order), ("claim", found.claims, CLAIM_ORDER)):
+        left_out = [name for name in wanted if name not in index]
+        if left_out:
+            raise ValueError(f"no study defines the {what} {', '.join(map(repr, left_out))}")
+    return Indexes(found.studies, {name: found.chapters[name] for name in order}, found.kinds,
+                   {name: found.readers[name] for name in order if name in found.readers}, {key: found.claims[key] for key in CLAIM_ORDER})
 
 
 def swapped_by_scorer(runs: Mapping, records: Sequence) -> dict:

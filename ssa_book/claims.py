@@ -1,10 +1,10 @@
 """The paper's claims the book tests, and what the book found of each: one row per claim.
 
-Each study registers the claims of the paper it tests, with the function that reads their rows
+Each study names the claims of the paper it tests, with the function that reads their rows
 from the result cache (:class:`ssa_book.chapters.Study`); the ledger (:mod:`ssa_book.ledger`)
-iterates the studies and sorts the rows in :data:`ORDER`, the front page's order. A row
-never trains: a claim whose results are not cached is "not tested", with the command that
-creates them. The helpers here are what the studies' rows share: a row's sentences, its seeds,
+iterates the studies (:data:`ssa_book.studies.STUDIES`) and sorts the rows in :data:`ORDER`, the
+front page's order. A row never trains: a claim whose results are not cached is "not tested",
+with the command that creates them. The helpers here are what the studies' rows share: a row's sentences, its seeds,
 its parts.
 
 The paper's side of a row is its :class:`PaperClaim`. Published numbers are not copied into it:
@@ -38,17 +38,14 @@ class PaperClaim:
     beyond_paper: bool = False  # the book's own test of the paper's thesis, not a claim the paper makes
 
 
-def paper_figure(key: str) -> str:
+def paper_figure(claim: PaperClaim) -> str:
     """The paper's side of a row: its statement, with the published numbers filled in."""
-    if key not in PAPER:
-        raise ValueError(f"key must be one of {', '.join(PAPER)}; got {key!r}")
-    claim = PAPER[key]
     return claim.statement.format(**claim.numbers()) if claim.numbers else claim.statement
 
 
 @dataclasses.dataclass(frozen=True)
 class LedgerRow:
-    key: str  # the claim's key in PAPER
+    key: str  # the claim's key in ORDER
     claim: str
     paper: str  # the paper's figure
     ours: str  # what we measured, or why it is not tested
@@ -80,10 +77,11 @@ def total_wall_time(provenances: Sequence[Provenance | None]) -> float | None:
     return float(sum(times)) if times else None
 
 
-def missing(key: str, profile: str, command: str, why: str = "results not in the cache", where: str | None = None) -> LedgerRow:
-    """A claim without results: ``why``, then ``command`` to run, or ``where`` (MyST) the reader
-    finds it when the command is the package's plumbing, kept off the argument's pages."""
-    return LedgerRow(key, PAPER[key].claim, paper_figure(key), f"{why}; {where or f'run `{command}`'}", profile, (), NOT_TESTED,
+def missing(key: str, claim: PaperClaim, profile: str, command: str, why: str = "results not in the cache",
+            where: str | None = None) -> LedgerRow:
+    """Claim ``key`` (``claim``) without results: ``why``, then ``command`` to run, or ``where``
+    (MyST) the reader finds it when the command is the package's plumbing, kept off the argument's pages."""
+    return LedgerRow(key, claim.claim, paper_figure(claim), f"{why}; {where or f'run `{command}`'}", profile, (), NOT_TESTED,
                      None, command, summary=sentence(why.split(" (")[0]))
 
 
@@ -237,8 +235,3 @@ def _small_directions(row: LedgerRow) -> str:
     found = [small for _, verdict in row.headline if (small := verdict.small_direction())]
     counts = {small: found.count(small) for small in dict.fromkeys(found)}
     return f" ({', '.join(f'{small} on {n}' for small, n in counts.items())})" if counts else ""
-
-
-# The paper's side of each claim, filled by the studies that test them
-# (ssa_book.chapters.register_study, with the function that gives their rows).
-PAPER: dict[str, PaperClaim] = {}

@@ -24,19 +24,17 @@ a reader on another Python version (whose syntax trees print differently) reads 
 
 from __future__ import annotations
 
-import argparse
 import ast
 import dataclasses
 import hashlib
 import importlib.util
 import json
-import os
 import re
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Sequence
 
-from ssa_book.arguments import Parser, one_of
 
 _RECORD_FILE = "code_versions.json"
 
@@ -146,13 +144,14 @@ def fingerprint(name: str) -> str:
     return digest.hexdigest()
 
 
-def _record_path() -> Path:
+def record_path() -> Path:
+    """The record of every computation's version and fingerprint: :data:`_RECORD_FILE` in the package."""
     return Path(str(resources.files("ssa_book").joinpath(_RECORD_FILE)))
 
 
 def recorded() -> dict[str, dict]:
     """``{name: {"version": int, "fingerprint": str, "python": "3.11"}}`` from ``ssa_book/code_versions.json``."""
-    return json.loads(_record_path().read_text(encoding="utf-8"))
+    return json.loads(record_path().read_text(encoding="utf-8"))
 
 
 def version(name: str) -> int:
@@ -173,50 +172,14 @@ def stale() -> list[str]:
             or (record[name]["python"] == python_version() and record[name]["fingerprint"] != fingerprint(name))]
 
 
-def _write(record: dict) -> None:
-    _record_path().write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def parser() -> argparse.ArgumentParser:
-    described = Parser(prog="python -m ssa_book code-versions", description=__doc__.split("\n\n")[0])
-    described.add_argument("command", choices=("check", "record", "bump"),
-                           help="check: list computations whose code changed; record: keep the version, store the new "
-                                "fingerprint; bump: raise the version (its cached results are recomputed) and record")
-    described.add_argument("names", nargs="*", metavar="NAME", type=one_of(COMPUTATIONS, "computation"),
-                           help=f"computations ({', '.join(COMPUTATIONS)}); default: every one that changed")
-    return described
-
-
-def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
-    """The arguments; ``record`` and ``bump`` need to write the record (:data:`_RECORD_FILE`)."""
-    described = parser()
-    arguments = described.parse_args(argv)
-    record = _record_path()
-    if arguments.command != "check" and not os.access(record if record.exists() else record.parent, os.W_OK):
-        described.error(f"argument command: {arguments.command} writes {record}, which is not writable")
-    return arguments
-
-
-def main(argv: list[str] | None = None) -> int:
-    arguments = parse_arguments(argv)
-    changed = stale()
-    if arguments.command == "check":
-        for name in changed:
-            if name not in recorded():
-                print(f"{name}: never recorded; bump it to give it version 1")
-            else:
-                print(f"{name}: code changed since version {version(name)}; bump it if a number can change, else record it")
-        return 1 if changed else 0
-    record = recorded()
-    for name in arguments.names or changed:
-        entry = record.setdefault(name, {"version": 0})
-        if arguments.command == "bump":
+def record(names: Sequence[str], *, bump: bool = False) -> dict[str, dict]:
+    """Store the fingerprint of each computation of ``names`` on this Python, its version kept, or
+    raised by one if ``bump`` (a computation never recorded starts at 0); returns their new entries."""
+    found = recorded()
+    for name in names:
+        entry = found.setdefault(name, {"version": 0})
+        if bump:
             entry["version"] = int(entry["version"]) + 1
         entry["fingerprint"], entry["python"] = fingerprint(name), python_version()
-        print(f"{name}: version {entry['version']}, fingerprint {entry['fingerprint'][:12]} recorded")
-    _write(record)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit("this command is `python -m ssa_book code-versions`")
+    record_path().write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return {name: found[name] for name in names}

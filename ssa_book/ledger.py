@@ -5,9 +5,9 @@
     ledger_markdown(rows)              # the full table: the paper's figure and ours, claim by claim
     ledger_frame(rows)                 # the same as a pandas DataFrame
 
-Nothing here trains or evaluates a model. Every study registers the paper's claims it tests, with
+Nothing here trains or evaluates a model. Every study names the paper's claims it tests, with
 the function that gives their rows (:class:`ssa_book.chapters.Study`); the ledger iterates the
-registry (:data:`ssa_book.chapters.STUDIES`) and puts the rows in :data:`ssa_book.claims.ORDER`, with the result cache *required* (as CI does), so
+list (:data:`ssa_book.studies.STUDIES`) and puts the rows in :data:`ssa_book.claims.ORDER`, with the result cache *required* (as CI does), so
 a claim whose results are not cached yet is "not tested", with the command that creates them; it
 becomes a verdict as soon as that chapter commits its results, without any edit here. The
 theorems are the exception: they are checked live with :mod:`ssa_book.theory`, in seconds.
@@ -20,10 +20,10 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ssa_book import error_rates, paths, studies, verdicts  # noqa: F401  (studies: importing it registers every study, with its claims)
+from ssa_book import error_rates, paths, verdicts
 from ssa_book.book import toc_documents
-from ssa_book.chapters import STUDIES
-from ssa_book.claims import ORDER, PAPER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural
+from ssa_book.claims import ORDER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural
+from ssa_book.studies import PAPER, STUDIES
 from ssa_book.icl import study as icl_study
 from ssa_book.profiles import check_profile
 from ssa_book.results import REQUIRE_CACHE_ENV
@@ -58,16 +58,13 @@ def ledger(profile: str = "cpu", *, results_dir: str | Path | None = None, theor
     tested. ``root`` is the checkout whose ``_toc.yml`` gives the section links (default: this
     package's checkout, if any)."""
     check_profile(profile)
-    unregistered = [key for key in ORDER if key not in PAPER]
-    if unregistered:
-        raise RuntimeError(f"no study registered the claims {', '.join(unregistered)} (ssa_book.studies imports every study)")
     rows: list[LedgerRow] = []
     with reading_cache(results_dir):
         for study in STUDIES.values():
             if not study.claims:
                 continue
             if not theorems and set(study.claims) <= set(LIVE):
-                rows += [LedgerRow(key, PAPER[key].claim, paper_figure(key), "not checked (theorems=False)", "live", (), NOT_TESTED,
+                rows += [LedgerRow(key, PAPER[key].claim, paper_figure(PAPER[key]), "not checked (theorems=False)", "live", (), NOT_TESTED,
                                    None, None, summary="Not checked.") for key in study.claims]
             else:
                 rows += study.rows(profile)
@@ -250,6 +247,52 @@ def regime_map_markdown(profile: str) -> str:
     if len(frame) < 2:
         return ""
     return markdown_table(frame, [column for column in frame.columns if column != "comparison"])
+
+
+def decision_minimums() -> list[tuple[int, list[str]]]:
+    """The fewest pairs from which each kind of comparison of the book decides anything, read from
+    the claims that set them (:func:`ssa_book.verdicts.no_effect_pairs` of a chapter's claim: the
+    rule's minimum, the pairs that would reveal flips for an outcome that flips from seed to seed,
+    or a chapter's own minimum), as ``[(pairs, [what decides from them, ...]), ...]``, fewest first."""
+    from ssa_book.encoder import confirmation, experiment as encoder
+    from ssa_book.leaderboard import board
+    from ssa_book.lm import experiment as decoder
+    from ssa_book.retrieval import analysis as retrieval
+
+    columns = {column.key: column.claim for column in board.COLUMNS}
+    endpoints = icl_study.ENDPOINTS
+    kinds = (
+        ("the decoder's perplexity", decoder.CLAIMS["perplexity_id"]),
+        ("linear functions' error", endpoints["normalised error, larger inputs"].claim),
+        ("a yes-or-no outcome (whether a seed generalises: Tango's interval)", endpoints[icl_study.BINARY_ENDPOINT].claim),
+        ("the encoder's confirmatory test (its plan's rule)", confirmation.PLAN[0].claim),
+        ("a prompt error (it flips from seed to seed)", endpoints[icl_study.REGIME_MAP_ENDPOINT].claim),
+        ("max retrieval (both setups)", retrieval.SHIFTED_ACCURACY),
+        ("the leaderboard's max retrieval column in the short setup", columns["retrieval"]),
+        ("the encoder's claim on the paper's paradigms", encoder.CLAIMS[encoder.HEADLINE]),
+        ("the leaderboard's max retrieval column in the original setup", columns["retrieval_original"]),
+    )
+    grouped: dict[int, list[str]] = {}
+    for what, claim in kinds:
+        grouped.setdefault(verdicts.no_effect_pairs(claim), []).append(what)
+    return sorted(grouped.items())
+
+
+def decision_minimums_sentence() -> str:
+    """:func:`decision_minimums` in words: "6 pairs for the decoder's perplexity, ... and a yes-or-no
+    outcome (...); 20 for max retrieval (both setups) ...; ..."."""
+    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''} for {_listed(whats)}"
+                     for i, (pairs, whats) in enumerate(decision_minimums()))
+
+
+def glossary_table() -> str:
+    """The glossary's table of words (:func:`ssa_book.verdicts.glossary_frame`) as a whole MyST table,
+    the "exploratory" row with the fewest pairs each kind of comparison decides from
+    (:func:`decision_minimums_sentence`)."""
+    frame = verdicts.glossary_frame()
+    exploratory = frame["word"] == verdicts.TOO_FEW_SEEDS
+    frame.loc[exploratory, "meaning"] += f" The fewest pairs that decide: {decision_minimums_sentence()}."
+    return markdown_table(frame)
 
 
 def _rule_error_sentence(profile: str) -> str:
@@ -487,8 +530,9 @@ def key_findings_markdown(rows: Sequence[LedgerRow]) -> str:
 
 def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     """The scorecard's takeaway, in one sentence: how many of the paper's experimental claims hold
-    at the book's scale, and in how many of the rows where the paper publishes an effect the book's
-    interval excludes it."""
+    at the book's scale, in how many of the rows where the paper publishes an effect the book's
+    interval excludes it, and which rows' intervals exclude it too but are exploratory (fewer pairs
+    than their chapter decides from: they are not counted, and the pairs are said)."""
     experiments = [row for row in rows if row.profile != "live" and not PAPER[row.key].beyond_paper]
     holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
     text = (f"{'None' if not holding else holding} of the paper's {plural(len(experiments), 'experimental claim')} "
@@ -498,7 +542,20 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
         excluded = sum(any(verdicts.effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
                        for row in published)
         text += f"; in {excluded} of the {plural(len(published), 'row')} with a published effect, the {_confidence()} interval excludes it"
+        text += "".join(f"; {short_name(row)}: excluded too, but exploratory ({verdict.pairs} of the "
+                        f"{max(verdicts.MIN_PAIRS, verdict.no_effect_pairs)} pairs it needs)"
+                        for row in published for verdict in _exploratory_excluding(row))
     return text + "."
+
+
+def _exploratory_excluding(row: LedgerRow) -> list[verdicts.Verdict]:
+    """The row's exploratory headline verdicts whose interval lies below the paper's effect: at most
+    one per row (the first), for :func:`scorecard_takeaway`; empty when any headline verdict is judged."""
+    if any(verdicts.effect_placement(verdict, row.paper_effect) is not None for _, verdict in row.headline):
+        return []
+    found = [verdict for _, verdict in row.headline if verdict.outcome == verdicts.TOO_FEW_SEEDS and verdict.interval is not None
+             and row.paper_effect > verdict.interval[1]]
+    return found[:1]
 
 
 def _without_estimate(row: LedgerRow) -> str:

@@ -40,16 +40,12 @@ runs and must never reach ``results/``.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
 import os
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -57,7 +53,6 @@ from pathlib import Path
 
 import torch
 
-import ssa_book.alternatives.comparison  # noqa: F401  registers alternative_scorers, the chapter the other scorers' ICL runs name
 from ssa_book.encoder import experiment as encoder, model as encoder_model, train as encoder_train
 from ssa_book.encoder.records import EncoderRun
 from ssa_book.icl import experiments, train as icl_train
@@ -65,8 +60,7 @@ from ssa_book.icl.records import ICLRun
 from ssa_book.icl.tasks import TASKS
 from ssa_book.lm import experiment as lm, model as lm_model, train as lm_train
 from ssa_book.lm.config import run_config
-from ssa_book.arguments import Parser, at_least, available_device, output_file_creating_folder, writable_folder
-from ssa_book.profiles import DEVICES, resolve_device
+from ssa_book.profiles import resolve_device
 from ssa_book.results import cache_required, check_throwaway_cache, entry_path, list_entries
 from ssa.scoring import scorer_names
 
@@ -351,58 +345,3 @@ def format_report(reports: list[dict]) -> str:
             if not unit["passed"]:
                 lines.append(f"    {report['chapter']} {unit['unit']}: {unit['error']}")
     return "\n".join(lines)
-
-
-def parser() -> argparse.ArgumentParser:
-    described = Parser(prog="python -m ssa_book paper-check", description=__doc__.splitlines()[0])
-    described.add_argument("--chapters", nargs="+", choices=list(CHAPTERS), default=list(CHAPTERS))
-    described.add_argument("--device", type=available_device, default="cpu", metavar="{" + ",".join(DEVICES) + "}",
-                           help="where the models train (default: cpu)")
-    described.add_argument("--micro-batch", choices=MICRO_BATCHES, default="smallest", help="decoder sequences per forward pass: 1, or the paper's 4")
-    described.add_argument("--lm-data", choices=LM_DATA, default="local", help="decoder text: local web text (offline) or the paper's, streamed")
-    described.add_argument("--threads", type=at_least(1), metavar="N", help="torch CPU threads (default: torch's choice, e.g. $OMP_NUM_THREADS)")
-    described.add_argument("--work-dir", type=writable_folder, metavar="DIR",
-                           help="where caches and checkpoints go (default: a temporary folder, deleted)")
-    described.add_argument("--json", type=output_file_creating_folder, metavar="PATH", help="write the reports here")
-    described.add_argument("--in-process", action="store_true", help="run here, with the folders already set (run_chapter's child)")
-    return described
-
-
-def main(argv: list[str] | None = None) -> int:
-    arguments = parser().parse_args(argv)
-    options = {"device": arguments.device, "micro_batch": arguments.micro_batch, "lm_data": arguments.lm_data}
-    reports: list[dict] = []
-
-    def save() -> None:  # after every chapter, so that a run stopped by a time limit keeps what it did
-        if arguments.json:
-            arguments.json.parent.mkdir(parents=True, exist_ok=True)
-            arguments.json.write_text(json.dumps(reports, indent=1) + "\n", encoding="utf-8")
-
-    if arguments.in_process:
-        if arguments.threads is not None:
-            torch.set_num_threads(arguments.threads)
-        try:
-            for chapter in arguments.chapters:
-                reports.append(check_chapter(chapter, **options))
-                save()
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-    else:
-        work_dir = arguments.work_dir or Path(tempfile.mkdtemp(prefix="ssa-paper-check-"))
-        # A time limit (`timeout` sends SIGTERM) still removes the temporary folder.
-        signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
-        try:
-            for chapter in arguments.chapters:
-                reports.append(run_chapter(chapter, work_dir, threads=arguments.threads, **options))
-                save()
-                print(format_report(reports[-1:]).splitlines()[1], file=sys.stderr, flush=True)
-        finally:
-            if arguments.work_dir is None:
-                shutil.rmtree(work_dir, ignore_errors=True)
-        print(format_report(reports))
-    return 0 if all(report["passed"] for report in reports) else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit("this command is `python -m ssa_book paper-check`")

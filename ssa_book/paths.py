@@ -1,5 +1,6 @@
 """Where the book's folders are: the repository root, its data, its result cache, and the folders
-training writes in (checkpoints, the decoder's run folders)."""
+training writes in (checkpoints, the decoder's run folders); and whether a command can write in
+them, asked before it starts."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from ssa_book.files import folder_problem
+from ssa_book.profiles import check_profile
 
 CHECKPOINT_DIR_ENV = "SSA_CHECKPOINT_DIR"  # the in-context and encoder runs' checkpoints
 RUNS_DIR_ENV = "SSA_RUNS_DIR"  # the decoder's run folders (checkpoints, tokenizers)
@@ -80,3 +84,26 @@ def environment(changes: Mapping[str, str]) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def cache_problem(profile: str, cache: str | Path | None = None) -> str | None:
+    """Why results of ``profile`` cannot be written to the result cache (``cache``, default
+    :func:`results_dir`): its profile's folder, or the cache's own when that is not there yet;
+    ``None`` when they can. Asked before a command computes, so that a read-only cache fails in a
+    second rather than after a training whose result it cannot store."""
+    root = Path(cache) if cache is not None else results_dir()
+    folder = root / check_profile(profile)
+    problem = folder_problem(folder if folder.exists() else root)
+    return None if problem is None else f"the result cache cannot be written: {problem}"
+
+
+def training_folder_problem() -> str | None:
+    """Why training cannot write its checkpoints or run folders (:func:`training_folders`;
+    a folder to be created is fine below a writable one), with the variable that moves it, or
+    ``None``. Asked with :func:`cache_problem`, before any run trains: a checkpoint it could not
+    write would fail it minutes in."""
+    for variable, folder in training_folders():
+        problem = folder_problem(folder, new_parents=True)
+        if problem is not None:
+            return f"training cannot write in its folder: {problem} (set {variable} to a writable folder)"
+    return None

@@ -12,8 +12,8 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ssa_book import paths, studies  # noqa: F401  (studies: registers every study and its chapters)
-from ssa_book.chapters import CHAPTERS, plan, read_run
+from ssa_book import paths
+from ssa_book.studies import CHAPTERS, plan, read_run
 from ssa_book.profiles import check_profile
 from ssa_book.book import resolve_document, toc_documents
 from ssa_book.data import load_manifest
@@ -74,7 +74,7 @@ def chapter_times(profile: str = "cpu") -> list[dict]:
     and the ``processors`` that computed them; ``missing_s``, for a part with runs still missing,
     is their number times the mean compute time of its cached runs (``None`` when none is cached
     or none is missing): an estimate on the processors that computed the others. A part's runs
-    read as the chapter reads them (:func:`ssa_book.chapters.read_run`)."""
+    read as the chapter reads them (:func:`ssa_book.studies.read_run`)."""
     check_profile(profile)
     rows: dict[tuple[str, str], dict] = {}
     for name, chapter in CHAPTERS.items():

@@ -27,7 +27,6 @@ This is a book-layer module: it reads the chapters' own modules, and nothing in 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
 import hashlib
@@ -40,18 +39,15 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import torch
 
-import ssa_book.studies  # noqa: F401  (registers every study: its chapters and the readers of their runs)
 from ssa_book import paths
-from ssa_book.arguments import Parser, at_least, cache_problem, writable_folder
-from ssa_book.chapters import READERS
+from ssa_book.studies import READERS
 from ssa_book.code_versions import computation_of, version
-from ssa_book.ledger import markdown_table
 from ssa_book.plotting import scorer_label
-from ssa_book.profiles import PROFILES, check_profile
+from ssa_book.profiles import check_profile
 from ssa_book.results import (Provenance, StoredEntry, canonical_json, entries_of, entry_path, instruction_sets, processor_name,
                               read_entry, record_entry)
 
@@ -456,20 +452,130 @@ def _largest_text(numbers: Mapping) -> str:
     return text + (f" ({numbers['mismatches']} places differ in kind)" if numbers["mismatches"] else "")
 
 
+# ----------------------------------------------------------------------------------------------
+# The stored comparisons judged again by today's rule.
+
+
+@runtime_checkable
+class EndpointReader(Protocol):
+    """A chapter's reader (:class:`ssa_book.chapters.Reader`) whose endpoints give back the numbers
+    some of its verdicts read, so that a stored comparison, which keeps a rerun's endpoints and not
+    its result, can be judged again by the rule as it is when the book is built (:func:`judged_today`)."""
+
+    def with_endpoints(self, runs: Mapping, run: SubsetRun, endpoints: Mapping[str, float | None], profile: str) -> Any:
+        """``run``'s record in ``runs`` (:meth:`cached_runs`) with the numbers behind its endpoints set to ``endpoints``."""
+
+    def endpoint_verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+        """The verdicts of :meth:`verdicts` that read no number of a record but those :meth:`with_endpoints` sets."""
+
+
+def _same_numbers(row: Mapping) -> bool:
+    """Whether a rerun gave the cached result's numbers (timings apart): then every verdict reads the same."""
+    return row["numbers"]["largest"] == 0 and not row["numbers"]["mismatches"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ChapterToday:
+    """One chapter's reruns in one machine's record, judged again by today's rule.
+
+    ``alone``: for each of its rows (in the record's order), the verdicts that change with that
+    rerun alone in place of its cached seed (:func:`changed_verdicts`); ``together``: with all of
+    them at once; ``None`` where they cannot be judged again from what the record keeps.
+    ``judged`` of the chapter's ``verdicts`` were judged again (all of them where every rerun gave
+    the cached numbers, and none can change)."""
+
+    chapter: str
+    rows: tuple[Mapping, ...]
+    alone: tuple[tuple[dict, ...] | None, ...]
+    together: tuple[dict, ...] | None
+    judged: int | None
+    verdicts: int | None
+
+    @property
+    def same_numbers(self) -> bool:
+        return all(_same_numbers(row) for row in self.rows)
+
+
+def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | None = None) -> dict[str, ChapterToday]:
+    """``{chapter: ChapterToday}`` for each chapter of a machine's rerun ``record``: its reruns judged
+    again by the rule as it is now, not as it was when the record was made. A rerun that gave the
+    cached numbers changes no verdict; one that did not is put in place of its cached seed through the
+    chapter's reader from the endpoints the record keeps (:class:`EndpointReader`), and only the
+    verdicts that read nothing else are judged again; a reader that cannot rebuild a run from its
+    endpoints leaves the chapter not judged again. The chapter's cached runs are read from
+    ``results_dir`` (default: the book's cache) only where a rerun moved a number."""
+    found: dict[str, ChapterToday] = {}
+    by_chapter: dict[str, list[Mapping]] = {}
+    for row in record.result["rows"]:
+        by_chapter.setdefault(row["chapter"], []).append(row)
+    for chapter, rows in by_chapter.items():
+        reader = READERS[chapter]
+        if all(_same_numbers(row) for row in rows):
+            found[chapter] = ChapterToday(chapter, tuple(rows), tuple(() for _ in rows), (), None, None)
+            continue
+        if not isinstance(reader, EndpointReader):
+            found[chapter] = ChapterToday(chapter, tuple(rows), tuple(() if _same_numbers(row) else None for row in rows), None,
+                                          None, None)
+            continue
+        with paths.environment({"SSA_RESULTS_DIR": str(Path(results_dir).expanduser().resolve())} if results_dir else {}):
+            cached = reader.cached_runs(profile)
+        before = reader.endpoint_verdicts(cached, profile)
+        rebuilt = [reader.with_endpoints(cached, SubsetRun(row["chapter"], row["scorer"], row["seed"], row.get("task")),
+                                         {item["endpoint"]: item["rerun"] for item in row["endpoints"]}, profile) for row in rows]
+        alone = tuple(tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, [one]), profile)))
+                      for one in rebuilt)
+        together = tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, rebuilt), profile)))
+        found[chapter] = ChapterToday(chapter, tuple(rows), alone, together, len(before), len(reader.verdicts(cached, profile)))
+    return found
+
+
+def _today_text(today: ChapterToday, changed: Sequence[Mapping] | None) -> str:
+    """A row's verdicts changed, judged again today, in a cell of :func:`rerun_table`."""
+    if changed is None:
+        return "not judged again: the record keeps the endpoints only"
+    text = _verdicts_text(changed)
+    if today.judged is not None and today.judged < today.verdicts:
+        text += f" ({today.judged} of the chapter's {today.verdicts} verdicts judged again)"
+    return text
+
+
+def largest_move(rows: Sequence[Mapping]) -> tuple[float, Mapping, str] | None:
+    """The largest move of one endpoint of one seed over ``rows`` (stored comparisons' rows):
+    ``(rerun minus cached, the row, the endpoint's name)``; ``None`` when no endpoint was compared."""
+    moves = [(item["difference"], row, item["endpoint"]) for row in rows for item in row["endpoints"] if item["difference"] is not None]
+    return max(moves, key=lambda move: abs(move[0])) if moves else None
+
+
+def _run_name(row: Mapping) -> str:
+    """"SSA seed 0" ("SSA seed 0 on \"every\"" for an in-context run)."""
+    return f"{scorer_label(row['scorer'])} seed {row['seed']}" + (f' on "{row["task"]}"' if row.get("task") else "")
+
+
+def _move_text(move: tuple[float, Mapping, str]) -> str:
+    difference, row, endpoint = move
+    return f"{abs(difference):.3g} ({_run_name(row)}'s {endpoint}, {_signed(difference)})"
+
+
 def rerun_table(profile: str, results_dir: str | Path | None = None):
     """One row per machine x rerun run at ``profile``: the machine (and the commit it reran),
     the run, the machine its cached entry was computed on, the largest absolute difference over
     every number of the result, the differences of the chapter's endpoints (rerun minus cached), and
-    the verdicts that change when the rerun replaces the cached seed ("none" or which, from what
-    to what). An empty frame (with these columns) when no machine has a record."""
+    the verdicts that change when the rerun replaces the cached seed, judged again by today's rule
+    (:func:`judged_today`: "none" or which, from what to what). An empty frame (with these columns)
+    when no machine has a record."""
     import pandas as pd
 
     columns = ["machine", "reran commit", "chapter", "scorer", "seed", "cached on", "largest absolute difference",
-               "endpoint differences (rerun − cached)", "verdicts changed"]
+               "endpoint differences (rerun − cached)", "verdicts changed (today's rule)"]
     rows = []
     for record in rerun_records(profile, results_dir):
         commit = (record.provenance.git_commit or "")[:10] or "not recorded"
+        today = judged_today(record, profile, results_dir)
+        position = {chapter: 0 for chapter in today}
         for row in record.result["rows"]:
+            chapter = today[row["chapter"]]
+            changed = chapter.alone[position[row["chapter"]]]
+            position[row["chapter"]] += 1
             cached_sets = row["cached_on"].get("instruction_sets") or {}
             rows.append({"machine": record_machine(record), "reran commit": commit,
                          "chapter": row["chapter"] + (f' ("{row["task"]}")' if row.get("task") else ""),
@@ -477,36 +583,51 @@ def rerun_table(profile: str, results_dir: str | Path | None = None):
                          "cached on": machine_label(row["cached_on"].get("processor"), cached_sets.get("aten_cpu_capability")),
                          "largest absolute difference": _largest_text(row["numbers"]),
                          "endpoint differences (rerun − cached)": _endpoint_text(row["endpoints"]),
-                         "verdicts changed": _verdicts_text(row["verdicts_changed"])})
+                         "verdicts changed (today's rule)": _today_text(chapter, changed)})
     return pd.DataFrame(rows, columns=columns)
+
+
+def _changes(today: ChapterToday) -> list[Mapping]:
+    """Every verdict change of a chapter's reruns, alone or together (those judged again)."""
+    return [item for changed in (*today.alone, today.together) if changed for item in changed]
 
 
 def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
     """One sentence: how many machines reran the subset at ``profile``, by how much the chapters'
-    endpoints and any number moved, and whether any verdict changed (a rerun alone, or all of a
+    endpoints (with the largest move of one seed) and any number moved, and whether any verdict
+    changes when today's rule judges them again (:func:`judged_today`: a rerun alone, or all of a
     machine's together, in place of the cached seeds)."""
     records = rerun_records(profile, results_dir)
     if not records:
         return f"No machine has rerun the subset at profile {profile} yet."
     machines = [record_machine(record) for record in records]
     rows = [row for record in records for row in record.result["rows"]]
-    endpoints = [abs(item["difference"]) for row in rows for item in row["endpoints"] if item["difference"] is not None]
     largest = [row["numbers"]["largest"] for row in rows if row["numbers"]["largest"] is not None]
-    alone = [(row, item) for row in rows for item in row["verdicts_changed"]]
-    together = [item for record in records for changed in record.result["verdicts_changed_all_replaced"].values()
-                for item in changed]
-    if not alone and not together:
-        changed = "and no verdict the chapters compute changed, with one rerun or all of a machine's in place of the cached seeds"
-    else:
-        claims = sorted({_verdict_name(item["verdict"]) for _, item in alone} | {_verdict_name(item["verdict"]) for item in together})
-        changed = f"and {len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})"
+    today = [chapter for record in records for chapter in judged_today(record, profile, results_dir).values()]
     counted = f"{len(records)} machine" + ("s" if len(records) > 1 else "")
     if max(largest, default=0.0) == 0 and not any(row["numbers"]["mismatches"] for row in rows):
         moved = "gave the cached results bit for bit (timings apart)"
     else:
-        moved = (f"moved the chapters' endpoints by at most {max(endpoints, default=0.0):.3g} and any number of a result by at "
-                 f"most {max(largest, default=0.0):.3g}")
-    return f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}, {changed}."
+        move = largest_move(rows)
+        moved = (f"moved one seed's endpoint by at most {_move_text(move) if move else '0'} and any number of a result by at most "
+                 f"{max(largest, default=0.0):.3g}")
+    claims = sorted({_verdict_name(item["verdict"]) for chapter in today for item in _changes(chapter)})
+    changed = (f"{len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})" if claims else
+               "no verdict the chapters compute changed")
+    notes = []
+    for chapter in today:
+        if chapter.same_numbers:
+            continue
+        if chapter.judged is None:
+            notes.append(f"{chapter.chapter}'s verdicts cannot be judged again from the record, which keeps the endpoints only")
+        elif chapter.judged < chapter.verdicts:
+            notes.append(f"of {chapter.chapter}'s {chapter.verdicts} verdicts, the {chapter.judged} that read only the endpoints the "
+                         f"record keeps were judged again, the other {chapter.verdicts - chapter.judged} cannot be")
+    same = sum(_same_numbers(row) for row in rows)
+    if same:
+        notes.insert(0, f"{same} of the reruns gave the cached numbers, which no rule can read otherwise")
+    return (f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}; judged again by today's rule, with one rerun "
+            f"or all of a machine's in place of the cached seeds, {changed}" + (f" ({'; '.join(notes)})" if notes else "") + ".")
 
 
 def _verdict_name(name: str) -> str:
@@ -516,25 +637,45 @@ def _verdict_name(name: str) -> str:
     return f"{scorer_label(scorer)}'s {what} against softmax" if versus else name
 
 
-def fragile_verdicts_sentence(chapter: str, profile: str, results_dir: str | Path | None = None,
-                              where: str = "this page") -> str:
+def rerun_sentence(chapter: str, profile: str, results_dir: str | Path | None = None, where: str = "this page") -> str:
     """One sentence for a page that shows ``chapter``'s verdicts or reads its runs (``where`` names
-    the chapter on another page): which of its verdicts change when a rerun on another machine takes
-    the place of the cached seed, from what to what ("" when none does, or when no machine has
-    rerun the chapter's runs)."""
-    changes = []
+    the chapter on another page): how far the reruns on other machines moved one seed's endpoint at
+    most, and which of the chapter's verdicts change, from what to what, when today's rule judges them
+    again with a rerun in place of its cached seed (:func:`judged_today`); "" when no machine has
+    rerun the chapter's runs."""
+    rows, machines, changes, counts, unjudged = [], [], [], set(), False
     for record in rerun_records(profile, results_dir):
-        for row in record.result["rows"]:
-            if row["chapter"] != chapter:
-                continue
-            for item in row["verdicts_changed"]:
-                changes.append(f"{_verdict_name(item['verdict'])} reads \"{item['cached']}\" with the cached seeds and \"{item['rerun']}\" with "
-                               f"{row['scorer']} seed {row['seed']} rerun on {record_machine(record)} in its place")
-    if not changes:
+        today = judged_today(record, profile, results_dir).get(chapter)
+        if today is None:
+            continue
+        rows += today.rows
+        machines.append(record_machine(record))
+        unjudged |= any(changed is None for changed in today.alone)
+        if today.judged is not None:
+            counts.add((today.judged, today.verdicts))
+        for row, changed in zip(today.rows, today.alone):
+            changes += [f"{_verdict_name(item['verdict'])} reads \"{item['cached']}\" with the cached seeds and \"{item['rerun']}\" "
+                        f"with {_run_name(row)} rerun on {record_machine(record)} in its place" for item in changed or ()]
+    if not rows:
         return ""
-    return ("A rerun on another machine changes " + ("a verdict" if len(changes) == 1 else f"{len(changes)} verdicts")
-            + f" of {where}: " + "; ".join(changes) + ". Its margin is within what rounding differences between CPUs move (the "
-            "reruns are on the reproducing page).")
+    reran = sorted({(row["scorer"], row["seed"]) for row in rows}, key=lambda pair: (pair[1], pair[0]))
+    seeds = sorted({seed for _, seed in reran})
+    runs = (f"{_listed(list(dict.fromkeys(scorer_label(scorer) for scorer, _ in reran)))} seed{'s' if len(seeds) > 1 else ''} "
+            f"{_listed([str(seed) for seed in seeds])}")
+    move = largest_move(rows)
+    text = (f"Rerun on another machine ({', '.join(dict.fromkeys(machines))}; the reproducing page has the reruns), {runs} of "
+            f"{where} moved by up to {_move_text(move) if move else '0'} in one endpoint; judged again by today's rule with each "
+            "rerun in place of its cached seed, ")
+    if changes:
+        text += (f"{'a verdict' if len(changes) == 1 else f'{len(changes)} verdicts'} change{'s' if len(changes) == 1 else ''}: "
+                 + "; ".join(changes) + ". Its margin is within what rounding differences between CPUs move.")
+    elif unjudged:
+        text += "whether a verdict changes cannot be said: the record keeps the endpoints only."
+    else:
+        partial = [(judged, total) for judged, total in counts if judged < total]  # the chapter's reader: one count
+        text += (f"none of the {partial[0][0]} verdicts that read only the endpoints the record keeps changes (the other "
+                 f"{partial[0][1] - partial[0][0]} cannot be judged again)." if partial else "no verdict changes.")
+    return text
 
 
 # ----------------------------------------------------------------------------------------------
@@ -829,65 +970,3 @@ def bitwise_summary(results_dir: str | Path | None = None) -> str:
         sentences.append(f"On {record_machine(record)} ({result['runs_profile']} runs, {result['repeats']} × each, each in a fresh "
                          f"process), {'; '.join(parts)} ({result['timing_note']}).")
     return " ".join(sentences)
-
-
-# ----------------------------------------------------------------------------------------------
-# The command line.
-
-
-def parser() -> argparse.ArgumentParser:
-    described = Parser(prog=PROG, description=__doc__.split("\n\n")[0].replace("\n", " "))
-    commands = described.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run = commands.add_parser("run", help="rerun the subset, compare it with the cache, store this machine's record")
-    run.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
-    run.add_argument("--jobs", type=at_least(1), default=1, metavar="N", help="runs at once, each on one torch thread (default: 1)")
-    run.add_argument("--folder", type=_fresh_folder, metavar="DIR", help="the fresh results folder to rerun into (empty or absent; kept); default: a temporary one")
-    table = commands.add_parser("table", help="print every machine's rerun rows at a profile and the summary")
-    table.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
-    bits = commands.add_parser("bitwise", help="which settings give the same bits: short runs in fresh processes, stored as this machine's record")
-    bits.add_argument("--profile", choices=PROFILES, default="smoke", help="the profile of the short runs (default: smoke)")
-    bits.add_argument("--repeats", type=at_least(1), default=2, metavar="N", help="runs of each setting (default: 2)")
-    return described
-
-
-def _fresh_folder(text: str) -> Path:
-    """A folder to rerun into: absent (then created) or empty, and writable."""
-    folder = writable_folder(text)
-    if folder.is_dir() and any(folder.iterdir()):
-        raise argparse.ArgumentTypeError(f"must be an empty or absent folder; {text} holds files")
-    return folder
-
-
-def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
-    """The arguments; ``run`` and ``bitwise`` store this machine's record in the result cache,
-    which must then be writable (checked here, before the reruns' minutes of training)."""
-    described = parser()
-    arguments = described.parse_args(argv)
-    problem = cache_problem(arguments.profile) if arguments.command in ("run", "bitwise") else None
-    if problem is not None:
-        described.error(f"{problem}; {arguments.command} stores this machine's record there: set $SSA_RESULTS_DIR to a writable folder")
-    return arguments
-
-
-def main(argv: list[str] | None = None) -> int:
-    arguments = parse_arguments(argv)
-    if arguments.command == "run":
-        stored = rerun(arguments.profile, jobs=arguments.jobs, folder=arguments.folder,
-                       log=lambda line: print(line, file=sys.stderr, flush=True))
-        print(f"record written: {stored.path}", file=sys.stderr)
-        arguments.command = "table"
-    if arguments.command == "table":
-        frame = rerun_table(arguments.profile)
-        if len(frame):
-            print(markdown_table(frame))
-        print(rerun_summary(arguments.profile))
-        return 0
-    stored = bitwise(arguments.profile, repeats=arguments.repeats, log=lambda line: print(line, file=sys.stderr, flush=True))
-    print(f"record written: {stored.path}", file=sys.stderr)
-    print(markdown_table(bitwise_table()))
-    print(bitwise_summary())
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit("this command is `python -m ssa_book reruns`")

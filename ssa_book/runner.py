@@ -21,7 +21,6 @@ cache valid: a run counts once its entries are written, and the next command com
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
 import importlib.resources
@@ -37,9 +36,9 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
-import ssa_book.studies  # noqa: F401  (registers every study: the kinds of run a worker computes)
 from ssa_book import paths
-from ssa_book.chapters import CHAPTERS, KINDS, Run
+from ssa_book.chapters import Run
+from ssa_book.studies import CHAPTERS, KINDS
 from ssa_book.results import StoredEntry, captured_writes, entries_read, store_entry_text
 from ssa_book.training import single_thread
 
@@ -55,18 +54,18 @@ EXTRA = "pip install 'ssa-book[cluster]'"
 _ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})")
 
 
-def cluster_address(text: str) -> str:
-    """``tcp://HOST:PORT`` (or ``tls://``) of a running scheduler, or a batch system of
+def cluster_problem(text: str) -> str | None:
+    """Why ``text`` names no cluster this command can use (``None``: it names one): the
+    ``tcp://HOST:PORT`` (or ``tls://``) of a running scheduler, or a batch system of
     :data:`BATCH_SYSTEMS` (only with dask-jobqueue installed)."""
     if text in BATCH_SYSTEMS:
         if importlib.util.find_spec("dask_jobqueue") is None:
-            raise argparse.ArgumentTypeError(f"{text} needs dask-jobqueue, which is not installed: {EXTRA}")
-        return text
+            return f"{text} needs dask-jobqueue, which is not installed: {EXTRA}"
+        return None
     match = _ADDRESS.fullmatch(text)
     if match is None or not 0 < int(match[3]) < 65536:
-        raise argparse.ArgumentTypeError(f"expected a scheduler's tcp://HOST:PORT or a batch system "
-                                         f"({', '.join(BATCH_SYSTEMS)}); got {text!r}")
-    return text
+        return f"expected a scheduler's tcp://HOST:PORT or a batch system ({', '.join(BATCH_SYSTEMS)}); got {text!r}"
+    return None
 
 
 class ClusterError(ValueError):

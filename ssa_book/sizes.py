@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ssa_book.chapters import CHAPTERS, Setting, chapter as registered_chapter, plan
+from ssa_book.chapters import Setting
+from ssa_book.studies import CHAPTERS, chapter as registered_chapter, plan
 from ssa_book.profiles import PROFILES, check_profile
 from ssa.scoring import scorer_names
-
-import ssa_book.studies  # noqa: F401  (registers every study, and so its chapters in CHAPTERS)
 
 
 def chapter_configs(chapter: str, profile: str) -> dict[str, Any]:

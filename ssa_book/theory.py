@@ -35,8 +35,7 @@ import numpy as np
 import sympy as sp
 import torch
 
-from ssa_book.chapters import Study, register_study
-from ssa_book.claims import PAPER, LedgerRow, PaperClaim, paper_figure
+from ssa_book.claims import LedgerRow, PaperClaim, paper_figure
 from ssa_book.verdicts import BETTER, WORSE
 
 __all__ = [
@@ -631,7 +630,7 @@ def theorem_rows(profile: str) -> list[LedgerRow]:
         return f"The book's own version of the theorem (the paper's exact statement is not public): {found}."
 
     return [
-        LedgerRow(key, PAPER[key].claim, paper_figure(key), ours + qualifier, "live", (),
+        LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours + qualifier, "live", (),
                   BETTER if ok else WORSE, None, None, summary=summary(ok))
         for key, ours, ok in (("theorem_1", ours_1, first), ("theorem_2", ours_2, second))
     ]
@@ -653,6 +652,3 @@ CLAIMS: dict[str, PaperClaim] = {
         "theory",
     ),
 }
-
-
-STUDY = register_study(Study("theory", claims=CLAIMS, rows=theorem_rows))

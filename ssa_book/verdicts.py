@@ -811,8 +811,9 @@ def control_false_discoveries(family: Sequence[Verdict]) -> list[Verdict]:
         controlled.append(dataclasses.replace(verdict, outcome=UNDECIDED if changed else verdict.outcome,
                                               adjusted_p=found["adjusted p"], family_size=size,
                                               uncontrolled=verdict.outcome if changed else None))
-        if changed:
-            _record(Judged("controlled", verdict, after=controlled[-1]))
+        # every member, changed or not: its words as the family reads them (a small direction
+        # beside "no difference that matters" also needs the adjusted p)
+        _record(Judged("controlled", verdict, after=controlled[-1]))
     return controlled
 
 
@@ -906,8 +907,9 @@ def _pairs_to_resolve(claim: Claim, differences: np.ndarray) -> int | None:
 @dataclasses.dataclass(frozen=True)
 class Judged:
     """One record of a :func:`judged` block: ``kind`` "judged" (a verdict :func:`judge` gave, with
-    its ``claim``) or "controlled" (a direction :func:`control_false_discoveries` turned into
-    ``after``)."""
+    its ``claim``) or "controlled" (a verdict :func:`control_false_discoveries` judged within its
+    family, and ``after``, the verdict as the family reads it: a direction that does not survive
+    turned undecided, the adjusted p set)."""
 
     kind: str
     verdict: Verdict
@@ -919,8 +921,8 @@ _JUDGED: Collector[Judged] = Collector()
 
 
 def judged() -> contextlib.AbstractContextManager[list[Judged]]:
-    """Within: every verdict :func:`judge` gives, and every direction
-    :func:`control_false_discoveries` turns undecided, is appended as a :class:`Judged`, so that a
+    """Within: every verdict :func:`judge` gives, and every verdict
+    :func:`control_false_discoveries` judges within a family, is appended as a :class:`Judged`, so that a
     page can list what a change of the rule moved (ssa_book.analysis_changes) or measure the rule
     on what a chapter judged (ssa_book.error_rates)."""
     return _JUDGED.collecting()
@@ -1021,7 +1023,9 @@ def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
     in part" when one part at least supports the claim and the others are open; else "does not
     hold" when one part at least is decided against it and none for it; else, in this order, "undecided", "too few seeds to decide", "premise
     absent", "not learned" or "not tested", whichever a part has: an open part never folds into
-    "no difference that matters"."""
+    "no difference that matters". The parts' treatment (and words for a trend's directions), when
+    they share them, name the combined verdict's direction ("sparsemax better" where every part
+    has sparsemax better)."""
     if not parts:
         raise ValueError("parts must hold at least one verdict")
     outcomes = {verdict.outcome for verdict in parts.values()}
@@ -1037,7 +1041,12 @@ def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
         outcome = DOES_NOT_HOLD
     else:
         outcome = next(found for found in (UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED) if found in outcomes)
-    return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()))
+    shared = {}
+    for field in ("treatment", "directions"):
+        values = {getattr(verdict, field) for verdict in parts.values()}
+        if len(values) == 1:
+            shared[field] = values.pop()
+    return Verdict(name, outcome, detail=detail, parts=tuple(parts.items()), **shared)
 
 
 # What :func:`form_or_slope` can say of a scorer's difference from softmax.

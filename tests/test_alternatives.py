@@ -12,7 +12,7 @@ from ssa_book import alternatives
 
 from ssa import scoring
 from ssa_book.alternatives import comparison
-from ssa_book.regenerate import main
+from ssa_book.cli.regenerate import main
 from ssa_book.icl.records import ICLRun
 from ssa_book import verdicts as rule
 
@@ -131,24 +131,57 @@ def test_statement_holds_when_no_alternative_is_better_on_any_panel():
     assert "2 of the 6 alternatives" in verdict.detail and "no results yet for" in verdict.detail
     assert "Power:" in verdict.detail and "with 10" in verdict.detail and "with 20" in verdict.detail
     assert dict(verdict.parts)["cosFormer"].outcome == "better"
-    assert verdict.sentence().startswith(f"{alternatives.STATEMENT}: the claim holds (holds on 2 of 2); effect")
+    assert verdict.sentence() == f"{alternatives.STATEMENT}: the claim holds (holds on 2 of 2)."
+    # each alternative's own claim is stated in its panels' direction and tallied as every claim of the book
+    assert comparison.scorer_verdict(alternatives.versus_softmax(runs), "cosformer").words() == "cosFormer worse"
+    assert "sparsemax, does not hold (no difference that matters on 4 of 4)" in verdict.detail
+    assert "So the statement holds (holds for 2 of the 2 alternatives)" in verdict.detail
 
 
-def test_statement_does_not_hold_when_an_alternative_is_better_on_every_panel():
-    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=FLIP_PAIRS)
+def test_statement_does_not_hold_when_every_alternative_is_better_on_every_panel():
+    runs = fake_runs({"softmax": SOFTMAX, "entmax15": BETTER}, seeds=FLIP_PAIRS)
     verdict = alternatives.statement_verdict(runs)
-    assert verdict.outcome == "worse" and "1.5-entmax is better than softmax" in verdict.detail
-    assert verdict.effect < 0 and verdict.interval[1] < 0  # in the statement's direction: softmax beaten
+    assert verdict.outcome == "worse" and "1.5-entmax, holds (1.5-entmax better on 4 of 4)" in verdict.detail
     assert dict(verdict.parts)["1.5-entmax"].outcome == "worse"
     assert "the claim does not hold" in verdict.sentence()
     assert {part.words() for _, part in dict(verdict.parts)["1.5-entmax"].parts} == {"1.5-entmax better"}
+    assert comparison.scorer_verdict(alternatives.versus_softmax(runs), "entmax15").words() == "1.5-entmax better"
 
 
-def test_statement_holds_in_part_when_an_alternative_is_better_on_some_panels_only():
-    runs = fake_runs({"softmax": SOFTMAX, "entmax15": {"every": BETTER, "some": SOFTMAX, "linear": SOFTMAX}}, seeds=FLIP_PAIRS)
+def test_statement_is_mixed_when_one_alternative_is_consistently_better_and_another_decided_not():
+    # one tally for every claim of several parts: parts decided both ways read "mixed", the parts counted
+    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=FLIP_PAIRS)
     verdict = alternatives.statement_verdict(runs)
-    assert verdict.outcome == "holds in part" and "1.5-entmax (1 of 4)" in verdict.detail
-    assert "holds in part" in verdict.sentence()
+    assert verdict.outcome == "mixed" and verdict.words() == "mixed (holds on 1 of 2, does not hold on 1)"
+    assert "So the statement is mixed (holds for 1 of the 2 alternatives, does not hold for 1)" in verdict.detail
+
+
+def test_statement_holds_when_an_alternative_is_better_on_some_panels_and_decided_not_on_others():
+    runs = fake_runs({"softmax": SOFTMAX, "entmax15": {"every": BETTER, "some": SOFTMAX, "linear": SOFTMAX}}, seeds=FLIP_PAIRS)
+    rows = alternatives.versus_softmax(runs)
+    claim = comparison.scorer_verdict(rows, "entmax15")
+    assert claim.outcome == "mixed" and comparison.scorer_words(claim) == (
+        "mixed (no difference that matters on 3 of 4, 1.5-entmax better on 1)")
+    verdict = alternatives.judge_statement(rows)  # better on one panel of four is not consistently better
+    assert verdict.outcome == "better" and "better than softmax on some panels: 1.5-entmax (1 of 4)" in verdict.detail
+
+
+def test_statement_holds_in_part_while_an_alternative_better_somewhere_has_open_panels():
+    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=FLIP_PAIRS)
+    rows = alternatives.versus_softmax(runs)
+    open_panels = (rows["scorer"] == "entmax15") & (rows["task"] != "every")
+    rows.loc[open_panels, "verdict"] = [dataclasses.replace(v, outcome="undecided") for v in rows.loc[open_panels, "verdict"]]
+    rows.loc[open_panels, "outcome"] = "undecided"
+    assert comparison.scorer_verdict(rows, "entmax15").outcome == "holds in part"
+    verdict = alternatives.judge_statement(rows)
+    assert verdict.outcome == "holds in part" and "(holds for 1 of the 2 alternatives, undecided for 1)" in verdict.detail
+
+
+def test_scorer_evidence_names_each_panel_its_word_and_units_beside_its_number():
+    rows = alternatives.versus_softmax(fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX}, seeds=3))
+    text = comparison.scorer_evidence(comparison.scorer_verdict(rows, "sparsemax"))
+    assert text.startswith("sparsemax is better than softmax on every panel: undecided (exploratory on 4 of 4): ")
+    assert text.count("exploratory (3 pairs), ") == 4 and "prompt error" in text and "normalised squared error" in text
 
 
 def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_decide_it():
@@ -157,10 +190,10 @@ def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_dec
     assert set(rows["outcome"]) == {"exploratory"}  # fewer than 6 pairs decide nothing, even a large effect
     assert (rows["seeds_to_resolve"] >= 6).all()
     verdict = alternatives.judge_statement(rows)
-    assert verdict.outcome == "undecided" and verdict.seeds_to_resolve >= 6
+    assert verdict.outcome == "exploratory" and verdict.seeds_to_resolve >= 6
+    assert rule.claim_word(verdict.outcome) == "undecided"
     assert "8 comparisons are still open (undecided or exploratory)" in verdict.detail and "paired seeds would decide" in verdict.detail
     assert "0% of experiments with 3 seeds" in verdict.detail  # the rule cannot find anything with 3 seeds
-    assert "pairs would decide it" in verdict.sentence()
     table = alternatives.verdict_table(rows)
     assert {"outcome", "effect", "95% interval", "pairs", "seed 0", "seed 1", "seed 2"} <= set(table.columns)
 
@@ -168,7 +201,7 @@ def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_dec
 def test_statement_with_one_seed_states_that_no_spread_is_known():
     rows = alternatives.versus_softmax(fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX}, seeds=1))
     verdict = alternatives.judge_statement(rows)
-    assert verdict.outcome == "undecided" and "have one seed" in verdict.detail
+    assert rule.claim_word(verdict.outcome) == "undecided" and "have one seed" in verdict.detail
     assert "cannot be estimated" in verdict.detail and alternatives.power_table(alternatives.observed_spread(rows)) is None
     assert set(alternatives.verdict_table(rows)["seeds to decide"]) == {"≥ 6"}
 

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from ssa_book import bench, measure
+from ssa_book.cli import bench as cli_bench
 
 
 def test_peak_memory_counts_what_a_call_allocates():
@@ -52,7 +53,7 @@ def test_the_default_run_is_the_quick_one_and_the_cache_flags_need_full(capsys):
     assert quick.lm_target_tokens == (1024,) and 1024 in quick.lm_tokens and quick.min_run_time <= 1.0
     for flags in (["--force"], ["--profile", "smoke"]):
         with pytest.raises(SystemExit):
-            bench.main(flags)
+            cli_bench.main(flags)
         assert "add --full" in capsys.readouterr().err
 
 

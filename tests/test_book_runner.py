@@ -9,6 +9,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from ssa_book import book
+from ssa_book.cli import book as cli_book
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -144,7 +145,7 @@ def test_cell_timeout_is_reported(tmp_path):
 def test_main_reports_errors_without_a_traceback(tmp_path, capsys):
     _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []})
     with pytest.raises(SystemExit) as exited:  # refused with the arguments, before any notebook runs
-        book.main(["run", "--root", str(tmp_path), "--only", "nonexistent", "--no-html", "--require-cache"])
+        cli_book.main(["run", "--root", str(tmp_path), "--only", "nonexistent", "--no-html", "--require-cache"])
     err = capsys.readouterr().err
     assert exited.value.code == 2 and "argument --only: unknown notebook nonexistent; choose from report" in err
 

@@ -14,9 +14,12 @@ import time
 import pytest
 
 from ssa_book import data, files, regenerate, results
+from ssa_book.cli import regenerate as regenerate_command
 from ssa_book.chapters import Run, RunKind
 from ssa_book.results import CacheMissError, cached, cached_entry, entry_path, list_entries, read_entry
 from read_only import make_read_only
+from ssa_book.cli import book as cli_book
+from ssa_book.cli import results as cli_results
 
 REGENERATE = "python -m ssa_book regenerate demo --profile smoke"
 
@@ -132,7 +135,7 @@ def test_a_malformed_entry_of_a_chapter_does_not_stop_its_dry_run(cache, capsys)
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"schema_version": results.CACHE_SCHEMA_VERSION, "config": run_config("smoke", "ssa", 0).to_dict(),
                                 "code": results.code_identity("lm"), "result": {}, "extra": 1}))
-    assert regenerate.main(["decoder", "--profile", "smoke", "--dry-run"]) == 0
+    assert regenerate_command.main(["decoder", "--profile", "smoke", "--dry-run"]) == 0
     out, err = capsys.readouterr()
     assert "4 runs at profile smoke: 0 cached, 4 to compute" in out
     assert len(err.strip().splitlines()) == 1 and str(path) in err and "Traceback" not in err
@@ -227,7 +230,7 @@ def test_a_cache_that_cannot_be_written_is_refused_before_any_computation(cache,
     assert compute.calls == 0
     capsys.readouterr()
     with pytest.raises(SystemExit) as exited:
-        regenerate.main(["decoder", "--profile", "smoke", "--seeds", "0", "--scorers", "ssa"])
+        regenerate_command.main(["decoder", "--profile", "smoke", "--seeds", "0", "--scorers", "ssa"])
     err = capsys.readouterr().err
     assert exited.value.code == 2 and len(err.strip().splitlines()) == 1 and "SSA_RESULTS_DIR" in err
     assert not (tmp_path / "missing").exists()
@@ -248,7 +251,7 @@ def test_a_training_folder_that_cannot_be_written_is_refused_before_any_computat
     monkeypatch.setenv(variable, str(tmp_path / variable.lower() / "below"))  # to be created in a read-only folder
     capsys.readouterr()
     with pytest.raises(SystemExit) as exited:
-        regenerate.main(["decoder", "--profile", "smoke", "--seeds", "0", "--scorers", "ssa"])
+        regenerate_command.main(["decoder", "--profile", "smoke", "--seeds", "0", "--scorers", "ssa"])
     err = capsys.readouterr().err
     assert exited.value.code == 2 and len(err.strip().splitlines()) == 1 and f"set {variable} to a writable folder" in err, err
     assert "SSA_RESULTS_DIR" not in err and "cannot be created" in err
@@ -272,7 +275,7 @@ def test_checkpoints_keep_the_umasks_permissions_and_leave_no_temporary(tmp_path
 
 
 def test_a_read_only_profile_folder_is_refused_even_in_a_writable_cache(cache, monkeypatch):
-    from ssa_book.arguments import cache_problem
+    from ssa_book.paths import cache_problem
 
     cache.mkdir()
     assert cache_problem("smoke") is None  # created on first write
@@ -285,14 +288,14 @@ def test_the_book_runner_refuses_a_cache_it_could_not_write_unless_it_only_reads
 
     make_read_only(cache, monkeypatch)
     with pytest.raises(SystemExit) as exited:
-        book.parse_arguments(["run", "--profile", "smoke", "--no-html"])
+        cli_book.parse_arguments(["run", "--profile", "smoke", "--no-html"])
     err = capsys.readouterr().err
     assert exited.value.code == 2 and len(err.strip().splitlines()) == 1 and "--require-cache" in err
-    assert book.parse_arguments(["run", "--profile", "smoke", "--no-html", "--require-cache"]).require_cache
+    assert cli_book.parse_arguments(["run", "--profile", "smoke", "--no-html", "--require-cache"]).require_cache
 
 
 def test_validate_refuses_a_results_dir_that_does_not_exist(tmp_path, capsys):
     with pytest.raises(SystemExit) as exited:
-        results.main(["validate", "--results-dir", str(tmp_path / "nowhere")])
+        cli_results.main(["validate", "--results-dir", str(tmp_path / "nowhere")])
     err = capsys.readouterr().err
     assert exited.value.code == 2 and err.count("\n") == 1 and "argument --results-dir: no folder" in err

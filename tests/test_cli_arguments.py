@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from ssa_book.__main__ import COMMANDS, command_parser, parser as top_parser
+from ssa_book.cli import COMMANDS, command_parser, parser as top_parser
 from read_only import make_read_only
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +52,7 @@ CHECKED_AFTER_PARSING = {
     (("book", "run"), "--only"): ["no_such_notebook"],
 }
 EXTRA_WRONG = {(("results",), "--experiment"): ["no/such/folder/"], (("decoder", "lm-eval"), "--tasks"): ["no_such_task", "hellaswag,no_such"]}
-# lm-eval's tasks as the tests see them: indexing lm-eval's own takes a minute (ssa_book.lm.cli.lm_eval_tasks).
+# lm-eval's tasks as the tests see them: indexing lm-eval's own takes a minute (ssa_book.cli.decoder.lm_eval_tasks).
 LM_EVAL_TASKS = {"hellaswag", "arc_easy"}
 
 
@@ -77,7 +77,7 @@ def folders(tmp_path, monkeypatch):
     for name in ("SSA_DATA_MIRROR", "SSA_REQUIRE_CACHE", "SSA_RESULTS_MIRROR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr("ssa_book.lm.cli.lm_eval_tasks", lambda include_path=None: argparse.Namespace(all_tasks=LM_EVAL_TASKS))
+    monkeypatch.setattr("ssa_book.cli.decoder.lm_eval_tasks", lambda include_path=None: argparse.Namespace(all_tasks=LM_EVAL_TASKS))
     return tmp_path
 
 
@@ -260,7 +260,7 @@ def parse_command(text: str):
 
 def test_every_command_the_chapters_name_parses(folders):
     from ssa_book import bench, data, reproduce
-    from ssa_book.chapters import CHAPTERS
+    from ssa_book.studies import CHAPTERS
     from ssa_book.profiles import PROFILES
 
     commands = [bench.REGENERATE.format(profile="cpu"), *(data.fix_command(name).split("   (")[0] for name in data.DATASET_NAMES)]

@@ -3,6 +3,7 @@
 import pytest
 
 from ssa_book import code_versions
+from ssa_book.cli import code_versions as cli_code_versions
 
 
 def test_every_computation_has_a_recorded_version():
@@ -52,7 +53,7 @@ def test_unknown_computation_is_refused():
     with pytest.raises(ValueError, match="computation must be one of"):
         code_versions.version("nonsense")
     with pytest.raises(SystemExit):
-        code_versions.main(["record", "nonsense"])
+        cli_code_versions.main(["record", "nonsense"])
 
 
 def test_an_experiment_belongs_to_its_folder_and_the_folders_above_it_only():
@@ -69,5 +70,5 @@ def test_a_computation_never_recorded_is_stale_and_check_says_so(monkeypatch, ca
     extra = code_versions.Computation("newcomer", ("ssa.scoring",), ("newcomer/",))
     monkeypatch.setitem(code_versions.COMPUTATIONS, "newcomer", extra)
     assert "newcomer" in code_versions.stale()
-    assert code_versions.main(["check"]) == 1
+    assert cli_code_versions.main(["check"]) == 1
     assert "newcomer: never recorded; bump it to give it version 1" in capsys.readouterr().out

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from ssa_book import data
+from ssa_book.cli import data as cli_data
 
 GOOD = b"grammatical line\nungrammatical line\r\n"
 
@@ -112,15 +113,15 @@ def test_download_over_http(small_manifest, tmp_path):
 
 
 def test_cli_verify_and_list(small_manifest, tmp_path, capsys):
-    assert data.main(["verify", "zorro"]) == 1
+    assert cli_data.main(["verify", "zorro"]) == 1
     assert "python -m ssa_book data fetch zorro" in capsys.readouterr().out
-    assert data.main(["fetch", "zorro", "--mirror", str(_mirror(tmp_path))]) == 0
-    assert data.main(["verify", "zorro"]) == 0
+    assert cli_data.main(["fetch", "zorro", "--mirror", str(_mirror(tmp_path))]) == 0
+    assert cli_data.main(["verify", "zorro"]) == 0
 
 
 def test_cli_rejects_unknown_names():
     with pytest.raises(SystemExit):
-        data.main(["fetch", "imagenet"])
+        cli_data.main(["fetch", "imagenet"])
 
 
 def test_real_manifest_covers_every_dataset_with_pinned_public_sources():

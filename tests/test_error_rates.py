@@ -34,11 +34,12 @@ def test_the_table_takes_each_chapters_worst_verdict_and_counts_a_shared_one_onc
     assert f"at most {100 * rate:.1f}%" in error_rates.sentence(table, draws=400) and chapter in error_rates.sentence(table, draws=400)
 
 
-def test_a_judged_block_records_each_verdict_with_its_claim_and_each_direction_control_turned():
+def test_a_judged_block_records_each_verdict_with_its_claim_and_each_as_its_family_reads_it():
     with verdicts.judged() as found:
         decided = verdicts.judge(CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
         null = verdicts.judge(CLAIM, np.zeros(6), np.array([0.1, -0.1, 0.2, -0.2, 0.05, -0.05]))
         verdicts.control_false_discoveries([decided, null, null, null])
-    assert [record.kind for record in found] == ["judged", "judged", "controlled"]
+    assert [record.kind for record in found] == ["judged", "judged", "controlled", "controlled", "controlled", "controlled"]
     assert found[0].claim is CLAIM and found[0].verdict is decided
     assert found[2].verdict is decided and found[2].after.outcome == "undecided" and found[2].after.uncontrolled == "better"
+    assert found[3].verdict is null and found[3].after.uncontrolled is None and found[3].after.adjusted_p is not None

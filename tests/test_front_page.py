@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from ssa_book import claims, ledger, plotting, verdicts  # noqa: E402
+from ssa_book.studies import PAPER  # noqa: E402
 
 ICL = ("4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: "
        "12 layers of width 256, 500,000 steps at 0.0001); 40 paired seeds a task")
@@ -30,7 +31,7 @@ def _rows():
     open_ = _judged([0.01, -0.02, 0.03, -0.01, 0.02, 0.0], threshold=0.03)
 
     def row(key, verdict="not tested", profile="cpu", **fields):
-        return claims.LedgerRow(key, claims.PAPER[key].claim, "p", "o", profile, (1, 2, 3), verdict, None, None, **fields)
+        return claims.LedgerRow(key, PAPER[key].claim, "p", "o", profile, (1, 2, 3), verdict, None, None, **fields)
 
     found = {key: row(key) for key in claims.ORDER}
     found.update(theorem_1=row("theorem_1", "better", "live"), theorem_2=row("theorem_2", "better", "live"),
@@ -154,3 +155,15 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here")
     assert ledger.words(text) <= 25  # the caption, at most about 50 words, leads with it
+
+
+def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_effect_apart():
+    rows = _rows()
+    claim = verdicts.Claim("SSA beats softmax", 1, 2.0, "accuracy points", "a reason", min_pairs=40)
+    exploratory = verdicts.judge(claim, [-0.5, 1.0, -2.0, 0.3, -1.2, 0.8, -0.4, 0.6], [0.0] * 8)
+    assert exploratory.outcome == verdicts.TOO_FEW_SEEDS and exploratory.interval[1] < 10.3
+    probing = claims.ORDER.index("probing")
+    rows[probing] = dataclasses.replace(rows[probing], verdict="exploratory", headline=(("mean", exploratory),), paper_effect=10.3)
+    assert ledger.scorecard_takeaway(rows) == (
+        "None of the paper's 8 experimental claims holds here; in 2 of the 3 rows with a published effect, the 95% interval "
+        "excludes it; Encoder probing on Zorro: excluded too, but exploratory (8 of the 40 pairs it needs).")

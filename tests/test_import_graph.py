@@ -1,6 +1,8 @@
 """The package's import graph, imports inside functions included: no cycle between its modules,
 and the layers of `.importlinter` kept (the same contracts `make test` checks with lint-imports)."""
 
+import configparser
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +63,29 @@ def test_the_import_contracts_are_kept():
     checked = subprocess.run([str(lint_imports), "--config", str(ROOT / ".importlinter")], cwd=ROOT, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout[-3000:]
     assert "0 broken" in checked.stdout
+
+
+def _layers(config: configparser.ConfigParser, contract: str) -> list[set[str]]:
+    """The layers of a layers contract, top first, each the set of its modules."""
+    return [{module.strip() for module in re.split(r"[|:]", line) if module.strip()}
+            for line in config[f"importlinter:contract:{contract}"]["layers"].strip().splitlines()]
+
+
+def test_the_import_contracts_name_every_study_of_the_list():
+    """Every study of ssa_book.studies.STUDIES is one package, in a layer of the contracts between
+    the list of studies and the protocol (ssa_book.chapters), and those layers hold studies only;
+    the studies kept independent are studies."""
+    from ssa_book.studies import STUDIES
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter", encoding="utf-8")
+    layers = _layers(config, "layers")
+    above, below = (next(index for index, layer in enumerate(layers) if name in layer) for name in ("ssa_book.studies", "ssa_book.chapters"))
+    between = set().union(*layers[above + 1:below])
+    packages = {name: study.packages for name, study in STUDIES.items()}
+    assert all(len(found) == 1 for found in packages.values()), packages
+    listed = {name: next(iter(found)) for name, found in packages.items()}
+    assert {name: package for name, package in listed.items() if package not in between} == {}, "a study missing from .importlinter"
+    assert between == set(listed.values()), "a layer of studies in .importlinter holds a module that is no study"
+    independent = {module.strip() for module in config["importlinter:contract:studies"]["modules"].split()}
+    assert independent <= set(listed.values())

@@ -194,7 +194,7 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
     import lm_eval
     from lm_eval.api.instance import Instance
 
-    from ssa_book.lm import cli
+    from ssa_book.cli import decoder as cli
     from ssa_book.lm.evaluate import sentence_log_probabilities
     from ssa_book.lm.lm_eval_adapter import SSALanguageModel
 

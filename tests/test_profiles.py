@@ -45,7 +45,8 @@ def test_explicit_unavailable_device_is_an_error(monkeypatch):
 
 import dataclasses  # noqa: E402
 
-from ssa_book.chapters import CHAPTERS, resolve  # noqa: E402
+from ssa_book.chapters import resolve  # noqa: E402
+from ssa_book.studies import CHAPTERS  # noqa: E402
 from ssa_book.sizes import size_rows, sizes  # noqa: E402
 
 

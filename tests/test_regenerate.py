@@ -3,13 +3,15 @@
 import dataclasses
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from ssa_book import regenerate
-from ssa_book.__main__ import main as ssa_main
-from ssa_book.chapters import CHAPTERS, KINDS, STUDIES, RunKind, Study, chapter, is_cached, plan, register_study
-from ssa_book.regenerate import main
+from ssa_book.cli import main as ssa_main
+from ssa_book.chapters import RunKind, Study, index_studies
+from ssa_book.studies import CHAPTERS, KINDS, ORDER, PAPER, READERS, STUDIES, chapter, is_cached, plan
+from ssa_book.cli.regenerate import main
 from ssa.scoring import scorer_names
 
 CHAPTER_NAMES = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
@@ -26,9 +28,7 @@ def empty_cache(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_every_chapter_with_cached_results_is_registered_with_one_help_line(capsys):
-    import ssa_book.studies  # noqa: F401
-
+def test_every_chapter_with_cached_results_is_listed_with_one_help_line(capsys):
     assert tuple(CHAPTERS) == CHAPTER_NAMES
     with pytest.raises(SystemExit) as exited:
         main(["--help"])
@@ -124,7 +124,8 @@ def test_the_command_a_reader_is_told_to_run_is_the_chapters_regenerate():
     assert icl_command("cpu", "every", "ssa", 0) == "python -m ssa_book regenerate icl_quantification --profile cpu"
     assert icl_command("paper", "linear", "softmax", 1) == "python -m ssa_book regenerate icl_linear --profile paper"
     assert icl_command("cpu", "some", "ssa", 7) == "python -m ssa_book regenerate icl_quantification --profile cpu --seeds 7"
-    assert icl_command("cpu", "linear", "cosformer", 0) == "python -m ssa_book regenerate alternative_scorers --profile cpu --jobs 2"
+    # a scorer of no ICL chapter: the alternatives chapter (above the ICL study), with the run named
+    assert icl_command("cpu", "linear", "cosformer", 0) == "python -m ssa_book regenerate alternative_scorers --profile cpu --scorers cosformer --seeds 0"
     assert alternatives_command("smoke", seeds=[2]) == "python -m ssa_book regenerate alternative_scorers --profile smoke --jobs 2 --seeds 2"
     assert lm_command("cpu", "ssa", 0) == "python -m ssa_book regenerate decoder --profile cpu"
     assert encoder_command("paper", "ssa_n2", 9) == "python -m ssa_book regenerate encoder --profile paper --seeds 9"
@@ -148,17 +149,17 @@ def test_dry_run_lists_the_runs_and_computes_nothing(empty_cache, capsys):
     assert not (empty_cache / "results").exists() and not (empty_cache / "runs").exists()
 
 
-def test_every_planned_run_has_a_registered_kind_and_a_kind_belongs_to_one_study():
+def test_every_planned_run_has_a_kind_and_a_kind_belongs_to_one_study():
     planned = {run.kind for profile in ("smoke", "cpu", "paper") for run in plan("all", profile)}
     assert planned <= set(KINDS), planned - set(KINDS)
-    decoder = STUDIES["decoder"]
-    assert register_study(decoder) is decoder  # the same study registering again changes nothing
-    another = Study("another", kinds={"decoder": RunKind(lambda profile, device, progress, scorer, seed: "another study's")})
-    with pytest.raises(ValueError, match="run kind 'decoder' is already registered by another study"):
-        register_study(another)
-    with pytest.raises(ValueError, match="study 'decoder' is already registered, with other parts"):
-        register_study(Study("decoder"))
-    assert "another" not in STUDIES and KINDS["decoder"] is decoder.kinds["decoder"]
+    listed = tuple(STUDIES.values())
+    assert index_studies(listed, ORDER) == (STUDIES, CHAPTERS, KINDS, READERS, PAPER)
+    another = Study("another", kinds={"decoder": RunKind(STUDIES["decoder"].kinds["decoder"].compute)})
+    with pytest.raises(ValueError, match="run kind 'decoder' is already another study's"):
+        index_studies((*listed, another), ORDER)
+    with pytest.raises(ValueError, match="study 'decoder' is listed twice"):
+        index_studies((*listed, Study("decoder")), ORDER)
+    assert KINDS["decoder"] is STUDIES["decoder"].kinds["decoder"]
 
 
 def test_every_chapter_kind_and_reader_belongs_to_exactly_one_study():
@@ -169,12 +170,17 @@ def test_every_chapter_kind_and_reader_belongs_to_exactly_one_study():
             assert part not in owners, (part, owners.get(part), study.name)
             owners[part] = study.name
     assert {("chapter", name) for name in CHAPTERS} | {("kind", kind) for kind in KINDS} <= set(owners)
+    listed = tuple(STUDIES.values())
     with pytest.raises(ValueError, match="has no place in ORDER"):
-        register_study(Study("another", chapters=(dataclasses.replace(CHAPTERS["decoder"], name="elsewhere"),)))
+        index_studies((*listed, Study("another", chapters=(dataclasses.replace(CHAPTERS["decoder"], name="elsewhere"),))), ORDER)
+    with pytest.raises(ValueError, match="no study defines the chapter 'decoder'"):
+        index_studies([study for study in listed if study.name != "decoder"], ORDER)
     stray = dataclasses.make_dataclass("StrayReader", [("chapter", str), ("tasks", tuple)])("decoder", ())
     with pytest.raises(ValueError, match="a reader of chapter decoder, which it does not define"):
-        register_study(Study("another", readers=(stray,)))
-    assert "another" not in STUDIES
+        index_studies((*listed, Study("another", readers=(stray,))), ORDER)
+    with pytest.raises(ValueError, match="study 'another': its parts lie in ssa_book.lm, ssa_book.retrieval; a study is one package"):
+        index_studies((*listed, Study("another", kinds={"new": RunKind(STUDIES["decoder"].kinds["decoder"].compute),
+                                                         "newer": RunKind(STUDIES["max_retrieval"].kinds["retrieval"].compute)})), ORDER)
 
 
 def test_a_failed_run_is_reported_and_the_others_go_on(monkeypatch, capsys):
@@ -216,9 +222,11 @@ def test_one_command_line_and_no_other_entry_point(capsys):
             ssa_main([command, "--help"])
         assert exited.value.code == 0, command
         assert f"python -m ssa_book {command}" in capsys.readouterr().out, command
-    # a module's old entry point names the new one, and does nothing else
-    moved = subprocess.run([sys.executable, "-m", "ssa_book.bench", "--help"], capture_output=True, text=True, timeout=120)
-    assert moved.returncode == 1 and "this command is `python -m ssa_book bench`" in moved.stderr
+    # no module but the package's own __main__ runs as a script: every command goes through ssa_book.cli
+    root = Path(ssa_main.__code__.co_filename).parents[1]
+    scripts = [str(path.relative_to(root)) for path in root.rglob("*.py")
+               if path.name != "__main__.py" and 'if __name__ == "__main__"' in path.read_text(encoding="utf-8")]
+    assert scripts == []
 
 
 def test_python_m_ssa_dispatches(capsys):
@@ -229,7 +237,10 @@ def test_python_m_ssa_dispatches(capsys):
     assert ssa_main(["nope"]) == 2 and "argument COMMAND: invalid choice: 'nope'" in capsys.readouterr().err
     assert ssa_main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert all(f"  {name} " in out for name in ("regenerate", "book", "bench", "results", "data"))
+    from ssa_book.cli import COMMANDS
+
+    listed = {line.split()[0] for line in out.splitlines() if line.startswith("  ") and line.strip()}
+    assert listed == set(COMMANDS)  # --help lists exactly the commands the command line dispatches
 
 
 def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
@@ -269,9 +280,17 @@ def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cac
     assert not (empty_cache / "results").exists() or not any((empty_cache / "results").rglob("*.json"))
 
 
-def test_importing_one_module_of_a_study_registers_that_study_alone():
-    code = ("import ssa_book.retrieval.task; from ssa_book.chapters import CHAPTERS, KINDS, STUDIES; "
-            "print(sorted(STUDIES), sorted(CHAPTERS), sorted(KINDS))")
+def test_no_module_is_imported_for_a_side_effect_and_a_study_alone_needs_no_list_of_studies():
+    """The indexes are derived from the list in ssa_book.studies, never filled by an import: no
+    module of the package imports another only to run it (an unused import kept with ``noqa:
+    F401``, a package's ``__init__`` showing its face apart), and a study's modules work without
+    ssa_book.studies, which a study must not import."""
+    root = Path(regenerate.__file__).parent
+    unused = [f"{path.relative_to(root)}: {line.strip()}" for path in sorted(root.rglob("*.py")) if path.name != "__init__.py"
+              for line in path.read_text(encoding="utf-8").splitlines() if "noqa: F401" in line and "lm_eval_adapter" not in line]
+    assert unused == []
+    code = ("import sys, ssa_book.retrieval.experiment as experiment; "
+            "print('ssa_book.studies' in sys.modules, experiment.regenerate_command('cpu', 'ssa', 999))")
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert found.returncode == 0, found.stderr[-2000:]
-    assert found.stdout.split("\n")[0] == "['max_retrieval'] ['max_retrieval'] ['retrieval']"
+    assert found.stdout.split("\n")[0] == "False python -m ssa_book regenerate max_retrieval --profile cpu --jobs 2 --seeds 999"

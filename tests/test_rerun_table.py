@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 
 from ssa_book import reruns, results
-from ssa_book.chapters import CHAPTERS
+from ssa_book.studies import CHAPTERS
 from ssa_book.retrieval.analysis import CHAPTER_MIN_PAIRS
 from ssa_book.retrieval.experiment import SEEDS, experiment_config
 from ssa_book.reruns import SubsetRun
 from synthetic_runs import provenance_with
+from ssa_book.cli import reruns as cli_reruns
+from ssa_book.cli import results as cli_results
 
 PROFILE = "smoke"
 SIZES = (16, 64, 256)  # the smoke profile's test sizes; 16 items in training
@@ -253,7 +255,7 @@ def test_the_record_round_trips_through_the_cache_and_replaces_the_machines_old_
     # A valid cache entry, with no code version asked of it even by --clean.
     listed = {entry.path: entry for entry in results.list_entries(book_cache, clean=True)}
     assert listed[stored.path].problems == ()
-    assert results.main(["validate", "--results-dir", str(book_cache)]) == 0
+    assert cli_results.main(["validate", "--results-dir", str(book_cache)]) == 0
     again = _rerun(monkeypatch, book_cache, 0.001)
     assert again.path == stored.path and len(list(stored.path.parent.glob("*.json"))) == 1
     assert json.loads(again.path.read_text())["result"]["rows"][0]["numbers"]["largest"] == pytest.approx(0.001)
@@ -266,10 +268,11 @@ def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch
     _rerun(monkeypatch, book_cache, 0.0)
     one = reruns.rerun_table(PROFILE, book_cache)
     assert list(one["scorer"]) == ["softmax", "ssa"] and set(one["machine"]) == {"Made-up CPU (AVX2)"}
-    assert set(one["largest absolute difference"]) == {"0 (same bits)"} and set(one["verdicts changed"]) == {"none"}
+    assert set(one["largest absolute difference"]) == {"0 (same bits)"} and set(one["verdicts changed (today's rule)"]) == {"none"}
     assert reruns.rerun_summary(PROFILE, book_cache) == (
-        "On 1 machine (Made-up CPU (AVX2)), the 2 reruns gave the cached results bit for bit (timings apart), and no verdict "
-        "the chapters compute changed, with one rerun or all of a machine's in place of the cached seeds.")
+        "On 1 machine (Made-up CPU (AVX2)), the 2 reruns gave the cached results bit for bit (timings apart); judged again by "
+        "today's rule, with one rerun or all of a machine's in place of the cached seeds, no verdict the chapters compute changed "
+        "(2 of the reruns gave the cached numbers, which no rule can read otherwise).")
     assert one["cached on"].iloc[0] == results.processor_name("cpu") + f" ({results.instruction_sets('cpu')['aten_cpu_capability']})"
     _rerun(monkeypatch, book_cache, 0.02, machine=("Another CPU", "AVX512"))
     two = reruns.rerun_table(PROFILE, book_cache)
@@ -278,8 +281,10 @@ def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch
                                                                    "accuracy at 256 items: +0.02; mean accuracy over sizes > 16: +0.02")
     assert reruns.rerun_summary(PROFILE, book_cache).count("bit for bit") == 0
     summary = reruns.rerun_summary(PROFILE, book_cache)
-    assert summary.startswith("On 2 machines (Another CPU (AVX512), Made-up CPU (AVX2)), the 4 reruns moved the chapters' "
-                              "endpoints by at most 0.02")
+    assert summary.startswith("On 2 machines (Another CPU (AVX512), Made-up CPU (AVX2)), the 4 reruns moved one seed's "
+                              "endpoint by at most 0.02")
+    # the smoke chapter's verdicts that read only the stored endpoints are judged again, and the others said not to be
+    assert "were judged again, the other" in summary
     assert summary.count(".") >= 1 and summary.endswith(".")
 
 
@@ -342,7 +347,7 @@ def test_deterministic_algorithms_are_set_by_the_command_that_runs_the_readers_c
 
 
 def test_the_command_line_parses_its_commands_and_names_a_bad_argument(capsys):
-    parser = reruns.parser()
+    parser = cli_reruns.parser()
     assert parser.parse_args(["run", "--profile", "cpu", "--jobs", "2"]).jobs == 2
     assert parser.parse_args(["table"]).profile == "cpu"
     assert parser.parse_args(["bitwise"]).profile == "smoke" and parser.parse_args(["bitwise", "--repeats", "3"]).repeats == 3
@@ -355,7 +360,7 @@ def test_the_command_line_parses_its_commands_and_names_a_bad_argument(capsys):
 
 def test_the_table_command_prints_the_summary_when_there_is_no_record(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SSA_RESULTS_DIR", str(tmp_path))
-    assert reruns.main(["table", "--profile", "smoke"]) == 0
+    assert cli_reruns.main(["table", "--profile", "smoke"]) == 0
     assert "No machine has rerun the subset at profile smoke yet" in capsys.readouterr().out
 
 
@@ -369,17 +374,26 @@ def test_the_library_does_not_import_the_reruns():
         assert "ssa_book.reruns" not in text and "import reruns" not in text, f"{path.name} imports the book layer's reruns"
 
 
-def test_a_page_names_each_verdict_a_rerun_changes_and_says_nothing_when_none_does(monkeypatch):
-    row = {"chapter": "max_retrieval", "scorer": "softmax", "seed": 0,
-           "verdicts_changed": [{"verdict": "accuracy vs softmax: entmax15", "cached": "1.5-entmax better", "rerun": "undecided"}]}
+def test_a_page_says_how_far_reruns_moved_and_each_verdict_todays_rule_changes(monkeypatch):
+    row = {"chapter": "max_retrieval", "scorer": "softmax", "seed": 0, "numbers": {"largest": 0.09, "mismatches": 0},
+           "endpoints": [{"endpoint": "accuracy", "cached": 0.42, "rerun": 0.33, "difference": -0.09}]}
     record = types.SimpleNamespace(config={"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}},
                                    result={"rows": [row]})
+    change = {"verdict": "accuracy vs softmax: entmax15", "cached": "1.5-entmax better", "rerun": "undecided"}
+    alone = [(change,)]
     monkeypatch.setattr(reruns, "rerun_records", lambda profile, results_dir=None: [record])
-    sentence = reruns.fragile_verdicts_sentence("max_retrieval", PROFILE)
-    assert sentence.startswith("A rerun on another machine changes a verdict of this page: 1.5-entmax's accuracy against softmax reads "
-                               '"1.5-entmax better" with the cached seeds and "undecided" with softmax seed 0 rerun on Made-up CPU (AVX2)')
-    elsewhere = reruns.fragile_verdicts_sentence("max_retrieval", PROFILE, where="the max retrieval chapter")
-    assert elsewhere.startswith("A rerun on another machine changes a verdict of the max retrieval chapter: ")
-    assert reruns.fragile_verdicts_sentence("icl_quantification", PROFILE) == ""
-    row["verdicts_changed"] = []
-    assert reruns.fragile_verdicts_sentence("max_retrieval", PROFILE) == ""
+    monkeypatch.setattr(reruns, "judged_today", lambda record, profile, results_dir=None: {
+        "max_retrieval": reruns.ChapterToday("max_retrieval", (row,), tuple(alone), (), 5, 7)})
+    sentence = reruns.rerun_sentence("max_retrieval", PROFILE)
+    assert sentence.startswith("Rerun on another machine (Made-up CPU (AVX2); the reproducing page has the reruns), softmax seed 0 "
+                               "of this page moved by up to 0.09 (softmax seed 0's accuracy, ")
+    assert ('1.5-entmax\'s accuracy against softmax reads "1.5-entmax better" with the cached seeds and "undecided" with softmax '
+            "seed 0 rerun on Made-up CPU (AVX2) in its place") in sentence
+    assert "of the max retrieval chapter moved" in reruns.rerun_sentence("max_retrieval", PROFILE, where="the max retrieval chapter")
+    assert reruns.rerun_sentence("icl_quantification", PROFILE) == ""
+    alone[0] = ()
+    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+        "none of the 5 verdicts that read only the endpoints the record keeps changes (the other 2 cannot be judged again).")
+    alone[0] = None
+    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+        "whether a verdict changes cannot be said: the record keeps the endpoints only.")

@@ -10,6 +10,7 @@ import torch
 from ssa_book import results
 from ssa_book.results import CACHE_SCHEMA_VERSION, CacheMissError, EntryError, Provenance, cached, entry_path, list_entries, read_entry
 from synthetic_runs import PROVENANCE
+from ssa_book.cli import results as cli_results
 
 REGENERATE = "python -m ssa_book book run --profile cpu --only demo"
 
@@ -65,13 +66,13 @@ def test_entry_layout_and_provenance(tmp_path):
 
 
 def test_chapter_times_sum_what_each_part_reads_and_name_its_processors(tmp_path, monkeypatch):
-    from ssa_book import chapters, reproduce
+    from ssa_book import chapters, reproduce, studies
 
     def decoder_run(profile, device, progress, scorer, seed):  # reads one entry per run, as a study's kind does
         cached("demo/run", {"scorer": scorer, "seed": seed}, Counter(), profile=profile, regenerate=REGENERATE, results_dir=tmp_path)
         return ""
 
-    monkeypatch.setitem(chapters.KINDS, "decoder", chapters.RunKind(decoder_run))
+    monkeypatch.setitem(studies.KINDS, "decoder", chapters.RunKind(decoder_run))
     stored_seconds = {}
     for scorer, processor in (("softmax", "CPU A"), ("ssa", None)):  # seed 1 of each stays uncomputed
         config = {"scorer": scorer, "seed": 0}
@@ -209,7 +210,7 @@ def test_list_entries_reports_problems(tmp_path):
     assert set(entries) == {"demo/a", "demo/b"}
     assert entries["demo/b"].problems == ()
     assert entries["demo/a"].problems == ("file name does not match the key of its config",)
-    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 1
+    assert cli_results.main(["validate", "--results-dir", str(tmp_path)]) == 1
 
 
 def test_entries_are_stored_on_one_line_and_format_rewrites_others_without_changing_them(tmp_path):
@@ -220,10 +221,10 @@ def test_entries_are_stored_on_one_line_and_format_rewrites_others_without_chang
     written = path.read_text()
     assert written.count("\n") == 1 and written.endswith("}\n")
     path.write_text(json.dumps(json.loads(written), indent=1))  # the layout entries had before
-    assert results.main(["format", "--results-dir", str(tmp_path)]) == 0
+    assert cli_results.main(["format", "--results-dir", str(tmp_path)]) == 0
     assert path.read_text() == written
     assert not results.reformat_entry(path)
-    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 0
+    assert cli_results.main(["validate", "--results-dir", str(tmp_path)]) == 0
 
 
 def test_validate_fails_when_the_committed_results_pass_the_size_cap(tmp_path, monkeypatch, capsys):
@@ -231,10 +232,10 @@ def test_validate_fails_when_the_committed_results_pass_the_size_cap(tmp_path, m
     cached("demo/b", {"seed": 1}, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path)
     committed = results.committed_bytes(tmp_path)
     assert committed == sum(path.stat().st_size for path in (tmp_path / "cpu").rglob("*.json"))  # smoke is not committed
-    monkeypatch.setattr(results, "RESULTS_BYTES_LIMIT", committed)
-    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 0
-    monkeypatch.setattr(results, "RESULTS_BYTES_LIMIT", committed - 1)
-    assert results.main(["validate", "--results-dir", str(tmp_path)]) == 1
+    monkeypatch.setattr(cli_results, "RESULTS_BYTES_LIMIT", committed)
+    assert cli_results.main(["validate", "--results-dir", str(tmp_path)]) == 0
+    monkeypatch.setattr(cli_results, "RESULTS_BYTES_LIMIT", committed - 1)
+    assert cli_results.main(["validate", "--results-dir", str(tmp_path)]) == 1
     assert "over the cap" in capsys.readouterr().err
 
 
@@ -309,7 +310,7 @@ def test_validate_clean_requires_a_traceable_provenance(tmp_path):
     assert problems["icl/every/softmax/demo/unknown"] == (f"commit {'0' * 12} is not in this checkout",)
     assert set(problems["demo/untracked"]) == {"no code version in its key", "no record of the tree's state", "no commit recorded"}
     assert all(entry.problems == () for entry in list_entries(tmp_path))  # without --clean: layout only
-    assert results.main(["validate", "--results-dir", str(tmp_path), "--clean"]) == 1
+    assert cli_results.main(["validate", "--results-dir", str(tmp_path), "--clean"]) == 1
 
 
 def test_the_code_version_is_in_the_key(tmp_path, monkeypatch):
@@ -473,7 +474,7 @@ def test_entries_of_reads_one_experiments_folder_at_one_profile_or_all(tmp_path)
 NOT_RESULT_FILES = {
     ("ssa_book/book.py", "executed_path.read_text(encoding='utf-8')"),  # an executed notebook
     ("ssa_book/book.py", "staged.read_text(encoding='utf-8')"),  # a staged notebook
-    ("ssa_book/code_versions.py", "_record_path().read_text(encoding='utf-8')"),  # ssa_book/code_versions.json
+    ("ssa_book/code_versions.py", "record_path().read_text(encoding='utf-8')"),  # ssa_book/code_versions.json
     ("ssa_book/measure.py", "trace.read_text()"),  # the profiler's trace
     ("ssa_book/paper_check.py", "report_path.read_text(encoding='utf-8')"),  # a chapter process's report
     ("ssa/hf.py", "Path(index).read_text()"),  # a Hugging Face shard index
@@ -483,7 +484,7 @@ NOT_RESULT_FILES = {
     ("ssa_book/lm/tokenizer.py", "tokenizer.backend_tokenizer.to_str()"),  # a tokenizer, in memory
     ("ssa_book/training.py", "json.dumps(value)"),  # a JSON round trip in memory
     ("ssa_book/direction_check.py", "line"),  # a line of a notebook's log of direction words
-    ("ssa_book/lm/cli.py", "(found['pretrained'] / 'config.json').read_text(encoding='utf-8')"),  # a checkpoint's model config
+    ("ssa_book/cli/decoder.py", "(found['pretrained'] / 'config.json').read_text(encoding='utf-8')"),  # a checkpoint's model config
 }
 
 

@@ -139,7 +139,7 @@ def test_adaptive_temperature_is_judged_against_the_smallest_gain_its_authors_re
 
 
 def test_the_chapter_plans_every_scorer_seed_by_seed():
-    from ssa_book.chapters import plan
+    from ssa_book.studies import plan
     from ssa.scoring import scorer_names
 
     runs = plan("max_retrieval", "cpu")

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from ssa_book import regenerate, results, runner
+from ssa_book.cli import regenerate as regenerate_command
 from ssa_book.chapters import Run, RunKind
-from ssa_book.regenerate import main
+from ssa_book.cli.regenerate import main
 from ssa_book.reruns import number_differences, timeless
 from ssa_book.results import EntryError, cached, captured_writes, entry_path, list_entries, store_entry_text
 
@@ -137,14 +138,14 @@ def _wait_for(found, seconds: float, what: str):
 def test_cluster_arguments_are_checked_up_front(caches, monkeypatch, capsys):
     def refused(argv, words):
         with pytest.raises(SystemExit) as exited:
-            regenerate.parse_arguments(argv)
+            regenerate_command.parse_arguments(argv)
         err = capsys.readouterr().err
         assert exited.value.code == 2 and err.count("\n") == 1 and words in err, err
 
     refused(["decoder", "--jobs", "2", "--cluster", "tcp://127.0.0.1:8786"], "argument --jobs: not with --cluster")
     refused(["decoder", "--cluster", "tcp://127.0.0.1:1"], "argument --cluster: no Dask scheduler answers at tcp://127.0.0.1:1")
     refused(["decoder", "--cluster", "slurmm"], "argument --cluster: expected a scheduler's tcp://HOST:PORT or a batch system")
-    assert regenerate.parse_arguments(["decoder", "--cluster", "tcp://127.0.0.1:1", "--dry-run"])[0].jobs == 1
+    assert regenerate_command.parse_arguments(["decoder", "--cluster", "tcp://127.0.0.1:1", "--dry-run"])[0].jobs == 1
     monkeypatch.setattr(runner.importlib.util, "find_spec", lambda name: None)
     refused(["decoder", "--cluster", "slurm", "--jobs", "4"], "slurm needs dask-jobqueue, which is not installed: pip install")
 
@@ -204,7 +205,7 @@ def test_an_interrupted_command_leaves_a_valid_cache_and_the_next_computes_only_
 
     monkeypatch.setitem(regenerate.KINDS, "demo", RunKind(demo))
     runs = [Run("demo", (seed,), f"demo / seed {seed}") for seed in (0, 1, 2)]
-    monkeypatch.setattr(regenerate, "parse_arguments", lambda argv: (regenerate.parser().parse_args(
+    monkeypatch.setattr(regenerate_command, "parse_arguments", lambda argv: (regenerate_command.parser().parse_args(
         ["decoder", "--profile", "smoke", "--jobs", "1", "--device", "cpu"]), runs))
     assert main([]) == 130
     assert "interrupted: every run reported above is stored" in capsys.readouterr().err

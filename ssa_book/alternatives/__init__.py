@@ -47,8 +47,3 @@ from ssa_book.alternatives.comparison import (  # noqa: F401
     verdict_table,
     versus_softmax,
 )
-
-from ssa_book.alternatives import comparison
-from ssa_book.chapters import Study, register_study
-
-STUDY = register_study(Study("alternatives", chapters=(comparison.CHAPTER,), kinds=comparison.KINDS))

@@ -264,7 +264,6 @@ THRESHOLD_REASON = (
 STATEMENT = "None of the alternatives the paper tried is consistently better than softmax"
 POWER_SEEDS = (10, 20)  # seed counts at which the chapter states the power, besides its own
 UNITS = {"quantification": "prompt error", "linear": "normalised squared error"}
-_DECIDED_NOT_BETTER = (rule.NEGLIGIBLE, rule.WORSE)
 
 
 def claim(scorer: str, task: str, shift: str) -> rule.Claim:
@@ -311,12 +310,6 @@ def _softmax_unlearned(by_scorer: dict[str, list[ICLRun]], task: str) -> str:
     return rule.learning_failure({"softmax": False}, (
         f"{task!r} in distribution: its error at σ = 1 is {model:.3g}, not below {icl_data.LEARNED_FRACTION:g} times the "
         f"{baseline} predictor's {trivial:.3g}, so no shift tests anything"))
-
-
-def _tests_nothing(outcomes) -> str:
-    """The outcome of a group whose every panel tests nothing: the first of :data:`TESTS_NOTHING` present."""
-    found = set(outcomes)
-    return next(outcome for outcome in TESTS_NOTHING if outcome in found)
 
 
 def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
@@ -439,18 +432,6 @@ def _plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
-def _in_statement_direction(name: str, outcome: str, deciding: rule.Verdict | None, detail: str, parts=(),
-                            seeds_to_resolve: int | None = None) -> rule.Verdict:
-    """A summary verdict whose evidence is one comparison's, turned to the summary's direction
-    (softmax not beaten: positive when the scorer is worse than softmax)."""
-    if deciding is None or deciding.interval is None:
-        return rule.Verdict(name, outcome, detail=detail, parts=tuple(parts), threshold=THRESHOLD, treatment="")
-    low, high = deciding.interval
-    return rule.Verdict(name, outcome, effect=-deciding.effect, interval=(-high, -low), pairs=deciding.pairs,
-                        threshold=deciding.threshold, units=deciding.units, differences=tuple(-d for d in deciding.differences),
-                        seeds_to_resolve=seeds_to_resolve, detail=detail, parts=tuple(parts), treatment="")
-
-
 def _distinct(texts) -> str:
     """The distinct ``texts`` (in first-seen order), joined by semicolons."""
     return "; ".join(dict.fromkeys(text for text in texts if text))
@@ -462,37 +443,52 @@ def _most_seeds(verdicts: list[rule.Verdict]) -> rule.Verdict:
 
 
 def scorer_verdict(comparison, scorer: str) -> rule.Verdict:
-    """Whether ``scorer`` is not better than softmax, from its panels in ``comparison``, in the
-    words of a statement (:func:`ssa_book.verdicts.claim_word`): it **holds** when every panel says
-    "no difference that matters" or "worse" (the scorer is never better), it **does not hold**
-    when every panel tested says "better" (consistently better), it **holds in part** when the
-    scorer is better on some panels and decidedly not on others, it is **undecided** otherwise (a
-    panel open), "not learned" (or another outcome of :data:`TESTS_NOTHING`) when no panel tests
-    anything, **not tested** without results.
-    The evidence (effect, interval) is that of the deciding comparison, turned to this claim's
-    direction: its weakest win if consistently better, its closest approach to a win if never
-    better, the open panel needing the most seeds."""
-    name = f"{scorer_label(scorer)} is not better than softmax"
+    """Whether ``scorer`` is better than softmax on every panel of ``comparison`` (consistently
+    better, in the paper's word), stated in the direction of each panel's own claim (the scorer's
+    error is lower): the panels' verdicts combined by :func:`ssa_book.verdicts.combine`, the book's
+    one tally of a claim of several parts, so that the same parts read the same word here as in
+    every other claim of the book. It does not hold once a panel is decided against it ("no
+    difference that matters" or worse) and none for it, and is mixed when panels are decided both
+    ways; a panel that tests nothing (softmax did not learn its task) counts with its own word.
+    "not tested" without results."""
+    name = f"{scorer_label(scorer)} is better than softmax on every panel"
     rows = comparison[comparison["scorer"] == scorer]
     if rows.empty:
-        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD)
-    panels_ = list(zip(rows["panel"], rows["verdict"]))
-    tested = [(panel, v) for panel, v in panels_ if v.outcome not in TESTS_NOTHING]
-    detail = "; ".join(f"{panel}: {v.words()}" for panel, v in panels_)
-    if not tested:
-        return rule.Verdict(name, _tests_nothing(v.outcome for _, v in panels_), detail=_distinct(v.detail for _, v in panels_),
-                            parts=tuple(panels_), threshold=THRESHOLD)
-    better = [v for _, v in tested if v.outcome == rule.BETTER]
-    not_better = [v for _, v in tested if v.outcome in _DECIDED_NOT_BETTER]
-    undecided = [v for _, v in tested if v.outcome in rule.OPEN]
-    if len(better) == len(tested):
-        return _in_statement_direction(name, rule.WORSE, min(better, key=lambda v: v.effect), detail, panels_)
-    if better and not_better:
-        return _in_statement_direction(name, rule.HOLDS_IN_PART, None, f"better on {len(better)} of {len(tested)} panels; {detail}", panels_)
-    if undecided:
-        deciding = _most_seeds(undecided)
-        return _in_statement_direction(name, rule.UNDECIDED, deciding, detail, panels_, deciding.seeds_to_resolve)
-    return _in_statement_direction(name, rule.BETTER, max(not_better, key=lambda v: v.effect), detail, panels_)
+        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD, treatment=scorer_label(scorer))
+    return dataclasses.replace(rule.combine(name, dict(zip(rows["panel"], rows["verdict"]))), threshold=THRESHOLD)
+
+
+def scorer_words(verdict: rule.Verdict) -> str:
+    """A :func:`scorer_verdict` in the claim's words with its panels counted: "does not hold (no
+    difference that matters on 2 of 4, exploratory on 2)"."""
+    tally = verdict.tally()
+    return rule.claim_word(verdict.outcome) + (f" ({tally})" if tally else "")
+
+
+def scorer_evidence(verdict: rule.Verdict, spec: str = "+.3f") -> str:
+    """A :func:`scorer_verdict` in one sentence, each panel's estimate beside its panel, its word
+    and its units (positive: the scorer's error lower than softmax's): "sparsemax is better than
+    softmax on every panel: does not hold (...): "every", σ of x = 10, exploratory (10 pairs),
+    +0.329 [+0.046, +0.612] prompt error; ..."."""
+    panels = "; ".join(f"{panel}, {part.label()}" + (f", {part.estimate(spec)} {part.units}" if part.interval is not None else "")
+                       for panel, part in verdict.parts)
+    return f"{verdict.claim}: {scorer_words(verdict)}" + (f": {panels}" if panels else "")
+
+
+# A scorer's claim "better than softmax on every panel" (scorer_verdict) read as a part of the paper's
+# statement that no alternative is: decided against it (a panel at least) or decided both ways, the
+# statement holds for that scorer; the claim holds, the statement does not; open while the claim may
+# still hold (better on some panels, the others open).
+_FOR_THE_STATEMENT = {rule.DOES_NOT_HOLD: rule.BETTER, rule.MIXED: rule.BETTER, rule.NEGLIGIBLE: rule.BETTER,
+                      rule.WORSE: rule.BETTER, rule.BETTER: rule.WORSE, rule.HOLDS_IN_PART: rule.UNDECIDED}
+
+
+def _statement_part(verdict: rule.Verdict, label: str) -> rule.Verdict:
+    """``verdict`` (:func:`scorer_verdict`) as a part of the paper's statement, "``label`` is not
+    better than softmax on every panel": its outcome in the statement's direction (better: the
+    statement holds for it), its panels kept as its parts."""
+    return rule.Verdict(f"{label} is not better than softmax on every panel", _FOR_THE_STATEMENT.get(verdict.outcome, verdict.outcome),
+                        threshold=THRESHOLD, detail=verdict.detail, parts=verdict.parts, treatment="")
 
 
 def _seeds_to_decide(undecided: list[rule.Verdict]) -> str:
@@ -536,27 +532,57 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
             + f"; on the prompt-error panels, where a seed's error flips, it decides nothing below {flips} pairs")
 
 
+def _predicate(outcome: str) -> str:
+    """What the statement does, by :func:`ssa_book.verdicts.claim_word`: "holds", "does not hold",
+    "holds in part", "is mixed", "is undecided"."""
+    word = rule.claim_word(outcome)
+    return word if word in (rule.HOLDS, rule.DOES_NOT_HOLD, rule.HOLDS_IN_PART) else f"is {word}"
+
+
+def statement_tally(statement: rule.Verdict, noun: str = "alternatives") -> str:
+    """What :func:`judge_statement`'s ``statement`` says of each of its scorers, counted: "holds
+    for 6 of the 6 alternatives", "holds for 5 of the 6 alternatives, undecided for 1"."""
+    found: dict[str, int] = {}
+    for _, part in statement.parts:
+        found[rule.claim_word(part.outcome)] = found.get(rule.claim_word(part.outcome), 0) + 1
+    return ", ".join(f"{word} for {count}" + (f" of the {len(statement.parts)} {noun}" if i == 0 else "")
+                     for i, (word, count) in enumerate(found.items()))
+
+
+def statement_evidence(comparison, alternatives=PAPER_ALTERNATIVES) -> str:
+    """Each of ``alternatives``' claims to be better than softmax on every panel of ``comparison``
+    (:func:`versus_softmax`), one sentence each, every estimate beside its panel, its word and its
+    units (:func:`scorer_evidence`); the sign said once."""
+    names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
+    said = " ".join(f"{scorer_evidence(scorer_verdict(comparison, scorer))}." for scorer in names)
+    return (f"Each estimate is softmax's error minus the alternative's (positive: the alternative's lower), with its "
+            f"{rule.CONFIDENCE:.0%} interval. {said}") if said else ""
+
+
 def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
                     what: str = "alternatives the paper tried") -> rule.Verdict:
     """The statement "none of ``alternatives`` is consistently better than softmax", from the
-    comparisons of :func:`versus_softmax`, in the words of a statement: it **does not hold** when
-    one of them is better on every panel (consistently better), it **holds** when none is better
-    on any panel (every comparison "no difference that matters" or "worse"), it is **undecided**
-    while a comparison is open (the count and the seeds that would decide them in ``detail``), it
-    **holds in part** when every comparison is decided, none is better everywhere but some are
-    better somewhere, "not learned" when softmax learned no task, **not tested** when none of
-    them has results. The parts are the verdicts of :func:`scorer_verdict`; ``detail`` gives the
-    counts and the power (:func:`power_sentence`); ``what`` names the group in it."""
+    comparisons of :func:`versus_softmax`, by the book's one tally (:func:`ssa_book.verdicts.combine`)
+    twice: each alternative's claim "better than softmax on every panel" combines its panels
+    (:func:`scorer_verdict`), and the statement combines those claims read in its own direction
+    (:data:`_FOR_THE_STATEMENT`): it **holds** when no alternative's claim can still hold (each is
+    decided against on a panel at least), **does not hold** when every alternative's claim holds,
+    is **mixed** when some do and some are decided against, **holds in part** when it holds for
+    some and the others are open, is **undecided** (or exploratory) while they are all open, "not
+    learned" when softmax learned no task, **not tested** when none of them has results.
+    ``detail`` gives the comparisons counted, each alternative's claim with its panels counted,
+    the open comparisons and the power (:func:`power_sentence`); ``what`` names the group."""
     names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
     missing = [scorer_label(scorer) for scorer in alternatives if scorer not in names]
     if not names:
-        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD, detail=f"none of the {what} has results")
-    parts = {scorer_label(scorer): scorer_verdict(comparison, scorer) for scorer in names}
+        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD, detail=f"none of the {what} has results", treatment="")
+    claims = {scorer_label(scorer): scorer_verdict(comparison, scorer) for scorer in names}
+    statement = dataclasses.replace(rule.combine(name, {label: _statement_part(verdict, label) for label, verdict in claims.items()}),
+                                    threshold=THRESHOLD)
     rows = comparison[comparison["scorer"].isin(names)]
     tested = rows[~rows["outcome"].isin(TESTS_NOTHING)]
     if tested.empty:
-        detail = _distinct(part.detail for part in parts.values())
-        return rule.Verdict(name, _tests_nothing(rows["outcome"]), threshold=THRESHOLD, detail=detail, parts=tuple(parts.items()))
+        return dataclasses.replace(statement, detail=_distinct(verdict.detail for verdict in rows["verdict"]))
     rows = tested
     counts = rows["outcome"].value_counts()
     tally = ", ".join(f"{counts[o]} {'alternative ' if o in (rule.BETTER, rule.WORSE) else ''}{o}" for o in rule.OUTCOMES if o in counts)
@@ -566,33 +592,22 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
     head = (f"{len(names)} of the {len(alternatives)} {what} compared with softmax on {where}: "
             f"{_plural(len(rows), 'comparison')} of the claim that the alternative's error is lower, {tally}"
             + (f"; no results yet for {', '.join(missing)}" if missing else ""))
-    better = {label: v for label, v in parts.items() if v.outcome == rule.WORSE}
+    each = "; ".join(f"{label}, {scorer_words(verdict)}" for label, verdict in claims.items())
+    detail = (f"{head}. Each alternative's claim to be better than softmax on every panel, its panels tallied by the book's one "
+              f"rule for a claim of several parts: {each}. So the statement {_predicate(statement.outcome)} "
+              f"({statement_tally(statement, what.split()[0])})")
     wins = rows[rows["outcome"] == rule.BETTER].groupby("scorer").size()
-    somewhere = {scorer_label(scorer): f"{wins[scorer]} of {panels_count[scorer]}" for scorer in names
-                 if scorer in wins and parts[scorer_label(scorer)].outcome != rule.WORSE}
-    power = power_sentence(comparison, names)
+    somewhere = [f"{scorer_label(scorer)} ({wins[scorer]} of {panels_count[scorer]})" for scorer in names if scorer in wins]
+    if somewhere:
+        detail += f"; better than softmax on some panels: {', '.join(somewhere)}"
     undecided = [v for v in rows["verdict"] if v.outcome in rule.OPEN]
-    if better:
-        weakest = [min((v for _, v in part.parts if v.outcome == rule.BETTER), key=lambda v: v.effect) for part in better.values()]
-        deciding = max(weakest, key=lambda v: v.effect)
-        detail = (f"{head}. {', '.join(better)} {'is' if len(better) == 1 else 'are'} better than softmax by at least the "
-                  f"threshold on every panel, so the statement does not hold. Power: {power}.")
-        return _in_statement_direction(name, rule.WORSE, deciding, detail, parts.items())
-    also = ("; better than softmax on some panels: " + ", ".join(f"{label} ({count})" for label, count in somewhere.items())
-            if somewhere else "")
     if undecided:
         deciding = _most_seeds(undecided)
         where_deciding = next(f"{scorer_label(row.scorer)} on {row.panel}" for row in rows.itertuples() if row.verdict is deciding)
-        detail = (f"{head}. {_plural(len(undecided), 'comparison is', 'comparisons are')} still open (undecided or exploratory): "
-                  f"{_seeds_to_decide(undecided)} (the most for {where_deciding}){also}. Power: {power}.")
-        return _in_statement_direction(name, rule.UNDECIDED, deciding, detail, parts.items(), deciding.seeds_to_resolve)
-    if somewhere:
-        detail = (f"{head}. Every comparison is decided: none is better than softmax on every panel, so none is "
-                  f"consistently better{also}. Power: {power}.")
-        return _in_statement_direction(name, rule.HOLDS_IN_PART, None, detail, parts.items())
-    deciding = max(rows["verdict"], key=lambda v: v.effect)
-    detail = (f"{head}. Every comparison is decided and none is better than softmax on any panel. Power: {power}.")
-    return _in_statement_direction(name, rule.BETTER, deciding, detail, parts.items())
+        detail += (f". {_plural(len(undecided), 'comparison is', 'comparisons are')} still open (undecided or exploratory): "
+                   f"{_seeds_to_decide(undecided)} (the most for {where_deciding})")
+        statement = dataclasses.replace(statement, seeds_to_resolve=deciding.seeds_to_resolve)
+    return dataclasses.replace(statement, detail=f"{detail}. Power: {power_sentence(comparison, names)}.")
 
 
 def statement_verdict(runs: dict[str, dict[str, list[ICLRun]]], alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,

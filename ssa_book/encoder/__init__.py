@@ -5,9 +5,3 @@
 probing), :mod:`~ssa_book.encoder.experiment` (the chapter's cached runs and verdicts) and
 :mod:`~ssa_book.encoder.claims` (its rows of the ledger).
 """
-
-from ssa_book.chapters import Study, register_study
-from ssa_book.encoder import claims, experiment
-
-STUDY = register_study(Study("encoder", chapters=(experiment.CHAPTER,), kinds=experiment.KINDS, readers=(experiment.READER,),
-                             claims=claims.CLAIMS, rows=claims.encoder_rows))

@@ -3,7 +3,7 @@ encoder chapter's cached runs and verdict."""
 
 from __future__ import annotations
 
-from ssa_book.claims import PAPER, LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, total_wall_time
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, total_wall_time
 from ssa_book.encoder import confirmation, experiment
 from ssa_book.encoder.experiment import PAPER_ACCURACIES
 from ssa_book.results import CacheMissError
@@ -20,7 +20,7 @@ def encoder_row(profile: str) -> LedgerRow:
     try:
         runs = experiment.run_all(profile, progress=False)
     except CacheMissError:
-        return missing("probing", profile, command)
+        return missing("probing", CLAIMS["probing"], profile, command)
     verdict = experiment.probing_verdict(runs)
     provenances = [run.provenance for run in runs]
     headline = verdict.parts[0][1] if verdict.parts else verdict
@@ -36,7 +36,7 @@ def encoder_row(profile: str) -> LedgerRow:
     if profile == confirmation.PROFILE:
         confirmed = confirmation.sentence(confirmation.cached_runs(profile))
         caveat = f"{caveat}; {confirmed[0].lower()}{confirmed[1:].rstrip('.')}" if caveat else confirmed.rstrip(".")
-    return LedgerRow("probing", PAPER["probing"].claim, paper_figure("probing"), ours(verdict), profile,
+    return LedgerRow("probing", CLAIMS["probing"].claim, paper_figure(CLAIMS["probing"]), ours(verdict), profile,
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
                      total_wall_time(provenances), short_summary(verdict, short), parts_of(verdict),
                      f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}", published_excluded=excluded,

@@ -329,8 +329,9 @@ def calibration(runs: list[EncoderRun]) -> dict:
     """How far our softmax baseline is from BabyBERTa's published overall Zorro accuracy
     (:data:`BABYBERTA_ZORRO_ACCURACY`), with our training size (steps x batch) against its. ``far``
     is True when the shortfall exceeds the paper's smallest published gain: the baseline is then
-    undertrained by more than the effect under test, and a null result is weak evidence; None when
-    our runs do not score every Zorro paradigm (no overall accuracy to compare)."""
+    undertrained by more than the effect under test (what that does to the evidence:
+    :func:`evidence_caveat`); None when our runs do not score every Zorro paradigm (no overall
+    accuracy to compare)."""
     softmax = sorted((run for run in runs if run.scorer == "softmax"), key=lambda run: run.seed)
     overall = {run.seed: 100 * run.overall(zorro.PARADIGMS) for run in softmax if run.overall(zorro.PARADIGMS) is not None}
     configs = [run.config for run in softmax if run.config]
@@ -355,9 +356,25 @@ def calibration(runs: list[EncoderRun]) -> dict:
                  "BabyBERTa's sequences")
     if result["far"]:
         note += (f"; {result['shortfall']:.1f} points below it, more than the paper's smallest published gain "
-                 f"({result['smallest_paper_gain']:.1f} points): the baseline is undertrained, so a null result here is weak evidence")
+                 f"({result['smallest_paper_gain']:.1f} points): the baseline is undertrained")
     result["note"] = note
     return result
+
+
+def evidence_caveat(runs: list[EncoderRun]) -> str:
+    """How much any result of the chapter weighs, with both baselines (our softmax's overall Zorro
+    accuracy and BabyBERTa's, :func:`calibration`): with every part of the claim exploratory (fewer
+    pairs than :data:`CHAPTER_MIN_PAIRS`), any result is weak evidence, a gain as much as a null;
+    with decided parts and a baseline far below BabyBERTa's, a null is; "" otherwise."""
+    calibrated = calibration(runs)
+    if "mean" not in calibrated:
+        return ""
+    baselines = f"our softmax's overall Zorro accuracy is {calibrated['mean']:.1f}%, BabyBERTa's {calibrated['reference']:g}%"
+    fewest = min(verdict.pairs for verdict in paradigm_verdicts(runs).values())
+    if fewest < CHAPTER_MIN_PAIRS:
+        return (f"every part is exploratory ({_seeds(fewest)} of the {CHAPTER_MIN_PAIRS} this chapter decides from) and "
+                f"{baselines}: any result here, a gain, a loss or no difference, is weak evidence")
+    return f"{baselines}: a null result here is weak evidence" if calibrated["far"] else ""
 
 
 def regime(profile: str) -> str:
@@ -373,12 +390,11 @@ def probing_verdict(runs: list[EncoderRun]) -> Verdict:
     """The paper's encoder claim as one verdict: :func:`ssa_book.verdicts.combine` of the headline (the
     mean gain over the paper's paradigms, per seed) and each paradigm, "holds in part" only when their
     outcomes differ and one supports the claim (each named in ``detail``). When the softmax baseline is far below BabyBERTa's
-    (:func:`calibration`), ``detail`` says so."""
+    (:func:`calibration`), ``detail`` says so, and what the evidence weighs (:func:`evidence_caveat`)."""
     combined = verdicts.combine(PROBING_CLAIM, paradigm_verdicts(runs))
     calibrated = calibration(runs)
-    if calibrated["far"]:
-        combined = dataclasses.replace(combined, detail=f"{combined.detail}; {calibrated['note']}")
-    return combined
+    said = [text for text in (calibrated["note"] if calibrated["far"] else "", evidence_caveat(runs)) if text]
+    return dataclasses.replace(combined, detail="; ".join([combined.detail, *said])) if said else combined
 
 
 def _seeds(count: int) -> str:
@@ -393,7 +409,7 @@ def summary(runs: list[EncoderRun]) -> str:
     fewest = min(v.pairs for v in parts.values())
     if fewest < CHAPTER_MIN_PAIRS:
         text += f" With {_seeds(fewest)} no claim can be decided: this chapter decides from {CHAPTER_MIN_PAIRS} on."
-    note = calibration(runs)["note"]
+    note = "; ".join(filter(None, (calibration(runs)["note"], evidence_caveat(runs))))
     return f"{text} {note[0].upper()}{note[1:]}."
 
 

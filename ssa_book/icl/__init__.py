@@ -8,10 +8,3 @@ baselines, bootstrap bands), :mod:`~ssa_book.icl.diagnostics` (attention collaps
 :mod:`~ssa_book.icl.experiments` (configs per profile, cached runs) and :mod:`~ssa_book.icl.verdicts`.
 Regenerate every cached result: ``python -m ssa_book regenerate icl_collapse --profile cpu`` (:mod:`ssa_book.regenerate`).
 """
-
-from ssa_book.chapters import Study, register_study
-from ssa_book.icl import claims, experiments
-from ssa_book.icl.study import conduct
-
-STUDY = register_study(Study("in_context", chapters=(*experiments.ICL_CHAPTERS, conduct.CHAPTER), kinds={**experiments.KINDS, **conduct.KINDS},
-                             readers=(experiments.READER,), claims=claims.CLAIMS, rows=claims.in_context_rows))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ssa_book import verdicts
-from ssa_book.claims import (PAPER, PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, headline_of, missing, ours, paired,
+from ssa_book.claims import (PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, headline_of, missing, ours, paired,
                              paper_figure, parts_of, plural, sentence, short_summary, total_wall_time)
 from ssa_book.icl import experiments, study, tasks as icl_tasks, verdicts as icl_verdicts_module
 from ssa_book.results import CacheMissError
@@ -42,11 +42,11 @@ def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numb
     for task in tasks:
         runs, provenance = _icl_runs(experiments, task, profile)
         if runs is None:
-            return missing(key, profile, command, f"{task}: results not in the cache")
+            return missing(key, CLAIMS[key], profile, command, f"{task}: results not in the cache")
         runs_by_task[task] = runs
         provenances += provenance
     verdict = judge(icl_verdicts, runs_by_task)
-    return LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(verdict, numbers(icl_verdicts, runs_by_task)), profile,
+    return LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours(verdict, numbers(icl_verdicts, runs_by_task)), profile,
                      tuple(experiments.SEEDS), verdict.outcome, None, command, total_wall_time(provenances),
                      short_summary(verdict, short(icl_verdicts, runs_by_task)), parts_of(verdict),
                      f"{_icl_regime(tasks[-1], profile)}; {paired(experiments.SEEDS)}", headline=headline_of(verdict))

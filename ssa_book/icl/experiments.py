@@ -27,7 +27,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, Setting, chapter, listed, replace_seed, scorer_settings
+from ssa_book.chapters import (Chapter, Run, RunKind, SeedRun, Setting, listed, regenerate_command as chapter_command, replace_seed,
+                               scorer_settings)
 from ssa_book.icl import diagnostics, verdicts as icl_verdicts
 from ssa_book.icl.curriculum import Curriculum
 from ssa_book.icl.evaluate import evaluate, model_predictor, sweep
@@ -41,6 +42,7 @@ from ssa_book.results import Provenance, added_field, cache_required, cached, ca
 from ssa.scoring import AUTHORS_ICL_START, scorer_names
 
 CHAPTER_SCORERS = ("softmax", "ssa")
+ALTERNATIVES_CHAPTER = "alternative_scorers"  # the chapter that runs the other scorers on the ICL chapters' tasks
 SEEDS = (0, 1, 2)
 
 # SSA starts as in the authors' public ICL code; other scorers start from their registry defaults.
@@ -279,9 +281,14 @@ def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str 
 
 def regenerate_command(profile: str, task: str | None = None, scorer: str | None = None, seed: int | None = None) -> str:
     """The command that computes the run of ``task`` x ``scorer`` x ``seed``: its chapter's
-    ``python -m ssa_book regenerate`` (:func:`icl_chapter`)."""
-    return chapter(icl_chapter(task, scorer)).command(profile, scorers=[scorer] if scorer else None,
-                                                      seeds=None if seed is None else [seed])
+    ``python -m ssa_book regenerate`` (:func:`icl_chapter`); for a scorer of no ICL chapter, the
+    alternatives chapter's, with the scorer and seed named (that chapter is defined above the ICL
+    study, :mod:`ssa_book.alternatives`)."""
+    name = icl_chapter(task, scorer)
+    if name == ALTERNATIVES_CHAPTER:
+        return chapter_command(name, profile, scorers=[scorer], seeds=None if seed is None else [seed])
+    return next(each for each in ICL_CHAPTERS if each.name == name).command(profile, scorers=[scorer] if scorer else None,
+                                                                            seeds=None if seed is None else [seed])
 
 
 def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
@@ -440,7 +447,7 @@ def icl_chapter(task: str | None = None, scorer: str | None = None) -> str:
     """The chapter whose command makes the run of ``task`` x ``scorer``: the task's chapter for
     softmax and SSA (icl_collapse, which has every task, without one), else alternative_scorers."""
     if scorer is not None and scorer not in CHAPTER_SCORERS:
-        return "alternative_scorers"
+        return ALTERNATIVES_CHAPTER
     if task is None:
         return "icl_collapse"
     return next(each.name for each in ICL_CHAPTERS if task in each.tasks)

@@ -4,8 +4,3 @@
 and draws its tables and figure; :mod:`~ssa_book.leaderboard.claims` gives the rows of the ledger it
 judges (the paper's statement on the alternative scorers, and SSA across two kinds of shift).
 """
-
-from ssa_book.chapters import Study, register_study
-from ssa_book.leaderboard import board, claims
-
-STUDY = register_study(Study("leaderboard", chapters=(board.CHAPTER,), kinds=board.KINDS, claims=claims.CLAIMS, rows=claims.leaderboard_rows))

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ssa_book import verdicts
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.claims import LedgerRow, PAPER, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 
@@ -38,11 +38,11 @@ def alternatives_row(profile: str) -> LedgerRow:
     if leaderboard.statement_complete(board):
         return alternatives_row_at_ten_seeds(profile, board, runs)
     if not runs:
-        return missing("alternatives", profile, command, "no alternative scorer's results in the cache")
+        return missing("alternatives", CLAIMS["alternatives"], profile, command, "no alternative scorer's results in the cache")
     verdict = comparison.statement_verdict(runs)
     infos = [run.provenance for by_scorer in runs.values() for seed_runs in by_scorer.values() for run in seed_runs]
     coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
-    return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), ours(verdict) + coverage, profile,
+    return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), ours(verdict) + coverage, profile,
                      tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, total_wall_time(infos),
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
                                                    "comparisons of the paper's alternatives with softmax")),
@@ -56,7 +56,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
     command = leaderboard.regenerate_command(profile)
     board = leaderboard.read(profile, train=False)
     if not board.cells:
-        return missing("across_shifts", profile, command, "no cell of the leaderboard in the cache")
+        return missing("across_shifts", CLAIMS["across_shifts"], profile, command, "no cell of the leaderboard in the cache")
     verdict = leaderboard.ssa_verdict(board)
     columns = [each for each in leaderboard.COLUMNS if board.cell("ssa", each.key) is not None]
     numbers = "; ".join(f"{each.label}: SSA {board.cell('ssa', each.key).mean:.3g}, softmax {board.cell('softmax', each.key).mean:.3g}"
@@ -70,7 +70,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
         text += " " + board.progress_sentence()
     seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
     short = f"SSA against softmax in {len(columns)} of the {len(leaderboard.COLUMNS)} columns"
-    return LedgerRow("across_shifts", PAPER["across_shifts"].claim, paper_figure("across_shifts"), text, profile, seeds,
+    return LedgerRow("across_shifts", CLAIMS["across_shifts"].claim, paper_figure(CLAIMS["across_shifts"]), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
                      finding=" ".join(filter(None, (decided_columns(verdict), retrieval_analysis.starting_point_finding(profile)))),
@@ -98,7 +98,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
     text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at sigma = {leaderboard.TEN_TIMES} of the four "
             f"in-context panels. " + ours(verdict) + chapter)
-    return LedgerRow("alternatives", PAPER["alternatives"].claim, paper_figure("alternatives"), text, profile, tuple(seeds),
+    return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
                                                    "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"),

@@ -5,8 +5,3 @@
 BLiMP), ``ssa_book.lm.lm_eval_adapter`` (the ``ssa-lm`` model for lm-eval), ``ssa_book.lm.experiment``
 (the chapter's cached results and verdict). Command line: ``python -m ssa_book decoder --help``.
 """
-
-from ssa_book.chapters import Study, register_study
-from ssa_book.lm import claims, experiment
-
-STUDY = register_study(Study("decoder", chapters=(experiment.CHAPTER,), kinds=experiment.KINDS, claims=claims.CLAIMS, rows=claims.decoder_rows))

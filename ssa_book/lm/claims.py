@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_book.claims import PAPER, LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, short_summary, total_wall_time
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, short_summary, total_wall_time
 from ssa_book.lm import experiment
 from ssa_book.lm.experiment import PAPER_LM_EVAL, PAPER_PERPLEXITY
 from ssa_book.results import CacheMissError
@@ -32,13 +32,13 @@ def _benchmark_numbers() -> dict:
 def decoder_rows(profile: str) -> list[LedgerRow]:
     command = experiment.regenerate_command(profile)
     benchmark_command = experiment.paper_commands()["lm-eval benchmarks"]
-    benchmarks = missing("benchmarks", profile, benchmark_command,
-                          "not measured: the book caches no lm-eval results (at the book's cpu scale the models would score at chance)",
-                          "the commands that run them on GPUs are on the {ref}`reproducing page <paper-on-gpus>`")
+    benchmarks = missing("benchmarks", CLAIMS["benchmarks"], profile, benchmark_command,
+                         "not measured: the book caches no lm-eval results (at the book's cpu scale the models would score at chance)",
+                         "the commands that run them on GPUs are on the {ref}`reproducing page <paper-on-gpus>`")
     try:
         runs = experiment.results(profile)
     except CacheMissError:
-        return [missing("perplexity_id", profile, command), missing("perplexity_ood", profile, command), benchmarks]
+        return [missing(key, CLAIMS[key], profile, command) for key in ("perplexity_id", "perplexity_ood")] + [benchmarks]
     provenances = [run.provenance for run in runs]
     claims = experiment.claim_verdicts(runs, profile=profile)
     summary = experiment.verdict(runs)
@@ -58,7 +58,7 @@ def decoder_rows(profile: str) -> list[LedgerRow]:
                       f"these models may be too undertrained to show it")
         caveat = (f"softmax's perplexity here is {means['softmax']:.0f}, the paper's {paper:g}: a null this far from the "
                   f"paper's baseline is weak evidence")
-        rows.append(LedgerRow(key, PAPER[key].claim, paper_figure(key), ours(claims[key], numbers), profile, seeds,
+        rows.append(LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours(claims[key], numbers), profile, seeds,
                               claims[key].outcome, None, command, total_wall_time(provenances), short_summary(claims[key], short),
                               regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded, finding=caveat,
                               headline=headline_of(claims[key]), paper_effect=experiment.paper_log_gap(key.removeprefix("perplexity_")),

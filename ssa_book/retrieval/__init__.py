@@ -4,8 +4,3 @@ trained on small sets and tested on sets up to 128 times larger, where softmax's
 disperses. :mod:`ssa_book.retrieval.task` draws the sets, :mod:`ssa_book.retrieval.model` is the one-head
 retriever, :mod:`ssa_book.retrieval.experiment` trains, evaluates and caches it for every scorer, and
 :mod:`ssa_book.retrieval.analysis` reads and judges the runs."""
-
-from ssa_book.chapters import Study, register_study
-from ssa_book.retrieval import analysis, experiment
-
-STUDY = register_study(Study("max_retrieval", chapters=(experiment.CHAPTER,), kinds=experiment.KINDS, readers=(analysis.READER,)))

@@ -354,10 +354,43 @@ class MaxRetrieval:
 
     def endpoints(self, record, profile: str) -> dict[str, float | None]:
         """The accuracy at each test size and its mean over the sizes larger than in training."""
-        trained = train_items(profile)
-        found: dict[str, float | None] = {f"accuracy at {size:,} items": record.at(size) for size in record.sizes}
-        found[f"mean accuracy over sizes > {trained}"] = shifted(record, "accuracy", trained)
+        found: dict[str, float | None] = {_accuracy_at(size): record.at(size) for size in record.sizes}
+        found[_mean_accuracy(profile)] = shifted(record, "accuracy", train_items(profile))
         return found
+
+    def with_endpoints(self, runs: Mapping, run: SeedRun, endpoints: Mapping[str, float | None], profile: str):
+        """``run``'s record in ``runs`` (:meth:`cached_runs`) with its accuracy at each test size set to
+        ``endpoints``' (a rerun's, as a stored comparison keeps them, :mod:`ssa_book.reruns`); its other
+        numbers (top-item share, entropy) stay the cached ones, so that only :meth:`endpoint_verdicts`
+        may read it. ``ValueError`` when an accuracy is missing or the mean over the larger sizes
+        disagrees with the accuracies."""
+        record = next((found for found in runs.get(run.scorer, ()) if found.seed == run.seed), None)
+        if record is None:
+            raise ValueError(f"runs: no cached {run.scorer} run of seed {run.seed}")
+        missing = [_accuracy_at(size) for size in record.sizes if endpoints.get(_accuracy_at(size)) is None]
+        if missing:
+            raise ValueError(f"endpoints: {run.scorer} seed {run.seed} has no {', '.join(missing)}")
+        rebuilt = dataclasses.replace(record, accuracy=np.array([endpoints[_accuracy_at(size)] for size in record.sizes], dtype=float))
+        mean = endpoints.get(_mean_accuracy(profile))
+        if mean is not None and not np.isclose(shifted(rebuilt, "accuracy", train_items(profile)), mean, rtol=0, atol=1e-9):
+            raise ValueError(f"endpoints: {run.scorer} seed {run.seed}'s {_mean_accuracy(profile)} ({mean}) is not the mean of its "
+                             "accuracies at those sizes")
+        return rebuilt
+
+    def endpoint_verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
+        """The verdicts of :meth:`verdicts` that read nothing of a run but its accuracies, which
+        :meth:`with_endpoints` sets: every one but the top-item share's."""
+        trained = train_items(profile)
+        scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
+        outcomes = {f"accuracy vs softmax: {scorer}": verdict.label()
+                    for scorer, verdict in versus_softmax(scorers, SHIFTED_ACCURACY, "accuracy", trained).items()}
+        outcomes["adaptive temperature replication"] = adaptive_temperature_replication(scorers, trained).label()
+        if all(runs.get(name) for pair in STARTING_POINT for name in pair):
+            found, _ = starting_point(runs, trained)
+            for (treatment, control), verdict in found.items():
+                outcomes[f"starting point: {treatment} vs {control}"] = verdict.label()
+            outcomes["starting point: what SSA's difference goes with"] = _reading(found)
+        return outcomes
 
     def cached_runs(self, profile: str) -> dict:
         """``{scorer or variant: [runs]}`` at the chapter's seeds, from the book's cache."""
@@ -368,20 +401,20 @@ class MaxRetrieval:
         return swapped_by_scorer(runs, records)
 
     def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
-        trained = train_items(profile)
         scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
-        outcomes = {}
-        for what, claim, metric in (("accuracy", SHIFTED_ACCURACY, "accuracy"),
-                                    ("top-item share", TOP_SHARE, "top_share")):
-            for scorer, verdict in versus_softmax(scorers, claim, metric, trained).items():
-                outcomes[f"{what} vs softmax: {scorer}"] = verdict.label()
-        outcomes["adaptive temperature replication"] = adaptive_temperature_replication(scorers, trained).label()
-        if all(runs.get(name) for pair in STARTING_POINT for name in pair):
-            found, _ = starting_point(runs, trained)
-            for (treatment, control), verdict in found.items():
-                outcomes[f"starting point: {treatment} vs {control}"] = verdict.label()
-            outcomes["starting point: what SSA's difference goes with"] = _reading(found)
-        return outcomes
+        shares = {f"top-item share vs softmax: {scorer}": verdict.label()
+                  for scorer, verdict in versus_softmax(scorers, TOP_SHARE, "top_share", train_items(profile)).items()}
+        return {**self.endpoint_verdicts(runs, profile), **shares}
+
+
+def _accuracy_at(size: int) -> str:
+    """The name of a run's endpoint: its accuracy at ``size`` items."""
+    return f"accuracy at {size:,} items"
+
+
+def _mean_accuracy(profile: str) -> str:
+    """The name of a run's endpoint: its mean accuracy over the sizes larger than in training."""
+    return f"mean accuracy over sizes > {train_items(profile)}"
 
 
 READER = MaxRetrieval()

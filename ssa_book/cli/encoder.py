@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from ssa_book.arguments import Parser
+from ssa_book.cli.arguments import Parser
 from ssa_book.data import DatasetError
 from ssa_book.profiles import PROFILES
 from ssa_book.encoder import experiment

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from ssa_book.arguments import Parser, at_least, available_device, existing_folder, number, output_file_creating_folder, writable_folder
+from ssa_book.cli.arguments import Parser, at_least, available_device, existing_folder, number, output_file_creating_folder, writable_folder
 from ssa_book.data import DatasetError
 from ssa_book.files import folder_problem
 from ssa_book.lm.config import run_config

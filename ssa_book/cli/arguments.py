@@ -13,9 +13,8 @@ import argparse
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ssa_book import paths
 from ssa_book.files import folder_problem
-from ssa_book.profiles import DEVICES, check_profile, resolve_device
+from ssa_book.profiles import DEVICES, resolve_device
 
 
 class Parser(argparse.ArgumentParser):
@@ -140,26 +139,3 @@ def _output_file(text: str, *, create_folder: bool) -> Path:
     if problem is not None:
         raise argparse.ArgumentTypeError(f"must be a file in a writable folder; {problem}")
     return file
-
-
-def cache_problem(profile: str, results_dir: str | Path | None = None) -> str | None:
-    """Why results of ``profile`` cannot be written to the result cache (``results_dir``, default
-    :func:`ssa_book.paths.results_dir`): its profile's folder, or the cache's own when that is not
-    there yet; ``None`` when they can. Asked before a command computes, so that a read-only cache
-    fails in a second rather than after a training whose result it cannot store."""
-    root = Path(results_dir) if results_dir is not None else paths.results_dir()
-    folder = root / check_profile(profile)
-    problem = folder_problem(folder if folder.exists() else root)
-    return None if problem is None else f"the result cache cannot be written: {problem}"
-
-
-def training_folder_problem() -> str | None:
-    """Why training cannot write its checkpoints or run folders (:func:`ssa_book.paths.training_folders`;
-    a folder to be created is fine below a writable one), with the variable that moves it, or
-    ``None``. Asked with :func:`cache_problem`, before any run trains: a checkpoint it could not
-    write would fail it minutes in."""
-    for variable, folder in paths.training_folders():
-        problem = folder_problem(folder, new_parents=True)
-        if problem is not None:
-            return f"training cannot write in its folder: {problem} (set {variable} to a writable folder)"
-    return None
