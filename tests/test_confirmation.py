@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from ssa_book.encoder import confirmation, zorro
+from ssa_book import verdicts
+from ssa_book.encoder import confirmation, experiment, zorro
 from test_encoder import fake_run
 
 
@@ -20,10 +21,12 @@ def test_the_plan_reads_its_fresh_seeds_only_and_only_once_complete():
     assert judged["primary"].outcome == "better" and judged["primary"].pairs == len(seeds)  # seeds 0-7 are not pooled in
     assert judged["secondary"].outcome == "no difference that matters"
     assert confirmation.progress(runs).startswith("complete")
-    assert "primary, ssa against softmax: SSA better" in confirmation.sentence(runs)
+    assert "primary, SSA against softmax: SSA better" in confirmation.sentence(runs)
+    assert "the chapter's confirmatory test, on fresh seeds 8-23, found SSA better" in confirmation.reading(runs)
     partial = [run for run in runs if run.seed != seeds[-1]]
     assert confirmation.progress(partial) == f"not run yet: {len(confirmation.needed_runs()) - 3} of {len(confirmation.needed_runs())} runs"
     assert "SSA better" not in confirmation.sentence(partial)  # an incomplete test is not read
+    assert "SSA better" not in confirmation.short(partial) and "exploratory until" in confirmation.reading(partial)
 
 
 def test_the_declared_rule_is_symmetric_and_controls_false_discoveries_over_the_two():
@@ -37,3 +40,22 @@ def test_the_declared_rule_is_symmetric_and_controls_false_discoveries_over_the_
 def test_the_endpoint_is_the_mean_over_every_paradigm():
     run = fake_run("ssa", 8, {paradigm: 0.5 + 0.01 * i for i, paradigm in enumerate(zorro.PARADIGMS)})
     assert confirmation.endpoint(run) == pytest.approx(100 * np.mean([0.5 + 0.01 * i for i in range(len(zorro.PARADIGMS))]))
+
+
+def test_an_open_verdict_is_said_left_open_and_the_papers_gain_placed_against_each_interval():
+    seeds = confirmation.CONFIRMATORY_SEEDS
+    noisy = [fake_run("softmax", s, 0.6) for s in seeds] + [fake_run(variant, s, 0.6 + (0.06 if s % 2 else -0.04))
+                                                           for variant in ("ssa", "ssa_n2") for s in seeds]
+    assert "left it undecided" in confirmation.reading(noisy)
+    assert "its smallest lies above both intervals (outside them)" in confirmation.sentence(noisy)
+    smallest = min(experiment.paper_gains().values())
+
+    def judged(primary, secondary):
+        claim = confirmation.PLAN[0].claim
+        return {role: verdicts.Verdict(claim.name, verdicts.UNDECIDED, sum(interval) / 2, interval, 16, claim.threshold)
+                for role, interval in (("primary", primary), ("secondary", secondary))}
+
+    assert confirmation.paper_gain_words(judged((0.0, smallest + 1), (-1.0, 2.0))).endswith(
+        "its smallest lies inside the primary interval, above the secondary interval (outside it)")
+    assert confirmation.paper_gain_words(judged((smallest + 1, smallest + 2), (smallest + 1, smallest + 3))).endswith(
+        "below both intervals (outside them)")

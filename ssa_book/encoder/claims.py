@@ -33,12 +33,16 @@ def encoder_row(profile: str) -> LedgerRow:
     calibrated = experiment.calibration(runs)
     caveat = (f"softmax's overall Zorro accuracy here is {calibrated['mean']:.1f}%, BabyBERTa's {calibrated['reference']:g}%: a null "
               "this far from the paper's baseline is weak evidence") if calibrated["far"] else ""
+    found, summary = ours(verdict), short_summary(verdict, short)
     if profile == confirmation.PROFILE:
-        confirmed = confirmation.sentence(confirmation.cached_runs(profile))
+        confirmatory_runs = confirmation.cached_runs(profile)
+        confirmed = confirmation.sentence(confirmatory_runs)
         caveat = f"{caveat}; {confirmed[0].lower()}{confirmed[1:].rstrip('.')}" if caveat else confirmed.rstrip(".")
-    return LedgerRow("probing", CLAIMS["probing"].claim, paper_figure(CLAIMS["probing"]), ours(verdict), profile,
+        found += f" {confirmed}"
+        summary = f"{summary.rstrip('.')}; {confirmation.short(confirmatory_runs)}."
+    return LedgerRow("probing", CLAIMS["probing"].claim, paper_figure(CLAIMS["probing"]), found, profile,
                      tuple(sorted({run.seed for run in runs})), verdict.outcome, None, command,
-                     total_wall_time(provenances), short_summary(verdict, short), parts_of(verdict),
+                     total_wall_time(provenances), summary, parts_of(verdict),
                      f"{experiment.regime(profile)}; {paired(sorted({run.seed for run in runs}))}", published_excluded=excluded,
                      finding=caveat, headline=headline_of(verdict, experiment.HEADLINE),
                      paper_effect=sum(experiment.paper_gains().values()) / len(experiment.paper_gains()),
