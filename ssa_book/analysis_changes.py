@@ -389,7 +389,7 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
                         continue
                     after = f"{now.words()} {now.estimate()} ({now.pairs} pairs)"
                 else:
-                    after = f"not run yet: {cache.cached(compared, task)} of {study.needed(compared, task)} runs"
+                    after = verdicts.not_run_yet(cache.cached(compared, task), study.needed(compared, task))
                 records.append({"comparison": name, "task": get_task(task).title, "endpoint": endpoint,
                                 "as read": f"{read.words()} {read.estimate()} ({read.pairs} pairs)", "amended": after})
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])

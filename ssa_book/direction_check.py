@@ -25,13 +25,11 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ssa_book.page_check import argument_text
+from ssa_book.page_check import argument_text, quoted
 
 LOG_FOLDER = Path("_build") / "direction_log"
 ALWAYS_NAMED = ("SSA",)
 DIRECTIONS = ("better", "worse")
-# Characters that open a quotation: a direction word right after one is mentioned, not used.
-OPENING_QUOTES = "\"“‘'«"
 _NUMBER = r"[+\-−]?\d+(?:\.\d+)?(?:e[+\-]?\d+)?"
 # An estimate and its interval right after the words: "-0.17 [-0.27, -0.07]", "(+0.08 [+0.00, +0.16])".
 ESTIMATE = re.compile(rf"\s*[,;:(]?\s*(?P<effect>{_NUMBER})\s*\[\s*(?P<low>{_NUMBER}),\s*(?P<high>{_NUMBER})\s*\]")
@@ -79,16 +77,6 @@ def _matches(entry: dict, estimate: re.Match) -> bool:
             and _printed_as(estimate["high"], interval[1]))
 
 
-def _quoted(text: str, start: int) -> bool:
-    """Whether ``text[start:]`` stands inside a quotation that opens in the same block of text (a
-    paragraph or a table cell): right after an opening quote, after more “ than ” or after an odd
-    number of straight double quotes."""
-    if start and text[start - 1] in OPENING_QUOTES:
-        return True
-    before = text[text.rfind("\n", 0, start) + 1: start]
-    return before.count("“") > before.count("”") or before.count('"') % 2 == 1
-
-
 def unbacked_directions(text: str, entries: Sequence[dict], names: set[str]) -> list[str]:
     """The direction words in a page's ``text`` that the logged ``entries`` of its notebook do not
     back (see the module's docstring), each with a little context; ``names``: the treatments a
@@ -100,7 +88,7 @@ def unbacked_directions(text: str, entries: Sequence[dict], names: set[str]) -> 
     pattern = re.compile(rf"(?<![\w-])(?P<words>(?:{alternatives})(?: slightly)? (?:{'|'.join(DIRECTIONS)}))\b")
     found = []
     for match in pattern.finditer(text):
-        if _quoted(text, match.start()):
+        if quoted(text, match.start()):
             continue
         words = match["words"]
         context = " ".join(text[max(0, match.start() - 60): match.end() + 40].split())

@@ -1,7 +1,9 @@
 """What a reader of the built book must never see: a cell's stderr, a traceback, a path of the
 machine that built the book, a widget (a progress bar) that a static page can only show frozen,
 a table that pandas cut short, or a verdict in a word outside the book's vocabulary
-(:data:`ssa_book.verdicts.RETIRED_WORDS`: the words it once used, which hid a result's direction).
+(:data:`ssa_book.verdicts.RETIRED_WORDS`: the words it once used, which hid a result's direction;
+:data:`OUTSIDE_VOCABULARY`: phrases the glossary does not define, and the other wordings of a state
+it names once, "not run yet: 34 of 80 runs"; a "better" or "worse" without the subject it is said of).
 
 :func:`page_problems` reads one built HTML page (Jupyter Book 1.x with myst-nb) and lists each
 such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa_book book run``
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ssa_book.verdicts import RETIRED_WORDS
+from ssa_book.verdicts import NOT_RUN_YET, RETIRED_WORDS
 
 # Outputs that must never be on a page: myst-nb's "output stderr" and "output traceback" (or
 # "output error"), and the classic notebook HTML's names for them, should another renderer
@@ -70,6 +72,26 @@ ELLIPSIS = ("...", "…")
 RETIRED_WORD = re.compile(r"\b(" + "|".join(re.escape(word) for word in RETIRED_WORDS) + r")\b", re.IGNORECASE)
 RETIRED_ANYWHERE = re.compile(r"\b(no effect at this scale|inconclusive)\b", re.IGNORECASE)
 VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
+# Verdict phrases the glossary (ssa_book.verdicts.MEANINGS) does not define, wherever a reader sees
+# them: the old verdicts' words, softer words for a result ("weak evidence", "fragile"), and the other
+# wordings of the states it names once ("not run yet: 34 of 80 runs", ssa_book.verdicts.not_run_yet).
+OUTSIDE_VOCABULARY = re.compile(
+    r"\b(?:no effect|no difference(?! that matters)|pending|premise absent|fragile|weak evidence|not complete yet"
+    r"|not (?:tested|judged) yet|\d[\d,]* of (?:the )?\d[\d,]* (?:runs|seeds) (?:are )?cached|(?:runs|seeds) (?:cached|run) so far"
+    rf"|{NOT_RUN_YET}: \d[\d,]* of \d[\d,]* seeds)\b",
+    re.IGNORECASE)
+# A direction word must name what it is said of ("SSA worse", "sigmoid slightly better"). In a
+# verdict element, a "better" or "worse" with no word before it, or with one that names nothing
+# (:data:`NOT_A_SUBJECT`, a number: "6 worse than softmax") is bare; in running text, a count
+# right before it is. A quoted word is a mention ("better" in "X better", as the glossary defines it).
+DIRECTION_WORD = re.compile(r"\b(?:better|worse)\b", re.IGNORECASE)
+NOT_A_SUBJECT = {"is", "are", "was", "were", "be", "been", "not", "or", "and", "nor", "no", "a", "the", "any", "much",
+                 "than", "neither", "either", "slightly", "reads", "read", "verdict", "outcome", "false"}
+NUMBER = re.compile(r"[+−-]?[\d.,]+[.%]?")
+COUNTED_DIRECTION = re.compile(r"(?<![\w.,-])\d[\d,]*\s+(?:better|worse)\b", re.IGNORECASE)
+# A state outside its one wording where a verdict stands: "not run" without "yet" (a figure's
+# "not run", a cell's).
+NOT_RUN_BARE = re.compile(rf"\bnot run\b(?! yet)", re.IGNORECASE)
 # The pages that tell the book's history, where the old words are quoted as they were.
 HISTORY_PAGES = ("analysis_changes.html",)
 # Plumbing a reader of the argument does not need: a commit hash (7 to 12 hexadecimal characters,
@@ -139,6 +161,68 @@ class _Element:
     text: list[str] = field(default_factory=list)
     images: list[str] = field(default_factory=list)  # a <figure>'s images, each its alt text
     numbered: bool = False  # a <figure> whose caption holds a "Fig. N" number
+
+
+# Characters that open a quotation: a word right after one is mentioned, not used.
+OPENING_QUOTES = "\"“‘'«"
+
+
+def quoted(text: str, start: int) -> bool:
+    """Whether ``text[start:]`` stands inside a quotation that opens in the same block of text (a
+    paragraph or a table cell: its line): right after an opening quote, after more “ than ” or after
+    an odd number of straight double quotes. A word there is mentioned, not used."""
+    if start and text[start - 1] in OPENING_QUOTES:
+        return True
+    before = text[text.rfind("\n", 0, start) + 1: start]
+    return before.count("“") > before.count("”") or before.count('"') % 2 == 1
+
+
+def bare_directions(text: str) -> list[str]:
+    """Each "better" or "worse" in ``text`` (a verdict: a table cell, bold text, a CSV's cell) said
+    of no subject, with a little context: "worse", "6 worse than softmax", "is better"."""
+    found = []
+    for match in DIRECTION_WORD.finditer(text):
+        if quoted(text, match.start()):
+            continue
+        before = [word.lower() for word in re.findall(r"[\w'’.+−-]+", text[: match.start()].split("\n")[-1])]
+        if before and before[-1] == "slightly":  # "SSA slightly worse": the subject stands before it
+            before.pop()
+        subject = before[-1] if before else ""
+        if not subject or subject in NOT_A_SUBJECT or NUMBER.fullmatch(subject):
+            found.append(" ".join(text[max(0, match.start() - 40): match.end() + 30].split()))
+    return found
+
+
+def _matches(patterns: tuple[re.Pattern, ...], text: str) -> list[str]:
+    return [f"{match.group(0)!r} in {' '.join(text[max(0, match.start() - 50): match.end() + 40].split())!r}"
+            for pattern in patterns for match in pattern.finditer(text)]
+
+
+def vocabulary_problems(text: str) -> list[str]:
+    """The verdict phrases of running ``text`` outside the book's vocabulary, each with a little
+    context: :data:`OUTSIDE_VOCABULARY`, and a count before a direction word ("6 worse")."""
+    return list(dict.fromkeys(_matches((OUTSIDE_VOCABULARY, COUNTED_DIRECTION), text)))
+
+
+def verdict_problems(text: str) -> list[str]:
+    """What a verdict (a table cell, bold text, a CSV's cell) must not say beyond
+    :func:`vocabulary_problems`: a retired word, a state's short form ("not run") and a direction
+    word without its subject (:func:`bare_directions`)."""
+    return list(dict.fromkeys(_matches((RETIRED_WORD, NOT_RUN_BARE), text)
+                              + [f"a direction word without its subject in {words!r}" for words in bare_directions(text)]))
+
+
+def csv_problems(text: str) -> list[str]:
+    """The verdict phrases outside the vocabulary in the cells of a CSV file's ``text`` (a download
+    the book offers), each cell read as a verdict (:func:`vocabulary_problems`), with its line."""
+    import csv
+    import io
+
+    found = []
+    for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        for cell in row:
+            found += [f"line {number}: {problem}" for problem in vocabulary_problems(cell) + verdict_problems(cell)]
+    return list(dict.fromkeys(found))
 
 
 class _PageParser(HTMLParser):
@@ -236,8 +320,8 @@ class _PageParser(HTMLParser):
                     self.problems.append(f"an unnumbered figure (a figure without a numbered caption; alt text {alt[:80]!r})")
                 elif not alt or FILE_NAME_ALT.match(alt):
                     self.problems.append(f"a figure without alt text in words (alt text {alt[:80]!r})")
-        if element.tag in VERDICT_ELEMENTS and (word := RETIRED_WORD.search(text)):
-            self.retired.append(f"a verdict word outside the vocabulary: {word.group(0)!r} in {' '.join(text.split())[:120]!r}")
+        if element.tag in VERDICT_ELEMENTS and not self._in_code_cell():
+            self.retired += [f"a verdict word outside the vocabulary: {problem}" for problem in verdict_problems(text)]
         if element.tag in ("td", "th") and self._in_pandas_table() and text.strip().endswith(ELLIPSIS):
             self.problems.append(f"a table cut short: a cell reads {' '.join(text.split())[-80:]!r}")
         if is_forbidden_output(element.classes):
@@ -307,6 +391,8 @@ def page_problems(html: str, history: bool = False, plumbing_allowed: bool = Fal
     if not history:
         problems += list(dict.fromkeys(parser.retired))
         problems += [f"a verdict word outside the vocabulary: {match.group(0)!r}" for match in RETIRED_ANYWHERE.finditer(text)]
+        problems += [f"a verdict word outside the vocabulary: {problem}"
+                     for problem in vocabulary_problems("".join(parser.argument_text))]
     if TRACEBACK_TEXT in text:
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
@@ -322,11 +408,17 @@ def page_problems(html: str, history: bool = False, plumbing_allowed: bool = Fal
 
 
 def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
-    """``{page: problems}`` for the pages (paths relative to ``html_root``) that have any."""
+    """``{page: problems}`` for the pages (paths relative to ``html_root``) that have any, and for
+    each CSV file the site offers for download (at its root) the verdict phrases outside the
+    vocabulary in its cells (:func:`csv_problems`)."""
     found = {}
     for page in pages:
         problems = page_problems((html_root / page).read_text(encoding="utf-8"), history=page.endswith(HISTORY_PAGES),
                                  plumbing_allowed=page.endswith(PLUMBING_PAGES))
         if problems:
             found[page] = problems
+    for download in sorted(html_root.glob("*.csv")):
+        problems = csv_problems(download.read_text(encoding="utf-8"))
+        if problems:
+            found[download.name] = [f"a verdict word outside the vocabulary: {problem}" for problem in problems]
     return found

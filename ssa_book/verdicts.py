@@ -116,7 +116,7 @@ import numpy as np
 from ssa_book.collectors import Collector
 
 __all__ = [
-    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_not_shown", "learning_failure", "not_learned", "not_tested", "combine",
+    "OUTCOMES", "AGAINST", "OPEN", "DOES_NOT_HOLD", "VOCABULARY", "NOT_RUN_YET", "not_run_yet", "RETIRED_WORDS", "claim_word", "claim_phrase", "outcome_words", "counted_words", "Claim", "Verdict", "judge", "pair_by_seed", "premise_not_shown", "learning_failure", "not_learned", "not_tested", "combine",
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
     "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
     "FALSE_DISCOVERY_RATE", "control_false_discoveries", "DIRECTION_LOG_ENV", "MIXED", "FOR", "judged", "Judged", "seeds_it_rests_on", "rests_on_words",
@@ -154,8 +154,11 @@ CLAIM_WORDS = {
     HOLDS_IN_PART: HOLDS_IN_PART, MIXED: MIXED, UNDECIDED: UNDECIDED, TOO_FEW_SEEDS: UNDECIDED, PREMISE_NOT_SHOWN: PREMISE_NOT_SHOWN,
     NOT_LEARNED: NOT_TESTED, NOT_TESTED: NOT_TESTED,
 }
-# Every word a page may use for a verdict (the glossary page defines each).
-VOCABULARY = tuple(dict.fromkeys((*OUTCOMES, HOLDS)))
+# The state of a comparison some of whose runs are not cached yet (:func:`not_run_yet`): no verdict
+# is read from a part of its runs, and the page says how many there are.
+NOT_RUN_YET = "not run yet"
+# Every word a page may use for a verdict or a state (the glossary page defines each).
+VOCABULARY = tuple(dict.fromkeys((*OUTCOMES, HOLDS, NOT_RUN_YET)))
 # The words this book once used for verdicts; a page that shows one has a verdict outside the
 # vocabulary (ssa_book.page_check).
 RETIRED_WORDS = ("no effect at this scale", "inconclusive", "partly reproduced", "reproduced", "opposite",
@@ -184,7 +187,9 @@ MEANINGS = {
                        "With few seeds and a cut chosen after reading, this says the mechanism was not shown, not that "
                        "it cannot occur.",
     NOT_LEARNED: "A model of the comparison did not learn the task in distribution, so a shift tests nothing.",
-    NOT_TESTED: "No paired outcomes: the experiment was not run, or its results are not in the cache.",
+    NOT_TESTED: "No paired outcomes: the experiment was never run at this profile, or none of its results is in the cache.",
+    NOT_RUN_YET: "Some of the runs a comparison needs are not in the cache yet, so nothing is judged from the others; "
+                 "the count says how far it is: \"not run yet: 34 of 80 runs\".",
     HOLDS: "What the book found of the paper's claim: X better (on every part of a claim of several parts).",
     DOES_NOT_HOLD: "X worse, or no difference that matters; for a claim of several parts, one part at least decided "
                    "against the claim and none for it.",
@@ -202,7 +207,8 @@ def glossary_frame():
     rows = []
     for word, meaning in MEANINGS.items():
         outcome = word.removeprefix("X ")
-        rows.append({"word": word, "the paper's claim": claim_word(outcome) if outcome in OUTCOMES else word,
+        claim = claim_word(outcome) if outcome in OUTCOMES else NOT_TESTED if outcome == NOT_RUN_YET else word
+        rows.append({"word": word, "the paper's claim": claim,
                      "meaning": meaning.format(min_pairs=MIN_PAIRS)})
     return pd.DataFrame(rows)
 
@@ -217,6 +223,17 @@ def counted_words(labelled: Sequence[tuple[str, str]], of: str = "") -> str:
     ordered = sorted(counts.items(), key=lambda item: (-item[1], OUTCOMES.index(item[0][0])))
     return ", ".join(f"{words} on {n}{f' of {len(labelled)}{of}' if i == 0 else ''}"
                      for i, ((_, words), n) in enumerate(ordered))
+
+
+def not_run_yet(cached: int, planned: int) -> str:
+    """The one way a page says how far a comparison whose runs are not all cached is: "not run yet:
+    34 of 80 runs" (``cached`` of the ``planned`` runs are in the cache)."""
+    for name, value in (("cached", cached), ("planned", planned)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    if planned == 0 or cached > planned:  # cached == planned: the comparison still lacks its control's runs
+        raise ValueError(f"cached must lie between 0 and planned, and planned be at least 1; got {cached} of {planned}")
+    return f"{NOT_RUN_YET}: {cached} of {planned} run{'' if planned == 1 else 's'}"
 
 
 def claim_word(outcome: str) -> str:

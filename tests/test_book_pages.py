@@ -340,3 +340,69 @@ def test_page_check_reports_a_paragraph_printed_twice_but_not_a_short_or_tabled_
     short = "Step 2. sympy: the limit taken directly."
     assert page_check.page_problems(_page(f"<p>{short}</p><p>{short}</p>")) == []
     assert page_check.page_problems(_page(f"<table><tr><td><p>{long}</p></td></tr><tr><td><p>{long}</p></td></tr></table>")) == []
+
+
+# One vocabulary on every page: a verdict phrase the glossary does not define fails the build
+# (ssa_book.page_check.vocabulary_problems, verdict_problems), in running text, in a verdict's cell
+# and in the cells of a CSV the site offers.
+@pytest.mark.parametrize("html", [
+    "<p>the study shows no effect at lr 1e-4</p>",
+    "<p>SSA and softmax: no difference on some</p>",
+    "<td>pending</td>",
+    "<p>a null result here is weak evidence</p>",
+    "<p>read it as fragile: its margin is small</p>",
+    "<p>the front page is not complete yet</p>",
+    "<td>premise absent</td>",
+    "<td>20 of 80 runs cached</td>",
+    "<p>some: not tested yet, 20 of 80 runs cached</p>",
+    "<td>not run yet: 3 of 10 seeds</td>",
+    "<td>not run</td>",
+    "<td>worse</td>",
+    "<td>0.751 [0.738, 0.764] better</td>",
+    "<p><strong>is not better than softmax</strong></p>",
+    "<p>of the ten scorers, 6 worse than softmax</p>",
+])
+def test_the_vocabulary_check_fails_a_phrase_outside_the_glossary(html):
+    problems = page_check.page_problems(_page(html))
+    assert problems and all(problem.startswith("a verdict word outside the vocabulary") for problem in problems), problems
+
+
+@pytest.mark.parametrize("html", [
+    "<p>no difference that matters on every, and SSA worse on some</p>",
+    "<td>no difference that matters; SSA slightly worse -0.06 [-0.10, -0.02]</td>",
+    "<td>sigmoid better</td><td>1.5-entmax slightly better</td><td>SSA worse than softmax</td>",
+    "<td>not run yet: 34 of 80 runs</td>",
+    "<td>not tested</td><td>exploratory (10 pairs)</td><td>premise not shown</td>",
+    # a mention, in quotes, and the plain sense of the words in running text
+    "<td>“X better” means the interval excludes zero</td>",
+    "<p>SSA's error is worse than softmax's at sigma 10; a larger model does better</p>",
+])
+def test_the_vocabulary_check_passes_the_glossarys_words(html):
+    assert page_check.page_problems(_page(html)) == []
+
+
+def test_the_vocabulary_check_spares_the_history_page_and_code():
+    assert page_check.page_problems(_page("<td>no effect at this scale</td><td>pending</td>"), history=True) == []
+    assert page_check.page_problems(_page('<div class="cell_input"><pre>pending = [] # no effect</pre></div>')) == []
+
+
+def test_check_pages_reads_the_csv_files_the_site_offers(tmp_path):
+    (tmp_path / "page.html").write_text(_page("<p>fine</p>"), encoding="utf-8")
+    (tmp_path / "board.csv").write_text("scorer,outcome\nsigmoid,sigmoid better than softmax\nssa,worse\n", encoding="utf-8")
+    found = page_check.check_pages(tmp_path, ["page.html"])
+    assert list(found) == ["board.csv"]
+    assert found["board.csv"] == ["a verdict word outside the vocabulary: line 3: a direction word without its subject in 'worse'"]
+    (tmp_path / "board.csv").write_text("scorer,outcome\nssa,SSA worse than softmax\nx,not run yet: 3 of 10 runs\n", encoding="utf-8")
+    assert page_check.check_pages(tmp_path, ["page.html"]) == {}
+
+
+def test_a_state_has_one_wording():
+    from ssa_book import verdicts
+
+    assert verdicts.not_run_yet(34, 80) == "not run yet: 34 of 80 runs"
+    assert verdicts.not_run_yet(0, 1) == "not run yet: 0 of 1 run"
+    assert verdicts.NOT_RUN_YET in set(verdicts.glossary_frame()["word"])
+    for cached, planned in ((-1, 80), (81, 80), (0, 0), (1.5, 80), (True, 2)):
+        with pytest.raises(ValueError, match="cached|planned"):
+            verdicts.not_run_yet(cached, planned)
+    assert page_check.page_problems(_page(f"<td>{verdicts.not_run_yet(34, 80)}</td>")) == []

@@ -96,7 +96,7 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
     assert lb.ssa_verdict(board).tally() == "exploratory on 4 of 6, no difference that matters on 2"
     table = lb.table(board)
     assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("exploratory")
-    assert table.loc["sigmoid", lb.COLUMNS[2].label].endswith("better")
+    assert table.loc["sigmoid", lb.COLUMNS[2].label].endswith("scorer better than softmax")
     frame = lb.frame(board)
     assert len(frame) == len(lb.scorers()) * len(lb.COLUMNS)
     assert set(frame["outcome"]) == {"reference", verdicts.BETTER, verdicts.NEGLIGIBLE, verdicts.TOO_FEW_SEEDS}
@@ -117,7 +117,9 @@ def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
     assert board.cell("sigmoid", "retrieval") is not None and board.seeds_cached[("sigmoid", "retrieval_original")] == (9, 10)
     assert board.seeds_cached[("ssa", "every")] == (9, 10)
     assert not board.complete and "regenerate leaderboard" in board.progress_sentence()
-    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 9 of 10 seeds"
+    # the cell's comparison counts SSA's 9 seeds and softmax's 10
+    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 19 of 20 runs"
+    assert lb.table(board).loc["softmax", '"some", σ of x = 10'] == "not run yet: 9 of 10 runs"
     verdict = lb.ssa_verdict(board)
     assert verdict.outcome == verdicts.UNDECIDED and 'not run yet: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
 
@@ -270,7 +272,7 @@ def test_the_pages_table_is_a_row_per_scorer_and_column_with_its_regime_verdict_
     partial = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7,
                                             {("icl", "every", "ssa", 104)}))
     row = lb.board_frame(partial).set_index(["scorer", "column"]).loc[("SSA", lb.COLUMNS[0].label)]
-    assert row["against softmax"] == "not run yet: 9 of 10 seeds" and np.isnan(row["mean error"])
+    assert row["against softmax"] == "not run yet: 19 of 20 runs" and np.isnan(row["mean error"])
 
 
 def test_the_interactive_table_works_offline_and_sorts_and_filters():

@@ -159,7 +159,7 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     rows = study.verdict_rows([primary, ablation], cache)
     assert len(rows) == 2 * 2 * 3
     missing = [row for row in rows if row["comparison"] == "SSA vs softmax"]
-    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "45 of 80 runs cached" in missing[0]["verdict"].detail
+    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "not run yet: 45 of 80 runs" == missing[0]["verdict"].detail
     judged = {(row["task"], row["endpoint"]): row["verdict"] for row in rows if row["comparison"] == "SSA from b = 1 vs softmax"}
     assert judged[("every", "generalises at sigma 10")].differences == pytest.approx([1.0, 0.0] * (ablation.seeds // 2))  # softmax fails on even seeds
     assert judged[("every", "error at sigma 10")].effect == pytest.approx((0.9 + 0.05) / 2)
@@ -230,7 +230,7 @@ def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
     answer = study.claim_verdict(primary, cache)
     assert answer.outcome == verdicts.WORSE and len(answer.parts) == len(primary.endpoints)
     assert all(name.startswith('"every"') for name, _ in answer.parts)
-    assert '"some": not tested yet, 79 of 80 runs cached' in answer.detail
+    assert '"some": not run yet: 79 of 80 runs' in answer.detail
     assert study.claim_verdict(primary, _Cache(lambda arm, task, seed: None)) is None
     with pytest.raises(ValueError, match="task 'linear' is not one of"):
         cache.cached(primary, "linear")
@@ -244,13 +244,13 @@ def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch
     row = claims.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.UNDECIDED, None, "cmd")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
     waiting = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
-    assert waiting.verdict == verdicts.UNDECIDED and "0 of 160 runs cached" in waiting.ours
+    assert waiting.verdict == verdicts.UNDECIDED and "not run yet: 0 of 160 runs" in waiting.ours
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train))
     answered = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
     assert answered.verdict == verdicts.WORSE and answered.seeds == primary_seeds()
-    assert "The chapter's 3 seeds alone: undecided." in answered.ours and '"some": not tested yet' in answered.ours
-    assert '"some" not judged yet (0 of 80 runs)' in answered.summary
+    assert "The chapter's 3 seeds alone: undecided." in answered.ours and '"some": not run yet' in answered.ours
+    assert '"some": not run yet: 0 of 80 runs' in answered.summary
     assert icl_claims.answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
 
 
@@ -297,10 +297,10 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
     answer = study.chapter_answer("SSA vs softmax", "cpu")
     assert answer["outcome"] == verdicts.WORSE and answer["seeds"] == study.PRIMARY_SEEDS
-    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at sigma 10: SSA worse;") and '"some": not tested yet, 0 of 80 runs cached' in answer["text"]
+    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at sigma 10: SSA worse;") and '"some": not run yet: 0 of 80 runs' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
-    assert waiting["outcome"] == verdicts.NOT_TESTED and "0 of 40 runs cached" in waiting["text"]
+    assert waiting["outcome"] == verdicts.NOT_TESTED and "not run yet: 0 of 40 runs" in waiting["text"]
     absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")
     assert absent["table"] is None and "leaves this comparison out" in absent["text"]
 
@@ -504,7 +504,7 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
     assert rows.loc["SSA vs softmax", '"every"'].startswith("SSA worse, -0.49")
     assert rows.loc["SSA from b = 1 vs softmax", '"some"'].startswith("no difference that matters")
     assert rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", '"every"'] == "not run yet: 0 of 80 runs"
-    assert rows.loc["SSA vs softmax, 3 x steps", '"some"'] == "not run"  # read on "every" only
+    assert rows.loc["SSA vs softmax, 3 x steps", '"some"'] == "not tested"  # read on "every" only
     assert rows.loc["SSA vs softmax, 10 x steps", '"every"'].startswith("exploratory")  # ten pairs: below the 36 a prompt error needs
     assert "lr 0.0001 (constant), 10,000 steps" in rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", "regime"]
     assert "SSA from b = 1" in rows.loc["SSA from b = 1 vs softmax", "regime"]

@@ -150,7 +150,7 @@ def progress(runs: Sequence[EncoderRun]) -> str:
     """How far the plan's runs are: "not run yet: 4 of 48 runs", or "complete: 48 runs"."""
     total = len(needed_runs())
     done = len({(run.scorer, run.seed) for run in runs} & set(needed_runs()))
-    return f"complete: {total} runs" if done == total else f"not run yet: {done} of {total} runs"
+    return f"complete: {total} runs" if done == total else verdicts.not_run_yet(done, total)
 
 
 def judge(runs: Sequence[EncoderRun]) -> dict[str, verdicts.Verdict]:

@@ -151,8 +151,8 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
                    for seed in compared.seed_list() for arm in (compared.treatment, compared.control)]
     chapter = f"The chapter's {plural(len(row.seeds), 'seed')} alone: {comparison_words(row) or verdicts.claim_word(row.verdict)}."
     numbers = f"Powered study (the chapter '{study.TITLE}'), {compared.seeds} paired seeds a task"
-    pending = "".join(f"; {icl_tasks.get_task(task).title} not judged yet ({cache.cached(compared, task)} of "
-                      f"{study.needed(compared, task)} runs)" for task in compared.tasks if not cache.complete(compared, task))
+    pending = "".join(f"; {icl_tasks.get_task(task).title}: {verdicts.not_run_yet(cache.cached(compared, task), study.needed(compared, task))}"
+                      for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), total_wall_time(provenances),
                      short_summary(verdict, f"powered study (positive: in SSA's favour), "

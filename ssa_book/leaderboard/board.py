@@ -466,7 +466,7 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
             row = {"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
                    "benchmark": each.benchmark, "point": each.point, "error": each.error, "seeds": planned, "seeds_cached": cached,
                    "mean": np.nan, "low": np.nan, "high": np.nan, "softmax_mean": np.nan, "learned": None,
-                   "outcome": "not run yet", "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
+                   "outcome": rule.NOT_RUN_YET, "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
                    "per_seed": "", "time_ratio": time_ratio, "memory_ratio": memory_ratio}
             if found is not None:
                 low, high = found.interval or (np.nan, np.nan)
@@ -480,15 +480,25 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     return pd.DataFrame(rows)
 
 
+def not_run_yet(board: Board, scorer: str, column: str) -> str:
+    """A cell whose comparison lacks runs, in the book's one wording (:func:`ssa_book.verdicts.not_run_yet`):
+    "not run yet: 14 of 20 runs", counting the seeds of ``scorer`` and of softmax in ``column`` (softmax's
+    own for softmax's cell), so that a scorer whose seeds are all in still says what its verdict waits for."""
+    counts = [board.seeds_cached[(each, column)] for each in dict.fromkeys((scorer, "softmax"))]
+    return rule.not_run_yet(sum(cached for cached, _ in counts), sum(planned for _, planned in counts))
+
+
 # A cell's verdict against softmax, the scorer named by its row: the book's words without the name.
-OUTCOME_MARKS = {outcome: outcome for outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE, rule.UNDECIDED, rule.TOO_FEW_SEEDS,
-                                                  rule.PREMISE_NOT_SHOWN, rule.NOT_LEARNED)}
+# A direction keeps its subject, the row's scorer: "scorer worse than softmax", never a bare "worse".
+OUTCOME_MARKS = {outcome: f"scorer {outcome} than softmax" if outcome in (rule.BETTER, rule.WORSE) else outcome
+                 for outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE, rule.UNDECIDED, rule.TOO_FEW_SEEDS,
+                                 rule.PREMISE_NOT_SHOWN, rule.NOT_LEARNED)}
 
 
 def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):
     """Scorers x columns as the page shows them: "mean [low, high]" and, below softmax, the
-    verdict against it in one word (:data:`OUTCOME_MARKS`: better / worse / no difference at the
-    threshold / undecided / not learned in distribution); "not run yet: k of n seeds" for a cell not
+    verdict against it (:data:`OUTCOME_MARKS`: scorer better than softmax / scorer worse than softmax /
+    no difference that matters / undecided / not learned); "not run yet: k of n runs" for a cell not
     complete; then the cost columns, each benchmark's model apart."""
     import pandas as pd
 
@@ -499,8 +509,7 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
         for each in COLUMNS:
             found = board.cell(scorer, each.key)
             if found is None:
-                cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
-                row[each.label] = f"not run yet: {cached} of {planned} seeds"
+                row[each.label] = not_run_yet(board, scorer, each.key)
                 continue
             interval = found.interval
             text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
@@ -526,7 +535,7 @@ def outcome_counts(board: Board):
     for scorer in scorers()[1:]:
         outcomes = [cell.verdict.outcome for key in (c.key for c in COLUMNS) if (cell := board.cell(scorer, key)) is not None]
         counts[scorer_label(scorer)] = {OUTCOME_MARKS[o]: outcomes.count(o) for o in OUTCOME_MARKS}
-        counts[scorer_label(scorer)]["not run yet"] = len(COLUMNS) - len(outcomes)
+        counts[scorer_label(scorer)][rule.NOT_RUN_YET] = len(COLUMNS) - len(outcomes)
     return pd.DataFrame.from_dict(counts, orient="index")
 
 
@@ -763,7 +772,7 @@ def board_frame(board: Board, cost: Mapping[str, Mapping] | None = None, digits:
     """The page's table: one row per scorer and column, so that it fits the text column and sorts
     and filters by any of them: the scorer, the column (its shift and point), its regime in short
     (:func:`short_regime`), the mean error over seeds with its 95% interval, the verdict against
-    softmax with its subject (:func:`against_softmax`; "not run yet: k of n seeds" for a cell not
+    softmax with its subject (:func:`against_softmax`; "not run yet: k of n runs" for a cell not
     complete), and the cost of a training step and its peak memory on the column's own model as
     multiples of softmax's (:data:`BOARD_COST_COLUMNS`)."""
     import pandas as pd
@@ -776,8 +785,7 @@ def board_frame(board: Board, cost: Mapping[str, Mapping] | None = None, digits:
             row = {"scorer": scorer_label(scorer), "column": each.label, "regime": short_regime(each, board.profile),
                    "mean error": np.nan, "95% interval": "", "against softmax": ""}
             if found is None:
-                cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
-                row["against softmax"] = f"not run yet: {cached} of {planned} seeds"
+                row["against softmax"] = not_run_yet(board, scorer, each.key)
             else:
                 row["mean error"] = round(found.mean, digits)
                 if found.interval is not None:

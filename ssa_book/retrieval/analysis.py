@@ -159,16 +159,18 @@ def _against(verdict: rule.Verdict, control: str) -> str:
 
 
 def outcome_counts_words(judged: Mapping[str, rule.Verdict]) -> str:
-    """How many of the scorers judged against softmax reached each outcome, in words: "1 better
-    than softmax, 7 worse than softmax, 2 undecided"; "none judged yet" when there are none."""
+    """How many of the scorers judged against softmax reached each outcome, in words, a direction
+    with its subject: "1 scorer better than softmax, 7 scorers worse than softmax, 2 undecided";
+    "none judged yet" when there are none."""
     counts = {outcome: sum(verdict.outcome == outcome for verdict in judged.values()) for outcome in rule.OUTCOMES}
-    return ", ".join(f"{count} {outcome} than softmax" if outcome in (rule.BETTER, rule.WORSE) else f"{count} {outcome}"
+    return ", ".join(f"{count} scorer{'' if count == 1 else 's'} {outcome} than softmax" if outcome in (rule.BETTER, rule.WORSE)
+                     else f"{count} {outcome}"
                      for outcome, count in counts.items() if count) or "none judged yet"
 
 
 def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rule.Verdict], pending: Mapping[str, str] | None = None):
     """One row per scorer: the outcome and effect of the claim and of the mechanism; then a row
-    for each scorer of ``pending`` (``{scorer: why it is not judged}``)."""
+    for each scorer of ``pending`` (``{scorer: why it is not judged}``: "not run yet: 7 of 10 runs")."""
     import pandas as pd
 
 
@@ -184,8 +186,8 @@ def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rul
         rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": claim, "effect (95% interval)": claim_effect,
                      "top-item share vs softmax": mechanism, "share effect (95% interval)": mechanism_effect})
     for scorer, why in (pending or {}).items():
-        rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": "pending", "effect (95% interval)": why,
-                     "top-item share vs softmax": "pending", "share effect (95% interval)": why})
+        rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": why, "effect (95% interval)": "",
+                     "top-item share vs softmax": why, "share effect (95% interval)": ""})
     return pd.DataFrame(rows).set_index("scorer")
 
 
@@ -452,7 +454,7 @@ def load_whole_scorers(profile: str, scorers: Sequence[str], seeds: Sequence[int
         if len(runs) == len(seeds):
             found[name] = runs
         else:
-            pending[name] = f"{len(runs)} of {len(seeds)} seeds run so far"
+            pending[name] = rule.not_run_yet(len(runs), len(seeds))
     return found, pending
 
 

@@ -67,7 +67,7 @@ def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[s
     """``{endpoint: verdict}`` of ``compared`` on ``task``: judged when its runs there are complete."""
     if cache.complete(compared, task):
         return {endpoint: verdict(compared, task, endpoint, cache) for endpoint in compared.endpoints}
-    missing = f"{cache.cached(compared, task)} of {needed(compared, task)} runs cached"
+    missing = rule.not_run_yet(cache.cached(compared, task), needed(compared, task))
     return {endpoint: dataclasses.replace(rule.not_tested(ENDPOINTS[endpoint].claim), detail=missing)
             for endpoint in compared.endpoints}
 
@@ -111,8 +111,7 @@ def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | Non
             parts.update({f"{get_task(task).title}, {endpoint}": verdict
                           for endpoint, verdict in _task_verdicts(compared, task, cache).items()})
         else:
-            pending.append(f"{get_task(task).title}: not tested yet, {cache.cached(compared, task)} of "
-                           f"{needed(compared, task)} runs cached")
+            pending.append(f"{get_task(task).title}: {rule.not_run_yet(cache.cached(compared, task), needed(compared, task))}")
     if not parts:
         return None
     combined = rule.combine(f"{compared.name}: {compared.question}", parts)

@@ -66,13 +66,13 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
                "comparison": compared.name, "paired seeds": compared.seeds}
         for task in QUANTIFIERS:
             if task not in compared.tasks:
-                row[get_task(task).title] = "not run"
+                row[get_task(task).title] = rule.NOT_TESTED
             elif cache.complete(compared, task):
                 found = verdict(compared, task, endpoint, cache)
                 notes = [note for note in (withheld_direction(found), fragility(found, compared.seed_list())) if note]
                 row[get_task(task).title] = f"{found.label()}, {found.estimate()}" + (f" ({'; '.join(notes)})" if notes else "")
             else:
-                row[get_task(task).title] = f"not run yet: {cache.cached(compared, task)} of {needed(compared, task)} runs"
+                row[get_task(task).title] = rule.not_run_yet(cache.cached(compared, task), needed(compared, task))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -121,4 +121,4 @@ def regime_takeaway(rows: Sequence[dict]) -> str:
     judged = ", ".join(f"{n} {word}" for word, n in counts.items())
     text = f"Of the {len(rows)} regime-and-task cells, {len(words) - exploratory} judged" + (f" ({judged})" if judged else "")
     text += f", {exploratory} exploratory (estimates, no verdict)" if exploratory else ""
-    return text + (f"; {pending} not run yet." if pending else ".")
+    return text + (f"; {pending} {rule.NOT_RUN_YET}." if pending else ".")

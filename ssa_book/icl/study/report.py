@@ -155,9 +155,9 @@ def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
 
 
 def progress_sentence(compared: Comparison, cache: StudyCache) -> str:
-    """"12 of 80 runs cached; `python -m ssa_book regenerate icl_study ...` computes the rest": what a
+    """"not run yet: 12 of 80 runs; `python -m ssa_book regenerate icl_study ...` computes the rest": what a
     page says of a comparison not judged yet."""
-    return (f"{cache.cached(compared)} of {needed(compared)} runs cached; "
+    return (f"{rule.not_run_yet(cache.cached(compared), needed(compared))}; "
             f"`{regenerate_command(cache.profile)}` computes the rest")
 
 
