@@ -422,3 +422,36 @@ def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
         if problems:
             found[download.name] = [f"a verdict word outside the vocabulary: {problem}" for problem in problems]
     return found
+
+
+# How long a chapter may be: at most this many words visible with every dropdown closed (issue 53),
+# on every page of the book but those under "Reproducing this book", which hold what a chapter moves
+# out of its argument (its plans, settings and long tables) and its history.
+CHAPTER_WORDS = 3000
+APPENDIX_PAGES = ("reproducing.html", "analysis_changes.html", "icl_study_appendix.html")
+
+
+def visible_words(html: str) -> int:
+    """The words a reader sees in a page's article with every dropdown closed: a dropdown's title
+    counts, its body not; formulas, permalink marks and the hidden parts of the page are no words."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    article = soup.find("article") or soup.find("main") or soup
+    for details in article.find_all("details"):
+        for child in list(details.children):
+            if getattr(child, "name", None) != "summary":
+                child.extract()
+    for hidden in article.select("a.headerlink, .math, script, style, template, [hidden], .visually-hidden"):
+        hidden.decompose()
+    return len(article.get_text(" ").split())
+
+
+def long_pages(html_root: Path, pages: list[str], limit: int = CHAPTER_WORDS) -> dict[str, int]:
+    """``{page: visible words}`` for the pages (paths relative to ``html_root``) over ``limit``
+    words (:func:`visible_words`), the appendix pages (:data:`APPENDIX_PAGES`) left out."""
+    if limit < 1:
+        raise ValueError(f"limit must be a positive number of words; got {limit}")
+    counts = {page: visible_words((html_root / page).read_text(encoding="utf-8")) for page in pages
+              if not page.endswith(APPENDIX_PAGES)}
+    return {page: count for page, count in counts.items() if count > limit}

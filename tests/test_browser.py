@@ -377,27 +377,11 @@ def test_reader_pages_name_no_module_test_or_script_and_show_no_literal_backtick
 FRONT_PAGE_WORDS = 1000  # at most, visible on the front page with every dropdown closed (issue 53)
 
 
-def visible_words(html: str) -> int:
-    """The words a reader sees in a page's article with every dropdown closed: a dropdown's title
-    counts, its body not; formulas, permalink marks and the hidden parts of the page are no words."""
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
-    article = soup.find("article") or soup.find("main") or soup
-    for details in article.find_all("details"):
-        for child in list(details.children):
-            if getattr(child, "name", None) != "summary":
-                child.extract()
-    for hidden in article.select("a.headerlink, .math, script, style, [hidden], .visually-hidden"):
-        hidden.decompose()
-    return len(article.get_text(" ").split())
-
-
-def test_visible_words_count_dropdown_titles_and_not_their_bodies():
-    html = ("<main><article><h1>Title<a class='headerlink'>#</a></h1><p>one two three</p>"
-            "<details><summary>the title</summary><p>many hidden words here</p></details>"
-            "<span class='math'>\\(x + y\\)</span></article><div>sidebar words</div></main>")
-    assert visible_words(html) == 6
+def test_no_chapter_shows_more_than_about_3000_words_with_its_dropdowns_closed():
+    """Each chapter says its argument in at most :data:`ssa_book.page_check.CHAPTER_WORDS` visible
+    words; plans, settings and long tables go behind dropdowns or to the appendix pages."""
+    long = page_check.long_pages(HTML, book.toc_pages(ROOT))
+    assert not long, "\n".join(f"{page}: {count:,} visible words (at most {page_check.CHAPTER_WORDS:,})" for page, count in long.items())
 
 
 def test_the_front_page_reads_in_a_minute_and_opens_with_the_scorecard():
@@ -406,7 +390,7 @@ def test_the_front_page_reads_in_a_minute_and_opens_with_the_scorecard():
     from bs4 import BeautifulSoup
 
     html = (HTML / "notebooks" / "intro.html").read_text(encoding="utf-8")
-    assert visible_words(html) <= FRONT_PAGE_WORDS, f"{visible_words(html)} visible words on the front page"
+    assert page_check.visible_words(html) <= FRONT_PAGE_WORDS, f"{page_check.visible_words(html)} visible words on the front page"
     soup = BeautifulSoup(html, "html.parser")
     elements = list((soup.find("article") or soup).descendants)
     scorecard = soup.find(id="fig-scorecard")

@@ -1,0 +1,128 @@
+"""Chapters open with their result (issue 53): a box of at most three computed bullets of at most
+30 words under every experimental chapter's title, and no chapter longer than about 3,000 words a
+reader sees with the dropdowns closed."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ssa_book import claims, ledger, page_check, verdicts
+from ssa_book.studies import PAPER
+
+ROOT = Path(__file__).resolve().parent.parent
+# Every experimental chapter: each opens with the box.
+EXPERIMENTAL = ("icl_quantification", "icl_linear", "icl_collapse", "icl_study", "alternative_scorers", "decoder", "encoder",
+                "performance", "max_retrieval", "leaderboard")
+ICL = ("4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: "
+       "12 layers of width 256, 500,000 steps at 0.0001); 40 paired seeds a task")
+
+
+def _judged(effects, threshold=0.05):
+    claim = verdicts.Claim("SSA is better", 1, threshold, "error", "a reason")
+    return verdicts.judge(claim, list(effects), [0.0] * len(effects))
+
+
+WORSE = (-0.2, -0.25, -0.15, -0.22, -0.18, -0.21, -0.19, -0.2)
+
+
+def _row(key, verdict, seeds=tuple(range(40)), **fields):
+    return claims.LedgerRow(key, PAPER[key].claim, "p", "o", "cpu", seeds, verdict, None, None, **fields)
+
+
+def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_seeds_in_at_most_three_short_bullets():
+    worse = _judged(WORSE)
+    quantification = _row("quantification", "does not hold", parts=("worse", "worse", "undecided"), regime=ICL,
+                          summary="Error at sigma 10: every -0.17 [-0.27, -0.07]; 40 paired seeds.",
+                          finding="On every, SSA vs the sharper softmax is undecided. " + "A long sentence of many words " * 8 + ".",
+                          headline=(("every", worse),))
+    bullets = ledger.chapter_findings([quantification])
+    assert 1 <= len(bullets) <= ledger.BOX_BULLETS
+    assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets), bullets
+    assert bullets[0].startswith("**ICL quantification**: the paper's claim does not hold (SSA worse on 2 of 3 parts, undecided on 1); 40 seeds")
+    assert bullets[1] == quantification.summary
+    assert bullets[2] == "On every, SSA vs the sharper softmax is undecided."  # the long sentence does not fit, and is left out
+    # a chapter of three claims: one bullet each, the numbers left out for want of room
+    decoder = [_row("perplexity_id", "undecided", seeds=(1, 2, 3, 4, 5, 6), summary="Perplexity 261 and 263."),
+               _row("perplexity_ood", "undecided", seeds=(1, 2, 3, 4, 5, 6)),
+               _row("benchmarks", "not tested", seeds=(), summary="Not measured: no lm-eval results.")]
+    bullets = ledger.chapter_findings(decoder)
+    assert bullets == ["**Perplexity, in distribution**: undecided; 6 seeds.", "**Perplexity, out of distribution**: undecided; 6 seeds.",
+                       "**Decoder benchmarks**: not tested. Not measured: no lm-eval results."]
+    # the book's own test is not called the paper's claim
+    shifts = ledger.chapter_findings([_row("across_shifts", "does not hold", seeds=(1, 2, 3))])
+    assert shifts[0].startswith("**Beyond the paper: two shifts**: the book's test does not hold; 3 seeds")
+    with pytest.raises(ValueError, match="rows"):
+        ledger.chapter_findings([])
+
+
+def test_a_bullet_too_long_for_the_box_falls_back_to_its_shorter_wording_and_a_box_that_cannot_fit_is_refused():
+    long = "word " * (ledger.BULLET_WORDS + 1)
+    assert ledger.result_box([[long.strip() + ".", "short."], "two."]) == "- short.\n- two."
+    with pytest.raises(ValueError, match="bullets make a result box with a bullet of 31 words"):
+        ledger.result_box([long])
+    with pytest.raises(ValueError, match="4 bullets"):
+        ledger.result_box(["a.", "b.", "c.", "d."])
+    with pytest.raises(ValueError, match="no bullet"):
+        ledger.result_box([])
+
+
+def test_chapter_rows_refuses_a_chapter_that_tests_no_claim():
+    with pytest.raises(ValueError, match="chapter must test a claim of the ledger"):
+        ledger.chapter_rows("performance")
+
+
+def test_the_performance_box_reads_the_targets_checks():
+    checks = [{"what": "attention time", "size": "lm", "tokens": 1024, "ratio": 1.18, "at most": 1.0, "met": False},
+              {"what": "attention peak memory", "size": "lm", "tokens": 1024, "ratio": 1.0, "at most": 1.2, "met": True},
+              {"what": "attention peak memory", "size": "icl", "tokens": 82, "ratio": 2.92, "at most": 1.2, "met": False},
+              {"what": "in-context training time", "size": "icl training", "tokens": None, "ratio": 1.12, "at most": 1.05, "met": False}]
+    box = ledger.result_box(ledger.performance_findings(checks, 1024))
+    assert "SSA takes 1.18 times softmax's time and 1.00 times its peak memory" in box
+    assert "**A whole in-context training run** takes 1.12 times as long with SSA as with softmax." in box
+    assert "**Targets**: 1 of 4 met; the furthest, attention peak memory at 82 tokens: 2.92 times softmax's, against at most 1.2." in box
+    with pytest.raises(ValueError, match="tokens must be a length the checks measure"):
+        ledger.performance_findings(checks, 512)
+
+
+def test_the_max_retrieval_box_names_the_direction_and_the_paired_seeds_once():
+    worse = _judged(WORSE * 3)  # 24 pairs: decided
+    few = _judged(WORSE[:4] * 2)  # 8 pairs
+    box = ledger.result_box(ledger.retrieval_findings({"ssa": worse}, {"ssa": worse}, {"ssa": few}, few, few))
+    lines = box.splitlines()
+    assert len(lines) == 3 and all(ledger.words(line[2:]) <= ledger.BULLET_WORDS for line in lines), box
+    assert lines[0].startswith("- **Short setup**, SSA against softmax on the accuracy over sets larger than in training: SSA worse (24 paired seeds)")
+    assert "(24 paired seeds)" in lines[0] and "SSA worse" in lines[0]
+    with pytest.raises(ValueError, match="accuracy must judge SSA"):
+        ledger.retrieval_findings({}, {}, {}, few, few)
+
+
+@pytest.mark.parametrize("name", EXPERIMENTAL)
+def test_every_experimental_chapter_opens_with_its_result_box_before_any_section(name):
+    notebook = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    first = "".join(notebook["cells"][0]["source"])
+    title, rest = first.split("\n", 1)
+    assert title.startswith("# ")
+    assert rest.lstrip().startswith(":::{admonition} What this chapter found"), f"{name}: the box must follow the title"
+    assert "```{glue:md} result_box" in rest.split("## ", 1)[0]
+    glued = [cell for cell in notebook["cells"] if cell["cell_type"] == "code" and 'glue("result_box"' in "".join(cell["source"])]
+    assert len(glued) == 1 and "ledger.result_box(" in "".join(glued[0]["source"]), f"{name}: one computed box"
+
+
+def test_visible_words_count_dropdown_titles_and_not_their_bodies():
+    html = ("<main><article><h1>Title<a class='headerlink'>#</a></h1><p>one two three</p>"
+            "<details><summary>the title</summary><p>many hidden words here</p></details>"
+            "<span class='math'>\\(x + y\\)</span></article><div>sidebar words</div></main>")
+    assert page_check.visible_words(html) == 6
+
+
+def test_long_pages_lists_the_chapters_over_the_limit_and_leaves_the_appendix_pages_out(tmp_path):
+    def page(name, count):
+        (tmp_path / name).write_text(f"<article><p>{'word ' * count}</p><details><summary>t</summary>{'x ' * 5000}</details></article>")
+
+    page("short.html", 10)
+    page("long.html", page_check.CHAPTER_WORDS + 1)
+    page("reproducing.html", page_check.CHAPTER_WORDS * 3)
+    assert page_check.long_pages(tmp_path, ["short.html", "long.html", "reproducing.html"]) == {"long.html": page_check.CHAPTER_WORDS + 2}
+    with pytest.raises(ValueError, match="limit must be a positive number"):
+        page_check.long_pages(tmp_path, ["short.html"], limit=0)
