@@ -1,7 +1,7 @@
 """How often the rule names a direction that is not there, chapter by chapter, on each chapter's own data.
 
 For every verdict a chapter judges from paired differences, :func:`ssa_book.verdicts.resampled_null_rates`
-draws studies under a null made of that verdict's own per-seed differences recentred to no effect
+draws studies under a null made of that verdict's own per-seed differences recentred to a mean of zero
 (for a yes-or-no outcome, its share of discordant pairs with both signs equally likely), and
 judges each with the code that judges the real data (the rule without the chapter's control of
 false discoveries, which can only lower the rate). A chapter's false direction rate at a number of
@@ -143,7 +143,7 @@ def sentence(table, draws: int = DRAWS) -> str:
         return "No chapter's verdicts are cached yet, so the rule's error rates are not measured."
     rate, chapter = found
     error = math.sqrt(max(rate, 1 / draws) * (1 - rate) / draws)
-    return (f"Under nulls made of each chapter's own per-seed differences, recentred to no effect, the rule names a "
+    return (f"Under nulls made of each chapter's own per-seed differences, recentred to a mean of zero, the rule names a "
             f"direction that is not there at most {100 * rate:.1f}% of the time ({chapter}; Monte Carlo standard error "
             f"{100 * error:.1f} points), over every verdict of the {len(table)} chapters at the seed counts they use: a check "
             f"added after the results were read, from which the fewest pairs of three chapters were then chosen, so it "

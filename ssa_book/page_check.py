@@ -85,8 +85,10 @@ OUTSIDE_VOCABULARY = re.compile(
 # (:data:`NOT_A_SUBJECT`, a number: "6 worse than softmax") is bare; in running text, a count
 # right before it is. A quoted word is a mention ("better" in "X better", as the glossary defines it).
 DIRECTION_WORD = re.compile(r"\b(?:better|worse)\b", re.IGNORECASE)
-NOT_A_SUBJECT = {"is", "are", "was", "were", "be", "been", "not", "or", "and", "nor", "no", "a", "the", "any", "much",
-                 "than", "neither", "either", "slightly", "reads", "read", "verdict", "outcome", "false"}
+NOT_A_SUBJECT = {"or", "and", "nor", "no", "a", "the", "any", "much", "than", "neither", "either", "reads", "read", "verdict",
+                 "outcome", "false"}
+# Words between a subject and its direction word ("SSA slightly worse", "sparsemax is not better").
+LINKING_WORDS = {"slightly", "not", "is", "are", "was", "were", "be", "been"}
 NUMBER = re.compile(r"[+−-]?[\d.,]+[.%]?")
 COUNTED_DIRECTION = re.compile(r"(?<![\w.,-])\d[\d,]*\s+(?:better|worse)\b", re.IGNORECASE)
 # A state outside its one wording where a verdict stands: "not run" without "yet" (a figure's
@@ -185,7 +187,7 @@ def bare_directions(text: str) -> list[str]:
         if quoted(text, match.start()):
             continue
         before = [word.lower() for word in re.findall(r"[\w'’.+−-]+", text[: match.start()].split("\n")[-1])]
-        if before and before[-1] == "slightly":  # "SSA slightly worse": the subject stands before it
+        while before and before[-1] in LINKING_WORDS:  # "SSA slightly worse", "sparsemax is not better": the subject before
             before.pop()
         subject = before[-1] if before else ""
         if not subject or subject in NOT_A_SUBJECT or NUMBER.fullmatch(subject):

@@ -1250,7 +1250,8 @@ def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int =
 
 
 # The columns of resampled_null_rates' answer and of resampled_null_table.
-FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL = "false better", "false worse", "false better or worse"
+# A rate's name quotes the word it counts: a table's header mentions "better", it says nothing is.
+FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL = 'false "better"', 'false "worse"', 'false "better" or "worse"'
 
 
 def _resampled_null_differences(claim: Claim, differences: np.ndarray, shape: tuple[int, int],
@@ -1276,8 +1277,8 @@ def resampled_null_rates(claim: Claim, differences: Sequence[float], pairs: int,
     them): ``simulations`` studies of ``pairs`` pairs, each drawn from the differences recentred to
     mean 0 (for a binary claim, from their share of discordant pairs with both signs equally
     likely: see the module's section on simulations), judged by :func:`_decide` with the claim's
-    threshold, interval and :func:`no_effect_pairs`. Returns ``{"false better": r_+,
-    "false worse": r_-, "false better or worse": r_+ + r_-}``, the shares of studies called
+    threshold, interval and :func:`no_effect_pairs`. Returns ``{FALSE_REPRODUCED: r_+,
+    FALSE_OPPOSITE: r_-, FALSE_DIRECTIONAL: r_+ + r_-}``, the shares of studies called
     "better" and "worse"; all 0 with fewer than :data:`MIN_PAIRS` pairs, where the rule
     decides nothing. Seeded by ``np.random.default_rng(seed)``."""
     observed = np.asarray(differences, dtype=float)
@@ -1301,8 +1302,8 @@ def resampled_null_rates(claim: Claim, differences: Sequence[float], pairs: int,
 def resampled_null_table(judged: Sequence[tuple[Claim, Verdict]], simulations: int = SIMULATIONS, seed: int = 0):
     """:func:`resampled_null_rates` for each ``(claim, verdict)`` of ``judged`` with at least two
     paired differences, at the pairs the verdict was judged with: ``(table, largest)``, the table
-    indexed by the verdict's claim, in the order given, with columns ``pairs``, ``false
-    better``, ``false worse`` and ``false better or worse``, and ``largest`` the largest false
+    indexed by the verdict's claim, in the order given, with columns ``pairs``,
+    :data:`FALSE_REPRODUCED`, :data:`FALSE_OPPOSITE` and :data:`FALSE_DIRECTIONAL`, and ``largest`` the largest false
     directional rate in it (``None`` when no verdict has the differences to resample)."""
     import pandas as pd
 

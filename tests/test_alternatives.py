@@ -120,7 +120,8 @@ def test_each_comparison_is_judged_by_the_books_rule_with_the_declared_threshold
     better = rows[rows["scorer"] == "entmax15"].iloc[0]
     assert better["effect"] > 0 and better["effect"] == pytest.approx(better["softmax"] - better["error"])  # > 0: scorer better
     counts = alternatives.outcome_counts(rows)
-    assert counts.loc["1.5-entmax", "better"] == 4 and list(counts.columns) == ["better", "worse", "no difference that matters"]
+    assert counts.loc["1.5-entmax", "scorer better than softmax"] == 4
+    assert list(counts.columns) == ["scorer better than softmax", "scorer worse than softmax", "no difference that matters"]
 
 
 def test_statement_holds_when_no_alternative_is_better_on_any_panel():

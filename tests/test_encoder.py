@@ -344,14 +344,14 @@ def test_calibration_against_babyberta_says_when_the_baseline_is_undertrained():
     # decided parts and a baseline far below BabyBERTa's: a null weighs little, both baselines said
     caveat = experiment.evidence_caveat(weak)
     assert caveat == (f"our softmax's overall Zorro accuracy is {calibrated['mean']:.1f}%, BabyBERTa's "
-                      f"{experiment.BABYBERTA_ZORRO_ACCURACY:g}%: a null result here is weak evidence")
+                      f"{experiment.BABYBERTA_ZORRO_ACCURACY:g}%: a null result here says little of the paper's scale")
     assert caveat in verdict.detail
     # every part exploratory: any result weighs little, a gain as much as a null
     few = [run for run in weak if run.seed < 8]
     assert experiment.evidence_caveat(few).startswith(
         f"every part is exploratory (8 paired seeds of the {experiment.CHAPTER_MIN_PAIRS} this chapter decides from) and our "
         "softmax's overall Zorro accuracy is ")
-    assert experiment.evidence_caveat(few).endswith("any result here, a gain, a loss or no difference, is weak evidence")
+    assert experiment.evidence_caveat(few).endswith("any result here, a gain, a loss or a null, says little of the paper's scale")
     assert experiment.evidence_caveat(few) in experiment.summary(few)
     strong = [fake_run("softmax", s, 0.79, steps=400_000) for s in range(6)]
     strong += [fake_run("ssa_n1.5", s, 0.79, steps=400_000) for s in range(6)]

@@ -408,7 +408,7 @@ def test_the_resampled_nulls_measure_each_complete_prompt_error_verdict_at_its_p
     expected = verdicts.resampled_null_rates(study.ENDPOINTS["error at sigma 10"].claim, verdict.differences, compared.seeds,
                                              simulations=400, seed=1)
     assert table.iloc[0].drop("pairs").to_dict() == expected
-    largest = table["false better or worse"].max()
+    largest = table[verdicts.FALSE_DIRECTIONAL].max()
     assert f"at most {largest:.1%} ({compared.name}, \"every\", " in sentence and "400 simulated studies" in sentence
     incomplete = _Cache(lambda arm, task, seed: None if arm == "ssa_3k" else 0.3)
     empty, nothing = study.resampled_nulls([compared], incomplete)

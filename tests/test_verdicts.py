@@ -160,8 +160,8 @@ def test_a_resampled_normal_null_decides_a_direction_about_5_percent_of_the_time
     2.5% each, so at most the nominal 5% plus four standard errors of the simulation."""
     observed = np.random.default_rng(11).normal(0.3, 0.3, 200)
     rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=3)
-    assert rates["false better or worse"] == pytest.approx(rates["false better"] + rates["false worse"])
-    assert rates["false better or worse"] <= 0.05 + _four_standard_errors(0.05)
+    assert rates[verdicts.FALSE_DIRECTIONAL] == pytest.approx(rates[verdicts.FALSE_REPRODUCED] + rates[verdicts.FALSE_OPPOSITE])
+    assert rates[verdicts.FALSE_DIRECTIONAL] <= 0.05 + _four_standard_errors(0.05)
 
 
 @pytest.mark.parametrize("pairs", [10, 20, 36, 40])
@@ -177,10 +177,10 @@ def test_a_resampled_skewed_flip_prone_null_is_decided_at_most_5_percent_of_the_
     observed = np.r_[np.full(18, 0.15), np.full(2, -0.9)]
     rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=5)
     if pairs < verdicts.no_effect_pairs(FLIP_CLAIM):
-        assert rates["false better or worse"] == 0.0
+        assert rates[verdicts.FALSE_DIRECTIONAL] == 0.0
     else:
         no_flip = (1 - 2 / 20) ** pairs
-        assert rates["false better or worse"] <= max(no_flip, 0.05) + _four_standard_errors(0.05)
+        assert rates[verdicts.FALSE_DIRECTIONAL] <= max(no_flip, 0.05) + _four_standard_errors(0.05)
 
 
 def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely():
@@ -191,7 +191,7 @@ def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely
     mixed = [1, -1, 1, -1, 0, 0, 0, 0, 0, 0]
     rates = verdicts.resampled_null_rates(GENERALISE_CLAIM, gains_only, 20, simulations=NULL_SIMULATIONS, seed=2)
     assert rates == verdicts.resampled_null_rates(GENERALISE_CLAIM, mixed, 20, simulations=NULL_SIMULATIONS, seed=2)
-    assert rates["false better or worse"] <= 0.05 + _four_standard_errors(0.05)
+    assert rates[verdicts.FALSE_DIRECTIONAL] <= 0.05 + _four_standard_errors(0.05)
     with pytest.raises(ValueError, match="differences must be -1, 0 or \\+1"):
         verdicts.resampled_null_rates(GENERALISE_CLAIM, [0.5, -0.5, 0.0], 10)
 
@@ -227,7 +227,7 @@ def test_the_resampled_null_table_has_a_row_per_verdict_at_its_pairs_and_the_lar
                                                    simulations=500, seed=6)
     assert table["pairs"].tolist() == [20, 10]
     assert table.iloc[0].to_dict() == {"pairs": 20, **verdicts.resampled_null_rates(FLIP_CLAIM, skewed.differences, 20, 500, 6)}
-    assert largest == table["false better or worse"].max() == table.iloc[0]["false better or worse"]
+    assert largest == table[verdicts.FALSE_DIRECTIONAL].max() == table.iloc[0][verdicts.FALSE_DIRECTIONAL]
     empty, none = verdicts.resampled_null_table([(FLIP_CLAIM, not_tested(FLIP_CLAIM))])
     assert empty.empty and none is None
 

@@ -357,11 +357,13 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
 
 def outcome_counts(comparison):
     """Scorer x outcome: on how many panels the rule gives each outcome of :data:`ssa_book.verdicts.OUTCOMES`
-    to "the scorer's error is lower than softmax's"."""
+    to "the scorer's error is lower than softmax's", a direction with its subject ("scorer worse
+    than softmax")."""
     counts = comparison.pivot_table(index="scorer", columns="outcome", values="task", aggfunc="count", fill_value=0, sort=False)
     counts = counts.reindex(columns=[o for o in rule.OUTCOMES if o in counts.columns], fill_value=0)
     counts.index = [scorer_label(scorer) for scorer in counts.index]
-    counts.columns.name = None
+    counts.columns = [rule.outcome_words(outcome, "scorer") + (" than softmax" if outcome in (rule.BETTER, rule.WORSE) else "")
+                      for outcome in counts.columns]
     return counts
 
 
@@ -423,7 +425,7 @@ def power_table(spread: float | None, pairs=(3, *POWER_SEEDS), effects=(THRESHOL
 
     if spread is None:
         return None
-    table = pd.DataFrame({f"better by {effect:g}": [_power(int(n), float(effect), float(spread)) for n in pairs] for effect in effects},
+    table = pd.DataFrame({f"scorer better by {effect:g}": [_power(int(n), float(effect), float(spread)) for n in pairs] for effect in effects},
                          index=pd.Index([int(n) for n in pairs], name="paired seeds"))
     return table
 

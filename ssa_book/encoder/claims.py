@@ -32,7 +32,7 @@ def encoder_row(profile: str) -> LedgerRow:
         short += f"; the 95% interval excludes the paper's mean gain ({sum(gains) / len(gains):.1f} points)"
     calibrated = experiment.calibration(runs)
     caveat = (f"softmax's overall Zorro accuracy here is {calibrated['mean']:.1f}%, BabyBERTa's {calibrated['reference']:g}%: a null "
-              "this far from the paper's baseline is weak evidence") if calibrated["far"] else ""
+              "this far from the paper's baseline says little of its scale") if calibrated["far"] else ""
     found, summary = ours(verdict), short_summary(verdict, short)
     if profile == confirmation.PROFILE:
         confirmatory_runs = confirmation.cached_runs(profile)

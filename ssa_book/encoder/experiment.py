@@ -364,8 +364,8 @@ def calibration(runs: list[EncoderRun]) -> dict:
 def evidence_caveat(runs: list[EncoderRun]) -> str:
     """How much any result of the chapter weighs, with both baselines (our softmax's overall Zorro
     accuracy and BabyBERTa's, :func:`calibration`): with every part of the claim exploratory (fewer
-    pairs than :data:`CHAPTER_MIN_PAIRS`), any result is weak evidence, a gain as much as a null;
-    with decided parts and a baseline far below BabyBERTa's, a null is; "" otherwise."""
+    pairs than :data:`CHAPTER_MIN_PAIRS`), any result says little of the paper's scale, a gain as much
+    as a null; with decided parts and a baseline far below BabyBERTa's, a null does; "" otherwise."""
     calibrated = calibration(runs)
     if "mean" not in calibrated:
         return ""
@@ -373,8 +373,8 @@ def evidence_caveat(runs: list[EncoderRun]) -> str:
     fewest = min(verdict.pairs for verdict in paradigm_verdicts(runs).values())
     if fewest < CHAPTER_MIN_PAIRS:
         return (f"every part is exploratory ({_seeds(fewest)} of the {CHAPTER_MIN_PAIRS} this chapter decides from) and "
-                f"{baselines}: any result here, a gain, a loss or no difference, is weak evidence")
-    return f"{baselines}: a null result here is weak evidence" if calibrated["far"] else ""
+                f"{baselines}: any result here, a gain, a loss or a null, says little of the paper's scale")
+    return f"{baselines}: a null result here says little of the paper's scale" if calibrated["far"] else ""
 
 
 def regime(profile: str) -> str:

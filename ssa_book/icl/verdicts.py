@@ -44,7 +44,7 @@ COLLAPSE_SHARE = 0.5
 
 _ABSOLUTE = (f"the threshold of {MIN_EFFECT:g}, set when every chapter moved to the one rule, after the chapters' "
              "first results had been read (one absolute threshold per claim)")
-_ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every prompt wrong, or no better than predicting 0)"
+_ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every prompt wrong, or as far off as predicting 0)"
 
 # An in-context learner generalises or fails from seed to seed, so its prompt error, in [0, 1], can
 # differ by up to 1 between two runs of one seed: a flip (ssa_book.verdicts, Claim.largest_flip).

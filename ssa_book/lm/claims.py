@@ -57,7 +57,7 @@ def decoder_rows(profile: str) -> list[LedgerRow]:
                       f"nats per token), but at a softmax perplexity of {means['softmax']:.0f} against the paper's {paper:g} "
                       f"these models may be too undertrained to show it")
         caveat = (f"softmax's perplexity here is {means['softmax']:.0f}, the paper's {paper:g}: a null this far from the "
-                  f"paper's baseline is weak evidence")
+                  f"paper's baseline says little of its scale")
         rows.append(LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours(claims[key], numbers), profile, seeds,
                               claims[key].outcome, None, command, total_wall_time(provenances), short_summary(claims[key], short),
                               regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded, finding=caveat,

@@ -330,7 +330,7 @@ def calibration(runs: list[LMRun], *, profile: str | None = None, results_dir: s
     if result["far"]:
         note += (f", more than the perplexity claims' threshold of {PERPLEXITY_THRESHOLD_NATS:g}: the baseline is "
                  "undertrained at the scale of the effect under test, so a gap between scorers here may change with "
-                 "longer training, and a null result is weak evidence")
+                 "longer training, and a null result here says little of the paper's scale")
     elif result["far"] is False:
         note += f", within the perplexity claims' threshold of {PERPLEXITY_THRESHOLD_NATS:g}"
     result["note"] = note + "."

@@ -61,7 +61,7 @@ from ssa_book.icl.study.regimes import REGIME_MAP, REGIME_MAP_ENDPOINT, regime_m
 from ssa_book.icl.study.report import (
     GENERALISATION_CUTS, ablation_table, bounded_check_sentence, bounded_check_table, budget, chapter_answer,
     compute_sentence, endpoint_table, false_discovery_sentence, false_discovery_table, generalisation_cut_table,
-    generalising_table, length_trend_sentence, plan_table, progress_sentence, progress_table, summary, verdict_table,
+    generalising_table, length_trend_sentence, plan_progress, plan_table, progress_sentence, progress_table, summary, verdict_table,
 )
 from ssa_book.icl.study.curves import arm_curves, error_along_sigma, first_layer
 
@@ -79,5 +79,5 @@ __all__ = [
     "regime_takeaway", "GENERALISATION_CUTS", "ablation_table", "bounded_check_sentence", "bounded_check_table",
     "budget", "chapter_answer", "compute_sentence", "endpoint_table", "false_discovery_sentence",
     "false_discovery_table", "generalisation_cut_table", "generalising_table", "length_trend_sentence", "plan_table",
-    "progress_sentence", "progress_table", "summary", "verdict_table", "arm_curves", "error_along_sigma", "first_layer",
+    "plan_progress", "progress_sentence", "progress_table", "summary", "verdict_table", "arm_curves", "error_along_sigma", "first_layer",
 ]

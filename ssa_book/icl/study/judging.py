@@ -194,7 +194,7 @@ def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simula
                     seed: int = 0) -> tuple[Any, str]:
     """The rule's false decisions under nulls drawn from the study's own data: for each comparison,
     task and prompt-error endpoint (:func:`_prompt_error_flips`) whose runs are complete, the
-    per-seed paired differences of its verdict recentred to no effect and resampled
+    per-seed paired differences of its verdict recentred to a mean of zero and resampled
     (:func:`ssa_book.verdicts.resampled_null_rates`, ``simulations`` studies at the pairs it was judged
     with). ``(table, sentence)``: the table indexed by (comparison, task, endpoint) with the pairs
     and the rates of a false "better", a false "worse" and their sum; the sentence names the
@@ -212,7 +212,7 @@ def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simula
         return table, "No prompt-error comparison is complete yet, so there are no per-seed differences to resample."
     comparison_name, task_title, endpoint = table[rule.FALSE_DIRECTIONAL].idxmax()
     error = math.sqrt(largest * (1 - largest) / simulations)
-    sentence = (f"Under nulls resampled from the study's own per-seed differences, recentred to no effect, the rule's false "
+    sentence = (f"Under nulls resampled from the study's own per-seed differences, recentred to a mean of zero, the rule's false "
                 f"'better'/'worse' rate is at most {largest:.1%} ({comparison_name}, {task_title}, {endpoint}), at the seed "
                 f"counts used ({simulations} simulated studies each, Monte Carlo standard error {error:.1%}).")
     return table, sentence

@@ -95,12 +95,13 @@ def withheld_direction(found: rule.Verdict) -> str:
 
 
 def fragility(found: rule.Verdict, seeds: Sequence[int]) -> str:
-    """"fragile: ..." when leaving one of ``seeds`` out (the seeds of ``found``'s pairs, in order)
-    changes a decided verdict's word (:func:`ssa_book.verdicts.seeds_it_rests_on`); "" otherwise."""
+    """"it rests on seed 104" (or "leaving out any one of 26 of its 40 seeds alone changes its word")
+    when leaving one of ``seeds`` out (the seeds of ``found``'s pairs, in order) changes a decided
+    verdict's word (:func:`ssa_book.verdicts.seeds_it_rests_on`); "" otherwise."""
     rests = rule.seeds_it_rests_on(found, seeds)
     if len(rests) > 3:
-        return f"fragile: leaving out any one of {len(rests)} of its {len(seeds)} seeds alone changes its word"
-    return f"fragile: it {rule.rests_on_words(rests)}" if rests else ""
+        return f"leaving out any one of {len(rests)} of its {len(seeds)} seeds alone changes its word"
+    return f"it {rule.rests_on_words(rests)}" if rests else ""
 
 
 def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> list[dict]:

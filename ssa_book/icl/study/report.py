@@ -282,6 +282,14 @@ def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
     return text
 
 
+def plan_progress(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
+    """How far the runs of ``comparisons`` are, in the book's one wording: "not run yet: 826 of 992
+    runs" (:func:`ssa_book.verdicts.not_run_yet`), or "all 992 runs cached"."""
+    every_run = runs(comparisons, profile=cache.profile)
+    found = sum(cache.run(arm, task, seed) is not None for arm, task, seed in every_run)
+    return rule.not_run_yet(found, len(every_run)) if found < len(every_run) else f"all {len(every_run)} runs cached"
+
+
 def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     """The chapter's summary: how many of the plan's verdicts could be judged and their outcomes,
     the primary question's answer, on each quantifier where they are complete whether SSA's
@@ -293,10 +301,8 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
         word = row["verdict"].word()
         counts[word] = counts.get(word, 0) + 1
     judged = sum(row["verdict"].outcome != rule.NOT_TESTED for row in rows)
-    every_run = runs(comparisons, profile=cache.profile)
-    found = sum(cache.run(arm, task, seed) is not None for arm, task, seed in every_run)
-    text = (f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, {judged} could be judged with the runs "
-            f"cached so far ({found} of {len(every_run)} runs): " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()) + ".")
+    text = (f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, {judged} could be judged so far (the plan: "
+            f"{plan_progress(comparisons, cache)}): " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()) + ".")
     primary = [row for row in rows if row["comparison"] == comparisons[0].name and row["verdict"].outcome != rule.NOT_TESTED]
     if primary:
         text += " The primary question: " + " ".join(row["verdict"].sentence() for row in primary)
