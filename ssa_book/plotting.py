@@ -214,13 +214,25 @@ def use_book_style() -> None:
     _install_figure_check()
 
 
+def seed_ranges(seeds: Iterable[int]) -> str:
+    """Sorted seeds in few words: a run of four or more consecutive seeds as its ends, "0, 1, 2, 100-139"."""
+    seeds = sorted(set(seeds))
+    runs: list[list[int]] = []
+    for seed in seeds:
+        if runs and seed == runs[-1][-1] + 1:
+            runs[-1].append(seed)
+        else:
+            runs.append([seed])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) >= 4 else ", ".join(map(str, run)) for run in runs)
+
+
 def provenance_caption(profile: str, seeds: Iterable[int], wall_time_s: float | None = None, activity: str = "training") -> str:
     """The caption line every figure carries: which profile and seeds produced it, and how long it
     took (``activity``: what the time was spent on). No seeds: a deterministic computation. Plain
     text: it is glued into captions as text, where Markdown is not rendered."""
     seeds = sorted(set(seeds))
     if seeds:
-        text = f"{profile} profile, {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({', '.join(map(str, seeds))})"
+        text = f"{profile} profile, {len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({seed_ranges(seeds)})"
     else:
         text = f"{profile} profile, deterministic (no seed)"
     if wall_time_s is not None:

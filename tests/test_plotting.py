@@ -18,6 +18,8 @@ def test_caption_names_profile_seeds_and_time():
     assert provenance_caption("cpu", [2, 0, 1, 1], 150.0) == "cpu profile, 3 seeds (0, 1, 2), 2.5 min of training in total"
     assert provenance_caption("smoke", [0], 12.0, "measurement") == "smoke profile, 1 seed (0), 12 s of measurement"
     assert provenance_caption("cpu", []) == "cpu profile, deterministic (no seed)"
+    # a run of four or more consecutive seeds is written as its ends, so a study's caption stays short
+    assert provenance_caption("cpu", [*range(100, 140), 7, 8, 9, 300]) == "cpu profile, 44 seeds (7, 8, 9, 100-139, 300)"
 
 
 # Every mean over a few seeds is drawn with each seed beside it: the tests count the artists.
