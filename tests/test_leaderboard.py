@@ -284,3 +284,12 @@ def test_the_interactive_table_works_offline_and_sorts_and_filters():
     assert "unpkg.com" not in html.replace("https://www.unpkg.com/dt_for_itables", "") or "import {" not in html
     assert "injectModule(" in html and '"pageLength": 14' in html and '"topEnd": "search"' in html
     assert "nowrap" not in html  # its cells wrap to fit the text column
+
+
+def test_the_figures_takeaway_counts_the_columns_where_a_scorer_is_better_than_softmax_and_names_it():
+    # sigmoid better than softmax on the two linear columns, nowhere else
+    text = lb.winners_takeaway(_synthetic_board())
+    assert text.startswith(f"In 2 of {len(lb.COLUMNS)} columns a scorer is better than softmax by the rule: sigmoid on linear, σ of x = 10")
+    assert "sigmoid on linear, σ of a, b = 10" in text
+    assert lb.winners_takeaway(_synthetic_board(lambda task, scorer, seed: 0.3)) == (
+        f"In none of the {len(lb.COLUMNS)} columns is a scorer better than softmax by the rule")

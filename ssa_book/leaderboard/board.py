@@ -657,6 +657,22 @@ def winners_words(board: Board) -> str:
     return "; ".join(words) or "no column is complete yet"
 
 
+def winners_takeaway(board: Board) -> str:
+    """The leaderboard figure's takeaway in one sentence: in how many of the complete columns some
+    scorer is better than softmax by the rule, and which (with the seeds a verdict rests on)."""
+    better = best_scorers(board)
+    complete = [each for each in COLUMNS if board.cell("softmax", each.key) is not None]
+    if not complete:
+        return "No column is complete yet"
+    named = [f"{scorer_label(scorer)} on {each.label}" + (f" ({rests})" if (rests := rule.rests_on_words(
+        rule.seeds_it_rests_on(board.cell(scorer, each.key).verdict, board.cell(scorer, each.key).seeds))) else "")
+             for each in complete for scorer in better[each.key]]
+    found = sum(bool(better[each.key]) for each in complete)
+    if not named:
+        return f"In none of the {len(complete)} columns is a scorer better than softmax by the rule"
+    return f"In {found} of {len(complete)} columns a scorer is better than softmax by the rule: {'; '.join(named)}"
+
+
 PANELS_PER_ROW = 3
 TITLE_WIDTH = 26  # characters of a panel's title line at 8 points in a third of the column
 
