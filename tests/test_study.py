@@ -526,3 +526,12 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     assert takeaway.startswith(f"Of the {len(rows)} regime-and-task cells, {len(rows) - pending - exploratory} judged (")
     assert "SSA worse" in takeaway and "no difference that matters" in takeaway and f"; {pending} not run yet." in takeaway
     assert study.regime_takeaway([]) == "No regime of the study is complete yet."
+
+
+def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
+    found = [verdicts.Verdict("SSA's error is lower", outcome, treatment="SSA") for outcome in
+             (verdicts.WORSE, verdicts.NEGLIGIBLE, verdicts.TOO_FEW_SEEDS, verdicts.TOO_FEW_SEEDS, verdicts.UNDECIDED)]
+    counted = study_report.outcome_counts(found)
+    assert counted.startswith("2 decided (1 SSA worse, 1 no difference that matters)")
+    assert "2 exploratory (fewer pairs than the rule decides from: estimates, no verdict)" in counted
+    assert "1 undecided" in counted and "decided (" not in counted.split("exploratory")[1]

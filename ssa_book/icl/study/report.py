@@ -290,19 +290,36 @@ def plan_progress(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     return rule.not_run_yet(found, len(every_run)) if found < len(every_run) else f"all {len(every_run)} runs cached"
 
 
+def outcome_counts(found: Sequence[rule.Verdict]) -> str:
+    """``found`` counted by what the rule made of them, the decided apart from the open, an exploratory
+    one never among the decided: "25 decided (5 SSA worse, 16 no difference that matters, 4 sharper
+    softmax worse), 20 undecided, 20 exploratory (fewer pairs than the rule decides from: estimates,
+    no verdict), 9 not tested"."""
+    counts: dict[str, dict[str, int]] = {}
+    for verdict in found:
+        kind = "decided" if verdict.outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE) else verdict.outcome
+        counts.setdefault(kind, {})
+        counts[kind][verdict.word()] = counts[kind].get(verdict.word(), 0) + 1
+    said = []
+    if "decided" in counts:
+        said.append(f"{sum(counts['decided'].values())} decided ("
+                    + ", ".join(f"{n} {word}" for word, n in counts.pop("decided").items()) + ")")
+    for kind, words in counts.items():
+        note = " (fewer pairs than the rule decides from: estimates, no verdict)" if kind == rule.TOO_FEW_SEEDS else ""
+        said.append(", ".join(f"{n} {word}" for word, n in words.items()) + note)
+    return ", ".join(said)
+
+
 def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
-    """The chapter's summary: how many of the plan's verdicts could be judged and their outcomes,
+    """The chapter's summary: how many of the plan's verdicts have their runs cached and their outcomes
+    (:func:`outcome_counts`),
     the primary question's answer, on each quantifier where they are complete whether SSA's
     difference goes with its starting slope (:func:`starting_point_reading`), and how many decided
     prompt-error verdicts the bounded check keeps (:func:`bounded_checks`)."""
     rows = verdict_rows(comparisons, cache)
-    counts: dict[str, int] = {}
-    for row in rows:
-        word = row["verdict"].word()
-        counts[word] = counts.get(word, 0) + 1
-    judged = sum(row["verdict"].outcome != rule.NOT_TESTED for row in rows)
-    text = (f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, {judged} could be judged so far (the plan: "
-            f"{plan_progress(comparisons, cache)}): " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items()) + ".")
+    text = (f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, "
+            f"{sum(row['verdict'].outcome != rule.NOT_TESTED for row in rows)} have their runs cached (the plan: "
+            f"{plan_progress(comparisons, cache)}): {outcome_counts([row['verdict'] for row in rows])}.")
     primary = [row for row in rows if row["comparison"] == comparisons[0].name and row["verdict"].outcome != rule.NOT_TESTED]
     if primary:
         text += " The primary question: " + " ".join(row["verdict"].sentence() for row in primary)
