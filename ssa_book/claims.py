@@ -179,8 +179,8 @@ def tally(verdict: Verdict, one: str, many: str) -> str:
 
 def factored(named: Sequence[tuple[str, str]]) -> str:
     """"name: value; ..." with what every name shares (comma-separated parts, leading or trailing)
-    said once: [("every, error at sigma 10", "-0.17"), ("some, error at sigma 10", "-0.23")] ->
-    "error at sigma 10: every -0.17; some -0.23"."""
+    said once: [("every, error at σ = 10", "-0.17"), ("some, error at σ = 10", "-0.23")] ->
+    "error at σ = 10: every -0.17; some -0.23"."""
     parts = [name.split(", ") for name, _ in named]
     if len(parts) < 2:
         return "; ".join(f"{name}: {value}" for name, value in named)

@@ -91,6 +91,11 @@ NOT_A_SUBJECT = {"or", "and", "nor", "no", "a", "the", "any", "much", "than", "n
 LINKING_WORDS = {"slightly", "not", "is", "are", "was", "were", "be", "been"}
 NUMBER = re.compile(r"[+−-]?[\d.,]+[.%]?")
 COUNTED_DIRECTION = re.compile(r"(?<![\w.,-])\d[\d,]*\s+(?:better|worse)\b", re.IGNORECASE)
+# The book's one notation for the scale of a shift: "σ" in text and tables, a point as "σ = 10" (the
+# quantity named where two are shifted: "σ of x = 10"), and \(\sigma\) in formulas. The word
+# spelled out ("sigma 10", "the largest sigma"), a code name ("sigma_x") and a point without its
+# "=" ("σ 10") are other notations.
+OTHER_SIGMA = re.compile(r"(?<![\\\w])sigma(?:s|_[a-z]+)?\b|σ \d", re.IGNORECASE)
 # A state outside its one wording where a verdict stands: "not run" without "yet" (a figure's
 # "not run", a cell's).
 NOT_RUN_BARE = re.compile(rf"\bnot run\b(?! yet)", re.IGNORECASE)
@@ -212,6 +217,12 @@ def verdict_problems(text: str) -> list[str]:
     word without its subject (:func:`bare_directions`)."""
     return list(dict.fromkeys(_matches((RETIRED_WORD, NOT_RUN_BARE), text)
                               + [f"a direction word without its subject in {words!r}" for words in bare_directions(text)]))
+
+
+def sigma_problems(text: str) -> list[str]:
+    """Each place of ``text`` that writes sigma otherwise than the book's one notation
+    (:data:`OTHER_SIGMA`), with a little context."""
+    return list(dict.fromkeys(_matches((OTHER_SIGMA,), text)))
 
 
 def csv_problems(text: str) -> list[str]:
@@ -395,6 +406,8 @@ def page_problems(html: str, history: bool = False, plumbing_allowed: bool = Fal
         problems += [f"a verdict word outside the vocabulary: {match.group(0)!r}" for match in RETIRED_ANYWHERE.finditer(text)]
         problems += [f"a verdict word outside the vocabulary: {problem}"
                      for problem in vocabulary_problems("".join(parser.argument_text))]
+        problems += [f"sigma outside the book's notation (σ = 10, \\(\\sigma\\) in formulas): {problem}"
+                     for problem in sigma_problems("".join(parser.argument_text))]
     if TRACEBACK_TEXT in text:
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text: {path!r}" for path in local_paths(text)]

@@ -345,7 +345,11 @@ def test_page_check_reports_a_paragraph_printed_twice_but_not_a_short_or_tabled_
 # One vocabulary on every page: a verdict phrase the glossary does not define fails the build
 # (ssa_book.page_check.vocabulary_problems, verdict_problems), in running text, in a verdict's cell
 # and in the cells of a CSV the site offers.
-@pytest.mark.parametrize("html", [
+VOCABULARY_PROBLEM = "a verdict word outside the vocabulary"
+SIGMA_PROBLEM = "sigma outside the book's notation"
+
+
+@pytest.mark.parametrize("html, kind", [(html, VOCABULARY_PROBLEM) for html in (
     "<p>the study shows no effect at lr 1e-4</p>",
     "<p>SSA and softmax: no difference on some</p>",
     "<td>pending</td>",
@@ -361,10 +365,19 @@ def test_page_check_reports_a_paragraph_printed_twice_but_not_a_short_or_tabled_
     "<td>0.751 [0.738, 0.764] better</td>",
     "<p><strong>is not better than softmax</strong></p>",
     "<p>of the ten scorers, 6 worse than softmax</p>",
-])
-def test_the_vocabulary_check_fails_a_phrase_outside_the_glossary(html):
+)] + [(html, SIGMA_PROBLEM) for html in (
+    # one notation for sigma: "σ = 10" in text and tables ("σ of x = 10" where two quantities are
+    # shifted), \(\sigma\) in formulas; the word spelled out, a code name or "σ 10" fails
+    "<p>the error at sigma 10</p>",
+    "<td>mean error, sigma 2-29</td>",
+    "<p>from the smallest to the largest sigma</p>",
+    "<td>sigma_x = 10</td>",
+    "<p>test prompts per Sigma</p>",
+    "<figcaption><p>error at σ 10</p></figcaption>",
+)])
+def test_the_page_check_fails_a_phrase_outside_the_glossary_or_the_sigma_notation(html, kind):
     problems = page_check.page_problems(_page(html))
-    assert problems and all(problem.startswith("a verdict word outside the vocabulary") for problem in problems), problems
+    assert problems and all(problem.startswith(kind) for problem in problems), problems
 
 
 @pytest.mark.parametrize("html", [
@@ -375,7 +388,7 @@ def test_the_vocabulary_check_fails_a_phrase_outside_the_glossary(html):
     "<td>not tested</td><td>exploratory (10 pairs)</td><td>premise not shown</td>",
     # a mention, in quotes, and the plain sense of the words in running text
     "<td>“X better” means the interval excludes zero</td>",
-    "<p>SSA's error is worse than softmax's at sigma 10; a larger model does better</p>",
+    "<p>SSA's error is worse than softmax's at σ = 10; a larger model does better</p>",
 ])
 def test_the_vocabulary_check_passes_the_glossarys_words(html):
     assert page_check.page_problems(_page(html)) == []
@@ -406,3 +419,11 @@ def test_a_state_has_one_wording():
         with pytest.raises(ValueError, match="cached|planned"):
             verdicts.not_run_yet(cached, planned)
     assert page_check.page_problems(_page(f"<td>{verdicts.not_run_yet(34, 80)}</td>")) == []
+
+
+def test_the_sigma_check_passes_the_books_notation_and_code():
+    html = ("<p>the error at σ = 10, over σ = 2-29, σ of x = 10, σ of a, b = 10 and "
+            '<span class="math notranslate nohighlight">\\(\\sigma = 10\\)</span>, '
+            '<span class="math">\\(x \\sim N(0, \\sigma_x^2)\\)</span></p>'
+            '<div class="cell_input"><pre>run.sweep("sigma_x").sigmas</pre></div>')
+    assert page_check.page_problems(_page(html)) == []

@@ -247,7 +247,7 @@ def test_the_study_forest_fits_the_column_with_every_comparison_on_one_row():
 
     comparisons = [f"SSA vs softmax, variant number {index} of the study's plan" for index in range(12)]
     rows = [{"comparison": comparison, "task": task, "endpoint": endpoint, "verdict": verdict(0.01 * index)}
-            for endpoint in ("error at sigma 10", "mean error, sigma 2-29", "generalises at sigma 10")
+            for endpoint in ("error at σ = 10", "mean error, σ = 2-29", "generalises at σ = 10")
             for index, comparison in enumerate(comparisons) for task in ("every", "some")]
     rows += [{"comparison": "SSA vs softmax, linear functions", "task": "linear", "endpoint": endpoint, "verdict": verdict(0.05)}
              for endpoint in ("normalised error, larger inputs", "normalised error, larger functions")]

@@ -140,7 +140,7 @@ def test_an_in_context_rerun_is_read_at_sigma_10_and_over_the_shifted_sigmas():
     assert row["verdicts_changed"] == []  # three seeds: too few to decide, before and after
     unlearned = reruns.compare_run(run, entry(cached), entry(icl_result(0.9, 0.9)), cached_runs, profile=PROFILE)
     outcomes = {item["verdict"]: (item["cached"], item["rerun"]) for item in unlearned["verdicts_changed"]}
-    assert outcomes['"every": SSA\'s mean prompt error over the shifted scales (sigma > 1) is lower than softmax\'s'] == (
+    assert outcomes['"every": SSA\'s mean prompt error over the shifted scales (σ > 1) is lower than softmax\'s'] == (
         "exploratory (3 pairs)", "not learned")
     assert not any(claim.startswith('"some"') for claim in outcomes)  # the other task's verdicts did not move
 

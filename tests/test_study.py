@@ -28,7 +28,7 @@ def test_the_plan_is_consistent_and_puts_the_primary_question_first():
 @pytest.mark.parametrize("change, message", [
     ({"treatment": "ssa_turbo"}, "treatment arm 'ssa_turbo' is not one of"),
     ({"endpoints": ("error at sigma 99",)}, "endpoint 'error at sigma 99' is not one of"),
-    ({"tasks": ("linear",)}, "endpoint 'error at sigma 10' is not measured on linear"),
+    ({"tasks": ("linear",)}, "endpoint 'error at σ = 10' is not measured on linear"),
     ({"seeds": 5}, "5 seeds, fewer than the plan's 10"),
 ])
 def test_a_plan_that_cannot_be_carried_out_is_refused_by_name(change, message):
@@ -66,9 +66,9 @@ def _run(errors_at_sigmas, task="every"):
 
 def test_endpoints_read_the_declared_numbers():
     run = _run([0.0] + [0.05] * 8 + [0.3] + [0.6] * 19)  # sigma 10 is the 10th
-    assert study.ENDPOINTS["error at sigma 10"].measure(run, "every") == 0.3
-    assert study.ENDPOINTS["mean error, sigma 2-29"].measure(run, "every") == pytest.approx((8 * 0.05 + 0.3 + 19 * 0.6) / 28)
-    assert study.ENDPOINTS["generalises at sigma 10"].measure(run, "every") == 0.0
+    assert study.ENDPOINTS["error at σ = 10"].measure(run, "every") == 0.3
+    assert study.ENDPOINTS["mean error, σ = 2-29"].measure(run, "every") == pytest.approx((8 * 0.05 + 0.3 + 19 * 0.6) / 28)
+    assert study.ENDPOINTS["generalises at σ = 10"].measure(run, "every") == 0.0
     linear = ICLRun.from_result({"shifts": {"sigma_ab": {"sigmas": [1, 2, 3], "model": {"prompt_error": [1.0, 2.0, 6.0]},
                                                          "zero": {"prompt_error": [10.0, 10.0, 20.0]}}}},
                                 task="linear", scorer="softmax", seed=0)
@@ -82,12 +82,12 @@ def test_a_comparison_with_missing_seeds_is_an_error_and_a_complete_one_is_judge
         error = 0.0 if arm == "ssa_b1" else 0.5 + 0.01 * (seed % 3)
         return _run([error] * 29)
 
-    verdict = study.judge(compared, "every", "error at sigma 10", load)
+    verdict = study.judge(compared, "every", "error at σ = 10", load)
     assert verdict.outcome == verdicts.BETTER and verdict.pairs == compared.seeds
     with pytest.raises(study.IncompleteStudyError, match=f"1 of {2 * compared.seeds} runs on some are not cached"):
-        study.outcomes(compared, "some", "error at sigma 10", lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed))
+        study.outcomes(compared, "some", "error at σ = 10", lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed))
     with pytest.raises(ValueError, match="task 'linear' is not one of"):
-        study.outcomes(compared, "linear", "error at sigma 10", load)
+        study.outcomes(compared, "linear", "error at σ = 10", load)
     with pytest.raises(ValueError, match="comparison must be one of"):
         study.comparison("SSA vs nothing")
 
@@ -161,8 +161,8 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     missing = [row for row in rows if row["comparison"] == "SSA vs softmax"]
     assert {row["verdict"].outcome for row in missing} == {"not tested"} and "not run yet: 45 of 80 runs" == missing[0]["verdict"].detail
     judged = {(row["task"], row["endpoint"]): row["verdict"] for row in rows if row["comparison"] == "SSA from b = 1 vs softmax"}
-    assert judged[("every", "generalises at sigma 10")].differences == pytest.approx([1.0, 0.0] * (ablation.seeds // 2))  # softmax fails on even seeds
-    assert judged[("every", "error at sigma 10")].effect == pytest.approx((0.9 + 0.05) / 2)
+    assert judged[("every", "generalises at σ = 10")].differences == pytest.approx([1.0, 0.0] * (ablation.seeds // 2))  # softmax fails on even seeds
+    assert judged[("every", "error at σ = 10")].effect == pytest.approx((0.9 + 0.05) / 2)
     table = study.verdict_table(rows)
     assert list(table.columns) == ["comparison", "task", "endpoint", "outcome", "effect", "95% interval", "pairs", "to decide / missing",
                                    "leaving one seed out"]
@@ -210,7 +210,7 @@ def test_the_pilot_reads_the_chapters_seeds():
     if found is None:
         pytest.skip("the chapters' cpu runs are not in this checkout's cache")
     assert found["seeds"] == study.PILOT_SEEDS and len(found["differences"]) == len(study.PILOT_SEEDS)
-    assert set(found["power"]) == {(endpoint, effect) for endpoint in ("error at sigma 10", "generalises at sigma 10") for effect in (0.2, 0.3)}
+    assert set(found["power"]) == {(endpoint, effect) for endpoint in ("error at σ = 10", "generalises at σ = 10") for effect in (0.2, 0.3)}
 
 
 def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
@@ -286,7 +286,7 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
     # premise absent as trained; where it can hold, at ten pairs, only the yes-or-no endpoint may
     # decide (the prompt errors flip, and need verdicts.no_effect_pairs pairs for any decision)
     assert combined.verdict == verdicts.HOLDS_IN_PART
-    assert "grows along sigma from 0.20 to 0.90" in combined.ours and "variant: holds in part" in combined.summary
+    assert "grows along σ from 0.20 to 0.90" in combined.ours and "variant: holds in part" in combined.summary
     assert set(variant.seed_list()) <= set(combined.seeds)
     not_tested = dataclasses.replace(row, verdict=verdicts.NOT_TESTED)
     assert icl_claims.with_premise_made_to_hold(not_tested, "cpu") is not_tested
@@ -297,7 +297,7 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
     answer = study.chapter_answer("SSA vs softmax", "cpu")
     assert answer["outcome"] == verdicts.WORSE and answer["seeds"] == study.PRIMARY_SEEDS
-    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at sigma 10: SSA worse;") and '"some": not run yet: 0 of 80 runs' in answer["text"]
+    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at σ = 10: SSA worse;") and '"some": not run yet: 0 of 80 runs' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
     assert waiting["outcome"] == verdicts.NOT_TESTED and "not run yet: 0 of 40 runs" in waiting["text"]
@@ -341,9 +341,9 @@ def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_e
     compared = [study.comparison("SSA from b = 1 vs softmax"), study.comparison("SSA vs softmax, 3 x steps")]
     table = study.ablation_table(study.verdict_rows(compared, cache))
     assert list(table.index) == [c.name for c in compared]
-    assert table.loc["SSA from b = 1 vs softmax", '"every": error at sigma 10'].startswith("SSA from b = 1 better +0.51 [")
-    assert table.loc["SSA vs softmax, 3 x steps", '"some": error at sigma 10'] == ""  # 3 x steps is read on "every" only
-    assert table.loc["SSA vs softmax, 3 x steps", '"every": error at sigma 10'] == "not tested"
+    assert table.loc["SSA from b = 1 vs softmax", '"every": error at σ = 10'].startswith("SSA from b = 1 better +0.51 [")
+    assert table.loc["SSA vs softmax, 3 x steps", '"some": error at σ = 10'] == ""  # 3 x steps is read on "every" only
+    assert table.loc["SSA vs softmax, 3 x steps", '"every": error at σ = 10'] == "not tested"
 
 
 def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold():
@@ -356,7 +356,7 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
 
     # "no effect" on a prompt error needs verdicts.no_effect_pairs pairs, which these comparisons have
     assert min(study.comparison(name).seeds for name in study.STARTING_POINT) >= verdicts.no_effect_pairs(
-        study.ENDPOINTS["error at sigma 10"].claim)
+        study.ENDPOINTS["error at σ = 10"].claim)
     slope = study.starting_point_reading(cache_with(0.1), "every")
     assert "SSA vs softmax: SSA worse (-0.4" in slope and "SSA from b = 1 vs softmax: no difference that matters" in slope
     assert "deficit goes with its starting slope" in slope
@@ -369,7 +369,7 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     quantifiers = [c for c in study.COMPARISONS if "linear" not in c.tasks]
     summary = study.summary(quantifiers, cache_with(0.1))
     assert "Form or starting slope, on \"every\"" in summary
-    assert "A check that assumes nothing" in summary and "the primary question's under it: \"every\", error at sigma 10: SSA worse" in summary
+    assert "A check that assumes nothing" in summary and "the primary question's under it: \"every\", error at σ = 10: SSA worse" in summary
 
 
 def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the_slope_with_them():
@@ -380,11 +380,11 @@ def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the
     cache = _Cache(errors)
     rows = study.verdict_rows([study.comparison(name) for name in study.STARTING_POINT], cache)
     checks = study.bounded_checks(rows)
-    assert {row["endpoint"] for row in checks} == {"error at sigma 10", "mean error, sigma 2-29"}  # not the binary endpoint
+    assert {row["endpoint"] for row in checks} == {"error at σ = 10", "mean error, σ = 2-29"}  # not the binary endpoint
     assert all(row["verdict"].outcome in ("worse", "no difference that matters") for row in checks)
     checked = {(row["comparison"], row["task"], row["endpoint"]): row["checked"].outcome for row in checks}
-    assert checked[("SSA vs softmax", "every", "error at sigma 10")] == "worse"  # 0.5 on every pair: decided under it too
-    assert checked[("SSA from b = 1 vs softmax", "every", "error at sigma 10")] == "undecided"  # 40 ties cannot rule out flips
+    assert checked[("SSA vs softmax", "every", "error at σ = 10")] == "worse"  # 0.5 on every pair: decided under it too
+    assert checked[("SSA from b = 1 vs softmax", "every", "error at σ = 10")] == "undecided"  # 40 ties cannot rule out flips
     table = study.bounded_check_table(checks)
     assert len(table) == len(checks) and table["bounded interval"].str.contains("worse|undecided").all()
     sentence = study.bounded_check_sentence(checks, cache)
@@ -402,10 +402,10 @@ def test_the_resampled_nulls_measure_each_complete_prompt_error_verdict_at_its_p
 
     cache = _Cache(errors)
     table, sentence = study.resampled_nulls([compared], cache, simulations=400, seed=1)
-    assert list(table.index) == [(compared.name, '"every"', "error at sigma 10"), (compared.name, '"every"', "mean error, sigma 2-29")]
+    assert list(table.index) == [(compared.name, '"every"', "error at σ = 10"), (compared.name, '"every"', "mean error, σ = 2-29")]
     assert table["pairs"].tolist() == [compared.seeds] * 2
-    verdict = study.judge(compared, "every", "error at sigma 10", cache)
-    expected = verdicts.resampled_null_rates(study.ENDPOINTS["error at sigma 10"].claim, verdict.differences, compared.seeds,
+    verdict = study.judge(compared, "every", "error at σ = 10", cache)
+    expected = verdicts.resampled_null_rates(study.ENDPOINTS["error at σ = 10"].claim, verdict.differences, compared.seeds,
                                              simulations=400, seed=1)
     assert table.iloc[0].drop("pairs").to_dict() == expected
     largest = table[verdicts.FALSE_DIRECTIONAL].max()
@@ -439,14 +439,14 @@ def test_what_deciding_an_exploratory_comparison_costs_comes_from_its_cached_run
             return None if found is None else dataclasses.replace(found, provenance=provenance_with(wall_time_s=360.0))
 
     timed = Timed(lambda arm, task, seed: 0.3 + 0.01 * (seed % 3) if task == "every" else None)
-    minimum = study.judge(compared, "every", "error at sigma 10", timed).no_effect_pairs
+    minimum = study.judge(compared, "every", "error at σ = 10", timed).no_effect_pairs
     extra = minimum - compared.seeds
     assert extra > 0
-    text = study_report.deciding_cost_sentence(compared, "every", "error at sigma 10", timed)
-    assert f"the {minimum} pairs the rule decides from on error at sigma 10: {extra} more pairs, {2 * extra} runs" in text
+    text = study_report.deciding_cost_sentence(compared, "every", "error at σ = 10", timed)
+    assert f"the {minimum} pairs the rule decides from on error at σ = 10: {extra} more pairs, {2 * extra} runs" in text
     assert f"about {extra * 2 * 360 / 3600:.0f} h on one thread" in text and f"({extra * 360 / 3600:.0f} h at 2 at a time)" in text
     incomplete = Timed(lambda arm, task, seed: None if arm == "ssa_30k" and seed == study.FIRST_SEED else 0.3)
-    assert study_report.deciding_cost_sentence(compared, "every", "error at sigma 10", incomplete) == ""
+    assert study_report.deciding_cost_sentence(compared, "every", "error at σ = 10", incomplete) == ""
 
 
 def test_false_discoveries_are_controlled_within_the_primary_and_the_other_comparisons():
@@ -487,7 +487,7 @@ def test_the_generalisation_cut_table_judges_the_same_runs_at_each_cut():
     assert every.loc["0.2", "verdict"] == "no difference that matters"
     declared = study.judge(compared, "every", study.BINARY_ENDPOINT, cache)
     assert every.loc["0.1 (declared)", "effect"] == declared.estimate()
-    assert set(table["majority class's error at sigma 10"]) == {"0.150"}
+    assert set(table["majority class's error at σ = 10"]) == {"0.150"}
 
 
 def _regime_errors(arm, task, seed):

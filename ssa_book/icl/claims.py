@@ -128,7 +128,7 @@ def linear_row(profile: str) -> LedgerRow:
 
 
 def _study_effects(verdict: Verdict, endpoint: str | None = None) -> str:
-    """"every, error at sigma 10: -0.17 [-0.27, -0.07]; ..." for each judged part of ``verdict``,
+    """"every, error at σ = 10: -0.17 [-0.27, -0.07]; ..." for each judged part of ``verdict``,
     or only for the parts at ``endpoint`` when it names some."""
     judged = [(name, part) for name, part in verdict.parts if part.interval is not None]
     chosen = [(name, part) for name, part in judged if endpoint and endpoint in name] or judged
@@ -204,9 +204,9 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
         _, values = curves[compared.control]
         weights.append(f"from {values[:, 0].mean():.2f} to {values[:, -1].mean():.2f} on {icl_tasks.get_task(task).title}")
         last.append(values[:, -1].mean())
-    measured = ("without its first LayerNorm, softmax's largest first-layer attention weight grows along sigma "
+    measured = ("without its first LayerNorm, softmax's largest first-layer attention weight grows along σ "
                 + " and ".join(weights))
-    in_short = (f"without the first LayerNorm, its largest first-layer weight reaches {max(last):.2f} at the largest sigma "
+    in_short = (f"without the first LayerNorm, its largest first-layer weight reaches {max(last):.2f} at the largest σ "
                 f"(the share on an injected value was not measured there)")
     combined = verdicts.combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
                                             "no first LayerNorm, SSA vs softmax": variant})

@@ -400,8 +400,8 @@ ICL_SETTINGS = (
     Setting("learning rate", "Adam", "train.learning_rate"),
     Setting("steps", "training steps", "train.train_steps"),
     Setting("curriculum", "training prompt length in points: first -> last, + increment every interval steps", "train.curriculum", _curriculum),
-    Setting("test sigmas", "scales of the shifted test inputs (and functions, linear task)", "eval.sigmas", listed),
-    Setting("test prompts per sigma", "test prompts (linear: functions) per scale", "eval.prompts"),
+    Setting("test σ", "scales of the shifted test inputs (and functions, linear task)", "eval.sigmas", listed),
+    Setting("test prompts per σ", "test prompts (linear: functions) per scale", "eval.prompts"),
     Setting("test points per prompt", "points per prompt of the scale sweeps", "eval.points"),
     Setting("test lengths", "prompt lengths of the length sweep, in points", "eval.lengths", listed),
     Setting("prompts per length", "test prompts per length", "eval.length_prompts"),
@@ -470,7 +470,7 @@ class InContextQuantification:
         return ICLRun.from_result(result, task=run.task, scorer=run.scorer, seed=run.seed, provenance=provenance)
 
     def endpoints(self, record, profile: str) -> dict[str, float | None]:
-        """The prompt error at sigma 10 (``None`` where the profile does not test it) and its mean
+        """The prompt error at σ = 10 (``None`` where the profile does not test it) and its mean
         over the shifted sigmas (> 1), as the chapter's verdicts read the error curve."""
         curve = icl_verdicts.error_curve([record], record.task, "sigma_x")[0]
         sigmas = np.array(record.sweep("sigma_x").values, dtype=float)

@@ -19,6 +19,8 @@ from ssa_book.plotting import (overlay_color, overlay_order, plot_mean_and_seeds
                                variant_shade)
 from ssa_book.icl.study import ARMS
 
+# What each shift scales, as the book writes its sigma: "σ of x = 10".
+SHIFTED = {"sigma_x": "x", "sigma_ab": "a, b"}
 BASELINE_STYLES = {"least squares": ":", "zero": "--", "exact rule": ":", "majority class": "--"}
 
 
@@ -56,7 +58,7 @@ def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | N
             ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
     if not (normalise or get_task(task).classification):
         ax.set_yscale("log")
-    ax.set(xlabel={"sigma_x": r"$\sigma_x$ (x ~ N(0, $\sigma_x^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
+    ax.set(xlabel={"sigma_x": r"$\sigma$ of x (x ~ N(0, $\sigma^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
            ylabel=error_label(task, normalise), title=title)
     ax.legend(fontsize=8)
 
@@ -82,7 +84,7 @@ def plot_per_position(ax, runs: dict, task: str, shift: str, sigma: float, title
         _band(ax, np.arange(1, values.shape[1] + 1), values, color=scorer_color(scorer), label=scorer_label(scorer))
     ax.axvspan(0.5, FIRST_SCORED + 0.5, color="grey", alpha=0.1, label="not scored")
     ax.set(xlabel="point in the prompt", ylabel="error rate" if get_task(task).classification else "squared error",
-           title=title or f"{shift.replace('_', ' ')} = {sigma:g}")
+           title=title or f"σ of {SHIFTED[shift]} = {sigma:g}")
     if not get_task(task).classification:
         ax.set_yscale("log")
     ax.legend(fontsize=8)
@@ -267,7 +269,8 @@ def plot_study_differences(ax, rows, endpoint: str, *, labels: bool = True, orde
         index = tasks.index(row["task"])
         marker, shade = TASK_MARKERS[index % len(TASK_MARKERS)], TASK_SHADES[index % len(TASK_SHADES)]
         if not verdict.differences:
-            ax.text(0, y, f"not tested: {verdict.detail}", ha="center", va="center", fontsize=8, color="grey")
+            # the state in the book's words, as the tables say it: "not run yet: 34 of 80 runs"
+            ax.text(0, y, verdict.detail or verdict.word(), ha="center", va="center", fontsize=8, color="grey")
             continue
         spread = np.linspace(-0.07, 0.07, len(verdict.differences))  # seeds side by side, in seed order
         ax.scatter(verdict.differences, y + spread, s=6, color=scorer_color("ssa"), alpha=0.45, linewidths=0, zorder=2)

@@ -51,35 +51,35 @@ _ERROR_REASON = f"{_ABSOLUTE}: a tenth of the error scale, 0 (exact) to 1 (every
 PROMPT_ERROR_FLIP = 1.0
 
 QUANTIFICATION_SHIFT = Claim(
-    "SSA's mean prompt error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
+    "SSA's mean prompt error over the shifted scales (σ > 1) is lower than softmax's", -1, MIN_EFFECT,
     "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP, bound=1.0)
 QUANTIFICATION_DEGRADES = Claim(
-    "softmax's prompt error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "prompt error",
+    "softmax's prompt error grows from the smallest to the largest σ", 1, MIN_EFFECT, "prompt error",
     _ERROR_REASON + "; one test prompt in ten more wrong", largest_flip=PROMPT_ERROR_FLIP,
     directions=("softmax's error grows", "softmax's error shrinks"))
 QUANTIFICATION_LENGTH = Claim(
     "on prompts longer than in training, SSA's mean prompt error is lower than softmax's", -1, MIN_EFFECT,
     "prompt error", _ERROR_REASON + "; one test prompt in ten", largest_flip=PROMPT_ERROR_FLIP, bound=1.0)
 LINEAR_SHIFT = Claim(
-    "SSA's mean normalised error over the shifted scales (sigma > 1) is lower than softmax's", -1, MIN_EFFECT,
+    "SSA's mean normalised error over the shifted scales (σ > 1) is lower than softmax's", -1, MIN_EFFECT,
     "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
 LINEAR_DEGRADES = Claim(
-    "softmax's normalised error grows from the smallest to the largest sigma", 1, MIN_EFFECT, "normalised MSE",
+    "softmax's normalised error grows from the smallest to the largest σ", 1, MIN_EFFECT, "normalised MSE",
     _ERROR_REASON + "; a tenth of the zero predictor's squared error", directions=("softmax's error grows", "softmax's error shrinks"))
 LINEAR_LENGTH = Claim(
     "on prompts longer than in training, SSA's mean normalised error is lower than softmax's", -1, MIN_EFFECT,
     "normalised MSE", _ERROR_REASON + "; a tenth of the zero predictor's squared error")
 
 LOGITS_GROW = Claim(
-    "larger inputs give softmax larger attention logits (spread from the smallest to the largest sigma)", 1,
+    "larger inputs give softmax larger attention logits (spread from the smallest to the largest σ)", 1,
     MIN_EFFECT, "logit", f"{_ABSOLUTE}: a logit gap larger by {MIN_EFFECT:g} multiplies softmax's weight ratio of "
     f"two keys by {math.exp(MIN_EFFECT):.2f}", directions=("softmax's logits spread more", "softmax's logits spread less"))
 SOFTMAX_CONCENTRATES = Claim(
-    "softmax's maximum attention weight grows from the smallest to the largest sigma", 1, MIN_EFFECT,
+    "softmax's maximum attention weight grows from the smallest to the largest σ", 1, MIN_EFFECT,
     "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0,
     directions=("softmax's maximum weight grows", "softmax's maximum weight shrinks"))
 SSA_CONCENTRATES_LESS = Claim(
-    "SSA's maximum attention weight grows less than softmax's from the smallest to the largest sigma", -1,
+    "SSA's maximum attention weight grows less than softmax's from the smallest to the largest σ", -1,
     MIN_EFFECT, "attention weight", f"{_ABSOLUTE}: a tenth of the weight of a query row", bound=1.0)
 INJECTION_SHARE = Claim(
     "SSA puts less of its attention on an injected extreme value than softmax", -1, MIN_EFFECT,
@@ -183,7 +183,7 @@ def _named(claim: Claim, label: str) -> Claim:
 def _unlearned(runs_by_scorer: dict[str, list[ICLRun]], task: str, scorers=("softmax", "ssa")) -> str | None:
     """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
     ok = learned({scorer: runs_by_scorer[scorer] for scorer in scorers}, task)
-    return rule.learning_failure(ok, f"in distribution: error at sigma 1 not below {LEARNED_FRACTION} x the "
+    return rule.learning_failure(ok, f"in distribution: error at σ = 1 not below {LEARNED_FRACTION} x the "
                                      f"{trivial_baseline(task)} baseline")
 
 
@@ -273,7 +273,7 @@ def injected_share(runs: Sequence[ICLRun]) -> np.ndarray:
 
 def logit_verdict(spreads_by_scorer: dict[str, list[LogitSpread]], label: str) -> Verdict:
     """Larger inputs give softmax larger attention logits: each seed's softmax model, its mean
-    logit spread at the largest sigma against the smallest."""
+    logit spread at the largest σ against the smallest."""
     spread = _spread(spreads_by_scorer["softmax"])
     return judge(_named(LOGITS_GROW, label), spread[:, -1], spread[:, 0])
 
@@ -318,7 +318,7 @@ def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer:
       (mean over the queries after it and the test prompts), ``mean_share`` the largest over
       seeds of the mean over layers and heads; the premise needs ``share >= COLLAPSE_SHARE``;
     * ``spread_growth`` (with ``spreads_by_scorer``): each seed's change of the mean logit spread
-      from the smallest to the largest sigma; the premise needs a growth of at least
+      from the smallest to the largest σ; the premise needs a growth of at least
       :data:`MIN_EFFECT` in some seed.
 
     ``not_shown`` is the measurement in words when the premise was not shown (with the growth of
@@ -340,14 +340,14 @@ def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer:
         grew, counted = int((growth >= LOGITS_GROW.threshold).sum()), len(growth)
         if not grew:
             reasons.append(f"softmax's mean logit spread changes by {growth.min():+.3g} to {growth.max():+.3g} from the "
-                           f"smallest to the largest sigma, growing by the {LOGITS_GROW.threshold:g} that would matter in "
+                           f"smallest to the largest σ, growing by the {LOGITS_GROW.threshold:g} that would matter in "
                            f"none of the {counted} seeds")
         elif reasons:
             # what these models did, not what training runs do: below the pairs the rule decides the
             # logit claim from, an estimate
             few = counted < rule.no_effect_pairs(LOGITS_GROW)
             reasons.append(f"though its mean logit spread did grow, by {growth.min():+.3g} to {growth.max():+.3g} from the "
-                           f"smallest to the largest sigma, by at least {LOGITS_GROW.threshold:g} in {grew} of the "
+                           f"smallest to the largest σ, by at least {LOGITS_GROW.threshold:g} in {grew} of the "
                            f"{counted} seeds: the mechanism's first step occurred in these models"
                            + (f", exploratory ({counted} seeds)" if few else ""))
     out["not_shown"] = "; ".join(reasons) or None
@@ -364,7 +364,7 @@ def premise_table(runs_by_task: dict[str, dict[str, list[ICLRun]]], spreads_by_t
         growth = premise["spread_growth"]
         rows.append({"task": _title(task), "largest share on the injected value (any head, any seed)": premise["share"],
                      "largest mean share over layers and heads (any seed)": premise["mean_share"],
-                     "logit spread change, smallest to largest sigma (each seed)": "" if growth is None else ", ".join(f"{g:+.2f}" for g in growth),
+                     "logit spread change, smallest to largest σ (each seed)": "" if growth is None else ", ".join(f"{g:+.2f}" for g in growth),
                      "premise": "not shown" if premise["not_shown"] else "shown"})
     return pd.DataFrame(rows)
 
@@ -431,7 +431,7 @@ def table(verdicts: Sequence[Verdict]):
 
 def claims_table(claims: Sequence[Claim]):
     """The declared claims: the sign the paper expects of the paired difference (SSA minus softmax,
-    or, along a sweep, the largest sigma minus the smallest), the threshold with its units, and
+    or, along a sweep, the largest σ minus the smallest), the threshold with its units, and
     the reason for its size."""
     import pandas as pd
 

@@ -12,9 +12,9 @@ max-retrieval run at the cpu profile), by one rule: *the first test point at lea
 training scale*.
 
 * in-context "every" and "some" (:mod:`ssa_book.icl`), inputs x ~ N(0, sigma^2) where training had
-  sigma = 1: the prompt error at sigma = 10 (also the powered study's primary point);
+  sigma = 1: the prompt error at σ = 10 (also the powered study's primary point);
 * in-context linear functions, larger inputs (sigma_x) and larger functions (sigma_ab): the
-  squared error over the zero predictor's, at sigma = 10;
+  squared error over the zero predictor's, at σ = 10;
 * max retrieval (:mod:`ssa_book.retrieval`), sets larger than the 16 items of training: the share of
   test sets whose class is named wrong, at 256 items, in each of the chapter's two setups (the
   short one, trained on sets of 16 items; the original's, on sets of 5 to 16), with the same point,

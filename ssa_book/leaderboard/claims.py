@@ -94,9 +94,9 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
     chapter's three; the chapter's outcome is kept as a note."""
     verdict = leaderboard.statement_verdict(board)
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
-               f"the shifted sigmas, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
+               f"the shifted values of σ, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
-    text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at sigma = {leaderboard.TEN_TIMES} of the four "
+    text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at σ = {leaderboard.TEN_TIMES} of the four "
             f"in-context panels. " + ours(verdict) + chapter)
     return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,

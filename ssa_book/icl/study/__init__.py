@@ -18,7 +18,7 @@ was chosen from the pilot's paired differences of softmax and SSA on "every" (th
 regenerated at code version 1): at their spread, :func:`pilot_power` gave the rule a power of
 about 0.84 with 40 pairs for a true difference of 0.3 in the share of seeds that generalise
 (0.47 for 0.2, which sits at that endpoint's threshold, where no seed count passes one half),
-and about 0.88 for a true difference of 0.2 in prompt error at sigma = 10. A comparison is judged on a task
+and about 0.88 for a true difference of 0.2 in prompt error at σ = 10. A comparison is judged on a task
 only when every one of its seeds is cached for both arms on that task; fewer is an error
 (:class:`IncompleteStudyError`), never a smaller study. The runs are computed in priority order by
 ``python -m ssa_book regenerate icl_study`` and cached like every other result.

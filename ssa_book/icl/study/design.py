@@ -21,7 +21,7 @@ from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, error_curve
 
 PILOT_SEEDS = (0, 1, 2)  # the chapters' seeds, whose softmax and SSA runs sized the study
 FIRST_SEED = 100  # study seeds are FIRST_SEED, FIRST_SEED + 1, ...: disjoint from the chapters' pilot seeds
-GENERALISES_BELOW = 0.1  # a quantification run "generalises" at sigma = 10 when its prompt error is below this
+GENERALISES_BELOW = 0.1  # a quantification run "generalises" at σ = 10 when its prompt error is below this
 PRIMARY_SEEDS = 40  # per comparison of the primary question (see the power calculation in the chapter)
 ABLATION_SEEDS = 10  # per ablation, length and size comparison (the plan's minimum)
 # The starting-point comparisons have the primary question's count, so that "no difference that
@@ -198,7 +198,7 @@ def mean_error(low: float, high: float, shift: str = "sigma_x") -> Callable[[ICL
 
 
 def generalises(run: ICLRun, task: str) -> float:
-    """1 if the run's prompt error at sigma = 10 is below :data:`GENERALISES_BELOW`, else 0."""
+    """1 if the run's prompt error at σ = 10 is below :data:`GENERALISES_BELOW`, else 0."""
     return float(error_at(10.0)(run, task) < GENERALISES_BELOW)
 
 
@@ -207,13 +207,13 @@ _TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the 
 # A seed that generalises under one arm and fails under the other moves a prompt error in [0, 1] by
 # up to 1: largest_flip (added after a reading: ssa_book.analysis_changes).
 ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
-    Endpoint("error at sigma 10", QUANTIFIERS, rule.Claim(
-        "prompt error at sigma = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), error_at(10.0)),
-    Endpoint("mean error, sigma 2-29", QUANTIFIERS, rule.Claim(
-        "mean prompt error over sigma = 2..29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), mean_error(2.0, 29.0)),
+    Endpoint("error at σ = 10", QUANTIFIERS, rule.Claim(
+        "prompt error at σ = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), error_at(10.0)),
+    Endpoint("mean error, σ = 2-29", QUANTIFIERS, rule.Claim(
+        "mean prompt error over σ = 2-29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), mean_error(2.0, 29.0)),
     # 0 or 1 per seed: Tango's interval (added after a reading: ssa_book.analysis_changes).
-    Endpoint("generalises at sigma 10", QUANTIFIERS, rule.Claim(
-        f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at sigma = 10)", 1, 0.2, "share of seeds",
+    Endpoint("generalises at σ = 10", QUANTIFIERS, rule.Claim(
+        f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at σ = 10)", 1, 0.2, "share of seeds",
         "the plan's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
     Endpoint("normalised error, larger inputs", ("linear",), rule.Claim(
         "mean normalised error over sigma_x = 2..10 is lower", -1, 0.1, "normalised MSE",
@@ -222,7 +222,7 @@ ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
         "mean normalised error over sigma_ab = 2..10 is lower", -1, 0.1, "normalised MSE",
         _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_ab")),
 )}
-QUANTIFICATION_ENDPOINTS = ("error at sigma 10", "mean error, sigma 2-29", "generalises at sigma 10")
+QUANTIFICATION_ENDPOINTS = ("error at σ = 10", "mean error, σ = 2-29", "generalises at σ = 10")
 LINEAR_ENDPOINTS = ("normalised error, larger inputs", "normalised error, larger functions")
 
 
@@ -291,16 +291,16 @@ COMPARISONS: tuple[Comparison, ...] = (
 )
 
 
-# The rule treats "generalises at sigma 10" as 0 or 1 per seed: a paired t interval is a point when
+# The rule treats "generalises at σ = 10" as 0 or 1 per seed: a paired t interval is a point when
 # every pair agrees, so ten agreeing pairs would read "no difference" with an interval of [0, 0]
 # (Claim.binary). rule_amendment_changes compares the verdicts with the rule as first planned.
-BINARY_ENDPOINT = "generalises at sigma 10"
+BINARY_ENDPOINT = "generalises at σ = 10"
 # The contingency on training length: if SSA's paired advantage over softmax (prompt error at sigma
 # = 10 on "every") still moves between 3 x and 10 x the steps, the paper's far longer training
 # (500,000 steps) may end elsewhere, and the question is asked again at 30 x, with the fewest pairs
 # the rule decides on.
 LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
-LENGTH_TREND_ENDPOINT = "error at sigma 10"
+LENGTH_TREND_ENDPOINT = "error at σ = 10"
 LENGTH_TREND_TASK = "every"
 LONGER_TRAINING = Comparison(
     "SSA vs softmax, 30 x steps", "After 30 x the training, since the difference still moved from 3 x to 10 x?",

@@ -121,7 +121,7 @@ def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | Non
 # The comparisons that separate SSA's functional form from its starting slope (n0 b0 at zero), in
 # the order :func:`starting_point_reading` names them.
 STARTING_POINT = ("SSA vs softmax", "SSA from b = 1 vs softmax", "sharper softmax vs softmax", "SSA vs sharper softmax")
-STARTING_POINT_ENDPOINT = "error at sigma 10"
+STARTING_POINT_ENDPOINT = "error at σ = 10"
 
 
 def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = False) -> str | None:

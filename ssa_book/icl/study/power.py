@@ -26,14 +26,14 @@ def pilot(profile: str = "cpu") -> dict | None:
             runs = experiments.load_runs("every", profile=profile, seeds=PILOT_SEEDS)
         except CacheMissError:
             return None
-    endpoint, share = ENDPOINTS["error at sigma 10"], ENDPOINTS["generalises at sigma 10"]
+    endpoint, share = ENDPOINTS["error at σ = 10"], ENDPOINTS["generalises at σ = 10"]
     errors = {scorer: np.array([endpoint.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")}
     generalise = {scorer: np.array([share.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")}
     differences = endpoint.claim.direction * (errors["ssa"] - errors["softmax"])
     share_differences = share.claim.direction * (generalise["ssa"] - generalise["softmax"])
     pairs = (ABLATION_SEEDS, PRIMARY_SEEDS // 2, PRIMARY_SEEDS)
-    power = {("error at sigma 10", effect): pilot_power(differences, effect, pairs, endpoint.claim.threshold) for effect in (0.2, 0.3)}
-    power.update({("generalises at sigma 10", effect): pilot_power(share_differences, effect, pairs, share.claim.threshold)
+    power = {("error at σ = 10", effect): pilot_power(differences, effect, pairs, endpoint.claim.threshold) for effect in (0.2, 0.3)}
+    power.update({("generalises at σ = 10", effect): pilot_power(share_differences, effect, pairs, share.claim.threshold)
                   for effect in (0.2, 0.3)})
     return {"seeds": PILOT_SEEDS, "errors": errors, "generalise": generalise, "differences": differences,
             "share_differences": share_differences, "power": power, "pairs": pairs}

@@ -17,7 +17,7 @@ from ssa_book.icl.tasks import QUANTIFIERS, get_task
 REGIME_MAP = ("SSA vs softmax", "SSA from b = 1 vs softmax", "SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps",
               "SSA vs softmax, 30 x steps", "SSA vs softmax, 4 x parameters", "SSA vs softmax, lr 1e-4, 10 x steps",
               "SSA vs softmax, warm-up + cosine")
-REGIME_MAP_ENDPOINT = "error at sigma 10"
+REGIME_MAP_ENDPOINT = "error at σ = 10"
 
 
 def _regime_settings(arm: Arm, task: str, profile: str) -> dict[str, str]:

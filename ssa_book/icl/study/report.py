@@ -341,14 +341,14 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
 
 
 def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
-    """For each comparison read at "generalises at sigma 10", each task where its runs are
+    """For each comparison read at "generalises at σ = 10", each task where its runs are
     complete (every run of both arms cached, as for its verdicts), and each arm: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
     10), the share and its 95% Wilson interval (:func:`ssa_book.verdicts.rate_interval`)."""
     import pandas as pd
 
     rows = []
     for compared in comparisons:
-        if "generalises at sigma 10" not in compared.endpoints:
+        if "generalises at σ = 10" not in compared.endpoints:
             continue
         for task in (task for task in compared.tasks if cache.complete(compared, task)):
             for arm in (compared.treatment, compared.control):
@@ -364,10 +364,10 @@ GENERALISATION_CUTS = (0.05, GENERALISES_BELOW, 0.2)  # the cuts the binary endp
 
 
 def generalisation_cut_table(compared: Comparison, cache: StudyCache, cuts: Sequence[float] = GENERALISATION_CUTS):
-    """How the binary endpoint "generalises at sigma 10" of ``compared`` moves with the cut that
-    defines it (prompt error below ``cut`` at sigma = 10), on each task where its runs are complete:
+    """How the binary endpoint "generalises at σ = 10" of ``compared`` moves with the cut that
+    defines it (prompt error below ``cut`` at σ = 10), on each task where its runs are complete:
     each arm's share of seeds that generalise, the verdict by the rule at that cut, and the prompt
-    error of the predictor that ignores the prompt (the majority class) at sigma = 10, the cut
+    error of the predictor that ignores the prompt (the majority class) at σ = 10, the cut
     below which "generalises" means doing better than knowing nothing. The declared cut is
     :data:`GENERALISES_BELOW`."""
     import pandas as pd
@@ -388,5 +388,5 @@ def generalisation_cut_table(compared: Comparison, cache: StudyCache, cuts: Sequ
                          f"{compared.treatment_label} generalise": f"{int(treated.sum())} of {len(treated)}",
                          f"{compared.control} generalise": f"{int(controlled.sum())} of {len(controlled)}",
                          "verdict": verdict.label(), "effect": verdict.estimate(),
-                         "majority class's error at sigma 10": f"{trivial:.3f}"})
+                         "majority class's error at σ = 10": f"{trivial:.3f}"})
     return pd.DataFrame(rows)
