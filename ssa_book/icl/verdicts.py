@@ -35,7 +35,7 @@ from ssa_book.icl.records import ICLRun, LogitSpread
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 from ssa_book.verdicts import Claim, Verdict, combine, judge, not_tested, premise_not_shown
 
-# Thresholds fixed in this module before any of the cached results were read.
+# The thresholds, set after the chapters' first results had been read (each claim's reason says so).
 MIN_EFFECT = 0.1  # smallest effect that matters: in error units, attention weight, or logit units
 LEARNED_FRACTION = 0.5  # in distribution, a model must beat the trivial baseline by this factor
 # From what "collapse onto one token" means, not from the data: most of a head's attention on that
@@ -94,8 +94,8 @@ COLLAPSE = Claim(
     "softmax's attention collapses onto one extreme value, and SSA's less so", 1, COLLAPSE_SHARE,
     "attention share", f"collapse onto one token needs most of the weight on it: with a share of at least "
     f"{COLLAPSE_SHARE:g} the token outweighs all the other keys together; the share is taken for the most "
-    f"affected head, so one collapsing head is enough. Unlike the other claims' threshold of {MIN_EFFECT:g}, this "
-    "one was declared after the results had been read, from the meaning of collapse", bound=1.0)
+    f"affected head, so one collapsing head is enough. Like the other claims' threshold of {MIN_EFFECT:g}, this cut "
+    "was declared after the results had been read; it comes from the meaning of collapse, not from the data", bound=1.0)
 
 CLAIMS = {
     "quantification": (QUANTIFICATION_SHIFT, QUANTIFICATION_DEGRADES, QUANTIFICATION_LENGTH),
