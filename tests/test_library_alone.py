@@ -1,6 +1,7 @@
 """The library installs and runs with torch alone: a clean virtual environment gets torch and the
 package (no extras), and runs the README's library example; nothing of the book comes with it."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -89,3 +90,38 @@ def test_the_package_data_ships_every_source_of_the_kernels():
     sources = [path.relative_to(ROOT / "ssa").as_posix() for path in (ROOT / "ssa" / "kernels" / "csrc").iterdir()]
     unshipped = [source for source in sources if not any(fnmatch.fnmatch(source, pattern) for pattern in patterns)]
     assert sources and not unshipped, f"pyproject.toml's package-data leaves out {unshipped}"
+
+
+def _without_the_book(folder: Path) -> dict[str, str]:
+    """The environment of an interpreter started with ``-S`` that sees the installed torch, the
+    distributions it needs and this checkout's ``ssa-book`` (its installed metadata and its source),
+    and nothing of the [book] extra beyond what torch needs too."""
+    _torch_alone(folder)
+    book = metadata.distribution("ssa-book")
+    for top in {Path(str(file)).parts[0] for file in book.files or []}:
+        if top.endswith(".dist-info"):
+            (folder / top).symlink_to(Path(book.locate_file(top)))
+    return {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}", "PYTHONNOUSERSITE": "1"}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the environment without the book is built the Linux way")
+def test_without_the_book_extra_ssa_book_fails_with_one_line_naming_it(tmp_path):
+    import tomllib
+
+    name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    line = f'ssa_book is the book\'s machinery and needs the [book] extra: pip install "{name}[book]" (not installed: '
+    environment = _without_the_book(tmp_path / "torch_and_ssa_book")
+    hidden = subprocess.run([sys.executable, "-S", "-c", "import importlib.util; print(importlib.util.find_spec('numpy'))"],
+                            capture_output=True, text=True, env=environment, cwd=tmp_path, timeout=120)
+    assert hidden.stdout == "None\n", hidden.stdout + hidden.stderr
+
+    imported = subprocess.run([sys.executable, "-S", "-c", "import ssa_book"], capture_output=True, text=True, env=environment,
+                              cwd=tmp_path, timeout=120)
+    assert imported.returncode == 1
+    assert imported.stderr.splitlines()[-1].startswith(f"ImportError: {line}"), imported.stderr
+    assert "numpy" in imported.stderr.splitlines()[-1] and "ModuleNotFoundError" not in imported.stderr, imported.stderr
+
+    command = subprocess.run([sys.executable, "-S", "-m", "ssa_book", "--help"], capture_output=True, text=True, env=environment,
+                             cwd=tmp_path, timeout=120)
+    assert command.returncode != 0 and command.stdout == ""
+    assert len(command.stderr.splitlines()) == 1 and command.stderr.startswith(line), command.stderr
