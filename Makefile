@@ -77,7 +77,8 @@ $(STAMP):
 TEST_CELL_TIMEOUT_S := 600
 
 test: $(STAMP)
-	$(VENV_PYTHON) -m pytest -q --durations=15 tests
+	@# The book's tests (tests/) and the library's (tests/library), one worker process per core.
+	$(VENV_PYTHON) -m pytest -q -n auto --durations=15 tests
 	@# Committed results must come from a clean commit, computed by the current code version.
 	$(VENV_PYTHON) -m ssa_book results validate --clean --profile cpu --profile paper
 	$(VENV_PYTHON) -m ssa_book book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
