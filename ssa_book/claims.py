@@ -117,7 +117,8 @@ def headline_of(verdict: Verdict, endpoint: str | None = None, limit: int = 6) -
 def seeds_phrase(verdict: Verdict) -> str:
     """What the seeds decide, in a few words: "3 paired seeds; about 6 to 12 would decide" (at the
     observed mean and spread, :attr:`ssa_book.verdicts.Verdict.seeds_to_resolve`; "" when nothing was
-    judged on paired seeds)."""
+    judged on paired seeds); for a claim its decided parts already decide, what more seeds would decide
+    is its open parts: "40 paired seeds; about 2,115 would decide its 1 open part"."""
     judged = judged_parts(verdict)
     if not judged:
         return ""
@@ -127,8 +128,9 @@ def seeds_phrase(verdict: Verdict) -> str:
     if not undecided:
         return text
     needed = sorted(v.seeds_to_resolve for v in undecided if v.seeds_to_resolve)
+    what = f" its {plural(len(undecided), 'open part')}" if verdict.parts and verdict.outcome not in verdicts.OPEN else ""
     if needed:
-        text += f"; about {needed[0]:,}{'' if needed[0] == needed[-1] else f' to {needed[-1]:,}'} would decide"
+        text += f"; about {needed[0]:,}{'' if needed[0] == needed[-1] else f' to {needed[-1]:,}'} would decide{what}"
     if any(v.seeds_to_resolve is None for v in undecided):
         text += f"; {'some' if needed else 'it'} would need more than {verdicts.MAX_SEEDS:,}"
     return text

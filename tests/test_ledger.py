@@ -220,6 +220,8 @@ def test_the_seeds_phrase_says_what_more_seeds_would_decide():
     assert claims.seeds_phrase(decided) == "6 paired seeds"
     both = verdicts.combine("both", {"a": undecided, "b": decided})
     assert claims.seeds_phrase(both).startswith("3 to 6 paired seeds; about ")
+    assert claims.seeds_phrase(both).endswith("would decide its 1 open part")  # the claim is decided: more seeds decide a part
+    assert claims.seeds_phrase(verdicts.combine("open", {"a": undecided, "b": undecided})).endswith(" would decide")
     assert claims.seeds_phrase(verdicts.not_tested(claim)) == ""
     assert claims.short_summary(undecided, "effect +0.3") == f"Effect +0.3; 3 paired seeds; about {undecided.seeds_to_resolve} would decide."
 
