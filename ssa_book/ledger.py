@@ -337,7 +337,7 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
         excluded = [row.claim for row in undecided if row.published_excluded]
         beside = (f" For {_listed(excluded)}, the 95% interval at the book's scale already excludes an effect the size of the paper's."
                   if excluded else "")
-        bullets.append(f"**Undecided**, at the seeds run so far: {listed}. Each row says how many seeds would decide it.{beside}")
+        bullets.append(f"**Undecided** so far: {listed}. Each row says how many seeds would decide it.{beside}")
     untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.NOT_LEARNED, verdicts.PREMISE_NOT_SHOWN)]
     if untested:
         bullets.append("**Not tested or premise not shown**: " + "; ".join(f"{row.claim} ({verdicts.claim_word(row.verdict)})" for row in untested) + ".")
@@ -513,7 +513,7 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     untested = [f"{short_name(row)} ({verdicts.claim_word(row.verdict)})" for row in experiments
                 if verdicts.claim_word(row.verdict) not in (*DECIDED_WORDS, verdicts.UNDECIDED)]
     others = [text for text in (
-        _listing("**Undecided** at the seeds run so far: ", undecided) if undecided else "",
+        _listing("**Undecided** so far: ", undecided) if undecided else "",
         _listing(f"**The paper's effect excluded** by the {_confidence()} interval at the book's scale: ", excluded) if excluded else "",
         _listing("**Not tested or premise not shown**: ", untested) if untested else "") if text]
     bullets = []

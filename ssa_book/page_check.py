@@ -78,7 +78,7 @@ VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
 OUTSIDE_VOCABULARY = re.compile(
     r"\b(?:no effect|no difference(?! that matters)|pending|premise absent|fragile|weak evidence|not complete yet"
     r"|not (?:tested|judged) yet|\d[\d,]* of (?:the )?\d[\d,]* (?:runs|seeds) (?:are )?cached|(?:runs|seeds) (?:cached|run) so far"
-    rf"|{NOT_RUN_YET}: \d[\d,]* of \d[\d,]* seeds)\b",
+    rf"|{NOT_RUN_YET}: \d[\d,]* of \d[\d,]* seeds)\b".replace(" ", r"\s+"),  # a phrase may break across lines
     re.IGNORECASE)
 # A direction word must name what it is said of ("SSA worse", "sigmoid slightly better"). In a
 # verdict element, a "better" or "worse" with no word before it, or with one that names nothing
@@ -88,7 +88,8 @@ DIRECTION_WORD = re.compile(r"\b(?:better|worse)\b", re.IGNORECASE)
 NOT_A_SUBJECT = {"or", "and", "nor", "no", "a", "the", "any", "much", "than", "neither", "either", "reads", "read", "verdict",
                  "outcome", "false"}
 # Words between a subject and its direction word ("SSA slightly worse", "sparsemax is not better").
-LINKING_WORDS = {"slightly", "not", "is", "are", "was", "were", "be", "been"}
+LINKING_WORDS = ("slightly", "not", "is", "are", "was", "were", "be", "been")
+LINKED = re.compile(r"\s*(?:\([^()]*\)|\b(?:" + "|".join(LINKING_WORDS) + r"))\s*$", re.IGNORECASE)
 NUMBER = re.compile(r"[+−-]?[\d.,]+[.%]?")
 COUNTED_DIRECTION = re.compile(r"(?<![\w.,-])\d[\d,]*\s+(?:better|worse)\b", re.IGNORECASE)
 # The book's one notation for the scale of a shift: "σ" in text and tables, a point as "σ = 10" (the
@@ -191,10 +192,12 @@ def bare_directions(text: str) -> list[str]:
     for match in DIRECTION_WORD.finditer(text):
         if quoted(text, match.start()):
             continue
-        before = [word.lower() for word in re.findall(r"[\w'’.+−-]+", text[: match.start()].split("\n")[-1])]
-        while before and before[-1] in LINKING_WORDS:  # "SSA slightly worse", "sparsemax is not better": the subject before
-            before.pop()
-        subject = before[-1] if before else ""
+        # the subject stands before linking words and a qualifier: "SSA (n = 2) slightly better", "sparsemax is not better"
+        line = text[: match.start()].split("\n")[-1]
+        while (shorter := LINKED.sub("", line)) != line:
+            line = shorter
+        before = re.findall(r"[\w'’.+−-]+", line)
+        subject = before[-1].lower() if before else ""
         if not subject or subject in NOT_A_SUBJECT or NUMBER.fullmatch(subject):
             found.append(" ".join(text[max(0, match.start() - 40): match.end() + 30].split()))
     return found

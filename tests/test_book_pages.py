@@ -384,6 +384,8 @@ def test_the_page_check_fails_a_phrase_outside_the_glossary_or_the_sigma_notatio
     "<p>no difference that matters on every, and SSA worse on some</p>",
     "<td>no difference that matters; SSA slightly worse -0.06 [-0.10, -0.02]</td>",
     "<td>sigmoid better</td><td>1.5-entmax slightly better</td><td>SSA worse than softmax</td>",
+    "<td>no difference that matters; SSA (n = 2) slightly better than softmax</td><td>sparsemax is not better</td>",
+    "<p>no difference\nthat matters, a phrase the HTML breaks across lines</p>",
     "<td>not run yet: 34 of 80 runs</td>",
     "<td>not tested</td><td>exploratory (10 pairs)</td><td>premise not shown</td>",
     # a mention, in quotes, and the plain sense of the words in running text

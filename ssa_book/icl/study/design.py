@@ -216,10 +216,10 @@ ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
         f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at σ = 10)", 1, 0.2, "share of seeds",
         "the plan's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
     Endpoint("normalised error, larger inputs", ("linear",), rule.Claim(
-        "mean normalised error over sigma_x = 2..10 is lower", -1, 0.1, "normalised MSE",
+        "mean normalised error over σ of x = 2-10 is lower", -1, 0.1, "normalised MSE",
         _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_x")),
     Endpoint("normalised error, larger functions", ("linear",), rule.Claim(
-        "mean normalised error over sigma_ab = 2..10 is lower", -1, 0.1, "normalised MSE",
+        "mean normalised error over σ of a, b = 2-10 is lower", -1, 0.1, "normalised MSE",
         _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_ab")),
 )}
 QUANTIFICATION_ENDPOINTS = ("error at σ = 10", "mean error, σ = 2-29", "generalises at σ = 10")
