@@ -24,7 +24,7 @@ def encoder_row(profile: str) -> LedgerRow:
     verdict = experiment.probing_verdict(runs)
     provenances = [run.provenance for run in runs]
     headline = verdict.parts[0][1] if verdict.parts else verdict
-    short = (f"SSA's mean gain over softmax on the paper's paradigms: {headline.effect:+.2g} {headline.units}"
+    short = (f"SSA's mean gain over softmax on the paper's paradigms: {headline.effect:+.2g} points"
              if headline.effect is not None else "")
     excluded = experiment.paper_gain_placement(runs)[experiment.HEADLINE] == "above"
     if short and excluded:

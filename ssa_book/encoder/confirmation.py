@@ -200,14 +200,14 @@ def sentence(runs: Sequence[EncoderRun]) -> str:
 
 
 def short(runs: Sequence[EncoderRun]) -> str:
-    """The test's verdicts in a few words, for the front page's summary: "the confirmatory test over
-    every paradigm, 16 fresh seeds: SSA undecided +0.91 [-0.55, +2.36], ..." (its progress until complete)."""
+    """The primary comparison in a few words, for the front page's summary (the secondary is in the
+    full row): "confirmatory test, all paradigms, 16 fresh seeds: SSA undecided +0.91 [-0.55, +2.36]"
+    (its progress until complete)."""
     if not progress(runs).startswith("complete"):
-        return f"the confirmatory test over every paradigm: {progress(runs)}"
-    judged = judge(runs)
-    said = ", ".join(f"{scorer_label(comparison.treatment)} {judged[comparison.role].word()} {judged[comparison.role].estimate()}"
-                     for comparison in PLAN)
-    return f"the confirmatory test over every paradigm, {len(CONFIRMATORY_SEEDS)} fresh seeds: {said} points"
+        return f"confirmatory test, all paradigms: {progress(runs)}"
+    primary, comparison = judge(runs)["primary"], PLAN[0]
+    return (f"confirmatory test, all paradigms, {len(CONFIRMATORY_SEEDS)} fresh seeds: {scorer_label(comparison.treatment)} "
+            f"{primary.word()} {primary.estimate()}")
 
 
 def reading(runs: Sequence[EncoderRun]) -> str:
