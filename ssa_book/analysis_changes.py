@@ -288,6 +288,14 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "found by a sceptical reading of the pages: the claim had kept the rule's default of 6 pairs, so that its "
                    "power read positive below the pairs the rule decides a prompt error from; at the chapter's 3 seeds both "
                    "harm verdicts read exploratory before and after, so no reading moved", True),
+    AnalysisChange("05e486f", "2026-12-07", "rule",
+                   "the alternatives: each alternative's claim to be better than softmax on every panel, and the paper's "
+                   "statement that none is, tallied by the book's one rule for a claim of several parts: an alternative "
+                   "decided against on one panel at least counts for the statement, whatever its open panels",
+                   "the statement had a tally of its own, which stayed undecided while any panel was open; made after the "
+                   "leaderboard's ten seeds had been read, it moved the front page's alternative scorers from undecided to "
+                   "holds: every alternative the paper tried reads no difference that matters on the linear-function "
+                   "panels, while its prompt-error panels stay exploratory; found by a sceptical reading of the pages", True),
 )
 
 @dataclasses.dataclass(frozen=True)
