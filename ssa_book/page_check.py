@@ -77,7 +77,7 @@ VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
 # wordings of the states it names once ("not run yet: 34 of 80 runs", ssa_book.verdicts.not_run_yet).
 OUTSIDE_VOCABULARY = re.compile(
     r"\b(?:no effect|no difference(?! that matters)|pending|premise absent|fragile|weak evidence|not complete yet"
-    r"|not (?:tested|judged) yet|\d[\d,]* of (?:the )?\d[\d,]* (?:runs|seeds) (?:are )?cached|(?:runs|seeds) (?:cached|run) so far"
+    r"|not (?:tested|judged) yet|\d[\d,]* of (?:the |its )?\d[\d,]* (?:runs|seeds)(?: of [^.;:]*?)? (?:are |is )?cached|(?:runs|seeds) (?:cached|run) so far"
     rf"|{NOT_RUN_YET}: \d[\d,]* of \d[\d,]* seeds)\b".replace(" ", r"\s+"),  # a phrase may break across lines
     re.IGNORECASE)
 # A direction word must name what it is said of ("SSA worse", "sigmoid slightly better"). In a

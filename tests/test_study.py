@@ -319,12 +319,12 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
     assert study.LONGER_TRAINING not in study.plan("cpu", cache=stable)
     assert study.length_trend(moving).outcome == verdicts.BETTER and study.longer_training_needed(moving) is True
     assert study.plan("cpu", cache=moving)[-1] is study.LONGER_TRAINING
-    assert "adds SSA vs softmax, 30 x steps with 6 pairs: 0 of its 12 runs" in study.length_trend_sentence(moving)
+    assert "adds SSA vs softmax, 30 x steps with 6 pairs (not run yet: 0 of 12 runs)" in study.length_trend_sentence(moving)
     # undecided until both comparisons are complete; never part of the smoke plan
     unread = _Cache(lambda arm, task, seed: None if arm == "ssa_10k" and seed == 109 else 0.5)
     assert study.length_trend(unread) is None and study.longer_training_needed(unread) is None
     three, ten = (study.comparison(name) for name in study.LENGTH_TREND)
-    assert f"{study.needed(three) + study.needed(ten) - 1} of the {study.needed(three) + study.needed(ten)} runs" in \
+    assert f"not run yet: {study.needed(three) + study.needed(ten) - 1} of {study.needed(three) + study.needed(ten)} runs" in \
         study.length_trend_sentence(unread)
     assert study.plan("smoke", cache=moving) == study.plan("smoke")
     # the contingent comparison takes the rule's fewest pairs, not the ablations' ten

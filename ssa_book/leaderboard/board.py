@@ -327,7 +327,7 @@ class Board:
         if self.complete:
             return f"All {total} cells are filled, from {self.runs[1]} cached runs."
         return (f"{len(self.cells)} of the {total} cells are filled so far: a cell waits until every seed of its scorer and "
-                f"of softmax is cached, and {self.runs[0]} of the {self.runs[1]} runs are. "
+                f"of softmax is cached, and the board is {rule.not_run_yet(*self.runs)}. "
                 f"`{regenerate_command(self.profile)}` computes the rest.")
 
 

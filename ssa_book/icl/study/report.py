@@ -105,13 +105,13 @@ def length_trend_sentence(cache: "StudyCache") -> str:
     three, ten = (comparison(name) for name in LENGTH_TREND)
     if trend is None:
         cached = cache.cached(three, LENGTH_TREND_TASK) + cache.cached(ten, LENGTH_TREND_TASK)
-        return (f"The length trend cannot be read yet: {cached} of the {needed(three) + needed(ten)} runs of the 3 x and "
-                f"10 x comparisons are cached.")
+        return (f"The length trend cannot be read yet (the 3 x and 10 x comparisons: "
+                f"{rule.not_run_yet(cached, needed(three) + needed(ten))}).")
     head = f"The length trend: {trend.words()} ({trend.evidence()})."
     if trend.outcome == rule.NEGLIGIBLE:
         return head + " The difference no longer moves, so the 30 x arms are not trained."
     return (head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
-            f"pairs: {cache.cached(LONGER_TRAINING)} of its {needed(LONGER_TRAINING)} runs are cached."
+            f"pairs ({plan_progress([LONGER_TRAINING], cache)})."
             + deciding_cost_sentence(LONGER_TRAINING, LENGTH_TREND_TASK, LENGTH_TREND_ENDPOINT, cache))
 
 
