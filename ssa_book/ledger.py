@@ -516,12 +516,17 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
         _listing("**Undecided** so far: ", undecided) if undecided else "",
         _listing(f"**The paper's effect excluded** by the {_confidence()} interval at the book's scale: ", excluded) if excluded else "",
         _listing("**Not tested or premise not shown**: ", untested) if untested else "") if text]
+    room = max(0, BULLETS - len(others))
+    # decided claims that do not fit a bullet each share the last one: none is left out unsaid
+    full, rest = (decided, []) if len(decided) <= room else (decided[:max(0, room - 1)], decided[max(0, room - 1):])
     bullets = []
-    for row in decided[:max(0, BULLETS - len(others))]:
+    for row in full:
         word = verdicts.claim_word(row.verdict)
         found = comparison_words(row)
         bullet = f"**{named(row)}**: {word}{f' ({found})' if found and found != word else ''}."
         bullets.append(bullet if words(bullet) <= BULLET_WORDS else f"**{named(row)}**: {word}.")
+    if rest:
+        bullets.append(_listing("**Also decided**: ", [f"{named(row)}, {verdicts.claim_word(row.verdict)}" for row in rest]))
     return (bullets + others)[:BULLETS]
 
 

@@ -372,3 +372,17 @@ def test_a_study_claims_only_claims_of_the_order_none_another_study_claims_and_e
     with pytest.raises(ValueError, match="no study defines the claim 'theorem_1', 'theorem_2'"):
         index_studies([study for study in listed if study.name != "theory"], ORDER)
     assert PAPER["theorem_1"].statement != other.statement
+
+
+def test_decided_claims_that_do_not_fit_a_bullet_each_share_the_last_one():
+    keys = ["quantification", "linear", "alternatives", "across_shifts", "perplexity_id"]
+    LedgerRow = claims.LedgerRow
+    decided = [LedgerRow(key, key, "", "", "cpu", (0,), word, None, None)
+               for key, word in zip(keys, ["does not hold", "does not hold", "better", "does not hold", "worse"])]
+    undecided = [LedgerRow(key, key, "", "", "cpu", (0,), "undecided", None, None) for key in ("collapse", "probing")]
+    untested = [LedgerRow("benchmarks", "benchmarks", "", "", "cpu", (), "not tested", None, None)]
+    bullets = ledger.key_findings(decided + undecided + untested)
+    assert len(bullets) <= ledger.BULLETS
+    said = " ".join(bullets)
+    assert all(ledger.short_name(row) in said for row in decided)  # none left out unsaid
+    assert any(bullet.startswith("**Also decided**: ") for bullet in bullets)
