@@ -804,8 +804,8 @@ def retrieval_findings(accuracy: Mapping[str, verdicts.Verdict], weight: Mapping
     if "ssa" not in accuracy:
         raise ValueError(f"accuracy must judge SSA against softmax; it judges {', '.join(accuracy) or 'nothing'}")
     head = "**Short setup**, SSA against softmax on the accuracy over sets larger than in training: "
-    bullets = [[f"{head}{_with_seeds(accuracy['ssa'])}; on the top item's share: {_with_seeds(weight['ssa'])}."
-                if "ssa" in weight else f"{head}{_with_seeds(accuracy['ssa'])}.", f"{head}{_with_seeds(accuracy['ssa'], False)}."]]
+    bullets = [[f"{head}{_with_seeds(accuracy['ssa'])}; on the top item's share: {_with_seeds(weight['ssa'])}."] * ("ssa" in weight)
+               + [f"{head}{_with_seeds(accuracy['ssa'])}.", f"{head}{_with_seeds(accuracy['ssa'], False)}."]]
     if "ssa" in original_accuracy:
         bullets.append([f"**Original setup**, the same comparison: {_with_seeds(original_accuracy['ssa'])}.",
                         f"**Original setup**, the same comparison: {_with_seeds(original_accuracy['ssa'], False)}."])
