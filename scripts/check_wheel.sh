@@ -4,8 +4,9 @@
 # environment (torch and what torch needs, then the wheel with its dependencies, ninja among them,
 # at the versions of requirements/lock.txt), check that ninja came with the wheel, and check
 # there that the kernels build and load without falling back to PyTorch operations, that SSA
-# attention's output and gradients are bit-identical to the checkout's editable .venv, and that
-# the library's own tests pass against the installed copy. Exits non-zero on any failure.
+# attention's output and gradients are bit-identical to the checkout's editable .venv, that
+# ssa_book, without the [book] extra, refuses in one line naming it, and that the library's own
+# tests (tests/library) pass against the installed copy. Exits non-zero on any failure.
 #
 #   scripts/check_wheel.sh                  REFERENCE=.venv/bin/python, PYTHON=the one it was made with
 #   KEEP=1 scripts/check_wheel.sh           keep the temporary folder (printed) for a look
@@ -15,13 +16,6 @@ ROOT=$PWD
 REFERENCE=${REFERENCE:-$ROOT/.venv/bin/python}
 PYTHON=${PYTHON:-$("$REFERENCE" -c 'import sys; print(sys._base_executable)')}
 TORCH_VERSION=$(sed -n 's/^TORCH_VERSION := //p' Makefile)
-# The library's tests that import ssa alone (and pytest, hypothesis, numpy, entmax for the sparse
-# scorers), whole but for test_kernels.py, of which the tests of the C++ kernels themselves run:
-# its other tests compare every path on many sizes (two minutes more on a busy CPU) and read no
-# file that the wheel could lack. test_kernels.py needs tests/ssa_error_bounds.py, copied too.
-LIBRARY_TESTS=(test_attention.py test_scoring.py test_input_contract.py test_row_kernels_pinned.py test_degenerate_shapes.py
-               test_second_derivatives.py test_kernels.py)
-KERNEL_TESTS="native or tile_kernels or gradcheck or dispatch"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ssa-wheel.XXXXXX")
 if [[ "${KEEP:-0}" == 1 ]]; then echo "keeping $work"; else trap 'rm -rf "$work"' EXIT; fi
@@ -58,8 +52,17 @@ pip=("$work/env/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" --no-index --no-deps "torch==$TORCH_VERSION+cpu" 2>/dev/null \
     || "${pip[@]}" --no-deps "torch==$TORCH_VERSION+cpu" --extra-index-url https://download.pytorch.org/whl/cpu
 # The wheel with its dependencies (torch, installed above, and what torch needs; ninja, which the
-# kernels' build runs) at the lock's versions, and the sparse scorers' extra, which the tests exercise.
-"${pip[@]}" -c requirements/lock.txt "$wheel[sparse]"
+# kernels' build runs) at the lock's versions, and the library's two extras, which its tests
+# exercise: the sparse scorers' and the transformers plug-in's; not the book's.
+"${pip[@]}" -c requirements/lock.txt "$wheel[sparse,hf]"
+
+step "without the [book] extra, ssa_book refuses in one line naming it"
+refusal_line="ssa_book is the book's machinery and needs the [book] extra: pip install \"ssa-book[book]\""
+refusal=$(cd "$work" && env/bin/python -c "import ssa_book" 2>&1) && { echo "import ssa_book ran without the [book] extra"; exit 1; }
+[[ $(tail -n 1 <<<"$refusal") == "ImportError: $refusal_line"* && $refusal != *ModuleNotFoundError* ]] \
+    || { echo "import ssa_book without the [book] extra said: $refusal"; exit 1; }
+refusal=$(cd "$work" && env/bin/python -m ssa_book --help 2>&1) && { echo "python -m ssa_book ran without the [book] extra"; exit 1; }
+[[ $refusal == "$refusal_line"* && $refusal != *$'\n'* ]] || { echo "python -m ssa_book without the [book] extra said: $refusal"; exit 1; }
 
 step "the wheel brought the kernels' build tool: ninja beside the environment's Python"
 # Beside Python, where ssa.kernels.native finds it without the environment activated (and without
@@ -73,11 +76,14 @@ cp scripts/check_wheel_numbers.py "$work/"
 (cd "$work" && "$REFERENCE" check_wheel_numbers.py compute checkout.pt)
 (cd "$work" && "$REFERENCE" check_wheel_numbers.py compare wheel.pt checkout.pt)
 
-step "the library's tests against the installed wheel: ${LIBRARY_TESTS[*]} (of test_kernels.py: $KERNEL_TESTS)"
-"${pip[@]}" -c requirements/lock.txt pytest pytest-timeout hypothesis numpy
+step "the library's tests against the installed wheel: tests/library, with the shared tests/conftest.py"
+"${pip[@]}" -c requirements/lock.txt pytest pytest-timeout pytest-xdist hypothesis numpy
 mkdir "$work/tests"
-cp tests/conftest.py tests/ssa_error_bounds.py "${LIBRARY_TESTS[@]/#/tests/}" "$work/tests/"
-# From the temporary folder: neither the checkout nor its pyproject.toml is in sight.
-(cd "$work" && TORCH_EXTENSIONS_DIR="$work/torch_extensions" env/bin/python -m pytest -q -p no:cacheprovider \
-    -W error::RuntimeWarning tests -k "not test_kernels.py or ($KERNEL_TESTS)")
+# tests/library/test_hf.py runs the README's example of the plug-in.
+cp -r tests/conftest.py tests/library "$work/tests/"
+cp README.md "$work/"
+# From the temporary folder: neither the checkout nor its pyproject.toml is in sight. ssa_book is
+# installed but refuses to import without the [book] extra, so a library test importing it fails.
+(cd "$work" && TORCH_EXTENSIONS_DIR="$work/torch_extensions" env/bin/python -m pytest -q -p no:cacheprovider -n 2 \
+    -W error::RuntimeWarning tests/library)
 echo "--- the wheel checks passed in $SECONDS s"

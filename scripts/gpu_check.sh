@@ -32,7 +32,7 @@ step() {  # name, seconds, log file, command...: run under `timeout`, record a f
 }
 
 step "1/3 GPU tests (FlexAttention vs reference, forward and backward)" 130 "$OUTPUT/tests.log" \
-    "$PYTHON" -m pytest -q -x tests/test_kernels.py -k "cuda"
+    "$PYTHON" -m pytest -q -x tests/library/test_kernels.py -k "cuda"
 # The quick run (the in-context size, 1,024 and 4,096 tokens): the whole one (--full) outlasts the step.
 step "2/3 GPU benchmark (softmax SDPA / SSA reference / SSA FlexAttention)" 200 "$OUTPUT/bench.log" \
     "$PYTHON" -m ssa_book bench --device cuda --json "$OUTPUT/bench.json"

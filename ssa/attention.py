@@ -6,8 +6,8 @@ Softmax without returned weights goes through ``torch.nn.functional.scaled_dot_p
 (the fused kernels). SSA without returned weights and without dropout goes through a fast path
 of :mod:`ssa.kernels` (FlexAttention on CUDA, a memory-efficient blockwise kernel on CPUs for
 all but tiny problems). Every other scorer, and any scorer when the weights are asked for,
-goes through the readable reference path below. ``tests/test_attention.py`` and
-``tests/test_kernels.py`` check that the paths agree.
+goes through the readable reference path below. ``tests/library/test_attention.py`` and
+``tests/library/test_kernels.py`` check that the paths agree.
 
 To force a path for SSA (tests, agreement checks, benchmarks)::
 
@@ -279,7 +279,7 @@ def attention(
                                     same first derivatives, bit for bit)
     ==============================  ==========================================================
 
-    ``tests/test_second_derivatives.py`` checks every exact entry with ``gradgradcheck`` in float64
+    ``tests/library/test_second_derivatives.py`` checks every exact entry with ``gradgradcheck`` in float64
     (every registered scorer, its trainable parameters included) and every refusal.
     """
     query, key, value, mask, group = _check_inputs(query, key, value, mask, scale, dropout_p)

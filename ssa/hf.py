@@ -23,7 +23,7 @@ sequences, position ids), or refused (:class:`UnsupportedAttentionArgument`): at
 :func:`use_scorer` when the attention module's source names it, else at the first call that
 passes it, before any number is computed. With softmax, every family the pinned transformers
 (5.24) builds from a tiny config reproduces the model's own eager attention to float32 rounding on
-a padded batch, or is refused (``tests/test_hf_families.py``):
+a padded batch, or is refused (``tests/library/test_hf_families.py``):
 
 =========================  ==================================================================
 with ``"softmax"``          families

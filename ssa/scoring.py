@@ -324,7 +324,7 @@ class _Entmax15(torch.autograd.Function):
     that are 0 (outside the support) made them wrong. Outside the support ``sqrt(Y)`` is
     locally constant (0), so there it gets slope 0. Without ``create_graph`` the backward is
     entmax's, operation for operation: the forward and first derivatives are entmax's bit for
-    bit (``tests/test_second_derivatives.py``)."""
+    bit (``tests/library/test_second_derivatives.py``)."""
 
     @staticmethod
     def forward(ctx, x, entmax15):
