@@ -120,6 +120,12 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "set when every chapter moved to the one rule (f0ea705), after decoder seeds 0-1 and encoder seeds 0-2 "
                    "had been read; see the table of superseded rules below", True),
     AnalysisChange("7e238a6", "2026-12-01", "threshold",
+                   "the in-context chapters and the alternatives: one absolute threshold of 0.1 for every claim, the "
+                   "value the in-context chapters had named as the smallest effect that counts before their first results",
+                   "set as each claim's threshold of the one rule when every chapter moved to it (f0ea705), after the "
+                   "in-context chapters' and the alternatives' first results had been read; the value itself predates "
+                   "them (d872801)", True),
+    AnalysisChange("7e238a6", "2026-12-01", "threshold",
                    "the collapse premise: a head collapses onto a token when it puts at least half its attention on "
                    "it (COLLAPSE_SHARE = 0.5), the share taken for the most affected head",
                    "declared when every verdict moved to one rule, after the chapters' results had been read, from what "
