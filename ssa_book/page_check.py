@@ -442,10 +442,11 @@ def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
     return found
 
 
-# How long a chapter may be: at most this many words visible with every dropdown closed (issue 53),
-# on every page of the book but those under "Reproducing this book", which hold what a chapter moves
-# out of its argument (its plans, settings and long tables) and its history.
-CHAPTER_WORDS = 3000
+# How long a chapter may be: at most this many words visible with every dropdown closed, on every
+# page of the book but those under "Reproducing this book", which hold what a chapter moves out of
+# its argument (its plans, settings and long tables) and its history. Issue 53 asks for "about
+# 3,000": the limit leaves a hundred words so that a reworded sentence does not fail the build.
+CHAPTER_WORDS = 3100
 APPENDIX_PAGES = ("reproducing.html", "analysis_changes.html", "icl_study_appendix.html")
 
 
