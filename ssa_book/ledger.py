@@ -24,7 +24,11 @@ from ssa_book import error_rates, paths, verdicts
 from ssa_book.book import toc_documents
 from ssa_book.claims import ORDER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural
 from ssa_book.studies import PAPER, STUDIES
+from ssa_book.encoder import confirmation as encoder_confirmation, experiment as encoder_experiment
 from ssa_book.icl import study as icl_study
+from ssa_book.leaderboard import board as leaderboard_board
+from ssa_book.lm import experiment as decoder_experiment
+from ssa_book.retrieval import analysis as retrieval_analysis
 from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import check_profile
 from ssa_book.results import REQUIRE_CACHE_ENV
@@ -255,22 +259,17 @@ def decision_minimums() -> list[tuple[int, list[str]]]:
     the claims that set them (:func:`ssa_book.verdicts.no_effect_pairs` of a chapter's claim: the
     rule's minimum, the pairs that would reveal flips for an outcome that flips from seed to seed,
     or a chapter's own minimum), as ``[(pairs, [what decides from them, ...]), ...]``, fewest first."""
-    from ssa_book.encoder import confirmation, experiment as encoder
-    from ssa_book.leaderboard import board
-    from ssa_book.lm import experiment as decoder
-    from ssa_book.retrieval import analysis as retrieval
-
-    columns = {column.key: column.claim for column in board.COLUMNS}
+    columns = {column.key: column.claim for column in leaderboard_board.COLUMNS}
     endpoints = icl_study.ENDPOINTS
     kinds = (
-        ("the decoder's perplexity", decoder.CLAIMS["perplexity_id"]),
+        ("the decoder's perplexity", decoder_experiment.CLAIMS["perplexity_id"]),
         ("linear functions' error", endpoints["normalised error, larger inputs"].claim),
         ("a yes-or-no outcome (whether a seed generalises: Tango's interval)", endpoints[icl_study.BINARY_ENDPOINT].claim),
-        ("the encoder's confirmatory test (its plan's rule)", confirmation.PLAN[0].claim),
+        ("the encoder's confirmatory test (its plan's rule)", encoder_confirmation.PLAN[0].claim),
         ("a prompt error (it flips from seed to seed)", endpoints[icl_study.REGIME_MAP_ENDPOINT].claim),
-        ("max retrieval (both setups)", retrieval.SHIFTED_ACCURACY),
+        ("max retrieval (both setups)", retrieval_analysis.SHIFTED_ACCURACY),
         ("the leaderboard's max retrieval column in the short setup", columns["retrieval"]),
-        ("the encoder's claim on the paper's paradigms", encoder.CLAIMS[encoder.HEADLINE]),
+        ("the encoder's claim on the paper's paradigms", encoder_experiment.CLAIMS[encoder_experiment.HEADLINE]),
         ("the leaderboard's max retrieval column in the original setup", columns["retrieval_original"]),
     )
     grouped: dict[int, list[str]] = {}
