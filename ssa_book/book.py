@@ -27,7 +27,7 @@ import yaml
 
 from ssa_book import direction_check, paths
 from ssa_book.profiles import DEVICES, check_profile
-from ssa_book.page_check import HISTORY_PAGES, check_pages
+from ssa_book.page_check import CAPTION_WORDS, HISTORY_PAGES, check_pages, long_captions
 from ssa_book.verdicts import DIRECTION_LOG_ENV
 
 KERNEL_NAME = "ssa-book"
@@ -260,6 +260,9 @@ def check_built_pages(root: Path, html_root: Path) -> None:
     """Raise :class:`BookBuildFailed` naming every page with what :mod:`ssa_book.page_check` refuses."""
 
     found = check_pages(html_root, toc_pages(root))
+    # Reported, not yet refused: the build fails on a long caption once every chapter's are short (issue 53).
+    for page, captions in long_captions(html_root, toc_pages(root)).items():
+        print("\n".join(f"a figure caption over {CAPTION_WORDS} words: {page}: {caption}" for caption in captions), flush=True)
     checked = {page: Path(page).stem for page in toc_pages(root) if page.startswith("notebooks/") and not page.endswith(HISTORY_PAGES)}
     for page, problems in direction_check.check_built_pages(root, html_root, checked).items():
         found.setdefault(page, []).extend(f"a direction word without a decided verdict: {problem}" for problem in problems)

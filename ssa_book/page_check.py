@@ -473,3 +473,43 @@ def long_pages(html_root: Path, pages: list[str], limit: int = CHAPTER_WORDS) ->
     counts = {page: visible_words((html_root / page).read_text(encoding="utf-8")) for page in pages
               if not page.endswith(APPENDIX_PAGES)}
     return {page: count for page, count in counts.items() if count > limit}
+
+
+# How long a figure's caption may be: its takeaway first, then what a reader needs to read the
+# figure (axes, colours, seeds), the rest in the prose beside it. Issue 53 asks for captions "of at
+# most about 50 words"; a formula counts as one word.
+CAPTION_WORDS = 50
+CAPTION_TEXT_CLASS = "caption-text"
+
+
+def figure_captions(html: str) -> list[tuple[str, str]]:
+    """``(number, caption)`` of each numbered figure of a page ("Fig. 4", its caption's text as a
+    reader sees it, each formula in it as its TeX source), glued or not, in page order."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    captions = []
+    for figure in soup.find_all("figure"):
+        number = figure.find(class_=CAPTION_NUMBER_CLASS)
+        text = figure.find(class_=CAPTION_TEXT_CLASS)
+        if number is None or text is None or not FIGURE_NUMBER.match(number.get_text()):
+            continue
+        for formula in text.select(".math"):
+            formula.replace_with(" " + "".join(formula.get_text().split()) + " ")
+        captions.append((" ".join(number.get_text().split()), " ".join(text.get_text().split())))
+    return captions
+
+
+def long_captions(html_root: Path, pages: list[str], limit: int = CAPTION_WORDS) -> dict[str, list[str]]:
+    """``{page: [figure, ...]}`` for the pages (paths relative to ``html_root``) with a figure caption
+    over ``limit`` words (:func:`figure_captions`), each figure as its number, word count and opening."""
+    if limit < 1:
+        raise ValueError(f"limit must be a positive number of words; got {limit}")
+    found = {}
+    for page in pages:
+        long = [f"{number}: {len(caption.split())} words (at most {limit}): {caption[:80]!r}"
+                for number, caption in figure_captions((html_root / page).read_text(encoding="utf-8"))
+                if len(caption.split()) > limit]
+        if long:
+            found[page] = long
+    return found
