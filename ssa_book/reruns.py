@@ -44,6 +44,7 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 
 from ssa_book import paths
+from ssa_book import verdicts as rule
 from ssa_book.studies import READERS
 from ssa_book.code_versions import computation_of, version
 from ssa_book.plotting import scorer_label
@@ -482,7 +483,8 @@ class ChapterToday:
     rerun alone in place of its cached seed (:func:`changed_verdicts`); ``together``: with all of
     them at once; ``None`` where they cannot be judged again from what the record keeps.
     ``judged`` of the chapter's ``verdicts`` were judged again (all of them where every rerun gave
-    the cached numbers, and none can change)."""
+    the cached numbers, and none can change); ``decided`` of those judged again read a decided word
+    with the cached seeds, and ``exploratory`` read "exploratory", a word the pairs' count fixes."""
 
     chapter: str
     rows: tuple[Mapping, ...]
@@ -490,10 +492,22 @@ class ChapterToday:
     together: tuple[dict, ...] | None
     judged: int | None
     verdicts: int | None
+    decided: int | None = None
+    exploratory: int = 0
 
     @property
     def same_numbers(self) -> bool:
         return all(_same_numbers(row) for row in self.rows)
+
+
+# The words of a verdict, or of a reading of verdicts (rule.form_or_slope), that decide nothing.
+_OPEN_WORDS = (rule.UNDECIDED, rule.TOO_FEW_SEEDS, rule.NOT_LEARNED, rule.NOT_TESTED, rule.PREMISE_NOT_SHOWN, rule.NOT_RUN_YET)
+
+
+def is_decided(label: str) -> bool:
+    """Whether a verdict's words (:meth:`ssa_book.verdicts.Verdict.label`, as a reader's verdicts give
+    them) are decided: a direction or "no difference that matters", or a reading that rests on one."""
+    return label != rule.NO_DIFFERENCE and not label.startswith(_OPEN_WORDS)
 
 
 def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | None = None) -> dict[str, ChapterToday]:
@@ -525,7 +539,9 @@ def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | No
         alone = tuple(tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, [one]), profile)))
                       for one in rebuilt)
         together = tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, rebuilt), profile)))
-        found[chapter] = ChapterToday(chapter, tuple(rows), alone, together, len(before), len(reader.verdicts(cached, profile)))
+        found[chapter] = ChapterToday(chapter, tuple(rows), alone, together, len(before), len(reader.verdicts(cached, profile)),
+                                      sum(map(is_decided, before.values())),
+                                      sum(label.startswith(rule.TOO_FEW_SEEDS) for label in before.values()))
     return found
 
 
@@ -643,7 +659,7 @@ def rerun_sentence(chapter: str, profile: str, results_dir: str | Path | None = 
     most, and which of the chapter's verdicts change, from what to what, when today's rule judges them
     again with a rerun in place of its cached seed (:func:`judged_today`); "" when no machine has
     rerun the chapter's runs."""
-    rows, machines, changes, counts, unjudged = [], [], [], set(), False
+    rows, machines, changes, counts, unjudged, decided = [], [], [], set(), False, set()
     for record in rerun_records(profile, results_dir):
         today = judged_today(record, profile, results_dir).get(chapter)
         if today is None:
@@ -653,6 +669,7 @@ def rerun_sentence(chapter: str, profile: str, results_dir: str | Path | None = 
         unjudged |= any(changed is None for changed in today.alone)
         if today.judged is not None:
             counts.add((today.judged, today.verdicts))
+            decided.add((today.decided, today.exploratory))
         for row, changed in zip(today.rows, today.alone):
             changes += [f"{_verdict_name(item['verdict'])} reads \"{item['cached']}\" with the cached seeds and \"{item['rerun']}\" "
                         f"with {_run_name(row)} rerun on {record_machine(record)} in its place" for item in changed or ()]
@@ -673,8 +690,14 @@ def rerun_sentence(chapter: str, profile: str, results_dir: str | Path | None = 
         text += "whether a verdict changes cannot be said: the record keeps the endpoints only."
     else:
         partial = [(judged, total) for judged, total in counts if judged < total]  # the chapter's reader: one count
-        text += (f"none of the {partial[0][0]} verdicts that read only the endpoints the record keeps changes (the other "
-                 f"{partial[0][1] - partial[0][0]} cannot be judged again)." if partial else "no verdict changes.")
+        judged = f"the {partial[0][0]} verdicts that read only the endpoints the record keeps" if partial else "the verdicts"
+        others = f" (the other {partial[0][1] - partial[0][0]} cannot be judged again)" if partial else ""
+        undecided = [exploratory for count, exploratory in decided if count == 0]
+        if undecided and len(decided) == 1:
+            text += (f"{judged} include no decided one ({undecided[0]} are exploratory), so the check cannot move a decided "
+                     f"verdict{others}.")
+        else:
+            text += f"none of {judged} changes{others}." if partial else "no verdict changes."
     return text
 
 

@@ -397,3 +397,27 @@ def test_a_page_says_how_far_reruns_moved_and_each_verdict_todays_rule_changes(m
     alone[0] = None
     assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
         "whether a verdict changes cannot be said: the record keeps the endpoints only.")
+
+
+def test_a_rerun_that_could_move_no_decided_verdict_says_so_rather_than_that_none_changes(monkeypatch):
+    row = {"chapter": "max_retrieval", "scorer": "ssa", "seed": 0, "numbers": {"largest": 0.1, "mismatches": 0},
+           "endpoints": [{"endpoint": "accuracy", "cached": 0.5, "rerun": 0.4, "difference": -0.1}]}
+    record = types.SimpleNamespace(config={"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}},
+                                   result={"rows": [row]})
+    decided = [0]
+    monkeypatch.setattr(reruns, "rerun_records", lambda profile, results_dir=None: [record])
+    monkeypatch.setattr(reruns, "judged_today", lambda record, profile, results_dir=None: {
+        "max_retrieval": reruns.ChapterToday("max_retrieval", (row,), ((),), (), 5, 7, decided[0], 4)})
+    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+        "the 5 verdicts that read only the endpoints the record keeps include no decided one (4 are exploratory), so the "
+        "check cannot move a decided verdict (the other 2 cannot be judged again).")
+    decided[0] = 1
+    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+        "none of the 5 verdicts that read only the endpoints the record keeps changes (the other 2 cannot be judged again).")
+
+
+def test_a_verdicts_words_are_decided_only_for_a_direction_or_no_difference_that_matters():
+    for label in ("SSA better", "sharper softmax worse", "no difference that matters; SSA slightly worse", "its form"):
+        assert reruns.is_decided(label), label
+    for label in ("exploratory (10 pairs)", "undecided", "not learned", "not tested", "no difference", "not run yet: 3 of 8 runs"):
+        assert not reruns.is_decided(label), label
