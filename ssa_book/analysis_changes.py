@@ -1,9 +1,9 @@
 """Every change to the verdict rule, a threshold or a study plan made after results were read,
-with the readings it changed: the book's record of its own post hoc decisions.
+with the readings it changed: the book's record of its own post hoc decisions, beside the plan
+steps taken before the runs they govern (:data:`PLAN_STEPS`; :func:`declared_sentence` counts both).
 
-A pre-declared analysis is only as good as its record of departures. Each :class:`AnalysisChange`
-names its commit, what changed and why; the readings it changed are computed here from the
-cache, never typed in:
+Each :class:`AnalysisChange` names its commit, what changed and why; the readings it changed are
+computed here from the cache, never typed in:
 
 * the four versions of :func:`ssa_book.verdicts.combine` (how a claim of several parts gets one word)
   are applied to the parts of every front-page claim (:func:`combine_versions`);
@@ -564,6 +564,27 @@ def replication_changes(profile: str) -> "pd.DataFrame":
                          for claim, verdict in zip(claims, judged)], columns=columns)
 
 
+# What each kind of change changed, in a reader's words.
+KIND_WORDS = {"rule": "the rule", "threshold": "thresholds", "plan": "study plans", "words": "verdict words"}
+
+
+def declared_sentence(changes: Sequence[AnalysisChange] = CHANGES, steps: Sequence[PlanStep] = PLAN_STEPS) -> str:
+    """What was declared before the results it judges were read and what after, counted: the plan
+    steps taken before their runs (and any change made before reading), then the changes made
+    after reading by kind, as the page's overview says it."""
+    after = [change for change in changes if change.after_reading]
+    before = len(changes) - len(after)
+    kinds = [f"{KIND_WORDS[kind]} ({sum(change.kind == kind for change in after)})" for kind in KIND_WORDS
+             if any(change.kind == kind for change in after)]
+    listed = ", ".join(kinds[:-1]) + f" and {kinds[-1]}" if len(kinds) > 1 else "".join(kinds)
+    text = (f"Declared before the results they judge were read: the {len(steps)} plan steps listed last on this page"
+            + (f" and {before} of the changes below" if before else "") + ". ")
+    if not after:
+        return text + "No change was made after results were read."
+    counted = f"{'all ' if not before and len(after) > 1 else ''}{len(after)} change{'' if len(after) == 1 else 's'}"
+    return text + f"Made after results were read: {counted} listed below, to {listed}, each with the readings it changed."
+
+
 def changes_frame() -> "pd.DataFrame":
     import pandas as pd
 
@@ -571,7 +592,7 @@ def changes_frame() -> "pd.DataFrame":
                           "after results were read": "yes" if c.after_reading else "no"} for c in CHANGES])
 
 
-__all__ = ["AnalysisChange", "CHANGES", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "replication_changes", "changes_frame",
+__all__ = ["AnalysisChange", "CHANGES", "KIND_WORDS", "declared_sentence", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "replication_changes", "changes_frame",
            "PlanStep", "PLAN_STEPS", "PLAN_CHANGE_MARKERS", "plan_steps_frame",
            "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes"]
 

@@ -1,6 +1,7 @@
 """The record of post hoc changes: complete for the study's amendments, and its versions of the
 rule reproduce what each version said."""
 
+import dataclasses
 import shutil
 import subprocess
 from pathlib import Path
@@ -105,3 +106,15 @@ def test_a_verdict_moved_by_the_symmetric_rule_reads_after_as_its_chapters_famil
     assert list(moved.index) == ["a small loss"]
     assert moved.loc["a small loss", "before"] == "SSA worse" and moved.loc["a small loss", "why"] == "the threshold for worse"
     assert moved.loc["a small loss", "after"] == family[0].label()
+
+
+def test_the_overview_counts_what_was_declared_before_reading_and_what_after():
+    after = changes.CHANGES[:3]  # two to the rule, one to thresholds
+    assert changes.declared_sentence(after, changes.PLAN_STEPS[:2]) == (
+        "Declared before the results they judge were read: the 2 plan steps listed last on this page. Made after results "
+        "were read: all 3 changes listed below, to the rule (2) and thresholds (1), each with the readings it changed.")
+    before = dataclasses.replace(after[0], after_reading=False)
+    sentence = changes.declared_sentence([before, *after[1:]], changes.PLAN_STEPS[:2])
+    assert "the 2 plan steps listed last on this page and 1 of the changes below." in sentence
+    assert "Made after results were read: 2 changes listed below, to the rule (1) and thresholds (1)," in sentence
+    assert changes.declared_sentence([before], changes.PLAN_STEPS[:1]).endswith("No change was made after results were read.")
