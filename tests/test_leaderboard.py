@@ -289,7 +289,69 @@ def test_the_interactive_table_works_offline_and_sorts_and_filters():
 def test_the_figures_takeaway_counts_the_columns_where_a_scorer_is_better_than_softmax_and_names_it():
     # sigmoid better than softmax on the two linear columns, nowhere else
     text = lb.winners_takeaway(_synthetic_board())
-    assert text.startswith(f"In 2 of {len(lb.COLUMNS)} columns a scorer is better than softmax by the rule: sigmoid on linear, σ of x = 10")
+    assert text.startswith(f"In 2 of {len(lb.COLUMNS)} columns a scorer is better than softmax: sigmoid on linear, σ of x = 10")
     assert "sigmoid on linear, σ of a, b = 10" in text
     assert lb.winners_takeaway(_synthetic_board(lambda task, scorer, seed: 0.3)) == (
-        f"In none of the {len(lb.COLUMNS)} columns is a scorer better than softmax by the rule")
+        f"In none of the {len(lb.COLUMNS)} columns is a scorer better than softmax")
+
+
+def test_a_direction_that_rests_on_one_seed_says_so_beside_its_word():
+    # sigmoid's linear errors are softmax's less 0.09, less 0.3 at seed 102: the mean reaches the
+    # threshold (0.1) only with that seed, so the word "better" carries it wherever it is said
+    def errors(task, scorer, seed):
+        return 0.5 - (0.3 if seed == 102 else 0.09) - 0.001 * seed if scorer == "sigmoid" and task == "linear" else 0.5 - 0.001 * seed
+
+    board = lb.read(PROFILE, load=_loader(errors, lambda scorer, seed: 0.7))
+    cell = board.cell("sigmoid", "linear_x")
+    assert cell.verdict.outcome == verdicts.BETTER and lb.rests_on(cell) == "rests on seed 102"
+    assert lb.against_softmax(cell) == "sigmoid better than softmax (rests on seed 102)"
+    assert "sigmoid better, but it rests on seed 102 (+0.111" in lb.winners_words(board) and "threshold 0.1)" in lb.winners_words(board)
+    assert "sigmoid on linear, σ of x = 10 (rests on seed 102)" in lb.winners_takeaway(board)
+    # a direction that survives leaving any one seed out says nothing more
+    assert lb.against_softmax(_synthetic_board().cell("sigmoid", "linear_x")) == "sigmoid better than softmax"
+
+
+def test_ssa_is_judged_kind_of_shift_by_kind_so_a_word_decided_on_one_is_not_said_of_both():
+    # SSA matches softmax: the linear columns decide "no difference that matters", the prompt-error and
+    # max-retrieval columns are exploratory at ten seeds
+    board = _synthetic_board()
+    found = lb.ssa_by_shift(board)
+    assert [verdict.outcome for verdict in found.values()] == [verdicts.DOES_NOT_HOLD, verdicts.TOO_FEW_SEEDS]
+    assert lb.ssa_shifts_sentence(board) == ("Does not hold on input and function scale (no difference that matters on 2 of 4, "
+                                             "exploratory on 2); set size not decided (exploratory on 2 of 2).")
+    # where max retrieval decides too, its kind gets its own word
+    decided = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.6 if scorer == "ssa" else 0.9))
+    assert lb.ssa_shifts_sentence(decided).endswith("; set size not decided (exploratory on 2 of 2).")  # ten seeds, below its 20
+    assert lb.ssa_shifts_sentence(lb.read(PROFILE, load=_loader(lambda *run: 0.3, lambda *run: 0.7, set(lb.plan(PROFILE))))) == ""
+
+
+def test_the_caption_counts_the_pairs_of_a_column_not_the_distinct_seeds_of_all_columns():
+    board = _synthetic_board()
+    assert board.pair_counts() == (10,) and len({seed for cell in board.cells.values() for seed in cell.seeds}) == 20
+    assert board.caption().startswith("cpu profile, 10 paired seeds a column (in context 100-109, max retrieval 0-9), ")
+    assert board.caption(seeds=False).startswith("cpu profile, 10 paired seeds a column, ") and "20 seeds" not in board.caption()
+
+
+def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_rests():
+    from ssa_book.leaderboard import claims
+
+    # the alternatives match softmax but cosFormer, worse: the linear panels decide each against, the
+    # prompt-error panels are exploratory at ten seeds, so the statement holds on linear panels only
+    statement = lb.statement_verdict(_synthetic_board())
+    assert statement.outcome == verdicts.BETTER
+    assert claims.statement_words(statement) == "holds: no alternative the paper tried is better than softmax on every panel"
+    assert claims.statement_basis(statement) == ('on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); '
+                                                 '"every" and "some" exploratory on 12 of 12')
+    assert claims.statement_basis_sentence(statement, 10) == (
+        'Holds on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); "every" and "some" '
+        'exploratory on 12 of 12; the tally giving "holds" at 10 seeds was adopted after reading them.')
+    # open everywhere: undecided whether any is better, never "is not better: undecided"
+    open_ = dataclasses.replace(statement, outcome=verdicts.TOO_FEW_SEEDS)
+    assert claims.statement_words(open_) == "undecided whether any alternative the paper tried is better than softmax on every panel"
+    assert "not better" not in claims.statement_ours(open_)
+    assert claims.statement_words(dataclasses.replace(statement, outcome=verdicts.WORSE)).startswith("does not hold: an alternative")
+    # every task decides a panel: nothing to qualify
+    linear_only = dataclasses.replace(statement, parts=tuple(
+        (name, dataclasses.replace(part, parts=tuple((panel, v) for panel, v in part.parts if panel.startswith("linear"))))
+        for name, part in statement.parts))
+    assert claims.statement_basis(linear_only) == "" and claims.statement_basis_sentence(linear_only, 10).startswith("The tally giving")

@@ -59,7 +59,7 @@ from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at
 from ssa_book.icl.tasks import TASKS
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, learned
-from ssa_book.plotting import COLUMN_WIDTH_IN, scorer_color, scorer_label
+from ssa_book.plotting import COLUMN_WIDTH_IN, scorer_color, scorer_label, seed_ranges
 from ssa_book.profiles import check_profile
 from ssa_book.results import CacheMissError, cache_required
 from ssa_book.icl.study.design import SCHEDULE_WORDS
@@ -72,6 +72,10 @@ TITLE = "Leaderboard: every scorer under every shift"
 TEN_TIMES = 10  # the point of a column: the first test point at least this many times the training scale
 ICL_SEEDS = {"smoke": (100, 101), "cpu": tuple(range(100, 110)), "paper": tuple(range(100, 110))}
 ICL, RETRIEVAL = "in-context learning", "max retrieval"
+BENCHMARK_WORDS = {ICL: "in context", RETRIEVAL: "max retrieval"}
+# The two kinds of shift the board asks SSA about, one per benchmark: the paper's own (the scale of
+# an in-context prompt's inputs or of its function) and set size, which the paper does not test.
+SHIFT_KINDS = {ICL: "input and function scale", RETRIEVAL: "set size"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -320,6 +324,26 @@ class Board:
     @property
     def complete(self) -> bool:
         return len(self.cells) == len(scorers()) * len(COLUMNS)
+
+    def pair_counts(self) -> tuple[int, ...]:
+        """The distinct numbers of seeds the filled cells hold: ``(10,)`` when every cell has ten
+        (the columns' seeds differ, so the board's distinct seeds are more than any cell pairs)."""
+        return tuple(sorted({len(cell.seeds) for cell in self.cells.values()}))
+
+    def caption(self, seeds: bool = True) -> str:
+        """The figure's and table's provenance: the pairs a cell holds and (``seeds``) each
+        benchmark's seeds, never the distinct seeds of all columns together as one count: "cpu
+        profile, 10 paired seeds a column (in context 100-109, max retrieval 0-9), 1674.8 min of
+        training and evaluation in total"; without ``seeds``: "cpu profile, 10 paired seeds a column, 1674.8 min in total"."""
+        if not self.cells:
+            return f"{self.profile} profile, no cell filled yet"
+        by_benchmark = {benchmark: sorted({seed for (_, key), cell in self.cells.items() if column(key).benchmark == benchmark
+                                           for seed in cell.seeds}) for benchmark in (ICL, RETRIEVAL)}
+        where = ", ".join(f"{BENCHMARK_WORDS[benchmark]} {seed_ranges(found)}" for benchmark, found in by_benchmark.items() if found)
+        pairs = f"{' or '.join(map(str, self.pair_counts()))} paired seeds a column"
+        if not seeds:
+            return f"{self.profile} profile, {pairs}, {self.wall_time_s / 60:.1f} min in total"
+        return f"{self.profile} profile, {pairs} ({where}), {self.wall_time_s / 60:.1f} min of training and evaluation in total"
 
     def progress_sentence(self) -> str:
         """How full the board is, and the command that fills it (Markdown: the command in backticks)."""
@@ -617,6 +641,36 @@ def ssa_verdict(board: Board) -> rule.Verdict:
     return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; not run yet: {', '.join(pending)}")
 
 
+def ssa_by_shift(board: Board) -> dict[str, rule.Verdict]:
+    """SSA against softmax on each kind of shift (:data:`SHIFT_KINDS`) whose columns have SSA's
+    cell, those columns combined by the one tally of a claim of several parts."""
+    found = {}
+    for benchmark, kind in SHIFT_KINDS.items():
+        parts = {each.label: cell.verdict for each in COLUMNS if each.benchmark == benchmark and (cell := board.cell("ssa", each.key)) is not None}
+        if parts:
+            found[kind] = rule.combine(f"SSA's error is lower than softmax's under a shift of {kind}", parts)
+    return found
+
+
+def shift_words(verdict: rule.Verdict, kind: str) -> str:
+    """SSA's claim on one kind of shift (:func:`ssa_by_shift`) in words: its word where a column
+    decides it, "not decided" while every column is open, its columns counted: "does not hold on
+    input and function scale (no difference that matters on 2 of 4, exploratory on 2)", "set size not
+    decided (exploratory on 2 of 2)"."""
+    tally = verdict.tally() or verdict.label()
+    if verdict.outcome in rule.OPEN:
+        return f"{kind} not decided ({tally})"
+    return f"{rule.claim_word(verdict.outcome)} on {kind} ({tally})"
+
+
+def ssa_shifts_sentence(board: Board) -> str:
+    """SSA against softmax kind of shift by kind (:func:`shift_words`), one sentence, so that a word
+    decided on one kind is never read as said of both: "Does not hold on input and function scale (...);
+    set size not decided (exploratory on 2 of 2)." ("" before any SSA cell)."""
+    found = "; ".join(shift_words(verdict, kind) for kind, verdict in ssa_by_shift(board).items())
+    return f"{found[:1].upper()}{found[1:]}." if found else ""
+
+
 def false_discovery_sentence(board: Board) -> str:
     """How many of the board's decided directions against softmax survive control of false
     discoveries over all its cells, one family (:func:`ssa_book.verdicts.false_discoveries`)."""
@@ -650,9 +704,10 @@ def winners_words(board: Board) -> str:
         so_far = "" if judged == len(scorers()) - 1 else f" (so far: {judged} of the {len(scorers()) - 1} scorers judged)"
         named = []
         for scorer in better[each.key]:
-            verdict = board.cell(scorer, each.key).verdict
-            rests = rule.rests_on_words(rule.seeds_it_rests_on(verdict, board.cell(scorer, each.key).seeds))
-            named.append(f"{scorer_label(scorer)} ({verdict.estimate('+.3f')}{f'; {rests}' if rests else ''})")
+            found = board.cell(scorer, each.key)
+            rests = rests_on(found)
+            named.append(f"{scorer_label(scorer)} better{f', but it {rests}' if rests else ''} ({found.verdict.estimate('+.3f')}, "
+                         f"threshold {each.claim.threshold:g})")
         words.append(f"{each.label}: {', '.join(named) or 'none'}{so_far}")
     return "; ".join(words) or "no column is complete yet"
 
@@ -664,13 +719,12 @@ def winners_takeaway(board: Board) -> str:
     complete = [each for each in COLUMNS if board.cell("softmax", each.key) is not None]
     if not complete:
         return "No column is complete yet"
-    named = [f"{scorer_label(scorer)} on {each.label}" + (f" ({rests})" if (rests := rule.rests_on_words(
-        rule.seeds_it_rests_on(board.cell(scorer, each.key).verdict, board.cell(scorer, each.key).seeds))) else "")
+    named = [f"{scorer_label(scorer)} on {each.label}" + (f" ({rests})" if (rests := rests_on(board.cell(scorer, each.key))) else "")
              for each in complete for scorer in better[each.key]]
     found = sum(bool(better[each.key]) for each in complete)
     if not named:
-        return f"In none of the {len(complete)} columns is a scorer better than softmax by the rule"
-    return f"In {found} of {len(complete)} columns a scorer is better than softmax by the rule: {'; '.join(named)}"
+        return f"In none of the {len(complete)} columns is a scorer better than softmax"
+    return f"In {found} of {len(complete)} columns a scorer is better than softmax: {'; '.join(named)}"
 
 
 PANELS_PER_ROW = 3
@@ -762,13 +816,21 @@ def short_regime(each: Column, profile: str) -> str:
 _DIRECTION = re.compile(r"\b(better|worse)\b")
 
 
+def rests_on(cell: Cell) -> str:
+    """The seeds whose pair, left out alone, moves the cell's decided verdict, in words: "rests on
+    seed 102" ("" when it survives leaving any one out, or is open)."""
+    return "" if cell.verdict is None else rule.rests_on_words(rule.seeds_it_rests_on(cell.verdict, cell.seeds))
+
+
 def against_softmax(cell: Cell) -> str:
-    """The cell's verdict against softmax with its subject, never a bare direction: "sigmoid better
-    than softmax", "SSA worse than softmax", "no difference that matters; SSA slightly better than
-    softmax", "exploratory (3 pairs)", "not learned"; "reference" for softmax itself."""
+    """The cell's verdict against softmax with its subject, never a bare direction, and beside it
+    the seed it rests on: "sigmoid better than softmax (rests on seed 102)", "SSA worse than
+    softmax", "no difference that matters; SSA slightly better than softmax", "exploratory (3
+    pairs)", "not learned"; "reference" for softmax itself."""
     if cell.verdict is None:
         return "reference"
-    return _DIRECTION.sub(r"\1 than softmax", cell.verdict.label())
+    fragile = rests_on(cell)
+    return _DIRECTION.sub(r"\1 than softmax", cell.verdict.label()) + (f" ({fragile})" if fragile else "")
 
 
 def columns_table():

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ssa_book import verdicts
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, judged_parts, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 
@@ -42,7 +42,7 @@ def alternatives_row(profile: str) -> LedgerRow:
     verdict = comparison.statement_verdict(runs)
     infos = [run.provenance for by_scorer in runs.values() for seed_runs in by_scorer.values() for run in seed_runs]
     coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
-    return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), ours(verdict) + coverage, profile,
+    return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), statement_ours(verdict) + coverage, profile,
                      tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, total_wall_time(infos),
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
                                                    "comparisons of the paper's alternatives with softmax")),
@@ -73,19 +73,9 @@ def leaderboard_row(profile: str) -> LedgerRow:
     return LedgerRow("across_shifts", CLAIMS["across_shifts"].claim, paper_figure(CLAIMS["across_shifts"]), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
-                     finding=" ".join(filter(None, (decided_columns(verdict), retrieval_analysis.starting_point_finding(profile)))),
+                     seed_counts=board.pair_counts(),
+                     finding=" ".join(filter(None, (leaderboard.ssa_shifts_sentence(board), retrieval_analysis.starting_point_finding(profile)))),
                      headline=headline_of(verdict))
-
-
-def decided_columns(verdict) -> str:
-    """Which of the columns a combined verdict decides and which it leaves open: "decided on linear
-    functions, sigma of x and sigma of w only; open on max retrieval, short and original setups"
-    ("" when every part is decided, or none)."""
-    decided = [name for name, part in verdict.parts if part.outcome not in verdicts.OPEN]
-    open_ = [name for name, part in verdict.parts if part.outcome in verdicts.OPEN]
-    if not decided or not open_:
-        return ""
-    return f"Decided on {', '.join(decided)} only; open on {', '.join(open_)}."
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -97,12 +87,13 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                f"the shifted values of σ, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
     text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at σ = {leaderboard.TEN_TIMES} of the four "
-            f"in-context panels. " + ours(verdict) + chapter)
+            f"in-context panels. " + statement_ours(verdict) + chapter)
     return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
                                                    "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
+                     finding=chapter_reading(profile, chapter_runs),
                      headline=headline_of(verdict, limit=ALL_PARTS))
 
 
@@ -129,3 +120,81 @@ CLAIMS: dict[str, PaperClaim] = {
 def leaderboard_rows(profile: str) -> list[LedgerRow]:
     return [alternatives_row(profile), leaderboard_row(profile)]
 
+
+
+# The paper's statement in words: its direction said plainly, what its word rests on, how it was tallied.
+
+def statement_words(verdict: verdicts.Verdict) -> str:
+    """The paper's statement that none of its alternatives is consistently better than softmax
+    (:func:`ssa_book.alternatives.comparison.judge_statement`), its direction said plainly, never
+    as "not better: undecided": "holds: no alternative the paper tried is better than softmax on
+    every panel", "undecided whether any alternative the paper tried is better than softmax on every panel"."""
+    which = "alternative the paper tried is better than softmax on every panel"
+    word = verdicts.claim_word(verdict.outcome)
+    if verdict.outcome in verdicts.OPEN:
+        return f"undecided whether any {which}"
+    if word == verdicts.HOLDS:
+        return f"holds: no {which}"
+    if word == verdicts.DOES_NOT_HOLD:
+        return f"does not hold: an {which}"
+    return word
+
+
+def statement_ours(verdict: verdicts.Verdict) -> str:
+    """A ledger row's side of the statement: its plain words (:func:`statement_words`), then each
+    alternative's claim with its panels counted (the verdict's detail)."""
+    said = f"The paper's statement {statement_words(verdict)}."
+    return f"{said} {verdict.detail.rstrip('.')}." if verdict.detail else said
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def statement_basis(verdict: verdicts.Verdict) -> str:
+    """On which tasks' panels the statement's word rests, where every panel of another task is open,
+    so that a word decided on some tasks is never read as said of all: 'on linear panels only (no
+    difference that matters on 11 of 12, undecided on 1); "every" and "some" exploratory on 12 of
+    12' ("" when every task decides a panel, or none does). A panel's task is its label up to the
+    first comma."""
+    by_task: dict[str, list[verdicts.Verdict]] = {}
+    for _, claim in verdict.parts:
+        for panel, part in claim.parts:
+            by_task.setdefault(panel.split(", ")[0], []).append(part)
+    decided = [task for task, parts in by_task.items() if any(part.outcome not in verdicts.OPEN for part in parts)]
+    open_ = [task for task in by_task if task not in decided]
+    if not decided or not open_:
+        return ""
+
+    def counted(tasks: Sequence[str]) -> str:
+        return verdicts.counted_words([(part.outcome, part.word()) for task in tasks for part in by_task[task]])
+
+    return f"on {_listed(decided)} panels only ({counted(decided)}); {_listed(open_)} {counted(open_)}"
+
+
+def tally_after_reading(verdict: verdicts.Verdict, pairs: int) -> str:
+    """How the statement's word at the leaderboard's seeds comes from its parts changed after those
+    seeds had been read (the analysis changes page, 05e486f): every page that gives that word says
+    so: 'the tally giving "holds" at 10 seeds was adopted after reading them'."""
+    return f'the tally giving "{verdicts.claim_word(verdict.outcome)}" at {pairs} seeds was adopted after reading them'
+
+
+def statement_basis_sentence(verdict: verdicts.Verdict, pairs: int) -> str:
+    """The leaderboard's reading of the statement, what its word rests on and how it was tallied, in
+    one sentence: 'Holds on linear panels only (...); "every" and "some" exploratory on 12 of 12;
+    the tally giving "holds" at 10 seeds was adopted after reading them.'"""
+    basis = statement_basis(verdict)
+    said = "; ".join(filter(None, (f"{verdicts.claim_word(verdict.outcome)} {basis}" if basis else "", tally_after_reading(verdict, pairs))))
+    return said[:1].upper() + said[1:] + "."
+
+
+def chapter_reading(profile: str, chapter_runs: dict) -> str:
+    """What the Alternative scorers chapter's own seeds say of the statement, its comparisons
+    counted: "The chapter's own 3 seeds (mean error over σ > 1) read undecided (exploratory on 24
+    of 24)." ("" without its runs)."""
+    if not chapter_runs:
+        return ""
+    verdict = comparison.statement_verdict(chapter_runs)
+    counted = verdicts.counted_words([(part.outcome, part.word()) for part in judged_parts(verdict)])
+    return (f"The chapter's own {len(comparison.chapter_seeds(profile))} seeds (mean error over σ > 1) read "
+            f"{verdicts.claim_word(verdict.outcome)}" + (f" ({counted})." if counted else "."))
