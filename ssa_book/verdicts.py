@@ -120,7 +120,7 @@ __all__ = [
     "rate_interval", "SIMULATIONS", "power", "power_table", "false_reproduction_rate", "resampled_null_rates",
     "resampled_null_table", "seeds_to_resolve", "MEANINGS", "glossary_frame", "signed_rank_p", "false_discoveries",
     "FALSE_DISCOVERY_RATE", "control_false_discoveries", "DIRECTION_LOG_ENV", "MIXED", "FOR", "judged", "Judged", "seeds_it_rests_on", "rests_on_words",
-    "form_or_slope", "slope_sentence", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
+    "form_or_slope", "slope_sentence", "exploratory_effect_sentence", "withheld_direction", "paired_proportion_interval", "no_effect_pairs", "bounded_mean_interval", "bounded_check", "SLOPE", "FORM", "NOT_SEPARATED", "NO_DIFFERENCE",
 ]
 
 # The outcomes of one comparison of a treatment with its control (SSA with softmax, say), in the
@@ -516,6 +516,32 @@ class Verdict:
         if self.interval is None:
             return f"{self.claim}: {self.words()}" + (f" ({self.detail})." if self.detail else ".")
         return f"{self.claim}: {self.label()}; {self.evidence()}."
+
+
+def withheld_direction(verdict: Verdict) -> str:
+    """Why ``verdict`` says no direction although its interval excludes 0: the step of the rule its
+    own numbers fail. For "undecided": its estimate short of the threshold, the signed-rank test, or
+    control of false discoveries over the comparisons judged with it; for "no difference that
+    matters", the tests a small direction needs (:meth:`Verdict.small_direction`). "" for any other
+    verdict, one whose interval reaches 0, or one that says a direction."""
+    if (verdict.outcome not in (UNDECIDED, NEGLIGIBLE) or verdict.interval is None or verdict.effect is None
+            or verdict.interval[0] <= 0 <= verdict.interval[1] or verdict.small_direction()):
+        return ""
+    raw = signed_rank_p(verdict)
+    if verdict.outcome == NEGLIGIBLE:
+        if verdict.adjusted_p is not None and raw is not None and raw < FALSE_DISCOVERY_RATE:
+            return (f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, adjusted p = "
+                    f"{verdict.adjusted_p:.2g} over the {verdict.family_size} comparisons judged with it, and a direction needs "
+                    f"both below {FALSE_DISCOVERY_RATE:g}")
+        return (f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, and a direction needs it below "
+                f"{FALSE_DISCOVERY_RATE:g}")
+    if abs(verdict.effect) < verdict.threshold:
+        return f"its interval excludes 0, but its estimate {verdict.effect:+.3g} is short of the threshold {verdict.threshold:g}"
+    reached = "its interval excludes 0 and its estimate reaches the threshold, but"
+    if verdict.uncontrolled is not None:
+        return (f"{reached} the direction fails false-discovery control: adjusted p = {verdict.adjusted_p:.2g} over the "
+                f"{verdict.family_size} comparisons judged with it, and a direction needs it below {FALSE_DISCOVERY_RATE:g}")
+    return f"{reached} the signed-rank test does not agree: p = {raw:.2g}, and a direction needs it below {FALSE_DISCOVERY_RATE:g}"
 
 
 def pair_by_seed(treatment: Mapping[int, float], control: Mapping[int, float]) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
@@ -1218,6 +1244,24 @@ def published_effect_sentence(items: Mapping[str, tuple[Verdict, float]], units:
     if placed["below"]:
         parts.append(f"our interval lies above {effect} ({'; '.join(placed['below'])} {units})")
     return "; ".join(parts)
+
+
+def exploratory_effect_sentence(items: Mapping[str, tuple[Verdict, float]], units: str, effect: str = "the paper's gain") -> str:
+    """Where a published ``effect`` lies against the intervals of ``items`` (``{name on the page:
+    (verdict, the published effect)}``) when every one is exploratory (:func:`effect_placement`
+    places none): the intervals decide nothing, so the placement is an estimate's, said as such.
+    "" when an item is not exploratory or has no interval (:func:`published_effect_sentence` says those)."""
+    if not items or any(verdict.outcome != TOO_FEW_SEEDS or verdict.interval is None for verdict, _ in items.values()):
+        return ""
+    where = {name: effect_placement(dataclasses.replace(verdict, outcome=UNDECIDED), published)
+             for name, (verdict, published) in items.items()}
+    name, (verdict, published) = next(iter(items.items()))
+    counted = {place: sum(found == place for found in where.values()) for place in ("above", "inside", "below")}
+    said = ", ".join(f"{place} {count} of the {len(items)} intervals" for place, count in counted.items() if count)
+    pairs = sorted({found.pairs for found, _ in items.values()})
+    return (f"every interval is exploratory ({'/'.join(map(str, pairs))} pairs), so none decides against {effect}; as estimates, "
+            f"{effect} lies {said} ({name}: [{verdict.interval[0]:+.2f}, {verdict.interval[1]:+.2f}] {units}, the paper's "
+            f"{published:.2f})")
 
 
 def effect_power_sentence(table, pairs: int, effect: str, names: Mapping[str, str], units: str, treatment: str = "SSA") -> str:

@@ -535,3 +535,14 @@ def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
     assert counted.startswith("2 decided (1 SSA worse, 1 no difference that matters)")
     assert "2 exploratory (fewer pairs than the rule decides from: estimates, no verdict)" in counted
     assert "1 undecided" in counted and "decided (" not in counted.split("exploratory")[1]
+
+
+def test_the_verdict_table_says_why_a_verdict_beyond_zero_says_no_direction():
+    controlled = verdicts.Verdict("generalises", verdicts.UNDECIDED, -0.25, (-0.44, -0.05), 6, 0.2,
+                                  differences=(-0.3,) * 5 + (-0.0,), adjusted_p=0.097, family_size=37, uncontrolled=verdicts.WORSE)
+    row = {"comparison": "sharper softmax vs softmax", "task": "every", "endpoint": "generalises at σ = 10", "verdict": controlled,
+           "seeds": list(range(100, 106))}
+    outcome = study.verdict_table([row])["outcome"].iloc[0]
+    assert outcome == f"undecided ({verdicts.withheld_direction(controlled)})" and "false-discovery control" in outcome
+    plain = dataclasses.replace(controlled, interval=(-0.44, 0.05), adjusted_p=None, uncontrolled=None)
+    assert study.verdict_table([{**row, "verdict": plain}])["outcome"].iloc[0] == "undecided"

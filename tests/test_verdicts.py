@@ -650,3 +650,39 @@ def test_a_verdict_names_the_seeds_it_rests_on():
     assert verdicts.seeds_it_rests_on(judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))) == ()  # open
     with pytest.raises(ValueError, match="seeds must name each"):
         verdicts.seeds_it_rests_on(verdict, range(3))
+
+
+def test_a_published_effect_is_placed_against_exploratory_intervals_only_as_an_estimate():
+    few = verdicts.Verdict("SSA beats softmax", verdicts.TOO_FEW_SEEDS, 0.5, (-4.0, 5.0), 8, 2.0)
+    assert verdicts.effect_placement(few, 10.0) is None  # an exploratory interval decides nothing
+    said = verdicts.exploratory_effect_sentence({"mean": (few, 10.0), "one": (few, -20.0)}, "points")
+    assert said.startswith("every interval is exploratory (8 pairs), so none decides against the paper's gain; as estimates, "
+                           "the paper's gain lies above 1 of the 2 intervals, below 1 of the 2 intervals (mean: [")
+    assert said.endswith("points, the paper's 10.00)")
+    decided = dataclasses.replace(few, outcome=verdicts.UNDECIDED)
+    assert verdicts.exploratory_effect_sentence({"mean": (few, 10.0), "other": (decided, 10.0)}, "points") == ""
+    assert verdicts.exploratory_effect_sentence({}, "points") == ""
+
+
+def test_a_verdict_that_says_no_direction_beyond_zero_names_the_step_of_the_rule_it_fails():
+    def made(outcome, effect, interval, differences, **extra):
+        return verdicts.Verdict("SSA beats softmax", outcome, effect, interval, len(differences), 0.1,
+                                differences=tuple(differences), **extra)
+
+    mixed_signs = (-0.5, -0.4, -0.3, -0.2, 0.05, -0.1)  # signed-rank p above 0.05 on 6 pairs
+    assert verdicts.signed_rank_p(made(verdicts.UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) >= 0.05
+    assert verdicts.withheld_direction(made(verdicts.UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) == (
+        "its interval excludes 0 and its estimate reaches the threshold, but the signed-rank test does not agree: p = "
+        f"{verdicts.signed_rank_p(made(verdicts.UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)):.2g}, and a direction needs it "
+        "below 0.05")
+    controlled = made(verdicts.UNDECIDED, -0.25, (-0.44, -0.05), (-0.3,) * 5 + (-0.2,), adjusted_p=0.097, family_size=37,
+                      uncontrolled=verdicts.WORSE)
+    assert verdicts.withheld_direction(controlled).endswith(
+        "the direction fails false-discovery control: adjusted p = 0.097 over the 37 comparisons judged with it, and a "
+        "direction needs it below 0.05")
+    assert verdicts.withheld_direction(made(verdicts.UNDECIDED, -0.07, (-0.12, -0.02), (-0.07,) * 6)) == (
+        "its interval excludes 0, but its estimate -0.07 is short of the threshold 0.1")
+    assert verdicts.withheld_direction(made(verdicts.NEGLIGIBLE, -0.05, (-0.09, -0.01), mixed_signs)).startswith(
+        "its interval excludes 0, but no direction is said: signed-rank p = ")
+    assert verdicts.withheld_direction(made(verdicts.UNDECIDED, -0.1, (-0.3, 0.1), mixed_signs)) == ""  # reaches 0
+    assert verdicts.withheld_direction(made(verdicts.WORSE, -0.3, (-0.4, -0.2), (-0.3,) * 6)) == ""  # says a direction

@@ -4,6 +4,7 @@ encoder chapter's cached runs and verdict."""
 from __future__ import annotations
 
 from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, total_wall_time
+from ssa_book import verdicts
 from ssa_book.encoder import confirmation, experiment
 from ssa_book.encoder.experiment import PAPER_ACCURACIES
 from ssa_book.results import CacheMissError
@@ -13,6 +14,20 @@ def _probing_numbers() -> dict:
 
     gains = [paper["ssa"] - paper["softmax"] for paper in PAPER_ACCURACIES.values()]
     return {"paradigms": len(gains), "low": min(gains), "high": max(gains)}
+
+
+def paper_gain_reading(runs) -> str:
+    """Where the paper's gain lies against each part's interval, for the chapter's prose: the
+    decided intervals' placement (:func:`ssa_book.encoder.experiment.paper_gain_sentence`), else,
+    while every part is exploratory, where it lies as an estimate
+    (:func:`ssa_book.verdicts.exploratory_effect_sentence`)."""
+    placed = experiment.paper_gain_sentence(runs)
+    if not placed:
+        gains = experiment.paper_gains()
+        mean = sum(gains.values()) / len(gains)
+        placed = verdicts.exploratory_effect_sentence(
+            {part: (verdict, gains.get(part, mean)) for part, verdict in experiment.paradigm_verdicts(runs).items()}, "points")
+    return placed[0].upper() + placed[1:] + "." if placed else "No part has paired seeds to set the paper's gain against."
 
 
 def encoder_row(profile: str) -> LedgerRow:

@@ -215,12 +215,28 @@ def short(runs: Sequence[EncoderRun]) -> str:
             f"{primary.word()} {primary.estimate()}")
 
 
-def reading(runs: Sequence[EncoderRun]) -> str:
+def box_bullet(runs: Sequence[EncoderRun]) -> list[str]:
+    """The confirmatory test for the chapter's result box, its wordings longest first: both
+    comparisons' outcomes with their estimates once every run is cached, else its progress."""
+    head = (f"**Confirmatory test** (declared before its runs; {len(CONFIRMATORY_SEEDS)} fresh seeds; mean over all "
+            f"{len(zorro.PARADIGMS)} paradigms)")
+    if not progress(runs).startswith("complete"):
+        return [f"{head}: {progress(runs)}."]
+    judged = judge(runs)
+    said = [f"{scorer_label(comparison.treatment)}: {judged[comparison.role].word()}, {judged[comparison.role].estimate()} points"
+            for comparison in PLAN]
+    return [f"{head}: {'; '.join(said)}.", f"{head}: {said[0]}."]
+
+
+def reading(runs: Sequence[EncoderRun], short: bool = False) -> str:
     """What the exploratory gain on the mean over every paradigm is now, for the chapter's prose:
-    exploratory until the plan is complete, then what the confirmatory test said of it."""
+    exploratory until the plan is complete, then what the confirmatory test said of it (``short``:
+    without its seeds and estimate, for a figure's caption)."""
     if not progress(runs).startswith("complete"):
         return "a difference found after reading, exploratory until the chapter's confirmatory test on fresh seeds decides it"
     primary = judge(runs)["primary"]
     found = f"left it {primary.word()}" if primary.outcome in verdicts.OPEN else f"found {primary.word()}"
+    if short:
+        return f"a difference found after reading; the confirmatory test {found}"
     return (f"a difference found after reading; the chapter's confirmatory test, on fresh seeds {CONFIRMATORY_SEEDS[0]}-"
             f"{CONFIRMATORY_SEEDS[-1]}, {found}: {primary.estimate()} points")

@@ -69,29 +69,12 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
                 row[get_task(task).title] = rule.NOT_TESTED
             elif cache.complete(compared, task):
                 found = verdict(compared, task, endpoint, cache)
-                notes = [note for note in (withheld_direction(found), fragility(found, compared.seed_list())) if note]
+                notes = [note for note in (rule.withheld_direction(found), fragility(found, compared.seed_list())) if note]
                 row[get_task(task).title] = f"{found.label()}, {found.estimate()}" + (f" ({'; '.join(notes)})" if notes else "")
             else:
                 row[get_task(task).title] = rule.not_run_yet(cache.cached(compared, task), needed(compared, task))
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def withheld_direction(found: rule.Verdict) -> str:
-    """Why "no difference that matters" says no small direction where its interval excludes 0: the
-    test a direction needs that the verdict's own numbers fail (the signed-rank test, or control of
-    false discoveries over the comparisons judged with it); "" when it says one, or its interval
-    reaches 0."""
-    if (found.outcome != rule.NEGLIGIBLE or found.interval is None or found.interval[0] <= 0 <= found.interval[1]
-            or found.small_direction()):
-        return ""
-    raw = rule.signed_rank_p(found)
-    if found.adjusted_p is not None and raw is not None and raw < rule.FALSE_DISCOVERY_RATE:
-        return (f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, adjusted p = "
-                f"{found.adjusted_p:.2g} over the {found.family_size} comparisons judged with it, and a direction needs "
-                f"both below {rule.FALSE_DISCOVERY_RATE:g}")
-    return (f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, and a direction needs it below "
-            f"{rule.FALSE_DISCOVERY_RATE:g}")
 
 
 def fragility(found: rule.Verdict, seeds: Sequence[int]) -> str:

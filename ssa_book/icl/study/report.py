@@ -162,8 +162,10 @@ def progress_sentence(compared: Comparison, cache: StudyCache) -> str:
 
 
 def verdict_table(rows: Sequence[dict]):
-    """:func:`verdict_rows` as a table: outcome, effect in the paper's direction with its 95%
-    interval, pairs, and the pairs that would decide an inconclusive one (or what is missing)."""
+    """:func:`verdict_rows` as a table: outcome (with, where its interval excludes 0 and it says no
+    direction, the step of the rule that failed: :func:`ssa_book.verdicts.withheld_direction`), effect
+    in the paper's direction with its 95% interval, pairs, the pairs that would decide an
+    inconclusive one (or what is missing), and the seeds a decided one rests on."""
     import pandas as pd
 
     def interval(verdict):
@@ -171,12 +173,18 @@ def verdict_table(rows: Sequence[dict]):
 
     return pd.DataFrame([{
         "comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-        "outcome": row["verdict"].label(),
+        "outcome": _outcome(row["verdict"]),
         "effect": "" if row["verdict"].effect is None else f"{row['verdict'].effect:+.3g}",
         "95% interval": interval(row["verdict"]), "pairs": row["verdict"].pairs or "",
         "to decide / missing": row["verdict"].pairs_to_decide() or (row["verdict"].detail if row["verdict"].outcome == rule.NOT_TESTED else ""),
         "leaving one seed out": _rests_on(row),
     } for row in rows])
+
+
+def _outcome(verdict: rule.Verdict) -> str:
+    """The outcome in the glossary's words, with why it says no direction where its interval excludes 0."""
+    withheld = rule.withheld_direction(verdict)
+    return f"{verdict.label()} ({withheld})" if withheld else verdict.label()
 
 
 def _rests_on(row: dict) -> str:
