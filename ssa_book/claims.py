@@ -66,6 +66,11 @@ class LedgerRow:
     headline: tuple[tuple[str, Verdict], ...] = ()
     paper_effect: float | None = None  # the paper's published effect in the headline's units and direction (None: none published)
     baseline: tuple[str, float, float] | None = None  # (what, ours, the paper's): the softmax baseline's level here and there
+    # What the claim's word rests on where it rests on part of its evidence or on a tally changed after reading, said
+    # beside the word wherever it stands ("linear panels only; tally set after reading").
+    word_note: str = ""
+    # A check its decided parts do not all pass, said beside their count ("a distribution-free check keeps 1 of 4").
+    parts_note: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:

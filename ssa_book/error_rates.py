@@ -137,7 +137,8 @@ def largest(table) -> tuple[float, str] | None:
 
 
 def sentence(table, draws: int = DRAWS) -> str:
-    """The front page's sentence: the largest rate, to one decimal, and what it covers."""
+    """The front page's sentence: the largest rate, to one decimal, and what it covers: one verdict's
+    false directions (not a rate over all the verdicts together, nor of a false "no difference that matters")."""
     found = largest(table)
     if found is None:
         return "No chapter's verdicts are cached yet, so the rule's error rates are not measured."
@@ -145,9 +146,11 @@ def sentence(table, draws: int = DRAWS) -> str:
     error = math.sqrt(max(rate, 1 / draws) * (1 - rate) / draws)
     return (f"Under nulls made of each chapter's own per-seed differences, recentred to a mean of zero, the rule names a "
             f"direction that is not there at most {100 * rate:.1f}% of the time ({chapter}; Monte Carlo standard error "
-            f"{100 * error:.1f} points), over every verdict of the {len(table)} chapters at the seed counts they use: a check "
-            f"added after the results were read, from which the fewest pairs of three chapters were then chosen, so it "
-            f"shows the rule's error at those pairs rather than validating them independently.")
+            f"{100 * error:.1f} points) for any one verdict at the seeds its chapter uses: a rate per verdict, not over the "
+            f"{int(table['verdicts'].sum())} verdicts of the {len(table)} chapters together, and of false directions only, not "
+            f"of a false \"no difference that matters\"; a check added after the results were read, from which the fewest "
+            f"pairs of three chapters were then chosen, so it shows the rule's error at those pairs rather than validating "
+            f"them independently.")
 
 
 __all__ = ["CHAPTERS", "ChapterVerdicts", "DRAWS", "LIMIT", "PAIR_COUNTS", "chapter_claims", "error_rate_table", "largest",

@@ -114,12 +114,19 @@ def verdict_link(word: str) -> str:
     return f"{{doc}}`{word} </{GLOSSARY}>`"
 
 
-def _verdict_cell(row: LedgerRow) -> str:
-    """What the row found of the paper's claim, linked to the glossary, with the comparison's own
-    words beside it when they say more: "does not hold (SSA worse on 5 of 6 parts, ...)"."""
+def beside_word(row: LedgerRow) -> str:
+    """What stands beside the claim's word: the comparison's own words when they say more, what the
+    word rests on and a check its parts do not all pass: "SSA worse on 5 of 6 parts, undecided on 1;
+    a distribution-free check keeps 1 of its 4 prompt-error parts" ("" for nothing)."""
     words = comparison_words(row)
-    claim = verdicts.claim_word(row.verdict)
-    return verdict_link(claim) + (f" ({words})" if words and words != claim else "")
+    return "; ".join(filter(None, (words if words != verdicts.claim_word(row.verdict) else "", row.word_note, row.parts_note)))
+
+
+def _verdict_cell(row: LedgerRow) -> str:
+    """What the row found of the paper's claim, linked to the glossary, with :func:`beside_word`:
+    "does not hold (SSA worse on 5 of 6 parts, ...)"."""
+    beside = beside_word(row)
+    return verdict_link(verdicts.claim_word(row.verdict)) + (f" ({beside})" if beside else "")
 
 
 def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
@@ -211,9 +218,16 @@ def _listed(phrases: Sequence[str]) -> str:
     return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
-def _counted(rows: Sequence[LedgerRow]) -> str:
-    """"2 do not hold, 5 are undecided and 1 is not tested" (the words that occur, in :data:`_PREDICATES` order)."""
-    return _listed([f"{count} {_PREDICATES[word][count != 1]}" for word, count in verdict_counts(rows).items() if count])
+def _counted(rows: Sequence[LedgerRow], short: bool = False) -> str:
+    """"1 holds (Alternative scorers: ...), 2 do not hold and 1 is not tested" (the words that occur, in
+    :data:`_PREDICATES` order), each with what the words of its rows rest on (:attr:`LedgerRow.word_note`;
+    ``short``: its first clause), named by the claim where ``rows`` are several."""
+    def noted(word: str) -> str:
+        notes = [f"{short_name(row)}: {note}" if len(rows) > 1 else note for row in rows
+                 if (note := row.word_note.split(";")[0] if short else row.word_note) and verdicts.claim_word(row.verdict) == word]
+        return f" ({'; '.join(notes)})" if notes else ""
+
+    return _listed([f"{count} {_PREDICATES[word][count != 1]}{noted(word)}" for word, count in verdict_counts(rows).items() if count])
 
 
 def counts_sentence(rows: Sequence[LedgerRow]) -> str:
@@ -321,7 +335,7 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
         if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
             regime = f" Regime: {short_regime(row.regime)}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
             caveats = f" {row.finding}" if row.finding else ""
-            found = comparison_words(row) or row.summary.rstrip(".")
+            found = beside_word(row) or row.summary.rstrip(".")
             whose = "the book's test" if row.key in PAPER and PAPER[row.key].beyond_paper else "the paper's claim"
             bullets.append(f"**{row.claim}**: {whose} does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
     for word, label in ((verdicts.HOLDS_IN_PART, "Holds in part"), (verdicts.MIXED, "Mixed")):
@@ -428,7 +442,7 @@ def _scale(row: LedgerRow) -> tuple[str, str] | None:
     def size(regime: str, lengths: int) -> str:
         parts = regime.split(", ")
         shape = next((part for part in parts if "×" in part), "")
-        trained = [part for part in parts if re.match(r"[\d.,]+[kMB]? (steps|tokens)", part)][:lengths]
+        trained = [re.sub(r" \(.*\)$", "", part) for part in parts if re.match(r"[\d.,]+[kMB]? (steps|tokens)", part)][:lengths]
         return ", ".join([shape, *trained] if shape else trained)
 
     return size(_shorter(PAPER_REGIME.sub("", row.regime).split(";")[0]), 1), size(_shorter(match.group(1)), 1)
@@ -463,9 +477,9 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     if experiments:
         holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
         found.append(f"of the paper's {plural(len(experiments), 'experimental claim')}, {'' if holding else 'none holds: '}"
-                     f"{_counted(experiments)}")
+                     f"{_counted(experiments, short=True)}")
     if own:
-        found.append(f"the book's own {'test' if len(own) == 1 else 'tests'} beyond it: {_counted(own)}")
+        found.append(f"the book's own {'test' if len(own) == 1 else 'tests'} beyond it: {_counted(own, short=True)}")
     if theorems:
         found.append(f"the theorems' versions: {_counted(theorems)}")
     if found:
@@ -473,8 +487,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     gap = scale_gap(rows)
     if gap is not None:
         what, ours, paper = gap.baseline
-        text += (f" Caveat: {what} is {ours:.3g} here, {paper:.3g} in the paper; a claim undecided or not holding "
-                 "here may hold at the paper's scale.")
+        text += f" Caveat: {what} is {ours:.3g} here, {paper:.3g} in the paper; any verdict may differ at the paper's scale."
     return text
 
 
@@ -520,12 +533,18 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     full, rest = (decided, []) if len(decided) <= room else (decided[:max(0, room - 1)], decided[max(0, room - 1):])
     bullets = []
     for row in full:
-        word = verdicts.claim_word(row.verdict)
-        found = comparison_words(row)
-        bullet = f"**{named(row)}**: {word}{f' ({found})' if found and found != word else ''}."
-        bullets.append(bullet if words(bullet) <= BULLET_WORDS else f"**{named(row)}**: {word}.")
+        word, found = verdicts.claim_word(row.verdict), beside_word(row)
+        bullet = f"**{named(row)}**: {word}{f' ({found})' if found else ''}."
+        noted = f"**{named(row)}**: {word}{f' ({row.word_note})' if row.word_note else ''}."
+        bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
     if rest:
-        bullets.append(_listing("**Also decided**: ", [f"{named(row)}, {verdicts.claim_word(row.verdict)}" for row in rest]))
+        # each word with what it rests on in full where every claim fits, else its first clause
+        def decided_words(short: bool) -> list[str]:
+            return [f"{named(row)}, {verdicts.claim_word(row.verdict)}" + (f" ({row.word_note.split(';')[0] if short else row.word_note})"
+                                                                           if row.word_note else "") for row in rest]
+
+        whole = "**Also decided**: " + "; ".join(decided_words(False)) + "."
+        bullets.append(whole if words(whole) <= BULLET_WORDS else _listing("**Also decided**: ", decided_words(True)))
     return (bullets + others)[:BULLETS]
 
 
@@ -540,15 +559,17 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     than their chapter decides from: they are not counted, and the pairs are said)."""
     experiments = [row for row in rows if row.profile != "live" and not PAPER[row.key].beyond_paper]
     holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
+    notes = [f"{short_name(row)}: {row.word_note.split(';')[0]}" for row in experiments
+             if row.word_note and verdicts.claim_word(row.verdict) == verdicts.HOLDS]
     text = (f"{'None' if not holding else holding} of the paper's {plural(len(experiments), 'experimental claim')} "
-            f"{'holds' if holding < 2 else 'hold'} here")
+            f"{'holds' if holding < 2 else 'hold'} here" + (f" ({'; '.join(notes)})" if notes else ""))
     published = [row for row in rows if row.paper_effect is not None and row.headline]
     if published:
         excluded = sum(any(verdicts.effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
                        for row in published)
-        text += f"; in {excluded} of the {plural(len(published), 'row')} with a published effect, the {_confidence()} interval excludes it"
-        text += "".join(f"; {short_name(row)}: excluded too, but exploratory ({verdict.pairs} of the "
-                        f"{max(verdicts.MIN_PAIRS, verdict.no_effect_pairs)} pairs it needs)"
+        text += f"; intervals exclude the published effect in {excluded} of {plural(len(published), 'row')}"
+        text += "".join(f", and in {short_name(row)}, exploratory ({verdict.pairs} of "
+                        f"{max(verdicts.MIN_PAIRS, verdict.no_effect_pairs)} pairs)"
                         for row in published for verdict in _exploratory_excluding(row))
     return text + "."
 
@@ -784,13 +805,13 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
         caveat = f"; a distribution-free check keeps {kept} of its {len(mine)} decided prompt-error verdicts" if mine else ""
         bullets.append([f"{head}{counted}{caveat}.", f"{head}{counted}."])
     regime_rows = icl_study.regime_rows(cache)
-    takeaway = icl_study.regime_takeaway(regime_rows)
-    takeaway = takeaway[:1].lower() + takeaway[1:]
+    takeaway, short = (icl_study.regime_takeaway(regime_rows, zero) for zero in (True, False))
+    takeaway, short = takeaway[:1].lower() + takeaway[1:], short[:1].lower() + short[1:]
     pairs = sorted({row["verdict"].pairs for row in regime_rows if row["verdict"].pairs})
     seeds = f"; {pairs[0]} to {pairs[-1]} paired seeds" if len(pairs) > 1 else ""
     endpoint = icl_study.REGIME_MAP_ENDPOINT
     bullets.append([f"**Training regimes** ({endpoint}{seeds}): {takeaway}", f"**Training regimes** ({endpoint}): {takeaway}",
-                    f"**Training regimes**: {takeaway}"])
+                    f"**Training regimes**: {takeaway}", f"**Training regimes**: {short}"])
     return bullets[:BOX_BULLETS]
 
 

@@ -495,7 +495,7 @@ def figure_captions(html: str) -> list[tuple[str, str]]:
         if number is None or text is None or not FIGURE_NUMBER.match(number.get_text()):
             continue
         for formula in text.select(".math"):
-            formula.replace_with(" " + "".join(formula.get_text().split()) + " ")
+            formula.replace_with("".join(formula.get_text().split()))
         captions.append((" ".join(number.get_text().split()), " ".join(text.get_text().split())))
     return captions
 

@@ -1134,7 +1134,12 @@ def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler
         return (f"{name}'s {word} goes with its form, not its starting slope: a softmax with that slope does not differ "
                 f"from softmax, and {name} differs from it as it does from softmax.")
     if reading == NO_DIFFERENCE:
-        return f"{name}'s difference from softmax is not established ({difference.outcome}), so there is nothing to attribute."
+        said = difference.outcome
+        if difference.interval is not None and difference.effect is not None:
+            # the estimate in the paper's direction, and whose way its whole interval lies where it excludes 0
+            side = "against" if difference.interval[1] < 0 else "for" if difference.interval[0] > 0 else ""
+            said += f": {difference.estimate()}" + (f", interval {side} {name}" if side else "")
+        return f"{name}'s difference from softmax is not established ({said}), so there is nothing to attribute."
     if reading == NOT_SEPARATED:
         return (f"These comparisons do not separate {name}'s form from its starting slope"
                 + (f": {open_facts}." if open_facts else "."))

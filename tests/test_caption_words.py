@@ -20,7 +20,7 @@ def test_figure_captions_reads_each_numbered_caption_without_its_number_and_mark
     html = ("<article>" + figure("3", "SSA keeps <span class='pasted-text'>0.10</span> at "
                                  "<span class='math notranslate nohighlight'>\\(t = 20\\)</span>; seeds 0-2.")
             + "<figure><img alt='a logo' src='logo.png'/><figcaption><p>an unnumbered caption</p></figcaption></figure></article>")
-    assert page_check.figure_captions(html) == [("Fig. 3", "SSA keeps 0.10 at \\(t=20\\) ; seeds 0-2.")]
+    assert page_check.figure_captions(html) == [("Fig. 3", "SSA keeps 0.10 at \\(t=20\\); seeds 0-2.")]
 
 
 def test_long_captions_lists_each_caption_over_the_limit_by_page_and_figure(tmp_path):

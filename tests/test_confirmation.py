@@ -49,6 +49,9 @@ def test_an_open_verdict_is_said_left_open_and_the_papers_gain_placed_against_ea
     assert "left it undecided" in confirmation.reading(noisy)
     said = confirmation.sentence(noisy)
     assert "none on this endpoint, which this test therefore neither confirms nor excludes" in said
+    # an open verdict's seed count is the plan's rule's, which decides from fewer pairs than the chapter's claims
+    plan, chapter = verdicts.no_effect_pairs(confirmation.PLAN[0].claim), verdicts.no_effect_pairs(experiment.CLAIMS[experiment.HEADLINE])
+    assert plan < chapter and f"under the plan's rule, which decides from {plan} pairs; the chapter's own claims decide from {chapter})" in said
     gains = list(experiment.paper_gains().values())
     spread = np.mean(gains) * len(gains) / len(zorro.PARADIGMS)  # the paper's gains over every paradigm, none elsewhere
     assert f"they would be {spread:.1f} points, inside both intervals" in said

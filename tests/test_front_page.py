@@ -51,7 +51,7 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     assert ledger.words(text) <= ledger.ABSTRACT_WORDS, (ledger.words(text), text)
     assert text.startswith("This book derives its own versions of the paper's 2 theorems and re-runs its experiments, far smaller")
     assert "in-context models 4 × 64, 1,000 steps (paper: 12 × 256, 500,000 steps)" in text
-    assert "decoder 4 × 192, 400 steps (1.64M tokens) (paper: 12 × 768, 22,000 steps)" in text
+    assert "decoder 4 × 192, 400 steps (paper: 12 × 768, 22,000 steps)" in text
     assert ("Of the paper's 8 experimental claims, none holds: 2 do not hold, 2 are undecided and 4 are not tested; "
             "the book's own test beyond it: 1 is not tested; the theorems' versions: 2 hold.") in text
     # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9)
@@ -63,6 +63,26 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     # a claim that holds is counted without "none holds"
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert "Of the paper's 8 experimental claims, 1 holds, 1 does not hold, 2 are undecided" in ledger.abstract(rows)
+    # a word that rests on part of its evidence says so, its first clause in the abstract, named among several claims
+    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; tally set after reading")
+    assert "8 experimental claims, 1 holds (ICL linear functions: linear panels only), 1 does not hold" in ledger.abstract(rows)
+    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale only")
+    assert "the book's own test beyond it: 1 does not hold (set size not decided);" in ledger.abstract(rows)
+    assert "1 does not hold (set size not decided; on input and function scale only)" in ledger.counts_sentence(rows)
+    assert ledger.words(ledger.abstract(rows)) <= ledger.ABSTRACT_WORDS
+
+
+def test_each_decided_claim_in_the_findings_says_what_its_word_rests_on_and_a_check_its_parts_fail():
+    rows = _rows()
+    rows[2] = dataclasses.replace(rows[2], parts_note="a distribution-free check keeps 1 of its 4 decided prompt-error parts")
+    rows[4] = dataclasses.replace(rows[4], verdict="better", word_note="linear panels only; tally set after reading")
+    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale only")
+    bullets = ledger.key_findings(rows)
+    assert bullets[0].endswith("(SSA worse on 2 of 2 parts; a distribution-free check keeps 1 of its 4 decided prompt-error parts).")
+    assert "holds (SSA better; linear panels only; tally set after reading)" in " ".join(bullets)
+    assert "does not hold (set size not decided" in " ".join(bullets)
+    assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets)
+    assert "(SSA worse on 2 of 2 parts; a distribution-free check" in ledger.summary_markdown(rows)
 
 
 def test_the_findings_are_at_most_six_bullets_of_at_most_30_words_with_regime_codes():
@@ -151,9 +171,13 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     rows = _rows()
     text = ledger.scorecard_takeaway(rows)
     # the decoder's intervals (about -0.02 to +0.03) lie below the paper's gains (0.103, 0.108)
-    assert text == "None of the paper's 8 experimental claims holds here; in 2 of the 2 rows with a published effect, the 95% interval excludes it."
+    assert text == "None of the paper's 8 experimental claims holds here; intervals exclude the published effect in 2 of 2 rows."
     rows[4] = dataclasses.replace(rows[4], verdict="better")
-    assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here")
+    assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
+    # a claim whose word rests on part of its evidence says so beside the count
+    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; tally set after reading")
+    assert ledger.scorecard_takeaway(rows).startswith(
+        f"1 of the paper's 8 experimental claims holds here ({ledger.short_name(rows[4])}: linear panels only);")
     assert ledger.words(text) <= 25  # the caption, at most about 50 words, leads with it
 
 
@@ -165,5 +189,5 @@ def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_
     probing = claims.ORDER.index("probing")
     rows[probing] = dataclasses.replace(rows[probing], verdict="exploratory", headline=(("mean", exploratory),), paper_effect=10.3)
     assert ledger.scorecard_takeaway(rows) == (
-        "None of the paper's 8 experimental claims holds here; in 2 of the 3 rows with a published effect, the 95% interval "
-        "excludes it; Encoder probing on Zorro: excluded too, but exploratory (8 of the 40 pairs it needs).")
+        "None of the paper's 8 experimental claims holds here; intervals exclude the published effect in 2 of 3 rows, and in "
+        "Encoder probing on Zorro, exploratory (8 of 40 pairs).")

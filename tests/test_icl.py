@@ -244,10 +244,11 @@ def test_collapse_premise_not_shown_when_softmax_barely_attends_to_the_injected_
     premise = verdicts.collapse_premise(small, growing)
     assert "below the cut of 0.5 for collapse onto one token, a cut set after the results had been read" in premise["not_shown"]
     assert "did grow, by +2 to +2" in premise["not_shown"]
-    assert premise["not_shown"].endswith("in 6 of the 6 seeds: the mechanism's first step occurred in these models")
-    # Below the pairs the rule decides the logit claim from, the step that occurred is an estimate.
+    assert premise["not_shown"].endswith("in each of the 6 seeds: the mechanism's first step occurred in these models")
+    # Below the pairs the rule decides the logit claim from, the growth is said seed by seed, not as the step occurring.
     three = verdicts.collapse_premise({name: found[:3] for name, found in small.items()}, {"softmax": growing["softmax"][:3]})
-    assert three["not_shown"].endswith("in 3 of the 3 seeds: the mechanism's first step occurred in these models, exploratory (3 seeds)")
+    assert three["not_shown"].endswith("by at least 0.1 in each of the 3 seeds (exploratory: 3 seeds)")
+    assert "first step" not in three["not_shown"]
     # With most of softmax's attention on the value, the mechanism claims decide.
     present = verdicts.collapse_verdict({"some": runs(0.9, 0.1, 0.1, count=flip_pairs)})
     assert present.outcome == "better" and {name for name, _ in present.parts} == {'"some"'}

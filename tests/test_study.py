@@ -362,6 +362,15 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     assert "deficit goes with its starting slope" in slope
     # SSA from b = 1 losing as well: the slope does not explain it
     assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
+    # the slope's facts decided, SSA against the sharper softmax open: the deficit said to follow the slope, the form not ruled out
+    def open_against_sharper(arm, task, seed):
+        base = 0.1 + 0.01 * (seed % 3)
+        return {"ssa": 0.55 + (0.45 if seed % 2 else -0.45), "softmax_slope": 0.55 + 0.01 * (seed % 2),
+                "ssa_b1": 0.1 + 0.01 * (seed % 3)}.get(arm, base)
+
+    follows = study.starting_point_reading(_Cache(open_against_sharper), "every")
+    assert "do not separate SSA's form from its starting slope: SSA's deficit follows its starting slope (" in follows
+    assert "), while SSA vs the sharper softmax is undecided (" in follows
     # no difference to attribute
     assert "nothing to attribute" in study.starting_point_reading(_Cache(lambda arm, task, seed: 0.1 + 0.01 * (seed % 3)), "every")
     # read only once all four comparisons are complete on the task
@@ -526,6 +535,17 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     assert takeaway.startswith(f"Of the {len(rows)} regime-and-task cells, {len(rows) - pending - exploratory} judged (")
     assert "SSA worse" in takeaway and "no difference that matters" in takeaway and f"; {pending} not run yet." in takeaway
     assert study.regime_takeaway([]) == "No regime of the study is complete yet."
+
+
+def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes_zero():
+    claim = study.ENDPOINTS[study.REGIME_MAP_ENDPOINT].claim
+    below = verdicts.judge(claim, [0.15 + 0.01 * (i % 5) for i in range(40)], [0.1] * 40)  # SSA's error above softmax's
+    inside = verdicts.judge(claim, [0.1] * 40, [0.1 + 0.01 * (i % 5 - 2) for i in range(40)])
+    assert below.outcome == inside.outcome == "no difference that matters" and below.interval[1] < 0 < inside.interval[1]
+    rows = [{"comparison": "SSA vs softmax, warm-up + cosine", "verdict": below, "seeds": list(range(40))},
+            {"comparison": "SSA from b = 1 vs softmax", "verdict": inside, "seeds": list(range(40))}]
+    assert study.regime_takeaway(rows) == ("Of the 2 regime-and-task cells, 2 judged (2 no difference that matters; "
+                                           "1 of these 2 below 0 (warm-up + cosine)).")
 
 
 def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():

@@ -201,7 +201,17 @@ def sentence(runs: Sequence[EncoderRun]) -> str:
     judged = judge(runs)
     said = "; ".join(f"{comparison.role}, {scorer_label(comparison.treatment)} against {scorer_label(comparison.control)}: "
                      f"{judged[comparison.role].words()} {judged[comparison.role].estimate()} points" for comparison in PLAN)
-    return f"{head}: {said}; {paper_gain_words(judged)}."
+    return f"{head}: {said}{_seed_counts_rule(judged)}; {paper_gain_words(judged)}."
+
+
+def _seed_counts_rule(judged: Mapping[str, verdicts.Verdict]) -> str:
+    """Under which rule an open verdict's "about N seeds would decide" is counted: the plan's, which
+    decides from fewer pairs than the chapter's own claims ("" when every verdict is decided)."""
+    if not any(verdict.outcome in verdicts.OPEN for verdict in judged.values()):
+        return ""
+    plan, chapter = verdicts.no_effect_pairs(PLAN[0].claim), verdicts.no_effect_pairs(experiment.CLAIMS[experiment.HEADLINE])
+    return (f" (seeds counted under the plan's rule, which decides from {plan} pairs; the chapter's own claims decide "
+            f"from {chapter})")
 
 
 def short(runs: Sequence[EncoderRun]) -> str:

@@ -84,7 +84,20 @@ def quantification_row(profile: str) -> LedgerRow:
                                       lambda icl_verdicts, runs: _shifted_errors(icl_verdicts, runs, "sigma_x"),
                                       lambda icl_verdicts, runs: _short_errors(icl_verdicts, runs, ("sigma_x",))),
                             "SSA vs softmax", profile)
-    return dataclasses.replace(row, finding=study_finding(profile))
+    return dataclasses.replace(row, finding=study_finding(profile), parts_note=distribution_free_note(profile))
+
+
+def distribution_free_note(profile: str) -> str:
+    """How many of the powered study's decided prompt-error verdicts the distribution-free check
+    keeps, beside the claim's parts: "a distribution-free check keeps 1 of its 4 decided prompt-error
+    parts" ("" until the primary comparison's runs are complete, or when it keeps all)."""
+    compared = study.comparison("SSA vs softmax", profile)
+    cache = study.StudyCache(profile, train=False)
+    if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
+        return ""
+    checks = study.bounded_checks(study.verdict_rows([compared], cache))
+    kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
+    return f"a distribution-free check keeps {kept} of its {len(checks)} decided prompt-error parts" if kept < len(checks) else ""
 
 
 def study_finding(profile: str) -> str:

@@ -346,10 +346,10 @@ def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer:
             # what these models did, not what training runs do: below the pairs the rule decides the
             # logit claim from, an estimate
             few = counted < rule.no_effect_pairs(LOGITS_GROW)
+            seeds_grown = f"each of the {counted} seeds" if grew == counted else f"{grew} of the {counted} seeds"
             reasons.append(f"though its mean logit spread did grow, by {growth.min():+.3g} to {growth.max():+.3g} from the "
-                           f"smallest to the largest σ, by at least {LOGITS_GROW.threshold:g} in {grew} of the "
-                           f"{counted} seeds: the mechanism's first step occurred in these models"
-                           + (f", exploratory ({counted} seeds)" if few else ""))
+                           f"smallest to the largest σ, by at least {LOGITS_GROW.threshold:g} in {seeds_grown}"
+                           + (f" (exploratory: {counted} seeds)" if few else ": the mechanism's first step occurred in these models"))
     out["not_shown"] = "; ".join(reasons) or None
     return out
 

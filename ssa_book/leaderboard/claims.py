@@ -74,8 +74,35 @@ def leaderboard_row(profile: str) -> LedgerRow:
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
                      seed_counts=board.pair_counts(),
-                     finding=" ".join(filter(None, (leaderboard.ssa_shifts_sentence(board), retrieval_analysis.starting_point_finding(profile)))),
-                     headline=headline_of(verdict))
+                     finding=" ".join(filter(None, (leaderboard.ssa_shifts_sentence(board), retrieval_analysis.starting_point_finding(profile),
+                                                    fewest_pairs_note()))),
+                     headline=headline_of(verdict), word_note=shifts_note(board))
+
+
+# The commit that raised max retrieval's fewest pairs after its results had been read (its entry in
+# ssa_book.analysis_changes.CHANGES).
+RETRIEVAL_MINIMUM_SET_AFTER_READING = "550efa7"
+# The commit that gave the alternatives' statement the book's one tally for a claim of several parts,
+# after the leaderboard's ten seeds had been read (its entry in ssa_book.analysis_changes.CHANGES).
+TALLY_SET_AFTER_READING = "05e486f"
+
+
+def decided_panels_note(verdict) -> str:
+    """What the alternatives' statement rests on when every panel of some task is open, for the
+    front page: "linear panels only; tally set after reading" (:func:`statement_tasks`; the tally is
+    the appendix's change :data:`TALLY_SET_AFTER_READING`; "" when every task decides a panel, or none)."""
+    _, decided, open_ = statement_tasks(verdict)
+    return f"{_listed(decided)} panels only; tally set after reading" if decided and open_ else ""
+
+
+def shifts_note(board) -> str:
+    """SSA's word across kinds of shift, what it rests on, for the front page: "set size not decided;
+    on input and function scale only" (the kinds every column of which is open, then those that
+    decide it, :func:`ssa_book.leaderboard.board.ssa_by_shift`; "" when every kind decides, or none)."""
+    by_kind = leaderboard.ssa_by_shift(board)
+    decided = [kind for kind, verdict in by_kind.items() if verdict.outcome not in verdicts.OPEN]
+    open_ = [kind for kind in by_kind if kind not in decided]
+    return f"{_listed(open_)} not decided; on {_listed(decided)} only" if decided and open_ else ""
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -86,15 +113,21 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
                f"the shifted values of σ, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
+    note = decided_panels_note(verdict)
     text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at σ = {leaderboard.TEN_TIMES} of the four "
             f"in-context panels. " + statement_ours(verdict) + chapter)
+    # beside the tally: what the word rests on, and what the chapter's own seeds say of the statement
+    own = (f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: "
+           f"{verdicts.claim_word(comparison.statement_verdict(chapter_runs).outcome)}" if chapter_runs else "")
+    said = "; ".join(filter(None, (note, own)))
     return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
-                                                   "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"),
+                                                   "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"
+                                   + (f"; {said}" if said else "")),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
                      finding=chapter_reading(profile, chapter_runs),
-                     headline=headline_of(verdict, limit=ALL_PARTS))
+                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note)
 
 
 CLAIMS: dict[str, PaperClaim] = {
@@ -120,6 +153,12 @@ CLAIMS: dict[str, PaperClaim] = {
 def leaderboard_rows(profile: str) -> list[LedgerRow]:
     return [alternatives_row(profile), leaderboard_row(profile)]
 
+
+def fewest_pairs_note() -> str:
+    """Max retrieval's fewest pairs, said set after its results were read, as the appendix records
+    (:data:`RETRIEVAL_MINIMUM_SET_AFTER_READING`)."""
+    return (f"Max retrieval decides from {verdicts.no_effect_pairs(retrieval_analysis.SHIFTED_ACCURACY)} pairs, a minimum set "
+            f"after its results were read (the analysis-changes page lists it).")
 
 
 # The paper's statement in words: its direction said plainly, what its word rests on, how it was tallied.
@@ -151,18 +190,24 @@ def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
+def statement_tasks(verdict: verdicts.Verdict) -> tuple[dict[str, list[verdicts.Verdict]], list[str], list[str]]:
+    """The statement's panels by task (a panel's task is its label up to the first comma), the
+    tasks that decide a panel, and those every panel of which is open."""
+    by_task: dict[str, list[verdicts.Verdict]] = {}
+    for _, claim in verdict.parts:
+        for panel, part in claim.parts:
+            by_task.setdefault(panel.split(", ")[0], []).append(part)
+    decided = [task for task, parts in by_task.items() if any(part.outcome not in verdicts.OPEN for part in parts)]
+    return by_task, decided, [task for task in by_task if task not in decided]
+
+
 def statement_basis(verdict: verdicts.Verdict) -> str:
     """On which tasks' panels the statement's word rests, where every panel of another task is open,
     so that a word decided on some tasks is never read as said of all: 'on linear panels only (no
     difference that matters on 11 of 12, undecided on 1); "every" and "some" exploratory on 12 of
     12' ("" when every task decides a panel, or none does). A panel's task is its label up to the
     first comma."""
-    by_task: dict[str, list[verdicts.Verdict]] = {}
-    for _, claim in verdict.parts:
-        for panel, part in claim.parts:
-            by_task.setdefault(panel.split(", ")[0], []).append(part)
-    decided = [task for task, parts in by_task.items() if any(part.outcome not in verdicts.OPEN for part in parts)]
-    open_ = [task for task in by_task if task not in decided]
+    by_task, decided, open_ = statement_tasks(verdict)
     if not decided or not open_:
         return ""
 

@@ -153,8 +153,15 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
              "SSA vs the sharper softmax": versus_sharper}
     still_open = "; ".join(f"{label} is {found.label()} ({found.estimate()})" for label, found in named.items()
                            if found.outcome not in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE))
-    return head + " " + rule.slope_sentence(rule.form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1), ssa,
-                                            gentler="SSA started at b = 1 does not differ from softmax", open_facts=still_open)
+    reading = rule.form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1)
+    if reading == rule.NOT_SEPARATED and sharper.outcome == ssa.outcome and from_b1.outcome == rule.NEGLIGIBLE:
+        # what is decided points to the slope; the open comparison with the sharper softmax keeps the form possible
+        word = "deficit" if ssa.outcome == rule.WORSE else "advantage"
+        still_open = (f"SSA's {word} follows its starting slope (the sharper softmax vs softmax: {sharper.label()} "
+                      f"{sharper.estimate()}; SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()}), while "
+                      + still_open)
+    return head + " " + rule.slope_sentence(reading, ssa, gentler="SSA started at b = 1 does not differ from softmax",
+                                            open_facts=still_open)
 
 
 def bounded_checks(rows: Sequence[dict]) -> list[dict]:

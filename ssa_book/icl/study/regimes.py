@@ -93,16 +93,34 @@ def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> lis
     return [row for row in verdict_rows(_regime_comparisons(cache), cache) if row["endpoint"] == endpoint]
 
 
-def regime_takeaway(rows: Sequence[dict]) -> str:
+def _excluding_zero(rows: Sequence[dict]) -> str:
+    """The "no difference that matters" cells whose interval excludes 0, with their regimes and how
+    many a single seed left out changes: "; 2 of these 5 below 0 (warm-up + cosine), 1 changed by
+    dropping a seed" ("" for none)."""
+    negligible = [row for row in rows if row["verdict"].outcome == rule.NEGLIGIBLE]
+    below = [row for row in negligible if row["verdict"].interval[1] < 0]
+    above = [row for row in negligible if row["verdict"].interval[0] > 0]
+    said = []
+    for side, found in (("below", below), ("above", above)):
+        if found:
+            regimes = ", ".join(dict.fromkeys(row["comparison"].split(", ", 1)[-1] for row in found))
+            changed = sum(bool(rule.seeds_it_rests_on(row["verdict"], row["seeds"])) for row in found)
+            said.append(f"{len(found)} of these {len(negligible)} {side} 0 ({regimes})"
+                        + (f", {changed} changed by dropping a seed" if changed else ""))
+    return "".join(f"; {text}" for text in said)
+
+
+def regime_takeaway(rows: Sequence[dict], zero: bool = True) -> str:
     """The regime map in one sentence, from :func:`regime_rows`: how many of its decided cells
-    have SSA worse, better or no different from softmax, and how many are still open."""
+    have SSA worse, better or no different from softmax (and of these, with ``zero``, the intervals
+    that exclude 0), and how many are still open."""
     words = [rule.outcome_words(row["verdict"].outcome, "SSA") for row in rows if row["verdict"].outcome != rule.NOT_TESTED]
     counts = {word: words.count(word) for word in dict.fromkeys(words)}
     pending = sum(row["verdict"].outcome == rule.NOT_TESTED for row in rows)
     if not counts:
         return "No regime of the study is complete yet."
     exploratory = counts.pop(rule.TOO_FEW_SEEDS, 0)
-    judged = ", ".join(f"{n} {word}" for word, n in counts.items())
+    judged = ", ".join(f"{n} {word}" for word, n in counts.items()) + (_excluding_zero(rows) if zero else "")
     text = f"Of the {len(rows)} regime-and-task cells, {len(words) - exploratory} judged" + (f" ({judged})" if judged else "")
-    text += f", {exploratory} exploratory (estimates, no verdict)" if exploratory else ""
+    text += f", {exploratory} exploratory" if exploratory else ""
     return text + (f"; {pending} {rule.NOT_RUN_YET}." if pending else ".")
