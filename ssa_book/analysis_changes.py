@@ -27,7 +27,8 @@ from ssa_book.icl import study
 from ssa_book.icl.tasks import get_task
 from ssa_book.encoder import experiment as encoder
 from ssa_book.lm import experiment as lm
-from ssa_book.results import CacheMissError, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
 from ssa_book.retrieval import analysis as retrieval
 from ssa_book.verdicts import (DOES_NOT_HOLD, UNDECIDED, NEGLIGIBLE, NOT_TESTED, WORSE, HOLDS_IN_PART,
                                PREMISE_NOT_SHOWN, BETTER)

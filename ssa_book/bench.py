@@ -43,7 +43,8 @@ import torch
 from ssa.attention import attention, attention_path
 from ssa_book.chapters import Chapter, Run, RunKind, Setting, listed
 from ssa_book.profiles import check_profile, resolve_device
-from ssa_book.results import StoredEntry, cached_entry, entries_of
+from ssa_book.results.cache import cached_entry
+from ssa_book.results.store import StoredEntry, entries_of
 from ssa.scoring import SSA
 from ssa.kernels import COMPILE_ENV, choose_path, fast_ssa_attention
 from ssa.kernels.blockwise import TILE_ELEMENTS

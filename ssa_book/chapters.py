@@ -19,7 +19,7 @@ from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple, Proto
 
 from ssa_book.claims import LedgerRow, PaperClaim, ORDER as CLAIM_ORDER
 from ssa_book.profiles import check_profile
-from ssa_book.results import Provenance
+from ssa_book.results.provenance import Provenance
 from ssa.scoring import scorer_names
 
 PROG = "python -m ssa_book regenerate"

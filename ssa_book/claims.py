@@ -18,7 +18,6 @@ import re
 from collections.abc import Callable, Sequence
 
 from ssa_book import verdicts
-from ssa_book.results import Provenance
 from ssa_book.verdicts import NOT_TESTED, OUTCOMES, Verdict
 
 # The outcomes of ssa_book.verdicts, the one verdict rule of the book.
@@ -75,11 +74,6 @@ class LedgerRow:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
-
-
-def total_wall_time(provenances: Sequence[Provenance | None]) -> float | None:
-    times = [provenance.wall_time_s for provenance in provenances if provenance is not None]
-    return float(sum(times)) if times else None
 
 
 def missing(key: str, claim: PaperClaim, profile: str, command: str, why: str = "results not in the cache",

@@ -24,7 +24,8 @@ from ssa_book.encoder import claims as encoder_claims, confirmation
 from ssa_book.icl import claims as icl_claims, study
 from ssa_book.leaderboard import claims as leaderboard_claims
 from ssa_book.lm import claims as lm_claims
-from ssa_book.results import CacheMissError, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
 from ssa_book.retrieval import analysis
 
 DRAWS = 4000  # simulated studies per rate: Monte Carlo standard error at most sqrt(0.25 / 4000) = 0.8 points

@@ -31,7 +31,7 @@ from ssa_book.lm import experiment as decoder_experiment
 from ssa_book.retrieval import analysis as retrieval_analysis
 from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import check_profile
-from ssa_book.results import REQUIRE_CACHE_ENV
+from ssa_book.results.cache import REQUIRE_CACHE_ENV
 from ssa_book.verdicts import NOT_TESTED
 
 # The rows computed live (seconds of sympy), which ledger(theorems=False) reports as not checked.

@@ -12,7 +12,7 @@ steps through its own harness and result cache (``stop_at`` of the trainers), th
 * the checkpoint is where the trainer resumes from, records the steps done, and loads back into
   a freshly built model of the paper's size;
 * the result-cache entry is where the chapter's cache looks for it (``<results>/paper/...``), is
-  valid (:func:`ssa_book.results.list_entries`), carries its provenance (commit, versions, device,
+  valid (:func:`ssa_book.results.validate.list_entries`), carries its provenance (commit, versions, device,
   wall time), and a second lookup with the cache required returns it without training.
 
 What shrinks, and nothing else; model sizes, sequence lengths, optimizers, learning-rate
@@ -61,7 +61,10 @@ from ssa_book.icl.tasks import TASKS
 from ssa_book.lm import experiment as lm, model as lm_model, train as lm_train
 from ssa_book.lm.config import run_config
 from ssa_book.profiles import resolve_device
-from ssa_book.results import cache_required, check_throwaway_cache, entry_path, list_entries
+from ssa_book.results.cache import cache_required
+from ssa_book.results.keys import check_throwaway_cache, entry_path
+from ssa_book.results.store import entry_exists
+from ssa_book.results.validate import list_entries
 from ssa.scoring import scorer_names
 
 PROFILE = "paper"
@@ -91,7 +94,7 @@ def _finite_losses(losses: list, where: str, steps: int) -> list[float]:
 def _check_entry(experiment: str, config, device: str, computed: dict, lookup: Callable[[], dict]) -> str:
     """The entry of ``config`` is where the cache expects it, valid, with provenance, and found again."""
     path = entry_path(experiment, config, profile=PROFILE)
-    _require(path.is_file(), f"cache: no entry at {path}, where {experiment!r} looks for it")
+    _require(entry_exists(experiment, config, profile=PROFILE), f"cache: no entry at {path}, where {experiment!r} looks for it")
     listed = {entry.path.resolve(): entry for entry in list_entries(profile=PROFILE)}
     entry = listed.get(path.resolve())
     _require(entry is not None and not entry.problems, f"cache: {path} is not a valid entry: {entry.problems if entry else 'not listed'}")

@@ -67,7 +67,7 @@ from ssa_book.studies import KINDS, read_run
 from ssa_book.data import DatasetError
 from ssa_book.paths import cache_problem, training_folder_problem
 from ssa_book.profiles import resolve_device
-from ssa_book.results import remove_abandoned_temporaries
+from ssa_book.results.store import remove_abandoned_temporaries
 from ssa_book.runner import BATCH_SYSTEMS, Progress, cost_estimates
 from ssa_book.training import single_thread
 

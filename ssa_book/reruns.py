@@ -4,7 +4,7 @@ whether any verdict would change.
 A float32 training run rounds differently on CPUs with other vector units (ATen and MKL pick
 their kernels by CPU), and the differences grow through training, so a rerun elsewhere gives other
 per-seed numbers. Two measurements say by how much, each stored as a cache entry of its own, one
-per machine (:func:`ssa_book.results.record_entry`, keyed by the CPU model and ATen's CPU capability;
+per machine (:func:`ssa_book.results.cache.record_entry`, keyed by the CPU model and ATen's CPU capability;
 a new measurement on a machine replaces its old one, and those of other machines accumulate):
 
 * ``python -m ssa_book reruns run --profile cpu [--jobs 2]`` recomputes :data:`SUBSET`, a fixed subset
@@ -49,8 +49,10 @@ from ssa_book.studies import READERS
 from ssa_book.code_versions import computation_of, version
 from ssa_book.plotting import scorer_label
 from ssa_book.profiles import check_profile
-from ssa_book.results import (Provenance, StoredEntry, canonical_json, entries_of, entry_path, instruction_sets, processor_name,
-                              read_entry, record_entry)
+from ssa_book.results.cache import record_entry
+from ssa_book.results.keys import canonical_json, entry_path
+from ssa_book.results.provenance import Provenance, instruction_sets, processor_name
+from ssa_book.results.store import StoredEntry, entries_of, read_entry
 
 COMPARED = "reruns/compared"  # the cache folder of the rerun records
 BITWISE = "reruns/bitwise"  # the cache folder of the bitwise records
@@ -244,7 +246,7 @@ def compare_run(run: SubsetRun, cached_entry: StoredEntry, rerun_entry: StoredEn
 
 def machine_identity() -> dict:
     """What names this machine in a record's key: its CPU model and the vector code ATen picked
-    for it (:func:`ssa_book.results.processor_name`, :func:`ssa_book.results.instruction_sets`)."""
+    for it (:func:`ssa_book.results.provenance.processor_name`, :func:`ssa_book.results.provenance.instruction_sets`)."""
 
     return {"processor": processor_name("cpu"), "aten_cpu_capability": instruction_sets("cpu")["aten_cpu_capability"]}
 
@@ -380,7 +382,7 @@ def rerun(profile: str, *, jobs: int = 1, folder: str | Path | None = None, subs
     temporary one) through the reader's regenerate command, ``jobs`` runs at a time, compare it
     with the book's cache (``results_dir``, default :func:`ssa_book.paths.results_dir`) and store the
     comparison as this machine's record (replacing its old one); the stored entry
-    (:class:`ssa_book.results.StoredEntry`).
+    (:class:`ssa_book.results.store.StoredEntry`).
 
     Before any training, every run the chapters' verdicts read is read from the book's cache: a
     missing one stops the command with the command that computes it."""

@@ -10,9 +10,9 @@
 
 A worker computes a run with one torch thread, as ``--jobs 1`` does in the command's own process,
 so its numbers are the same bit for bit, and writes nothing to the cache: it keeps the run's
-entries in memory (:func:`ssa_book.results.captured_writes`) and returns them
+entries in memory (:func:`ssa_book.results.store.captured_writes`) and returns them
 (:class:`Record`); the command checks each one as ``results validate`` would and writes it
-atomically (:func:`ssa_book.results.store_entry_text`). Workers need no shared file system (each
+atomically (:func:`ssa_book.results.store.store_entry_text`). Workers need no shared file system (each
 needs the package and, for the chapters that read them, the datasets), and no entry is ever half
 written. A worker lost mid-run has its run started again on another one, up to
 :data:`ALLOWED_FAILURES` times, then the run is reported failed. An interrupted command leaves the
@@ -39,7 +39,9 @@ from typing import Callable, Iterator, Mapping, Sequence
 from ssa_book import paths
 from ssa_book.chapters import Run
 from ssa_book.studies import CHAPTERS, KINDS
-from ssa_book.results import StoredEntry, captured_writes, entries_read, store_entry_text
+from ssa_book.results.cache import entries_read
+from ssa_book.results.provenance import total_wall_time
+from ssa_book.results.store import StoredEntry, captured_writes, store_entry_text
 from ssa_book.training import single_thread
 
 # The batch systems of dask-jobqueue --cluster may name, and its class for each.
@@ -144,7 +146,7 @@ def cost_estimates(runs: Sequence[Run], cached: Mapping[tuple, Sequence[StoredEn
     totals: dict[tuple, list[float]] = {}
     for run in runs:
         if run.key in cached:
-            totals.setdefault(cost_group(run), []).append(sum(float(entry.provenance.wall_time_s) for entry in cached[run.key]))
+            totals.setdefault(cost_group(run), []).append(total_wall_time([entry.provenance for entry in cached[run.key]]) or 0.0)
     means = {group: sum(times) / len(times) for group, times in totals.items()}
     return {run.key: means[cost_group(run)] for run in runs if cost_group(run) in means}
 

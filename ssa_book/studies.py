@@ -25,7 +25,9 @@ from ssa_book.icl.study import conduct
 from ssa_book.leaderboard import board, claims as leaderboard_claims
 from ssa_book.lm import claims as decoder_claims, experiment as decoder_experiment
 from ssa_book.profiles import check_profile
-from ssa_book.results import CacheMissError, StoredEntry, cache_required, entries_read
+from ssa_book.results.cache import cache_required, entries_read
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.store import StoredEntry
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval_experiment
 
 ALL = "all"

@@ -5,7 +5,7 @@ import numpy as np
 
 from ssa_book.leaderboard import board as lb
 from ssa_book.icl.records import ICLRun
-from ssa_book.results import Provenance
+from ssa_book.results.provenance import Provenance
 from ssa_book.retrieval.records import RetrievalRun
 
 # Every field an entry's provenance holds, with made-up values.

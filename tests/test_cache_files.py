@@ -13,10 +13,15 @@ import time
 
 import pytest
 
-from ssa_book import data, files, regenerate, results
+from ssa_book import data, files, regenerate
 from ssa_book.cli import regenerate as regenerate_command
 from ssa_book.chapters import Run, RunKind
-from ssa_book.results import CacheMissError, cached, cached_entry, entry_path, list_entries, read_entry
+from ssa_book.results.cache import REQUIRE_CACHE_ENV, cached, cached_entry
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.keys import CACHE_SCHEMA_VERSION, code_identity, entry_path
+from ssa_book.results.mirror import RESULTS_MIRROR_ENV
+from ssa_book.results.store import _REPORTED, read_entry, remove_abandoned_temporaries
+from ssa_book.results.validate import list_entries, reformat_entry
 from read_only import make_read_only
 from ssa_book.cli import book as cli_book
 from ssa_book.cli import results as cli_results
@@ -41,9 +46,9 @@ class Counter:
 def cache(tmp_path, monkeypatch):
     root = tmp_path / "results"
     monkeypatch.setenv("SSA_RESULTS_DIR", str(root))
-    monkeypatch.delenv(results.REQUIRE_CACHE_ENV, raising=False)
-    monkeypatch.delenv(results.RESULTS_MIRROR_ENV, raising=False)
-    results._REPORTED.clear()
+    monkeypatch.delenv(REQUIRE_CACHE_ENV, raising=False)
+    monkeypatch.delenv(RESULTS_MIRROR_ENV, raising=False)
+    _REPORTED.clear()
     return root
 
 
@@ -133,8 +138,8 @@ def test_a_malformed_entry_of_a_chapter_does_not_stop_its_dry_run(cache, capsys)
 
     path = entry_path(EXPERIMENT, run_config("smoke", "ssa", 0).to_dict(), profile="smoke")
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"schema_version": results.CACHE_SCHEMA_VERSION, "config": run_config("smoke", "ssa", 0).to_dict(),
-                                "code": results.code_identity("lm"), "result": {}, "extra": 1}))
+    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "config": run_config("smoke", "ssa", 0).to_dict(),
+                                "code": code_identity("lm"), "result": {}, "extra": 1}))
     assert regenerate_command.main(["decoder", "--profile", "smoke", "--dry-run"]) == 0
     out, err = capsys.readouterr()
     assert "4 runs at profile smoke: 0 cached, 4 to compute" in out
@@ -145,7 +150,7 @@ def test_a_malformed_entry_of_a_chapter_does_not_stop_its_dry_run(cache, capsys)
 def test_entries_and_fetched_files_keep_the_umasks_permissions(cache, tmp_path, monkeypatch, mask, mode):
     with umask(mask):
         path = _store({"seed": mask}).path
-        results.reformat_entry(path)
+        reformat_entry(path)
     assert path.stat().st_mode & 0o777 == mode
     content = b"a line\n"
     monkeypatch.setattr(data, "load_manifest", lambda: {"zorro": {"files": {"a.txt": {
@@ -198,7 +203,7 @@ def test_the_next_write_and_regenerate_clean_up_after_an_interrupted_write(cache
     _store({"seed": 1})
     assert not here.exists() and far.exists()
     assert f"removed {here}" in capsys.readouterr().err
-    assert results.remove_abandoned_temporaries() == [far]
+    assert remove_abandoned_temporaries() == [far]
 
 
 def test_an_interrupted_fetch_leaves_a_part_file_the_next_fetch_removes(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from ssa_book.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa_book.icl.baselines import exact_rule, least_squares, majority_class, quantification_labels, zero_predictor
 from ssa_book.icl.tasks import get_task, linear_labels
 from ssa_book.icl.train import TrainConfig, train
-from ssa_book.results import config_dict
+from ssa_book.results.keys import config_dict
 
 TINY = ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12)
 
@@ -294,7 +294,7 @@ def test_every_task_is_one_registered_object_that_the_other_modules_ask():
 
 
 def test_settings_added_for_the_study_leave_old_keys_alone_and_enter_the_key_when_set():
-    from ssa_book.results import cache_key, config_dict
+    from ssa_book.results.keys import cache_key, config_dict
 
     experiment = experiments.experiment_config("every", "ssa", "smoke", 0)
     plain = config_dict(experiment)

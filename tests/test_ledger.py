@@ -12,7 +12,7 @@ from ssa_book import claims, ledger, theory, verdicts
 from ssa_book.chapters import Study, index_studies
 from ssa_book.studies import ORDER, PAPER, STUDIES
 from ssa_book.icl.tasks import QUANTIFIERS
-from ssa_book.results import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
+from ssa_book.results.keys import CACHE_SCHEMA_VERSION, code_identity, config_dict, entry_path, experiment_code
 from synthetic_runs import provenance_with
 
 CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
@@ -20,8 +20,8 @@ CLAIMS = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "per
 
 
 def _write_entry(results_dir, experiment: str, config, result: dict, profile: str = "cpu") -> None:
-    """A cache entry as ssa_book.results.cached writes it, without running anything."""
-    config = config_dict(config)  # as a key holds it (ssa_book.results.config_dict)
+    """A cache entry as ssa_book.results.cache.cached writes it, without running anything."""
+    config = config_dict(config)  # as a key holds it (ssa_book.results.keys.config_dict)
     config = json.loads(json.dumps(config))  # tuples become lists, as in the cache
     path = entry_path(experiment, config, profile=profile, results_dir=results_dir)
     path.parent.mkdir(parents=True, exist_ok=True)

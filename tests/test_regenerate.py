@@ -134,7 +134,7 @@ def test_the_command_a_reader_is_told_to_run_is_the_chapters_regenerate():
 
 def test_a_missing_entry_names_the_new_command(empty_cache, monkeypatch):
     from ssa_book.lm.experiment import result
-    from ssa_book.results import CacheMissError
+    from ssa_book.results.errors import CacheMissError
 
     monkeypatch.setenv("SSA_REQUIRE_CACHE", "1")
     with pytest.raises(CacheMissError, match="python -m ssa_book regenerate decoder --profile smoke --seeds 8"):
@@ -269,7 +269,8 @@ def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
 
 def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cache):
     from ssa_book.icl import study
-    from ssa_book.results import CacheMissError, cache_required
+    from ssa_book.results.cache import cache_required
+    from ssa_book.results.errors import CacheMissError
 
     assert study.StudyCache("cpu").run("ssa", "every", study.FIRST_SEED) is None
     assert not is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ssa_book import reruns, results
+from ssa_book import reruns
 from ssa_book.studies import CHAPTERS
 from ssa_book.retrieval.analysis import CHAPTER_MIN_PAIRS
 from ssa_book.retrieval.experiment import SEEDS, experiment_config
@@ -18,6 +18,12 @@ from ssa_book.reruns import SubsetRun
 from synthetic_runs import provenance_with
 from ssa_book.cli import reruns as cli_reruns
 from ssa_book.cli import results as cli_results
+from ssa_book.results.cache import cached, record_entry
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.keys import CACHE_SCHEMA_VERSION, code_identity, entry_path
+from ssa_book.results.provenance import CodeState, instruction_sets, processor_name, run_git
+from ssa_book.results.store import StoredEntry
+from ssa_book.results.validate import list_entries
 
 PROFILE = "smoke"
 SIZES = (16, 64, 256)  # the smoke profile's test sizes; 16 items in training
@@ -59,8 +65,8 @@ def icl_runs(seed=0):
 def entry(result, processor="Made-up CPU", capability="AVX512"):
     provenance = provenance_with(processor=processor, instruction_sets={"aten_cpu_capability": capability, "flags": []},
                                  git_commit="0" * 40)
-    return results.StoredEntry(Path("entry.json"), "retrieval/demo", PROFILE, {"seed": 0}, result, provenance, None,
-                               results.CACHE_SCHEMA_VERSION)
+    return StoredEntry(Path("entry.json"), "retrieval/demo", PROFILE, {"seed": 0}, result, provenance, None,
+                       CACHE_SCHEMA_VERSION)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -198,17 +204,18 @@ def test_a_rerun_never_reads_the_books_cache(monkeypatch, tmp_path):
 def book_cache(tmp_path, monkeypatch):
     """A book cache at the smoke profile holding every max-retrieval run its verdicts read (made up),
     computed (so the entries say) from a clean tree at this checkout's commit."""
-    head = results._git("rev-parse", "HEAD")
+    head = run_git("rev-parse", "HEAD")
     if head is None:
         pytest.skip("needs the git checkout")
-    monkeypatch.setattr(results, "code_state", lambda: results.CodeState(head, False))
+    for module in ("cache", "provenance"):  # the code state before the computation, and after it
+        monkeypatch.setattr(f"ssa_book.results.{module}.code_state", lambda: CodeState(head, False))
     root = tmp_path / "book"
     rng = np.random.default_rng(0)
     for scorer in CHAPTERS["max_retrieval"].published_scorers():
         for seed in SEEDS[PROFILE]:
             experiment = experiment_config(scorer, PROFILE, seed)
-            results.cached(experiment.name, experiment, lambda: retrieval_result(0.8, rng), profile=PROFILE, regenerate="made up",
-                           results_dir=root)
+            cached(experiment.name, experiment, lambda: retrieval_result(0.8, rng), profile=PROFILE, regenerate="made up",
+                   results_dir=root)
     return root
 
 
@@ -221,11 +228,11 @@ def fake_regenerate(shift):
         for scorer in scorers:
             for seed in seeds:
                 experiment = experiment_config(scorer, PROFILE, seed)
-                book = results.entry_path(experiment.name, experiment, profile=PROFILE, results_dir=BOOK[0])
+                book = entry_path(experiment.name, experiment, profile=PROFILE, results_dir=BOOK[0])
                 stored = json.loads(book.read_text())["result"]
                 stored["accuracy"] = [value + shift for value in stored["accuracy"]]
-                results.cached(experiment.name, experiment, lambda: stored, profile=PROFILE, regenerate="made up",
-                               results_dir=env["SSA_RESULTS_DIR"])
+                cached(experiment.name, experiment, lambda: stored, profile=PROFILE, regenerate="made up",
+                       results_dir=env["SSA_RESULTS_DIR"])
     return run
 
 
@@ -246,14 +253,14 @@ def test_the_record_round_trips_through_the_cache_and_replaces_the_machines_old_
     written = json.loads(stored.path.read_text())
     assert written["config"] == {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}}
     assert written["result"]["subset"] == [run.as_dict() for run in RETRIEVAL_ONLY]
-    assert written["result"]["code_versions"] == {"retrieval": results.code_identity("retrieval")["version"]}
+    assert written["result"]["code_versions"] == {"retrieval": code_identity("retrieval")["version"]}
     assert written["result"]["commands"] == ["python -m ssa_book regenerate max_retrieval --profile smoke --scorers softmax ssa --seeds 0 "
                                              "--device cpu"]
     assert [row["numbers"]["largest"] for row in written["result"]["rows"]] == [0.0, 0.0]
     provenance = written["provenance"]
     assert {"processor", "instruction_sets", "git_commit", "wall_time_s"} <= set(provenance)
     # A valid cache entry, with no code version asked of it even by --clean.
-    listed = {entry.path: entry for entry in results.list_entries(book_cache, clean=True)}
+    listed = {entry.path: entry for entry in list_entries(book_cache, clean=True)}
     assert listed[stored.path].problems == ()
     assert cli_results.main(["validate", "--results-dir", str(book_cache)]) == 0
     again = _rerun(monkeypatch, book_cache, 0.001)
@@ -273,7 +280,7 @@ def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch
         "On 1 machine (Made-up CPU (AVX2)), the 2 reruns gave the cached results bit for bit (timings apart); judged again by "
         "today's rule, with one rerun or all of a machine's in place of the cached seeds, no verdict the chapters compute changed "
         "(2 of the reruns gave the cached numbers, which no rule can read otherwise).")
-    assert one["cached on"].iloc[0] == results.processor_name("cpu") + f" ({results.instruction_sets('cpu')['aten_cpu_capability']})"
+    assert one["cached on"].iloc[0] == processor_name("cpu") + f" ({instruction_sets('cpu')['aten_cpu_capability']})"
     _rerun(monkeypatch, book_cache, 0.02, machine=("Another CPU", "AVX512"))
     two = reruns.rerun_table(PROFILE, book_cache)
     assert list(two["machine"]) == ["Another CPU (AVX512)"] * 2 + ["Made-up CPU (AVX2)"] * 2
@@ -290,17 +297,18 @@ def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch
 
 def test_a_rerun_stops_before_training_when_the_books_cache_lacks_a_run_the_verdicts_read(monkeypatch, tmp_path):
     monkeypatch.setattr(reruns, "run_reader_command", lambda *a: pytest.fail("trained although the cache lacks a run"))
-    with pytest.raises(results.CacheMissError, match="python -m ssa_book regenerate max_retrieval --profile smoke"):
+    with pytest.raises(CacheMissError, match="python -m ssa_book regenerate max_retrieval --profile smoke"):
         reruns.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=tmp_path, log=lambda line: None)
 
 
 def test_a_measurement_is_stored_only_in_a_measurement_folder(tmp_path):
     with pytest.raises(ValueError, match="experiment must lie under one of reruns/"):
-        results.record_entry("icl/every/ssa", {"seed": 0}, dict, profile=PROFILE, results_dir=tmp_path)
+        record_entry("icl/every/ssa", {"seed": 0}, dict, profile=PROFILE, results_dir=tmp_path)
 
 
 def bitwise_record(tmp_path, monkeypatch):
-    monkeypatch.setattr(results, "code_state", lambda: results.CodeState("f" * 40, False))
+    for module in ("cache", "provenance"):  # the code state before the computation, and after it
+        monkeypatch.setattr(f"ssa_book.results.{module}.code_state", lambda: CodeState("f" * 40, False))
     settings = []
     for setting in reruns.BITWISE_SETTINGS:
         row = {"setting": setting.name, "description": setting.description, "environment": dict(setting.environment),
@@ -315,9 +323,9 @@ def bitwise_record(tmp_path, monkeypatch):
                          "wall_time_s": 20.0 if not scalar else 30.0, "entry_wall_time_s": 5.0})
     result = {"runs_profile": "smoke", "repeats": 2, "runs": [], "commands": [], "settings": settings, "matmul": {"blas": "mkl"},
               "load_average": {"before": 2.0, "after": 2.0, "cpus": 2}, "timing_note": "timed on a loaded machine"}
-    return results.record_entry(reruns.BITWISE, {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"},
-                                                 "runs_profile": "smoke"}, lambda: result, profile=reruns.BITWISE_RECORD_PROFILE,
-                                results_dir=tmp_path)
+    return record_entry(reruns.BITWISE, {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"},
+                                         "runs_profile": "smoke"}, lambda: result, profile=reruns.BITWISE_RECORD_PROFILE,
+                        results_dir=tmp_path)
 
 
 def test_the_bitwise_table_reads_the_record(tmp_path, monkeypatch):

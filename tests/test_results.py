@@ -7,8 +7,15 @@ import numpy as np
 import pytest
 import torch
 
-from ssa_book import results
-from ssa_book.results import CACHE_SCHEMA_VERSION, CacheMissError, EntryError, Provenance, cached, entry_path, list_entries, read_entry
+import ssa_book
+from ssa_book.results.cache import REQUIRE_CACHE_ENV, cached, cached_entry
+from ssa_book.results.errors import CacheMissError, EntryError
+from ssa_book.results.keys import CACHE_SCHEMA_VERSION, cache_key, code_identity, entry_path
+from ssa_book.results.mirror import RESULTS_MIRROR_ENV, _committed_source, committed_cache_url
+from ssa_book.results.provenance import (NUMERIC_CPU_FLAGS, Provenance, code_state, instruction_sets, new_provenance,
+                                         processor_name, run_git)
+from ssa_book.results.store import entries_of, read_entry
+from ssa_book.results.validate import RESULTS_BYTES_LIMIT, committed_bytes, list_entries, reformat_entry
 from synthetic_runs import PROVENANCE
 from ssa_book.cli import results as cli_results
 
@@ -29,7 +36,7 @@ class Counter:
 
 @pytest.fixture(autouse=True)
 def no_required_cache(monkeypatch):
-    monkeypatch.delenv(results.REQUIRE_CACHE_ENV, raising=False)
+    monkeypatch.delenv(REQUIRE_CACHE_ENV, raising=False)
 
 
 def test_second_call_is_a_cache_hit_with_the_same_value(tmp_path):
@@ -56,12 +63,12 @@ def test_entry_layout_and_provenance(tmp_path):
     assert provenance["device"] == "cpu"
     for field in ("git_commit", "git_dirty", "torch", "transformers", "python", "platform", "processor", "wall_time_s", "created_utc"):
         assert field in provenance
-    assert provenance["processor"] == results.processor_name("cpu")
+    assert provenance["processor"] == processor_name("cpu")
     # the instruction sets a CPU computation's rounding can depend on
-    assert provenance["instruction_sets"] == results.instruction_sets("cpu")
+    assert provenance["instruction_sets"] == instruction_sets("cpu")
     assert provenance["instruction_sets"]["aten_cpu_capability"] == torch.backends.cpu.get_cpu_capability()
-    assert set(provenance["instruction_sets"]["flags"]) <= set(results.NUMERIC_CPU_FLAGS)
-    assert results.instruction_sets("cuda:0") is None
+    assert set(provenance["instruction_sets"]["flags"]) <= set(NUMERIC_CPU_FLAGS)
+    assert instruction_sets("cuda:0") is None
     assert not list(path.parent.glob("*.tmp")), "the atomic write left a temporary file behind"
 
 
@@ -95,9 +102,9 @@ def test_chapter_times_sum_what_each_part_reads_and_name_its_processors(tmp_path
 
 def test_cached_entry_gives_the_result_with_the_provenance_it_was_stored_with(tmp_path):
     compute = Counter()
-    fresh = results.cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path,
-                                 device="cpu")
-    again = results.cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
+    fresh = cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path,
+                         device="cpu")
+    again = cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     assert compute.calls == 1 and fresh.result == again.result == {"loss": 0.25, "curve": [1, 2, 3]}
     assert fresh.provenance == again.provenance
     assert again.provenance.to_dict() == json.loads(fresh.path.read_text())["provenance"]
@@ -147,7 +154,7 @@ def test_stored_entry_of_another_schema_version_is_recomputed(tmp_path):
 
 
 def test_required_missing_entry_names_the_regenerate_command(tmp_path, monkeypatch):
-    monkeypatch.setenv(results.REQUIRE_CACHE_ENV, "1")
+    monkeypatch.setenv(REQUIRE_CACHE_ENV, "1")
     compute = Counter()
     with pytest.raises(CacheMissError) as raised:
         cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
@@ -223,14 +230,14 @@ def test_entries_are_stored_on_one_line_and_format_rewrites_others_without_chang
     path.write_text(json.dumps(json.loads(written), indent=1))  # the layout entries had before
     assert cli_results.main(["format", "--results-dir", str(tmp_path)]) == 0
     assert path.read_text() == written
-    assert not results.reformat_entry(path)
+    assert not reformat_entry(path)
     assert cli_results.main(["validate", "--results-dir", str(tmp_path)]) == 0
 
 
 def test_validate_fails_when_the_committed_results_pass_the_size_cap(tmp_path, monkeypatch, capsys):
     cached("demo/a", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     cached("demo/b", {"seed": 1}, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path)
-    committed = results.committed_bytes(tmp_path)
+    committed = committed_bytes(tmp_path)
     assert committed == sum(path.stat().st_size for path in (tmp_path / "cpu").rglob("*.json"))  # smoke is not committed
     monkeypatch.setattr(cli_results, "RESULTS_BYTES_LIMIT", committed)
     assert cli_results.main(["validate", "--results-dir", str(tmp_path)]) == 0
@@ -240,7 +247,7 @@ def test_validate_fails_when_the_committed_results_pass_the_size_cap(tmp_path, m
 
 
 def test_committed_results_are_under_the_size_cap():
-    assert results.committed_bytes() <= results.RESULTS_BYTES_LIMIT
+    assert committed_bytes() <= RESULTS_BYTES_LIMIT
 
 
 def test_committed_results_are_valid():
@@ -251,7 +258,7 @@ def test_committed_results_are_valid():
 
 def test_a_stopped_run_never_enters_the_books_cache(monkeypatch, tmp_path):
     from ssa_book import paths
-    from ssa_book.results import check_throwaway_cache
+    from ssa_book.results.keys import check_throwaway_cache
 
     monkeypatch.delenv("SSA_RESULTS_DIR", raising=False)
     if paths.repository_root() is None:
@@ -281,18 +288,18 @@ def test_provenance_is_about_the_code_not_the_cache(tmp_path, monkeypatch):
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
     monkeypatch.setattr(paths, "repository_root", lambda: tmp_path)
     (tmp_path / "results" / "old.json").unlink()
-    assert results.code_state().dirty is False
-    before = results.code_state()
+    assert code_state().dirty is False
+    before = code_state()
     (tmp_path / "code.py").write_text("x = 2\n")  # the code changes while the run computes
-    provenance = results._provenance({"seed": 0}, "cpu", 1.0, before)
+    provenance = new_provenance({"seed": 0}, "cpu", 1.0, before)
     assert provenance["git_dirty"] is True and provenance["git_commit"] == before.commit
 
 
 def test_validate_clean_requires_a_traceable_provenance(tmp_path):
-    head = results._git("rev-parse", "HEAD")
+    head = run_git("rev-parse", "HEAD")
     if head is None:
         pytest.skip("needs the git checkout")
-    code = results.code_identity("icl")
+    code = code_identity("icl")
     for name, provenance in {"clean": {**PROVENANCE, "git_dirty": False, "git_commit": head},
                              "dirty": {**PROVENANCE, "git_dirty": True, "git_commit": head},
                              "unknown": {**PROVENANCE, "git_dirty": False, "git_commit": "0" * 40},
@@ -321,8 +328,8 @@ def test_the_code_version_is_in_the_key(tmp_path, monkeypatch):
     cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     path = entry_path("icl/every/softmax/demo", config, profile="cpu", results_dir=tmp_path)
     stored = json.loads(path.read_text())
-    assert stored["code"] == {**results.code_identity("icl"), "fingerprint": code_versions.fingerprint("icl")}
-    assert path.stem != results.cache_key(config)[:16]  # without the code version the key differs
+    assert stored["code"] == {**code_identity("icl"), "fingerprint": code_versions.fingerprint("icl")}
+    assert path.stem != cache_key(config)[:16]  # without the code version the key differs
     cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     assert compute.calls == 1
     bumped = code_versions.version("icl") + 1
@@ -338,7 +345,7 @@ def test_the_code_version_is_in_the_key(tmp_path, monkeypatch):
 
 def test_an_entry_without_the_code_version_its_experiment_needs_is_invalid(tmp_path):
     config = {"seed": 0}
-    path = tmp_path / "cpu" / "icl" / "every" / "softmax" / "demo" / f"{results.cache_key(config)[:16]}.json"  # keyed as before code versions
+    path = tmp_path / "cpu" / "icl" / "every" / "softmax" / "demo" / f"{cache_key(config)[:16]}.json"  # keyed as before code versions
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
                                 "config": config, "result": {}, "provenance": PROVENANCE}))
@@ -351,7 +358,7 @@ def _committed_entry(mirror, config, result):
     path = entry_path("icl/every/softmax/demo", config, profile="cpu", results_dir=mirror / "results")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
-                                "code": results.code_identity("icl"), "config": config, "result": result,
+                                "code": code_identity("icl"), "config": config, "result": result,
                                 "provenance": PROVENANCE}), encoding="utf-8")
     return path
 
@@ -359,7 +366,7 @@ def _committed_entry(mirror, config, result):
 def test_without_a_checkout_the_committed_cache_is_read(tmp_path, monkeypatch):
     mirror, local = tmp_path / "mirror", tmp_path / "local"
     _committed_entry(mirror, {"seed": 0}, {"loss": 0.5})
-    monkeypatch.setenv(results.RESULTS_MIRROR_ENV, str(mirror))
+    monkeypatch.setenv(RESULTS_MIRROR_ENV, str(mirror))
     compute = Counter()
     found = cached("icl/every/softmax/demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local, require=True)
     assert found == {"loss": 0.5} and compute.calls == 0
@@ -377,7 +384,7 @@ def test_a_committed_entry_that_does_not_match_is_refused(tmp_path, monkeypatch)
     tampered = json.loads(path.read_text())
     tampered["config"] = {"seed": 9}  # served under the key of seed 0
     path.write_text(json.dumps(tampered))
-    monkeypatch.setenv(results.RESULTS_MIRROR_ENV, str(mirror))
+    monkeypatch.setenv(RESULTS_MIRROR_ENV, str(mirror))
     with pytest.raises(CacheMissError, match="does not match"):
         cached("icl/every/softmax/demo", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=local)
     assert not entry_path("icl/every/softmax/demo", {"seed": 0}, profile="cpu", results_dir=local).exists()
@@ -387,17 +394,17 @@ def test_the_committed_cache_comes_from_the_installed_commit(monkeypatch):
     from ssa_book import paths
 
     commit = "0123456789abcdef0123456789abcdef01234567"
-    assert results.committed_cache_url("https://github.com/ssa-book/ssa-book", commit) == (
+    assert committed_cache_url("https://github.com/ssa-book/ssa-book", commit) == (
         f"https://raw.githubusercontent.com/ssa-book/ssa-book/{commit}")
-    assert results.committed_cache_url("https://github.com/ssa-book/ssa-book.git", commit).endswith(f"/ssa-book/{commit}")
-    assert results.committed_cache_url("https://gitlab.com/a/b", commit) is None
-    assert results.committed_cache_url("https://github.com/a/b", "main") is None  # a branch moves; only a commit is read
-    monkeypatch.delenv(results.RESULTS_MIRROR_ENV, raising=False)
-    monkeypatch.setattr(results, "installed_commit", lambda: ("https://github.com/ssa-book/ssa-book", commit))
+    assert committed_cache_url("https://github.com/ssa-book/ssa-book.git", commit).endswith(f"/ssa-book/{commit}")
+    assert committed_cache_url("https://gitlab.com/a/b", commit) is None
+    assert committed_cache_url("https://github.com/a/b", "main") is None  # a branch moves; only a commit is read
+    monkeypatch.delenv(RESULTS_MIRROR_ENV, raising=False)
+    monkeypatch.setattr("ssa_book.results.mirror.installed_commit", lambda: ("https://github.com/ssa-book/ssa-book", commit))
     monkeypatch.setattr(paths, "repository_root", lambda: None)
-    assert results._committed_source() == f"https://raw.githubusercontent.com/ssa-book/ssa-book/{commit}"
+    assert _committed_source() == f"https://raw.githubusercontent.com/ssa-book/ssa-book/{commit}"
     monkeypatch.setattr(paths, "repository_root", lambda: Path("/checkout"))
-    assert results._committed_source() is None  # a checkout reads its own results/
+    assert _committed_source() is None  # a checkout reads its own results/
 
 
 # ----------------------------------------------------------------------------------------------
@@ -465,9 +472,9 @@ def test_entries_of_reads_one_experiments_folder_at_one_profile_or_all(tmp_path)
     for profile, seed in (("cpu", 0), ("cpu", 1), ("smoke", 2)):
         cached("demo/run", {"seed": seed}, Counter(), profile=profile, regenerate=REGENERATE, results_dir=tmp_path)
     cached("demo/run/deeper", {"seed": 3}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
-    assert sorted(entry.config["seed"] for entry in results.entries_of("demo/run", "cpu", tmp_path)) == [0, 1]
-    assert sorted(entry.config["seed"] for entry in results.entries_of("demo/run", results_dir=tmp_path)) == [0, 1, 2]
-    assert results.entries_of("demo/none", "cpu", tmp_path) == []
+    assert sorted(entry.config["seed"] for entry in entries_of("demo/run", "cpu", tmp_path)) == [0, 1]
+    assert sorted(entry.config["seed"] for entry in entries_of("demo/run", results_dir=tmp_path)) == [0, 1, 2]
+    assert entries_of("demo/none", "cpu", tmp_path) == []
 
 
 # JSON files that the package reads and that are no result entries: module -> the argument read.
@@ -490,7 +497,7 @@ NOT_RESULT_FILES = {
 
 def _python_sources():
     """(name, source) of every module of the package and every notebook code cell."""
-    package = Path(results.__file__).parent
+    package = Path(ssa_book.__file__).parent
     root = package.parent
     for path in sorted(package.rglob("*.py")):
         yield path.relative_to(root).as_posix(), path.read_text(encoding="utf-8")
@@ -502,14 +509,14 @@ def _python_sources():
 
 
 def test_nothing_but_results_reads_a_result_entry():
-    """Outside ssa_book/results.py no code parses JSON it has not been allowed to (NOT_RESULT_FILES) and
+    """Outside ssa_book/results/ no code parses JSON it has not been allowed to (NOT_RESULT_FILES) and
     none takes a "provenance" out of a dict: entries are read with read_entry, entries_of or
     list_entries, and their provenance is a Provenance."""
     import ast
 
     found = []
     for name, source in _python_sources():
-        if name == "ssa_book/results.py":
+        if name.startswith("ssa_book/results/"):
             continue
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads") \
@@ -523,4 +530,4 @@ def test_nothing_but_results_reads_a_result_entry():
                 keys = [node.args[0]]
             if any(isinstance(key, ast.Constant) and key.value == "provenance" for key in keys):
                 found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
-    assert not found, "read entries through ssa_book.results (read_entry, entries_of):\n" + "\n".join(found)
+    assert not found, "read entries through ssa_book.results.store (read_entry, entries_of):\n" + "\n".join(found)

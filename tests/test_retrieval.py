@@ -234,7 +234,7 @@ def test_the_knobs_of_the_original_setup_name_their_bad_values():
     with pytest.raises(ValueError, match="query must be one of learned, input"):
         RetrieverConfig(query="prompt")
     # At their defaults the new fields stay out of the cache key: every cached run keeps its entry.
-    from ssa_book.results import config_dict
+    from ssa_book.results.keys import config_dict
 
     default = config_dict(experiment.experiment_config("softmax", "cpu", 0))
     assert "query" not in default["model"] and not {"min_items", "optimizer", "weight_decay"} & set(default["train"])
@@ -270,7 +270,7 @@ def test_a_query_from_the_set_ignores_the_order_of_its_items():
 
 
 def test_the_original_setup_is_a_config_and_a_folder_of_its_own():
-    from ssa_book.results import config_dict
+    from ssa_book.results.keys import config_dict
 
     short = experiment.experiment_config("ssa", "cpu", 2)
     original = experiment.experiment_config("ssa", "cpu", 2, setup=experiment.ORIGINAL)
@@ -305,7 +305,7 @@ def test_the_replication_table_shows_every_size_with_a_dash_where_they_publish_n
 
 
 def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(monkeypatch):
-    from ssa_book.results import CacheMissError
+    from ssa_book.results.errors import CacheMissError
 
     sizes = tuple(2**k for k in range(4, 15))
     shift = {"softmax": 0.0, "adaptive_temperature": 0.03, "ssa": -0.2}
@@ -335,7 +335,7 @@ def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(mo
 
 
 def test_every_scorer_is_judged_only_with_all_its_seeds_and_the_others_say_how_far_they_are(monkeypatch):
-    from ssa_book.results import CacheMissError
+    from ssa_book.results.errors import CacheMissError
 
     shift = {"softmax": 0.0, "ssa": -0.2, "sigmoid": 0.1, "sparsemax": 0.0}
 

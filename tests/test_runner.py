@@ -11,12 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from ssa_book import regenerate, results, runner
+from ssa_book import regenerate, runner
 from ssa_book.cli import regenerate as regenerate_command
 from ssa_book.chapters import Run, RunKind
 from ssa_book.cli.regenerate import main
 from ssa_book.reruns import number_differences, timeless
-from ssa_book.results import EntryError, cached, captured_writes, entry_path, list_entries, store_entry_text
+from ssa_book.results.cache import cached
+from ssa_book.results.errors import EntryError
+from ssa_book.results.keys import entry_path
+from ssa_book.results.store import captured_writes, read_entry, store_entry_text
+from ssa_book.results.validate import list_entries
 
 SMOKE = ["icl_linear", "--profile", "smoke", "--seeds", "0", "--device", "cpu"]  # two runs: softmax and ssa, seed 0
 
@@ -185,7 +189,7 @@ def test_a_captured_run_writes_nothing_and_its_entries_are_checked_before_they_a
             store_entry_text(place, changed)
     assert not list(root.rglob("*.json"))
     store_entry_text(relative, text)
-    assert path.read_text() == text and results.read_entry(path).result == {"loss": 0.5}
+    assert path.read_text() == text and read_entry(path).result == {"loss": 0.5}
 
 
 def test_an_interrupted_command_leaves_a_valid_cache_and_the_next_computes_only_what_is_missing(caches, monkeypatch, capsys):

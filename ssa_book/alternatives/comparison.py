@@ -50,9 +50,9 @@ from ssa_book.plotting import scorer_label
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.retrieval.experiment import experiment_config as retrieval_config, training_step
 from ssa.scoring import scorer_names
-from ssa_book.results import entry_path
-from ssa_book.results import require_cache_from_environment
-from ssa_book.results import cached
+from ssa_book.results.store import entry_exists
+from ssa_book.results.cache import require_cache_from_environment
+from ssa_book.results.cache import cached
 
 EXPERIMENT_COST = "alternatives/cost"
 # The scorers the paper says it tried (its discussion of alternative scoring functions); the
@@ -133,8 +133,8 @@ def is_cached(task: str, scorer: str, seed: int, profile: str) -> bool:
 
     experiment = experiments.experiment_config(task, scorer, profile, seed)
     spread = experiments.logit_spread_key(experiment)
-    return (entry_path(experiment.name, experiment, profile=profile).exists()
-            and entry_path(f"icl_logits/{task}/{scorer}", spread, profile=profile).exists())
+    return (entry_exists(experiment.name, experiment, profile=profile)
+            and entry_exists(f"icl_logits/{task}/{scorer}", spread, profile=profile))
 
 
 # --- loading -----------------------------------------------------------------------------------

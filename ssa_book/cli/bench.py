@@ -11,7 +11,8 @@ from ssa_book.bench import CPU_THREADS, benchmark, benchmark_entry, format_resul
 from ssa_book.cli.arguments import Parser, at_least, available_device, output_file
 from ssa_book.paths import cache_problem
 from ssa_book.profiles import DEVICES, PROFILES
-from ssa_book.results import CacheMissError, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
 
 
 def parser() -> argparse.ArgumentParser:

@@ -10,7 +10,8 @@ from ssa_book import files, paths
 from ssa_book.cli.arguments import Parser, existing_folder
 from ssa_book.code_versions import computation_of, in_folders
 from ssa_book.profiles import PROFILES
-from ssa_book.results import RESULTS_BYTES_LIMIT, _profile_folders, committed_bytes, list_entries, reformat_entry
+from ssa_book.results.store import profile_folders
+from ssa_book.results.validate import RESULTS_BYTES_LIMIT, committed_bytes, list_entries, reformat_entry
 
 
 def parser() -> argparse.ArgumentParser:
@@ -48,7 +49,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     root = arguments.results_dir if arguments.results_dir is not None else paths.results_dir()
     if not root.is_dir():
         described.error(f"the result cache {root} does not exist (set $SSA_RESULTS_DIR or --results-dir to a folder)")
-    profiles = arguments.profile or _profile_folders(root, None)
+    profiles = arguments.profile or profile_folders(root, None)
     for folder in arguments.experiment or ():
         if not any((root / profile / folder).is_dir() for profile in profiles):
             described.error(f"argument --experiment: no folder {folder} under {root} at profile {', '.join(profiles) or '(none)'}")

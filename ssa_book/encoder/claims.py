@@ -3,11 +3,12 @@ encoder chapter's cached runs and verdict."""
 
 from __future__ import annotations
 
-from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary, total_wall_time
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary
 from ssa_book import verdicts
 from ssa_book.encoder import confirmation, experiment
 from ssa_book.encoder.experiment import PAPER_ACCURACIES
-from ssa_book.results import CacheMissError
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.provenance import total_wall_time
 
 
 def _probing_numbers() -> dict:

@@ -34,7 +34,8 @@ from ssa_book.encoder import experiment, zorro
 from ssa_book.encoder.experiment import CHAPTER, GAIN_THRESHOLD, run
 from ssa_book.encoder.records import EncoderRun
 from ssa_book.plotting import scorer_label
-from ssa_book.results import CacheMissError, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
 
 ENDPOINT = "mean holistic Zorro accuracy over every paradigm"
 PRIMARY = ("ssa", "softmax")  # SSA with learned b and n against softmax

@@ -31,7 +31,9 @@ from ssa_book.encoder import zorro
 from ssa_book.encoder.model import EncoderConfig
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.encoder.records import EncoderRun
-from ssa_book.results import Provenance, cache_required, cached, cached_entry, check_throwaway_cache
+from ssa_book.results.cache import cache_required, cached, cached_entry
+from ssa_book.results.keys import check_throwaway_cache
+from ssa_book.results.provenance import Provenance
 from ssa_book.verdicts import Claim, Verdict
 from ssa_book.encoder.train import train_and_probe
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ssa_book.records import required
-from ssa_book.results import Provenance
+from ssa_book.results.provenance import Provenance
 
 SCHEMA_VERSION = 1  # the layout of train_and_probe's result that these records read
 

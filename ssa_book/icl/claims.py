@@ -10,10 +10,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ssa_book import verdicts
-from ssa_book.claims import (PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, headline_of, missing, ours, paired,
-                             paper_figure, parts_of, plural, sentence, short_summary, total_wall_time)
+from ssa_book.claims import (PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, headline_of, missing,
+                             ours, paired, paper_figure, parts_of, plural, sentence, short_summary)
 from ssa_book.icl import experiments, study, tasks as icl_tasks, verdicts as icl_verdicts_module
-from ssa_book.results import CacheMissError
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.provenance import total_wall_time
 from ssa_book.verdicts import NOT_TESTED, Verdict
 
 

@@ -12,7 +12,7 @@ for a profile:
 * ``smoke``: seconds; checks that the code runs.
 
 :func:`run` trains (or resumes, or loads) the model and evaluates it; :func:`cached_run` goes
-through :func:`ssa_book.results.cached`, keyed by the whole config, so a result is reused only for an
+through :func:`ssa_book.results.cache.cached`, keyed by the whole config, so a result is reused only for an
 identical config and code version (:mod:`ssa_book.code_versions`, computation ``icl``).
 ``python -m ssa_book regenerate icl_collapse --profile cpu`` computes every one missing (:mod:`ssa_book.regenerate`).
 """
@@ -38,7 +38,9 @@ from ssa_book.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa_book.icl.tasks import get_task
 from ssa_book.icl.train import TrainConfig, train
 from ssa_book.profiles import check_profile, resolve_device
-from ssa_book.results import Provenance, added_field, cache_required, cached, cached_entry, check_throwaway_cache, config_dict
+from ssa_book.results.cache import cache_required, cached, cached_entry
+from ssa_book.results.keys import added_field, check_throwaway_cache, config_dict
+from ssa_book.results.provenance import Provenance
 from ssa.scoring import AUTHORS_ICL_START, scorer_names
 
 CHAPTER_SCORERS = ("softmax", "ssa")
@@ -480,7 +482,7 @@ class InContextQuantification:
 
     def cached_runs(self, profile: str) -> dict:
         """``{task: {scorer: [runs]}}``: every run the chapter's verdicts read, from the book's
-        cache (:class:`ssa_book.results.CacheMissError`, naming the command, when one is missing)."""
+        cache (:class:`ssa_book.results.errors.CacheMissError`, naming the command, when one is missing)."""
         with cache_required():
             return {task: load_runs(task, profile=profile, seeds=chapter_seeds(0), device="cpu")
                     for task in self.tasks}

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor, nn
 
 import ssa.hf
-from ssa_book.results import added_field
+from ssa_book.results.keys import added_field
 from ssa.scoring import scorer_names
 
 READ_INS = ("shared", "separate")

@@ -19,15 +19,15 @@ import torch
 
 from ssa_book import paths, training
 from ssa_book.training import stream_seed
-from ssa_book.results import added_field
+from ssa_book.results.keys import added_field
 from ssa_book.icl.curriculum import Curriculum
 from ssa_book.icl.models import InContextLearner, ModelConfig
 from ssa_book.icl.samplers import PromptSpec, generator, sample_prompts
 from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import resolve_device
 from ssa.scoring import Scorer
-from ssa_book.results import cache_key, config_dict
-from ssa_book.results import config_dict
+from ssa_book.results.keys import cache_key, config_dict
+from ssa_book.results.keys import config_dict
 
 
 
@@ -42,7 +42,7 @@ class TrainConfig:
     seed: int = 0  # weights and data
     log_every: int = 50  # steps averaged into one point of the loss history
     # Settings added for the ablations of the powered study; at their defaults they leave a
-    # config's key as it was (ssa_book.results.added_field).
+    # config's key as it was (ssa_book.results.keys.added_field).
     scorer_lr_scale: float = added_field(1.0)  # the scorer's parameters (SSA's b, n) learn at this x learning_rate
     schedule: str = added_field("constant")  # "constant", or "warmup_cosine": linear warm-up, then cosine decay to 0
     warmup_steps: int = added_field(0)  # warm-up length of "warmup_cosine"

@@ -61,7 +61,9 @@ from ssa_book.icl.tasks import TASKS
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, learned
 from ssa_book.plotting import COLUMN_WIDTH_IN, scorer_color, scorer_label, seed_ranges
 from ssa_book.profiles import check_profile
-from ssa_book.results import CacheMissError, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.provenance import total_wall_time
 from ssa_book.icl.study.design import SCHEDULE_WORDS
 from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, regime as retrieval_regime, train_items
 from ssa_book.retrieval.experiment import (ORIGINAL, ORIGINAL_SCORERS, SEEDS as RETRIEVAL_SEEDS, SHORT, experiment_config as retrieval_config,
@@ -394,7 +396,7 @@ def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto
     for key, controlled in zip(judged, rule.control_false_discoveries([cells[key].verdict for key in judged])):
         cells[key] = dataclasses.replace(cells[key], verdict=controlled)
     provenances = [run.provenance for run in loaded.values() if run.provenance is not None]
-    wall = sum(float(provenance.wall_time_s) for provenance in provenances)
+    wall = total_wall_time(provenances) or 0.0
     commits = tuple(sorted({provenance.git_commit[:7] for provenance in provenances if provenance.git_commit}))
     return Board(profile, cells, counts, (len(loaded), len(plan(profile))), wall, commits)
 

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from ssa_book import verdicts
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.claims import LedgerRow, PaperClaim, headline_of, judged_parts, missing, ours, paired, paper_figure, parts_of, short_summary, tally, total_wall_time
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, judged_parts, missing, ours, paired, paper_figure, parts_of, short_summary, tally
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
+from ssa_book.results.provenance import total_wall_time
 
 
 # The alternatives' statement is about every alternative: its scorecard row draws each comparison.

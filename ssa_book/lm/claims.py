@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, short_summary, total_wall_time
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, short_summary
 from ssa_book.lm import experiment
 from ssa_book.lm.experiment import PAPER_LM_EVAL, PAPER_PERPLEXITY
-from ssa_book.results import CacheMissError
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.provenance import total_wall_time
 
 
 def _perplexity_numbers(split: str) -> Callable[[], dict]:

@@ -19,7 +19,9 @@ from ssa_book.chapters import Chapter, Run, RunKind, Setting, scorer_settings
 from ssa_book.lm.config import RunConfig, run_config
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.lm.records import SPLITS, LMRun
-from ssa_book.results import cache_key, cached_entry, check_throwaway_cache, entries_of
+from ssa_book.results.cache import cached_entry
+from ssa_book.results.keys import cache_key, check_throwaway_cache
+from ssa_book.results.store import entries_of
 from ssa_book.verdicts import Claim, Verdict
 from ssa.hf import scorer_values
 from ssa_book.lm.evaluate import evaluate

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ssa_book.records import required
-from ssa_book.results import Provenance
+from ssa_book.results.provenance import Provenance
 
 SCHEMA_VERSION = 1  # the layout of train_and_evaluate's result that these records read
 SPLITS = ("id", "ood")  # in distribution, out of distribution

@@ -36,7 +36,9 @@ from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_
 from ssa_book.retrieval import experiment
 from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SETUPS, SHORT, SSA_START, VARIANTS, experiment_config, load_run
 from ssa_book.retrieval.records import RetrievalRun
-from ssa_book.results import CacheMissError, Provenance, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
+from ssa_book.results.provenance import Provenance
 from ssa_book.plotting import VARIANT_MARKERS, scorer_color, scorer_label, variant_shade
 
 THRESHOLD = 0.05  # accuracy

@@ -27,15 +27,15 @@ from torch import nn
 
 from ssa_book import training
 from ssa_book.chapters import Chapter, Run, RunKind, Setting, listed
-from ssa_book.results import added_field
+from ssa_book.results.keys import added_field
 from ssa.scoring import AUTHORS_ICL_START, SSA, scorer_names
 from ssa_book.training import stream_seed
 from ssa_book.profiles import check_profile, resolve_device
 from ssa_book.retrieval.model import MaxRetriever, RetrieverConfig
 from ssa_book.retrieval.records import RetrievalRun
 from ssa_book.retrieval.task import EVAL_STREAM, TRAIN_STREAM, generator, sample_sets, top_item
-from ssa_book.results import config_dict
-from ssa_book.results import cached_entry
+from ssa_book.results.keys import config_dict
+from ssa_book.results.cache import cached_entry
 
 EXPERIMENT = "retrieval/runs"
 # The two setups of the chapter. "short": its first, and the one the leaderboard reads: sets of

@@ -20,7 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from ssa.attention import attention
-from ssa_book.results import added_field
+from ssa_book.results.keys import added_field
 from ssa.scoring import make_scorer, scorer_names
 
 # "learned": one learned vector for every set; "input": a linear map of the mean of the set's

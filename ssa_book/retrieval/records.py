@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from ssa_book.records import required
-from ssa_book.results import Provenance
+from ssa_book.results.provenance import Provenance
 
 SCHEMA_VERSION = 2  # the layout of ssa_book.retrieval.experiment.run's result that this record reads
 

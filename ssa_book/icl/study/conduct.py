@@ -22,7 +22,8 @@ from ssa_book.icl.study.design import (
 )
 from ssa_book.icl.tasks import TASKS
 from ssa_book.profiles import check_profile
-from ssa_book.results import CacheMissError, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
 
 TITLE = "Does SSA generalise better? A powered test"  # the chapter's title
 

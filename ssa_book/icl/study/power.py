@@ -12,7 +12,8 @@ import numpy as np
 from ssa_book import verdicts as rule
 from ssa_book.icl import experiments
 from ssa_book.icl.study.design import ABLATION_SEEDS, ENDPOINTS, PILOT_SEEDS, PRIMARY_SEEDS
-from ssa_book.results import CacheMissError, cache_required
+from ssa_book.results.cache import cache_required
+from ssa_book.results.errors import CacheMissError
 
 
 def pilot(profile: str = "cpu") -> dict | None:

@@ -19,6 +19,7 @@ from ssa_book.icl.study.design import (
 from ssa_book.icl.study.judging import STARTING_POINT, bounded_checks, claim_verdict, starting_point_reading, verdict, verdict_rows
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, error_curve, trivial_baseline
+from ssa_book.results.provenance import total_wall_time
 
 
 def plan_table(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu"):
@@ -64,7 +65,7 @@ def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Map
             row["core-hours"] = sum(ARMS[arm].cost() * seconds_per_run[task] for arm, task, _ in new) / 3600
         if cache is not None:
             found = [found for found in (cache.run(*run) for run in new) if found is not None]
-            row["hours on one thread"] = sum(float(run.provenance.wall_time_s) for run in found if run.provenance is not None) / 3600
+            row["hours on one thread"] = (total_wall_time([run.provenance for run in found]) or 0.0) / 3600
         rows.append(row)
     table = pd.DataFrame(rows).set_index("comparison")
     table.loc["all"] = table.sum(numeric_only=True)
