@@ -317,11 +317,11 @@ def test_ssa_is_judged_kind_of_shift_by_kind_so_a_word_decided_on_one_is_not_sai
     board = _synthetic_board()
     found = lb.ssa_by_shift(board)
     assert [verdict.outcome for verdict in found.values()] == [verdicts.DOES_NOT_HOLD, verdicts.TOO_FEW_SEEDS]
-    assert lb.ssa_shifts_sentence(board) == ("Does not hold on input and function scale (no difference that matters on 2 of 4, "
-                                             "exploratory on 2); set size not decided (exploratory on 2 of 2).")
+    assert lb.ssa_shifts_sentence(board) == ("does not hold on input and function scale (no difference that matters on 2 of 4, "
+                                             "exploratory on 2); set size not decided (exploratory on 2 of 2)")
     # where max retrieval decides too, its kind gets its own word
     decided = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.6 if scorer == "ssa" else 0.9))
-    assert lb.ssa_shifts_sentence(decided).endswith("; set size not decided (exploratory on 2 of 2).")  # ten seeds, below its 20
+    assert lb.ssa_shifts_sentence(decided).endswith("; set size not decided (exploratory on 2 of 2)")  # ten seeds, below its 20
     assert lb.ssa_shifts_sentence(lb.read(PROFILE, load=_loader(lambda *run: 0.3, lambda *run: 0.7, set(lb.plan(PROFILE))))) == ""
 
 
@@ -342,8 +342,8 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
     assert claims.statement_words(statement) == "holds: no alternative the paper tried is better than softmax on every panel"
     assert claims.statement_basis(statement) == ('on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); '
                                                  '"every" and "some" exploratory on 12 of 12')
-    assert claims.statement_basis_sentence(statement, 10) == (
-        'Holds on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); "every" and "some" '
+    assert claims.statement_qualifier(statement, 10) == (
+        'on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); "every" and "some" '
         'exploratory on 12 of 12; the tally giving "holds" at 10 seeds was adopted after reading them.')
     # open everywhere: undecided whether any is better, never "is not better: undecided"
     open_ = dataclasses.replace(statement, outcome=verdicts.TOO_FEW_SEEDS)
@@ -354,4 +354,4 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
     linear_only = dataclasses.replace(statement, parts=tuple(
         (name, dataclasses.replace(part, parts=tuple((panel, v) for panel, v in part.parts if panel.startswith("linear"))))
         for name, part in statement.parts))
-    assert claims.statement_basis(linear_only) == "" and claims.statement_basis_sentence(linear_only, 10).startswith("The tally giving")
+    assert claims.statement_basis(linear_only) == "" and claims.statement_qualifier(linear_only, 10).startswith("(the tally giving")

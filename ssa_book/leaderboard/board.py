@@ -666,11 +666,10 @@ def shift_words(verdict: rule.Verdict, kind: str) -> str:
 
 
 def ssa_shifts_sentence(board: Board) -> str:
-    """SSA against softmax kind of shift by kind (:func:`shift_words`), one sentence, so that a word
-    decided on one kind is never read as said of both: "Does not hold on input and function scale (...);
-    set size not decided (exploratory on 2 of 2)." ("" before any SSA cell)."""
-    found = "; ".join(shift_words(verdict, kind) for kind, verdict in ssa_by_shift(board).items())
-    return f"{found[:1].upper()}{found[1:]}." if found else ""
+    """SSA against softmax kind of shift by kind (:func:`shift_words`), so that a word decided on one
+    kind is never read as said of both: "does not hold on input and function scale (...); set size
+    not decided (exploratory on 2 of 2)" ("" before any SSA cell)."""
+    return "; ".join(shift_words(verdict, kind) for kind, verdict in ssa_by_shift(board).items())
 
 
 def false_discovery_sentence(board: Board) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ssa_book import verdicts
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.claims import LedgerRow, PaperClaim, headline_of, judged_parts, missing, ours, paired, paper_figure, parts_of, short_summary, tally
+from ssa_book.claims import LedgerRow, PaperClaim, headline_of, judged_parts, missing, ours, paired, paper_figure, parts_of, sentence, short_summary, tally
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 from ssa_book.results.provenance import total_wall_time
@@ -75,7 +75,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
                      seed_counts=board.pair_counts(),
-                     finding=" ".join(filter(None, (leaderboard.ssa_shifts_sentence(board), retrieval_analysis.starting_point_finding(profile),
+                     finding=" ".join(filter(None, (sentence(leaderboard.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
                                                     fewest_pairs_note()))),
                      headline=headline_of(verdict), word_note=shifts_note(board))
 
@@ -225,13 +225,13 @@ def tally_after_reading(verdict: verdicts.Verdict, pairs: int) -> str:
     return f'the tally giving "{verdicts.claim_word(verdict.outcome)}" at {pairs} seeds was adopted after reading them'
 
 
-def statement_basis_sentence(verdict: verdicts.Verdict, pairs: int) -> str:
-    """The leaderboard's reading of the statement, what its word rests on and how it was tallied, in
-    one sentence: 'Holds on linear panels only (...); "every" and "some" exploratory on 12 of 12;
-    the tally giving "holds" at 10 seeds was adopted after reading them.'"""
+def statement_qualifier(verdict: verdicts.Verdict, pairs: int) -> str:
+    """What follows the leaderboard's word on the statement: what the word rests on and how it was
+    tallied, 'on linear panels only (...); "every" and "some" exploratory on 12 of 12; the tally
+    giving "holds" at 10 seeds was adopted after reading them.' ("(the tally ...)." when every task decides)."""
     basis = statement_basis(verdict)
-    said = "; ".join(filter(None, (f"{verdicts.claim_word(verdict.outcome)} {basis}" if basis else "", tally_after_reading(verdict, pairs))))
-    return said[:1].upper() + said[1:] + "."
+    tally_words = tally_after_reading(verdict, pairs)
+    return f"{basis}; {tally_words}." if basis else f"({tally_words})."
 
 
 def chapter_reading(profile: str, chapter_runs: dict) -> str:
