@@ -640,12 +640,23 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
             notes.append(f"{chapter.chapter}'s verdicts cannot be judged again from the record, which keeps the endpoints only")
         elif chapter.judged < chapter.verdicts:
             notes.append(f"of {chapter.chapter}'s {chapter.verdicts} verdicts, the {chapter.judged} that read only the endpoints the "
-                         f"record keeps were judged again, the other {chapter.verdicts - chapter.judged} cannot be")
+                         f"record keeps were judged again ({_decided_text(chapter)}), the other {chapter.verdicts - chapter.judged} "
+                         "cannot be")
+        else:
+            notes.append(f"{chapter.chapter}'s {chapter.verdicts} verdicts were judged again ({_decided_text(chapter)})")
     same = sum(_same_numbers(row) for row in rows)
     if same:
         notes.insert(0, f"{same} of the reruns gave the cached numbers, which no rule can read otherwise")
     return (f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}; judged again by today's rule, with one rerun "
             f"or all of a machine's in place of the cached seeds, {changed}" + (f" ({'; '.join(notes)})" if notes else "") + ".")
+
+
+def _decided_text(chapter: ChapterToday) -> str:
+    """How many of a chapter's verdicts judged again were decided, and how many read "exploratory",
+    which a rerun cannot move (the pairs' count fixes it): a check that moves no decided verdict
+    says so rather than reading as a test that every verdict passed."""
+    decided = f"{chapter.decided or 'none'} of them decided" if chapter.decided is not None else "how many were decided unknown"
+    return decided + (f", {chapter.exploratory} exploratory" if chapter.exploratory else "")
 
 
 def _verdict_name(name: str) -> str:
