@@ -538,13 +538,15 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
         noted = f"**{named(row)}**: {word}{f' ({row.word_note})' if row.word_note else ''}."
         bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
     if rest:
-        # each word with what it rests on in full where every claim fits, else its first clause
-        def decided_words(short: bool) -> list[str]:
-            return [f"{named(row)}, {verdicts.claim_word(row.verdict)}" + (f" ({row.word_note.split(';')[0] if short else row.word_note})"
-                                                                           if row.word_note else "") for row in rest]
+        # each word with what it rests on, in full until the bullet is too long, then the last ones by their first clause
+        def decided_words(shortened: int) -> list[str]:
+            return [f"{named(row)}, {verdicts.claim_word(row.verdict)}" + (
+                f" ({row.word_note.split(';')[0] if i >= len(rest) - shortened else row.word_note})" if row.word_note else "")
+                for i, row in enumerate(rest)]
 
-        whole = "**Also decided**: " + "; ".join(decided_words(False)) + "."
-        bullets.append(whole if words(whole) <= BULLET_WORDS else _listing("**Also decided**: ", decided_words(True)))
+        fits = next((shortened for shortened in range(len(rest) + 1)
+                     if words("**Also decided**: " + "; ".join(decided_words(shortened)) + ".") <= BULLET_WORDS), len(rest))
+        bullets.append(_listing("**Also decided**: ", decided_words(fits)))
     return (bullets + others)[:BULLETS]
 
 

@@ -66,9 +66,9 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     # a word that rests on part of its evidence says so, its first clause in the abstract, named among several claims
     rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; tally set after reading")
     assert "8 experimental claims, 1 holds (ICL linear functions: linear panels only), 1 does not hold" in ledger.abstract(rows)
-    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale only")
+    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale")
     assert "the book's own test beyond it: 1 does not hold (set size not decided);" in ledger.abstract(rows)
-    assert "1 does not hold (set size not decided; on input and function scale only)" in ledger.counts_sentence(rows)
+    assert "1 does not hold (set size not decided; on input and function scale)" in ledger.counts_sentence(rows)
     assert ledger.words(ledger.abstract(rows)) <= ledger.ABSTRACT_WORDS
 
 
@@ -76,11 +76,16 @@ def test_each_decided_claim_in_the_findings_says_what_its_word_rests_on_and_a_ch
     rows = _rows()
     rows[2] = dataclasses.replace(rows[2], parts_note="a distribution-free check keeps 1 of its 4 decided prompt-error parts")
     rows[4] = dataclasses.replace(rows[4], verdict="better", word_note="linear panels only; tally set after reading")
-    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale only")
+    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale")
     bullets = ledger.key_findings(rows)
     assert bullets[0].endswith("(SSA worse on 2 of 2 parts; a distribution-free check keeps 1 of its 4 decided prompt-error parts).")
     assert "holds (SSA better; linear panels only; tally set after reading)" in " ".join(bullets)
     assert "does not hold (set size not decided" in " ".join(bullets)
+    # too long for one bullet: the last claims' notes shortened to their first clause, none dropped
+    rows[6] = dataclasses.replace(rows[6], verdict="better", word_note="first clause; " + " ".join(["more"] * 20))
+    also = next(bullet for bullet in ledger.key_findings(rows) if bullet.startswith("**Also decided**"))
+    assert "(first clause);" in also and "(set size not decided)." in also
+    assert "more in the ledger" not in also and ledger.words(also) <= ledger.BULLET_WORDS
     assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets)
     assert "(SSA worse on 2 of 2 parts; a distribution-free check" in ledger.summary_markdown(rows)
 

@@ -29,7 +29,7 @@ def test_the_statement_says_which_panels_it_is_decided_on_and_that_its_tally_was
 def test_the_verdict_across_shifts_says_which_kinds_decide_it(monkeypatch):
     kinds = {"input and function scale": _verdict("does not hold"), "set size": _verdict("undecided")}
     monkeypatch.setattr(board, "ssa_by_shift", lambda _: kinds)
-    assert claims.shifts_note(None) == "set size not decided; on input and function scale only"
+    assert claims.shifts_note(None) == "set size not decided; on input and function scale"
     kinds["set size"] = _verdict("does not hold")
     assert claims.shifts_note(None) == ""
 

@@ -98,12 +98,12 @@ def decided_panels_note(verdict) -> str:
 
 def shifts_note(board) -> str:
     """SSA's word across kinds of shift, what it rests on, for the front page: "set size not decided;
-    on input and function scale only" (the kinds every column of which is open, then those that
-    decide it, :func:`ssa_book.leaderboard.board.ssa_by_shift`; "" when every kind decides, or none)."""
+    on input and function scale" (the kinds every column of which is open, then those that decide
+    it, :func:`ssa_book.leaderboard.board.ssa_by_shift`; "" when every kind decides, or none)."""
     by_kind = leaderboard.ssa_by_shift(board)
     decided = [kind for kind, verdict in by_kind.items() if verdict.outcome not in verdicts.OPEN]
     open_ = [kind for kind in by_kind if kind not in decided]
-    return f"{_listed(open_)} not decided; on {_listed(decided)} only" if decided and open_ else ""
+    return f"{_listed(open_)} not decided; on {_listed(decided)}" if decided and open_ else ""
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -117,10 +117,9 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
     note = decided_panels_note(verdict)
     text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at σ = {leaderboard.TEN_TIMES} of the four "
             f"in-context panels. " + statement_ours(verdict) + chapter)
-    # beside the tally: what the word rests on, and what the chapter's own seeds say of the statement
-    own = (f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: "
-           f"{verdicts.claim_word(comparison.statement_verdict(chapter_runs).outcome)}" if chapter_runs else "")
-    said = "; ".join(filter(None, (note, own)))
+    # beside the tally (what the word rests on stands beside the word): what the chapter's own seeds say
+    said = (f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: "
+            f"{verdicts.claim_word(comparison.statement_verdict(chapter_runs).outcome)}" if chapter_runs else "")
     return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
