@@ -354,4 +354,7 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
     linear_only = dataclasses.replace(statement, parts=tuple(
         (name, dataclasses.replace(part, parts=tuple((panel, v) for panel, v in part.parts if panel.startswith("linear"))))
         for name, part in statement.parts))
+    assert claims.statement_finding(statement, 10, "The chapter's own 3 seeds read undecided.") == (
+        'Holds on linear panels only ("every" and "some" exploratory on 12 of 12); the tally giving "holds" at 10 seeds was '
+        "adopted after reading them; the chapter's own 3 seeds read undecided.")
     assert claims.statement_basis(linear_only) == "" and claims.statement_qualifier(linear_only, 10).startswith("(the tally giving")

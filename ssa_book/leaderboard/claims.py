@@ -126,7 +126,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                                                    "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"
                                    + (f"; {said}" if said else "")),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
-                     finding=chapter_reading(profile, chapter_runs),
+                     finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
                      headline=headline_of(verdict, limit=ALL_PARTS), word_note=note)
 
 
@@ -231,6 +231,20 @@ def statement_qualifier(verdict: verdicts.Verdict, pairs: int) -> str:
     basis = statement_basis(verdict)
     tally_words = tally_after_reading(verdict, pairs)
     return f"{basis}; {tally_words}." if basis else f"({tally_words})."
+
+
+def statement_finding(verdict: verdicts.Verdict, pairs: int, chapter: str = "") -> str:
+    """What goes with the leaderboard's word on the statement in a chapter's box, most needed first
+    (the box keeps the leading clauses that fit): the tasks it rests on, that its tally came after
+    reading, then ``chapter`` (:func:`chapter_reading`): 'Holds on linear panels only ("every" and
+    "some" exploratory on 12 of 12); the tally giving "holds" at 10 seeds was adopted after reading
+    them; the chapter's own 3 seeds ... read undecided (...).'"""
+    by_task, decided, open_ = statement_tasks(verdict)
+    basis = ""
+    if decided and open_:
+        counted = verdicts.counted_words([(part.outcome, part.word()) for task in open_ for part in by_task[task]])
+        basis = f"{verdicts.claim_word(verdict.outcome)} on {_listed(decided)} panels only ({_listed(open_)} {counted})"
+    return sentence("; ".join(filter(None, (basis, tally_after_reading(verdict, pairs), chapter[:1].lower() + chapter[1:]))))
 
 
 def chapter_reading(profile: str, chapter_runs: dict) -> str:
