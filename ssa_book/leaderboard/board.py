@@ -51,7 +51,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import (BETTER, HOLDS_IN_PART, MIXED, NEGLIGIBLE, NOT_LEARNED, NOT_RUN_YET, NOT_TESTED, OPEN,
+                                     PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE, not_run_yet as rule_not_run_yet)
+from ssa_book.verdicts.intervals import CONFIDENCE
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge, learning_failure, not_learned, pair_by_seed
+from ssa_book.verdicts.families import combine, control_false_discoveries
+from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
                                               cost_entry, judge_statement)
 from ssa_book.chapters import Chapter, Run, RunKind
@@ -94,7 +101,7 @@ class Column:
     training: str  # the training scale, in words
     error: str  # what the error is, in words
     bounded: bool  # the error lies in [0, 1] (a share); else only >= 0
-    claim: rule.Claim
+    claim: Claim
     setup: str = SHORT  # max retrieval: which of the chapter's setups (ssa_book.retrieval.experiment.SETUPS)
 
     @property
@@ -111,9 +118,9 @@ RETRIEVAL_MIN_PAIRS = {"short": 20, "original": 40}
 
 
 def _claim(what: str, threshold: float, units: str, reason: str, largest_flip: float | None = None,
-           bounded: bool = False, min_pairs: int = rule.MIN_PAIRS) -> rule.Claim:
+           bounded: bool = False, min_pairs: int = MIN_PAIRS) -> Claim:
     """``bounded``: the error lies in [0, 1], so a paired difference lies in [-1, 1]."""
-    return rule.Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason, largest_flip=largest_flip,
+    return Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason, largest_flip=largest_flip,
                       bound=1.0 if bounded else None, min_pairs=min_pairs)
 
 
@@ -276,7 +283,7 @@ class Cell:
     seeds: tuple[int, ...]
     errors: tuple[float, ...]  # one per seed, at the column's point
     learned: bool  # in distribution (ICL: ssa_book.icl.verdicts.learned; retrieval: accuracy at the training size)
-    verdict: rule.Verdict | None  # against softmax (None for softmax itself)
+    verdict: Verdict | None  # against softmax (None for softmax itself)
 
     @property
     def mean(self) -> float:
@@ -305,7 +312,7 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float] | None:
     mean, error = float(values.mean()), float(stats.sem(values))
     if error == 0.0:
         return mean, mean
-    half = float(stats.t.ppf(0.5 + rule.CONFIDENCE / 2, values.size - 1)) * error
+    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, values.size - 1)) * error
     return mean - half, mean + half
 
 
@@ -353,7 +360,7 @@ class Board:
         if self.complete:
             return f"All {total} cells are filled, from {self.runs[1]} cached runs."
         return (f"{len(self.cells)} of the {total} cells are filled so far: a cell waits until every seed of its scorer and "
-                f"of softmax is cached, and the board is {rule.not_run_yet(*self.runs)}. "
+                f"of softmax is cached, and the board is {rule_not_run_yet(*self.runs)}. "
                 f"`{regenerate_command(self.profile)}` computes the rest.")
 
 
@@ -393,7 +400,7 @@ def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto
     # The board is one family: a direction against softmax must survive control of false
     # discoveries over every cell judged.
     judged = [key for key, cell in cells.items() if cell.verdict is not None]
-    for key, controlled in zip(judged, rule.control_false_discoveries([cells[key].verdict for key in judged])):
+    for key, controlled in zip(judged, control_false_discoveries([cells[key].verdict for key in judged])):
         cells[key] = dataclasses.replace(cells[key], verdict=controlled)
     provenances = [run.provenance for run in loaded.values() if run.provenance is not None]
     wall = total_wall_time(provenances) or 0.0
@@ -441,15 +448,15 @@ def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[
     return learned(dict(by_scorer), each.task)
 
 
-def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]) -> rule.Verdict:
+def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]) -> Verdict:
 
     claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer))
-    why = rule.learning_failure({"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
+    why = learning_failure({"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
                                 f"{each.task_label} in distribution, at {each.training}")
     if why:
-        return rule.not_learned(claim, why)
-    _, treatment, control = rule.pair_by_seed(errors[scorer], errors["softmax"])
-    return rule.judge(claim, treatment, control)
+        return not_learned(claim, why)
+    _, treatment, control = pair_by_seed(errors[scorer], errors["softmax"])
+    return judge(claim, treatment, control)
 
 
 # --- what the page shows ----------------------------------------------------------------------
@@ -492,7 +499,7 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
             row = {"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
                    "benchmark": each.benchmark, "point": each.point, "error": each.error, "seeds": planned, "seeds_cached": cached,
                    "mean": np.nan, "low": np.nan, "high": np.nan, "softmax_mean": np.nan, "learned": None,
-                   "outcome": rule.NOT_RUN_YET, "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
+                   "outcome": NOT_RUN_YET, "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
                    "per_seed": "", "time_ratio": time_ratio, "memory_ratio": memory_ratio}
             if found is not None:
                 low, high = found.interval or (np.nan, np.nan)
@@ -511,14 +518,14 @@ def not_run_yet(board: Board, scorer: str, column: str) -> str:
     "not run yet: 14 of 20 runs", counting the seeds of ``scorer`` and of softmax in ``column`` (softmax's
     own for softmax's cell), so that a scorer whose seeds are all in still says what its verdict waits for."""
     counts = [board.seeds_cached[(each, column)] for each in dict.fromkeys((scorer, "softmax"))]
-    return rule.not_run_yet(sum(cached for cached, _ in counts), sum(planned for _, planned in counts))
+    return rule_not_run_yet(sum(cached for cached, _ in counts), sum(planned for _, planned in counts))
 
 
 # A cell's verdict against softmax, the scorer named by its row: the book's words without the name.
 # A direction keeps its subject, the row's scorer: "scorer worse than softmax", never a bare "worse".
-OUTCOME_MARKS = {outcome: f"scorer {outcome} than softmax" if outcome in (rule.BETTER, rule.WORSE) else outcome
-                 for outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE, rule.UNDECIDED, rule.TOO_FEW_SEEDS,
-                                 rule.PREMISE_NOT_SHOWN, rule.NOT_LEARNED)}
+OUTCOME_MARKS = {outcome: f"scorer {outcome} than softmax" if outcome in (BETTER, WORSE) else outcome
+                 for outcome in (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS,
+                                 PREMISE_NOT_SHOWN, NOT_LEARNED)}
 
 
 def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):
@@ -539,7 +546,7 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
                 continue
             interval = found.interval
             text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
-            rests = "" if found.verdict is None else rule.rests_on_words(rule.seeds_it_rests_on(found.verdict, found.seeds))
+            rests = "" if found.verdict is None else rests_on_words(seeds_it_rests_on(found.verdict, found.seeds))
             row[each.label] = (text + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
                                + (f" ({rests})" if rests else ""))
         for benchmark, where in ((ICL, "in context"), (RETRIEVAL, "retrieval")):
@@ -561,7 +568,7 @@ def outcome_counts(board: Board):
     for scorer in scorers()[1:]:
         outcomes = [cell.verdict.outcome for key in (c.key for c in COLUMNS) if (cell := board.cell(scorer, key)) is not None]
         counts[scorer_label(scorer)] = {OUTCOME_MARKS[o]: outcomes.count(o) for o in OUTCOME_MARKS}
-        counts[scorer_label(scorer)][rule.NOT_RUN_YET] = len(COLUMNS) - len(outcomes)
+        counts[scorer_label(scorer)][NOT_RUN_YET] = len(COLUMNS) - len(outcomes)
     return pd.DataFrame.from_dict(counts, orient="index")
 
 
@@ -594,7 +601,7 @@ def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
     return pd.DataFrame(rows, columns=columns)
 
 
-def statement_verdict(board: Board) -> rule.Verdict:
+def statement_verdict(board: Board) -> Verdict:
     """The paper's "none of the alternatives it tried is consistently better than softmax", read
     from the in-context columns (the paper's own shift) at the leaderboard's seeds, with the power
     of the rule at their spread (:func:`ssa_book.alternatives.comparison.judge_statement`)."""
@@ -617,7 +624,7 @@ def statement_reading(board: Board) -> dict:
     if not statement_complete(board):
         cells = [(scorer, key) for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS]
         filled = sum(board.cell(*cell) is not None for cell in cells)
-        return {"complete": False, "outcome": rule.NOT_TESTED,
+        return {"complete": False, "outcome": NOT_TESTED,
                 "text": (f"not read yet: {filled} of the {len(cells)} in-context cells of softmax and the paper's alternatives "
                          f"are filled; `{regenerate_command(board.profile)}` computes the rest")}
     verdict = statement_verdict(board)
@@ -626,43 +633,43 @@ def statement_reading(board: Board) -> dict:
             "text": f"{verdict.words()}, at {pairs} paired seeds on the error at σ = {TEN_TIMES}. {verdict.detail}"}
 
 
-def ssa_verdict(board: Board) -> rule.Verdict:
+def ssa_verdict(board: Board) -> Verdict:
     """SSA against softmax in every column, combined (:func:`ssa_book.verdicts.combine`): the front
     page's row. While a column is pending it stays "undecided" (or "holds in part" when the columns
     in already disagree); "not tested" while no column has SSA's cell."""
     name = "SSA's error at the out-of-distribution point is lower than softmax's, on every kind of shift"
     parts = {each.label: cell.verdict for each in COLUMNS if (cell := board.cell("ssa", each.key)) is not None}
     if not parts:
-        return rule.Verdict(name, rule.NOT_TESTED, detail="no column has SSA's and softmax's runs complete")
-    combined = rule.combine(name, parts)
+        return Verdict(name, NOT_TESTED, detail="no column has SSA's and softmax's runs complete")
+    combined = combine(name, parts)
     pending = [each.label for each in COLUMNS if board.cell("ssa", each.key) is None]
     if not pending:
         return combined
     # parts decided both ways, or one for the claim, stay so whatever the columns still to come show
-    outcome = combined.outcome if combined.outcome in (rule.HOLDS_IN_PART, rule.MIXED) else rule.UNDECIDED
+    outcome = combined.outcome if combined.outcome in (HOLDS_IN_PART, MIXED) else UNDECIDED
     return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; not run yet: {', '.join(pending)}")
 
 
-def ssa_by_shift(board: Board) -> dict[str, rule.Verdict]:
+def ssa_by_shift(board: Board) -> dict[str, Verdict]:
     """SSA against softmax on each kind of shift (:data:`SHIFT_KINDS`) whose columns have SSA's
     cell, those columns combined by the one tally of a claim of several parts."""
     found = {}
     for benchmark, kind in SHIFT_KINDS.items():
         parts = {each.label: cell.verdict for each in COLUMNS if each.benchmark == benchmark and (cell := board.cell("ssa", each.key)) is not None}
         if parts:
-            found[kind] = rule.combine(f"SSA's error is lower than softmax's under a shift of {kind}", parts)
+            found[kind] = combine(f"SSA's error is lower than softmax's under a shift of {kind}", parts)
     return found
 
 
-def shift_words(verdict: rule.Verdict, kind: str) -> str:
+def shift_words(verdict: Verdict, kind: str) -> str:
     """SSA's claim on one kind of shift (:func:`ssa_by_shift`) in words: its word where a column
     decides it, "not decided" while every column is open, its columns counted: "does not hold on
     input and function scale (no difference that matters on 2 of 4, exploratory on 2)", "set size not
     decided (exploratory on 2 of 2)"."""
     tally = verdict.tally() or verdict.label()
-    if verdict.outcome in rule.OPEN:
+    if verdict.outcome in OPEN:
         return f"{kind} not decided ({tally})"
-    return f"{rule.claim_word(verdict.outcome)} on {kind} ({tally})"
+    return f"{claim_word(verdict.outcome)} on {kind} ({tally})"
 
 
 def ssa_shifts_sentence(board: Board) -> str:
@@ -680,18 +687,18 @@ def false_discovery_sentence(board: Board) -> str:
     tested = [verdict for verdict in cells if verdict.adjusted_p is not None]
     if not tested:
         return "No cell has enough pairs for a signed-rank test yet."
-    kept = [verdict for verdict in tested if verdict.outcome in (rule.BETTER, rule.WORSE)]
+    kept = [verdict for verdict in tested if verdict.outcome in (BETTER, WORSE)]
     lost = [verdict.claim for verdict in tested if verdict.uncontrolled is not None]
     return (f"Controlled for false discoveries over the {len(tested)} tested cells (Benjamini and Hochberg), {len(kept)} of "
             f"the {len(kept) + len(lost)} directions the interval and threshold decide keep an adjusted p below "
-            f"{rule.FALSE_DISCOVERY_RATE:g} and their word"
+            f"{FALSE_DISCOVERY_RATE:g} and their word"
             + (f"; the others read undecided: {'; '.join(lost)}." if lost else "."))
 
 
 def best_scorers(board: Board) -> dict[str, list[str]]:
     """Per column: the scorers judged better than softmax there (empty when none is)."""
     return {each.key: [scorer for scorer in scorers()[1:] if (cell := board.cell(scorer, each.key)) is not None
-                       and cell.verdict.outcome == rule.BETTER] for each in COLUMNS}
+                       and cell.verdict.outcome == BETTER] for each in COLUMNS}
 
 
 def winners_words(board: Board) -> str:
@@ -762,8 +769,8 @@ def plot(board: Board, fig=None):
             if found.interval is not None:
                 ax.plot(found.interval, (y, y), color=color, linewidth=2, zorder=2)
             outcome = None if found.verdict is None else found.verdict.outcome
-            face = color if outcome in (None, rule.BETTER) else "white"
-            edge = color if outcome in (None, rule.BETTER, rule.WORSE) else "0.5"
+            face = color if outcome in (None, BETTER) else "white"
+            edge = color if outcome in (None, BETTER, WORSE) else "0.5"
             ax.scatter([found.mean], [y], s=30, facecolor=face, edgecolor=edge, linewidths=1.2, zorder=3)
         ax.set_title(f"{textwrap.fill(each.label, TITLE_WIDTH)}\n({each.shift_label}; training {each.training})", fontsize=8)
         ax.set_xlabel(each.error, fontsize=8)
@@ -820,7 +827,7 @@ _DIRECTION = re.compile(r"\b(better|worse)\b")
 def rests_on(cell: Cell) -> str:
     """The seeds whose pair, left out alone, moves the cell's decided verdict, in words: "rests on
     seed 102" ("" when it survives leaving any one out, or is open)."""
-    return "" if cell.verdict is None else rule.rests_on_words(rule.seeds_it_rests_on(cell.verdict, cell.seeds))
+    return "" if cell.verdict is None else rests_on_words(seeds_it_rests_on(cell.verdict, cell.seeds))
 
 
 def against_softmax(cell: Cell) -> str:
