@@ -5,7 +5,7 @@ steps taken before the runs they govern (:data:`PLAN_STEPS`; :func:`declared_sen
 Each :class:`AnalysisChange` names its commit, what changed and why; the readings it changed are
 computed here from the cache, never typed in:
 
-* the four versions of :func:`ssa_book.verdicts.combine` (how a claim of several parts gets one word)
+* the four versions of :func:`ssa_book.verdicts.families.combine` (how a claim of several parts gets one word)
   are applied to the parts of every front-page claim (:func:`combine_versions`);
 * the two amendments to the rule for outcomes that flip from seed to seed are the study's own
   comparison of its verdicts with the rule as first planned
@@ -22,7 +22,15 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ssa_book import claims, verdicts
+from ssa_book import claims
+from ssa_book.verdicts.words import (BETTER, DOES_NOT_HOLD, HOLDS_IN_PART, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, PREMISE_NOT_SHOWN,
+                                     TOO_FEW_SEEDS, UNDECIDED, WORSE, counted_words, not_run_yet, outcome_words)
+from ssa_book.verdicts.intervals import CONFIDENCE
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
+from ssa_book.verdicts.rule import decide
+from ssa_book.verdicts.verdict import Verdict, signed_rank_p
+from ssa_book.verdicts.judge import Judged, judge
+from ssa_book.verdicts.families import combine
 from ssa_book.icl import study
 from ssa_book.icl.tasks import get_task
 from ssa_book.encoder import experiment as encoder
@@ -30,8 +38,6 @@ from ssa_book.lm import experiment as lm
 from ssa_book.results.cache import cache_required
 from ssa_book.results.errors import CacheMissError
 from ssa_book.retrieval import analysis as retrieval
-from ssa_book.verdicts import (DOES_NOT_HOLD, UNDECIDED, NEGLIGIBLE, NOT_TESTED, WORSE, HOLDS_IN_PART,
-                               PREMISE_NOT_SHOWN, BETTER)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,7 +60,7 @@ def _first_present(outcomes: set[str], order: Iterable[str]) -> str:
 def as_then(outcome: str) -> str:
     """``outcome`` as the earlier rules knew it: "too few seeds to decide" was one with
     "undecided", and "not learned" one with "not tested", until the words were split."""
-    return {verdicts.TOO_FEW_SEEDS: UNDECIDED, verdicts.NOT_LEARNED: NOT_TESTED}.get(outcome, outcome)
+    return {TOO_FEW_SEEDS: UNDECIDED, NOT_LEARNED: NOT_TESTED}.get(outcome, outcome)
 
 
 def combine_as_planned(outcomes: Sequence[str]) -> str:
@@ -95,12 +101,12 @@ def combine_against_named(outcomes: Sequence[str]) -> str:
         return HOLDS_IN_PART
     if found & {NEGLIGIBLE, WORSE, DOES_NOT_HOLD}:
         return DOES_NOT_HOLD
-    return _first_present(found, (UNDECIDED, verdicts.TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, verdicts.NOT_LEARNED, NOT_TESTED))
+    return _first_present(found, (UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED))
 
 
 def combine_now(outcomes: Sequence[str]) -> str:
-    """:func:`ssa_book.verdicts.combine` as it is."""
-    return verdicts.combine("claim", {str(i): verdicts.Verdict("claim", o) for i, o in enumerate(outcomes)}).outcome
+    """:func:`ssa_book.verdicts.families.combine` as it is."""
+    return combine("claim", {str(i): Verdict("claim", o) for i, o in enumerate(outcomes)}).outcome
 
 
 CHANGES: tuple[AnalysisChange, ...] = (
@@ -151,7 +157,7 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "paired proportions, not the paired t interval",
                    "the t interval of ten agreeing 0/1 pairs is the point 0 and read them as no effect at any threshold", True),
     AnalysisChange("47a4544", "2026-12-03", "rule",
-                   "an outcome that flips from seed to seed needs the pairs of verdicts.no_effect_pairs before it can read "
+                   "an outcome that flips from seed to seed needs the pairs of no_effect_pairs before it can read "
                    "no effect",
                    "pairs that show no flip cannot rule out flips frequent enough to matter", True),
     AnalysisChange("70fbf62", "2026-12-03", "plan",
@@ -370,9 +376,9 @@ def combine_versions(rows) -> "pd.DataFrame":
         if len(set(row.parts)) < 2:
             continue
         treatment = "SSA" if row.key in claims.SSA_ROWS else ""
-        record = {"claim": row.claim, "parts": verdicts.counted_words([(outcome, verdicts.outcome_words(outcome, treatment)) for outcome in row.parts])}
+        record = {"claim": row.claim, "parts": counted_words([(outcome, outcome_words(outcome, treatment)) for outcome in row.parts])}
         then = [as_then(outcome) for outcome in row.parts]
-        record.update({name: verdicts.outcome_words(version(row.parts if name == COMBINE_VERSIONS[-1][0] else then), treatment)
+        record.update({name: outcome_words(version(row.parts if name == COMBINE_VERSIONS[-1][0] else then), treatment)
                        for name, version in COMBINE_VERSIONS})
         records.append(record)
     return pd.DataFrame(records, columns=["claim", "parts", *(name for name, _ in COMBINE_VERSIONS)])
@@ -382,7 +388,8 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
     """The comparisons ``names`` of the powered study, judged on their first ``read_at`` seeds
     (what was read before the amendment) and at their amended count (once cached on a task; else
     how many runs are): one row per comparison, task and prompt-error endpoint whose verdict the
-    amendment changed or has not yet decided."""
+    amendment changed or has not yet decided. The amended verdict is the one the pages give, after
+    control of false discoveries within the study's families (:func:`ssa_book.icl.study.verdict`)."""
     import pandas as pd
 
 
@@ -399,29 +406,32 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
             for endpoint in compared.endpoints:
                 read = study.judge(before, task, endpoint, cache)
                 if complete:
-                    now = study.judge(compared, task, endpoint, cache)
+                    now = study.verdict(compared, task, endpoint, cache)
                     if now.outcome == read.outcome:
                         continue
                     after = f"{now.words()} {now.estimate()} ({now.pairs} pairs)"
                 else:
-                    after = verdicts.not_run_yet(cache.cached(compared, task), study.needed(compared, task))
+                    after = not_run_yet(cache.cached(compared, task), study.needed(compared, task))
                 records.append({"comparison": name, "task": get_task(task).title, "endpoint": endpoint,
                                 "as read": f"{read.words()} {read.estimate()} ({read.pairs} pairs)", "amended": after})
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
 
 
-def _before_pair_minimum(claim: verdicts.Claim, differences: Sequence[float]) -> str:
+def _before_pair_minimum(claim: Claim, differences: Sequence[float]) -> str:
     """The outcome the rule gave before 4e737d3: a direction from MIN_PAIRS pairs on, "no effect"
     on a flip-prone outcome only from no_effect_pairs."""
-    if len(differences) < verdicts.MIN_PAIRS:
+    if len(differences) < MIN_PAIRS:
         return UNDECIDED
-    outcome = str(verdicts._decide(np.asarray([differences], dtype=float), claim.threshold, claim.binary)[3][0])
-    return UNDECIDED if outcome == NEGLIGIBLE and len(differences) < verdicts.no_effect_pairs(claim) else outcome
+    outcome = str(decide(np.asarray([differences], dtype=float), claim.threshold, claim.binary)[3][0])
+    return UNDECIDED if outcome == NEGLIGIBLE and len(differences) < no_effect_pairs(claim) else outcome
 
 
 def pair_minimum_changes(cache) -> "pd.DataFrame":
     """The powered study's verdicts that the pair minimum for directions on flip-prone outcomes
-    (4e737d3) changed: one row per comparison, task and endpoint, before and after."""
+    (4e737d3) changed: one row per comparison, task and endpoint whose word before it differs from
+    its word under it before control of false discoveries (a word that control alone moved is that
+    change's, in :func:`symmetric_rule_changes`), each named by its own treatment; "now" is the
+    verdict as the pages give it."""
     import pandas as pd
 
 
@@ -431,38 +441,38 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
         if verdict.outcome == NOT_TESTED or not verdict.differences:
             continue
         before = _before_pair_minimum(claim, verdict.differences)
-        if before != as_then(verdict.outcome):
+        if before != as_then(verdict.uncontrolled or verdict.outcome):
             records.append({"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-                            "pairs": verdict.pairs, "before": f"{verdicts.outcome_words(before)} {verdict.estimate()}",
+                            "pairs": verdict.pairs, "before": f"{outcome_words(before, verdict.treatment)} {verdict.estimate()}",
                             "now": verdict.words()})
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
 
 
-def asymmetric_outcome(verdict: verdicts.Verdict) -> str:
+def asymmetric_outcome(verdict: Verdict) -> str:
     """The outcome the rule gave ``verdict`` before it was symmetric: "worse" needed no threshold,
     only an interval below zero (from the pairs the rule decides from) and the signed-rank test,
     and took precedence over "no difference that matters"."""
     if verdict.interval is None or verdict.outcome not in (NEGLIGIBLE, UNDECIDED) or verdict.adjusted_p is not None:
         return verdict.outcome
-    enough = verdict.pairs >= max(verdicts.MIN_PAIRS, verdict.no_effect_pairs)
-    below = verdict.interval[1] < 0 and enough and (verdicts.signed_rank_p(verdict) or 1.0) < 1 - verdicts.CONFIDENCE
+    enough = verdict.pairs >= max(MIN_PAIRS, verdict.no_effect_pairs)
+    below = verdict.interval[1] < 0 and enough and (signed_rank_p(verdict) or 1.0) < 1 - CONFIDENCE
     return WORSE if below else verdict.outcome
 
 
-def _without_chapter_minimum(claim: verdicts.Claim, verdict: verdicts.Verdict) -> verdicts.Verdict:
+def _without_chapter_minimum(claim: Claim, verdict: Verdict) -> Verdict:
     """``verdict`` judged again from its differences with the rule's own minimum of pairs, not its chapter's."""
     differences = claim.direction * np.asarray(verdict.differences, dtype=float)  # treatment minus control
     if not len(differences):
         return verdict
-    alone = dataclasses.replace(claim, min_pairs=verdicts.MIN_PAIRS)
+    alone = dataclasses.replace(claim, min_pairs=MIN_PAIRS)
     if claim.binary:  # 0/1 outcomes whose difference is each pair's
-        return verdicts.judge(alone, (differences > 0).astype(float), (differences < 0).astype(float), resolve=False)
-    return verdicts.judge(alone, differences, np.zeros_like(differences), resolve=False)
+        return judge(alone, (differences > 0).astype(float), (differences < 0).astype(float), resolve=False)
+    return judge(alone, differences, np.zeros_like(differences), resolve=False)
 
 
-def symmetric_rule_changes(judged: Iterable[verdicts.Judged]) -> "pd.DataFrame":
+def symmetric_rule_changes(judged: Iterable[Judged]) -> "pd.DataFrame":
     """Every verdict the symmetric rule, false-discovery control in the words and the chapters' minimum
-    pairs moved, from the records of a :func:`ssa_book.verdicts.judged` block around the pages'
+    pairs moved, from the records of a :func:`ssa_book.verdicts.judge.judged` block around the pages'
     computations: one row per claim (each once), its estimate and pairs, the word before and after,
     and which change moved it."""
     import pandas as pd
@@ -475,8 +485,8 @@ def symmetric_rule_changes(judged: Iterable[verdicts.Judged]) -> "pd.DataFrame":
     for record in judged:
         verdict = record.verdict
         shown = in_family.get(id(verdict), verdict)
-        if record.kind == "judged" and record.claim is not None and record.claim.min_pairs > verdicts.MIN_PAIRS \
-                and verdict.outcome == verdicts.TOO_FEW_SEEDS:
+        if record.kind == "judged" and record.claim is not None and record.claim.min_pairs > MIN_PAIRS \
+                and verdict.outcome == TOO_FEW_SEEDS:
             without = _without_chapter_minimum(record.claim, verdict)
             before, now, why = asymmetric_outcome(without), verdict, "the chapter's minimum pairs"
         elif record.kind == "judged":
@@ -488,7 +498,7 @@ def symmetric_rule_changes(judged: Iterable[verdicts.Judged]) -> "pd.DataFrame":
             continue
         seen.add(key)
         rows.append({"claim": verdict.claim, "pairs": verdict.pairs, "estimate": verdict.estimate("+.3g"), "why": why,
-                     "before": verdicts.outcome_words(before, verdict.treatment), "after": shown.label()})
+                     "before": outcome_words(before, verdict.treatment), "after": shown.label()})
     columns = ["claim", "pairs", "estimate", "why", "before", "after"]
     return pd.DataFrame(rows, columns=columns).sort_values(["why", "claim"], ignore_index=True) if rows else pd.DataFrame(columns=columns)
 

@@ -28,7 +28,7 @@ import yaml
 from ssa_book import direction_check, paths
 from ssa_book.profiles import DEVICES, check_profile
 from ssa_book.page_check import CAPTION_WORDS, HISTORY_PAGES, check_pages, long_captions
-from ssa_book.verdicts import DIRECTION_LOG_ENV
+from ssa_book.verdicts.verdict import DIRECTION_LOG_ENV
 
 KERNEL_NAME = "ssa-book"
 STAGE = Path("_build") / "src"

@@ -17,8 +17,13 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
-from ssa_book import verdicts
-from ssa_book.verdicts import NOT_TESTED, OUTCOMES, Verdict
+import numpy as np
+
+from ssa_book.verdicts.claim import MIN_PAIRS, Claim
+from ssa_book.verdicts.judge import judge_unrecorded
+from ssa_book.verdicts.words import NOT_TESTED, OPEN, OUTCOMES, TOO_FEW_SEEDS, counted_words, outcome_words
+from ssa_book.verdicts.rule import MAX_SEEDS
+from ssa_book.verdicts.verdict import Verdict
 
 # The outcomes of ssa_book.verdicts, the one verdict rule of the book.
 VERDICTS = OUTCOMES
@@ -55,7 +60,7 @@ class LedgerRow:
     command: str | None  # the command that (re)creates the cached results behind `ours`
     wall_time_s: float | None = None  # compute time of those results, from their provenance
     summary: str = ""  # `ours` in one short sentence: the key numbers and what the seeds decide
-    parts: tuple[str, ...] = ()  # the outcomes of the parts ssa_book.verdicts.combine made the verdict of (empty: none)
+    parts: tuple[str, ...] = ()  # the outcomes of the parts ssa_book.verdicts.families.combine made the verdict of (empty: none)
     regime: str = ""  # the training regime the verdict holds in (sizes, steps, learning rate, start, seeds)
     seed_counts: tuple[int, ...] = ()  # seeds per part where the parts ran different seeds (empty: len(seeds))
     published_excluded: bool = False  # the 95% interval excludes an effect of the size the paper publishes
@@ -65,15 +70,24 @@ class LedgerRow:
     headline: tuple[tuple[str, Verdict], ...] = ()
     paper_effect: float | None = None  # the paper's published effect in the headline's units and direction (None: none published)
     baseline: tuple[str, float, float] | None = None  # (what, ours, the paper's): the softmax baseline's level here and there
-    # What the claim's word rests on where it rests on part of its evidence or on a tally changed after reading, said
-    # beside the word wherever it stands ("linear panels only; tally set after reading").
+    # What the claim's word rests on where it rests on part of its evidence (:func:`only_on`: "linear panels only"),
+    # said beside the word wherever it stands; a short form keeps its first clause.
     word_note: str = ""
+    # An analysis change made after the results were read that moved the word (:func:`set_after_reading`), said
+    # beside the word in every form, short or not.
+    after_reading: str = ""
     # A check its decided parts do not all pass, said beside their count ("a distribution-free check keeps 1 of 4").
     parts_note: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
+
+    def note(self, short: bool = False) -> str:
+        """What stands beside the word: what it rests on (``short``: its first clause), then what was
+        set after reading: "linear panels only; tally set after reading, undecided before it"."""
+        basis = self.word_note.split(";")[0] if short else self.word_note
+        return "; ".join(filter(None, (basis, self.after_reading)))
 
 
 def missing(key: str, claim: PaperClaim, profile: str, command: str, why: str = "results not in the cache",
@@ -82,6 +96,61 @@ def missing(key: str, claim: PaperClaim, profile: str, command: str, why: str = 
     (MyST) the reader finds it when the command is the package's plumbing, kept off the argument's pages."""
     return LedgerRow(key, claim.claim, paper_figure(claim), f"{why}; {where or f'run `{command}`'}", profile, (), NOT_TESTED,
                      None, command, summary=sentence(why.split(" (")[0]))
+
+
+def listed(names: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def panels_by_task(panels: Sequence[tuple[str, Verdict]]) -> tuple[dict[str, list[Verdict]], list[str], list[str]]:
+    """Named panels by task (a panel's task is its name up to the first comma: 'linear' of 'linear,
+    σ of x = 10'), the tasks that decide a panel, and those every panel of which is open."""
+    by_task: dict[str, list[Verdict]] = {}
+    for name, verdict in panels:
+        by_task.setdefault(name.split(", ")[0], []).append(verdict)
+    decided = [task for task, verdicts in by_task.items() if any(verdict.outcome not in OPEN for verdict in verdicts)]
+    return by_task, decided, [task for task in by_task if task not in decided]
+
+
+def only_on(decided: Sequence[str], open_: Sequence[str]) -> str:
+    """The one note for a word decided on some tasks' panels while every panel of the other tasks is
+    open, so that it is never read as said of all: "linear panels only" ("" when every task, or
+    none, decides a panel)."""
+    return f"{listed(decided)} panels only" if decided and open_ else ""
+
+
+def set_after_reading(what: str, before: str) -> str:
+    """The one note for a word that an analysis change made after its results were read moved,
+    whichever way it cut, with the word it gave before: "tally set after reading, undecided before
+    it", "pair minimum set after reading, SSA worse before it" ("" when the change moved nothing)."""
+    return f"{what} set after reading, {before} before it" if before else ""
+
+
+def at_rule_minimum(claim: Claim, verdict: Verdict) -> Verdict:
+    """``verdict`` on ``claim`` judged again from its own paired differences with the rule's fewest
+    pairs (:data:`~ssa_book.verdicts.claim.MIN_PAIRS`) instead of its chapter's, unrecorded."""
+    differences = claim.direction * np.asarray(verdict.differences, dtype=float)  # treatment minus control
+    alone = dataclasses.replace(claim, name=verdict.claim, treatment=verdict.treatment, min_pairs=MIN_PAIRS)
+    if claim.binary:  # 0/1 outcomes whose difference is each pair's
+        return judge_unrecorded(alone, (differences > 0).astype(float), (differences < 0).astype(float), resolve=False)
+    return judge_unrecorded(alone, differences, np.zeros_like(differences), resolve=False)
+
+
+def minimum_after_reading(judged: Sequence[tuple[Claim, Verdict]], what: str = "pair minimum") -> str:
+    """For verdicts exploratory only under their chapter's fewest pairs, a minimum above the rule's
+    that was set after their results were read (the analysis-changes page, 550efa7): that note,
+    with what they read under the rule's own minimum (:func:`set_after_reading`): "pair minimum set
+    after reading, SSA worse before it" (their words counted where they differ; "" when no verdict
+    is exploratory for that alone)."""
+    moved = [(claim, verdict) for claim, verdict in judged
+             if verdict.outcome == TOO_FEW_SEEDS and verdict.pairs >= MIN_PAIRS and claim.min_pairs > MIN_PAIRS]
+    if not moved:
+        return ""
+    before = [at_rule_minimum(claim, verdict) for claim, verdict in moved]
+    labels = {verdict.label() for verdict in before}
+    words = labels.pop() if len(labels) == 1 else counted_words([(verdict.outcome, verdict.label()) for verdict in before])
+    return set_after_reading(what, words)
 
 
 def sentence(text: str) -> str:
@@ -115,7 +184,7 @@ def headline_of(verdict: Verdict, endpoint: str | None = None, limit: int = 6) -
 
 def seeds_phrase(verdict: Verdict) -> str:
     """What the seeds decide, in a few words: "3 paired seeds; about 6 to 12 would decide" (at the
-    observed mean and spread, :attr:`ssa_book.verdicts.Verdict.seeds_to_resolve`; "" when nothing was
+    observed mean and spread, :attr:`ssa_book.verdicts.verdict.Verdict.seeds_to_resolve`; "" when nothing was
     judged on paired seeds); for a claim its decided parts already decide, what more seeds would decide
     is its open parts: "40 paired seeds; about 2,115 would decide its 1 open part"."""
     judged = judged_parts(verdict)
@@ -123,15 +192,15 @@ def seeds_phrase(verdict: Verdict) -> str:
         return ""
     fewest, most = min(v.pairs for v in judged), max(v.pairs for v in judged)
     text = f"{fewest}{'' if fewest == most else f' to {most}'} paired seed{'' if most == 1 else 's'}"
-    undecided = [v for v in judged if v.outcome in verdicts.OPEN]
+    undecided = [v for v in judged if v.outcome in OPEN]
     if not undecided:
         return text
     needed = sorted(v.seeds_to_resolve for v in undecided if v.seeds_to_resolve)
-    what = f" its {plural(len(undecided), 'open part')}" if verdict.parts and verdict.outcome not in verdicts.OPEN else ""
+    what = f" its {plural(len(undecided), 'open part')}" if verdict.parts and verdict.outcome not in OPEN else ""
     if needed:
         text += f"; about {needed[0]:,}{'' if needed[0] == needed[-1] else f' to {needed[-1]:,}'} would decide{what}"
     if any(v.seeds_to_resolve is None for v in undecided):
-        text += f"; {'some' if needed else 'it'} would need more than {verdicts.MAX_SEEDS:,}"
+        text += f"; {'some' if needed else 'it'} would need more than {MAX_SEEDS:,}"
     return text
 
 
@@ -222,10 +291,10 @@ def comparison_words(row: LedgerRow) -> str:
     if row.key not in SSA_ROWS:
         if len(set(row.parts)) < 2:
             return ""
-        return verdicts.counted_words([(outcome, verdicts.outcome_words(outcome, "")) for outcome in row.parts], of=" parts")
+        return counted_words([(outcome, outcome_words(outcome, "")) for outcome in row.parts], of=" parts")
     if not row.parts:
-        return verdicts.outcome_words(row.verdict)
-    counted = verdicts.counted_words([(outcome, verdicts.outcome_words(outcome)) for outcome in row.parts], of=" parts")
+        return outcome_words(row.verdict)
+    counted = counted_words([(outcome, outcome_words(outcome)) for outcome in row.parts], of=" parts")
     return counted + _small_directions(row)
 
 

@@ -2,9 +2,9 @@
 better") stands on a decided verdict: one the rule gives again from its own paired differences and
 that survives false-discovery control where it was judged in a family.
 
-While the book runner executes a notebook, each direction word a :class:`ssa_book.verdicts.Verdict`
+While the book runner executes a notebook, each direction word a :class:`ssa_book.verdicts.verdict.Verdict`
 produces is logged, one JSON line each, with what the rule lacks for it (nothing, for a decided
-verdict) and the estimate it stands on (:data:`ssa_book.verdicts.DIRECTION_LOG_ENV`). After the
+verdict) and the estimate it stands on (:data:`ssa_book.verdicts.verdict.DIRECTION_LOG_ENV`). After the
 HTML build, :func:`unbacked_directions` reads each page's text and reports
 
 * a direction word that no verdict of that page's notebook said (typed by hand, or built from a

@@ -1,6 +1,6 @@
 """How often the rule names a direction that is not there, chapter by chapter, on each chapter's own data.
 
-For every verdict a chapter judges from paired differences, :func:`ssa_book.verdicts.resampled_null_rates`
+For every verdict a chapter judges from paired differences, :func:`ssa_book.verdicts.power.resampled_null_rates`
 draws studies under a null made of that verdict's own per-seed differences recentred to a mean of zero
 (for a yes-or-no outcome, its share of discordant pairs with both signs equally likely), and
 judges each with the code that judges the real data (the rule without the chapter's control of
@@ -19,7 +19,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ssa_book import verdicts
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judged as rule_judged
+from ssa_book.verdicts.power import FALSE_DIRECTIONAL, resampled_null_rates
 from ssa_book.encoder import claims as encoder_claims, confirmation
 from ssa_book.icl import claims as icl_claims, study
 from ssa_book.leaderboard import claims as leaderboard_claims
@@ -80,10 +83,10 @@ CHAPTERS = (
 )
 
 
-def chapter_claims(chapter: ChapterVerdicts, profile: str) -> list[tuple[verdicts.Claim, verdicts.Verdict]]:
+def chapter_claims(chapter: ChapterVerdicts, profile: str) -> list[tuple[Claim, Verdict]]:
     """Every ``(claim, verdict)`` ``chapter`` judges from at least two paired differences at
     ``profile``, each once; empty when its runs are not cached."""
-    with cache_required(), verdicts.judged() as found:
+    with cache_required(), rule_judged() as found:
         try:
             chapter.judge(profile)
         except CacheMissError:
@@ -95,13 +98,13 @@ def chapter_claims(chapter: ChapterVerdicts, profile: str) -> list[tuple[verdict
     return list(unique.values())
 
 
-def _largest(judged: Sequence[tuple[verdicts.Claim, verdicts.Verdict]], pairs: int | None, draws: int) -> tuple[float, str]:
+def _largest(judged: Sequence[tuple[Claim, Verdict]], pairs: int | None, draws: int) -> tuple[float, str]:
     """The largest false direction rate over ``judged`` with ``pairs`` pairs (None: each verdict's own), and its claim."""
     worst, where = 0.0, ""
     for claim, verdict in judged:
-        rate = verdicts.resampled_null_rates(claim, verdict.differences, pairs or verdict.pairs, simulations=draws)
-        if rate[verdicts.FALSE_DIRECTIONAL] > worst or not where:
-            worst, where = rate[verdicts.FALSE_DIRECTIONAL], verdict.claim
+        rate = resampled_null_rates(claim, verdict.differences, pairs or verdict.pairs, simulations=draws)
+        if rate[FALSE_DIRECTIONAL] > worst or not where:
+            worst, where = rate[FALSE_DIRECTIONAL], verdict.claim
     return worst, where
 
 

@@ -20,7 +20,15 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ssa_book import error_rates, paths, verdicts
+from ssa_book import error_rates, paths
+from ssa_book.verdicts.words import (DOES_NOT_HOLD, HOLDS, HOLDS_IN_PART, MIXED, NEGLIGIBLE, NOT_LEARNED, NOT_RUN_YET, NOT_TESTED,
+                                     OPEN, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE, claim_phrase, claim_word,
+                                     counted_words)
+from ssa_book.verdicts.glossary import glossary_frame
+from ssa_book.verdicts.intervals import CONFIDENCE
+from ssa_book.verdicts.claim import MIN_PAIRS, no_effect_pairs
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.readings import effect_placement
 from ssa_book.book import toc_documents
 from ssa_book.claims import ORDER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural
 from ssa_book.studies import PAPER, STUDIES
@@ -32,7 +40,6 @@ from ssa_book.retrieval import analysis as retrieval_analysis
 from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import check_profile
 from ssa_book.results.cache import REQUIRE_CACHE_ENV
-from ssa_book.verdicts import NOT_TESTED
 
 # The rows computed live (seconds of sympy), which ledger(theorems=False) reports as not checked.
 LIVE = ("theorem_1", "theorem_2")
@@ -119,14 +126,14 @@ def beside_word(row: LedgerRow) -> str:
     word rests on and a check its parts do not all pass: "SSA worse on 5 of 6 parts, undecided on 1;
     a distribution-free check keeps 1 of its 4 prompt-error parts" ("" for nothing)."""
     words = comparison_words(row)
-    return "; ".join(filter(None, (words if words != verdicts.claim_word(row.verdict) else "", row.word_note, row.parts_note)))
+    return "; ".join(filter(None, (words if words != claim_word(row.verdict) else "", row.note(), row.parts_note)))
 
 
 def _verdict_cell(row: LedgerRow) -> str:
     """What the row found of the paper's claim, linked to the glossary, with :func:`beside_word`:
     "does not hold (SSA worse on 5 of 6 parts, ...)"."""
     beside = beside_word(row)
-    return verdict_link(verdicts.claim_word(row.verdict)) + (f" ({beside})" if beside else "")
+    return verdict_link(claim_word(row.verdict)) + (f" ({beside})" if beside else "")
 
 
 def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
@@ -196,21 +203,21 @@ def ledger_frame(rows: Sequence[LedgerRow]):
     return pd.DataFrame([dataclasses.asdict(row) for row in rows]).set_index("key")
 
 
-# What a count of claims does, by :func:`ssa_book.verdicts.claim_word`: (one, several).
+# What a count of claims does, by :func:`ssa_book.verdicts.words.claim_word`: (one, several).
 _PREDICATES = {
-    verdicts.HOLDS: ("holds", "hold"),
-    verdicts.DOES_NOT_HOLD: ("does not hold", "do not hold"),
-    verdicts.HOLDS_IN_PART: ("holds in part", "hold in part"),
-    verdicts.MIXED: ("is mixed", "are mixed"),
-    verdicts.UNDECIDED: ("is undecided", "are undecided"),
-    verdicts.PREMISE_NOT_SHOWN: ("lacks its premise", "lack their premise"),
-    verdicts.NOT_TESTED: ("is not tested", "are not tested"),
+    HOLDS: ("holds", "hold"),
+    DOES_NOT_HOLD: ("does not hold", "do not hold"),
+    HOLDS_IN_PART: ("holds in part", "hold in part"),
+    MIXED: ("is mixed", "are mixed"),
+    UNDECIDED: ("is undecided", "are undecided"),
+    PREMISE_NOT_SHOWN: ("lacks its premise", "lack their premise"),
+    NOT_TESTED: ("is not tested", "are not tested"),
 }
 
 
 def verdict_counts(rows: Sequence[LedgerRow]) -> dict[str, int]:
-    """How many rows' claims hold, do not hold, ... (:func:`ssa_book.verdicts.claim_word`), every word counted."""
-    words = [verdicts.claim_word(row.verdict) for row in rows]
+    """How many rows' claims hold, do not hold, ... (:func:`ssa_book.verdicts.words.claim_word`), every word counted."""
+    words = [claim_word(row.verdict) for row in rows]
     return {word: words.count(word) for word in _PREDICATES}
 
 
@@ -220,11 +227,11 @@ def _listed(phrases: Sequence[str]) -> str:
 
 def _counted(rows: Sequence[LedgerRow], short: bool = False) -> str:
     """"1 holds (Alternative scorers: ...), 2 do not hold and 1 is not tested" (the words that occur, in
-    :data:`_PREDICATES` order), each with what the words of its rows rest on (:attr:`LedgerRow.word_note`;
-    ``short``: its first clause), named by the claim where ``rows`` are several."""
+    :data:`_PREDICATES` order), each with what the words of its rows rest on and what was set after
+    reading (:meth:`LedgerRow.note`, ``short`` or not), named by the claim where ``rows`` are several."""
     def noted(word: str) -> str:
         notes = [f"{short_name(row)}: {note}" if len(rows) > 1 else note for row in rows
-                 if (note := row.word_note.split(";")[0] if short else row.word_note) and verdicts.claim_word(row.verdict) == word]
+                 if (note := row.note(short)) and claim_word(row.verdict) == word]
         return f" ({'; '.join(notes)})" if notes else ""
 
     return _listed([f"{count} {_PREDICATES[word][count != 1]}{noted(word)}" for word, count in verdict_counts(rows).items() if count])
@@ -239,7 +246,7 @@ def counts_sentence(rows: Sequence[LedgerRow]) -> str:
     experiments = [row for row in rows if row.profile != "live" and row not in own]
     sentences = []
     if experiments:
-        holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
+        holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
         head = f"Of the paper's {plural(len(experiments), 'experimental claim')}"
         if holding:
             sentences.append(f"{head}, {_counted(experiments)}.")
@@ -254,7 +261,7 @@ def counts_sentence(rows: Sequence[LedgerRow]) -> str:
     return " ".join(sentences)
 
 
-DECIDED_AGAINST = (verdicts.DOES_NOT_HOLD, verdicts.WORSE, verdicts.NEGLIGIBLE)
+DECIDED_AGAINST = (DOES_NOT_HOLD, WORSE, NEGLIGIBLE)
 
 
 def regime_map_markdown(profile: str) -> str:
@@ -270,7 +277,7 @@ def regime_map_markdown(profile: str) -> str:
 
 def decision_minimums() -> list[tuple[int, list[str]]]:
     """The fewest pairs from which each kind of comparison of the book decides anything, read from
-    the claims that set them (:func:`ssa_book.verdicts.no_effect_pairs` of a chapter's claim: the
+    the claims that set them (:func:`ssa_book.verdicts.claim.no_effect_pairs` of a chapter's claim: the
     rule's minimum, the pairs that would reveal flips for an outcome that flips from seed to seed,
     or a chapter's own minimum), as ``[(pairs, [what decides from them, ...]), ...]``, fewest first."""
     columns = {column.key: column.claim for column in leaderboard_board.COLUMNS}
@@ -288,7 +295,7 @@ def decision_minimums() -> list[tuple[int, list[str]]]:
     )
     grouped: dict[int, list[str]] = {}
     for what, claim in kinds:
-        grouped.setdefault(verdicts.no_effect_pairs(claim), []).append(what)
+        grouped.setdefault(no_effect_pairs(claim), []).append(what)
     return sorted(grouped.items())
 
 
@@ -300,11 +307,11 @@ def decision_minimums_sentence() -> str:
 
 
 def glossary_table() -> str:
-    """The glossary's table of words (:func:`ssa_book.verdicts.glossary_frame`) as a whole MyST table,
+    """The glossary's table of words (:func:`ssa_book.verdicts.glossary.glossary_frame`) as a whole MyST table,
     the "exploratory" row with the fewest pairs each kind of comparison decides from
     (:func:`decision_minimums_sentence`)."""
-    frame = verdicts.glossary_frame()
-    exploratory = frame["word"] == verdicts.TOO_FEW_SEEDS
+    frame = glossary_frame()
+    exploratory = frame["word"] == TOO_FEW_SEEDS
     frame.loc[exploratory, "meaning"] += f" The fewest pairs that decide: {decision_minimums_sentence()}."
     return markdown_table(frame)
 
@@ -338,22 +345,22 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
             found = beside_word(row) or row.summary.rstrip(".")
             whose = "the book's test" if row.key in PAPER and PAPER[row.key].beyond_paper else "the paper's claim"
             bullets.append(f"**{row.claim}**: {whose} does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
-    for word, label in ((verdicts.HOLDS_IN_PART, "Holds in part"), (verdicts.MIXED, "Mixed")):
+    for word, label in ((HOLDS_IN_PART, "Holds in part"), (MIXED, "Mixed")):
         found = [row for row in experiments if row.verdict == word]
         if found:
             bullets.append(f"**{label}**: " + "; ".join(f"{row.claim} ({comparison_words(row) or row.summary.rstrip('.')})"
                                                        for row in found) + ".")
-    undecided = [row for row in experiments if row.verdict in verdicts.OPEN]
+    undecided = [row for row in experiments if row.verdict in OPEN]
     if undecided:
-        listed = "; ".join(f"{row.claim} ({_seed_counts_text(row)}{', exploratory' if row.verdict == verdicts.TOO_FEW_SEEDS else ''}"
+        listed = "; ".join(f"{row.claim} ({_seed_counts_text(row)}{', exploratory' if row.verdict == TOO_FEW_SEEDS else ''}"
                            f"{f'; {row.finding}' if row.finding else ''})" for row in undecided)
         excluded = [row.claim for row in undecided if row.published_excluded]
         beside = (f" For {_listed(excluded)}, the 95% interval at the book's scale already excludes an effect the size of the paper's."
                   if excluded else "")
         bullets.append(f"**Undecided** so far: {listed}. Each row says how many seeds would decide it.{beside}")
-    untested = [row for row in experiments if row.verdict in (verdicts.NOT_TESTED, verdicts.NOT_LEARNED, verdicts.PREMISE_NOT_SHOWN)]
+    untested = [row for row in experiments if row.verdict in (NOT_TESTED, NOT_LEARNED, PREMISE_NOT_SHOWN)]
     if untested:
-        bullets.append("**Not tested or premise not shown**: " + "; ".join(f"{row.claim} ({verdicts.claim_word(row.verdict)})" for row in untested) + ".")
+        bullets.append("**Not tested or premise not shown**: " + "; ".join(f"{row.claim} ({claim_word(row.verdict)})" for row in untested) + ".")
     return bullets[:6]
 
 
@@ -379,16 +386,16 @@ SHORT_NAMES = {
 # partly held or decided both ways ochre, undecided dark grey; the rest (not tested, its premise
 # not shown) light grey (OTHER_COLOUR).
 VERDICT_COLOURS = {
-    verdicts.HOLDS: "#2E7D32", verdicts.DOES_NOT_HOLD: "#C62828", verdicts.HOLDS_IN_PART: "#9C6B00",
-    verdicts.MIXED: "#9C6B00", verdicts.UNDECIDED: "#555555",
+    HOLDS: "#2E7D32", DOES_NOT_HOLD: "#C62828", HOLDS_IN_PART: "#9C6B00",
+    MIXED: "#9C6B00", UNDECIDED: "#555555",
 }
 OTHER_COLOUR = "#8A8A8A"
 # The words that decide a claim one way or another.
-DECIDED_WORDS = (verdicts.HOLDS, verdicts.DOES_NOT_HOLD, verdicts.HOLDS_IN_PART, verdicts.MIXED)
+DECIDED_WORDS = (HOLDS, DOES_NOT_HOLD, HOLDS_IN_PART, MIXED)
 
 
 def _confidence() -> str:
-    return f"{100 * verdicts.CONFIDENCE:.0f}%"
+    return f"{100 * CONFIDENCE:.0f}%"
 
 
 def words(text: str) -> int:
@@ -475,7 +482,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     text += "; ".join(f"{name} {ours} (paper: {paper})" for name, (ours, paper) in scales.items()) + ". "
     found = []
     if experiments:
-        holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
+        holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
         found.append(f"of the paper's {plural(len(experiments), 'experimental claim')}, {'' if holding else 'none holds: '}"
                      f"{_counted(experiments, short=True)}")
     if own:
@@ -519,11 +526,11 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
         code = regime_code(row, codes)
         return f"{short_name(row)}{f' ({code})' if code else ''}"
 
-    decided = [row for row in experiments if verdicts.claim_word(row.verdict) in DECIDED_WORDS]
-    undecided = [named(row) for row in experiments if verdicts.claim_word(row.verdict) == verdicts.UNDECIDED]
+    decided = [row for row in experiments if claim_word(row.verdict) in DECIDED_WORDS]
+    undecided = [named(row) for row in experiments if claim_word(row.verdict) == UNDECIDED]
     excluded = [short_name(row) for row in experiments if row.published_excluded]
-    untested = [f"{short_name(row)} ({verdicts.claim_word(row.verdict)})" for row in experiments
-                if verdicts.claim_word(row.verdict) not in (*DECIDED_WORDS, verdicts.UNDECIDED)]
+    untested = [f"{short_name(row)} ({claim_word(row.verdict)})" for row in experiments
+                if claim_word(row.verdict) not in (*DECIDED_WORDS, UNDECIDED)]
     others = [text for text in (
         _listing("**Undecided** so far: ", undecided) if undecided else "",
         _listing(f"**The paper's effect excluded** by the {_confidence()} interval at the book's scale: ", excluded) if excluded else "",
@@ -533,15 +540,16 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     full, rest = (decided, []) if len(decided) <= room else (decided[:max(0, room - 1)], decided[max(0, room - 1):])
     bullets = []
     for row in full:
-        word, found = verdicts.claim_word(row.verdict), beside_word(row)
+        word, found = claim_word(row.verdict), beside_word(row)
         bullet = f"**{named(row)}**: {word}{f' ({found})' if found else ''}."
-        noted = f"**{named(row)}**: {word}{f' ({row.word_note})' if row.word_note else ''}."
+        noted = f"**{named(row)}**: {word}{f' ({row.note()})' if row.note() else ''}."
         bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
     if rest:
-        # each word with what it rests on, in full until the bullet is too long, then the last ones by their first clause
+        # each word with its note, in full until the bullet is too long, then the last ones in short (what was set after
+        # reading stays)
         def decided_words(shortened: int) -> list[str]:
-            return [f"{named(row)}, {verdicts.claim_word(row.verdict)}" + (
-                f" ({row.word_note.split(';')[0] if i >= len(rest) - shortened else row.word_note})" if row.word_note else "")
+            return [f"{named(row)}, {claim_word(row.verdict)}" + (
+                f" ({row.note(short=i >= len(rest) - shortened)})" if row.note() else "")
                 for i, row in enumerate(rest)]
 
         fits = next((shortened for shortened in range(len(rest) + 1)
@@ -560,28 +568,28 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     interval excludes it, and which rows' intervals exclude it too but are exploratory (fewer pairs
     than their chapter decides from: they are not counted, and the pairs are said)."""
     experiments = [row for row in rows if row.profile != "live" and not PAPER[row.key].beyond_paper]
-    holding = sum(verdicts.claim_word(row.verdict) == verdicts.HOLDS for row in experiments)
-    notes = [f"{short_name(row)}: {row.word_note.split(';')[0]}" for row in experiments
-             if row.word_note and verdicts.claim_word(row.verdict) == verdicts.HOLDS]
+    holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
+    notes = [f"{short_name(row)}: {row.note(short=True)}" for row in experiments
+             if row.note() and claim_word(row.verdict) == HOLDS]
     text = (f"{'None' if not holding else holding} of the paper's {plural(len(experiments), 'experimental claim')} "
             f"{'holds' if holding < 2 else 'hold'} here" + (f" ({'; '.join(notes)})" if notes else ""))
     published = [row for row in rows if row.paper_effect is not None and row.headline]
     if published:
-        excluded = sum(any(verdicts.effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
+        excluded = sum(any(effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
                        for row in published)
         text += f"; intervals exclude the published effect in {excluded} of {plural(len(published), 'row')}"
         text += "".join(f", and in {short_name(row)}, exploratory ({verdict.pairs} of "
-                        f"{max(verdicts.MIN_PAIRS, verdict.no_effect_pairs)} pairs)"
+                        f"{max(MIN_PAIRS, verdict.no_effect_pairs)} pairs)"
                         for row in published for verdict in _exploratory_excluding(row))
     return text + "."
 
 
-def _exploratory_excluding(row: LedgerRow) -> list[verdicts.Verdict]:
+def _exploratory_excluding(row: LedgerRow) -> list[Verdict]:
     """The row's exploratory headline verdicts whose interval lies below the paper's effect: at most
     one per row (the first), for :func:`scorecard_takeaway`; empty when any headline verdict is judged."""
-    if any(verdicts.effect_placement(verdict, row.paper_effect) is not None for _, verdict in row.headline):
+    if any(effect_placement(verdict, row.paper_effect) is not None for _, verdict in row.headline):
         return []
-    found = [verdict for _, verdict in row.headline if verdict.outcome == verdicts.TOO_FEW_SEEDS and verdict.interval is not None
+    found = [verdict for _, verdict in row.headline if verdict.outcome == TOO_FEW_SEEDS and verdict.interval is not None
              and row.paper_effect > verdict.interval[1]]
     return found[:1]
 
@@ -589,7 +597,7 @@ def _exploratory_excluding(row: LedgerRow) -> list[verdicts.Verdict]:
 def _without_estimate(row: LedgerRow) -> str:
     if row.profile == "live":
         return "a derivation, checked live"
-    if row.verdict == verdicts.NOT_TESTED:
+    if row.verdict == NOT_TESTED:
         return "nothing measured"
     return "no paired estimate"
 
@@ -618,7 +626,7 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
                             bottom=bottom / height, hspace=0.35)
     for index, row in enumerate(rows):
         ax = fig.add_subplot(grid[index], gid=row.key)
-        word = verdicts.claim_word(row.verdict)
+        word = claim_word(row.verdict)
         colour = VERDICT_COLOURS.get(word, OTHER_COLOUR)
         code = regime_code(row, codes)
         units = row.headline[0][1].units if row.headline else ""
@@ -741,18 +749,21 @@ def row_findings(row: LedgerRow) -> list[list[str]]:
     """The bullets a chapter's box can say of ``row``, each as its wordings longest first: what the
     book found of the claim, its direction in the glossary's words and its seeds (then its regime
     where the words allow); the row's numbers (:attr:`LedgerRow.summary`); what goes with it
-    (:attr:`LedgerRow.finding`), sentence by sentence."""
-    word = verdicts.claim_word(row.verdict)
+    (:attr:`LedgerRow.finding`), sentence by sentence. A check the claim's parts do not all pass
+    (:attr:`LedgerRow.parts_note`) stays beside the word in every wording."""
+    word = claim_word(row.verdict)
     found = comparison_words(row)
-    said = verdicts.claim_phrase(row.verdict) + (f" ({found})" if found and found != word else "")
+    beside = "; ".join(filter(None, (found if found != word else "", row.parts_note)))
+    said = claim_phrase(row.verdict) + (f" ({beside})" if beside else "")
     whose = "the book's test" if PAPER[row.key].beyond_paper else "the paper's claim"
     said = said.replace("the claim", whose, 1)
     name = f"**{short_name(row)}**"
     if row.seeds or row.seed_counts:
         seeds = _seed_counts_text(row)
         regime = training_regime(row)
+        shortest = f"{word} ({row.parts_note})" if row.parts_note else word
         verdict = [f"{name}: {said}; {seeds}; {regime}." if regime else f"{name}: {said}; {seeds}.", f"{name}: {said}; {seeds}.",
-                   f"{name}: {word}; {seeds}."]
+                   f"{name}: {shortest}; {seeds}."]
     else:
         verdict = [f"{name}: {said}. {row.summary}".strip(), f"{name}: {said}."]
     bullets = [verdict]
@@ -763,8 +774,16 @@ def row_findings(row: LedgerRow) -> list[list[str]]:
 
 
 def _clauses(text: str) -> list[str]:
-    """``text`` and its shorter wordings: its leading clauses (split at "; "), fewer and fewer."""
-    parts = text.rstrip(".").split("; ")
+    """``text`` and its shorter wordings: its leading clauses (split at a "; " outside brackets, so
+    that no wording leaves a bracket open), fewer and fewer."""
+    parts, depth, start = [], 0, 0
+    body = text.rstrip(".")
+    for at, char in enumerate(body):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and body.startswith("; ", at):
+            parts.append(body[start:at])
+            start = at + 2
+    parts.append(body[start:])
     return [text] + ["; ".join(parts[:count]) + "." for count in range(len(parts) - 1, 0, -1)]
 
 
@@ -794,20 +813,19 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
     for comparison in (comparison for comparison in comparisons if comparison.primary):
         judged = [row["verdict"] for row in rows if row["comparison"] == comparison.name and row["verdict"].outcome != NOT_TESTED]
         if not judged:
-            bullets.append([f"**{comparison.name}**: {verdicts.NOT_RUN_YET}."])
+            bullets.append([f"**{comparison.name}**: {NOT_RUN_YET}."])
             continue
         pairs = sorted({verdict.pairs for verdict in judged})
         tasks = f"{', '.join(get_task(task).title for task in comparison.tasks)}; " if len(comparison.tasks) > 1 else ""
         head = f"**{comparison.name}** ({tasks}{_listed([str(count) for count in pairs])} paired seeds): "
         small = [direction for verdict in judged if (direction := verdict.small_direction())]
-        counted = verdicts.counted_words([(verdict.outcome, verdict.word()) for verdict in judged], of=" verdicts")
+        counted = counted_words([(verdict.outcome, verdict.word()) for verdict in judged], of=" verdicts")
         counted += f" ({', '.join(f'{direction} on {small.count(direction)}' for direction in dict.fromkeys(small))})" if small else ""
         mine = [check for check in checks if check["comparison"] == comparison.name]
-        kept = sum(check["checked"].outcome == check["verdict"].outcome for check in mine)
-        caveat = f"; a distribution-free check keeps {kept} of its {len(mine)} decided prompt-error verdicts" if mine else ""
+        caveat = f"; a distribution-free check {icl_study.bounded_check_words(mine)}" if mine else ""
         bullets.append([f"{head}{counted}{caveat}.", f"{head}{counted}."])
     regime_rows = icl_study.regime_rows(cache)
-    takeaway, short = (icl_study.regime_takeaway(regime_rows, zero) for zero in (True, False))
+    takeaway, short = (icl_study.regime_takeaway(regime_rows, detail) for detail in (True, False))
     takeaway, short = takeaway[:1].lower() + takeaway[1:], short[:1].lower() + short[1:]
     pairs = sorted({row["verdict"].pairs for row in regime_rows if row["verdict"].pairs})
     seeds = f"; {pairs[0]} to {pairs[-1]} paired seeds" if len(pairs) > 1 else ""
@@ -817,9 +835,9 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
     return bullets[:BOX_BULLETS]
 
 
-def retrieval_findings(accuracy: Mapping[str, verdicts.Verdict], weight: Mapping[str, verdicts.Verdict],
-                       original_accuracy: Mapping[str, verdicts.Verdict], replication: verdicts.Verdict,
-                       original_replication: verdicts.Verdict) -> list[list[str]]:
+def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict],
+                       original_accuracy: Mapping[str, Verdict], replication: Verdict,
+                       original_replication: Verdict) -> list[list[str]]:
     """Max retrieval's box (:func:`result_box`): SSA against softmax on the accuracy over the sets
     larger than in training in the short setup (with the top item's share) and in the original
     setup, and adaptive temperature against the gain its authors publish, each with its paired seeds."""
@@ -837,16 +855,17 @@ def retrieval_findings(accuracy: Mapping[str, verdicts.Verdict], weight: Mapping
     return bullets
 
 
-def _with_seeds(verdict: verdicts.Verdict, estimate: bool = True) -> str:
+def _with_seeds(verdict: Verdict, estimate: bool = True) -> str:
     """The verdict's words with its paired seeds (once) and, with ``estimate``, its effect and interval."""
-    said = verdict.words() if verdict.outcome == verdicts.TOO_FEW_SEEDS else f"{verdict.words()} ({plural(verdict.pairs, 'paired seed')})"
+    said = verdict.words() if verdict.outcome == TOO_FEW_SEEDS else f"{verdict.words()} ({plural(verdict.pairs, 'paired seed')})"
     return f"{said}, {verdict.estimate()}" if estimate and verdict.interval is not None else said
 
 
 def performance_findings(checks: Sequence[Mapping], tokens: int) -> list[list[str]]:
     """The performance chapter's box (:func:`result_box`) from its targets' checks
     (:func:`ssa_book.bench.target_checks`): SSA's fast path against softmax at ``tokens`` tokens
-    (time and peak memory), the whole in-context training run, and how many targets are met."""
+    (time and peak memory), the whole in-context training run as its timed steps estimate it, and how
+    many targets are met."""
     by_what = {(check["what"], check["tokens"]): check for check in checks}
     time, memory = by_what.get(("attention time", tokens)), by_what.get(("attention peak memory", tokens))
     if time is None:
@@ -855,7 +874,8 @@ def performance_findings(checks: Sequence[Mapping], tokens: int) -> list[list[st
                 f"times softmax's time" + (f" and {memory['ratio']:.2f} times its peak memory." if memory else ".")]]
     training = by_what.get(("in-context training time", None))
     if training is not None:
-        bullets.append([f"**A whole in-context training run** takes {training['ratio']:.2f} times as long with SSA as with softmax."])
+        bullets.append([f"**A whole in-context training run**, estimated from timed training steps weighted by the curriculum: "
+                        f"SSA's would take {training['ratio']:.2f} times softmax's time."])
     met = sum(check["met"] for check in checks)
     worst = max(checks, key=lambda check: check["ratio"] / check["at most"])
     where = f" at {worst['tokens']:,} tokens" if worst["tokens"] else ""

@@ -1,7 +1,7 @@
 """What a reader of the built book must never see: a cell's stderr, a traceback, a path of the
 machine that built the book, a widget (a progress bar) that a static page can only show frozen,
 a table that pandas cut short, or a verdict in a word outside the book's vocabulary
-(:data:`ssa_book.verdicts.RETIRED_WORDS`: the words it once used, which hid a result's direction;
+(:data:`ssa_book.verdicts.words.RETIRED_WORDS`: the words it once used, which hid a result's direction;
 :data:`OUTSIDE_VOCABULARY`: phrases the glossary does not define, and the other wordings of a state
 it names once, "not run yet: 34 of 80 runs"; a "better" or "worse" without the subject it is said of).
 
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ssa_book.verdicts import NOT_RUN_YET, RETIRED_WORDS
+from ssa_book.verdicts.words import NOT_RUN_YET, RETIRED_WORDS
 
 # Outputs that must never be on a page: myst-nb's "output stderr" and "output traceback" (or
 # "output error"), and the classic notebook HTML's names for them, should another renderer
@@ -72,9 +72,9 @@ ELLIPSIS = ("...", "…")
 RETIRED_WORD = re.compile(r"\b(" + "|".join(re.escape(word) for word in RETIRED_WORDS) + r")\b", re.IGNORECASE)
 RETIRED_ANYWHERE = re.compile(r"\b(no effect at this scale|inconclusive)\b", re.IGNORECASE)
 VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
-# Verdict phrases the glossary (ssa_book.verdicts.MEANINGS) does not define, wherever a reader sees
+# Verdict phrases the glossary (ssa_book.verdicts.glossary.MEANINGS) does not define, wherever a reader sees
 # them: the old verdicts' words, softer words for a result ("weak evidence", "fragile"), and the other
-# wordings of the states it names once ("not run yet: 34 of 80 runs", ssa_book.verdicts.not_run_yet).
+# wordings of the states it names once ("not run yet: 34 of 80 runs", ssa_book.verdicts.words.not_run_yet).
 OUTSIDE_VOCABULARY = re.compile(
     r"\b(?:no effect|no difference(?! that matters)|pending|premise absent|fragile|weak evidence|not complete yet"
     r"|not (?:tested|judged) yet|\d[\d,]* of (?:the |its )?\d[\d,]* (?:runs|seeds)(?: of [^.;:]*?)? (?:are |is )?cached|(?:runs|seeds) (?:cached|run) so far"

@@ -44,7 +44,8 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 
 from ssa_book import paths
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import NOT_LEARNED, NOT_RUN_YET, NOT_TESTED, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED
+from ssa_book.verdicts.readings import NO_DIFFERENCE
 from ssa_book.studies import READERS
 from ssa_book.code_versions import computation_of, version
 from ssa_book.plotting import scorer_label
@@ -502,14 +503,14 @@ class ChapterToday:
         return all(_same_numbers(row) for row in self.rows)
 
 
-# The words of a verdict, or of a reading of verdicts (rule.form_or_slope), that decide nothing.
-_OPEN_WORDS = (rule.UNDECIDED, rule.TOO_FEW_SEEDS, rule.NOT_LEARNED, rule.NOT_TESTED, rule.PREMISE_NOT_SHOWN, rule.NOT_RUN_YET)
+# The words of a verdict, or of a reading of verdicts (form_or_slope), that decide nothing.
+_OPEN_WORDS = (UNDECIDED, TOO_FEW_SEEDS, NOT_LEARNED, NOT_TESTED, PREMISE_NOT_SHOWN, NOT_RUN_YET)
 
 
 def is_decided(label: str) -> bool:
-    """Whether a verdict's words (:meth:`ssa_book.verdicts.Verdict.label`, as a reader's verdicts give
+    """Whether a verdict's words (:meth:`ssa_book.verdicts.verdict.Verdict.label`, as a reader's verdicts give
     them) are decided: a direction or "no difference that matters", or a reading that rests on one."""
-    return label != rule.NO_DIFFERENCE and not label.startswith(_OPEN_WORDS)
+    return label != NO_DIFFERENCE and not label.startswith(_OPEN_WORDS)
 
 
 def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | None = None) -> dict[str, ChapterToday]:
@@ -543,7 +544,7 @@ def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | No
         together = tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, rebuilt), profile)))
         found[chapter] = ChapterToday(chapter, tuple(rows), alone, together, len(before), len(reader.verdicts(cached, profile)),
                                       sum(map(is_decided, before.values())),
-                                      sum(label.startswith(rule.TOO_FEW_SEEDS) for label in before.values()))
+                                      sum(label.startswith(TOO_FEW_SEEDS) for label in before.values()))
     return found
 
 

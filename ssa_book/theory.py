@@ -36,7 +36,7 @@ import sympy as sp
 import torch
 
 from ssa_book.claims import LedgerRow, PaperClaim, paper_figure
-from ssa_book.verdicts import BETTER, WORSE
+from ssa_book.verdicts.words import BETTER, WORSE
 
 __all__ = [
     "LAMBDA",
@@ -622,17 +622,19 @@ def theorem_rows(profile: str) -> list[LedgerRow]:
     ours_2 = (f"One logit t grows beside ({', '.join(map(str, THEOREM_OTHERS))}): the others' softmax mass decays "
               f"with semi-log slope {inner_softmax_slope:.4f} (derived −1), their SSA mass with log-log slope "
               f"{inner_ssa_slope:.4f} (derived −n = −{n}).")
-    qualifier = (f" Our precise version of the theorem, derived with sympy; slopes fitted for λ from "
-                 f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
+    def qualifier(variable: str) -> str:
+        return (f" Our precise version of the theorem, derived with sympy; slopes fitted for {variable} from "
+                f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
+
     def summary(ok: bool) -> str:
         found = (f"fitted decay rates (exponential for softmax, polynomial for SSA) within {SLOPE_TOLERANCE:.0%} of the "
                  f"derived ones" if ok else f"a fitted decay rate more than {SLOPE_TOLERANCE:.0%} off the derived one")
         return f"The book's own version of the theorem (the paper's exact statement is not public): {found}."
 
     return [
-        LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours + qualifier, "live", (),
+        LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours + qualifier(variable), "live", (),
                   BETTER if ok else WORSE, None, None, summary=summary(ok))
-        for key, ours, ok in (("theorem_1", ours_1, first), ("theorem_2", ours_2, second))
+        for key, ours, ok, variable in (("theorem_1", ours_1, first, "λ"), ("theorem_2", ours_2, second, "t"))
     ]
 
 

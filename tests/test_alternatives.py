@@ -14,10 +14,11 @@ from ssa import scoring
 from ssa_book.alternatives import comparison
 from ssa_book.cli.regenerate import main
 from ssa_book.icl.records import ICLRun
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import claim_word
+from ssa_book.verdicts.claim import no_effect_pairs
 
 # the fewest pairs that decide a prompt error, which flips from seed to seed (the "every" and "some" panels)
-FLIP_PAIRS = rule.no_effect_pairs(comparison.claim("softmax", "every", "sigma_x"))
+FLIP_PAIRS = no_effect_pairs(comparison.claim("softmax", "every", "sigma_x"))
 
 SIGMAS = [1, 2, 3]
 
@@ -192,7 +193,7 @@ def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_dec
     assert (rows["seeds_to_resolve"] >= 6).all()
     verdict = alternatives.judge_statement(rows)
     assert verdict.outcome == "exploratory" and verdict.seeds_to_resolve >= 6
-    assert rule.claim_word(verdict.outcome) == "undecided"
+    assert claim_word(verdict.outcome) == "undecided"
     assert "8 comparisons are still open (undecided or exploratory)" in verdict.detail and "paired seeds would decide" in verdict.detail
     assert "0% of experiments with 3 seeds" in verdict.detail  # the rule cannot find anything with 3 seeds
     table = alternatives.verdict_table(rows)
@@ -202,7 +203,7 @@ def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_dec
 def test_statement_with_one_seed_states_that_no_spread_is_known():
     rows = alternatives.versus_softmax(fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX}, seeds=1))
     verdict = alternatives.judge_statement(rows)
-    assert rule.claim_word(verdict.outcome) == "undecided" and "have one seed" in verdict.detail
+    assert claim_word(verdict.outcome) == "undecided" and "have one seed" in verdict.detail
     assert "cannot be estimated" in verdict.detail and alternatives.power_table(alternatives.observed_spread(rows)) is None
     assert set(alternatives.verdict_table(rows)["seeds to decide"]) == {"≥ 6"}
 

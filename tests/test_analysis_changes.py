@@ -92,15 +92,17 @@ def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monk
 
 
 def test_a_verdict_moved_by_the_symmetric_rule_reads_after_as_its_chapters_family_reads_it():
-    from ssa_book import verdicts
+    from ssa_book.verdicts.claim import Claim
+    from ssa_book.verdicts.judge import judge, judged
+    from ssa_book.verdicts.families import control_false_discoveries
 
-    claim = verdicts.Claim("a small loss", 1, 0.1, "error", "a tenth of the scale")
-    with verdicts.judged() as found:
-        small = verdicts.judge(claim, [-0.05, -0.04, -0.06, -0.045, -0.055, -0.052], [0.0] * 6)
-        other = verdicts.judge(verdicts.Claim("no loss", 1, 0.1, "error", "a tenth"), [0.01, -0.01, 0.02, -0.02, 0.005, -0.006],
-                               [0.0] * 6)
+    claim = Claim("a small loss", 1, 0.1, "error", "a tenth of the scale")
+    with judged() as found:
+        small = judge(claim, [-0.05, -0.04, -0.06, -0.045, -0.055, -0.052], [0.0] * 6)
+        other = judge(Claim("no loss", 1, 0.1, "error", "a tenth"), [0.01, -0.01, 0.02, -0.02, 0.005, -0.006],
+                      [0.0] * 6)
         assert small.label() == "no difference that matters; SSA slightly worse"  # alone, the signed-rank test at 5% says so
-        family = verdicts.control_false_discoveries([small, other])
+        family = control_false_discoveries([small, other])
     assert family[0].label() == "no difference that matters"  # its family's adjusted p does not
     moved = changes.symmetric_rule_changes(found).set_index("claim")
     assert list(moved.index) == ["a small loss"]

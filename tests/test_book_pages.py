@@ -412,15 +412,16 @@ def test_check_pages_reads_the_csv_files_the_site_offers(tmp_path):
 
 
 def test_a_state_has_one_wording():
-    from ssa_book import verdicts
+    from ssa_book.verdicts.words import NOT_RUN_YET, not_run_yet
+    from ssa_book.verdicts.glossary import glossary_frame
 
-    assert verdicts.not_run_yet(34, 80) == "not run yet: 34 of 80 runs"
-    assert verdicts.not_run_yet(0, 1) == "not run yet: 0 of 1 run"
-    assert verdicts.NOT_RUN_YET in set(verdicts.glossary_frame()["word"])
+    assert not_run_yet(34, 80) == "not run yet: 34 of 80 runs"
+    assert not_run_yet(0, 1) == "not run yet: 0 of 1 run"
+    assert NOT_RUN_YET in set(glossary_frame()["word"])
     for cached, planned in ((-1, 80), (81, 80), (0, 0), (1.5, 80), (True, 2)):
         with pytest.raises(ValueError, match="cached|planned"):
-            verdicts.not_run_yet(cached, planned)
-    assert page_check.page_problems(_page(f"<td>{verdicts.not_run_yet(34, 80)}</td>")) == []
+            not_run_yet(cached, planned)
+    assert page_check.page_problems(_page(f"<td>{not_run_yet(34, 80)}</td>")) == []
 
 
 def test_the_sigma_check_passes_the_books_notation_and_code():

@@ -344,7 +344,7 @@ def test_the_front_pages_error_rate_is_the_largest_in_the_reproducing_pages_tabl
 
 
 def test_an_attribution_is_said_only_with_the_decided_comparisons_it_rests_on():
-    """"goes with X, not Y" comes only from ssa_book.verdicts.slope_sentence's two decided readings,
+    """"goes with X, not Y" comes only from ssa_book.verdicts.readings.slope_sentence's two decided readings,
     each with the comparison that decides it; an open one reads "do not separate"."""
     import re
 

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from ssa_book import verdicts
+from ssa_book.verdicts.words import UNDECIDED
+from ssa_book.verdicts.claim import no_effect_pairs
+from ssa_book.verdicts.verdict import Verdict
 from ssa_book.encoder import confirmation, experiment, zorro
 from test_encoder import fake_run
 
@@ -50,7 +52,7 @@ def test_an_open_verdict_is_said_left_open_and_the_papers_gain_placed_against_ea
     said = confirmation.sentence(noisy)
     assert "none on this endpoint, which this test therefore neither confirms nor excludes" in said
     # an open verdict's seed count is the plan's rule's, which decides from fewer pairs than the chapter's claims
-    plan, chapter = verdicts.no_effect_pairs(confirmation.PLAN[0].claim), verdicts.no_effect_pairs(experiment.CLAIMS[experiment.HEADLINE])
+    plan, chapter = no_effect_pairs(confirmation.PLAN[0].claim), no_effect_pairs(experiment.CLAIMS[experiment.HEADLINE])
     assert plan < chapter and f"under the plan's rule, which decides from {plan} pairs; the chapter's own claims decide from {chapter})" in said
     gains = list(experiment.paper_gains().values())
     spread = np.mean(gains) * len(gains) / len(zorro.PARADIGMS)  # the paper's gains over every paradigm, none elsewhere
@@ -59,7 +61,7 @@ def test_an_open_verdict_is_said_left_open_and_the_papers_gain_placed_against_ea
 
     def judged(primary, secondary):
         claim = confirmation.PLAN[0].claim
-        return {role: verdicts.Verdict(claim.name, verdicts.UNDECIDED, sum(interval) / 2, interval, 16, claim.threshold)
+        return {role: Verdict(claim.name, UNDECIDED, sum(interval) / 2, interval, 16, claim.threshold)
                 for role, interval in (("primary", primary), ("secondary", secondary))}
 
     assert confirmation.paper_gain_words(judged((0.0, smallest + 1), (-1.0, smallest - 0.5))).endswith(

@@ -1,33 +1,38 @@
 """The check that every direction word a page shows stands on a decided verdict
 (ssa_book.direction_check), on verdicts the rule judges here and on hand-made page text."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
-from ssa_book import direction_check, verdicts
+from ssa_book import direction_check
+from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, WORSE
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.verdict import DIRECTION_LOG_ENV, Verdict
+from ssa_book.verdicts.judge import judge
 
-CLAIM = verdicts.Claim("error at sigma 10", direction=-1, threshold=0.1, units="error", reason="a tenth of the scale")
+CLAIM = Claim("error at sigma 10", direction=-1, threshold=0.1, units="error", reason="a tenth of the scale")
 
 
 def _log(tmp_path, monkeypatch, *said):
     """The entries the ``said`` verdicts' words log, as a notebook's execution writes them."""
     path = tmp_path / "log.jsonl"
-    monkeypatch.setenv(verdicts.DIRECTION_LOG_ENV, str(path))
+    monkeypatch.setenv(DIRECTION_LOG_ENV, str(path))
     for verdict in said:
         verdict.label()
     return direction_check.read_log(path)
 
 
-def _judged(shift: float, pairs: int = 12) -> verdicts.Verdict:
+def _judged(shift: float, pairs: int = 12) -> Verdict:
     noise = np.random.default_rng(0).normal(0.0, 0.05, pairs)
-    return verdicts.judge(CLAIM, 0.5 + shift + noise, np.full(pairs, 0.5))
+    return judge(CLAIM, 0.5 + shift + noise, np.full(pairs, 0.5))
 
 
 def test_a_decided_direction_is_logged_without_problems_and_backs_its_words(tmp_path, monkeypatch):
     worse = _judged(+0.3)  # SSA's error higher: SSA worse
-    assert worse.outcome == verdicts.WORSE
+    assert worse.outcome == WORSE
     entries = _log(tmp_path, monkeypatch, worse)
     assert [entry["words"] for entry in entries] == ["SSA worse"] and entries[0]["problems"] == []
     text = f"under shift SSA worse, {worse.estimate()} over 12 seeds"
@@ -36,12 +41,12 @@ def test_a_decided_direction_is_logged_without_problems_and_backs_its_words(tmp_
 
 def test_a_direction_the_rule_does_not_back_is_reported_with_what_it_lacks(tmp_path, monkeypatch):
     worse = _judged(+0.3)
-    uncontrolled = verdicts.dataclasses.replace(worse, adjusted_p=0.2, family_size=3)  # shown before control
+    uncontrolled = dataclasses.replace(worse, adjusted_p=0.2, family_size=3)  # shown before control
     entries = _log(tmp_path, monkeypatch, uncontrolled)
     assert "does not survive false-discovery control" in entries[0]["problems"][0]
     assert "does not back" in direction_check.unbacked_directions("SSA worse here", entries, {"SSA"})[0]
-    hand_made = verdicts.Verdict(CLAIM.name, verdicts.BETTER, effect=0.5, interval=(0.1, 0.9), pairs=3, threshold=0.1,
-                                 differences=(0.4, 0.5, 0.6))
+    hand_made = Verdict(CLAIM.name, BETTER, effect=0.5, interval=(0.1, 0.9), pairs=3, threshold=0.1,
+                        differences=(0.4, 0.5, 0.6))
     assert "no paired differences the rule decides from" in _log(tmp_path, monkeypatch, hand_made)[-1]["problems"][0]
 
 
@@ -61,8 +66,8 @@ def test_a_direction_word_no_verdict_said_or_beside_another_estimate_is_reported
 
 
 def test_a_table_row_reads_its_estimate_across_cells_and_the_small_direction_is_backed(tmp_path, monkeypatch):
-    small = verdicts.judge(CLAIM, 0.5 + 0.05 + np.random.default_rng(1).normal(0.0, 0.01, 40), np.full(40, 0.5))
-    assert small.outcome == verdicts.NEGLIGIBLE and small.small_direction() == "SSA slightly worse"
+    small = judge(CLAIM, 0.5 + 0.05 + np.random.default_rng(1).normal(0.0, 0.01, 40), np.full(40, 0.5))
+    assert small.outcome == NEGLIGIBLE and small.small_direction() == "SSA slightly worse"
     entries = _log(tmp_path, monkeypatch, small)
     assert entries[0]["words"] == "SSA slightly worse"
     row = f"no difference that matters; SSA slightly worse\n{small.estimate('+.3g')}\n40"

@@ -3,16 +3,20 @@
 import numpy as np
 import pytest
 
-from ssa_book import error_rates, verdicts
+from ssa_book import error_rates
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.judge import judge as rule_judge, judged
+from ssa_book.verdicts.families import control_false_discoveries
+from ssa_book.verdicts.power import FALSE_DIRECTIONAL, resampled_null_rates
 
-CLAIM = verdicts.Claim("SSA lowers the error", direction=-1, threshold=0.1, units="error", reason="test")
+CLAIM = Claim("SSA lowers the error", direction=-1, threshold=0.1, units="error", reason="test")
 
 
 def _chapter(name, differences_by_claim):
     def judge(profile):
         for label, differences in differences_by_claim.items():
             d = np.asarray(differences, dtype=float)
-            verdicts.judge(verdicts.Claim(label, -1, 0.1, "error", "test"), np.zeros_like(d), d)
+            rule_judge(Claim(label, -1, 0.1, "error", "test"), np.zeros_like(d), d)
     return error_rates.ChapterVerdicts(name, judge)
 
 
@@ -27,7 +31,7 @@ def test_the_table_takes_each_chapters_worst_verdict_and_counts_a_shared_one_onc
     assert list(table.index) == ["first", "second", "empty"]
     assert table.loc["first", "verdicts"] == 1 and table.loc["second", "verdicts"] == 1  # "shared" counts for the first
     assert table.loc["second", "largest at"] == "skewed" and table.loc["empty", "at the pairs used"] == 0
-    direct = verdicts.resampled_null_rates(CLAIM, tuple(one_outlier), 10, simulations=400)[verdicts.FALSE_DIRECTIONAL]
+    direct = resampled_null_rates(CLAIM, tuple(one_outlier), 10, simulations=400)[FALSE_DIRECTIONAL]
     assert table.loc["second", "at the pairs used"] == pytest.approx(direct)
     rate, chapter = error_rates.largest(table)
     assert rate == table["at the pairs used"].max() and chapter == table["at the pairs used"].idxmax()
@@ -38,10 +42,10 @@ def test_the_table_takes_each_chapters_worst_verdict_and_counts_a_shared_one_onc
 
 
 def test_a_judged_block_records_each_verdict_with_its_claim_and_each_as_its_family_reads_it():
-    with verdicts.judged() as found:
-        decided = verdicts.judge(CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
-        null = verdicts.judge(CLAIM, np.zeros(6), np.array([0.1, -0.1, 0.2, -0.2, 0.05, -0.05]))
-        verdicts.control_false_discoveries([decided, null, null, null])
+    with judged() as found:
+        decided = rule_judge(CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
+        null = rule_judge(CLAIM, np.zeros(6), np.array([0.1, -0.1, 0.2, -0.2, 0.05, -0.05]))
+        control_false_discoveries([decided, null, null, null])
     assert [record.kind for record in found] == ["judged", "judged", "controlled", "controlled", "controlled", "controlled"]
     assert found[0].claim is CLAIM and found[0].verdict is decided
     assert found[2].verdict is decided and found[2].after.outcome == "undecided" and found[2].after.uncontrolled == "better"

@@ -10,7 +10,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from ssa_book import claims, ledger, plotting, verdicts  # noqa: E402
+from ssa_book import claims, ledger, plotting  # noqa: E402
+from ssa_book.verdicts.words import TOO_FEW_SEEDS  # noqa: E402
+from ssa_book.verdicts.claim import Claim  # noqa: E402
+from ssa_book.verdicts.judge import judge  # noqa: E402
 from ssa_book.studies import PAPER  # noqa: E402
 
 ICL = ("4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: "
@@ -20,8 +23,8 @@ DECODER = ("4 layers of width 192, 400 steps (1.64M tokens) at learning rate 0.0
 
 
 def _judged(effects, threshold=0.05, units="nats per token"):
-    claim = verdicts.Claim("SSA is better", 1, threshold, units, "a reason")
-    return verdicts.judge(claim, list(effects), [0.0] * len(effects))
+    claim = Claim("SSA is better", 1, threshold, units, "a reason")
+    return judge(claim, list(effects), [0.0] * len(effects))
 
 
 def _rows():
@@ -188,9 +191,9 @@ def test_the_scorecards_takeaway_is_computed_and_short():
 
 def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_effect_apart():
     rows = _rows()
-    claim = verdicts.Claim("SSA beats softmax", 1, 2.0, "accuracy points", "a reason", min_pairs=40)
-    exploratory = verdicts.judge(claim, [-0.5, 1.0, -2.0, 0.3, -1.2, 0.8, -0.4, 0.6], [0.0] * 8)
-    assert exploratory.outcome == verdicts.TOO_FEW_SEEDS and exploratory.interval[1] < 10.3
+    claim = Claim("SSA beats softmax", 1, 2.0, "accuracy points", "a reason", min_pairs=40)
+    exploratory = judge(claim, [-0.5, 1.0, -2.0, 0.3, -1.2, 0.8, -0.4, 0.6], [0.0] * 8)
+    assert exploratory.outcome == TOO_FEW_SEEDS and exploratory.interval[1] < 10.3
     probing = claims.ORDER.index("probing")
     rows[probing] = dataclasses.replace(rows[probing], verdict="exploratory", headline=(("mean", exploratory),), paper_effect=10.3)
     assert ledger.scorecard_takeaway(rows) == (

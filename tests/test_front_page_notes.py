@@ -2,14 +2,19 @@
 statement decided on some panels only, by a tally set after reading; SSA across two kinds of shift
 decided on one kind only; max retrieval's fewest pairs set after reading; an open difference's estimate."""
 
-from ssa_book import analysis_changes, verdicts
+from ssa_book import analysis_changes
+from ssa_book.verdicts.words import TOO_FEW_SEEDS, UNDECIDED
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.families import combine
+from ssa_book.verdicts.readings import NO_DIFFERENCE, slope_sentence
 from ssa_book.leaderboard import board, claims
 
-CLAIM = verdicts.Claim("X is better", 1, 0.1, "error", "a reason")
+CLAIM = Claim("X is better", 1, 0.1, "error", "a reason")
 
 
-def _verdict(outcome: str) -> verdicts.Verdict:
-    return verdicts.Verdict(CLAIM.name, outcome)
+def _verdict(outcome: str) -> Verdict:
+    return Verdict(CLAIM.name, outcome)
 
 
 def _labels(task: str) -> list[str]:
@@ -18,12 +23,12 @@ def _labels(task: str) -> list[str]:
 
 def test_the_statement_says_which_panels_it_is_decided_on_and_that_its_tally_was_set_after_reading():
     linear, every = _labels("linear"), _labels("every")
-    alternative = verdicts.combine("better everywhere", {**{label: _verdict("no difference that matters") for label in linear},
-                                                         **{label: _verdict("exploratory") for label in every}})
-    statement = verdicts.Verdict("none is better", "better", parts=(("one", alternative), ("two", alternative)))
+    alternative = combine("better everywhere", {**{label: _verdict("no difference that matters") for label in linear},
+                                                **{label: _verdict("exploratory") for label in every}})
+    statement = Verdict("none is better", "better", parts=(("one", alternative), ("two", alternative)))
     assert claims.decided_panels_note(statement) == "linear panels only; tally set after reading"
-    decided = verdicts.combine("better everywhere", {label: _verdict("no difference that matters") for label in linear + every})
-    assert claims.decided_panels_note(verdicts.Verdict("none", "better", parts=(("one", decided),))) == ""
+    decided = combine("better everywhere", {label: _verdict("no difference that matters") for label in linear + every})
+    assert claims.decided_panels_note(Verdict("none", "better", parts=(("one", decided),))) == ""
 
 
 def test_the_verdict_across_shifts_says_which_kinds_decide_it(monkeypatch):
@@ -44,8 +49,8 @@ def test_the_changes_the_notes_cite_are_in_the_appendix_with_what_they_changed()
 
 
 def test_an_open_difference_says_its_estimate_and_which_way_an_interval_clear_of_zero_lies():
-    exploratory = verdicts.Verdict(CLAIM.name, verdicts.TOO_FEW_SEEDS, -0.13, (-0.18, -0.07), 10, 0.05)
-    said = verdicts.slope_sentence(verdicts.NO_DIFFERENCE, exploratory)
+    exploratory = Verdict(CLAIM.name, TOO_FEW_SEEDS, -0.13, (-0.18, -0.07), 10, 0.05)
+    said = slope_sentence(NO_DIFFERENCE, exploratory)
     assert "not established (exploratory: -0.13 [-0.18, -0.07], interval against SSA)" in said
-    straddling = verdicts.Verdict(CLAIM.name, verdicts.UNDECIDED, 0.02, (-0.05, 0.09), 10, 0.05)
-    assert "(undecided: +0.02 [-0.05, +0.09])" in verdicts.slope_sentence(verdicts.NO_DIFFERENCE, straddling)
+    straddling = Verdict(CLAIM.name, UNDECIDED, 0.02, (-0.05, 0.09), 10, 0.05)
+    assert "(undecided: +0.02 [-0.05, +0.09])" in slope_sentence(NO_DIFFERENCE, straddling)

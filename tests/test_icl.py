@@ -17,6 +17,8 @@ from ssa_book.icl.baselines import exact_rule, least_squares, majority_class, qu
 from ssa_book.icl.tasks import get_task, linear_labels
 from ssa_book.icl.train import TrainConfig, train
 from ssa_book.results.keys import config_dict
+from ssa_book.verdicts.claim import no_effect_pairs
+from ssa_book.verdicts.judge import judge
 
 TINY = ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12)
 
@@ -229,7 +231,7 @@ def test_collapse_premise_not_shown_when_softmax_barely_attends_to_the_injected_
     share, harm = verdicts.injection_verdicts(small, "some", "x")
     assert share.outcome == "no difference that matters"
     # The harm on "some" is a prompt error, which flips from seed to seed: decided only from the pairs its flips need.
-    flip_pairs = verdicts.rule.no_effect_pairs(verdicts.INJECTION_HARM_PROMPT_ERROR)
+    flip_pairs = no_effect_pairs(verdicts.INJECTION_HARM_PROMPT_ERROR)
     assert flip_pairs == 36 and harm.outcome == "exploratory" and harm.no_effect_pairs == flip_pairs
     assert verdicts.injection_verdicts(runs(0.008, 0.004, 0.1, count=flip_pairs), "some", "x")[1].outcome == "better"
     assert verdicts.harm_claim("linear") is verdicts.INJECTION_HARM and verdicts.harm_claim("every") is verdicts.INJECTION_HARM_PROMPT_ERROR
@@ -256,12 +258,12 @@ def test_collapse_premise_not_shown_when_softmax_barely_attends_to_the_injected_
 
 
 def test_the_old_verdict_rule_is_gone():
-    from ssa_book import verdicts as rule
+    from ssa_book.verdicts.verdict import Verdict
     from ssa_book.icl import verdicts
 
     for name in ("difference_band", "grows", "lower", "VERDICTS", "MIN_RELATIVE_GAIN", "MIN_ABSOLUTE_GAIN"):
         assert not hasattr(verdicts, name), name
-    assert verdicts.Verdict is rule.Verdict
+    assert verdicts.Verdict is Verdict
     for claim in (c for claims in verdicts.CLAIMS.values() for c in claims):
         assert claim.threshold == verdicts.MIN_EFFECT and claim.reason
 
@@ -421,8 +423,8 @@ def test_the_power_summary_leaves_out_the_claims_the_rule_does_not_decide_with_t
     from ssa_book.icl import verdicts
 
     # Six pairs of a normalised error (decided from 6 pairs) and of a prompt error (flips: decided from 36).
-    linear = verdicts.rule.judge(dataclasses.replace(verdicts.INJECTION_HARM, name="linear functions"), [0.1, 0.12, 0.09, 0.11, 0.1, 0.13], [0.2] * 6)
-    prompt = verdicts.rule.judge(dataclasses.replace(verdicts.INJECTION_HARM_PROMPT_ERROR, name='"some"'), [0.1, 0.3, 0.0, 0.2, 0.1, 0.4], [0.2] * 6)
+    linear = judge(dataclasses.replace(verdicts.INJECTION_HARM, name="linear functions"), [0.1, 0.12, 0.09, 0.11, 0.1, 0.13], [0.2] * 6)
+    prompt = judge(dataclasses.replace(verdicts.INJECTION_HARM_PROMPT_ERROR, name='"some"'), [0.1, 0.3, 0.0, 0.2, 0.1, 0.4], [0.2] * 6)
     assert verdicts.power_pairs([linear, prompt]) == (10, 20, 36)
     assert verdicts.power_pairs([linear]) == (10, 20)
     power = verdicts.power_table([linear, prompt], (6, 10, 36), simulations=200)

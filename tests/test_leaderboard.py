@@ -7,7 +7,8 @@ import pytest
 from scipy import stats
 
 from ssa_book.leaderboard import board as lb
-from ssa_book import verdicts
+from ssa_book.verdicts.words import BETTER, DOES_NOT_HOLD, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, TOO_FEW_SEEDS, UNDECIDED, WORSE
+from ssa_book.verdicts.claim import no_effect_pairs
 from synthetic_runs import icl_run as _icl_run, loader as _loader, noisy as _noisy, retrieval_run as _retrieval_run
 
 PROFILE = "cpu"
@@ -71,13 +72,13 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
     assert board.complete and board.runs == (len(lb.plan(PROFILE)),) * 2
     for each in lb.COLUMNS:
         # where prompt errors flip from seed to seed, the seeds are too few for any decision
-        # (ssa_book.verdicts.no_effect_pairs); elsewhere sigmoid is better, and identical errors seed by
+        # (ssa_book.verdicts.claim.no_effect_pairs); elsewhere sigmoid is better, and identical errors seed by
         # seed are no difference at the threshold
-        too_few = len(lb.seeds(each.benchmark, PROFILE)) < verdicts.no_effect_pairs(each.claim)
+        too_few = len(lb.seeds(each.benchmark, PROFILE)) < no_effect_pairs(each.claim)
         assert too_few == (each.key in ("every", "some", "retrieval", "retrieval_original"))
-        assert board.cell("sigmoid", each.key).verdict.outcome == (verdicts.TOO_FEW_SEEDS if too_few else verdicts.BETTER)
+        assert board.cell("sigmoid", each.key).verdict.outcome == (TOO_FEW_SEEDS if too_few else BETTER)
         assert board.cell("sigmoid", each.key).verdict.pairs == len(lb.seeds(each.benchmark, PROFILE))
-        assert board.cell("sparsemax", each.key).verdict.outcome == (verdicts.TOO_FEW_SEEDS if too_few else verdicts.NEGLIGIBLE)
+        assert board.cell("sparsemax", each.key).verdict.outcome == (TOO_FEW_SEEDS if too_few else NEGLIGIBLE)
         assert board.cell("softmax", each.key).verdict is None
     retrieval = board.cell("sigmoid", "retrieval")
     assert retrieval.mean == pytest.approx(1 - np.mean([_noisy(0.9, s) for s in range(10)]))
@@ -87,19 +88,19 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
     # its alternatives match softmax: ten seeds of prompt errors cannot show it, the linear panels do, so no alternative's
     # claim to be better on every panel can hold (the book's one tally of parts), and the statement holds
     statement = lb.statement_verdict(board)
-    assert statement.outcome == verdicts.BETTER and "4 task-and-shift panels" in statement.detail
+    assert statement.outcome == BETTER and "4 task-and-shift panels" in statement.detail
     assert "(holds for 6 of the 6 alternatives)" in statement.detail and "cosFormer, does not hold (no difference that matters on 2 of 4, exploratory on 2)" in statement.detail
     assert "experiments with 10 seeds, " in statement.detail and "with 20" in statement.detail  # 10 is said once
     # SSA matches softmax: no difference where the seeds can show it, undecided where they cannot;
     # the claim does not hold, and the undecided columns stay in the tally, not folded into "no effect"
-    assert lb.ssa_verdict(board).outcome == verdicts.DOES_NOT_HOLD
+    assert lb.ssa_verdict(board).outcome == DOES_NOT_HOLD
     assert lb.ssa_verdict(board).tally() == "exploratory on 4 of 6, no difference that matters on 2"
     table = lb.table(board)
     assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("exploratory")
     assert table.loc["sigmoid", lb.COLUMNS[2].label].endswith("scorer better than softmax")
     frame = lb.frame(board)
     assert len(frame) == len(lb.scorers()) * len(lb.COLUMNS)
-    assert set(frame["outcome"]) == {"reference", verdicts.BETTER, verdicts.NEGLIGIBLE, verdicts.TOO_FEW_SEEDS}
+    assert set(frame["outcome"]) == {"reference", BETTER, NEGLIGIBLE, TOO_FEW_SEEDS}
 
 
 def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
@@ -121,7 +122,7 @@ def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
     assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 19 of 20 runs"
     assert lb.table(board).loc["softmax", '"some", σ of x = 10'] == "not run yet: 9 of 10 runs"
     verdict = lb.ssa_verdict(board)
-    assert verdict.outcome == verdicts.UNDECIDED and 'not run yet: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
+    assert verdict.outcome == UNDECIDED and 'not run yet: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
 
 
 def test_a_comparison_where_softmax_or_the_scorer_did_not_learn_reads_not_learned():
@@ -132,10 +133,10 @@ def test_a_comparison_where_softmax_or_the_scorer_did_not_learn_reads_not_learne
         return _icl_run(task, scorer, seed, 0.5, error_at_1=0.5 if scorer == "cosformer" else 0.0)
 
     board = lb.read(PROFILE, load=load)
-    assert {board.cell(s, "retrieval").verdict.outcome for s in lb.scorers()[1:]} == {verdicts.NOT_LEARNED}
+    assert {board.cell(s, "retrieval").verdict.outcome for s in lb.scorers()[1:]} == {NOT_LEARNED}
     assert "softmax did not learn the task (max retrieval (short setup) in distribution" in board.cell("ssa", "retrieval").verdict.detail
     cosformer = board.cell("cosformer", "every")
-    assert cosformer.verdict.outcome == verdicts.NOT_LEARNED and not cosformer.learned
+    assert cosformer.verdict.outcome == NOT_LEARNED and not cosformer.learned
     assert lb.table(board).loc["cosFormer", '"every", σ of x = 10'].endswith("not learned")
 
 
@@ -185,14 +186,14 @@ def test_the_statement_is_read_only_once_every_cell_it_needs_is_filled():
     board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7, missing))
     assert not lb.statement_complete(board)
     reading = lb.statement_reading(board)
-    assert reading["outcome"] == verdicts.NOT_TESTED and "26 of the 28 in-context cells" in reading["text"]
+    assert reading["outcome"] == NOT_TESTED and "26 of the 28 in-context cells" in reading["text"]
     # every alternative worse than softmax everywhere: none is better on any panel
     full = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3 if scorer == "softmax" else 0.6, seed),
                                          lambda scorer, seed: 0.7))
     reading = lb.statement_reading(full)
     # ten seeds cannot decide a prompt error that flips from seed to seed, in either direction, but the linear panels
     # decide each alternative worse: none can be better on every panel, and the statement holds
-    assert reading["complete"] and reading["outcome"] == verdicts.BETTER and "at 10 paired seeds" in reading["text"]
+    assert reading["complete"] and reading["outcome"] == BETTER and "at 10 paired seeds" in reading["text"]
     assert reading["text"].startswith("holds, at 10 paired seeds")
 
 
@@ -303,7 +304,7 @@ def test_a_direction_that_rests_on_one_seed_says_so_beside_its_word():
 
     board = lb.read(PROFILE, load=_loader(errors, lambda scorer, seed: 0.7))
     cell = board.cell("sigmoid", "linear_x")
-    assert cell.verdict.outcome == verdicts.BETTER and lb.rests_on(cell) == "rests on seed 102"
+    assert cell.verdict.outcome == BETTER and lb.rests_on(cell) == "rests on seed 102"
     assert lb.against_softmax(cell) == "sigmoid better than softmax (rests on seed 102)"
     assert "sigmoid better, but it rests on seed 102 (+0.111" in lb.winners_words(board) and "threshold 0.1)" in lb.winners_words(board)
     assert "sigmoid on linear, σ of x = 10 (rests on seed 102)" in lb.winners_takeaway(board)
@@ -316,7 +317,7 @@ def test_ssa_is_judged_kind_of_shift_by_kind_so_a_word_decided_on_one_is_not_sai
     # max-retrieval columns are exploratory at ten seeds
     board = _synthetic_board()
     found = lb.ssa_by_shift(board)
-    assert [verdict.outcome for verdict in found.values()] == [verdicts.DOES_NOT_HOLD, verdicts.TOO_FEW_SEEDS]
+    assert [verdict.outcome for verdict in found.values()] == [DOES_NOT_HOLD, TOO_FEW_SEEDS]
     assert lb.ssa_shifts_sentence(board) == ("does not hold on input and function scale (no difference that matters on 2 of 4, "
                                              "exploratory on 2); set size not decided (exploratory on 2 of 2)")
     # where max retrieval decides too, its kind gets its own word
@@ -338,7 +339,7 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
     # the alternatives match softmax but cosFormer, worse: the linear panels decide each against, the
     # prompt-error panels are exploratory at ten seeds, so the statement holds on linear panels only
     statement = lb.statement_verdict(_synthetic_board())
-    assert statement.outcome == verdicts.BETTER
+    assert statement.outcome == BETTER
     assert claims.statement_words(statement) == "holds: no alternative the paper tried is better than softmax on every panel"
     assert claims.statement_basis(statement) == ('on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); '
                                                  '"every" and "some" exploratory on 12 of 12')
@@ -346,10 +347,10 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
         'on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); "every" and "some" '
         'exploratory on 12 of 12; the tally giving "holds" at 10 seeds was adopted after reading them.')
     # open everywhere: undecided whether any is better, never "is not better: undecided"
-    open_ = dataclasses.replace(statement, outcome=verdicts.TOO_FEW_SEEDS)
+    open_ = dataclasses.replace(statement, outcome=TOO_FEW_SEEDS)
     assert claims.statement_words(open_) == "undecided whether any alternative the paper tried is better than softmax on every panel"
     assert "not better" not in claims.statement_ours(open_)
-    assert claims.statement_words(dataclasses.replace(statement, outcome=verdicts.WORSE)).startswith("does not hold: an alternative")
+    assert claims.statement_words(dataclasses.replace(statement, outcome=WORSE)).startswith("does not hold: an alternative")
     # every task decides a panel: nothing to qualify
     linear_only = dataclasses.replace(statement, parts=tuple(
         (name, dataclasses.replace(part, parts=tuple((panel, v) for panel, v in part.parts if panel.startswith("linear"))))

@@ -8,7 +8,11 @@ import string
 
 import pytest
 
-from ssa_book import claims, ledger, theory, verdicts
+from ssa_book import claims, ledger, theory
+from ssa_book.verdicts.words import HOLDS, OUTCOMES, UNDECIDED, claim_word
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS
+from ssa_book.verdicts.judge import judge, not_tested
+from ssa_book.verdicts.families import combine
 from ssa_book.chapters import Study, index_studies
 from ssa_book.studies import ORDER, PAPER, STUDIES
 from ssa_book.icl.tasks import QUANTIFIERS
@@ -81,7 +85,7 @@ def test_synthetic_decoder_runs_give_the_chapters_verdicts(tmp_path):
     expected = experiment.claim_verdicts([LMRun.from_result(run) for run in runs])
     for key in ("perplexity_id", "perplexity_ood"):
         assert rows[key].verdict == expected[key].outcome
-        assert rows[key].verdict == ("exploratory" if len(seeds) < verdicts.MIN_PAIRS else rows[key].verdict)
+        assert rows[key].verdict == ("exploratory" if len(seeds) < MIN_PAIRS else rows[key].verdict)
     assert expected["perplexity_id"].effect > 0 > expected["perplexity_ood"].effect  # in the paper's direction
     assert rows["perplexity_id"].seeds == tuple(seeds)
     assert rows["perplexity_id"].regime == f"{experiment.regime('cpu')}; {len(seeds)} paired seeds"
@@ -128,7 +132,7 @@ def _write_icl_runs(tmp_path, degrading, seeds, softmax_injected_mass):
 
 @pytest.mark.parametrize("seeds, degrading, expected", [
     ((0, 1, 2), "softmax", "exploratory"),  # three seeds decide nothing
-    # prompt errors flip from seed to seed: a direction needs verdicts.no_effect_pairs pairs (36)
+    # prompt errors flip from seed to seed: a direction needs no_effect_pairs pairs (36)
     (tuple(range(6)), "softmax", "exploratory"),
     (tuple(range(36)), "softmax", "better"),
     (tuple(range(36)), "ssa", "worse"),
@@ -158,8 +162,8 @@ def test_counts_sentence_and_rows_take_only_the_rules_outcomes():
         "Of the paper's 3 experimental claims, none holds: 3 do not hold. "
         "The 2 theorems, in the book's own versions (the paper's statements are not public; derived and checked numerically, "
         "live): 2 hold.")
-    assert set(ledger._PREDICATES) == {verdicts.claim_word(outcome) for outcome in verdicts.OUTCOMES}
-    assert set(claims.VERDICTS) == set(verdicts.OUTCOMES)
+    assert set(ledger._PREDICATES) == {claim_word(outcome) for outcome in OUTCOMES}
+    assert set(claims.VERDICTS) == set(OUTCOMES)
     with pytest.raises(ValueError, match="verdict must be one of"):
         row("maybe")
 
@@ -212,17 +216,17 @@ def test_the_summary_table_gives_each_claim_one_short_sentence_with_its_verdict(
 
 
 def test_the_seeds_phrase_says_what_more_seeds_would_decide():
-    claim = verdicts.Claim("SSA is better", 1, 0.1, "points", "a tenth of the scale")
-    undecided = verdicts.judge(claim, [0.3, 0.1, 0.5], [0.0, 0.0, 0.0])
+    claim = Claim("SSA is better", 1, 0.1, "points", "a tenth of the scale")
+    undecided = judge(claim, [0.3, 0.1, 0.5], [0.0, 0.0, 0.0])
     assert undecided.outcome == "exploratory"
     assert claims.seeds_phrase(undecided) == f"3 paired seeds; about {undecided.seeds_to_resolve} would decide"
-    decided = verdicts.judge(claim, [1.0, 1.1, 0.9, 1.2, 1.0, 1.05], [0.0] * 6)
+    decided = judge(claim, [1.0, 1.1, 0.9, 1.2, 1.0, 1.05], [0.0] * 6)
     assert claims.seeds_phrase(decided) == "6 paired seeds"
-    both = verdicts.combine("both", {"a": undecided, "b": decided})
+    both = combine("both", {"a": undecided, "b": decided})
     assert claims.seeds_phrase(both).startswith("3 to 6 paired seeds; about ")
     assert claims.seeds_phrase(both).endswith("would decide its 1 open part")  # the claim is decided: more seeds decide a part
-    assert claims.seeds_phrase(verdicts.combine("open", {"a": undecided, "b": undecided})).endswith(" would decide")
-    assert claims.seeds_phrase(verdicts.not_tested(claim)) == ""
+    assert claims.seeds_phrase(combine("open", {"a": undecided, "b": undecided})).endswith(" would decide")
+    assert claims.seeds_phrase(not_tested(claim)) == ""
     assert claims.short_summary(undecided, "effect +0.3") == f"Effect +0.3; 3 paired seeds; about {undecided.seeds_to_resolve} would decide."
 
 
@@ -260,12 +264,12 @@ def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_com
 
     read = leaderboard.read
     # every alternative worse than softmax, seed by seed: at ten seeds the flip-prone prompt errors
-    # of the in-context panels decide nothing (ssa_book.verdicts.no_effect_pairs), but the linear panels
+    # of the in-context panels decide nothing (ssa_book.verdicts.claim.no_effect_pairs), but the linear panels
     # decide each alternative worse, so none is better on every panel and the statement holds
     load = loader(lambda task, scorer, seed: noisy(0.3 if scorer == "softmax" else 0.6, seed), lambda scorer, seed: 0.8)
     monkeypatch.setattr(leaderboard, "read", lambda profile, train=None: read(profile, load=load))
     row = _by_key(ledger.ledger("cpu", results_dir="/nonexistent", theorems=False))["alternatives"]
-    assert verdicts.claim_word(row.verdict) == verdicts.HOLDS and row.seeds == tuple(range(100, 110))
+    assert claim_word(row.verdict) == HOLDS and row.seeds == tuple(range(100, 110))
     assert "sparsemax worse on 2 of 4, exploratory on 2" in row.ours
     assert "alternative too few seeds to decide" not in row.ours and "exploratory" in row.ours
     assert row.ours.startswith("Read by the leaderboard at 10 paired seeds") and "regenerate leaderboard" in row.command
@@ -343,7 +347,7 @@ def test_a_variant_regime_names_only_what_it_changes_and_the_undecided_bullet_co
     assert claims.differing(base, variant) == "1,000 steps"
     assert claims.differing(base, variant.replace("0.001", "0.0001")) == "1,000 steps, learning rate 0.0001 (constant)"
     assert claims.differing(base, base.split(";")[0]) == "the same"
-    row = claims.LedgerRow("collapse", "ICL: collapse", "", "", "cpu", (0, 1, 2, 100, 101), verdicts.UNDECIDED, None, None,
+    row = claims.LedgerRow("collapse", "ICL: collapse", "", "", "cpu", (0, 1, 2, 100, 101), UNDECIDED, None, None,
                            seed_counts=(3, 2))
     assert ledger._seed_counts_text(row) == "3 and 2 seeds"
     assert ledger._seed_counts_text(dataclasses.replace(row, seed_counts=())) == "5 seeds"

@@ -366,7 +366,8 @@ def test_the_decoder_trains_under_bfloat16_autocast_as_on_a_gpu(scorer):
 
 def test_the_papers_gap_is_placed_against_each_perplexity_interval():
     from ssa_book.lm import experiment
-    from ssa_book.verdicts import UNDECIDED, Verdict
+    from ssa_book.verdicts.words import UNDECIDED
+    from ssa_book.verdicts.verdict import Verdict
 
     gap = experiment.paper_log_gap("id")
     found = {"perplexity_id": Verdict("id", UNDECIDED, interval=(-0.04, gap / 2)),

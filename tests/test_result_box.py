@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ssa_book import claims, ledger, page_check, verdicts
+from ssa_book import claims, ledger, page_check
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.judge import judge
 from ssa_book.studies import PAPER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,8 +21,8 @@ ICL = ("4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA
 
 
 def _judged(effects, threshold=0.05):
-    claim = verdicts.Claim("SSA is better", 1, threshold, "error", "a reason")
-    return verdicts.judge(claim, list(effects), [0.0] * len(effects))
+    claim = Claim("SSA is better", 1, threshold, "error", "a reason")
+    return judge(claim, list(effects), [0.0] * len(effects))
 
 
 WORSE = (-0.2, -0.25, -0.15, -0.22, -0.18, -0.21, -0.19, -0.2)
@@ -56,6 +58,21 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
         ledger.chapter_findings([])
 
 
+def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_wording_leaves_a_bracket_open():
+    note = "a distribution-free check keeps 1 of the 4 decided directions"
+    finding = ("On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper softmax is "
+               "undecided (+0.08 [-0.00, +0.16]); the decided ones point to its starting slope (the sharper softmax vs "
+               "softmax: sharper softmax worse -0.25 [-0.35, -0.16], SSA from b = 1: no difference that matters; see above).")
+    quantification = _row("quantification", "does not hold", parts=("worse", "worse", "undecided"), regime=ICL,
+                          parts_note=note, finding=finding)
+    found = ledger.row_findings(quantification)
+    assert all(f"({note})" in wording or f"; {note})" in wording for wording in found[0])
+    slope = found[-1]
+    assert slope[-1] == ("On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper "
+                         "softmax is undecided (+0.08 [-0.00, +0.16]).")
+    assert all(wording.count("(") == wording.count(")") for wording in slope)
+
+
 def test_a_bullet_too_long_for_the_box_falls_back_to_its_shorter_wording_and_a_box_that_cannot_fit_is_refused():
     long = "word " * (ledger.BULLET_WORDS + 1)
     assert ledger.result_box([[long.strip() + ".", "short."], "two."]) == "- short.\n- two."
@@ -79,7 +96,7 @@ def test_the_performance_box_reads_the_targets_checks():
               {"what": "in-context training time", "size": "icl training", "tokens": None, "ratio": 1.12, "at most": 1.05, "met": False}]
     box = ledger.result_box(ledger.performance_findings(checks, 1024))
     assert "SSA takes 1.18 times softmax's time and 1.00 times its peak memory" in box
-    assert "**A whole in-context training run** takes 1.12 times as long with SSA as with softmax." in box
+    assert "**A whole in-context training run**, estimated from timed training steps weighted by the curriculum: SSA's would take 1.12 times softmax's time." in box
     assert "**Targets**: 1 of 4 met; the furthest, attention peak memory at 82 tokens: 2.92 times softmax's, against at most 1.2." in box
     with pytest.raises(ValueError, match="tokens must be a length the checks measure"):
         ledger.performance_findings(checks, 512)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from ssa_book import verdicts
+from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, WORSE
 from ssa_book.retrieval import analysis, experiment, task
 from ssa_book.retrieval.model import MaxRetriever, RetrieverConfig
 from ssa_book.retrieval.records import RetrievalRun
@@ -98,9 +98,9 @@ def test_each_scorer_is_judged_against_softmax_paired_by_seed():
             "ssa": [_run("ssa", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
             "sigmoid": [_run("sigmoid", s, [0.3, 0.2, 0.1]) for s in seeds]}
     judged = analysis.versus_softmax(runs, analysis.SHIFTED_ACCURACY, "accuracy", train_items=16)
-    assert judged["ssa"].outcome == verdicts.BETTER and judged["ssa"].pairs == len(seeds)
+    assert judged["ssa"].outcome == BETTER and judged["ssa"].pairs == len(seeds)
     assert judged["ssa"].effect == pytest.approx(np.mean([(0.8 - 0.5 + 0.6 + 0.01 * (s % 3) - 0.2 - 0.01 * s) / 2 for s in seeds]))
-    assert judged["sigmoid"].outcome == verdicts.NOT_LEARNED and "sigmoid did not learn the task" in judged["sigmoid"].detail
+    assert judged["sigmoid"].outcome == NOT_LEARNED and "sigmoid did not learn the task" in judged["sigmoid"].detail
     table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_SHARE, "top_share", 16))
     assert list(table.index) == ["SSA", "sigmoid"] and table.loc["SSA", "accuracy vs softmax"] == "SSA better"
     with pytest.raises(ValueError, match="runs must hold softmax's"):
@@ -127,14 +127,14 @@ def test_adaptive_temperature_is_judged_against_the_smallest_gain_its_authors_re
         return analysis.adaptive_temperature_replication({"softmax": softmax, "adaptive_temperature": adaptive}, 16)
 
     # a gain as large as the published ones reads better; one a tenth of the smallest, however sure, does not
-    assert judged(0.04).outcome == verdicts.BETTER and judged(0.04).effect == pytest.approx(0.04 + 0.002 / 3 * np.mean([s % 3 for s in seeds]))
-    assert judged(0.0024).outcome == verdicts.NEGLIGIBLE
+    assert judged(0.04).outcome == BETTER and judged(0.04).effect == pytest.approx(0.04 + 0.002 / 3 * np.mean([s % 3 for s in seeds]))
+    assert judged(0.0024).outcome == NEGLIGIBLE
     table = analysis.replication_table({"softmax": softmax, "adaptive_temperature": softmax})
     assert list(table["items"]) == ["512", "1,024", "2,048"] and list(table["their gain"]) == ["+0.024", "+0.039", "+0.037"]
     # test sets that stop short of the published sizes test nothing
     short = {"softmax": [_run("softmax", s, [0.9, 0.5, 0.2]) for s in seeds],
              "adaptive_temperature": [_run("adaptive_temperature", s, [0.9, 0.6, 0.3]) for s in seeds]}
-    assert analysis.adaptive_temperature_replication(short, 16).outcome == verdicts.NOT_TESTED
+    assert analysis.adaptive_temperature_replication(short, 16).outcome == NOT_TESTED
     assert len(analysis.replication_table(short)) == 0
 
 
@@ -193,14 +193,14 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
                 "ssa_authors_start": [_run("ssa_authors_start", s, [0.95, 0.4, 0.1]) for s in seeds]}
 
     found, reading = analysis.starting_point(runs_with(False), train_items=16)
-    assert found[("softmax_ssa_slope", "softmax")].outcome == verdicts.NEGLIGIBLE
-    assert found[("ssa", "softmax_ssa_slope")].outcome == verdicts.WORSE and "deficit goes with its form" in reading
+    assert found[("softmax_ssa_slope", "softmax")].outcome == NEGLIGIBLE
+    assert found[("ssa", "softmax_ssa_slope")].outcome == WORSE and "deficit goes with its form" in reading
     _, reading = analysis.starting_point(runs_with(True), train_items=16)  # the slope alone loses as much
     assert "deficit goes with its starting slope" in reading
     # the slope loses some, SSA loses more than that softmax: not separated, and the sentence says what was found
     partly = {**runs_with(False), "softmax_ssa_slope": [_run("softmax_ssa_slope", s, [0.95, 0.7, 0.5 + 0.01 * (s % 2)]) for s in seeds]}
     separate, words = analysis.starting_point(partly, train_items=16)
-    assert separate[("softmax_ssa_slope", "softmax")].outcome == separate[("ssa", "softmax_ssa_slope")].outcome == verdicts.WORSE
+    assert separate[("softmax_ssa_slope", "softmax")].outcome == separate[("ssa", "softmax_ssa_slope")].outcome == WORSE
     assert words.startswith("These comparisons do not separate SSA's form from its starting slope: a softmax with SSA's "
                             "starting slope is worse than softmax (-0.")
     assert f"and SSA is worse than that softmax ({separate[('ssa', 'softmax_ssa_slope')].estimate('+.3f')})." in words

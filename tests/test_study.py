@@ -5,7 +5,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ssa_book import verdicts
+from ssa_book.verdicts.words import (BETTER, HOLDS_IN_PART, NEGLIGIBLE, NOT_TESTED, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED,
+                                     WORSE)
+from ssa_book.verdicts.claim import MIN_PAIRS, no_effect_pairs
+from ssa_book.verdicts.verdict import Verdict, withheld_direction
+from ssa_book.verdicts.judge import judge
+from ssa_book.verdicts.families import false_discoveries
+from ssa_book.verdicts.power import FALSE_DIRECTIONAL, resampled_null_rates
 from ssa_book.icl import study
 from ssa_book.icl.study import report as study_report  # chapter_answer looks StudyCache up there
 from ssa_book.icl.records import ICLRun
@@ -83,7 +89,7 @@ def test_a_comparison_with_missing_seeds_is_an_error_and_a_complete_one_is_judge
         return _run([error] * 29)
 
     verdict = study.judge(compared, "every", "error at σ = 10", load)
-    assert verdict.outcome == verdicts.BETTER and verdict.pairs == compared.seeds
+    assert verdict.outcome == BETTER and verdict.pairs == compared.seeds
     with pytest.raises(study.IncompleteStudyError, match=f"1 of {2 * compared.seeds} runs on some are not cached"):
         study.outcomes(compared, "some", "error at σ = 10", lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed))
     with pytest.raises(ValueError, match="task 'linear' is not one of"):
@@ -225,10 +231,10 @@ def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
     assert cache.complete(primary, "every") and not cache.complete(primary, "some")
     assert cache.cached(primary, "some") == study.needed(primary, "some") - 1 == 79
     rows = study.verdict_rows([primary], cache)
-    assert {row["verdict"].outcome for row in rows if row["task"] == "every"} == {verdicts.WORSE}
-    assert {row["verdict"].outcome for row in rows if row["task"] == "some"} == {verdicts.NOT_TESTED}
+    assert {row["verdict"].outcome for row in rows if row["task"] == "every"} == {WORSE}
+    assert {row["verdict"].outcome for row in rows if row["task"] == "some"} == {NOT_TESTED}
     answer = study.claim_verdict(primary, cache)
-    assert answer.outcome == verdicts.WORSE and len(answer.parts) == len(primary.endpoints)
+    assert answer.outcome == WORSE and len(answer.parts) == len(primary.endpoints)
     assert all(name.startswith('"every"') for name, _ in answer.parts)
     assert '"some": not run yet: 79 of 80 runs' in answer.detail
     assert study.claim_verdict(primary, _Cache(lambda arm, task, seed: None)) is None
@@ -241,14 +247,14 @@ def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch
     from ssa_book.icl import claims as icl_claims
     from ssa_book.icl import study as study_module
 
-    row = claims.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), verdicts.UNDECIDED, None, "cmd")
+    row = claims.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), UNDECIDED, None, "cmd")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
     waiting = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
-    assert waiting.verdict == verdicts.UNDECIDED and "not run yet: 0 of 160 runs" in waiting.ours
+    assert waiting.verdict == UNDECIDED and "not run yet: 0 of 160 runs" in waiting.ours
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train))
     answered = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
-    assert answered.verdict == verdicts.WORSE and answered.seeds == primary_seeds()
+    assert answered.verdict == WORSE and answered.seeds == primary_seeds()
     assert "The chapter's 3 seeds alone: undecided." in answered.ours and '"some": not run yet' in answered.ours
     assert '"some": not run yet: 0 of 80 runs' in answered.summary
     assert icl_claims.answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
@@ -279,16 +285,16 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
 
         __call__ = run
 
-    row = claims.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), verdicts.PREMISE_NOT_SHOWN, None, "cmd",
+    row = claims.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), PREMISE_NOT_SHOWN, None, "cmd",
                            summary="Premise absent.")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _WithWeights(lambda *_: None, profile, train))
     combined = icl_claims.with_premise_made_to_hold(row, "cpu")
     # premise absent as trained; where it can hold, at ten pairs, only the yes-or-no endpoint may
-    # decide (the prompt errors flip, and need verdicts.no_effect_pairs pairs for any decision)
-    assert combined.verdict == verdicts.HOLDS_IN_PART
+    # decide (the prompt errors flip, and need no_effect_pairs pairs for any decision)
+    assert combined.verdict == HOLDS_IN_PART
     assert "grows along σ from 0.20 to 0.90" in combined.ours and "variant: holds in part" in combined.summary
     assert set(variant.seed_list()) <= set(combined.seeds)
-    not_tested = dataclasses.replace(row, verdict=verdicts.NOT_TESTED)
+    not_tested = dataclasses.replace(row, verdict=NOT_TESTED)
     assert icl_claims.with_premise_made_to_hold(not_tested, "cpu") is not_tested
 
 
@@ -296,11 +302,11 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
     monkeypatch.setattr(study_report, "StudyCache", lambda profile: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
     answer = study.chapter_answer("SSA vs softmax", "cpu")
-    assert answer["outcome"] == verdicts.WORSE and answer["seeds"] == study.PRIMARY_SEEDS
+    assert answer["outcome"] == WORSE and answer["seeds"] == study.PRIMARY_SEEDS
     assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at σ = 10: SSA worse;") and '"some": not run yet: 0 of 80 runs' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
-    assert waiting["outcome"] == verdicts.NOT_TESTED and "not run yet: 0 of 40 runs" in waiting["text"]
+    assert waiting["outcome"] == NOT_TESTED and "not run yet: 0 of 40 runs" in waiting["text"]
     absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")
     assert absent["table"] is None and "leaves this comparison out" in absent["text"]
 
@@ -315,9 +321,9 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
         return _Cache(errors)
 
     stable, moving = cache_with(0.1), cache_with(0.4)  # SSA's advantage: 0.1 at 3 x; 0.1 or 0.4 at 10 x
-    assert study.length_trend(stable).outcome == verdicts.NEGLIGIBLE and study.longer_training_needed(stable) is False
+    assert study.length_trend(stable).outcome == NEGLIGIBLE and study.longer_training_needed(stable) is False
     assert study.LONGER_TRAINING not in study.plan("cpu", cache=stable)
-    assert study.length_trend(moving).outcome == verdicts.BETTER and study.longer_training_needed(moving) is True
+    assert study.length_trend(moving).outcome == BETTER and study.longer_training_needed(moving) is True
     assert study.plan("cpu", cache=moving)[-1] is study.LONGER_TRAINING
     assert "adds SSA vs softmax, 30 x steps with 6 pairs (not run yet: 0 of 12 runs)" in study.length_trend_sentence(moving)
     # undecided until both comparisons are complete; never part of the smoke plan
@@ -328,7 +334,7 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
         study.length_trend_sentence(unread)
     assert study.plan("smoke", cache=moving) == study.plan("smoke")
     # the contingent comparison takes the rule's fewest pairs, not the ablations' ten
-    assert study.LONGER_TRAINING.seeds == verdicts.MIN_PAIRS and study.comparison(study.LONGER_TRAINING.name) is study.LONGER_TRAINING
+    assert study.LONGER_TRAINING.seeds == MIN_PAIRS and study.comparison(study.LONGER_TRAINING.name) is study.LONGER_TRAINING
 
 
 def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_endpoint():
@@ -354,23 +360,24 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
                     "ssa_b1": ssa_b1_error + 0.01 * (seed % 3)}.get(arm, base)
         return _Cache(errors)
 
-    # "no effect" on a prompt error needs verdicts.no_effect_pairs pairs, which these comparisons have
-    assert min(study.comparison(name).seeds for name in study.STARTING_POINT) >= verdicts.no_effect_pairs(
+    # "no effect" on a prompt error needs no_effect_pairs pairs, which these comparisons have
+    assert min(study.comparison(name).seeds for name in study.STARTING_POINT) >= no_effect_pairs(
         study.ENDPOINTS["error at σ = 10"].claim)
     slope = study.starting_point_reading(cache_with(0.1), "every")
     assert "SSA vs softmax: SSA worse (-0.4" in slope and "SSA from b = 1 vs softmax: no difference that matters" in slope
     assert "deficit goes with its starting slope" in slope
     # SSA from b = 1 losing as well: the slope does not explain it
     assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
-    # the slope's facts decided, SSA against the sharper softmax open: the deficit said to follow the slope, the form not ruled out
+    # the slope's facts decided, SSA against the sharper softmax open: the open comparison first, then the decided ones
     def open_against_sharper(arm, task, seed):
         base = 0.1 + 0.01 * (seed % 3)
         return {"ssa": 0.55 + (0.45 if seed % 2 else -0.45), "softmax_slope": 0.55 + 0.01 * (seed % 2),
                 "ssa_b1": 0.1 + 0.01 * (seed % 3)}.get(arm, base)
 
     follows = study.starting_point_reading(_Cache(open_against_sharper), "every")
-    assert "do not separate SSA's form from its starting slope: SSA's deficit follows its starting slope (" in follows
-    assert "), while SSA vs the sharper softmax is undecided (" in follows
+    assert "do not separate SSA's form from its starting slope: SSA vs the sharper softmax is undecided (" in follows
+    assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
+    assert "follows" not in follows
     # no difference to attribute
     assert "nothing to attribute" in study.starting_point_reading(_Cache(lambda arm, task, seed: 0.1 + 0.01 * (seed % 3)), "every")
     # read only once all four comparisons are complete on the task
@@ -396,9 +403,16 @@ def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the
     assert checked[("SSA from b = 1 vs softmax", "every", "error at σ = 10")] == "undecided"  # 40 ties cannot rule out flips
     table = study.bounded_check_table(checks)
     assert len(table) == len(checks) and table["bounded interval"].str.contains("worse|undecided").all()
+    # counted among the verdicts the check can test: at 40 pairs no data could give "no difference that matters"
+    directions = [row for row in checks if row["verdict"].outcome == "worse"]
+    negligible = [row for row in checks if row["verdict"].outcome == "no difference that matters"]
+    kept = sum(row["checked"].outcome == "worse" for row in directions)
+    words = study.bounded_check_words(checks)
+    assert words.startswith(f"keeps {kept} of the {len(directions)} decided directions (SSA worse: ")
+    assert words.endswith(f"; at 40 pairs it cannot decide \"no difference that matters\", so those {len(negligible)} are unchecked")
+    assert study.bounded_check_words(directions[:1]) == "keeps 1 of the 1 decided directions"
     sentence = study.bounded_check_sentence(checks, cache)
-    kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-    assert sentence.startswith(f"{kept} of the {len(checks)} decided verdicts") and "These comparisons do not separate" in sentence
+    assert sentence.startswith(f"On the decided prompt-error verdicts, the check {words}.") and "do not separate" in sentence
     assert study.bounded_check_sentence([], cache) == "No verdict on a prompt-error endpoint is decided yet."
 
 
@@ -414,10 +428,10 @@ def test_the_resampled_nulls_measure_each_complete_prompt_error_verdict_at_its_p
     assert list(table.index) == [(compared.name, '"every"', "error at σ = 10"), (compared.name, '"every"', "mean error, σ = 2-29")]
     assert table["pairs"].tolist() == [compared.seeds] * 2
     verdict = study.judge(compared, "every", "error at σ = 10", cache)
-    expected = verdicts.resampled_null_rates(study.ENDPOINTS["error at σ = 10"].claim, verdict.differences, compared.seeds,
-                                             simulations=400, seed=1)
+    expected = resampled_null_rates(study.ENDPOINTS["error at σ = 10"].claim, verdict.differences, compared.seeds,
+                                    simulations=400, seed=1)
     assert table.iloc[0].drop("pairs").to_dict() == expected
-    largest = table[verdicts.FALSE_DIRECTIONAL].max()
+    largest = table[FALSE_DIRECTIONAL].max()
     assert f"at most {largest:.1%} ({compared.name}, \"every\", " in sentence and "400 simulated studies" in sentence
     incomplete = _Cache(lambda arm, task, seed: None if arm == "ssa_3k" else 0.3)
     empty, nothing = study.resampled_nulls([compared], incomplete)
@@ -469,11 +483,21 @@ def test_false_discoveries_are_controlled_within_the_primary_and_the_other_compa
     assert {row["family"] for row in found if row["comparison"] == "SSA from b = 1 vs softmax"} == {"other comparisons"}
     primary = [row["verdict"] for row in found if row["family"] == "primary"]
     assert [row["adjusted p"] for row in found if row["family"] == "primary"] == pytest.approx(
-        [f["adjusted p"] for f in verdicts.false_discoveries(primary)])
+        [f["adjusted p"] for f in false_discoveries(primary)])
     table = study.false_discovery_table(found)
     assert set(table["verdict"]) <= {"SSA worse", "SSA from b = 1 worse"} and set(table["survives adjustment"]) == {"yes"}
-    assert "the primary comparisons: 6 of 6 decided directions" in study.false_discovery_sentence(found)
+    assert "the primary comparisons: 6 of the 6 directions the interval and threshold decide" in study.false_discovery_sentence(found)
     assert study.false_discovery_sentence([]).startswith("No verdict")
+
+
+def test_the_false_discovery_count_shows_the_directions_control_takes_away():
+    kept = Verdict("SSA's error is lower", WORSE, treatment="SSA")
+    lost = Verdict("SSA's error is lower", UNDECIDED, treatment="SSA", uncontrolled=WORSE, adjusted_p=0.097)
+    found = [{"family": "other comparisons", "verdict": verdict, "survives": verdict is kept} for verdict in (kept, lost)]
+    found.append({"family": "other comparisons", "verdict": Verdict("SSA's error is lower", NEGLIGIBLE), "survives": False})
+    assert study.false_discovery_sentence(found) == (
+        "Controlling false discoveries within each family of tests (Benjamini and Hochberg), the other comparisons: 1 of the "
+        "2 directions the interval and threshold decide keep an adjusted p below 0.05 (3 tests), 1 read undecided.")
 
 
 def test_the_generalisation_cut_table_judges_the_same_runs_at_each_cut():
@@ -539,18 +563,21 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
 
 def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes_zero():
     claim = study.ENDPOINTS[study.REGIME_MAP_ENDPOINT].claim
-    below = verdicts.judge(claim, [0.15 + 0.01 * (i % 5) for i in range(40)], [0.1] * 40)  # SSA's error above softmax's
-    inside = verdicts.judge(claim, [0.1] * 40, [0.1 + 0.01 * (i % 5 - 2) for i in range(40)])
+    below = judge(claim, [0.15 + 0.01 * (i % 5) for i in range(40)], [0.1] * 40)  # SSA's error above softmax's
+    inside = judge(claim, [0.1] * 40, [0.1 + 0.01 * (i % 5 - 2) for i in range(40)])
     assert below.outcome == inside.outcome == "no difference that matters" and below.interval[1] < 0 < inside.interval[1]
     rows = [{"comparison": "SSA vs softmax, warm-up + cosine", "verdict": below, "seeds": list(range(40))},
             {"comparison": "SSA from b = 1 vs softmax", "verdict": inside, "seeds": list(range(40))}]
     assert study.regime_takeaway(rows) == ("Of the 2 regime-and-task cells, 2 judged (2 no difference that matters; "
                                            "1 of these 2 below 0 (warm-up + cosine)).")
+    # the short wording keeps the count below 0, so the adverse part is not folded into the milder word
+    assert study.regime_takeaway(rows, detail=False) == ("Of the 2 regime-and-task cells, 2 judged (2 no difference that "
+                                                         "matters; 1 of these 2 below 0).")
 
 
 def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
-    found = [verdicts.Verdict("SSA's error is lower", outcome, treatment="SSA") for outcome in
-             (verdicts.WORSE, verdicts.NEGLIGIBLE, verdicts.TOO_FEW_SEEDS, verdicts.TOO_FEW_SEEDS, verdicts.UNDECIDED)]
+    found = [Verdict("SSA's error is lower", outcome, treatment="SSA") for outcome in
+             (WORSE, NEGLIGIBLE, TOO_FEW_SEEDS, TOO_FEW_SEEDS, UNDECIDED)]
     counted = study_report.outcome_counts(found)
     assert counted.startswith("2 decided (1 SSA worse, 1 no difference that matters)")
     assert "2 exploratory (fewer pairs than the rule decides from: estimates, no verdict)" in counted
@@ -558,11 +585,11 @@ def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
 
 
 def test_the_verdict_table_says_why_a_verdict_beyond_zero_says_no_direction():
-    controlled = verdicts.Verdict("generalises", verdicts.UNDECIDED, -0.25, (-0.44, -0.05), 6, 0.2,
-                                  differences=(-0.3,) * 5 + (-0.0,), adjusted_p=0.097, family_size=37, uncontrolled=verdicts.WORSE)
+    controlled = Verdict("generalises", UNDECIDED, -0.25, (-0.44, -0.05), 6, 0.2,
+                         differences=(-0.3,) * 5 + (-0.0,), adjusted_p=0.097, family_size=37, uncontrolled=WORSE)
     row = {"comparison": "sharper softmax vs softmax", "task": "every", "endpoint": "generalises at σ = 10", "verdict": controlled,
            "seeds": list(range(100, 106))}
     outcome = study.verdict_table([row])["outcome"].iloc[0]
-    assert outcome == f"undecided ({verdicts.withheld_direction(controlled)})" and "false-discovery control" in outcome
+    assert outcome == f"undecided ({withheld_direction(controlled)})" and "false-discovery control" in outcome
     plain = dataclasses.replace(controlled, interval=(-0.44, 0.05), adjusted_p=None, uncontrolled=None)
     assert study.verdict_table([{**row, "verdict": plain}])["outcome"].iloc[0] == "undecided"

@@ -8,8 +8,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ssa_book import verdicts
-from ssa_book.verdicts import Claim, combine, judge, not_tested, premise_not_shown
+from ssa_book.verdicts.words import (AGAINST, BETTER, FOR, HOLDS_IN_PART, NEGLIGIBLE, OPEN, OUTCOMES, RETIRED_WORDS,
+                                     TOO_FEW_SEEDS, UNDECIDED, VOCABULARY, WORSE, claim_phrase, claim_word, outcome_words)
+from ssa_book.verdicts.intervals import (BOUNDED_GRID, METHOD_BOUNDED, bounded_mean_interval, paired_proportion_interval,
+                                         rate_interval, t_interval)
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
+from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE, METHOD_BINARY, decide, seeds_to_resolve, signed_rank_p_values
+from ssa_book.verdicts.verdict import Verdict, signed_rank_p, withheld_direction
+from ssa_book.verdicts.judge import judge, learning_failure, not_learned, not_tested, pair_by_seed, premise_not_shown
+from ssa_book.verdicts.families import combine, control_false_discoveries, false_discoveries
+from ssa_book.verdicts.robustness import bounded_check, rests_on_words, seeds_it_rests_on
+from ssa_book.verdicts.readings import (FORM, NOT_SEPARATED, NO_DIFFERENCE, SLOPE, effect_placement, exploratory_effect_sentence,
+                                        form_or_slope, published_effect_sentence, slope_sentence)
+from ssa_book.verdicts.power import (FALSE_DIRECTIONAL, FALSE_OPPOSITE, FALSE_REPRODUCED, effect_power_sentence,
+                                     false_reproduction_rate, power, power_table, resampled_null_rates, resampled_null_table)
 
 ERROR_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
                     reason="a tenth of the error scale [0, 1]")
@@ -55,7 +67,7 @@ def test_outcomes(differences, outcome):
 
 
 def test_seeds_to_resolve_is_the_first_decisive_count():
-    needed = verdicts.seeds_to_resolve(effect=0.2, spread=0.4, threshold=0.1)
+    needed = seeds_to_resolve(effect=0.2, spread=0.4, threshold=0.1)
     half = lambda n: stats.t.ppf(0.975, n - 1) * 0.4 / math.sqrt(n)
     assert 0.2 - half(needed) > 0 and 0.2 - half(needed - 1) <= 0
 
@@ -91,34 +103,34 @@ def test_other_outcomes_and_combining_parts():
         judge(ERROR_CLAIM, [0.1, 0.2], [0.1])
 
 
-@pytest.mark.parametrize("parts", list(itertools.product(sorted(set(verdicts.OUTCOMES)), repeat=3)))
+@pytest.mark.parametrize("parts", list(itertools.product(sorted(set(OUTCOMES)), repeat=3)))
 def test_a_combined_claim_never_hides_an_adverse_part(parts):
-    found = combine("claim", {f"part {i}": verdicts.Verdict("claim", outcome) for i, outcome in enumerate(parts)})
+    found = combine("claim", {f"part {i}": Verdict("claim", outcome) for i, outcome in enumerate(parts)})
     outcomes = set(parts)
     if len(outcomes) == 1:
         assert found.outcome == parts[0]
-    elif (outcomes & set(verdicts.FOR) and outcomes & set(verdicts.AGAINST)) or "mixed" in outcomes:
+    elif (outcomes & set(FOR) and outcomes & set(AGAINST)) or "mixed" in outcomes:
         # decided both ways: an adverse part never stands under a favourable word
         assert found.outcome == "mixed"
-    elif outcomes & set(verdicts.FOR):
+    elif outcomes & set(FOR):
         assert found.outcome == "holds in part"
-    elif outcomes & set(verdicts.AGAINST):
+    elif outcomes & set(AGAINST):
         # a part decided against the claim, none for it: never a milder word, never "no effect"
         assert found.outcome == "does not hold"
     else:
-        assert found.outcome not in verdicts.AGAINST and found.outcome not in ("holds in part", "mixed")
+        assert found.outcome not in AGAINST and found.outcome not in ("holds in part", "mixed")
     assert sum(int(count.split(" on ")[1].split()[0]) for count in found.tally().split(", ")) == 3
 
 
 def test_rate_interval_is_clopper_pearson():
-    rate, low, high = verdicts.rate_interval(0, 10)
+    rate, low, high = rate_interval(0, 10)
     assert rate == 0 and low == 0 and high == pytest.approx(0.3085, abs=1e-4)
     with pytest.raises(ValueError):
-        verdicts.rate_interval(3, 2)
-    rate, low, high = verdicts.rate_interval(7, 20, method="wilson")  # (p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)
+        rate_interval(3, 2)
+    rate, low, high = rate_interval(7, 20, method="wilson")  # (p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)
     assert rate == 0.35 and low == pytest.approx(0.1812, abs=1e-4) and high == pytest.approx(0.5671, abs=1e-4)
     with pytest.raises(ValueError, match="method must be exact or wilson"):
-        verdicts.rate_interval(1, 2, method="jeffreys")
+        rate_interval(1, 2, method="jeffreys")
 
 
 @pytest.mark.parametrize("pairs", [3, 5, 10, 20])
@@ -126,7 +138,7 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_normal(pairs):
     def sample(generator, n):
         return generator.normal(0.4, 0.3, n), generator.normal(0.4, 0.3, n)
 
-    assert verdicts.false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
+    assert false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
 
 
 @pytest.mark.parametrize("generalise", [0.3, 0.5, 0.8])
@@ -139,7 +151,7 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_all_or_nothing(pa
         errors = lambda: np.where(generator.random(n) < generalise, 0.01, 0.9) + generator.normal(0, 0.01, n)
         return errors(), errors()
 
-    assert verdicts.false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
+    assert false_reproduction_rate(ERROR_CLAIM, pairs, sample, simulations=2000) <= 0.05
 
 
 # A rate estimated from S simulated studies has binomial standard error sqrt(r (1 - r) / S), at most
@@ -159,9 +171,9 @@ def test_a_resampled_normal_null_decides_a_direction_about_5_percent_of_the_time
     """Differences drawn from a normal distribution and recentred: the t interval's two tails of
     2.5% each, so at most the nominal 5% plus four standard errors of the simulation."""
     observed = np.random.default_rng(11).normal(0.3, 0.3, 200)
-    rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=3)
-    assert rates[verdicts.FALSE_DIRECTIONAL] == pytest.approx(rates[verdicts.FALSE_REPRODUCED] + rates[verdicts.FALSE_OPPOSITE])
-    assert rates[verdicts.FALSE_DIRECTIONAL] <= 0.05 + _four_standard_errors(0.05)
+    rates = resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=3)
+    assert rates[FALSE_DIRECTIONAL] == pytest.approx(rates[FALSE_REPRODUCED] + rates[FALSE_OPPOSITE])
+    assert rates[FALSE_DIRECTIONAL] <= 0.05 + _four_standard_errors(0.05)
 
 
 @pytest.mark.parametrize("pairs", [10, 20, 36, 40])
@@ -175,12 +187,12 @@ def test_a_resampled_skewed_flip_prone_null_is_decided_at_most_5_percent_of_the_
     study with one flip or more has a mean below the threshold, and the false rate is about
     (1 - 2/20)^N (2.3% at 36), within 5% plus four standard errors of the simulation."""
     observed = np.r_[np.full(18, 0.15), np.full(2, -0.9)]
-    rates = verdicts.resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=5)
-    if pairs < verdicts.no_effect_pairs(FLIP_CLAIM):
-        assert rates[verdicts.FALSE_DIRECTIONAL] == 0.0
+    rates = resampled_null_rates(FLIP_CLAIM, observed, pairs, simulations=NULL_SIMULATIONS, seed=5)
+    if pairs < no_effect_pairs(FLIP_CLAIM):
+        assert rates[FALSE_DIRECTIONAL] == 0.0
     else:
         no_flip = (1 - 2 / 20) ** pairs
-        assert rates[verdicts.FALSE_DIRECTIONAL] <= max(no_flip, 0.05) + _four_standard_errors(0.05)
+        assert rates[FALSE_DIRECTIONAL] <= max(no_flip, 0.05) + _four_standard_errors(0.05)
 
 
 def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely():
@@ -189,11 +201,11 @@ def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely
     direction at most the nominal 5% of the time, plus four standard errors."""
     gains_only = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
     mixed = [1, -1, 1, -1, 0, 0, 0, 0, 0, 0]
-    rates = verdicts.resampled_null_rates(GENERALISE_CLAIM, gains_only, 20, simulations=NULL_SIMULATIONS, seed=2)
-    assert rates == verdicts.resampled_null_rates(GENERALISE_CLAIM, mixed, 20, simulations=NULL_SIMULATIONS, seed=2)
-    assert rates[verdicts.FALSE_DIRECTIONAL] <= 0.05 + _four_standard_errors(0.05)
+    rates = resampled_null_rates(GENERALISE_CLAIM, gains_only, 20, simulations=NULL_SIMULATIONS, seed=2)
+    assert rates == resampled_null_rates(GENERALISE_CLAIM, mixed, 20, simulations=NULL_SIMULATIONS, seed=2)
+    assert rates[FALSE_DIRECTIONAL] <= 0.05 + _four_standard_errors(0.05)
     with pytest.raises(ValueError, match="differences must be -1, 0 or \\+1"):
-        verdicts.resampled_null_rates(GENERALISE_CLAIM, [0.5, -0.5, 0.0], 10)
+        resampled_null_rates(GENERALISE_CLAIM, [0.5, -0.5, 0.0], 10)
 
 
 @pytest.mark.parametrize("differences, pairs, simulations, message", [
@@ -207,28 +219,28 @@ def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely
 ])
 def test_resampled_null_rates_name_bad_input(differences, pairs, simulations, message):
     with pytest.raises(ValueError, match=message):
-        verdicts.resampled_null_rates(FLIP_CLAIM, differences, pairs, simulations=simulations)
+        resampled_null_rates(FLIP_CLAIM, differences, pairs, simulations=simulations)
 
 
 def test_resampled_null_rates_repeat_with_the_seed_and_decide_nothing_below_the_fewest_pairs():
     observed = np.r_[np.full(9, 0.12), -0.9, 0.3, -0.2]
-    enough = verdicts.no_effect_pairs(FLIP_CLAIM)
-    first = verdicts.resampled_null_rates(FLIP_CLAIM, observed, enough, simulations=500, seed=4)
-    assert first == verdicts.resampled_null_rates(FLIP_CLAIM, observed, enough, simulations=500, seed=4)
-    assert first != verdicts.resampled_null_rates(FLIP_CLAIM, observed, enough, simulations=500, seed=9)
-    assert set(verdicts.resampled_null_rates(FLIP_CLAIM, observed, verdicts.MIN_PAIRS - 1).values()) == {0.0}
-    assert set(verdicts.resampled_null_rates(FLIP_CLAIM, observed, enough - 1, simulations=500).values()) == {0.0}
+    enough = no_effect_pairs(FLIP_CLAIM)
+    first = resampled_null_rates(FLIP_CLAIM, observed, enough, simulations=500, seed=4)
+    assert first == resampled_null_rates(FLIP_CLAIM, observed, enough, simulations=500, seed=4)
+    assert first != resampled_null_rates(FLIP_CLAIM, observed, enough, simulations=500, seed=9)
+    assert set(resampled_null_rates(FLIP_CLAIM, observed, MIN_PAIRS - 1).values()) == {0.0}
+    assert set(resampled_null_rates(FLIP_CLAIM, observed, enough - 1, simulations=500).values()) == {0.0}
 
 
 def test_the_resampled_null_table_has_a_row_per_verdict_at_its_pairs_and_the_largest_rate():
     skewed = judge(FLIP_CLAIM, np.zeros(20), -np.r_[np.full(18, 0.15), np.full(2, -0.9)])  # error: ssa - softmax
     spread = judge(FLIP_CLAIM, np.zeros(10), -np.random.default_rng(1).normal(0.0, 0.3, 10))
-    table, largest = verdicts.resampled_null_table([(FLIP_CLAIM, skewed), (FLIP_CLAIM, spread), (FLIP_CLAIM, not_tested(FLIP_CLAIM))],
-                                                   simulations=500, seed=6)
+    table, largest = resampled_null_table([(FLIP_CLAIM, skewed), (FLIP_CLAIM, spread), (FLIP_CLAIM, not_tested(FLIP_CLAIM))],
+                                          simulations=500, seed=6)
     assert table["pairs"].tolist() == [20, 10]
-    assert table.iloc[0].to_dict() == {"pairs": 20, **verdicts.resampled_null_rates(FLIP_CLAIM, skewed.differences, 20, 500, 6)}
-    assert largest == table[verdicts.FALSE_DIRECTIONAL].max() == table.iloc[0][verdicts.FALSE_DIRECTIONAL]
-    empty, none = verdicts.resampled_null_table([(FLIP_CLAIM, not_tested(FLIP_CLAIM))])
+    assert table.iloc[0].to_dict() == {"pairs": 20, **resampled_null_rates(FLIP_CLAIM, skewed.differences, 20, 500, 6)}
+    assert largest == table[FALSE_DIRECTIONAL].max() == table.iloc[0][FALSE_DIRECTIONAL]
+    empty, none = resampled_null_table([(FLIP_CLAIM, not_tested(FLIP_CLAIM))])
     assert empty.empty and none is None
 
 
@@ -253,7 +265,7 @@ def _tango_score_by_likelihood(gains: int, losses: int, pairs: int, delta: float
 
 @pytest.mark.parametrize("gains, losses, pairs", [(3, 0, 10), (7, 1, 21), (1, 7, 21), (5, 5, 10), (2, 1, 40), (9, 4, 40)])
 def test_the_binary_interval_is_tangos_score_interval(gains, losses, pairs):
-    low, high = (float(end[0]) for end in verdicts.paired_proportion_interval(np.array([gains]), np.array([losses]), np.array([pairs])))
+    low, high = (float(end[0]) for end in paired_proportion_interval(np.array([gains]), np.array([losses]), np.array([pairs])))
     z = stats.norm.ppf(0.975)
     assert low < (gains - losses) / pairs < high
     assert _tango_score_by_likelihood(gains, losses, pairs, low) == pytest.approx(z, abs=1e-5)
@@ -268,7 +280,7 @@ def test_agreeing_binary_pairs_are_not_a_point(pairs, outcome):
     verdict = judge(GENERALISE_CLAIM, both, both)
     z2 = stats.norm.ppf(0.975) ** 2
     assert verdict.interval == pytest.approx((-z2 / (pairs + z2), z2 / (pairs + z2)))
-    assert verdict.outcome == outcome and verdict.method == verdicts.METHOD_BINARY
+    assert verdict.outcome == outcome and verdict.method == METHOD_BINARY
     if outcome == "undecided":
         assert verdict.seeds_to_resolve == 16
 
@@ -277,7 +289,7 @@ def test_agreeing_binary_pairs_are_not_a_point(pairs, outcome):
                                                           (6, 5, 10, "at most pairs")])
 def test_the_paired_proportion_interval_names_a_bad_count(gains, losses, pairs, message):
     with pytest.raises(ValueError, match=message):
-        verdicts.paired_proportion_interval(gains, losses, pairs)
+        paired_proportion_interval(gains, losses, pairs)
 
 
 def test_a_binary_claim_takes_only_0_and_1():
@@ -300,7 +312,7 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_binary(pairs, gen
     def sample(generator, n):
         return (generator.random(n) < generalise).astype(float), (generator.random(n) < generalise).astype(float)
 
-    assert verdicts.false_reproduction_rate(GENERALISE_CLAIM, pairs, sample, simulations=2000) <= 0.05
+    assert false_reproduction_rate(GENERALISE_CLAIM, pairs, sample, simulations=2000) <= 0.05
 
 
 FLIP_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
@@ -309,21 +321,21 @@ FLIP_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, u
 
 @pytest.mark.parametrize("threshold, flip", [(0.1, 1.0), (0.1, 0.9), (0.2, 1.0), (0.05, 1.0)])
 def test_no_effect_pairs_are_the_fewest_that_show_a_flip_frequent_enough_to_matter(threshold, flip):
-    needed = verdicts.no_effect_pairs(Claim("c", -1, threshold, "u", "r", largest_flip=flip))
+    needed = no_effect_pairs(Claim("c", -1, threshold, "u", "r", largest_flip=flip))
     unseen = lambda pairs: (1 - threshold / flip) ** pairs
     assert unseen(needed) <= 0.025 < unseen(needed - 1)
 
 
 def test_no_effect_pairs_are_the_rules_minimum_without_flips():
-    assert verdicts.no_effect_pairs(ERROR_CLAIM) == verdicts.MIN_PAIRS
-    assert verdicts.no_effect_pairs(Claim("c", -1, 0.5, "u", "r", largest_flip=0.4)) == verdicts.MIN_PAIRS  # a flip cannot reach it
+    assert no_effect_pairs(ERROR_CLAIM) == MIN_PAIRS
+    assert no_effect_pairs(Claim("c", -1, 0.5, "u", "r", largest_flip=0.4)) == MIN_PAIRS  # a flip cannot reach it
     with pytest.raises(ValueError, match="largest_flip"):
         Claim("c", -1, 0.1, "u", "r", largest_flip=0.0)
 
 
 def test_outcomes_that_flip_need_enough_pairs_for_no_effect():
     generator = np.random.default_rng(3)
-    needed = verdicts.no_effect_pairs(FLIP_CLAIM)
+    needed = no_effect_pairs(FLIP_CLAIM)
     for pairs, outcome in ((10, "exploratory"), (needed - 1, "exploratory"), (needed, "no difference that matters")):
         differences = generator.normal(0.0, 0.01, pairs)
         assert judge(ERROR_CLAIM, np.zeros(pairs), differences).outcome == "no difference that matters"
@@ -348,15 +360,15 @@ def test_rare_flips_are_not_called_no_effect(pairs):
     def no_effect_rate(claim):
         treatment, control = sample(np.random.default_rng(0), (2000, pairs))
         differences = claim.direction * (treatment - control)
-        return np.mean(verdicts._decide(differences, claim.threshold, no_effect_from=verdicts.no_effect_pairs(claim))[3]
+        return np.mean(decide(differences, claim.threshold, no_effect_from=no_effect_pairs(claim))[3]
                        == "no difference that matters")
 
     assert no_effect_rate(ERROR_CLAIM) > 0.05 and no_effect_rate(FLIP_CLAIM) == 0.0
 
 
 def test_power_grows_with_seeds():
-    low = verdicts.power(ERROR_CLAIM, pairs=6, effect=0.2, spread=0.2, simulations=1000)
-    high = verdicts.power(ERROR_CLAIM, pairs=20, effect=0.2, spread=0.2, simulations=1000)
+    low = power(ERROR_CLAIM, pairs=6, effect=0.2, spread=0.2, simulations=1000)
+    high = power(ERROR_CLAIM, pairs=20, effect=0.2, spread=0.2, simulations=1000)
     assert low < 0.5 < 0.8 < high
 
 
@@ -365,15 +377,15 @@ def test_combined_and_few_seed_verdicts_have_sentences():
                                 "b": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.4) + np.linspace(0, 0.01, 6))})
     assert agreeing.outcome == "better" and agreeing.sentence() == "both: the claim holds (SSA better on 2 of 2)."
     few = judge(ERROR_CLAIM, np.zeros(3), np.array([0.2, 0.5, 0.3]))
-    assert few.outcome == "exploratory" and few.seeds_to_resolve >= verdicts.MIN_PAIRS
-    assert few.seeds_to_resolve == verdicts.seeds_to_resolve(few.effect, float(np.std(few.differences, ddof=1)), 0.1)
+    assert few.outcome == "exploratory" and few.seeds_to_resolve >= MIN_PAIRS
+    assert few.seeds_to_resolve == seeds_to_resolve(few.effect, float(np.std(few.differences, ddof=1)), 0.1)
 
 
 def test_estimate_is_the_effect_and_its_interval():
     found = judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
     low, high = found.interval
     assert found.estimate() == f"{found.effect:+.2f} [{low:+.2f}, {high:+.2f}]"
-    assert verdicts.not_tested(ERROR_CLAIM).estimate() == ""
+    assert not_tested(ERROR_CLAIM).estimate() == ""
     # an effect that rounds to zero carries no sign it does not have; an interval's end keeps its own,
     # so that an interval reaching below zero never reads as excluding it
     near_zero = dataclasses.replace(found, effect=-0.0002, interval=(-0.0004, 0.0008))
@@ -383,15 +395,15 @@ def test_estimate_is_the_effect_and_its_interval():
 
 
 def test_pair_by_seed_keeps_the_seeds_both_sides_have_in_order():
-    seeds, treatment, control = verdicts.pair_by_seed({2: 0.3, 0: 0.1, 5: 0.9}, {0: 0.5, 2: 0.4, 7: 0.0})
+    seeds, treatment, control = pair_by_seed({2: 0.3, 0: 0.1, 5: 0.9}, {0: 0.5, 2: 0.4, 7: 0.0})
     assert seeds == (0, 2) and treatment.tolist() == [0.1, 0.3] and control.tolist() == [0.5, 0.4]
 
 
 def test_power_at_zero_spread_is_the_one_study_judged_once():
-    claim = verdicts.Claim("x", 1, 0.1, "u", "test")
-    assert verdicts.power(claim, 10, 0.5, 0.0) == 1.0  # every simulated study reproduces
-    assert verdicts.power(claim, 10, 0.05, 0.0) == 0.0  # below the threshold: never
-    assert verdicts.power(claim, 3, 0.5, 0.0) == 0.0  # fewer than MIN_PAIRS pairs decide nothing
+    claim = Claim("x", 1, 0.1, "u", "test")
+    assert power(claim, 10, 0.5, 0.0) == 1.0  # every simulated study reproduces
+    assert power(claim, 10, 0.05, 0.0) == 0.0  # below the threshold: never
+    assert power(claim, 3, 0.5, 0.0) == 0.0  # fewer than MIN_PAIRS pairs decide nothing
 
 
 def test_simulated_studies_are_judged_as_judge_judges_each_one():
@@ -403,40 +415,40 @@ def test_simulated_studies_are_judged_as_judge_judges_each_one():
     all_or_nothing = np.where(generator.random((20, 8)) < 0.5, 0.0, 0.9) - np.where(generator.random((20, 8)) < 0.5, 0.0, 0.9)
     constant = np.array([[-0.3] * 8, [0.3] * 8])
     for differences in (normal, all_or_nothing, constant, np.vstack([normal, all_or_nothing, constant])):
-        effect, low, high, outcome = verdicts._decide(-differences, ERROR_CLAIM.threshold)  # paper's direction
+        effect, low, high, outcome = decide(-differences, ERROR_CLAIM.threshold)  # paper's direction
         for row, study in enumerate(differences):
             alone = judge(ERROR_CLAIM, study, np.zeros_like(study), resolve=False)
             assert alone.outcome == outcome[row]
             assert alone.interval == (low[row], high[row]) and alone.effect == effect[row]
     binary = np.sign(all_or_nothing)
-    effect, low, high, outcome = verdicts._decide(binary, GENERALISE_CLAIM.threshold, binary=True)
+    effect, low, high, outcome = decide(binary, GENERALISE_CLAIM.threshold, binary=True)
     for row, study in enumerate(binary):
         alone = judge(GENERALISE_CLAIM, (study > 0).astype(float), (study < 0).astype(float), resolve=False)
         assert (alone.outcome, alone.interval, alone.effect) == (outcome[row], (low[row], high[row]), effect[row])
-    outcomes = set(verdicts._decide(-np.vstack([normal, all_or_nothing, constant]), ERROR_CLAIM.threshold)[3])
+    outcomes = set(decide(-np.vstack([normal, all_or_nothing, constant]), ERROR_CLAIM.threshold)[3])
     assert {"better", "worse", "undecided"} <= outcomes  # the comparison covered the outcomes that need the signed-rank test
 
 
 def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
     def v(outcome):
-        return verdicts.Verdict("a claim", outcome)
+        return Verdict("a claim", outcome)
 
-    opposite, no_effect, unsure = v(verdicts.WORSE), v(verdicts.NEGLIGIBLE), v(verdicts.UNDECIDED)
+    opposite, no_effect, unsure = v(WORSE), v(NEGLIGIBLE), v(UNDECIDED)
     # the sharper softmax loses as the scorer does, and the scorer is decided no different from it
-    assert verdicts.form_or_slope(opposite, opposite, no_effect) == verdicts.SLOPE
+    assert form_or_slope(opposite, opposite, no_effect) == SLOPE
     # an open comparison carries no attribution
-    assert verdicts.form_or_slope(opposite, opposite, unsure) == verdicts.NOT_SEPARATED
-    assert verdicts.form_or_slope(opposite, opposite, no_effect, gentler=no_effect) == verdicts.SLOPE
-    assert verdicts.form_or_slope(opposite, opposite, unsure, gentler=unsure) == verdicts.NOT_SEPARATED
-    assert verdicts.form_or_slope(opposite, opposite, opposite) == verdicts.NOT_SEPARATED  # worse than the slope alone
+    assert form_or_slope(opposite, opposite, unsure) == NOT_SEPARATED
+    assert form_or_slope(opposite, opposite, no_effect, gentler=no_effect) == SLOPE
+    assert form_or_slope(opposite, opposite, unsure, gentler=unsure) == NOT_SEPARATED
+    assert form_or_slope(opposite, opposite, opposite) == NOT_SEPARATED  # worse than the slope alone
     # the slope alone changes nothing, and the scorer loses to it too
-    assert verdicts.form_or_slope(opposite, no_effect, opposite) == verdicts.FORM
-    assert verdicts.form_or_slope(opposite, unsure, opposite) == verdicts.NOT_SEPARATED
-    assert verdicts.form_or_slope(unsure, opposite, opposite) == verdicts.NO_DIFFERENCE
-    assert "deficit goes with its form" in verdicts.slope_sentence(verdicts.FORM, opposite, "SSA")
-    assert "advantage goes with its starting slope" in verdicts.slope_sentence(verdicts.SLOPE, v(verdicts.BETTER), "SSA")
+    assert form_or_slope(opposite, no_effect, opposite) == FORM
+    assert form_or_slope(opposite, unsure, opposite) == NOT_SEPARATED
+    assert form_or_slope(unsure, opposite, opposite) == NO_DIFFERENCE
+    assert "deficit goes with its form" in slope_sentence(FORM, opposite, "SSA")
+    assert "advantage goes with its starting slope" in slope_sentence(SLOPE, v(BETTER), "SSA")
     with pytest.raises(ValueError, match="reading must be one of"):
-        verdicts.slope_sentence("its colour", opposite)
+        slope_sentence("its colour", opposite)
 
 
 def _rare_flips(generator, pairs):
@@ -449,8 +461,8 @@ def test_the_bounded_interval_covers_the_mean_where_rare_flips_fool_the_t_interv
     of samples, plus three binomial standard errors of a 150-sample rate (0.053)."""
     generator = np.random.default_rng(11)
     samples = [_rare_flips(generator, 20) for _ in range(150)]
-    missed = [not (low <= 0.1 <= high) for low, high in (verdicts.bounded_mean_interval(d, 1.0) for d in samples)]
-    t_missed = [not (low <= 0.1 <= high) for low, high in zip(*verdicts._t_interval(np.array(samples)))]
+    missed = [not (low <= 0.1 <= high) for low, high in (bounded_mean_interval(d, 1.0) for d in samples)]
+    t_missed = [not (low <= 0.1 <= high) for low, high in zip(*t_interval(np.array(samples)))]
     assert np.mean(missed) <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 150)
     assert np.mean(t_missed) > 0.1  # the samples with no flip: 0.9^20 = 12% of them
 
@@ -458,14 +470,14 @@ def test_the_bounded_interval_covers_the_mean_where_rare_flips_fool_the_t_interv
 def test_the_bounded_interval_holds_the_mean_narrows_with_pairs_and_ignores_order():
     generator = np.random.default_rng(5)
     differences = np.clip(generator.normal(0.05, 0.2, 40), -1, 1)
-    low, high = verdicts.bounded_mean_interval(differences, 1.0)
+    low, high = bounded_mean_interval(differences, 1.0)
     assert low < differences.mean() < high and -1 <= low and high <= 1
-    assert verdicts.bounded_mean_interval(differences[::-1], 1.0) == (low, high)
-    step = 2.0 / (verdicts.BOUNDED_GRID - 1)  # one grid step at bound 1: rounding may move an endpoint by one
-    assert verdicts.bounded_mean_interval(differences / 2, 0.5) == pytest.approx((low / 2, high / 2), abs=step / 2)
-    widths = [np.subtract(*verdicts.bounded_mean_interval(np.zeros(n), 1.0))[()] for n in (10, 40, 160)]
+    assert bounded_mean_interval(differences[::-1], 1.0) == (low, high)
+    step = 2.0 / (BOUNDED_GRID - 1)  # one grid step at bound 1: rounding may move an endpoint by one
+    assert bounded_mean_interval(differences / 2, 0.5) == pytest.approx((low / 2, high / 2), abs=step / 2)
+    widths = [np.subtract(*bounded_mean_interval(np.zeros(n), 1.0))[()] for n in (10, 40, 160)]
     assert widths[0] < widths[1] < widths[2] < 0  # low - high: narrower with more pairs
-    zero_low, zero_high = verdicts.bounded_mean_interval(np.zeros(40), 1.0)
+    zero_low, zero_high = bounded_mean_interval(np.zeros(40), 1.0)
     assert zero_low == pytest.approx(-zero_high, abs=step)
 
 
@@ -474,7 +486,7 @@ def test_the_bounded_interval_holds_the_mean_narrows_with_pairs_and_ignores_orde
     ([0.1, 1.5], 1.0, "within"), ([0.1, math.nan], 1.0, "finite"), ([[0.1, 0.2]], 1.0, "differences")])
 def test_the_bounded_interval_names_bad_input(differences, bound, message):
     with pytest.raises(ValueError, match=message):
-        verdicts.bounded_mean_interval(differences, bound)
+        bounded_mean_interval(differences, bound)
 
 
 def test_the_bounded_check_decides_again_with_the_bounded_interval():
@@ -482,13 +494,13 @@ def test_the_bounded_check_decides_again_with_the_bounded_interval():
     quiet = generator.normal(0.0, 0.01, 40)  # no flip among 40 pairs: "no effect" by the t interval
     verdict = judge(FLIP_CLAIM, np.zeros(40), quiet)
     assert verdict.outcome == "no difference that matters"
-    checked = verdicts.bounded_check(verdict, 1.0)
-    assert checked.outcome == "undecided" and checked.method == verdicts.METHOD_BOUNDED
-    assert checked.interval == verdicts.bounded_mean_interval(verdict.differences, 1.0) and checked.effect == verdict.effect
+    checked = bounded_check(verdict, 1.0)
+    assert checked.outcome == "undecided" and checked.method == METHOD_BOUNDED
+    assert checked.interval == bounded_mean_interval(verdict.differences, 1.0) and checked.effect == verdict.effect
     strong = judge(FLIP_CLAIM, np.zeros(40), np.clip(generator.normal(-0.8, 0.05, 40), -1, 1))
-    assert strong.outcome == verdicts.bounded_check(strong, 1.0).outcome == "worse"
+    assert strong.outcome == bounded_check(strong, 1.0).outcome == "worse"
     few = judge(FLIP_CLAIM, np.zeros(3), np.zeros(3))
-    assert verdicts.bounded_check(few, 1.0) is few
+    assert bounded_check(few, 1.0) is few
 
 
 @pytest.mark.parametrize("pairs", [1, 2, 5, 6, 10, 13, 14, 20])
@@ -504,7 +516,7 @@ def test_signed_rank_p_values_are_scipys_for_each_row_alone(pairs):
         rows = rows[1:2] + rows[-1:]
     differences = np.stack(rows)
     expected = [stats.wilcoxon(row).pvalue if np.any(row != 0) else 1.0 for row in differences]
-    assert verdicts._signed_rank_p(differences).tolist() == expected
+    assert signed_rank_p_values(differences).tolist() == expected
 
 
 def test_the_words_name_the_treatment_and_say_the_direction():
@@ -514,21 +526,21 @@ def test_the_words_name_the_treatment_and_say_the_direction():
     assert judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)).words() == "SSA better"
     open_ = judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))
     assert open_.outcome == "undecided" and open_.words() == f"undecided (about {open_.seeds_to_resolve:,} seeds would decide)"
-    assert verdicts.not_learned(ERROR_CLAIM, "softmax's error at sigma 1 is 0.9").words() == "not learned"
+    assert not_learned(ERROR_CLAIM, "softmax's error at sigma 1 is 0.9").words() == "not learned"
     with pytest.raises(ValueError, match="reason"):
-        verdicts.not_learned(ERROR_CLAIM, " ")
+        not_learned(ERROR_CLAIM, " ")
 
 
-@pytest.mark.parametrize("outcome", verdicts.OUTCOMES)
+@pytest.mark.parametrize("outcome", OUTCOMES)
 def test_every_outcome_says_what_it_means_for_the_claim(outcome):
-    word = verdicts.claim_word(outcome)
+    word = claim_word(outcome)
     assert word in ("holds", "does not hold", "holds in part", "mixed", "undecided", "premise not shown", "not tested")
-    assert (word == "does not hold") == (outcome in verdicts.AGAINST)
-    assert (word == "undecided") == (outcome in verdicts.OPEN)
-    assert word in verdicts.VOCABULARY and verdicts.outcome_words(outcome) in {f"SSA {w}" for w in verdicts.VOCABULARY} | set(verdicts.VOCABULARY)
-    assert not any(retired in verdicts.outcome_words(outcome) for retired in verdicts.RETIRED_WORDS)
+    assert (word == "does not hold") == (outcome in AGAINST)
+    assert (word == "undecided") == (outcome in OPEN)
+    assert word in VOCABULARY and outcome_words(outcome) in {f"SSA {w}" for w in VOCABULARY} | set(VOCABULARY)
+    assert not any(retired in outcome_words(outcome) for retired in RETIRED_WORDS)
     with pytest.raises(ValueError, match="outcome must be one of"):
-        verdicts.claim_word("reproduced")
+        claim_word("reproduced")
 
 
 def test_false_discoveries_adjust_the_signed_rank_p_within_the_family():
@@ -538,25 +550,25 @@ def test_false_discoveries_adjust_the_signed_rank_p_within_the_family():
     claim = Claim("x", 1, 0.1, "u", "a tenth")
     family = [judge(claim, generator.normal(shift, 0.1, 12), np.zeros(12)) for shift in (0.5, 0.3, 0.0, 0.05, -0.4)]
     family.append(judge(claim, [1.0, 2.0], [0.0, 0.0]))  # too few pairs: no test, no part of the family
-    found = verdicts.false_discoveries(family)
+    found = false_discoveries(family)
     assert found[-1] is None
-    raw = [verdicts.signed_rank_p(v) for v in family[:-1]]
+    raw = [signed_rank_p(v) for v in family[:-1]]
     assert [f["p"] for f in found[:-1]] == raw
     assert [f["adjusted p"] for f in found[:-1]] == pytest.approx(stats.false_discovery_control(raw, method="bh"))
     for verdict, f in zip(family, found[:-1]):
         # only a decided direction can survive, and only with its adjusted p below the rate
-        assert f["survives"] == (verdict.outcome in ("better", "worse") and f["adjusted p"] < verdicts.FALSE_DISCOVERY_RATE)
+        assert f["survives"] == (verdict.outcome in ("better", "worse") and f["adjusted p"] < FALSE_DISCOVERY_RATE)
     assert found[0]["survives"] and found[4]["survives"] and not found[2]["survives"]
-    assert verdicts.false_discoveries([]) == []
+    assert false_discoveries([]) == []
 
 
 def test_a_claim_phrase_carries_the_claim_word_in_a_sentence():
-    assert verdicts.claim_phrase(verdicts.WORSE) == "the claim does not hold"
-    assert verdicts.claim_phrase(verdicts.HOLDS_IN_PART) == "the claim holds in part"
-    assert verdicts.claim_phrase(verdicts.BETTER) == "the claim holds"
-    assert verdicts.claim_phrase(verdicts.TOO_FEW_SEEDS) == "undecided"
+    assert claim_phrase(WORSE) == "the claim does not hold"
+    assert claim_phrase(HOLDS_IN_PART) == "the claim holds in part"
+    assert claim_phrase(BETTER) == "the claim holds"
+    assert claim_phrase(TOO_FEW_SEEDS) == "undecided"
     with pytest.raises(ValueError, match="outcome must be one of"):
-        verdicts.claim_phrase("reproduced")
+        claim_phrase("reproduced")
 
 
 def test_an_interval_never_reads_wider_than_the_scale_of_a_bounded_outcome():
@@ -574,41 +586,41 @@ def test_an_interval_never_reads_wider_than_the_scale_of_a_bounded_outcome():
 
 
 def test_learning_failure_names_every_model_that_did_not_learn():
-    assert verdicts.learning_failure({"softmax": True, "SSA": True}, "error below 0.5") is None
-    assert verdicts.learning_failure({"softmax": False, "SSA": True}, "error below 0.5") == "softmax did not learn the task (error below 0.5)"
-    assert verdicts.learning_failure({"a": False, "b": False, "c": False}, "e").startswith("a, b and c did not learn")
+    assert learning_failure({"softmax": True, "SSA": True}, "error below 0.5") is None
+    assert learning_failure({"softmax": False, "SSA": True}, "error below 0.5") == "softmax did not learn the task (error below 0.5)"
+    assert learning_failure({"a": False, "b": False, "c": False}, "e").startswith("a, b and c did not learn")
     with pytest.raises(ValueError, match="learned must name"):
-        verdicts.learning_failure({}, "e")
+        learning_failure({}, "e")
     with pytest.raises(ValueError, match="evidence must say"):
-        verdicts.learning_failure({"a": False}, " ")
+        learning_failure({"a": False}, " ")
 
 
 def test_the_power_sentence_reads_the_power_table_for_the_named_effect():
     claim = Claim("gain", direction=1, threshold=1.0, units="points", reason="test")
     treatment = np.array([12.0, 9.0, 11.0, 10.5, 9.5, 11.5])
     found = {"gain": judge(claim, treatment, np.zeros(6))}
-    table = verdicts.power_table(found, [6], effects={"gain": {"the paper's gain": 10.0}}, simulations=200)
-    sentence = verdicts.effect_power_sentence(table, 6, "the paper's gain", {"gain": "the mean"}, "points")
+    table = power_table(found, [6], effects={"gain": {"the paper's gain": 10.0}}, simulations=200)
+    sentence = effect_power_sentence(table, 6, "the paper's gain", {"gain": "the mean"}, "points")
     expected = table.loc[("gain", "the paper's gain"), "6 seeds"]
     assert sentence == (f"with 6 paired seeds, the chance that the rule says \"SSA better\" if the true effect were the paper's "
                         f"gain: the mean (10 points) {expected:.0%}")
     with pytest.raises(ValueError, match="pairs"):
-        verdicts.effect_power_sentence(table, 7, "the paper's gain", {"gain": "the mean"}, "points")
+        effect_power_sentence(table, 7, "the paper's gain", {"gain": "the mean"}, "points")
     with pytest.raises(ValueError, match="names"):
-        verdicts.effect_power_sentence(table, 6, "the paper's gain", {"other": "x"}, "points")
-    assert verdicts.effect_power_sentence(table, 1, "the paper's gain", {}, "points") == (
+        effect_power_sentence(table, 6, "the paper's gain", {"other": "x"}, "points")
+    assert effect_power_sentence(table, 1, "the paper's gain", {}, "points") == (
         "with 1 paired seed, the rule's power cannot be estimated: no claim has the two paired differences a spread needs")
 
 
 def test_a_published_effect_is_placed_against_each_interval():
-    below, inside = verdicts.Verdict("a", verdicts.UNDECIDED, interval=(-1.0, 2.0)), verdicts.Verdict("b", verdicts.UNDECIDED, interval=(5.0, 12.0))
-    assert verdicts.effect_placement(below, 10.0) == "above" and verdicts.effect_placement(inside, 10.0) == "inside"
-    assert verdicts.effect_placement(inside, 4.0) == "below" and verdicts.effect_placement(verdicts.Verdict("c", verdicts.UNDECIDED), 1.0) is None
-    sentence = verdicts.published_effect_sentence({"first": (below, 10.0), "second": (inside, 10.0)}, "points", spec="+.1f")
+    below, inside = Verdict("a", UNDECIDED, interval=(-1.0, 2.0)), Verdict("b", UNDECIDED, interval=(5.0, 12.0))
+    assert effect_placement(below, 10.0) == "above" and effect_placement(inside, 10.0) == "inside"
+    assert effect_placement(inside, 4.0) == "below" and effect_placement(Verdict("c", UNDECIDED), 1.0) is None
+    sentence = published_effect_sentence({"first": (below, 10.0), "second": (inside, 10.0)}, "points", spec="+.1f")
     assert sentence == ("the paper's gain lies above our interval (first: interval [-1.0, +2.0], the paper's 10.0 points): at this "
                         "scale the 95% interval excludes an effect of the paper's size, not one of the threshold's; the paper's "
                         "gain lies inside our interval (second: interval [+5.0, +12.0], the paper's 10.0 points)")
-    assert verdicts.published_effect_sentence({"none": (verdicts.Verdict("c", verdicts.UNDECIDED), 1.0)}, "points") == ""
+    assert published_effect_sentence({"none": (Verdict("c", UNDECIDED), 1.0)}, "points") == ""
 
 
 def test_the_rule_is_symmetric_a_direction_needs_the_threshold_both_ways():
@@ -628,10 +640,10 @@ def test_the_rule_is_symmetric_a_direction_needs_the_threshold_both_ways():
 def test_false_discovery_control_turns_a_direction_that_does_not_survive_into_undecided():
     decided = judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))  # signed-rank p = 0.031
     assert decided.outcome == "better"
-    alone = verdicts.control_false_discoveries([decided])
+    alone = control_false_discoveries([decided])
     assert alone[0].outcome == "better" and alone[0].adjusted_p == pytest.approx(0.03125) and alone[0].family_size == 1
     nulls = [judge(ERROR_CLAIM, np.zeros(6), np.array([0.1, -0.1, 0.2, -0.2, 0.05, -0.05]) * k) for k in (1, 2, 3)]
-    family = verdicts.control_false_discoveries([decided, *nulls])
+    family = control_false_discoveries([decided, *nulls])
     assert family[0].outcome == "undecided" and family[0].adjusted_p == pytest.approx(4 * 0.03125)
     assert "does not survive false-discovery control" in family[0].words() and family[0].effect == decided.effect
     assert [v.outcome for v in family[1:]] == [v.outcome for v in nulls]
@@ -639,50 +651,50 @@ def test_false_discovery_control_turns_a_direction_that_does_not_survive_into_un
 
 def test_a_verdict_names_the_seeds_it_rests_on():
     steady = judge(ERROR_CLAIM, np.zeros(8), np.full(8, 0.5) + np.linspace(0, 0.02, 8))
-    assert steady.outcome == "better" and verdicts.seeds_it_rests_on(steady, range(100, 108)) == ()
+    assert steady.outcome == "better" and seeds_it_rests_on(steady, range(100, 108)) == ()
     # seven pairs just below the threshold, one far above it: without that seed the mean falls below it
     leaning = np.r_[np.full(7, 0.09) + np.linspace(0, 0.005, 7), 0.3]
     verdict = judge(ERROR_CLAIM, np.zeros(8), leaning)
     assert verdict.outcome == "better", verdict.sentence()
-    assert verdicts.seeds_it_rests_on(verdict, range(100, 108)) == (107,)
-    assert verdicts.rests_on_words((107,)) == "rests on seed 107" and verdicts.rests_on_words((1, 2, 3)) == "rests on seeds 1, 2 and 3"
-    assert verdicts.rests_on_words(tuple(range(26))) == "leaving out any one of 26 seeds moves it"
-    assert verdicts.seeds_it_rests_on(judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))) == ()  # open
+    assert seeds_it_rests_on(verdict, range(100, 108)) == (107,)
+    assert rests_on_words((107,)) == "rests on seed 107" and rests_on_words((1, 2, 3)) == "rests on seeds 1, 2 and 3"
+    assert rests_on_words(tuple(range(26))) == "leaving out any one of 26 seeds moves it"
+    assert seeds_it_rests_on(judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))) == ()  # open
     with pytest.raises(ValueError, match="seeds must name each"):
-        verdicts.seeds_it_rests_on(verdict, range(3))
+        seeds_it_rests_on(verdict, range(3))
 
 
 def test_a_published_effect_is_placed_against_exploratory_intervals_only_as_an_estimate():
-    few = verdicts.Verdict("SSA beats softmax", verdicts.TOO_FEW_SEEDS, 0.5, (-4.0, 5.0), 8, 2.0)
-    assert verdicts.effect_placement(few, 10.0) is None  # an exploratory interval decides nothing
-    said = verdicts.exploratory_effect_sentence({"mean": (few, 10.0), "one": (few, -20.0)}, "points")
+    few = Verdict("SSA beats softmax", TOO_FEW_SEEDS, 0.5, (-4.0, 5.0), 8, 2.0)
+    assert effect_placement(few, 10.0) is None  # an exploratory interval decides nothing
+    said = exploratory_effect_sentence({"mean": (few, 10.0), "one": (few, -20.0)}, "points")
     assert said.startswith("every interval is exploratory (8 pairs), so none decides against the paper's gain; as estimates, "
                            "the paper's gain lies above 1 of the 2 intervals, below 1 of the 2 intervals (mean: [")
     assert said.endswith("points, the paper's 10.00)")
-    decided = dataclasses.replace(few, outcome=verdicts.UNDECIDED)
-    assert verdicts.exploratory_effect_sentence({"mean": (few, 10.0), "other": (decided, 10.0)}, "points") == ""
-    assert verdicts.exploratory_effect_sentence({}, "points") == ""
+    decided = dataclasses.replace(few, outcome=UNDECIDED)
+    assert exploratory_effect_sentence({"mean": (few, 10.0), "other": (decided, 10.0)}, "points") == ""
+    assert exploratory_effect_sentence({}, "points") == ""
 
 
 def test_a_verdict_that_says_no_direction_beyond_zero_names_the_step_of_the_rule_it_fails():
     def made(outcome, effect, interval, differences, **extra):
-        return verdicts.Verdict("SSA beats softmax", outcome, effect, interval, len(differences), 0.1,
-                                differences=tuple(differences), **extra)
+        return Verdict("SSA beats softmax", outcome, effect, interval, len(differences), 0.1,
+                       differences=tuple(differences), **extra)
 
     mixed_signs = (-0.5, -0.4, -0.3, -0.2, 0.05, -0.1)  # signed-rank p above 0.05 on 6 pairs
-    assert verdicts.signed_rank_p(made(verdicts.UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) >= 0.05
-    assert verdicts.withheld_direction(made(verdicts.UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) == (
+    assert signed_rank_p(made(UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) >= 0.05
+    assert withheld_direction(made(UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) == (
         "its interval excludes 0 and its estimate reaches the threshold, but the signed-rank test does not agree: p = "
-        f"{verdicts.signed_rank_p(made(verdicts.UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)):.2g}, and a direction needs it "
+        f"{signed_rank_p(made(UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)):.2g}, and a direction needs it "
         "below 0.05")
-    controlled = made(verdicts.UNDECIDED, -0.25, (-0.44, -0.05), (-0.3,) * 5 + (-0.2,), adjusted_p=0.097, family_size=37,
-                      uncontrolled=verdicts.WORSE)
-    assert verdicts.withheld_direction(controlled).endswith(
+    controlled = made(UNDECIDED, -0.25, (-0.44, -0.05), (-0.3,) * 5 + (-0.2,), adjusted_p=0.097, family_size=37,
+                      uncontrolled=WORSE)
+    assert withheld_direction(controlled).endswith(
         "the direction fails false-discovery control: adjusted p = 0.097 over the 37 comparisons judged with it, and a "
         "direction needs it below 0.05")
-    assert verdicts.withheld_direction(made(verdicts.UNDECIDED, -0.07, (-0.12, -0.02), (-0.07,) * 6)) == (
+    assert withheld_direction(made(UNDECIDED, -0.07, (-0.12, -0.02), (-0.07,) * 6)) == (
         "its interval excludes 0, but its estimate -0.07 is short of the threshold 0.1")
-    assert verdicts.withheld_direction(made(verdicts.NEGLIGIBLE, -0.05, (-0.09, -0.01), mixed_signs)).startswith(
+    assert withheld_direction(made(NEGLIGIBLE, -0.05, (-0.09, -0.01), mixed_signs)).startswith(
         "its interval excludes 0, but no direction is said: signed-rank p = ")
-    assert verdicts.withheld_direction(made(verdicts.UNDECIDED, -0.1, (-0.3, 0.1), mixed_signs)) == ""  # reaches 0
-    assert verdicts.withheld_direction(made(verdicts.WORSE, -0.3, (-0.4, -0.2), (-0.3,) * 6)) == ""  # says a direction
+    assert withheld_direction(made(UNDECIDED, -0.1, (-0.3, 0.1), mixed_signs)) == ""  # reaches 0
+    assert withheld_direction(made(WORSE, -0.3, (-0.4, -0.2), (-0.3,) * 6)) == ""  # says a direction

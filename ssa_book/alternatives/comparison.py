@@ -36,7 +36,16 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import (BETTER, DOES_NOT_HOLD, HOLDS, HOLDS_IN_PART, MIXED, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED,
+                                     OPEN, OUTCOMES, PREMISE_NOT_SHOWN, UNDECIDED, WORSE, claim_word, outcome_words)
+from ssa_book.verdicts.intervals import CONFIDENCE
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
+from ssa_book.verdicts.rule import MAX_SEEDS
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge, learning_failure, not_learned, pair_by_seed
+from ssa_book.verdicts.families import combine, control_false_discoveries, false_discoveries
+from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
+from ssa_book.verdicts.power import power
 from ssa.attention import attention_path
 from ssa_book.measure import interleaved_medians, peak_memory_bytes
 from ssa_book.chapters import Chapter, Run, RunKind, Setting
@@ -266,16 +275,16 @@ POWER_SEEDS = (10, 20)  # seed counts at which the chapter states the power, bes
 UNITS = {"quantification": "prompt error", "linear": "normalised squared error"}
 
 
-def claim(scorer: str, task: str, shift: str) -> rule.Claim:
+def claim(scorer: str, task: str, shift: str) -> Claim:
     """The comparison on one panel: ``scorer``'s mean error over the shifted sigmas (> 1) is lower
     than softmax's (direction -1: an error), by at least :data:`THRESHOLD`. A prompt error lies in
     [0, 1] and flips from seed to seed (a learner generalises or fails), so it is decided from
-    :func:`ssa_book.verdicts.no_effect_pairs` pairs, as in every other chapter."""
+    :func:`ssa_book.verdicts.claim.no_effect_pairs` pairs, as in every other chapter."""
     prompt_error = get_task(task).claim == "quantification"
-    return rule.Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
-                      threshold=THRESHOLD, units=UNITS[get_task(task).claim],
-                      reason=THRESHOLD_REASON, treatment=scorer_label(scorer),
-                      bound=1.0 if prompt_error else None, largest_flip=icl_data.PROMPT_ERROR_FLIP if prompt_error else None)
+    return Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
+                 threshold=THRESHOLD, units=UNITS[get_task(task).claim],
+                 reason=THRESHOLD_REASON, treatment=scorer_label(scorer),
+                 bound=1.0 if prompt_error else None, largest_flip=icl_data.PROMPT_ERROR_FLIP if prompt_error else None)
 
 
 def _shifted_error(seeds: list[ICLRun], task: str, shift: str) -> np.ndarray:
@@ -296,32 +305,32 @@ def paired(treatment: list[ICLRun], control: list[ICLRun], task: str, shift: str
     """``(seeds, treatment errors, control errors)``: the mean error over the shifted sigmas of
     the runs of both scorers that share a seed, in seed order (a seed only one of them has is
     left out: it has no pair)."""
-    return rule.pair_by_seed(_by_seed(treatment, task, shift), _by_seed(control, task, shift))
+    return pair_by_seed(_by_seed(treatment, task, shift), _by_seed(control, task, shift))
 
 
 # Outcomes of a panel that tests nothing: softmax did not learn the task, no pair, no premise.
-TESTS_NOTHING = (rule.NOT_LEARNED, rule.PREMISE_NOT_SHOWN, rule.NOT_TESTED)
+TESTS_NOTHING = (NOT_LEARNED, PREMISE_NOT_SHOWN, NOT_TESTED)
 
 
 def _softmax_unlearned(by_scorer: dict[str, list[ICLRun]], task: str) -> str:
     baseline = icl_data.trivial_baseline(task)
     model = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x")[:, 0].mean()
     trivial = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x", baseline)[:, 0].mean()
-    return rule.learning_failure({"softmax": False}, (
+    return learning_failure({"softmax": False}, (
         f"{task!r} in distribution: its error at σ = 1 is {model:.3g}, not below {icl_data.LEARNED_FRACTION:g} times the "
         f"{baseline} predictor's {trivial:.3g}, so no shift tests anything"))
 
 
 def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
     """One row per scorer (other than softmax) and panel: the scorer's error against softmax's,
-    judged by :func:`ssa_book.verdicts.judge` on the claim of :func:`claim`, with the runs paired by
+    judged by :func:`ssa_book.verdicts.judge.judge` on the claim of :func:`claim`, with the runs paired by
     their seed, and false discoveries controlled over every row together
-    (:func:`ssa_book.verdicts.control_false_discoveries`). Columns: ``scorer, task, shift, panel, paper`` (the paper tried it), ``learned``
+    (:func:`ssa_book.verdicts.families.control_false_discoveries`). Columns: ``scorer, task, shift, panel, paper`` (the paper tried it), ``learned``
     (the scorer learned the task in distribution), ``softmax, error`` (mean error over the
     shifted sigmas and seeds), ``outcome, effect, low, high, pairs, seeds_to_resolve`` (the
     verdict's; the effect is softmax's error minus the scorer's, positive when the scorer is
     better), ``seeds``, ``differences`` (one per seed, same sign) and ``verdict`` (the
-    :class:`ssa_book.verdicts.Verdict`). A panel where softmax did not learn the task is "not
+    :class:`ssa_book.verdicts.verdict.Verdict`). A panel where softmax did not learn the task is "not
     learned": a shift then tests nothing."""
     import pandas as pd
 
@@ -336,8 +345,8 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
                     continue
                 seeds, error, softmax = paired(seed_runs, by_scorer["softmax"], task, shift)
                 comparison = claim(scorer, task, shift)
-                verdict = (rule.judge(comparison, error, softmax) if learned["softmax"]
-                           else rule.not_learned(comparison, _softmax_unlearned(by_scorer, task)))
+                verdict = (judge(comparison, error, softmax) if learned["softmax"]
+                           else not_learned(comparison, _softmax_unlearned(by_scorer, task)))
                 low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
                 rows.append({
                     "scorer": scorer, "task": task, "shift": shift, "panel": panel_label(task, shift),
@@ -348,7 +357,7 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
                     "differences": verdict.differences, "verdict": verdict})
     # Every comparison of the chapter is one family: a direction must survive control of false
     # discoveries over all of them.
-    for row, controlled in zip(rows, rule.control_false_discoveries([row["verdict"] for row in rows])):
+    for row, controlled in zip(rows, control_false_discoveries([row["verdict"] for row in rows])):
         row.update(verdict=controlled, outcome=controlled.outcome)
     columns = ["scorer", "task", "shift", "panel", "paper", "learned", "softmax", "error", "outcome", "effect", "low", "high",
                "pairs", "seeds_to_resolve", "seeds", "differences", "verdict"]
@@ -356,13 +365,13 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
 
 
 def outcome_counts(comparison):
-    """Scorer x outcome: on how many panels the rule gives each outcome of :data:`ssa_book.verdicts.OUTCOMES`
+    """Scorer x outcome: on how many panels the rule gives each outcome of :data:`ssa_book.verdicts.words.OUTCOMES`
     to "the scorer's error is lower than softmax's", a direction with its subject ("scorer worse
     than softmax")."""
     counts = comparison.pivot_table(index="scorer", columns="outcome", values="task", aggfunc="count", fill_value=0, sort=False)
-    counts = counts.reindex(columns=[o for o in rule.OUTCOMES if o in counts.columns], fill_value=0)
+    counts = counts.reindex(columns=[o for o in OUTCOMES if o in counts.columns], fill_value=0)
     counts.index = [scorer_label(scorer) for scorer in counts.index]
-    counts.columns = [rule.outcome_words(outcome, "scorer") + (" than softmax" if outcome in (rule.BETTER, rule.WORSE) else "")
+    counts.columns = [outcome_words(outcome, "scorer") + (" than softmax" if outcome in (BETTER, WORSE) else "")
                       for outcome in counts.columns]
     return counts
 
@@ -371,13 +380,13 @@ def verdict_table(comparison, digits: int = 3):
     """The comparisons as the chapter shows them: scorer, panel, outcome, effect (softmax's error
     minus the scorer's: positive when the scorer is better), its 95% interval, pairs, the seeds
     that would decide an open one, the signed-rank test's p raw and adjusted for false discoveries
-    over all the comparisons (:func:`ssa_book.verdicts.false_discoveries`), and each seed's paired
+    over all the comparisons (:func:`ssa_book.verdicts.families.false_discoveries`), and each seed's paired
     difference."""
     import pandas as pd
 
     seeds = sorted({seed for row in comparison["seeds"] for seed in row})
     # every comparison of the chapter is one family of tests, adjusted together
-    tested = rule.false_discoveries(list(comparison["verdict"]))
+    tested = false_discoveries(list(comparison["verdict"]))
     rows = []
     for (_, row), found in zip(comparison.iterrows(), tested):
         by_seed = dict(zip(row["seeds"], row["differences"]))
@@ -393,11 +402,11 @@ def verdict_table(comparison, digits: int = 3):
     return pd.DataFrame(rows)
 
 
-def _rests_on(verdict: rule.Verdict, seeds) -> str:
+def _rests_on(verdict: Verdict, seeds) -> str:
     """For a decided verdict: "survives" leaving any one seed out, or the seeds it rests on; "" for an open one."""
-    if verdict.outcome not in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE):
+    if verdict.outcome not in (BETTER, WORSE, NEGLIGIBLE):
         return ""
-    return rule.rests_on_words(rule.seeds_it_rests_on(verdict, seeds)) or "survives"
+    return rests_on_words(seeds_it_rests_on(verdict, seeds)) or "survives"
 
 
 def observed_spread(comparison, scorers=None) -> float | None:
@@ -411,15 +420,15 @@ def observed_spread(comparison, scorers=None) -> float | None:
 
 @functools.lru_cache(maxsize=64)
 def _power(pairs: int, effect: float, spread: float) -> float:
-    power_claim = rule.Claim("an alternative scorer has lower error than softmax", direction=-1, threshold=THRESHOLD,
-                             units="error", reason=THRESHOLD_REASON)
-    return rule.power(power_claim, pairs, effect, spread)
+    power_claim = Claim("an alternative scorer has lower error than softmax", direction=-1, threshold=THRESHOLD,
+                        units="error", reason=THRESHOLD_REASON)
+    return power(power_claim, pairs, effect, spread)
 
 
 def power_table(spread: float | None, pairs=(3, *POWER_SEEDS), effects=(THRESHOLD, 2 * THRESHOLD)):
     """Rate at which the rule finds a scorer better than softmax ("better") when it truly is
     better by each of ``effects`` and the paired differences are normal with standard deviation
-    ``spread`` (:func:`ssa_book.verdicts.power`, 2000 simulated experiments): ``pairs`` x ``effects``.
+    ``spread`` (:func:`ssa_book.verdicts.power.power`, 2000 simulated experiments): ``pairs`` x ``effects``.
     ``None`` when the spread is unknown (one seed)."""
     import pandas as pd
 
@@ -439,15 +448,15 @@ def _distinct(texts) -> str:
     return "; ".join(dict.fromkeys(text for text in texts if text))
 
 
-def _most_seeds(verdicts: list[rule.Verdict]) -> rule.Verdict:
+def _most_seeds(verdicts: list[Verdict]) -> Verdict:
     """The undecided comparison that needs the most pairs (``None``: more than the rule searches)."""
     return max(verdicts, key=lambda v: math.inf if v.seeds_to_resolve is None else v.seeds_to_resolve)
 
 
-def scorer_verdict(comparison, scorer: str) -> rule.Verdict:
+def scorer_verdict(comparison, scorer: str) -> Verdict:
     """Whether ``scorer`` is better than softmax on every panel of ``comparison`` (consistently
     better, in the paper's word), stated in the direction of each panel's own claim (the scorer's
-    error is lower): the panels' verdicts combined by :func:`ssa_book.verdicts.combine`, the book's
+    error is lower): the panels' verdicts combined by :func:`ssa_book.verdicts.families.combine`, the book's
     one tally of a claim of several parts, so that the same parts read the same word here as in
     every other claim of the book. It does not hold once a panel is decided against it ("no
     difference that matters" or worse) and none for it, and is mixed when panels are decided both
@@ -456,18 +465,18 @@ def scorer_verdict(comparison, scorer: str) -> rule.Verdict:
     name = f"{scorer_label(scorer)} is better than softmax on every panel"
     rows = comparison[comparison["scorer"] == scorer]
     if rows.empty:
-        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD, treatment=scorer_label(scorer))
-    return dataclasses.replace(rule.combine(name, dict(zip(rows["panel"], rows["verdict"]))), threshold=THRESHOLD)
+        return Verdict(name, NOT_TESTED, threshold=THRESHOLD, treatment=scorer_label(scorer))
+    return dataclasses.replace(combine(name, dict(zip(rows["panel"], rows["verdict"]))), threshold=THRESHOLD)
 
 
-def scorer_words(verdict: rule.Verdict) -> str:
+def scorer_words(verdict: Verdict) -> str:
     """A :func:`scorer_verdict` in the claim's words with its panels counted: "does not hold (no
     difference that matters on 2 of 4, exploratory on 2)"."""
     tally = verdict.tally()
-    return rule.claim_word(verdict.outcome) + (f" ({tally})" if tally else "")
+    return claim_word(verdict.outcome) + (f" ({tally})" if tally else "")
 
 
-def scorer_evidence(verdict: rule.Verdict, spec: str = "+.3f") -> str:
+def scorer_evidence(verdict: Verdict, spec: str = "+.3f") -> str:
     """A :func:`scorer_verdict` in one sentence, each panel's estimate beside its panel, its word
     and its units (positive: the scorer's error lower than softmax's): "sparsemax is better than
     softmax on every panel: does not hold (...): "every", σ of x = 10, exploratory (10 pairs),
@@ -481,19 +490,19 @@ def scorer_evidence(verdict: rule.Verdict, spec: str = "+.3f") -> str:
 # statement that no alternative is: decided against it (a panel at least) or decided both ways, the
 # statement holds for that scorer; the claim holds, the statement does not; open while the claim may
 # still hold (better on some panels, the others open).
-_FOR_THE_STATEMENT = {rule.DOES_NOT_HOLD: rule.BETTER, rule.MIXED: rule.BETTER, rule.NEGLIGIBLE: rule.BETTER,
-                      rule.WORSE: rule.BETTER, rule.BETTER: rule.WORSE, rule.HOLDS_IN_PART: rule.UNDECIDED}
+_FOR_THE_STATEMENT = {DOES_NOT_HOLD: BETTER, MIXED: BETTER, NEGLIGIBLE: BETTER,
+                      WORSE: BETTER, BETTER: WORSE, HOLDS_IN_PART: UNDECIDED}
 
 
-def _statement_part(verdict: rule.Verdict, label: str) -> rule.Verdict:
+def _statement_part(verdict: Verdict, label: str) -> Verdict:
     """``verdict`` (:func:`scorer_verdict`) as a part of the paper's statement, "``label`` is not
     better than softmax on every panel": its outcome in the statement's direction (better: the
     statement holds for it), its panels kept as its parts."""
-    return rule.Verdict(f"{label} is not better than softmax on every panel", _FOR_THE_STATEMENT.get(verdict.outcome, verdict.outcome),
-                        threshold=THRESHOLD, detail=verdict.detail, parts=verdict.parts, treatment="")
+    return Verdict(f"{label} is not better than softmax on every panel", _FOR_THE_STATEMENT.get(verdict.outcome, verdict.outcome),
+                   threshold=THRESHOLD, detail=verdict.detail, parts=verdict.parts, treatment="")
 
 
-def _seeds_to_decide(undecided: list[rule.Verdict]) -> str:
+def _seeds_to_decide(undecided: list[Verdict]) -> str:
     """How many paired seeds would decide the ``undecided`` comparisons, in words."""
     spread = [v for v in undecided if v.pairs >= 2]
     known = sorted(v.seeds_to_resolve for v in spread if v.seeds_to_resolve is not None)
@@ -503,10 +512,10 @@ def _seeds_to_decide(undecided: list[rule.Verdict]) -> str:
         count = f"about {known[0]}" if known[0] == known[-1] else f"about {known[0]} to {known[-1]}"
         pieces.append(f"{count} paired seeds would decide {'it' if len(known) == 1 else 'them'} at the observed means and spread")
     if beyond:
-        pieces.append(f"{_plural(beyond, 'would', 'would')} need more than {rule.MAX_SEEDS}")
+        pieces.append(f"{_plural(beyond, 'would', 'would')} need more than {MAX_SEEDS}")
     if single:
         pieces.append(f"{_plural(single, 'has', 'have')} one seed, no spread to go by, and the rule decides nothing "
-                      f"with fewer than {rule.MIN_PAIRS}")
+                      f"with fewer than {MIN_PAIRS}")
     return "; ".join(pieces)
 
 
@@ -526,7 +535,7 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
     others = [n for n in POWER_SEEDS if n != pairs]  # the comparisons' own count is said first, once
     table = power_table(spread, (pairs, *others), (THRESHOLD,))
     rates = table.iloc[:, 0]
-    flips = rule.no_effect_pairs(claim("softmax", "every", "sigma_x"))
+    flips = no_effect_pairs(claim("softmax", "every", "sigma_x"))
     return (f"if an alternative were truly better than softmax by the threshold ({THRESHOLD:g}), at the observed spread of the "
             f"paired differences (standard deviation {spread:.3g}) the rule would find it better on a panel whose error does not "
             f"flip from seed to seed in {rates[pairs]:.0%} of experiments with {pairs} seeds"
@@ -535,18 +544,18 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
 
 
 def _predicate(outcome: str) -> str:
-    """What the statement does, by :func:`ssa_book.verdicts.claim_word`: "holds", "does not hold",
+    """What the statement does, by :func:`ssa_book.verdicts.words.claim_word`: "holds", "does not hold",
     "holds in part", "is mixed", "is undecided"."""
-    word = rule.claim_word(outcome)
-    return word if word in (rule.HOLDS, rule.DOES_NOT_HOLD, rule.HOLDS_IN_PART) else f"is {word}"
+    word = claim_word(outcome)
+    return word if word in (HOLDS, DOES_NOT_HOLD, HOLDS_IN_PART) else f"is {word}"
 
 
-def statement_tally(statement: rule.Verdict, noun: str = "alternatives") -> str:
+def statement_tally(statement: Verdict, noun: str = "alternatives") -> str:
     """What :func:`judge_statement`'s ``statement`` says of each of its scorers, counted: "holds
     for 6 of the 6 alternatives", "holds for 5 of the 6 alternatives, undecided for 1"."""
     found: dict[str, int] = {}
     for _, part in statement.parts:
-        found[rule.claim_word(part.outcome)] = found.get(rule.claim_word(part.outcome), 0) + 1
+        found[claim_word(part.outcome)] = found.get(claim_word(part.outcome), 0) + 1
     return ", ".join(f"{word} for {count}" + (f" of the {len(statement.parts)} {noun}" if i == 0 else "")
                      for i, (word, count) in enumerate(found.items()))
 
@@ -558,13 +567,13 @@ def statement_evidence(comparison, alternatives=PAPER_ALTERNATIVES) -> str:
     names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
     said = " ".join(f"{scorer_evidence(scorer_verdict(comparison, scorer))}." for scorer in names)
     return (f"Each estimate is softmax's error minus the alternative's (positive: the alternative's lower), with its "
-            f"{rule.CONFIDENCE:.0%} interval. {said}") if said else ""
+            f"{CONFIDENCE:.0%} interval. {said}") if said else ""
 
 
 def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
-                    what: str = "alternatives the paper tried") -> rule.Verdict:
+                    what: str = "alternatives the paper tried") -> Verdict:
     """The statement "none of ``alternatives`` is consistently better than softmax", from the
-    comparisons of :func:`versus_softmax`, by the book's one tally (:func:`ssa_book.verdicts.combine`)
+    comparisons of :func:`versus_softmax`, by the book's one tally (:func:`ssa_book.verdicts.families.combine`)
     twice: each alternative's claim "better than softmax on every panel" combines its panels
     (:func:`scorer_verdict`), and the statement combines those claims read in its own direction
     (:data:`_FOR_THE_STATEMENT`): it **holds** when no alternative's claim can still hold (each is
@@ -577,9 +586,9 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
     names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
     missing = [scorer_label(scorer) for scorer in alternatives if scorer not in names]
     if not names:
-        return rule.Verdict(name, rule.NOT_TESTED, threshold=THRESHOLD, detail=f"none of the {what} has results", treatment="")
+        return Verdict(name, NOT_TESTED, threshold=THRESHOLD, detail=f"none of the {what} has results", treatment="")
     claims = {scorer_label(scorer): scorer_verdict(comparison, scorer) for scorer in names}
-    statement = dataclasses.replace(rule.combine(name, {label: _statement_part(verdict, label) for label, verdict in claims.items()}),
+    statement = dataclasses.replace(combine(name, {label: _statement_part(verdict, label) for label, verdict in claims.items()}),
                                     threshold=THRESHOLD)
     rows = comparison[comparison["scorer"].isin(names)]
     tested = rows[~rows["outcome"].isin(TESTS_NOTHING)]
@@ -587,7 +596,7 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
         return dataclasses.replace(statement, detail=_distinct(verdict.detail for verdict in rows["verdict"]))
     rows = tested
     counts = rows["outcome"].value_counts()
-    tally = ", ".join(f"{counts[o]} {'alternative ' if o in (rule.BETTER, rule.WORSE) else ''}{o}" for o in rule.OUTCOMES if o in counts)
+    tally = ", ".join(f"{counts[o]} {'alternative ' if o in (BETTER, WORSE) else ''}{o}" for o in OUTCOMES if o in counts)
     panels_count = rows.groupby("scorer")["panel"].nunique()
     where = (f"{panels_count.max()} task-and-shift panels" if panels_count.min() == panels_count.max()
              else f"{panels_count.min()} to {panels_count.max()} task-and-shift panels")
@@ -598,11 +607,11 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
     detail = (f"{head}. Each alternative's claim to be better than softmax on every panel, its panels tallied by the book's one "
               f"rule for a claim of several parts: {each}. So the statement {_predicate(statement.outcome)} "
               f"({statement_tally(statement, what.split()[0])})")
-    wins = rows[rows["outcome"] == rule.BETTER].groupby("scorer").size()
+    wins = rows[rows["outcome"] == BETTER].groupby("scorer").size()
     somewhere = [f"{scorer_label(scorer)} ({wins[scorer]} of {panels_count[scorer]})" for scorer in names if scorer in wins]
     if somewhere:
         detail += f"; better than softmax on some panels: {', '.join(somewhere)}"
-    undecided = [v for v in rows["verdict"] if v.outcome in rule.OPEN]
+    undecided = [v for v in rows["verdict"] if v.outcome in OPEN]
     if undecided:
         deciding = _most_seeds(undecided)
         where_deciding = next(f"{scorer_label(row.scorer)} on {row.panel}" for row in rows.itertuples() if row.verdict is deciding)
@@ -613,7 +622,7 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
 
 
 def statement_verdict(runs: dict[str, dict[str, list[ICLRun]]], alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
-                      what: str = "alternatives the paper tried") -> rule.Verdict:
+                      what: str = "alternatives the paper tried") -> Verdict:
     """The verdict on the paper's statement from ``{task: {scorer: runs}}`` (each run with its
     ``seed``, as :func:`cached_runs` and :func:`load_runs` give them): :func:`judge_statement` of
     :func:`versus_softmax`. "not tested" when nothing is cached."""

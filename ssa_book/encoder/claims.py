@@ -4,7 +4,7 @@ encoder chapter's cached runs and verdict."""
 from __future__ import annotations
 
 from ssa_book.claims import LedgerRow, PaperClaim, headline_of, missing, ours, paired, paper_figure, parts_of, short_summary
-from ssa_book import verdicts
+from ssa_book.verdicts.readings import exploratory_effect_sentence
 from ssa_book.encoder import confirmation, experiment
 from ssa_book.encoder.experiment import PAPER_ACCURACIES
 from ssa_book.results.errors import CacheMissError
@@ -21,12 +21,12 @@ def paper_gain_reading(runs) -> str:
     """Where the paper's gain lies against each part's interval, for the chapter's prose: the
     decided intervals' placement (:func:`ssa_book.encoder.experiment.paper_gain_sentence`), else,
     while every part is exploratory, where it lies as an estimate
-    (:func:`ssa_book.verdicts.exploratory_effect_sentence`)."""
+    (:func:`ssa_book.verdicts.readings.exploratory_effect_sentence`)."""
     placed = experiment.paper_gain_sentence(runs)
     if not placed:
         gains = experiment.paper_gains()
         mean = sum(gains.values()) / len(gains)
-        placed = verdicts.exploratory_effect_sentence(
+        placed = exploratory_effect_sentence(
             {part: (verdict, gains.get(part, mean)) for part, verdict in experiment.paradigm_verdicts(runs).items()}, "points")
     return placed[0].upper() + placed[1:] + "." if placed else "No part has paired seeds to set the paper's gain against."
 

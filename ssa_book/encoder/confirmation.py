@@ -19,7 +19,7 @@ that confirmation, fixed here before any of its runs exist:
   undecided. Every verdict is reported, whatever it says.
 
 :func:`plan_power` gives the design's power at the exploratory estimate and at the lower end of
-its interval, by the rule's own simulation (:func:`ssa_book.verdicts.power`).
+its interval, by the rule's own simulation (:func:`ssa_book.verdicts.power.power`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ssa_book import verdicts
+from ssa_book.verdicts.words import OPEN, not_run_yet
+from ssa_book.verdicts.claim import Claim, no_effect_pairs
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge as rule_judge, pair_by_seed
+from ssa_book.verdicts.families import control_false_discoveries
+from ssa_book.verdicts.readings import effect_placement
+from ssa_book.verdicts.power import SIMULATIONS, power as rule_power
 from ssa_book.encoder import experiment, zorro
 from ssa_book.encoder.experiment import CHAPTER, GAIN_THRESHOLD, run
 from ssa_book.encoder.records import EncoderRun
@@ -57,9 +63,9 @@ class PlannedComparison:
     control: str
 
     @property
-    def claim(self) -> verdicts.Claim:
-        return verdicts.Claim(f"{self.treatment} beats {self.control} on the {ENDPOINT}", direction=1, threshold=GAIN_THRESHOLD,
-                              units="accuracy points", reason=REASON, bound=100.0)
+    def claim(self) -> Claim:
+        return Claim(f"{self.treatment} beats {self.control} on the {ENDPOINT}", direction=1, threshold=GAIN_THRESHOLD,
+                     units="accuracy points", reason=REASON, bound=100.0)
 
 
 PLAN = tuple(PlannedComparison(role, treatment, control) for role, (treatment, control) in COMPARISONS.items())
@@ -80,17 +86,17 @@ def differences(runs: Sequence[EncoderRun], comparison: PlannedComparison, seeds
             if run.seed in by_variant[run.scorer]:
                 raise ValueError(f"runs: two {run.scorer} runs with seed {run.seed}; each seed must give one pair")
             by_variant[run.scorer][run.seed] = value
-    paired, treatment, control = verdicts.pair_by_seed(by_variant[comparison.treatment], by_variant[comparison.control])
+    paired, treatment, control = pair_by_seed(by_variant[comparison.treatment], by_variant[comparison.control])
     return paired, treatment - control
 
 
-def exploratory(runs: Sequence[EncoderRun], comparison: PlannedComparison) -> verdicts.Verdict:
+def exploratory(runs: Sequence[EncoderRun], comparison: PlannedComparison) -> Verdict:
     """The exploratory reading that motivated the plan: the endpoint on seeds 0-7."""
     _, found = differences(runs, comparison, EXPLORATORY_SEEDS)
-    return verdicts.judge(comparison.claim, found, np.zeros_like(found))
+    return rule_judge(comparison.claim, found, np.zeros_like(found))
 
 
-def plan_power(runs: Sequence[EncoderRun], comparison: PlannedComparison, simulations: int = verdicts.SIMULATIONS) -> dict:
+def plan_power(runs: Sequence[EncoderRun], comparison: PlannedComparison, simulations: int = SIMULATIONS) -> dict:
     """The plan's power: the rate of "SSA better" with :data:`CONFIRMATORY_SEEDS` pairs when the
     true gain is the exploratory estimate, and when it is the lower end of its 95% interval, at the
     exploratory seeds' spread (normal differences, the rule's own simulation)."""
@@ -98,8 +104,8 @@ def plan_power(runs: Sequence[EncoderRun], comparison: PlannedComparison, simula
     spread = float(np.std(reading.differences, ddof=1))
     pairs = len(CONFIRMATORY_SEEDS)
     return {"estimate": reading.effect, "low": reading.interval[0], "high": reading.interval[1], "spread": spread, "pairs": pairs,
-            "power at the estimate": verdicts.power(comparison.claim, pairs, reading.effect, spread, simulations),
-            "power at the lower end": verdicts.power(comparison.claim, pairs, reading.interval[0], spread, simulations)}
+            "power at the estimate": rule_power(comparison.claim, pairs, reading.effect, spread, simulations),
+            "power at the lower end": rule_power(comparison.claim, pairs, reading.interval[0], spread, simulations)}
 
 
 def plan_frame(runs: Sequence[EncoderRun]):
@@ -151,22 +157,22 @@ def progress(runs: Sequence[EncoderRun]) -> str:
     """How far the plan's runs are: "not run yet: 4 of 48 runs", or "complete: 48 runs"."""
     total = len(needed_runs())
     done = len({(run.scorer, run.seed) for run in runs} & set(needed_runs()))
-    return f"complete: {total} runs" if done == total else verdicts.not_run_yet(done, total)
+    return f"complete: {total} runs" if done == total else not_run_yet(done, total)
 
 
-def judge(runs: Sequence[EncoderRun]) -> dict[str, verdicts.Verdict]:
+def judge(runs: Sequence[EncoderRun]) -> dict[str, Verdict]:
     """The plan's verdicts on :data:`CONFIRMATORY_SEEDS`, by the declared rule, keyed by role: each
-    comparison judged by :func:`ssa_book.verdicts.judge` on its pairs (symmetric: a direction needs
+    comparison judged by :func:`ssa_book.verdicts.judge.judge` on its pairs (symmetric: a direction needs
     the threshold on its side), and a direction kept only when its Benjamini-Hochberg adjusted p
-    over the two comparisons is below 0.05 (:func:`ssa_book.verdicts.control_false_discoveries`)."""
+    over the two comparisons is below 0.05 (:func:`ssa_book.verdicts.families.control_false_discoveries`)."""
     judged = {}
     for comparison in PLAN:
         _, found = differences(runs, comparison, CONFIRMATORY_SEEDS)
-        judged[comparison.role] = verdicts.judge(comparison.claim, found, np.zeros_like(found))
-    return dict(zip(judged, verdicts.control_false_discoveries(list(judged.values()))))
+        judged[comparison.role] = rule_judge(comparison.claim, found, np.zeros_like(found))
+    return dict(zip(judged, control_false_discoveries(list(judged.values()))))
 
 
-def paper_gain_words(judged: Mapping[str, verdicts.Verdict]) -> str:
+def paper_gain_words(judged: Mapping[str, Verdict]) -> str:
     """What the plan's intervals say of the paper's gains. The paper reports gains only on its four
     paradigms, none on this endpoint (the mean over every paradigm), so the test can neither confirm
     nor exclude them; the one figure on this endpoint they imply is their mean spread over every
@@ -179,7 +185,7 @@ def paper_gain_words(judged: Mapping[str, verdicts.Verdict]) -> str:
     head = (f"the paper reports gains only on its {len(gains)} paradigms, {gains[0]:.1f} to {gains[-1]:.1f} points, "
             f"none on this endpoint, which this test therefore neither confirms nor excludes; spread over the "
             f"{len(zorro.PARADIGMS)} paradigms with no gain on the others they would be {spread:.1f} points")
-    placed = {role: verdicts.effect_placement(verdict, spread) for role, verdict in judged.items()}
+    placed = {role: effect_placement(verdict, spread) for role, verdict in judged.items()}
     placed = {role: where for role, where in placed.items() if where is not None}
     if not placed:
         return head
@@ -205,12 +211,12 @@ def sentence(runs: Sequence[EncoderRun]) -> str:
     return f"{head}: {said}{_seed_counts_rule(judged)}; {paper_gain_words(judged)}."
 
 
-def _seed_counts_rule(judged: Mapping[str, verdicts.Verdict]) -> str:
+def _seed_counts_rule(judged: Mapping[str, Verdict]) -> str:
     """Under which rule an open verdict's "about N seeds would decide" is counted: the plan's, which
     decides from fewer pairs than the chapter's own claims ("" when every verdict is decided)."""
-    if not any(verdict.outcome in verdicts.OPEN for verdict in judged.values()):
+    if not any(verdict.outcome in OPEN for verdict in judged.values()):
         return ""
-    plan, chapter = verdicts.no_effect_pairs(PLAN[0].claim), verdicts.no_effect_pairs(experiment.CLAIMS[experiment.HEADLINE])
+    plan, chapter = no_effect_pairs(PLAN[0].claim), no_effect_pairs(experiment.CLAIMS[experiment.HEADLINE])
     return (f" (seeds counted under the plan's rule, which decides from {plan} pairs; the chapter's own claims decide "
             f"from {chapter})")
 
@@ -246,7 +252,7 @@ def reading(runs: Sequence[EncoderRun], short: bool = False) -> str:
     if not progress(runs).startswith("complete"):
         return "a difference found after reading, exploratory until the chapter's confirmatory test on fresh seeds decides it"
     primary = judge(runs)["primary"]
-    found = f"left it {primary.word()}" if primary.outcome in verdicts.OPEN else f"found {primary.word()}"
+    found = f"left it {primary.word()}" if primary.outcome in OPEN else f"found {primary.word()}"
     if short:
         return f"a difference found after reading; the confirmatory test {found}"
     return (f"a difference found after reading; the chapter's confirmatory test, on fresh seeds {CONFIRMATORY_SEEDS[0]}-"

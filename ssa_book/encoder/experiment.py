@@ -24,7 +24,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ssa_book import paths, verdicts
+from ssa_book import paths
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge, pair_by_seed
+from ssa_book.verdicts.families import combine, control_false_discoveries
+from ssa_book.verdicts.readings import effect_placement, published_effect_sentence
+from ssa_book.verdicts.power import SIMULATIONS, effect_power_sentence, power_table as rule_power_table
 from ssa_book.chapters import Chapter, Run, RunKind, SeedRun, Setting, swapped_by_scorer
 from ssa_book.encoder import corpus as corpus_module
 from ssa_book.encoder import zorro
@@ -34,7 +40,6 @@ from ssa_book.encoder.records import EncoderRun
 from ssa_book.results.cache import cache_required, cached, cached_entry
 from ssa_book.results.keys import check_throwaway_cache
 from ssa_book.results.provenance import Provenance
-from ssa_book.verdicts import Claim, Verdict
 from ssa_book.encoder.train import train_and_probe
 
 # The paper's four BabyBERTa variants: softmax, SSA with learned b and n, and SSA with n fixed.
@@ -303,7 +308,7 @@ def paired_accuracies(runs: list[EncoderRun], method: str = "holistic") -> pd.Da
         part = frame[frame["paradigm"] == paradigm]
         softmax = part[part["variant"] == "softmax"].set_index("seed")["accuracy"].to_dict()
         ssa = part[part["variant"] == paper["variant"]].set_index("seed")["accuracy"].to_dict()
-        for seed, treatment, control in zip(*verdicts.pair_by_seed(ssa, softmax)):
+        for seed, treatment, control in zip(*pair_by_seed(ssa, softmax)):
             rows.append({"part": paradigm, "SSA variant": paper["variant"], "seed": seed, "softmax": float(control),
                          "ssa": float(treatment), "gain": float(treatment - control)})
     table = pd.DataFrame(rows, columns=columns)
@@ -323,8 +328,8 @@ def paradigm_verdicts(runs: list[EncoderRun]) -> dict[str, Verdict]:
     found = {}
     for part, claim in CLAIMS.items():
         rows = pairs[pairs["part"] == part]
-        found[part] = verdicts.judge(claim, rows["ssa"].to_numpy(float), rows["softmax"].to_numpy(float))
-    return dict(zip(found, verdicts.control_false_discoveries(list(found.values()))))
+        found[part] = judge(claim, rows["ssa"].to_numpy(float), rows["softmax"].to_numpy(float))
+    return dict(zip(found, control_false_discoveries(list(found.values()))))
 
 
 def calibration(runs: list[EncoderRun]) -> dict:
@@ -389,11 +394,11 @@ def regime(profile: str) -> str:
 
 
 def probing_verdict(runs: list[EncoderRun]) -> Verdict:
-    """The paper's encoder claim as one verdict: :func:`ssa_book.verdicts.combine` of the headline (the
+    """The paper's encoder claim as one verdict: :func:`ssa_book.verdicts.families.combine` of the headline (the
     mean gain over the paper's paradigms, per seed) and each paradigm, "holds in part" only when their
     outcomes differ and one supports the claim (each named in ``detail``). When the softmax baseline is far below BabyBERTa's
     (:func:`calibration`), ``detail`` says so, and what the evidence weighs (:func:`evidence_caveat`)."""
-    combined = verdicts.combine(PROBING_CLAIM, paradigm_verdicts(runs))
+    combined = combine(PROBING_CLAIM, paradigm_verdicts(runs))
     calibrated = calibration(runs)
     said = [text for text in (calibrated["note"] if calibrated["far"] else "", evidence_caveat(runs)) if text]
     return dataclasses.replace(combined, detail="; ".join([combined.detail, *said])) if said else combined
@@ -406,7 +411,7 @@ def _seeds(count: int) -> str:
 def summary(runs: list[EncoderRun]) -> str:
     """The verdict in words: the combined outcome, each part's evidence, and the calibration."""
     parts = paradigm_verdicts(runs)
-    combined = verdicts.combine(PROBING_CLAIM, parts)
+    combined = combine(PROBING_CLAIM, parts)
     text = f"{PROBING_CLAIM}: {combined.words()}. " + "; ".join(f"{part}: {v.words()} ({v.evidence()})" for part, v in parts.items()) + "."
     fewest = min(v.pairs for v in parts.values())
     if fewest < CHAPTER_MIN_PAIRS:
@@ -439,15 +444,15 @@ def gain_table(runs: list[EncoderRun]) -> pd.DataFrame:
     return table[front + [c for c in table.columns if c not in front]]
 
 
-def power_table(runs: list[EncoderRun], seed_counts=POWER_SEEDS, simulations: int = verdicts.SIMULATIONS) -> pd.DataFrame:
-    """The rule's power (:func:`ssa_book.verdicts.power_table`) for each part, with the chapter's pairs
+def power_table(runs: list[EncoderRun], seed_counts=POWER_SEEDS, simulations: int = SIMULATIONS) -> pd.DataFrame:
+    """The rule's power (:func:`ssa_book.verdicts.power.power_table`) for each part, with the chapter's pairs
     and each of ``seed_counts``: for a true gain of the threshold and of the paper's gain (for the
     mean over paradigms, the mean of the paper's gains)."""
     found = paradigm_verdicts(runs)
     gains = paper_gains()
     paper = {part: {"the paper's gain": gains[part] if part in gains else float(np.mean(list(gains.values())))} for part in found}
     pairs = sorted({verdict.pairs for verdict in found.values()} | set(seed_counts) - {0})
-    return verdicts.power_table(found, pairs, effects=paper, multiples=(1,), simulations=simulations)
+    return rule_power_table(found, pairs, effects=paper, multiples=(1,), simulations=simulations)
 
 
 def paper_gain_power_sentence(runs: list[EncoderRun], table: pd.DataFrame) -> str:
@@ -456,21 +461,21 @@ def paper_gain_power_sentence(runs: list[EncoderRun], table: pd.DataFrame) -> st
     found = paradigm_verdicts(runs)
     pairs = min(verdict.pairs for verdict in found.values())
     names = {verdict.claim: part for part, verdict in found.items() if len(verdict.differences) >= 2}
-    return verdicts.effect_power_sentence(table, pairs, "the paper's gain", names, "points")
+    return effect_power_sentence(table, pairs, "the paper's gain", names, "points")
 
 
 def paper_gain_placement(runs: list[EncoderRun]) -> dict[str, str | None]:
     """Where the paper's gain lies against each part's interval: "above", "inside", "below" or None."""
     gains = paper_gains()
-    return {part: verdicts.effect_placement(verdict, gains.get(part, float(np.mean(list(gains.values())))))
+    return {part: effect_placement(verdict, gains.get(part, float(np.mean(list(gains.values())))))
             for part, verdict in paradigm_verdicts(runs).items()}
 
 
 def paper_gain_sentence(runs: list[EncoderRun]) -> str:
     """Where the paper's gain lies against each part's interval (for the mean over paradigms, the
-    mean of its gains; :func:`ssa_book.verdicts.published_effect_sentence`)."""
+    mean of its gains; :func:`ssa_book.verdicts.readings.published_effect_sentence`)."""
     gains = paper_gains()
-    return verdicts.published_effect_sentence(
+    return published_effect_sentence(
         {part: (verdict, gains.get(part, float(np.mean(list(gains.values()))))) for part, verdict in paradigm_verdicts(runs).items()},
         "accuracy points", spec="+.2f")
 

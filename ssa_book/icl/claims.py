@@ -9,13 +9,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ssa_book import verdicts
+from ssa_book.verdicts.words import NOT_TESTED, claim_word, not_run_yet
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.families import combine
 from ssa_book.claims import (PAPER_REGIME, LedgerRow, PaperClaim, comparison_words, differing, factored, headline_of, missing,
                              ours, paired, paper_figure, parts_of, plural, sentence, short_summary)
 from ssa_book.icl import experiments, study, tasks as icl_tasks, verdicts as icl_verdicts_module
 from ssa_book.results.errors import CacheMissError
 from ssa_book.results.provenance import total_wall_time
-from ssa_book.verdicts import NOT_TESTED, Verdict
 
 
 def _icl_runs(experiments, task: str, profile: str, scorers=("softmax", "ssa")) -> tuple[dict | None, list[dict]]:
@@ -30,6 +31,21 @@ def _icl_runs(experiments, task: str, profile: str, scorers=("softmax", "ssa")) 
 def _icl_regime(task: str, profile: str) -> str:
     """The in-context chapters' training regime on ``task``, the paper's beside it."""
     return study.ARMS["ssa"].regime(task, profile)
+
+
+def _titles(tasks: Sequence[str]) -> str:
+    return ", ".join(icl_tasks.get_task(task).title for task in tasks)
+
+
+def _tasks_regime(tasks: Sequence[str], profile: str) -> str:
+    """The training regime of a row over ``tasks``: the one regime they share, or each regime with
+    the tasks trained in it ('... 1,000 steps ... ("every", "some"); ... 1,500 steps ... (linear functions)')."""
+    by_regime: dict[str, list[str]] = {}
+    for task in tasks:
+        by_regime.setdefault(_icl_regime(task, profile), []).append(task)
+    if len(by_regime) == 1:
+        return next(iter(by_regime))
+    return "; ".join(f"{regime} ({_titles(trained)})" for regime, trained in by_regime.items())
 
 
 def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numbers: Callable, short: Callable) -> LedgerRow:
@@ -50,7 +66,7 @@ def _icl_row(key: str, profile: str, tasks: Sequence[str], judge: Callable, numb
     return LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours(verdict, numbers(icl_verdicts, runs_by_task)), profile,
                      tuple(experiments.SEEDS), verdict.outcome, None, command, total_wall_time(provenances),
                      short_summary(verdict, short(icl_verdicts, runs_by_task)), parts_of(verdict),
-                     f"{_icl_regime(tasks[-1], profile)}; {paired(experiments.SEEDS)}", headline=headline_of(verdict))
+                     f"{_tasks_regime(tasks, profile)}; {paired(experiments.SEEDS)}", headline=headline_of(verdict))
 
 
 def _shifted_means(icl_verdicts, runs: dict, task: str, shift: str) -> dict[str, float]:
@@ -89,16 +105,17 @@ def quantification_row(profile: str) -> LedgerRow:
 
 
 def distribution_free_note(profile: str) -> str:
-    """How many of the powered study's decided prompt-error verdicts the distribution-free check
-    keeps, beside the claim's parts: "a distribution-free check keeps 1 of its 4 decided prompt-error
-    parts" ("" until the primary comparison's runs are complete, or when it keeps all)."""
+    """What the distribution-free check does to the powered study's decided prompt-error verdicts,
+    beside the claim's parts (:func:`ssa_book.icl.study.bounded_check_words`): "a distribution-free check
+    keeps 1 of the 4 decided directions" ("" until the primary comparison's runs are complete, or when
+    it keeps all)."""
     compared = study.comparison("SSA vs softmax", profile)
     cache = study.StudyCache(profile, train=False)
     if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
         return ""
     checks = study.bounded_checks(study.verdict_rows([compared], cache))
     kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-    return f"a distribution-free check keeps {kept} of its {len(checks)} decided prompt-error parts" if kept < len(checks) else ""
+    return f"a distribution-free check {study.bounded_check_words(checks)}" if kept < len(checks) else ""
 
 
 def study_finding(profile: str) -> str:
@@ -122,8 +139,8 @@ def study_finding(profile: str) -> str:
         kept = [row for row in checks if row["checked"].outcome == row["verdict"].outcome]
         lost = [f"{icl_tasks.get_task(row['task']).title}, {row['endpoint']} ({row['verdict'].label()} by the t interval, "
                 f"{row['checked'].label()} by the distribution-free one)" for row in checks if row not in kept]
-        text.append(f"a distribution-free check (added after reading) keeps {len(kept)} of the {len(checks)} decided "
-                    f"prompt-error verdicts" + (f"; it does not keep: {'; '.join(lost)}" if lost else ""))
+        text.append(f"on the decided prompt-error verdicts, a distribution-free check (added after reading) "
+                    f"{study.bounded_check_words(checks)}" + (f"; it does not keep: {'; '.join(lost)}" if lost else ""))
     primary = [row for row in study.verdict_rows([compared], cache) if row["verdict"].adjusted_p is not None]
     lost = [row for row in primary if row["verdict"].uncontrolled is not None]
     if lost:
@@ -163,9 +180,9 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
     provenances = [cache.run(arm, task, seed).provenance for task in compared.tasks if cache.complete(compared, task)
                    for seed in compared.seed_list() for arm in (compared.treatment, compared.control)]
-    chapter = f"The chapter's {plural(len(row.seeds), 'seed')} alone: {comparison_words(row) or verdicts.claim_word(row.verdict)}."
+    chapter = f"The chapter's {plural(len(row.seeds), 'seed')} alone: {comparison_words(row) or claim_word(row.verdict)}."
     numbers = f"Powered study (the chapter '{study.TITLE}'), {compared.seeds} paired seeds a task"
-    pending = "".join(f"; {icl_tasks.get_task(task).title}: {verdicts.not_run_yet(cache.cached(compared, task), study.needed(compared, task))}"
+    pending = "".join(f"; {icl_tasks.get_task(task).title}: {not_run_yet(cache.cached(compared, task), study.needed(compared, task))}"
                       for task in compared.tasks if not cache.complete(compared, task))
     return LedgerRow(row.key, row.claim, row.paper, f"{ours(verdict, numbers)} {chapter}", profile, compared.seed_list(),
                      verdict.outcome, None, study.regenerate_command(profile), total_wall_time(provenances),
@@ -222,11 +239,13 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
                 + " and ".join(weights))
     in_short = (f"without the first LayerNorm, its largest first-layer weight reaches {max(last):.2f} at the largest σ "
                 f"(the share on an injected value was not measured there)")
-    combined = verdicts.combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
-                                            "no first LayerNorm, SSA vs softmax": variant})
+    combined = combine(row.claim, {"as trained (LayerNorm before every attention layer)": Verdict(row.claim, row.verdict),
+                                   "no first LayerNorm, SSA vs softmax": variant})
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))
-    variant_regime = differing(row.regime, PAPER_REGIME.sub("", study.ARMS[compared.treatment].regime(compared.tasks[0], profile)))
-    regime = f"{row.regime}; without the first LayerNorm: {variant_regime}; {paired(compared.seed_list())}"
+    changed = differing(_icl_regime(compared.tasks[0], profile),
+                        PAPER_REGIME.sub("", study.ARMS[compared.treatment].regime(compared.tasks[0], profile)))
+    regime = (f"{row.regime}; without the first LayerNorm on {_titles(compared.tasks)}"
+              f"{'' if changed == 'the same' else f': {changed}'}; {paired(compared.seed_list())}")
     return dataclasses.replace(row, ours=f"{row.ours} {sentence(measured)} {ours(variant)}", verdict=combined.outcome,
                                seeds=seeds, seed_counts=(len(row.seeds), len(compared.seed_list())),
                                summary=sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),

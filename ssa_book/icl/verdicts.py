@@ -1,8 +1,8 @@
 """From cached results to the numbers the in-context-learning chapters quote and to their verdicts.
 
 Every verdict comes from the book's one rule, :mod:`ssa_book.verdicts`: a claim of the paper is
-declared below as a :class:`~ssa_book.verdicts.Claim` (direction, threshold, and why the threshold has
-its size), and judged by :func:`ssa_book.verdicts.judge` on outcomes **paired by seed**: seed ``i``
+declared below as a :class:`~ssa_book.verdicts.claim.Claim` (direction, threshold, and why the threshold has
+its size), and judged by :func:`ssa_book.verdicts.judge.judge` on outcomes **paired by seed**: seed ``i``
 trains the softmax and the SSA model on the same batches (:mod:`ssa_book.icl.train` draws the batch of
 step ``t`` from ``(seed, t)`` alone), and both are evaluated on the same test prompts. Claims about
 one model along a sweep (softmax's error grows with sigma) pair each seed's model with itself.
@@ -30,10 +30,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import NOT_LEARNED, NOT_TESTED, OPEN, PREMISE_NOT_SHOWN, claim_word
+from ssa_book.verdicts.intervals import CONFIDENCE
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
+from ssa_book.verdicts.rule import MAX_SEEDS
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge, learning_failure, not_learned, not_tested, premise_not_shown
+from ssa_book.verdicts.families import combine, control_false_discoveries
+from ssa_book.verdicts.power import SIMULATIONS, power_table as rule_power_table
 from ssa_book.icl.records import ICLRun, LogitSpread
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
-from ssa_book.verdicts import Claim, Verdict, combine, judge, not_tested, premise_not_shown
 
 # The thresholds, set after the chapters' first results had been read (each claim's reason says so).
 MIN_EFFECT = 0.1  # smallest effect that matters: in error units, attention weight, or logit units
@@ -88,7 +94,7 @@ INJECTION_HARM = Claim(
     "an injected extreme value raises SSA's error less than softmax's", -1, MIN_EFFECT, "error",
     _ERROR_REASON + " (prompt error for quantification, normalised MSE for linear functions)")
 # On "every" and "some" the harm is a prompt error, which flips from seed to seed: decided only
-# from the pairs its flips need (ssa_book.verdicts.no_effect_pairs), as the chapters' prompt errors are.
+# from the pairs its flips need (ssa_book.verdicts.claim.no_effect_pairs), as the chapters' prompt errors are.
 INJECTION_HARM_PROMPT_ERROR = dataclasses.replace(INJECTION_HARM, largest_flip=PROMPT_ERROR_FLIP)
 COLLAPSE = Claim(
     "softmax's attention collapses onto one extreme value, and SSA's less so", 1, COLLAPSE_SHARE,
@@ -183,8 +189,8 @@ def _named(claim: Claim, label: str) -> Claim:
 def _unlearned(runs_by_scorer: dict[str, list[ICLRun]], task: str, scorers=("softmax", "ssa")) -> str | None:
     """Why the claims cannot be tested (a scorer's models did not learn the task), or None."""
     ok = learned({scorer: runs_by_scorer[scorer] for scorer in scorers}, task)
-    return rule.learning_failure(ok, f"in distribution: error at σ = 1 not below {LEARNED_FRACTION} x the "
-                                     f"{trivial_baseline(task)} baseline")
+    return learning_failure(ok, f"in distribution: error at σ = 1 not below {LEARNED_FRACTION} x the "
+                            f"{trivial_baseline(task)} baseline")
 
 
 def _not_tested(claim: Claim, why: str) -> Verdict:
@@ -208,7 +214,7 @@ def shift_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift: st
     lower, degrades = _named(lower, label), _named(degrades, label)
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return [rule.not_learned(degrades, why), rule.not_learned(lower, why)]
+        return [not_learned(degrades, why), not_learned(lower, why)]
     _, paired = paired_seeds(runs_by_scorer)
     softmax = error_curve(paired["softmax"], task, shift)
     return [
@@ -223,7 +229,7 @@ def length_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, trained_p
     claim = _named(claim, label) if label else claim
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return rule.not_learned(claim, why)
+        return not_learned(claim, why)
     _, paired = paired_seeds(runs_by_scorer)
     lengths = np.array(paired["softmax"][0].length.values)
     longer = lengths > trained_points
@@ -248,7 +254,7 @@ def quantification_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]]) -> 
 
 def _controlled(parts: dict[str, Verdict]) -> dict[str, Verdict]:
     """A claim's parts as one family: a direction must survive control of false discoveries over them."""
-    return dict(zip(parts, rule.control_false_discoveries(list(parts.values()))))
+    return dict(zip(parts, control_false_discoveries(list(parts.values()))))
 
 
 def linear_verdict(runs: dict[str, list[ICLRun]]) -> Verdict:
@@ -283,7 +289,7 @@ def collapse_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, shift:
     claims = (_named(SOFTMAX_CONCENTRATES, label), _named(SSA_CONCENTRATES_LESS, label))
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return [rule.not_learned(claim, why) for claim in claims]
+        return [not_learned(claim, why) for claim in claims]
     _, paired = paired_seeds(runs_by_scorer)
     softmax, ssa = (head_mean(paired[name], shift, "max_weight") for name in ("softmax", "ssa"))
     return [judge(claims[0], softmax[:, -1], softmax[:, 0]),
@@ -296,7 +302,7 @@ def injection_verdicts(runs_by_scorer: dict[str, list[ICLRun]], task: str, label
     claims = (_named(INJECTION_SHARE, label), _named(harm_claim(task), label))
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return [rule.not_learned(claim, why) for claim in claims]
+        return [not_learned(claim, why) for claim in claims]
     _, paired = paired_seeds(runs_by_scorer)
     share = {name: injected_share(paired[name]).mean(axis=(1, 2)) for name in ("softmax", "ssa")}
     harm = {name: injection_error(paired[name], task) - injection_error(paired[name], task, clean=True)
@@ -345,7 +351,7 @@ def collapse_premise(runs_by_scorer: dict[str, list[ICLRun]], spreads_by_scorer:
         elif reasons:
             # what these models did, not what training runs do: below the pairs the rule decides the
             # logit claim from, an estimate
-            few = counted < rule.no_effect_pairs(LOGITS_GROW)
+            few = counted < no_effect_pairs(LOGITS_GROW)
             seeds_grown = f"each of the {counted} seeds" if grew == counted else f"{grew} of the {counted} seeds"
             reasons.append(f"though its mean logit spread did grow, by {growth.min():+.3g} to {growth.max():+.3g} from the "
                            f"smallest to the largest σ, by at least {LOGITS_GROW.threshold:g} in {seeds_grown}"
@@ -376,7 +382,7 @@ def task_collapse_verdict(runs_by_scorer: dict[str, list[ICLRun]], task: str, la
     claim = _named(COLLAPSE, label)
     why = _unlearned(runs_by_scorer, task)
     if why:
-        return rule.not_learned(claim, why)
+        return not_learned(claim, why)
     premise = collapse_premise(runs_by_scorer, spreads_by_scorer)
     if premise["not_shown"]:
         return premise_not_shown(claim, premise["not_shown"])
@@ -399,9 +405,9 @@ def collapse_verdict(runs_by_task: dict[str, dict[str, list[ICLRun]]],
 
 
 def _part_detail(name: str, part: Verdict) -> str:
-    if part.outcome in (rule.PREMISE_NOT_SHOWN, rule.NOT_LEARNED, rule.NOT_TESTED) and part.detail:
+    if part.outcome in (PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED) and part.detail:
         return f"{name}: {part.outcome}, {part.detail}"
-    return f"{name}: {part.words() if not part.parts else rule.claim_word(part.outcome)}"
+    return f"{name}: {part.words() if not part.parts else claim_word(part.outcome)}"
 
 
 def _title(task: str) -> str:
@@ -461,8 +467,8 @@ DECIDED_FROM = "decided from"  # the power table's column of the fewest pairs th
 
 def decided_from(verdict: Verdict) -> int:
     """The fewest pairs from which the rule decides ``verdict``'s claim (more than
-    :data:`ssa_book.verdicts.MIN_PAIRS` for an outcome that flips from seed to seed)."""
-    return max(rule.MIN_PAIRS, verdict.no_effect_pairs)
+    :data:`ssa_book.verdicts.claim.MIN_PAIRS` for an outcome that flips from seed to seed)."""
+    return max(MIN_PAIRS, verdict.no_effect_pairs)
 
 
 def power_pairs(verdicts: Sequence[Verdict], pairs: Sequence[int] = POWER_SEEDS) -> tuple[int, ...]:
@@ -472,12 +478,12 @@ def power_pairs(verdicts: Sequence[Verdict], pairs: Sequence[int] = POWER_SEEDS)
     return tuple(sorted({*pairs, *(count for count in beyond if count > max(pairs))}))
 
 
-def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = rule.SIMULATIONS):
-    """The rule's power for each claim with paired differences (:func:`ssa_book.verdicts.power_table`), for a true
+def power_table(verdicts: Sequence[Verdict], pairs: Sequence[int], simulations: int = SIMULATIONS):
+    """The rule's power for each claim with paired differences (:func:`ssa_book.verdicts.power.power_table`), for a true
     effect of the threshold's size and of twice it, with each number of ``pairs``; the column
     :data:`DECIDED_FROM` holds the fewest pairs the rule decides each claim from. Below them the
     rule gives no verdict, so its rate of "better" there is 0 by construction, not a power."""
-    table = rule.power_table(verdicts, pairs, multiples=(1, 2), simulations=simulations)
+    table = rule_power_table(verdicts, pairs, multiples=(1, 2), simulations=simulations)
     minimum = {verdict.claim: decided_from(verdict) for verdict in verdicts}
     table.insert(2, DECIDED_FROM, [minimum[claim] for claim in table.index.get_level_values("claim")])
     return table
@@ -517,8 +523,8 @@ def power_summary(power, pairs: Sequence[int] = POWER_SEEDS) -> str:
 
 def resolve_summary(verdicts: Sequence[Verdict]) -> str:
     """One sentence: how many seeds would decide the open verdicts (undecided, or too few seeds to
-    decide), if their observed mean and spread held (:attr:`ssa_book.verdicts.Verdict.seeds_to_resolve`)."""
-    open_ = [verdict for verdict in verdicts if verdict.outcome in rule.OPEN]
+    decide), if their observed mean and spread held (:attr:`ssa_book.verdicts.verdict.Verdict.seeds_to_resolve`)."""
+    open_ = [verdict for verdict in verdicts if verdict.outcome in OPEN]
     if not open_:
         return "Every verdict here is decided."
     known = [verdict.seeds_to_resolve for verdict in open_ if verdict.seeds_to_resolve is not None]
@@ -532,22 +538,22 @@ def resolve_summary(verdicts: Sequence[Verdict]) -> str:
         span = f"{min(known)}" if min(known) == max(known) else f"{min(known)} to {max(known)}"
         text = f"If the observed means and spreads held, {span} seeds would decide {which}"
     if beyond:
-        text += ("; " if text else "") + f"{beyond} would need more than {rule.MAX_SEEDS} seeds"
+        text += ("; " if text else "") + f"{beyond} would need more than {MAX_SEEDS} seeds"
     return text + "."
 
 
 def rule_numbers() -> dict[str, float]:
     """The numbers the chapters quote about the rule and this module's thresholds."""
-    return {"confidence_pct": round(100 * rule.CONFIDENCE), "wilcoxon_pct": round(100 * (1 - rule.CONFIDENCE)),
-            "min_pairs": rule.MIN_PAIRS, "min_effect": MIN_EFFECT, "learned_fraction": LEARNED_FRACTION,
-            "collapse_share": COLLAPSE_SHARE, "power_simulations": rule.SIMULATIONS,
+    return {"confidence_pct": round(100 * CONFIDENCE), "wilcoxon_pct": round(100 * (1 - CONFIDENCE)),
+            "min_pairs": MIN_PAIRS, "min_effect": MIN_EFFECT, "learned_fraction": LEARNED_FRACTION,
+            "collapse_share": COLLAPSE_SHARE, "power_simulations": SIMULATIONS,
             "power_seeds_low": POWER_SEEDS[0], "power_seeds_high": POWER_SEEDS[1]}
 
 
 def seed_statement(n_seeds: int) -> str:
     """What the chapter's number of seeds allows the rule to decide, in one sentence."""
-    if n_seeds < rule.MIN_PAIRS:
-        return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {rule.MIN_PAIRS} pairs ({rule.no_effect_pairs(CLAIMS['quantification'][0])} "
+    if n_seeds < MIN_PAIRS:
+        return (f"With {n_seeds} seeds no claim can be decided: the rule needs at least {MIN_PAIRS} pairs ({no_effect_pairs(CLAIMS['quantification'][0])} "
                 "for prompt errors, which flip from seed to seed), so every claim here is exploratory, an estimate without a "
                 "verdict, whatever its numbers")
-    return f"With {n_seeds} seeds the rule can decide a claim (it needs at least {rule.MIN_PAIRS} pairs)"
+    return f"With {n_seeds} seeds the rule can decide a claim (it needs at least {MIN_PAIRS} pairs)"

@@ -21,7 +21,7 @@ training scale*.
   error, threshold and seeds (:mod:`ssa_book.analysis_changes` records when the second was added).
 
 **A cell** is one scorer in one column: its error at the point for each of :data:`SEEDS`, their
-mean with a 95% t interval over seeds, and the verdict of :func:`ssa_book.verdicts.judge` on "the
+mean with a 95% t interval over seeds, and the verdict of :func:`ssa_book.verdicts.judge.judge` on "the
 scorer's error at the point is lower than softmax's", runs paired with softmax's by seed (a seed
 gives every scorer the same initialisation stream, batches and test sets). The threshold is the
 column's benchmark's own, declared there before its results: 0.1 in context (a tenth of the error
@@ -52,9 +52,11 @@ from pathlib import Path
 import numpy as np
 
 from ssa_book.verdicts.words import (BETTER, HOLDS_IN_PART, MIXED, NEGLIGIBLE, NOT_LEARNED, NOT_RUN_YET, NOT_TESTED, OPEN,
-                                     PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE, not_run_yet as rule_not_run_yet)
+                                     PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE, claim_word,
+                                     not_run_yet as rule_not_run_yet)
 from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS
+from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judge, learning_failure, not_learned, pair_by_seed
 from ssa_book.verdicts.families import combine, control_false_discoveries
@@ -62,6 +64,7 @@ from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
                                               cost_entry, judge_statement)
 from ssa_book.chapters import Chapter, Run, RunKind
+from ssa_book.claims import minimum_after_reading, only_on, panels_by_task
 from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at
 from ssa_book.icl.tasks import TASKS
@@ -121,12 +124,12 @@ def _claim(what: str, threshold: float, units: str, reason: str, largest_flip: f
            bounded: bool = False, min_pairs: int = MIN_PAIRS) -> Claim:
     """``bounded``: the error lies in [0, 1], so a paired difference lies in [-1, 1]."""
     return Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason, largest_flip=largest_flip,
-                      bound=1.0 if bounded else None, min_pairs=min_pairs)
+                 bound=1.0 if bounded else None, min_pairs=min_pairs)
 
 
 def _columns() -> tuple[Column, ...]:
     # a prompt error flips by up to 1 from seed to seed, so "no difference" needs
-    # ssa_book.verdicts.no_effect_pairs pairs; linear functions' normalised error and max retrieval's
+    # ssa_book.verdicts.claim.no_effect_pairs pairs; linear functions' normalised error and max retrieval's
     # share of sets wrong do not flip so
 
     retrieval_reason = ("one test set in twenty more answered wrong: the Max retrieval chapter's threshold, "
@@ -452,7 +455,7 @@ def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]
 
     claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer))
     why = learning_failure({"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
-                                f"{each.task_label} in distribution, at {each.training}")
+                           f"{each.task_label} in distribution, at {each.training}")
     if why:
         return not_learned(claim, why)
     _, treatment, control = pair_by_seed(errors[scorer], errors["softmax"])
@@ -514,7 +517,7 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
 
 
 def not_run_yet(board: Board, scorer: str, column: str) -> str:
-    """A cell whose comparison lacks runs, in the book's one wording (:func:`ssa_book.verdicts.not_run_yet`):
+    """A cell whose comparison lacks runs, in the book's one wording (:func:`ssa_book.verdicts.words.not_run_yet`):
     "not run yet: 14 of 20 runs", counting the seeds of ``scorer`` and of softmax in ``column`` (softmax's
     own for softmax's cell), so that a scorer whose seeds are all in still says what its verdict waits for."""
     counts = [board.seeds_cached[(each, column)] for each in dict.fromkeys((scorer, "softmax"))]
@@ -634,7 +637,7 @@ def statement_reading(board: Board) -> dict:
 
 
 def ssa_verdict(board: Board) -> Verdict:
-    """SSA against softmax in every column, combined (:func:`ssa_book.verdicts.combine`): the front
+    """SSA against softmax in every column, combined (:func:`ssa_book.verdicts.families.combine`): the front
     page's row. While a column is pending it stays "undecided" (or "holds in part" when the columns
     in already disagree); "not tested" while no column has SSA's cell."""
     name = "SSA's error at the out-of-distribution point is lower than softmax's, on every kind of shift"
@@ -661,27 +664,53 @@ def ssa_by_shift(board: Board) -> dict[str, Verdict]:
     return found
 
 
-def shift_words(verdict: Verdict, kind: str) -> str:
+def shift_words(verdict: Verdict, kind: str, note: str = "") -> str:
     """SSA's claim on one kind of shift (:func:`ssa_by_shift`) in words: its word where a column
-    decides it, "not decided" while every column is open, its columns counted: "does not hold on
-    input and function scale (no difference that matters on 2 of 4, exploratory on 2)", "set size not
-    decided (exploratory on 2 of 2)"."""
-    tally = verdict.tally() or verdict.label()
+    decides it, "not decided" while every column is open, its columns counted, then ``note``: "does
+    not hold on input and function scale (no difference that matters on 2 of 4, exploratory on 2;
+    linear panels only)", "set size not decided (exploratory on 2 of 2; pair minimum set after
+    reading, SSA worse before it)"."""
+    inside = "; ".join(filter(None, (verdict.tally() or verdict.label(), note)))
     if verdict.outcome in OPEN:
-        return f"{kind} not decided ({tally})"
-    return f"{claim_word(verdict.outcome)} on {kind} ({tally})"
+        return f"{kind} not decided ({inside})"
+    return f"{claim_word(verdict.outcome)} on {kind} ({inside})"
+
+
+def ssa_cells(board: Board, benchmark: str | None = None) -> list[tuple[Column, Verdict]]:
+    """SSA's cells against softmax, column by column (those of ``benchmark`` only, when given)."""
+    return [(each, cell.verdict) for each in COLUMNS if benchmark in (None, each.benchmark)
+            and (cell := board.cell("ssa", each.key)) is not None]
+
+
+def ssa_rests_on(board: Board, benchmark: str | None = None) -> str:
+    """What SSA's word (on the columns of ``benchmark``, or on all) rests on, by the one rule for a
+    word decided on some tasks only (:func:`ssa_book.claims.only_on`): "linear panels only"."""
+    _, decided, open_ = panels_by_task([(each.label, verdict) for each, verdict in ssa_cells(board, benchmark)])
+    return only_on(decided, open_)
+
+
+def ssa_minimum_note(board: Board, benchmark: str | None = None, what: str = "pair minimum") -> str:
+    """SSA's cells (of ``benchmark``, or all) exploratory only under a fewest pairs set after their
+    results were read (max retrieval's :data:`RETRIEVAL_MIN_PAIRS`), with what they read before it
+    (:func:`ssa_book.claims.minimum_after_reading`; "" for none)."""
+    return minimum_after_reading([(each.claim, verdict) for each, verdict in ssa_cells(board, benchmark)], what)
 
 
 def ssa_shifts_sentence(board: Board) -> str:
     """SSA against softmax kind of shift by kind (:func:`shift_words`), so that a word decided on one
-    kind is never read as said of both: "does not hold on input and function scale (...); set size
-    not decided (exploratory on 2 of 2)" ("" before any SSA cell)."""
-    return "; ".join(shift_words(verdict, kind) for kind, verdict in ssa_by_shift(board).items())
+    kind is never read as said of both, each with what its word rests on and what was set after
+    reading: "does not hold on input and function scale (...; linear panels only); set size not
+    decided (exploratory on 2 of 2; pair minimum set after reading, SSA worse before it)" ("" before
+    any SSA cell)."""
+    by_kind = ssa_by_shift(board)
+    return "; ".join(shift_words(by_kind[kind], kind, "; ".join(filter(None, (ssa_rests_on(board, benchmark),
+                                                                              ssa_minimum_note(board, benchmark)))))
+                     for benchmark, kind in SHIFT_KINDS.items() if kind in by_kind)
 
 
 def false_discovery_sentence(board: Board) -> str:
     """How many of the board's decided directions against softmax survive control of false
-    discoveries over all its cells, one family (:func:`ssa_book.verdicts.false_discoveries`)."""
+    discoveries over all its cells, one family (:func:`ssa_book.verdicts.families.false_discoveries`)."""
     cells = [cell.verdict for scorer in scorers()[1:] for each in COLUMNS
              if (cell := board.cell(scorer, each.key)) is not None]
     tested = [verdict for verdict in cells if verdict.adjusted_p is not None]

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ssa_book import verdicts
+from ssa_book.verdicts.words import DOES_NOT_HOLD, HOLDS, OPEN, UNDECIDED, claim_word, counted_words
+from ssa_book.verdicts.claim import no_effect_pairs
+from ssa_book.verdicts.verdict import Verdict
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
-from ssa_book.claims import LedgerRow, PaperClaim, headline_of, judged_parts, missing, ours, paired, paper_figure, parts_of, sentence, short_summary, tally
+from ssa_book.claims import (LedgerRow, PaperClaim, headline_of, judged_parts, listed, missing, only_on, ours, paired, paper_figure,
+                             panels_by_task, parts_of, sentence, set_after_reading, short_summary, tally)
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 from ssa_book.results.provenance import total_wall_time
@@ -77,7 +80,8 @@ def leaderboard_row(profile: str) -> LedgerRow:
                      seed_counts=board.pair_counts(),
                      finding=" ".join(filter(None, (sentence(leaderboard.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
                                                     fewest_pairs_note()))),
-                     headline=headline_of(verdict), word_note=shifts_note(board))
+                     headline=headline_of(verdict), word_note=leaderboard.ssa_rests_on(board),
+                     after_reading=leaderboard.ssa_minimum_note(board, leaderboard.RETRIEVAL, "set size's pair minimum"))
 
 
 # The commit that raised max retrieval's fewest pairs after its results had been read (its entry in
@@ -90,20 +94,18 @@ TALLY_SET_AFTER_READING = "05e486f"
 
 def decided_panels_note(verdict) -> str:
     """What the alternatives' statement rests on when every panel of some task is open, for the
-    front page: "linear panels only; tally set after reading" (:func:`statement_tasks`; the tally is
-    the appendix's change :data:`TALLY_SET_AFTER_READING`; "" when every task decides a panel, or none)."""
+    front page: "linear panels only" (:func:`statement_tasks`, :func:`ssa_book.claims.only_on`)."""
     _, decided, open_ = statement_tasks(verdict)
-    return f"{_listed(decided)} panels only; tally set after reading" if decided and open_ else ""
+    return only_on(decided, open_)
 
 
-def shifts_note(board) -> str:
-    """SSA's word across kinds of shift, what it rests on, for the front page: "set size not decided;
-    on input and function scale" (the kinds every column of which is open, then those that decide
-    it, :func:`ssa_book.leaderboard.board.ssa_by_shift`; "" when every kind decides, or none)."""
-    by_kind = leaderboard.ssa_by_shift(board)
-    decided = [kind for kind, verdict in by_kind.items() if verdict.outcome not in verdicts.OPEN]
-    open_ = [kind for kind in by_kind if kind not in decided]
-    return f"{_listed(open_)} not decided; on {_listed(decided)}" if decided and open_ else ""
+def tally_note(verdict: Verdict) -> str:
+    """The statement's tally, the appendix's change :data:`TALLY_SET_AFTER_READING`, made after the
+    leaderboard's seeds had been read, with what the tally before it gave (undecided while any
+    panel was open): "tally set after reading, undecided before it" (:func:`ssa_book.claims.set_after_reading`;
+    "" when both tallies agree)."""
+    before = UNDECIDED if any(part.outcome in OPEN for part in judged_parts(verdict)) else verdict.outcome
+    return set_after_reading("tally", claim_word(before)) if before != verdict.outcome else ""
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -119,7 +121,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
             f"in-context panels. " + statement_ours(verdict) + chapter)
     # beside the tally (what the word rests on stands beside the word): what the chapter's own seeds say
     said = (f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: "
-            f"{verdicts.claim_word(comparison.statement_verdict(chapter_runs).outcome)}" if chapter_runs else "")
+            f"{claim_word(comparison.statement_verdict(chapter_runs).outcome)}" if chapter_runs else "")
     return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
@@ -127,7 +129,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                                    + (f"; {said}" if said else "")),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
                      finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
-                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note)
+                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note, after_reading=tally_note(verdict))
 
 
 CLAIMS: dict[str, PaperClaim] = {
@@ -157,51 +159,42 @@ def leaderboard_rows(profile: str) -> list[LedgerRow]:
 def fewest_pairs_note() -> str:
     """Max retrieval's fewest pairs, said set after its results were read, as the appendix records
     (:data:`RETRIEVAL_MINIMUM_SET_AFTER_READING`)."""
-    return (f"Max retrieval decides from {verdicts.no_effect_pairs(retrieval_analysis.SHIFTED_ACCURACY)} pairs, a minimum set "
+    return (f"Max retrieval decides from {no_effect_pairs(retrieval_analysis.SHIFTED_ACCURACY)} pairs, a minimum set "
             f"after its results were read (the analysis-changes page lists it).")
 
 
 # The paper's statement in words: its direction said plainly, what its word rests on, how it was tallied.
 
-def statement_words(verdict: verdicts.Verdict) -> str:
+def statement_words(verdict: Verdict) -> str:
     """The paper's statement that none of its alternatives is consistently better than softmax
     (:func:`ssa_book.alternatives.comparison.judge_statement`), its direction said plainly, never
     as "not better: undecided": "holds: no alternative the paper tried is better than softmax on
     every panel", "undecided whether any alternative the paper tried is better than softmax on every panel"."""
     which = "alternative the paper tried is better than softmax on every panel"
-    word = verdicts.claim_word(verdict.outcome)
-    if verdict.outcome in verdicts.OPEN:
+    word = claim_word(verdict.outcome)
+    if verdict.outcome in OPEN:
         return f"undecided whether any {which}"
-    if word == verdicts.HOLDS:
+    if word == HOLDS:
         return f"holds: no {which}"
-    if word == verdicts.DOES_NOT_HOLD:
+    if word == DOES_NOT_HOLD:
         return f"does not hold: an {which}"
     return word
 
 
-def statement_ours(verdict: verdicts.Verdict) -> str:
+def statement_ours(verdict: Verdict) -> str:
     """A ledger row's side of the statement: its plain words (:func:`statement_words`), then each
     alternative's claim with its panels counted (the verdict's detail)."""
     said = f"The paper's statement {statement_words(verdict)}."
     return f"{said} {verdict.detail.rstrip('.')}." if verdict.detail else said
 
 
-def _listed(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
-
-
-def statement_tasks(verdict: verdicts.Verdict) -> tuple[dict[str, list[verdicts.Verdict]], list[str], list[str]]:
+def statement_tasks(verdict: Verdict) -> tuple[dict[str, list[Verdict]], list[str], list[str]]:
     """The statement's panels by task (a panel's task is its label up to the first comma), the
     tasks that decide a panel, and those every panel of which is open."""
-    by_task: dict[str, list[verdicts.Verdict]] = {}
-    for _, claim in verdict.parts:
-        for panel, part in claim.parts:
-            by_task.setdefault(panel.split(", ")[0], []).append(part)
-    decided = [task for task, parts in by_task.items() if any(part.outcome not in verdicts.OPEN for part in parts)]
-    return by_task, decided, [task for task in by_task if task not in decided]
+    return panels_by_task([panel for _, claim in verdict.parts for panel in claim.parts])
 
 
-def statement_basis(verdict: verdicts.Verdict) -> str:
+def statement_basis(verdict: Verdict) -> str:
     """On which tasks' panels the statement's word rests, where every panel of another task is open,
     so that a word decided on some tasks is never read as said of all: 'on linear panels only (no
     difference that matters on 11 of 12, undecided on 1); "every" and "some" exploratory on 12 of
@@ -212,19 +205,19 @@ def statement_basis(verdict: verdicts.Verdict) -> str:
         return ""
 
     def counted(tasks: Sequence[str]) -> str:
-        return verdicts.counted_words([(part.outcome, part.word()) for task in tasks for part in by_task[task]])
+        return counted_words([(part.outcome, part.word()) for task in tasks for part in by_task[task]])
 
-    return f"on {_listed(decided)} panels only ({counted(decided)}); {_listed(open_)} {counted(open_)}"
+    return f"on {only_on(decided, open_)} ({counted(decided)}); {listed(open_)} {counted(open_)}"
 
 
-def tally_after_reading(verdict: verdicts.Verdict, pairs: int) -> str:
+def tally_after_reading(verdict: Verdict, pairs: int) -> str:
     """How the statement's word at the leaderboard's seeds comes from its parts changed after those
     seeds had been read (the analysis changes page, 05e486f): every page that gives that word says
     so: 'the tally giving "holds" at 10 seeds was adopted after reading them'."""
-    return f'the tally giving "{verdicts.claim_word(verdict.outcome)}" at {pairs} seeds was adopted after reading them'
+    return f'the tally giving "{claim_word(verdict.outcome)}" at {pairs} seeds was adopted after reading them'
 
 
-def statement_qualifier(verdict: verdicts.Verdict, pairs: int) -> str:
+def statement_qualifier(verdict: Verdict, pairs: int) -> str:
     """What follows the leaderboard's word on the statement: what the word rests on and how it was
     tallied, 'on linear panels only (...); "every" and "some" exploratory on 12 of 12; the tally
     giving "holds" at 10 seeds was adopted after reading them.' ("(the tally ...)." when every task decides)."""
@@ -233,7 +226,7 @@ def statement_qualifier(verdict: verdicts.Verdict, pairs: int) -> str:
     return f"{basis}; {tally_words}." if basis else f"({tally_words})."
 
 
-def statement_finding(verdict: verdicts.Verdict, pairs: int, chapter: str = "") -> str:
+def statement_finding(verdict: Verdict, pairs: int, chapter: str = "") -> str:
     """What goes with the leaderboard's word on the statement in a chapter's box, most needed first
     (the box keeps the leading clauses that fit): the tasks it rests on, that its tally came after
     reading, then ``chapter`` (:func:`chapter_reading`): 'Holds on linear panels only ("every" and
@@ -242,8 +235,8 @@ def statement_finding(verdict: verdicts.Verdict, pairs: int, chapter: str = "") 
     by_task, decided, open_ = statement_tasks(verdict)
     basis = ""
     if decided and open_:
-        counted = verdicts.counted_words([(part.outcome, part.word()) for task in open_ for part in by_task[task]])
-        basis = f"{verdicts.claim_word(verdict.outcome)} on {_listed(decided)} panels only ({_listed(open_)} {counted})"
+        counted = counted_words([(part.outcome, part.word()) for task in open_ for part in by_task[task]])
+        basis = f"{claim_word(verdict.outcome)} on {only_on(decided, open_)} ({listed(open_)} {counted})"
     return sentence("; ".join(filter(None, (basis, tally_after_reading(verdict, pairs), chapter[:1].lower() + chapter[1:]))))
 
 
@@ -254,6 +247,6 @@ def chapter_reading(profile: str, chapter_runs: dict) -> str:
     if not chapter_runs:
         return ""
     verdict = comparison.statement_verdict(chapter_runs)
-    counted = verdicts.counted_words([(part.outcome, part.word()) for part in judged_parts(verdict)])
+    counted = counted_words([(part.outcome, part.word()) for part in judged_parts(verdict)])
     return (f"The chapter's own {len(comparison.chapter_seeds(profile))} seeds (mean error over σ > 1) read "
-            f"{verdicts.claim_word(verdict.outcome)}" + (f" ({counted})." if counted else "."))
+            f"{claim_word(verdict.outcome)}" + (f" ({counted})." if counted else "."))

@@ -14,7 +14,14 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from ssa_book import paths, verdicts
+from ssa_book import paths
+from ssa_book.verdicts.words import NOT_LEARNED
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge, learning_failure, not_learned, not_tested, pair_by_seed
+from ssa_book.verdicts.families import control_false_discoveries
+from ssa_book.verdicts.readings import effect_placement, published_effect_sentence
+from ssa_book.verdicts.power import SIMULATIONS, effect_power_sentence, power_table as rule_power_table
 from ssa_book.chapters import Chapter, Run, RunKind, Setting, scorer_settings
 from ssa_book.lm.config import RunConfig, run_config
 from ssa_book.profiles import check_profile, resolve_device
@@ -22,7 +29,6 @@ from ssa_book.lm.records import SPLITS, LMRun
 from ssa_book.results.cache import cached_entry
 from ssa_book.results.keys import cache_key, check_throwaway_cache
 from ssa_book.results.store import entries_of
-from ssa_book.verdicts import Claim, Verdict
 from ssa.hf import scorer_values
 from ssa_book.lm.evaluate import evaluate
 from ssa_book.lm.model import build_model, load_checkpoint, parameter_count
@@ -255,7 +261,7 @@ def paired(runs: list[LMRun], key: str):
         if entry.seed in found:
             raise ValueError(f"runs: two {entry.scorer} runs with seed {entry.seed}; each seed must give one pair")
         found[entry.seed] = measure(entry, key)
-    seeds, ssa, softmax = verdicts.pair_by_seed(by_scorer["ssa"], by_scorer["softmax"])
+    seeds, ssa, softmax = pair_by_seed(by_scorer["ssa"], by_scorer["softmax"])
     direction = CLAIMS[key].direction
     rows = [{"seed": seed, "softmax": float(c), "ssa": float(t), "difference": direction * float(t - c)}
             for seed, t, c in zip(seeds, ssa, softmax)]
@@ -362,23 +368,23 @@ def claim_verdicts(runs: list[LMRun], *, profile: str | None = None, results_dir
     baseline, every claim is "not learned", with the measurement. A judged verdict's ``detail``
     holds the baseline's calibration (:func:`calibration`) when the baseline is far from its reference."""
     if not runs:
-        return {key: verdicts.not_tested(claim) for key, claim in CLAIMS.items()}
+        return {key: not_tested(claim) for key, claim in CLAIMS.items()}
     ratio = worst_perplexity_over_unigram(runs)
-    why = verdicts.learning_failure({"the decoders": ratio < LEARNED_RATIO},
-                                    f"not beyond word frequencies: the worst in-distribution perplexity is {ratio:.2f} of "
-                                    f"the unigram baseline's, and a model counts as trained below {LEARNED_RATIO:g}")
+    why = learning_failure({"the decoders": ratio < LEARNED_RATIO},
+                           f"not beyond word frequencies: the worst in-distribution perplexity is {ratio:.2f} of "
+                           f"the unigram baseline's, and a model counts as trained below {LEARNED_RATIO:g}")
     if why:
-        return {key: verdicts.not_learned(claim, why) for key, claim in CLAIMS.items()}
+        return {key: not_learned(claim, why) for key, claim in CLAIMS.items()}
     calibrated = calibration(runs, profile=profile, results_dir=results_dir)
     found = {}
     for key, claim in CLAIMS.items():
         pairs = paired(runs, key)
-        verdict = verdicts.judge(claim, pairs["ssa"].to_numpy(), pairs["softmax"].to_numpy())
+        verdict = judge(claim, pairs["ssa"].to_numpy(), pairs["softmax"].to_numpy())
         if calibrated["far"] and key != "blimp":
             verdict = dataclasses.replace(verdict, detail=calibrated["note"])
         found[key] = verdict
     # The chapter's claims are one family: a direction must survive control of false discoveries over all of them.
-    return dict(zip(found, verdicts.control_false_discoveries(list(found.values()))))
+    return dict(zip(found, control_false_discoveries(list(found.values()))))
 
 
 def verdict_table(found: dict[str, Verdict]):
@@ -397,13 +403,13 @@ def verdict_table(found: dict[str, Verdict]):
     return pd.DataFrame(rows).set_index("claim")
 
 
-def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations: int = verdicts.SIMULATIONS):
-    """The rule's power (:func:`ssa_book.verdicts.power_table`) for each claim, with the chapter's pairs
+def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations: int = SIMULATIONS):
+    """The rule's power (:func:`ssa_book.verdicts.power.power_table`) for each claim, with the chapter's pairs
     and each of ``seed_counts``: for a true effect of the claim's threshold and, for perplexity,
     of the paper's gap."""
     pairs = sorted({verdict.pairs for verdict in found.values()} | set(seed_counts) - {0})
     gaps = {key: {"the paper's gap": paper_log_gap(key.removeprefix("perplexity_"))} for key in found if key.startswith("perplexity_")}
-    return verdicts.power_table(found, pairs, effects=gaps, multiples=(1,), simulations=simulations)
+    return rule_power_table(found, pairs, effects=gaps, multiples=(1,), simulations=simulations)
 
 
 def paper_gap_power_sentence(found: dict[str, Verdict], table) -> str:
@@ -412,19 +418,19 @@ def paper_gap_power_sentence(found: dict[str, Verdict], table) -> str:
     keys = [key for key in ("perplexity_id", "perplexity_ood") if key in found and len(found[key].differences) >= 2]
     pairs = min((found[key].pairs for key in keys), default=min(verdict.pairs for verdict in found.values()))
     names = {found[key].claim: CLAIM_LABELS[key] for key in keys}
-    return verdicts.effect_power_sentence(table, pairs, "the paper's gap", names, "nats per token")
+    return effect_power_sentence(table, pairs, "the paper's gap", names, "nats per token")
 
 
 def paper_gap_placement(found: dict[str, Verdict], key: str) -> str | None:
     """Where the paper's gap lies against perplexity claim ``key``'s interval (in the paper's
     direction): "above", "inside" or "below"; None without an interval."""
-    return verdicts.effect_placement(found[key], paper_log_gap(key.removeprefix("perplexity_"))) if key in found else None
+    return effect_placement(found[key], paper_log_gap(key.removeprefix("perplexity_"))) if key in found else None
 
 
 def paper_gap_sentence(found: dict[str, Verdict]) -> str:
     """Where the paper's gap lies against each perplexity claim's interval
-    (:func:`ssa_book.verdicts.published_effect_sentence`)."""
-    return verdicts.published_effect_sentence(
+    (:func:`ssa_book.verdicts.readings.published_effect_sentence`)."""
+    return published_effect_sentence(
         {CLAIM_LABELS[key]: (found[key], paper_log_gap(key.removeprefix("perplexity_")))
          for key in ("perplexity_id", "perplexity_ood") if key in found}, "nats per token", "the paper's gap")
 
@@ -457,15 +463,15 @@ def verdict(runs: list[LMRun], *, profile: str | None = None, results_dir: str |
     parameters = runs[0].parameters
     if not learned:
         summary = (f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
-                   f"every claim is {verdicts.NOT_LEARNED}, and this run supports no claim about scorers.")
+                   f"every claim is {NOT_LEARNED}, and this run supports no claim about scorers.")
     else:
         parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].words()} ({found[key].evidence()})" for key in found)
         summary = (f"Every model learned well beyond word frequencies (in-distribution perplexity at most {ratio:.0%} of the "
                    f"unigram baseline's). SSA against softmax, paired by seed: {parts}.")
         fewest = min(found[key].pairs for key in found)
-        if fewest < verdicts.MIN_PAIRS:
+        if fewest < MIN_PAIRS:
             summary += (f" With {fewest} paired seed{'' if fewest == 1 else 's'} no claim can be decided: the rule needs at least "
-                        f"{verdicts.MIN_PAIRS}.")
+                        f"{MIN_PAIRS}.")
         summary += " " + calibrated["note"]
     summary += (f" With {parameters / 1e6:.3g}M parameters and {tokens / 1e6:.3g}M tokens ({tokens / PAPER_TOKENS:.1e} of "
                 "the paper's budget) this scale cannot speak to the paper's lm-eval benchmarks, where such models score at chance.")

@@ -11,7 +11,7 @@ The endpoints, declared here before any cpu-profile run of this chapter existed:
   any verdict was read.
 
 A scorer whose accuracy at the training size is below :data:`LEARNED_ACCURACY` did not learn the
-task, and is "not tested": a shift tests nothing then. Verdicts come from :func:`ssa_book.verdicts.judge`.
+task, and is "not tested": a shift tests nothing then. Verdicts come from :func:`ssa_book.verdicts.judge.judge`.
 
 The original setup (:data:`ssa_book.retrieval.experiment.ORIGINAL`) is judged by the same endpoints,
 thresholds and gate, over every one of its seeds (none is dropped: a seed whose softmax learns late
@@ -29,7 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, OUTCOMES, WORSE, not_run_yet
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge, learning_failure, not_learned, not_tested, pair_by_seed
+from ssa_book.verdicts.families import control_false_discoveries
+from ssa_book.verdicts.readings import NOT_SEPARATED, form_or_slope, slope_sentence
 from ssa_book.chapters import SeedRun, swapped_by_scorer
 from ssa_book.claims import paired, plural
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
@@ -47,11 +52,11 @@ LEARNED_ACCURACY = 0.5  # at the training size; chance is 1 / classes (0.1 at 10
 # per-seed differences (ssa_book.error_rates) made the rule name a false direction up to 7% of the
 # time (one seed far from the others, as a softmax that fails), and at most 5% from 20 on.
 CHAPTER_MIN_PAIRS = 20
-SHIFTED_ACCURACY = rule.Claim(
+SHIFTED_ACCURACY = Claim(
     "mean accuracy over the sets larger than in training is higher than softmax's", 1, THRESHOLD, "accuracy",
     "one test set in twenty more retrieved right, over the shifted sizes: below that a scorer is not "
     "'better' in any sense a reader would act on; fixed before the chapter's runs", bound=1.0, min_pairs=CHAPTER_MIN_PAIRS)
-TOP_SHARE = rule.Claim(
+TOP_SHARE = Claim(
     "mean share of the attention on the item of highest priority, over the sets larger than in training, is higher than "
     "softmax's", 1, THRESHOLD, "share of the attention", "a twentieth of the whole weight; the threshold was fixed before the "
     "chapter's runs, the endpoint (the share of the head's absolute weight, not its raw weight) after three seeds had been read",
@@ -66,7 +71,7 @@ PUBLISHED_ADAPTIVE_TEMPERATURE: dict[int, tuple[float, float]] = {512: (0.701, 0
 # (16 items), at 256 items, and at the sizes above.
 PUBLISHED_SOFTMAX: dict[int, float] = {16: 0.986, 256: 0.813, **{size: pair[0] for size, pair in PUBLISHED_ADAPTIVE_TEMPERATURE.items()}}
 REPLICATION_THRESHOLD = round(min(adaptive - softmax for softmax, adaptive in PUBLISHED_ADAPTIVE_TEMPERATURE.values()), 3)
-ADAPTIVE_TEMPERATURE_REPLICATION = rule.Claim(
+ADAPTIVE_TEMPERATURE_REPLICATION = Claim(
     "mean accuracy over the sets of 512, 1,024 and 2,048 items is higher than softmax's", 1, REPLICATION_THRESHOLD,
     "accuracy", "the smallest gain its authors report at these sizes: a replication of published work is judged "
     "against the effect its authors report, not against this chapter's threshold for a new scorer",
@@ -90,34 +95,34 @@ def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
 
 def _learning_failure(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> str | None:
     """Why a comparison of ``runs`` tests nothing: a scorer's mean accuracy at the training size is
-    below :data:`LEARNED_ACCURACY` (:func:`ssa_book.verdicts.learning_failure`)."""
-    return rule.learning_failure({name: bool(np.mean([run.at(train_items) for run in found]) >= LEARNED_ACCURACY)
-                                  for name, found in runs.items()},
-                                 f"mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items")
+    below :data:`LEARNED_ACCURACY` (:func:`ssa_book.verdicts.judge.learning_failure`)."""
+    return learning_failure({name: bool(np.mean([run.at(train_items) for run in found]) >= LEARNED_ACCURACY)
+                             for name, found in runs.items()},
+                            f"mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items")
 
 
-def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: rule.Claim, metric: str,
-           train_items: int) -> rule.Verdict:
+def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: Claim, metric: str,
+           train_items: int) -> Verdict:
     """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by
     seed; "not learned" when either did not learn the task."""
     named = dataclasses.replace(claim, name=f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
                                 treatment=_style(treatment)[1])
     why = _learning_failure({name: runs[name] for name in (control, treatment)}, train_items)
     if why:
-        return rule.not_learned(named, why)
-    seeds, treated, controlled = rule.pair_by_seed({run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
-                                                   {run.seed: shifted(run, metric, train_items) for run in runs[control]})
-    return rule.judge(named, treated, controlled)
+        return not_learned(named, why)
+    seeds, treated, controlled = pair_by_seed({run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
+                                              {run.seed: shifted(run, metric, train_items) for run in runs[control]})
+    return judge(named, treated, controlled)
 
 
-def versus_softmax(runs: Mapping[str, Sequence[RetrievalRun]], claim: rule.Claim, metric: str, train_items: int) -> dict[str, rule.Verdict]:
+def versus_softmax(runs: Mapping[str, Sequence[RetrievalRun]], claim: Claim, metric: str, train_items: int) -> dict[str, Verdict]:
     """Each scorer but softmax against softmax on ``claim`` (:func:`versus`), one family: a
     direction must survive control of false discoveries over every scorer compared
-    (:func:`ssa_book.verdicts.control_false_discoveries`)."""
+    (:func:`ssa_book.verdicts.families.control_false_discoveries`)."""
     if "softmax" not in runs:
         raise ValueError("runs must hold softmax's, the reference of every comparison")
     found = {scorer: versus(runs, scorer, "softmax", claim, metric, train_items) for scorer in runs if scorer != "softmax"}
-    return dict(zip(found, rule.control_false_discoveries(list(found.values()))))
+    return dict(zip(found, control_false_discoveries(list(found.values()))))
 
 
 # The comparisons that separate SSA's form from its starting slope, ``(treatment, control)``, on
@@ -127,56 +132,56 @@ STARTING_POINT = (("ssa", "softmax"), ("softmax_ssa_slope", "softmax"), ("ssa", 
                   ("ssa_authors_start", "softmax"), ("ssa_authors_start", "ssa"))
 
 
-def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> tuple[dict[tuple[str, str], rule.Verdict], str]:
+def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> tuple[dict[tuple[str, str], Verdict], str]:
     """The verdicts of :data:`STARTING_POINT` on the accuracy over the shifted sizes, and what they
-    say of SSA's difference from softmax (:func:`ssa_book.verdicts.form_or_slope`, with no gentler
+    say of SSA's difference from softmax (:func:`ssa_book.verdicts.readings.form_or_slope`, with no gentler
     start: this chapter's SSA already starts at b = 1)."""
     missing = sorted({name for pair in STARTING_POINT for name in pair if not runs.get(name)})
     if missing:
         raise ValueError(f"runs: the starting-point comparisons need the runs of {', '.join(missing)}")
     found = {pair: versus(runs, *pair, SHIFTED_ACCURACY, "accuracy", train_items) for pair in STARTING_POINT}
-    found = dict(zip(found, rule.control_false_discoveries(list(found.values()))))  # one family
+    found = dict(zip(found, control_false_discoveries(list(found.values()))))  # one family
     sharper, versus_sharper = found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")]
     reading = _reading(found)
-    sentence = rule.slope_sentence(reading, found[("ssa", "softmax")])
-    if reading == rule.NOT_SEPARATED:  # what the comparisons found, since no reading names it
+    sentence = slope_sentence(reading, found[("ssa", "softmax")])
+    if reading == NOT_SEPARATED:  # what the comparisons found, since no reading names it
         sentence = (f"{sentence.rstrip('.')}: a softmax with SSA's starting slope is {_against(sharper, 'softmax')} "
                     f"({sharper.estimate('+.3f')}), and SSA is {_against(versus_sharper, 'that softmax')} "
                     f"({versus_sharper.estimate('+.3f')}).")
     return found, sentence
 
 
-def _reading(found: Mapping[tuple[str, str], rule.Verdict]) -> str:
-    """:func:`ssa_book.verdicts.form_or_slope` of the starting-point verdicts ``found``."""
-    return rule.form_or_slope(found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")])
+def _reading(found: Mapping[tuple[str, str], Verdict]) -> str:
+    """:func:`ssa_book.verdicts.readings.form_or_slope` of the starting-point verdicts ``found``."""
+    return form_or_slope(found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")])
 
 
-def _against(verdict: rule.Verdict, control: str) -> str:
+def _against(verdict: Verdict, control: str) -> str:
     """``verdict``'s outcome against ``control`` in words: "worse than softmax"."""
-    if verdict.outcome in (rule.BETTER, rule.WORSE):
+    if verdict.outcome in (BETTER, WORSE):
         return f"{verdict.outcome} than {control}"
-    if verdict.outcome == rule.NEGLIGIBLE:
+    if verdict.outcome == NEGLIGIBLE:
         return f"no different from {control} in any way that matters"
     return f"{verdict.outcome} against {control}"
 
 
-def outcome_counts_words(judged: Mapping[str, rule.Verdict]) -> str:
+def outcome_counts_words(judged: Mapping[str, Verdict]) -> str:
     """How many of the scorers judged against softmax reached each outcome, in words, a direction
     with its subject: "1 scorer better than softmax, 7 scorers worse than softmax, 2 undecided";
     "none judged yet" when there are none."""
-    counts = {outcome: sum(verdict.outcome == outcome for verdict in judged.values()) for outcome in rule.OUTCOMES}
-    return ", ".join(f"{count} scorer{'' if count == 1 else 's'} {outcome} than softmax" if outcome in (rule.BETTER, rule.WORSE)
+    counts = {outcome: sum(verdict.outcome == outcome for verdict in judged.values()) for outcome in OUTCOMES}
+    return ", ".join(f"{count} scorer{'' if count == 1 else 's'} {outcome} than softmax" if outcome in (BETTER, WORSE)
                      else f"{count} {outcome}"
                      for outcome, count in counts.items() if count) or "none judged yet"
 
 
-def verdict_table(accuracy: Mapping[str, rule.Verdict], weight: Mapping[str, rule.Verdict], pending: Mapping[str, str] | None = None):
+def verdict_table(accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict], pending: Mapping[str, str] | None = None):
     """One row per scorer: the outcome and effect of the claim and of the mechanism; then a row
     for each scorer of ``pending`` (``{scorer: why it is not judged}``: "not run yet: 7 of 10 runs")."""
     import pandas as pd
 
 
-    def cells(verdict: rule.Verdict) -> tuple[str, str]:
+    def cells(verdict: Verdict) -> tuple[str, str]:
         if verdict.interval is None:
             return verdict.label(), verdict.detail
         return verdict.label(), f"{verdict.estimate('+.3f')}, {verdict.pairs} pairs"
@@ -206,7 +211,7 @@ def _marker(name: str) -> str:
     return VARIANT_MARKERS[list(VARIANTS).index(name) % len(VARIANT_MARKERS)] if name in VARIANTS else "o"
 
 
-def pairs_table(found: Mapping[tuple[str, str], rule.Verdict]):
+def pairs_table(found: Mapping[tuple[str, str], Verdict]):
     """One row per ``(treatment, control)`` comparison: outcome, effect in the claim's direction
     with its 95% interval, and pairs (or why it is not tested)."""
     import pandas as pd
@@ -239,7 +244,7 @@ def at_published_sizes(run: RetrievalRun) -> float:
     return float(np.mean([run.at(size) for size in PUBLISHED_ADAPTIVE_TEMPERATURE]))
 
 
-def adaptive_temperature_replication(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> rule.Verdict:
+def adaptive_temperature_replication(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> Verdict:
     """Adaptive temperature against softmax on :data:`ADAPTIVE_TEMPERATURE_REPLICATION`, paired by
     seed: "not tested" where the profile's test sets stop short of the published sizes, "not
     learned" where either did not learn the task."""
@@ -247,13 +252,13 @@ def adaptive_temperature_replication(runs: Mapping[str, Sequence[RetrievalRun]],
     group = {name: runs.get(name) for name in ("softmax", "adaptive_temperature")}
     if not all(group.values()) or any(size not in run.sizes for runs_ in group.values() for run in runs_
                                       for size in PUBLISHED_ADAPTIVE_TEMPERATURE):
-        return rule.not_tested(claim)
+        return not_tested(claim)
     why = _learning_failure(group, train_items)
     if why:
-        return rule.not_learned(claim, why)
-    _, treated, controlled = rule.pair_by_seed({run.seed: at_published_sizes(run) for run in group["adaptive_temperature"]},
-                                               {run.seed: at_published_sizes(run) for run in group["softmax"]})
-    return rule.judge(claim, treated, controlled)
+        return not_learned(claim, why)
+    _, treated, controlled = pair_by_seed({run.seed: at_published_sizes(run) for run in group["adaptive_temperature"]},
+                                          {run.seed: at_published_sizes(run) for run in group["softmax"]})
+    return judge(claim, treated, controlled)
 
 
 def replication_table(runs: Mapping[str, Sequence[RetrievalRun]], sizes: Sequence[int] | None = None):
@@ -275,9 +280,9 @@ def replication_table(runs: Mapping[str, Sequence[RetrievalRun]], sizes: Sequenc
         row = {"items": f"{size:,}", "their softmax": f"{PUBLISHED_SOFTMAX[size]:.3f}" if size in PUBLISHED_SOFTMAX else dash,
                "their adaptive temperature": f"{published[1]:.3f}" if published else dash,
                "their gain": f"{published[1] - published[0]:+.3f}" if published else dash}
-        _, treated, controlled = rule.pair_by_seed({run.seed: run.at(size) for run in runs["adaptive_temperature"]},
-                                                   {run.seed: run.at(size) for run in runs["softmax"]})
-        gain = rule.judge(ADAPTIVE_TEMPERATURE_REPLICATION, treated, controlled, resolve=False)
+        _, treated, controlled = pair_by_seed({run.seed: run.at(size) for run in runs["adaptive_temperature"]},
+                                              {run.seed: run.at(size) for run in runs["softmax"]})
+        gain = judge(ADAPTIVE_TEMPERATURE_REPLICATION, treated, controlled, resolve=False)
         row.update({"our softmax": f"{np.mean(controlled):.3f}", "our adaptive temperature": f"{np.mean(treated):.3f}",
                     "our gain (95% interval)": gain.estimate("+.3f") if gain.interval and np.isfinite(gain.interval).all() else f"{gain.effect:+.3f}"})
         if runs.get("ssa"):
@@ -456,12 +461,12 @@ def load_whole_scorers(profile: str, scorers: Sequence[str], seeds: Sequence[int
         if len(runs) == len(seeds):
             found[name] = runs
         else:
-            pending[name] = rule.not_run_yet(len(runs), len(seeds))
+            pending[name] = not_run_yet(len(runs), len(seeds))
     return found, pending
 
 
 def starting_point_in(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None,
-                      device: str = "auto") -> tuple[dict[tuple[str, str], rule.Verdict], str]:
+                      device: str = "auto") -> tuple[dict[tuple[str, str], Verdict], str]:
     """:func:`starting_point` in ``setup``: its verdicts and what they say of SSA's difference from
     softmax, in one sentence; where the cache is required and a seed of softmax, SSA or a variant
     is missing there, no verdicts and what the reading waits for."""
@@ -516,7 +521,7 @@ def original_setup_sentence(profile: str, with_regime: bool = True) -> str:
             f"against its authors' smallest gain ({REPLICATION_THRESHOLD:.3f}): {_evidence(replication)}.")
 
 
-def _evidence(verdict: rule.Verdict) -> str:
+def _evidence(verdict: Verdict) -> str:
     """The verdict's words with its effect and interval, or with why it was not judged."""
     if verdict.interval:
         return f"{verdict.words()}, {verdict.estimate('+.3f')}"

@@ -6,11 +6,11 @@ The plan fixes, before a single study run exists:
 * the **arms** (:data:`ARMS`): a scorer with its settings and training, each one config away
   from the chapters' in-context learners (:func:`ssa_book.icl.experiments.experiment_config`);
 * the **endpoints** (:data:`ENDPOINTS`): what is read from each run, on which task, with the
-  claim it tests (direction, threshold and the reason for its size, :class:`ssa_book.verdicts.Claim`);
+  claim it tests (direction, threshold and the reason for its size, :class:`ssa_book.verdicts.claim.Claim`);
 * the **comparisons** (:data:`COMPARISONS`): treatment arm against control arm, paired by seed
   (the same seed gives both the same initialisation stream and the same batches), on which
   tasks, with how many seeds, read at which endpoints, in which order of priority;
-* the **test**: :func:`ssa_book.verdicts.judge` (paired t interval, Wilcoxon guard, at least 6 pairs).
+* the **test**: :func:`ssa_book.verdicts.judge.judge` (paired t interval, Wilcoxon guard, at least 6 pairs).
 
 Seeds start at :data:`FIRST_SEED`: the chapters' seeds 0-2 were looked at (they are the pilot
 that sized the study, :data:`PILOT_SEEDS`), so none of them is part of it. :data:`PRIMARY_SEEDS`
@@ -54,8 +54,8 @@ from ssa_book.icl.study.conduct import (
     longer_training_needed, plan, regenerate_command,
 )
 from ssa_book.icl.study.judging import (
-    STARTING_POINT, STARTING_POINT_ENDPOINT, bounded_checks, claim_verdict, false_discovery_rows, resampled_nulls,
-    rule_amendment_changes, starting_point_reading, verdict_rows,
+    STARTING_POINT, STARTING_POINT_ENDPOINT, bounded_check_words, bounded_checks, claim_verdict, false_discovery_rows, resampled_nulls,
+    rule_amendment_changes, starting_point_reading, verdict, verdict_rows,
 )
 from ssa_book.icl.study.regimes import REGIME_MAP, REGIME_MAP_ENDPOINT, regime_map, regime_rows, regime_takeaway
 from ssa_book.icl.study.report import (
@@ -74,8 +74,8 @@ __all__ = [
     "mean_error", "needed", "outcomes", "paper_regime", "runs", "pilot", "pilot_power", "CHAPTER", "TITLE",
     "StudyCache", "StudyChapter", "comparison", "compute_study_run", "length_trend", "load_run",
     "longer_training_needed", "plan", "regenerate_command", "STARTING_POINT", "STARTING_POINT_ENDPOINT",
-    "bounded_checks", "claim_verdict", "false_discovery_rows", "resampled_nulls", "rule_amendment_changes",
-    "starting_point_reading", "verdict_rows", "REGIME_MAP", "REGIME_MAP_ENDPOINT", "regime_map", "regime_rows",
+    "bounded_check_words", "bounded_checks", "claim_verdict", "false_discovery_rows", "resampled_nulls", "rule_amendment_changes",
+    "starting_point_reading", "verdict", "verdict_rows", "REGIME_MAP", "REGIME_MAP_ENDPOINT", "regime_map", "regime_rows",
     "regime_takeaway", "GENERALISATION_CUTS", "ablation_table", "bounded_check_sentence", "bounded_check_table",
     "budget", "chapter_answer", "compute_sentence", "endpoint_table", "false_discovery_sentence",
     "false_discovery_table", "generalisation_cut_table", "generalising_table", "length_trend_sentence", "plan_table",

@@ -11,7 +11,10 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import NEGLIGIBLE
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge
 from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.icl import experiments
 from ssa_book.icl.experiments import ICLExperiment
@@ -35,13 +38,13 @@ def plan(profile: str = "cpu", *, cache: "StudyCache | None" = None) -> tuple[Co
     the fewest pairs the rule decides on, so that the chapter's code runs end to end in seconds."""
 
     if check_profile(profile) == "smoke":
-        return (dataclasses.replace(COMPARISONS[0], tasks=("every",), seeds=rule.MIN_PAIRS),)
+        return (dataclasses.replace(COMPARISONS[0], tasks=("every",), seeds=MIN_PAIRS),)
     if cache is not None and longer_training_needed(cache):
         return COMPARISONS + CONTINGENT
     return COMPARISONS
 
 
-def length_trend(cache: "StudyCache") -> rule.Verdict | None:
+def length_trend(cache: "StudyCache") -> Verdict | None:
     """Whether SSA's paired advantage over softmax in :data:`LENGTH_TREND_ENDPOINT` on "every"
     (softmax's error minus SSA's, seed by seed) changes from 3 x to 10 x the steps: the rule on the
     per-seed change, with the endpoint's own threshold (a change smaller than the smallest effect
@@ -58,11 +61,11 @@ def length_trend(cache: "StudyCache") -> rule.Verdict | None:
     for compared in (three, ten):
         treatment, control = outcomes(compared, LENGTH_TREND_TASK, LENGTH_TREND_ENDPOINT, cache)
         advantage[compared.name] = endpoint.claim.direction * (treatment - control)  # positive: SSA better
-    claim = rule.Claim(f"SSA's advantage over softmax ({LENGTH_TREND_ENDPOINT}, \"every\") grows from 3 x to 10 x the steps", 1,
-                       endpoint.claim.threshold, endpoint.claim.units,
-                       "the endpoint's own threshold: a change smaller than the smallest effect that matters is no change",
-                       directions=("SSA's advantage grows", "SSA's advantage shrinks"))
-    return rule.judge(claim, advantage[ten.name], advantage[three.name])
+    claim = Claim(f"SSA's advantage over softmax ({LENGTH_TREND_ENDPOINT}, \"every\") grows from 3 x to 10 x the steps", 1,
+                  endpoint.claim.threshold, endpoint.claim.units,
+                  "the endpoint's own threshold: a change smaller than the smallest effect that matters is no change",
+                  directions=("SSA's advantage grows", "SSA's advantage shrinks"))
+    return judge(claim, advantage[ten.name], advantage[three.name])
 
 
 def longer_training_needed(cache: "StudyCache") -> bool | None:
@@ -70,7 +73,7 @@ def longer_training_needed(cache: "StudyCache") -> bool | None:
     scale" (it moved, or the seeds cannot rule out that it moved), ``False`` when it lies within
     the threshold, ``None`` while it cannot be read."""
     trend = length_trend(cache)
-    return None if trend is None else trend.outcome != rule.NEGLIGIBLE
+    return None if trend is None else trend.outcome != NEGLIGIBLE
 
 
 def comparison(name: str, profile: str = "cpu") -> Comparison | None:

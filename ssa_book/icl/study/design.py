@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge as rule_judge
 from ssa_book.icl import experiments
 from ssa_book.icl.experiments import SCORER_DEFAULTS, ICLExperiment
 from ssa_book.icl.records import ICLRun
@@ -167,7 +169,7 @@ class Endpoint:
 
     name: str
     tasks: tuple[str, ...]
-    claim: rule.Claim
+    claim: Claim
     measure: Callable[[ICLRun, str], float]  # (run, task) -> the number
 
 
@@ -207,18 +209,18 @@ _TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the 
 # A seed that generalises under one arm and fails under the other moves a prompt error in [0, 1] by
 # up to 1: largest_flip (added after a reading: ssa_book.analysis_changes).
 ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
-    Endpoint("error at σ = 10", QUANTIFIERS, rule.Claim(
+    Endpoint("error at σ = 10", QUANTIFIERS, Claim(
         "prompt error at σ = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), error_at(10.0)),
-    Endpoint("mean error, σ = 2-29", QUANTIFIERS, rule.Claim(
+    Endpoint("mean error, σ = 2-29", QUANTIFIERS, Claim(
         "mean prompt error over σ = 2-29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), mean_error(2.0, 29.0)),
     # 0 or 1 per seed: Tango's interval (added after a reading: ssa_book.analysis_changes).
-    Endpoint("generalises at σ = 10", QUANTIFIERS, rule.Claim(
+    Endpoint("generalises at σ = 10", QUANTIFIERS, Claim(
         f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at σ = 10)", 1, 0.2, "share of seeds",
         "the plan's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
-    Endpoint("normalised error, larger inputs", ("linear",), rule.Claim(
+    Endpoint("normalised error, larger inputs", ("linear",), Claim(
         "mean normalised error over σ of x = 2-10 is lower", -1, 0.1, "normalised MSE",
         _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_x")),
-    Endpoint("normalised error, larger functions", ("linear",), rule.Claim(
+    Endpoint("normalised error, larger functions", ("linear",), Claim(
         "mean normalised error over σ of a, b = 2-10 is lower", -1, 0.1, "normalised MSE",
         _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_ab")),
 )}
@@ -304,14 +306,14 @@ LENGTH_TREND_ENDPOINT = "error at σ = 10"
 LENGTH_TREND_TASK = "every"
 LONGER_TRAINING = Comparison(
     "SSA vs softmax, 30 x steps", "After 30 x the training, since the difference still moved from 3 x to 10 x?",
-    "ssa_30k", "softmax_30k", (LENGTH_TREND_TASK,), rule.MIN_PAIRS, QUANTIFICATION_ENDPOINTS, contingent=True)
+    "ssa_30k", "softmax_30k", (LENGTH_TREND_TASK,), MIN_PAIRS, QUANTIFICATION_ENDPOINTS, contingent=True)
 CONTINGENT: tuple[Comparison, ...] = (LONGER_TRAINING,)
 
 
 def check_plan(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str = "cpu") -> None:
     """``ValueError`` naming what is wrong: an unknown arm or endpoint, an endpoint that no run of
     the comparison's tasks measures, fewer seeds than the plan's minimum (at smoke, than the
-    rule's :data:`ssa_book.verdicts.MIN_PAIRS`)."""
+    rule's :data:`ssa_book.verdicts.claim.MIN_PAIRS`)."""
     for comparison in comparisons:
         for role in ("treatment", "control"):
             if getattr(comparison, role) not in ARMS:
@@ -324,7 +326,7 @@ def check_plan(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str 
                 raise ValueError(f"{comparison.name}: endpoint {endpoint!r} is not measured on {', '.join(missing)}")
         for task in comparison.tasks:
             get_task(task)
-        minimum = (rule.MIN_PAIRS if profile == "smoke" or comparison.contingent
+        minimum = (MIN_PAIRS if profile == "smoke" or comparison.contingent
                    else PRIMARY_SEEDS // 2 if comparison.primary else ABLATION_SEEDS)
         if comparison.seeds < minimum:
             raise ValueError(f"{comparison.name}: {comparison.seeds} seeds, fewer than the plan's {minimum}")
@@ -380,14 +382,14 @@ def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str
     return np.asarray(values[compared.treatment]), np.asarray(values[compared.control])
 
 
-def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]) -> rule.Verdict:
-    """The verdict of ``endpoint`` on ``task`` for ``compared``, by :func:`ssa_book.verdicts.judge`."""
+def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]) -> Verdict:
+    """The verdict of ``endpoint`` on ``task`` for ``compared``, by :func:`ssa_book.verdicts.judge.judge`."""
     treatment, control = outcomes(compared, task, endpoint, load)
     claim = ENDPOINTS[endpoint].claim
     title = get_task(task).title
     where = compared.name if title in compared.name else f"{compared.name}, {title}"  # no "linear functions, linear functions"
     named = dataclasses.replace(claim, name=f"{where}: {claim.name}", treatment=compared.treatment_label)
-    return rule.judge(named, treatment, control)
+    return rule_judge(named, treatment, control)
 
 
 check_plan()

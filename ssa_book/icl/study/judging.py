@@ -12,9 +12,20 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ssa_book import verdicts as rule
+import numpy as np
+
+from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, NOT_TESTED, OPEN, WORSE, not_run_yet
+from ssa_book.verdicts.claim import MIN_PAIRS, Claim
+from ssa_book.verdicts.verdict import Verdict
+from ssa_book.verdicts.judge import judge as rule_judge, not_tested
+from ssa_book.verdicts.families import combine, control_false_discoveries, false_discoveries
+from ssa_book.verdicts.robustness import bounded_check
+from ssa_book.verdicts.intervals import bounded_mean_interval
+from ssa_book.verdicts.rule import no_effect
+from ssa_book.verdicts.readings import NOT_SEPARATED, form_or_slope, slope_sentence
+from ssa_book.verdicts.power import FALSE_DIRECTIONAL, SIMULATIONS, resampled_null_table
 from ssa_book.icl.study.conduct import StudyCache, comparison, plan
-from ssa_book.icl.study.design import ENDPOINTS, SSA_SLOPE_AT_ZERO, Comparison, judge, needed, outcomes
+from ssa_book.icl.study.design import BINARY_ENDPOINT, ENDPOINTS, SSA_SLOPE_AT_ZERO, Comparison, judge, needed, outcomes
 from ssa_book.icl.tasks import get_task
 
 
@@ -39,10 +50,10 @@ def family(compared: Comparison) -> str:
     return FAMILIES[0] if compared.primary else FAMILIES[1]
 
 
-def controlled_verdicts(cache: StudyCache) -> dict[tuple[str, str, str], rule.Verdict]:
+def controlled_verdicts(cache: StudyCache) -> dict[tuple[str, str, str], Verdict]:
     """Every comparison x task x endpoint of the plan whose runs are complete, judged
     (:func:`judge`) with false discoveries controlled in the words within its :func:`family`
-    (:func:`ssa_book.verdicts.control_false_discoveries`): a direction that does not survive reads
+    (:func:`ssa_book.verdicts.families.control_false_discoveries`): a direction that does not survive reads
     undecided. Computed once per cache."""
     if getattr(cache, "_controlled", None) is None:
         raw = {(compared.name, task, endpoint): (family(compared), judge(compared, task, endpoint, cache))
@@ -51,28 +62,28 @@ def controlled_verdicts(cache: StudyCache) -> dict[tuple[str, str, str], rule.Ve
         found = {}
         for name in FAMILIES:
             keys = [key for key, (member, _) in raw.items() if member == name]
-            found.update(zip(keys, rule.control_false_discoveries([raw[key][1] for key in keys])))
+            found.update(zip(keys, control_false_discoveries([raw[key][1] for key in keys])))
         cache._controlled = found
     return cache._controlled
 
 
-def verdict(compared: Comparison, task: str, endpoint: str, cache: StudyCache) -> rule.Verdict:
+def verdict(compared: Comparison, task: str, endpoint: str, cache: StudyCache) -> Verdict:
     """The verdict of ``compared`` on ``task`` at ``endpoint`` as the pages give it: from
     :func:`controlled_verdicts`, or judged alone for a comparison the plan at the cache's profile
     leaves out."""
     return controlled_verdicts(cache).get((compared.name, task, endpoint)) or judge(compared, task, endpoint, cache)
 
 
-def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[str, rule.Verdict]:
+def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[str, Verdict]:
     """``{endpoint: verdict}`` of ``compared`` on ``task``: judged when its runs there are complete."""
     if cache.complete(compared, task):
         return {endpoint: verdict(compared, task, endpoint, cache) for endpoint in compared.endpoints}
-    missing = rule.not_run_yet(cache.cached(compared, task), needed(compared, task))
-    return {endpoint: dataclasses.replace(rule.not_tested(ENDPOINTS[endpoint].claim), detail=missing)
+    missing = not_run_yet(cache.cached(compared, task), needed(compared, task))
+    return {endpoint: dataclasses.replace(not_tested(ENDPOINTS[endpoint].claim), detail=missing)
             for endpoint in compared.endpoints}
 
 
-def _as_planned(claim: rule.Claim) -> rule.Claim:
+def _as_planned(claim: Claim) -> Claim:
     """``claim`` as the plan first judged it: the paired t interval, "no effect" from the rule's
     fewest pairs (before the two changes to the rule for outcomes that flip: ssa_book.analysis_changes)."""
     return dataclasses.replace(claim, binary=False, largest_flip=None)
@@ -80,8 +91,10 @@ def _as_planned(claim: rule.Claim) -> rule.Claim:
 
 def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache):
     """The verdicts that the two amendments to the rule changed from what the plan's rule gave
-    (:func:`_as_planned`): a table with both outcomes and intervals, one row per comparison, task
-    and endpoint where they differ (empty when none does)."""
+    (:func:`_as_planned`): a table with both outcomes and intervals, each named by its own
+    treatment, one row per comparison, task and endpoint where they differ before control of false
+    discoveries (a word that control alone moved is not these amendments'; empty when none differs).
+    "as judged" is the verdict as the pages give it, after that control."""
     import pandas as pd
 
     rows = []
@@ -91,18 +104,20 @@ def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache)
                 continue
             for endpoint in compared.endpoints:
                 judged = verdict(compared, task, endpoint, cache)
-                as_planned = rule.judge(_as_planned(ENDPOINTS[endpoint].claim), *outcomes(compared, task, endpoint, cache))
+                claim = dataclasses.replace(_as_planned(ENDPOINTS[endpoint].claim), treatment=compared.treatment_label)
+                as_planned = rule_judge(claim, *outcomes(compared, task, endpoint, cache))
+                amended = judged.uncontrolled or judged.outcome  # the amended rule's word, before false-discovery control
                 # "undecided" and "too few seeds to decide" were one word under the plan's rule
-                if as_planned.outcome != judged.outcome and not {as_planned.outcome, judged.outcome} <= set(rule.OPEN):
+                if as_planned.outcome != amended and not {as_planned.outcome, amended} <= set(OPEN):
                     rows.append({"comparison": compared.name, "task": get_task(task).title, "endpoint": endpoint,
                                  "as first planned": f"{as_planned.words()} {as_planned.estimate()}",
                                  "as judged": f"{judged.words()} {judged.estimate()}"})
     return pd.DataFrame(rows, columns=["comparison", "task", "endpoint", "as first planned", "as judged"])
 
 
-def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | None:
+def claim_verdict(compared: Comparison, cache: StudyCache) -> Verdict | None:
     """The study's answer to ``compared``'s question, as the chapters and the front page give it:
-    its endpoints on every task whose runs are complete, combined (:func:`ssa_book.verdicts.combine`,
+    its endpoints on every task whose runs are complete, combined (:func:`ssa_book.verdicts.families.combine`,
     one part per task and endpoint); the tasks still incomplete are named in its detail, with how
     many of their runs are cached. ``None`` while no task is complete."""
     parts, pending = {}, []
@@ -111,10 +126,10 @@ def claim_verdict(compared: Comparison, cache: StudyCache) -> rule.Verdict | Non
             parts.update({f"{get_task(task).title}, {endpoint}": verdict
                           for endpoint, verdict in _task_verdicts(compared, task, cache).items()})
         else:
-            pending.append(f"{get_task(task).title}: {rule.not_run_yet(cache.cached(compared, task), needed(compared, task))}")
+            pending.append(f"{get_task(task).title}: {not_run_yet(cache.cached(compared, task), needed(compared, task))}")
     if not parts:
         return None
-    combined = rule.combine(f"{compared.name}: {compared.question}", parts)
+    combined = combine(f"{compared.name}: {compared.question}", parts)
     return dataclasses.replace(combined, detail="; ".join([combined.detail, *pending]))
 
 
@@ -128,9 +143,9 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
     """Whether SSA's difference from softmax on ``task`` (at :data:`STARTING_POINT_ENDPOINT`) goes
     with its starting slope rather than its form, read from the four comparisons of
     :data:`STARTING_POINT`; ``None`` until all four are complete on ``task``. ``bounded``: with
-    each verdict decided again by :func:`ssa_book.verdicts.bounded_check` (the robustness check).
+    each verdict decided again by :func:`ssa_book.verdicts.robustness.bounded_check` (the robustness check).
 
-    The reading is :func:`ssa_book.verdicts.form_or_slope`'s, with SSA started at b = 1 as the gentler
+    The reading is :func:`ssa_book.verdicts.readings.form_or_slope`'s, with SSA started at b = 1 as the gentler
     start."""
     compared = [comparison(name) for name in STARTING_POINT]
     if not all(cache.complete(c, task) for c in compared):
@@ -138,11 +153,11 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
     ssa, from_b1, sharper, versus_sharper = (verdict(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
     if bounded:
         flip = ENDPOINTS[STARTING_POINT_ENDPOINT].claim.largest_flip
-        ssa, from_b1, sharper, versus_sharper = (rule.bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper))
+        ssa, from_b1, sharper, versus_sharper = (bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper))
 
-    def said(label: str, verdict: rule.Verdict) -> str:
+    def said(label: str, verdict: Verdict) -> str:
         # the pairs that would decide are the rule's count; the bounded interval has none
-        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome in rule.OPEN and not bounded else ""
+        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome in OPEN and not bounded else ""
         return f"{label}: {verdict.words()} ({verdict.estimate()}{deciding})"
 
     facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
@@ -152,27 +167,65 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
     named = {"SSA vs softmax": ssa, "SSA from b = 1 vs softmax": from_b1, "the sharper softmax vs softmax": sharper,
              "SSA vs the sharper softmax": versus_sharper}
     still_open = "; ".join(f"{label} is {found.label()} ({found.estimate()})" for label, found in named.items()
-                           if found.outcome not in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE))
-    reading = rule.form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1)
-    if reading == rule.NOT_SEPARATED and sharper.outcome == ssa.outcome and from_b1.outcome == rule.NEGLIGIBLE:
-        # what is decided points to the slope; the open comparison with the sharper softmax keeps the form possible
-        word = "deficit" if ssa.outcome == rule.WORSE else "advantage"
-        still_open = (f"SSA's {word} follows its starting slope (the sharper softmax vs softmax: {sharper.label()} "
-                      f"{sharper.estimate()}; SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()}), while "
-                      + still_open)
-    return head + " " + rule.slope_sentence(reading, ssa, gentler="SSA started at b = 1 does not differ from softmax",
-                                            open_facts=still_open)
+                           if found.outcome not in (BETTER, WORSE, NEGLIGIBLE))
+    reading = form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1)
+    if reading == NOT_SEPARATED and sharper.outcome == ssa.outcome and from_b1.outcome == NEGLIGIBLE:
+        # what is decided points to the slope; the open comparison, said first so that no shorter wording
+        # drops it, keeps the form possible
+        pointing = (f"the decided ones point to its starting slope (the sharper softmax vs softmax: {sharper.label()} "
+                    f"{sharper.estimate()}, SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()})")
+        still_open = "; ".join(filter(None, (still_open, pointing)))
+    return head + " " + slope_sentence(reading, ssa, gentler="SSA started at b = 1 does not differ from softmax",
+                                       open_facts=still_open)
 
 
 def bounded_checks(rows: Sequence[dict]) -> list[dict]:
     """The robustness check of the prompt-error verdicts: each decided verdict of ``rows`` whose
     endpoint's outcome flips (its claim declares ``largest_flip``; the binary endpoint has its own
-    interval), decided again with :func:`ssa_book.verdicts.bounded_check`. A prompt error lies in [0, 1],
+    interval), decided again with :func:`ssa_book.verdicts.robustness.bounded_check`. A prompt error lies in [0, 1],
     so a paired difference lies within the largest flip, :data:`PROMPT_ERROR_FLIP`. Each row:
     ``comparison, task, endpoint, verdict, checked``."""
-    decided = (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE)
-    return [{**row, "checked": rule.bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
+    decided = (BETTER, WORSE, NEGLIGIBLE)
+    return [{**row, "checked": bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
             for row in rows if row["verdict"].outcome in decided and _prompt_error_flips(row["endpoint"])]
+
+
+def bounded_check_words(checks: Sequence[dict]) -> str:
+    """What the distribution-free check of :func:`bounded_checks` does to ``checks``, counted only
+    among the verdicts it can test: "keeps 4 of the 8 decided directions (SSA worse: 1 of 4; sharper
+    softmax worse: 3 of 4); at 40 pairs it cannot decide "no difference that matters", so those 10 are
+    unchecked". A "no difference that matters" is unchecked where even pairs that agree exactly give an
+    interval wider than the threshold, so no data could keep it ("" for no check)."""
+    directions = [row for row in checks if row["verdict"].outcome in (BETTER, WORSE)]
+    negligible = [row for row in checks if row["verdict"].outcome == NEGLIGIBLE]
+    unchecked = [row for row in negligible if not _bounded_can_show_no_effect(row)]
+    checkable = [row for row in negligible if row not in unchecked]
+    said = []
+    if directions:
+        words = [row["verdict"].word() for row in directions]
+        by_word = [f"{word}: {_kept(row for row in directions if row['verdict'].word() == word)} of {words.count(word)}"
+                   for word in dict.fromkeys(words)]
+        said.append(f"keeps {_kept(directions)} of the {len(directions)} decided directions"
+                    + (f" ({'; '.join(by_word)})" if len(by_word) > 1 else ""))
+    if checkable:
+        said.append(f"keeps {_kept(checkable)} of the {len(checkable)} \"no difference that matters\"")
+    if unchecked:
+        pairs = sorted({row["verdict"].pairs for row in unchecked})
+        at = f"{pairs[0]}" if len(pairs) == 1 else f"{pairs[0]} to {pairs[-1]}"
+        said.append(f"at {at} pairs it cannot decide \"no difference that matters\", so those {len(unchecked)} are unchecked")
+    return "; ".join(said)
+
+
+def _kept(rows) -> int:
+    return sum(row["checked"].outcome == row["verdict"].outcome for row in rows)
+
+
+def _bounded_can_show_no_effect(row: dict) -> bool:
+    """Whether the bounded interval could read "no difference that matters" at ``row``'s pairs at all:
+    pairs that agree exactly, its narrowest case, give an interval within the threshold."""
+    found = row["verdict"]
+    low, high = bounded_mean_interval(np.zeros(found.pairs), ENDPOINTS[row["endpoint"]].claim.largest_flip)
+    return bool(no_effect(low, high, found.threshold, found.pairs, MIN_PAIRS))
 
 
 def _prompt_error_flips(endpoint: str) -> bool:
@@ -184,42 +237,44 @@ def _prompt_error_flips(endpoint: str) -> bool:
 
 def false_discovery_rows(comparisons: Sequence[Comparison], rows: Sequence[dict]) -> list[dict]:
     """The study's tested verdicts (:func:`verdict_rows`) with the two-sided p-value of the rule's
-    signed-rank test, raw and adjusted for false discoveries (:func:`ssa_book.verdicts.false_discoveries`)
+    signed-rank test, raw and adjusted for false discoveries (:func:`ssa_book.verdicts.families.false_discoveries`)
     within two families chosen after the results were read: the pre-declared primary comparisons, and all the
     others. Each row: ``comparison, task, endpoint, family, verdict, p, adjusted p, survives``."""
     primary = {compared.name for compared in comparisons if compared.primary}
     found = []
     for family, members in (("primary", [row for row in rows if row["comparison"] in primary]),
                             ("other comparisons", [row for row in rows if row["comparison"] not in primary])):
-        for row, tested in zip(members, rule.false_discoveries([row["verdict"] for row in members])):
+        for row, tested in zip(members, false_discoveries([row["verdict"] for row in members])):
             if tested is not None:
                 found.append({**row, "family": family, **tested})
     return found
 
 
-def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simulations: int = rule.SIMULATIONS,
+def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simulations: int = SIMULATIONS,
                     seed: int = 0) -> tuple[Any, str]:
     """The rule's false decisions under nulls drawn from the study's own data: for each comparison,
     task and prompt-error endpoint (:func:`_prompt_error_flips`) whose runs are complete, the
     per-seed paired differences of its verdict recentred to a mean of zero and resampled
-    (:func:`ssa_book.verdicts.resampled_null_rates`, ``simulations`` studies at the pairs it was judged
+    (:func:`ssa_book.verdicts.power.resampled_null_rates`, ``simulations`` studies at the pairs it was judged
     with). ``(table, sentence)``: the table indexed by (comparison, task, endpoint) with the pairs
     and the rates of a false "better", a false "worse" and their sum; the sentence names the
     largest false directional rate and where it is, with its Monte Carlo standard error."""
     import pandas as pd
 
     judged = [row for row in verdict_rows(comparisons, cache)
-              if _prompt_error_flips(row["endpoint"]) and row["verdict"].outcome != rule.NOT_TESTED]
-    table, largest = rule.resampled_null_table([(ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in judged],
-                                               simulations=simulations, seed=seed)
+              if _prompt_error_flips(row["endpoint"]) and row["verdict"].outcome != NOT_TESTED]
+    table, largest = resampled_null_table([(ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in judged],
+                                          simulations=simulations, seed=seed)
     kept = [row for row in judged if len(row["verdict"].differences) >= 2]  # the rows resampled_null_table keeps, in order
     table.index = pd.MultiIndex.from_tuples([(row["comparison"], get_task(row["task"]).title, row["endpoint"]) for row in kept],
                                             names=["comparison", "task", "endpoint"])
     if largest is None:
         return table, "No prompt-error comparison is complete yet, so there are no per-seed differences to resample."
-    comparison_name, task_title, endpoint = table[rule.FALSE_DIRECTIONAL].idxmax()
+    comparison_name, task_title, endpoint = table[FALSE_DIRECTIONAL].idxmax()
     error = math.sqrt(largest * (1 - largest) / simulations)
     sentence = (f"Under nulls resampled from the study's own per-seed differences, recentred to a mean of zero, the rule's false "
-                f"'better'/'worse' rate is at most {largest:.1%} ({comparison_name}, {task_title}, {endpoint}), at the seed "
-                f"counts used ({simulations} simulated studies each, Monte Carlo standard error {error:.1%}).")
+                f"'better'/'worse' rate on its prompt-error verdicts is at most {largest:.1%} ({comparison_name}, {task_title}, "
+                f"{endpoint}), at the seed counts used ({simulations} simulated studies each, Monte Carlo standard error "
+                f"{error:.1%}). The 0/1 endpoint \"{BINARY_ENDPOINT}\" is not resampled here; the reproducing page's rate "
+                f"covers it with the study's other verdicts.")
     return table, sentence

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.claim import Claim
+from ssa_book.verdicts.power import power as rule_power
 from ssa_book.icl import experiments
 from ssa_book.icl.study.design import ABLATION_SEEDS, ENDPOINTS, PILOT_SEEDS, PRIMARY_SEEDS
 from ssa_book.results.cache import cache_required
@@ -41,10 +42,10 @@ def pilot(profile: str = "cpu") -> dict | None:
 
 
 def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int], threshold: float) -> dict[int, float]:
-    """The rule's power (the rate of "better", :func:`ssa_book.verdicts.power`) for a true effect
+    """The rule's power (the rate of "better", :func:`ssa_book.verdicts.power.power`) for a true effect
     ``effect`` at the spread of the pilot's paired ``differences``, with each number of pairs."""
     spread = float(np.std(np.asarray(differences, dtype=float), ddof=1))
     if not math.isfinite(spread) or spread == 0:
         raise ValueError("differences: the pilot needs at least two differences that are not all equal")
-    claim = rule.Claim("pilot", 1, threshold, "units", "the endpoint's threshold")
-    return {n: rule.power(claim, n, effect, spread) for n in pairs}
+    claim = Claim("pilot", 1, threshold, "units", "the endpoint's threshold")
+    return {n: rule_power(claim, n, effect, spread) for n in pairs}

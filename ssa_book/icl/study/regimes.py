@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import NEGLIGIBLE, NOT_RUN_YET, NOT_TESTED, TOO_FEW_SEEDS, not_run_yet, outcome_words
+from ssa_book.verdicts.verdict import Verdict, withheld_direction
+from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.icl.study.conduct import StudyCache, comparison, longer_training_needed
 from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm, Comparison, needed
 from ssa_book.icl.study.judging import verdict, verdict_rows
@@ -66,25 +68,25 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
                "comparison": compared.name, "paired seeds": compared.seeds}
         for task in QUANTIFIERS:
             if task not in compared.tasks:
-                row[get_task(task).title] = rule.NOT_TESTED
+                row[get_task(task).title] = NOT_TESTED
             elif cache.complete(compared, task):
                 found = verdict(compared, task, endpoint, cache)
-                notes = [note for note in (rule.withheld_direction(found), fragility(found, compared.seed_list())) if note]
+                notes = [note for note in (withheld_direction(found), fragility(found, compared.seed_list())) if note]
                 row[get_task(task).title] = f"{found.label()}, {found.estimate()}" + (f" ({'; '.join(notes)})" if notes else "")
             else:
-                row[get_task(task).title] = rule.not_run_yet(cache.cached(compared, task), needed(compared, task))
+                row[get_task(task).title] = not_run_yet(cache.cached(compared, task), needed(compared, task))
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def fragility(found: rule.Verdict, seeds: Sequence[int]) -> str:
+def fragility(found: Verdict, seeds: Sequence[int]) -> str:
     """"it rests on seed 104" (or "leaving out any one of 26 of its 40 seeds alone changes its word")
     when leaving one of ``seeds`` out (the seeds of ``found``'s pairs, in order) changes a decided
-    verdict's word (:func:`ssa_book.verdicts.seeds_it_rests_on`); "" otherwise."""
-    rests = rule.seeds_it_rests_on(found, seeds)
+    verdict's word (:func:`ssa_book.verdicts.robustness.seeds_it_rests_on`); "" otherwise."""
+    rests = seeds_it_rests_on(found, seeds)
     if len(rests) > 3:
         return f"leaving out any one of {len(rests)} of its {len(seeds)} seeds alone changes its word"
-    return f"it {rule.rests_on_words(rests)}" if rests else ""
+    return f"it {rests_on_words(rests)}" if rests else ""
 
 
 def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> list[dict]:
@@ -93,34 +95,34 @@ def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> lis
     return [row for row in verdict_rows(_regime_comparisons(cache), cache) if row["endpoint"] == endpoint]
 
 
-def _excluding_zero(rows: Sequence[dict]) -> str:
-    """The "no difference that matters" cells whose interval excludes 0, with their regimes and how
-    many a single seed left out changes: "; 2 of these 5 below 0 (warm-up + cosine), 1 changed by
-    dropping a seed" ("" for none)."""
-    negligible = [row for row in rows if row["verdict"].outcome == rule.NEGLIGIBLE]
+def _excluding_zero(rows: Sequence[dict], detail: bool = True) -> str:
+    """The "no difference that matters" cells whose interval excludes 0, with (``detail``) their
+    regimes and how many a single seed left out changes: "; 2 of these 5 below 0 (warm-up + cosine),
+    1 changed by dropping a seed", or without ``detail`` "; 2 of these 5 below 0" ("" for none)."""
+    negligible = [row for row in rows if row["verdict"].outcome == NEGLIGIBLE]
     below = [row for row in negligible if row["verdict"].interval[1] < 0]
     above = [row for row in negligible if row["verdict"].interval[0] > 0]
     said = []
     for side, found in (("below", below), ("above", above)):
         if found:
             regimes = ", ".join(dict.fromkeys(row["comparison"].split(", ", 1)[-1] for row in found))
-            changed = sum(bool(rule.seeds_it_rests_on(row["verdict"], row["seeds"])) for row in found)
-            said.append(f"{len(found)} of these {len(negligible)} {side} 0 ({regimes})"
-                        + (f", {changed} changed by dropping a seed" if changed else ""))
+            changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in found)
+            said.append(f"{len(found)} of these {len(negligible)} {side} 0" + (f" ({regimes})" if detail else "")
+                        + (f", {changed} changed by dropping a seed" if changed and detail else ""))
     return "".join(f"; {text}" for text in said)
 
 
-def regime_takeaway(rows: Sequence[dict], zero: bool = True) -> str:
+def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
     """The regime map in one sentence, from :func:`regime_rows`: how many of its decided cells
-    have SSA worse, better or no different from softmax (and of these, with ``zero``, the intervals
-    that exclude 0), and how many are still open."""
-    words = [rule.outcome_words(row["verdict"].outcome, "SSA") for row in rows if row["verdict"].outcome != rule.NOT_TESTED]
+    have SSA worse, better or no different from softmax, of these how many intervals exclude 0 (with
+    ``detail``, in which regimes and how many a seed left out changes), and how many are still open."""
+    words = [outcome_words(row["verdict"].outcome, "SSA") for row in rows if row["verdict"].outcome != NOT_TESTED]
     counts = {word: words.count(word) for word in dict.fromkeys(words)}
-    pending = sum(row["verdict"].outcome == rule.NOT_TESTED for row in rows)
+    pending = sum(row["verdict"].outcome == NOT_TESTED for row in rows)
     if not counts:
         return "No regime of the study is complete yet."
-    exploratory = counts.pop(rule.TOO_FEW_SEEDS, 0)
-    judged = ", ".join(f"{n} {word}" for word, n in counts.items()) + (_excluding_zero(rows) if zero else "")
+    exploratory = counts.pop(TOO_FEW_SEEDS, 0)
+    judged = ", ".join(f"{n} {word}" for word, n in counts.items()) + _excluding_zero(rows, detail)
     text = f"Of the {len(rows)} regime-and-task cells, {len(words) - exploratory} judged" + (f" ({judged})" if judged else "")
     text += f", {exploratory} exploratory" if exploratory else ""
-    return text + (f"; {pending} {rule.NOT_RUN_YET}." if pending else ".")
+    return text + (f"; {pending} {NOT_RUN_YET}." if pending else ".")

@@ -9,14 +9,22 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ssa_book import verdicts as rule
+from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, NOT_TESTED, TOO_FEW_SEEDS, WORSE, claim_phrase, not_run_yet
+from ssa_book.verdicts.intervals import bounded_mean_interval, rate_interval
+from ssa_book.verdicts.claim import MIN_PAIRS
+from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE
+from ssa_book.verdicts.verdict import Verdict, withheld_direction
+from ssa_book.verdicts.judge import judge
+from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.icl.study.conduct import StudyCache, comparison, length_trend, regenerate_command
 from ssa_book.icl.study.design import (
     ARMS, BINARY_ENDPOINT, COMPARISONS, ENDPOINTS, GENERALISES_BELOW, LENGTH_TREND, LENGTH_TREND_ENDPOINT, LENGTH_TREND_TASK,
     LONGER_TRAINING,
     PRIMARY_SEEDS, Comparison, check_plan, error_at, generalises, needed, runs,
 )
-from ssa_book.icl.study.judging import STARTING_POINT, bounded_checks, claim_verdict, starting_point_reading, verdict, verdict_rows
+from ssa_book.icl.study.judging import (
+    STARTING_POINT, bounded_check_words, bounded_checks, claim_verdict, starting_point_reading, verdict, verdict_rows,
+)
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, error_curve, trivial_baseline
 from ssa_book.results.provenance import total_wall_time
@@ -107,9 +115,9 @@ def length_trend_sentence(cache: "StudyCache") -> str:
     if trend is None:
         cached = cache.cached(three, LENGTH_TREND_TASK) + cache.cached(ten, LENGTH_TREND_TASK)
         return (f"The length trend cannot be read yet (the 3 x and 10 x comparisons: "
-                f"{rule.not_run_yet(cached, needed(three) + needed(ten))}).")
+                f"{not_run_yet(cached, needed(three) + needed(ten))}).")
     head = f"The length trend: {trend.words()} ({trend.evidence()})."
-    if trend.outcome == rule.NEGLIGIBLE:
+    if trend.outcome == NEGLIGIBLE:
         return head + " The difference no longer moves, so the 30 x arms are not trained."
     return (head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
             f"pairs ({plan_progress([LONGER_TRAINING], cache)})."
@@ -118,12 +126,12 @@ def length_trend_sentence(cache: "StudyCache") -> str:
 
 def deciding_cost_sentence(compared: Comparison, task: str, endpoint: str, cache: "StudyCache", jobs: int = 2) -> str:
     """What deciding an exploratory comparison would cost: the pairs the rule decides from on
-    ``endpoint`` (:attr:`ssa_book.verdicts.Verdict.no_effect_pairs`), the runs still missing for
+    ``endpoint`` (:attr:`ssa_book.verdicts.verdict.Verdict.no_effect_pairs`), the runs still missing for
     them, and their one-thread hours at the mean wall time of each arm's cached runs. Empty while
     the comparison is incomplete at its planned seeds or already has the pairs the rule needs."""
     if not cache.complete(compared, task):
         return ""
-    minimum = max(rule.MIN_PAIRS, verdict(compared, task, endpoint, cache).no_effect_pairs)
+    minimum = max(MIN_PAIRS, verdict(compared, task, endpoint, cache).no_effect_pairs)
     extra = minimum - compared.seeds
     if extra <= 0:
         return ""
@@ -158,13 +166,13 @@ def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
 def progress_sentence(compared: Comparison, cache: StudyCache) -> str:
     """"not run yet: 12 of 80 runs; `python -m ssa_book regenerate icl_study ...` computes the rest": what a
     page says of a comparison not judged yet."""
-    return (f"{rule.not_run_yet(cache.cached(compared), needed(compared))}; "
+    return (f"{not_run_yet(cache.cached(compared), needed(compared))}; "
             f"`{regenerate_command(cache.profile)}` computes the rest")
 
 
 def verdict_table(rows: Sequence[dict]):
     """:func:`verdict_rows` as a table: outcome (with, where its interval excludes 0 and it says no
-    direction, the step of the rule that failed: :func:`ssa_book.verdicts.withheld_direction`), effect
+    direction, the step of the rule that failed: :func:`ssa_book.verdicts.verdict.withheld_direction`), effect
     in the paper's direction with its 95% interval, pairs, the pairs that would decide an
     inconclusive one (or what is missing), and the seeds a decided one rests on."""
     import pandas as pd
@@ -177,14 +185,14 @@ def verdict_table(rows: Sequence[dict]):
         "outcome": _outcome(row["verdict"]),
         "effect": "" if row["verdict"].effect is None else f"{row['verdict'].effect:+.3g}",
         "95% interval": interval(row["verdict"]), "pairs": row["verdict"].pairs or "",
-        "to decide / missing": row["verdict"].pairs_to_decide() or (row["verdict"].detail if row["verdict"].outcome == rule.NOT_TESTED else ""),
+        "to decide / missing": row["verdict"].pairs_to_decide() or (row["verdict"].detail if row["verdict"].outcome == NOT_TESTED else ""),
         "leaving one seed out": _rests_on(row),
     } for row in rows])
 
 
-def _outcome(verdict: rule.Verdict) -> str:
+def _outcome(verdict: Verdict) -> str:
     """The outcome in the glossary's words, with why it says no direction where its interval excludes 0."""
-    withheld = rule.withheld_direction(verdict)
+    withheld = withheld_direction(verdict)
     return f"{verdict.label()} ({withheld})" if withheld else verdict.label()
 
 
@@ -192,9 +200,9 @@ def _rests_on(row: dict) -> str:
     """Whether a decided verdict of ``row`` survives leaving out any one seed: "survives", or the
     seeds it rests on; "" for an open one."""
     verdict = row["verdict"]
-    if verdict.outcome not in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE):
+    if verdict.outcome not in (BETTER, WORSE, NEGLIGIBLE):
         return ""
-    return rule.rests_on_words(rule.seeds_it_rests_on(verdict, row["seeds"])) or "survives"
+    return rests_on_words(seeds_it_rests_on(verdict, row["seeds"])) or "survives"
 
 
 def ablation_table(rows: Sequence[dict]):
@@ -220,33 +228,40 @@ def chapter_answer(name: str, profile: str) -> dict:
     outcome and text from :func:`claim_verdict` ("not tested" while no task is complete)."""
     compared = comparison(name, profile)
     if compared is None:
-        return {"table": None, "outcome": rule.NOT_TESTED, "seeds": 0,
+        return {"table": None, "outcome": NOT_TESTED, "seeds": 0,
                 "text": f"The study's plan at profile {profile} leaves this comparison out (it trains only the primary "
-                        "comparison on \"every\", with the fewest pairs the rule decides on, to exercise the code)."}
+                "comparison on \"every\", with the fewest pairs the rule decides on, to exercise the code)."}
     cache = StudyCache(profile)
     verdict = claim_verdict(compared, cache)
     if verdict is None:
-        outcome, text = rule.NOT_TESTED, f"None of its tasks is complete yet: {progress_sentence(compared, cache)}."
+        outcome, text = NOT_TESTED, f"None of its tasks is complete yet: {progress_sentence(compared, cache)}."
     else:
-        outcome, text = verdict.outcome, f"Its answer: **{rule.claim_phrase(verdict.outcome)}** ({verdict.detail})."
+        outcome, text = verdict.outcome, f"Its answer: **{claim_phrase(verdict.outcome)}** ({verdict.detail})."
     return {"table": verdict_table(verdict_rows([compared], cache)), "outcome": outcome, "text": text, "seeds": compared.seeds}
 
 
+def _directions(found: Sequence[dict]) -> list[dict]:
+    """The rows of :func:`false_discovery_rows` whose interval and threshold decide a direction: those
+    that keep it after control of false discoveries and those that lose it (and read undecided)."""
+    return [row for row in found if row["verdict"].outcome in (BETTER, WORSE) or row["verdict"].uncontrolled is not None]
+
+
 def false_discovery_table(found: Sequence[dict]):
-    """The decided directions of :func:`false_discovery_rows` as a table: raw and adjusted p, and
-    whether the direction survives the adjustment."""
+    """The directions the interval and threshold decide among :func:`false_discovery_rows`, as a
+    table: raw and adjusted p, whether the direction survives the adjustment, and the verdict after it."""
     import pandas as pd
 
     return pd.DataFrame([{
         "comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
         "family": row["family"], "verdict": row["verdict"].label(), "p": f"{row['p']:.2g}",
         "adjusted p": f"{row['adjusted p']:.2g}", "survives adjustment": "yes" if row["survives"] else "no",
-    } for row in found if row["verdict"].outcome in (rule.BETTER, rule.WORSE)],
+    } for row in _directions(found)],
         columns=["comparison", "task", "endpoint", "family", "verdict", "p", "adjusted p", "survives adjustment"])
 
 
 def false_discovery_sentence(found: Sequence[dict]) -> str:
-    """How many decided directions survive control of false discoveries, per family."""
+    """Per family, how many of the directions the interval and threshold decide keep their word
+    under control of false discoveries, and how many lose it and read undecided."""
     if not found:
         return "No verdict of the study has enough pairs for a signed-rank test yet."
     parts = []
@@ -254,11 +269,12 @@ def false_discovery_sentence(found: Sequence[dict]) -> str:
         members = [row for row in found if row["family"] == family]
         if not members:
             continue
-        decided = [row for row in members if row["verdict"].outcome in (rule.BETTER, rule.WORSE)]
-        kept = sum(row["survives"] for row in decided)
-        parts.append(f"{'the primary comparisons' if family == 'primary' else 'the other comparisons'}: {kept} of "
-                     f"{len(decided)} decided directions keep an adjusted p below {rule.FALSE_DISCOVERY_RATE:g} "
-                     f"({len(members)} tests)")
+        directions = _directions(members)
+        lost = sum(row["verdict"].uncontrolled is not None for row in directions)
+        parts.append(f"{'the primary comparisons' if family == 'primary' else 'the other comparisons'}: "
+                     f"{len(directions) - lost} of the {len(directions)} directions the interval and threshold decide keep "
+                     f"an adjusted p below {FALSE_DISCOVERY_RATE:g} ({len(members)} tests)"
+                     + (f", {lost} read undecided" if lost else ""))
     return ("Controlling false discoveries within each family of tests (Benjamini and Hochberg), " + "; ".join(parts) + ".")
 
 
@@ -279,9 +295,8 @@ def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
     each quantifier with the four verdicts checked that way."""
     if not checks:
         return "No verdict on a prompt-error endpoint is decided yet."
-    kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-    low, high = rule.bounded_mean_interval(np.zeros(PRIMARY_SEEDS), PROMPT_ERROR_FLIP)
-    text = (f"{kept} of the {len(checks)} decided verdicts on the prompt-error endpoints keep their outcome under it. "
+    low, high = bounded_mean_interval(np.zeros(PRIMARY_SEEDS), PROMPT_ERROR_FLIP)
+    text = (f"On the decided prompt-error verdicts, the check {bounded_check_words(checks)}. "
             f"Its price for assuming nothing: {PRIMARY_SEEDS} pairs that agree exactly give [{low:+.2f}, {high:+.2f}], "
             f"wider than the threshold, so no {PRIMARY_SEEDS}-pair comparison can be \"no difference that matters\" under it.")
     for task in QUANTIFIERS:
@@ -293,20 +308,20 @@ def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
 
 def plan_progress(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     """How far the runs of ``comparisons`` are, in the book's one wording: "not run yet: 826 of 992
-    runs" (:func:`ssa_book.verdicts.not_run_yet`), or "all 992 runs cached"."""
+    runs" (:func:`ssa_book.verdicts.words.not_run_yet`), or "all 992 runs cached"."""
     every_run = runs(comparisons, profile=cache.profile)
     found = sum(cache.run(arm, task, seed) is not None for arm, task, seed in every_run)
-    return rule.not_run_yet(found, len(every_run)) if found < len(every_run) else f"all {len(every_run)} runs cached"
+    return not_run_yet(found, len(every_run)) if found < len(every_run) else f"all {len(every_run)} runs cached"
 
 
-def outcome_counts(found: Sequence[rule.Verdict]) -> str:
+def outcome_counts(found: Sequence[Verdict]) -> str:
     """``found`` counted by what the rule made of them, the decided apart from the open, an exploratory
     one never among the decided: "25 decided (5 SSA worse, 16 no difference that matters, 4 sharper
     softmax worse), 20 undecided, 20 exploratory (fewer pairs than the rule decides from: estimates,
     no verdict), 9 not tested"."""
     counts: dict[str, dict[str, int]] = {}
     for verdict in found:
-        kind = "decided" if verdict.outcome in (rule.BETTER, rule.WORSE, rule.NEGLIGIBLE) else verdict.outcome
+        kind = "decided" if verdict.outcome in (BETTER, WORSE, NEGLIGIBLE) else verdict.outcome
         counts.setdefault(kind, {})
         counts[kind][verdict.word()] = counts[kind].get(verdict.word(), 0) + 1
     said = []
@@ -314,7 +329,7 @@ def outcome_counts(found: Sequence[rule.Verdict]) -> str:
         said.append(f"{sum(counts['decided'].values())} decided ("
                     + ", ".join(f"{n} {word}" for word, n in counts.pop("decided").items()) + ")")
     for kind, words in counts.items():
-        note = " (fewer pairs than the rule decides from: estimates, no verdict)" if kind == rule.TOO_FEW_SEEDS else ""
+        note = " (fewer pairs than the rule decides from: estimates, no verdict)" if kind == TOO_FEW_SEEDS else ""
         said.append(", ".join(f"{n} {word}" for word, n in words.items()) + note)
     return ", ".join(said)
 
@@ -327,9 +342,9 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     prompt-error verdicts the bounded check keeps (:func:`bounded_checks`)."""
     rows = verdict_rows(comparisons, cache)
     text = (f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, "
-            f"{sum(row['verdict'].outcome != rule.NOT_TESTED for row in rows)} have their runs cached (the plan: "
+            f"{sum(row['verdict'].outcome != NOT_TESTED for row in rows)} have their runs cached (the plan: "
             f"{plan_progress(comparisons, cache)}): {outcome_counts([row['verdict'] for row in rows])}.")
-    primary = [row for row in rows if row["comparison"] == comparisons[0].name and row["verdict"].outcome != rule.NOT_TESTED]
+    primary = [row for row in rows if row["comparison"] == comparisons[0].name and row["verdict"].outcome != NOT_TESTED]
     if primary:
         text += " The primary question: " + " ".join(row["verdict"].sentence() for row in primary)
     else:
@@ -340,11 +355,10 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
         text += "".join(f" {reading}" for reading in readings if reading)
     checks = bounded_checks(rows)
     if checks:
-        kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
         checked_primary = [f"{get_task(row['task']).title}, {row['endpoint']}: {row['checked'].words()}"
                            for row in checks if row["comparison"] == comparisons[0].name]
         text += (f" A check that assumes nothing about how the paired differences are distributed (the bounded interval, "
-                 f"after the verdicts) keeps {kept} of the {len(checks)} decided verdicts on prompt errors"
+                 f"after the verdicts), on the decided prompt-error verdicts, {bounded_check_words(checks)}"
                  + (f"; the primary question's under it: {'; '.join(checked_primary)}." if checked_primary else "."))
     return text
 
@@ -352,7 +366,7 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
 def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
     """For each comparison read at "generalises at σ = 10", each task where its runs are
     complete (every run of both arms cached, as for its verdicts), and each arm: how many seeds generalise (prompt error below :data:`GENERALISES_BELOW` at sigma
-    10), the share and its 95% Wilson interval (:func:`ssa_book.verdicts.rate_interval`)."""
+    10), the share and its 95% Wilson interval (:func:`ssa_book.verdicts.intervals.rate_interval`)."""
     import pandas as pd
 
     rows = []
@@ -363,7 +377,7 @@ def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
             for arm in (compared.treatment, compared.control):
                 found = [cache.run(arm, task, seed) for seed in compared.seed_list()]
                 successes = int(sum(generalises(run, task) for run in found))
-                share, low, high = rule.rate_interval(successes, len(found), method="wilson")
+                share, low, high = rate_interval(successes, len(found), method="wilson")
                 rows.append({"comparison": compared.name, "task": get_task(task).title, "arm": arm, "generalise": successes,
                              "seeds": len(found), "share": share, "95% low": low, "95% high": high})
     return pd.DataFrame(rows, columns=["comparison", "task", "arm", "generalise", "seeds", "share", "95% low", "95% high"])
@@ -392,7 +406,7 @@ def generalisation_cut_table(compared: Comparison, cache: StudyCache, cuts: Sequ
             treated, controlled = ((errors[arm] < cut).astype(float) for arm in (compared.treatment, compared.control))
             named = dataclasses.replace(claim, name=f"{compared.name}, {get_task(task).title}: generalises below {cut:g}",
                                         treatment=compared.treatment_label)
-            verdict = rule.judge(named, treated, controlled)
+            verdict = judge(named, treated, controlled)
             rows.append({"task": get_task(task).title, "cut": f"{cut:g}" + (" (declared)" if cut == GENERALISES_BELOW else ""),
                          f"{compared.treatment_label} generalise": f"{int(treated.sum())} of {len(treated)}",
                          f"{compared.control} generalise": f"{int(controlled.sum())} of {len(controlled)}",
