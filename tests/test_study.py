@@ -305,6 +305,8 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
     assert answer["outcome"] == WORSE and answer["seeds"] == study.PRIMARY_SEEDS
     assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at σ = 10: SSA worse;") and '"some": not run yet: 0 of 80 runs' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
+    # with the distribution-free check beside the answer, counted among the verdicts it can test
+    assert answer["text"].endswith("(added after reading) keeps 2 of the 2 decided directions.")
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
     assert waiting["outcome"] == NOT_TESTED and "not run yet: 0 of 40 runs" in waiting["text"]
     absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")

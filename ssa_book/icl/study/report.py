@@ -225,7 +225,8 @@ def ablation_table(rows: Sequence[dict]):
 def chapter_answer(name: str, profile: str) -> dict:
     """What a task's chapter shows of the study's comparison called ``name`` at ``profile``:
     ``{"table": verdict_table(...) or None, "outcome": str, "text": str, "seeds": int}``, the
-    outcome and text from :func:`claim_verdict` ("not tested" while no task is complete)."""
+    outcome and text from :func:`claim_verdict` ("not tested" while no task is complete), with what
+    the distribution-free check does to its decided prompt-error verdicts (:func:`bounded_check_words`)."""
     compared = comparison(name, profile)
     if compared is None:
         return {"table": None, "outcome": NOT_TESTED, "seeds": 0,
@@ -237,7 +238,11 @@ def chapter_answer(name: str, profile: str) -> dict:
         outcome, text = NOT_TESTED, f"None of its tasks is complete yet: {progress_sentence(compared, cache)}."
     else:
         outcome, text = verdict.outcome, f"Its answer: **{claim_phrase(verdict.outcome)}** ({verdict.detail})."
-    return {"table": verdict_table(verdict_rows([compared], cache)), "outcome": outcome, "text": text, "seeds": compared.seeds}
+    rows = verdict_rows([compared], cache)
+    if verdict is not None and (checks := bounded_checks(rows)):
+        text += (f" On its decided prompt-error verdicts, a check that assumes nothing about how the paired differences are "
+                 f"distributed (added after reading) {bounded_check_words(checks)}.")
+    return {"table": verdict_table(rows), "outcome": outcome, "text": text, "seeds": compared.seeds}
 
 
 def _directions(found: Sequence[dict]) -> list[dict]:
