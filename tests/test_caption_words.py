@@ -2,6 +2,7 @@
 
 import pytest
 
+from built_book import built_book, write_page
 from ssa_book import book, page_check
 
 
@@ -35,17 +36,10 @@ def test_long_captions_lists_each_caption_over_the_limit_by_page_and_figure(tmp_
 
 
 def test_the_build_refuses_a_page_with_a_caption_over_the_limit(tmp_path):
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: notebooks/intro\nchapters:\n  - file: notebooks/chapter\n")
-    (tmp_path / "notebooks").mkdir()
-    for name in ("intro", "chapter"):
-        (tmp_path / "notebooks" / f"{name}.ipynb").write_text("{}")
-    html = tmp_path / "_build" / "html"
-    (html / "notebooks").mkdir(parents=True)
-    page = "<html><body><main>{}</main></body></html>"
-    (html / "notebooks" / "intro.html").write_text(page.format(figure("1", words(page_check.CAPTION_WORDS))))
-    (html / "notebooks" / "chapter.html").write_text(page.format(figure("2", words(page_check.CAPTION_WORDS + 1))))
+    html = built_book(tmp_path, {"intro": figure("1", words(page_check.CAPTION_WORDS)),
+                                 "chapter": figure("2", words(page_check.CAPTION_WORDS + 1))})
     with pytest.raises(book.BookBuildFailed, match=rf"notebooks/chapter.html: a figure caption over {page_check.CAPTION_WORDS} words: "
                                                    rf"Fig. 2: {page_check.CAPTION_WORDS + 1} words"):
         book.check_built_pages(tmp_path, html)
-    (html / "notebooks" / "chapter.html").write_text(page.format(figure("2", words(page_check.CAPTION_WORDS))))
+    write_page(html, "chapter", figure("2", words(page_check.CAPTION_WORDS)))
     book.check_built_pages(tmp_path, html)

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from built_book import built_book
 from ssa_book import direction_check
 from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, WORSE
 from ssa_book.verdicts.claim import Claim
@@ -92,15 +93,7 @@ def test_a_printed_number_matches_the_value_it_rounds(printed, value, ok):
 def test_the_runner_refuses_a_build_whose_page_shows_a_direction_no_decided_verdict_said(tmp_path):
     from ssa_book import book
 
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: notebooks/intro\nchapters:\n  - file: notebooks/chapter\n")
-    (tmp_path / "notebooks").mkdir()
-    for name in ("intro", "chapter"):
-        (tmp_path / "notebooks" / f"{name}.ipynb").write_text("{}")
-    html = tmp_path / "_build" / "html"
-    (html / "notebooks").mkdir(parents=True)
-    page = "<html><body><main><p>{}</p></main></body></html>"
-    (html / "notebooks" / "intro.html").write_text(page.format("The book, in short."))
-    (html / "notebooks" / "chapter.html").write_text(page.format("Under shift: SSA worse, +0.30 [+0.27, +0.33]."))
+    html = built_book(tmp_path, {"intro": "<p>The book, in short.</p>", "chapter": "<p>Under shift: SSA worse, +0.30 [+0.27, +0.33].</p>"})
     with pytest.raises(book.BookBuildFailed, match=r"notebooks/chapter.html: a direction word without a decided verdict: 'SSA worse' with no verdict"):
         book.check_built_pages(tmp_path, html)
     log = direction_check.log_path(tmp_path, "chapter")
