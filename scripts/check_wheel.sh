@@ -56,13 +56,15 @@ pip=("$work/env/bin/python" -m pip install -q --disable-pip-version-check)
 # exercise: the sparse scorers' and the transformers plug-in's; not the book's.
 "${pip[@]}" -c requirements/lock.txt "$wheel[sparse,hf]"
 
-step "without the [book] extra, ssa_book refuses in one line naming it"
+step "without the [book] extra, ssa_book refuses in one line naming it (import, python -m, the ssa-book command)"
 refusal_line="ssa_book is the book's machinery and needs the [book] extra: pip install \"ssa-book[book]\""
 refusal=$(cd "$work" && env/bin/python -c "import ssa_book" 2>&1) && { echo "import ssa_book ran without the [book] extra"; exit 1; }
 [[ $(tail -n 1 <<<"$refusal") == "ImportError: $refusal_line"* && $refusal != *ModuleNotFoundError* ]] \
     || { echo "import ssa_book without the [book] extra said: $refusal"; exit 1; }
 refusal=$(cd "$work" && env/bin/python -m ssa_book --help 2>&1) && { echo "python -m ssa_book ran without the [book] extra"; exit 1; }
 [[ $refusal == "$refusal_line"* && $refusal != *$'\n'* ]] || { echo "python -m ssa_book without the [book] extra said: $refusal"; exit 1; }
+refusal=$(cd "$work" && env/bin/ssa-book --help 2>&1) && { echo "the ssa-book command ran without the [book] extra"; exit 1; }
+[[ $refusal == "$refusal_line"* && $refusal != *$'\n'* ]] || { echo "the ssa-book command without the [book] extra said: $refusal"; exit 1; }
 
 step "the wheel brought the kernels' build tool: ninja beside the environment's Python"
 # Beside Python, where ssa.kernels.native finds it without the environment activated (and without

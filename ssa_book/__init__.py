@@ -16,6 +16,7 @@ imported, rather than with the traceback of whichever missing module came first.
 import re
 import sys
 from importlib import metadata
+from pathlib import Path
 
 DISTRIBUTION = "ssa-book"
 EXTRA = "book"
@@ -41,13 +42,28 @@ def _missing_requirements(distribution: str, extra: str) -> list[str]:
     return missing
 
 
+def _console_scripts(distribution: str) -> set[str]:
+    """The names of ``distribution``'s console scripts that run this package (none where it is not
+    installed)."""
+    try:
+        entry_points = metadata.distribution(distribution).entry_points
+    except metadata.PackageNotFoundError:
+        return set()
+    return {each.name for each in entry_points if each.group == "console_scripts" and each.value.startswith(f"{__name__}.")}
+
+
+def _run_as_a_command(argv: list[str]) -> bool:
+    """Whether this import is a command's (``python -m ssa_book`` or an installed console script),
+    whose user wants the refusal's line alone rather than an import's traceback. While `python -m`
+    looks for its module, ``sys.argv[0]`` is "-m" (the -m option's documented behaviour); a console
+    script's is the script's path."""
+    return bool(argv) and (argv[0] == "-m" or Path(argv[0]).name in _console_scripts(DISTRIBUTION))
+
+
 _missing = _missing_requirements(DISTRIBUTION, EXTRA)
 if _missing:
     _message = (f"ssa_book is the book's machinery and needs the [{EXTRA}] extra: pip install \"{DISTRIBUTION}[{EXTRA}]\" "
                 f"(not installed: {', '.join(_missing)})")
-    # While `python -m` looks for its module, sys.argv[0] is "-m" (the -m option's documented
-    # behaviour): `python -m ssa_book` then prints the line alone, where runpy would wrap an
-    # ImportError in a traceback.
-    if getattr(sys, "argv", [None])[:1] == ["-m"]:
+    if _run_as_a_command(getattr(sys, "argv", [])):
         raise SystemExit(_message)
     raise ImportError(_message)

@@ -125,3 +125,13 @@ def test_without_the_book_extra_ssa_book_fails_with_one_line_naming_it(tmp_path)
                              cwd=tmp_path, timeout=120)
     assert command.returncode != 0 and command.stdout == ""
     assert len(command.stderr.splitlines()) == 1 and command.stderr.startswith(line), command.stderr
+
+    # the installed console script, written as pip writes one: the same line alone
+    script = tmp_path / "bin" / "ssa-book"
+    script.parent.mkdir()
+    script.write_text("import re\nimport sys\nfrom ssa_book.cli import main\nif __name__ == '__main__':\n"
+                      "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n    sys.exit(main())\n")
+    console = subprocess.run([sys.executable, "-S", str(script), "--help"], capture_output=True, text=True, env=environment,
+                             cwd=tmp_path, timeout=120)
+    assert console.returncode != 0 and console.stdout == ""
+    assert len(console.stderr.splitlines()) == 1 and console.stderr.startswith(line), console.stderr
