@@ -73,9 +73,9 @@ class LedgerRow:
     # What the claim's word rests on where it rests on part of its evidence (:func:`only_on`: "linear panels only"),
     # said beside the word wherever it stands; a short form keeps its first clause.
     word_note: str = ""
-    # An analysis change made after the results were read that moved the word (:func:`set_after_reading`), said
-    # beside the word in every form, short or not.
-    after_reading: str = ""
+    # An analysis change made after the results were read that moved the word: (what was set after reading, the word
+    # before it), said beside the word in every form (:func:`set_after_reading`; a short form leaves out the word before).
+    after_reading: tuple[str, str] = ()
     # A check its decided parts do not all pass, said beside their count ("a distribution-free check keeps 1 of 4").
     parts_note: str = ""
 
@@ -84,10 +84,11 @@ class LedgerRow:
             raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
 
     def note(self, short: bool = False) -> str:
-        """What stands beside the word: what it rests on (``short``: its first clause), then what was
-        set after reading: "linear panels only; tally set after reading, undecided before it"."""
+        """What stands beside the word: what it rests on, then what was set after reading: "linear
+        panels only; tally set after reading, undecided before it" (``short``: the first clause of
+        each, "linear panels only; tally set after reading")."""
         basis = self.word_note.split(";")[0] if short else self.word_note
-        return "; ".join(filter(None, (basis, self.after_reading)))
+        return "; ".join(filter(None, (basis, set_after_reading(*self.after_reading, short=short) if self.after_reading else "")))
 
 
 def missing(key: str, claim: PaperClaim, profile: str, command: str, why: str = "results not in the cache",
@@ -120,11 +121,14 @@ def only_on(decided: Sequence[str], open_: Sequence[str]) -> str:
     return f"{listed(decided)} panels only" if decided and open_ else ""
 
 
-def set_after_reading(what: str, before: str) -> str:
+def set_after_reading(what: str, before: str, short: bool = False) -> str:
     """The one note for a word that an analysis change made after its results were read moved,
     whichever way it cut, with the word it gave before: "tally set after reading, undecided before
-    it", "pair minimum set after reading, SSA worse before it" ("" when the change moved nothing)."""
-    return f"{what} set after reading, {before} before it" if before else ""
+    it", "pair minimum set after reading, SSA worse before it" (``short``: "tally set after
+    reading"; "" when the change moved nothing)."""
+    if not before:
+        return ""
+    return f"{what} set after reading" + ("" if short else f", {before} before it")
 
 
 def at_rule_minimum(claim: Claim, verdict: Verdict) -> Verdict:
@@ -137,20 +141,18 @@ def at_rule_minimum(claim: Claim, verdict: Verdict) -> Verdict:
     return judge_unrecorded(alone, differences, np.zeros_like(differences), resolve=False)
 
 
-def minimum_after_reading(judged: Sequence[tuple[Claim, Verdict]], what: str = "pair minimum") -> str:
+def before_minimum(judged: Sequence[tuple[Claim, Verdict]]) -> str:
     """For verdicts exploratory only under their chapter's fewest pairs, a minimum above the rule's
-    that was set after their results were read (the analysis-changes page, 550efa7): that note,
-    with what they read under the rule's own minimum (:func:`set_after_reading`): "pair minimum set
-    after reading, SSA worse before it" (their words counted where they differ; "" when no verdict
-    is exploratory for that alone)."""
+    that was set after their results were read (the analysis-changes page, 550efa7), what they read
+    under the rule's own minimum, for :func:`set_after_reading`: "SSA worse" (their words counted
+    where they differ; "" when no verdict is exploratory for that alone)."""
     moved = [(claim, verdict) for claim, verdict in judged
              if verdict.outcome == TOO_FEW_SEEDS and verdict.pairs >= MIN_PAIRS and claim.min_pairs > MIN_PAIRS]
     if not moved:
         return ""
     before = [at_rule_minimum(claim, verdict) for claim, verdict in moved]
     labels = {verdict.label() for verdict in before}
-    words = labels.pop() if len(labels) == 1 else counted_words([(verdict.outcome, verdict.label()) for verdict in before])
-    return set_after_reading(what, words)
+    return labels.pop() if len(labels) == 1 else counted_words([(verdict.outcome, verdict.label()) for verdict in before])
 
 
 def sentence(text: str) -> str:

@@ -142,7 +142,8 @@ def largest(table) -> tuple[float, str] | None:
 
 def sentence(table, draws: int = DRAWS) -> str:
     """The front page's sentence: the largest rate, to one decimal, and what it covers: one verdict's
-    false directions (not a rate over all the verdicts together, nor of a false "no difference that matters")."""
+    false "better" or "worse" (not a rate over all the verdicts together, nor of a small direction said beside "no
+    difference that matters", nor of a false "no difference that matters")."""
     found = largest(table)
     if found is None:
         return "No chapter's verdicts are cached yet, so the rule's error rates are not measured."
@@ -151,8 +152,9 @@ def sentence(table, draws: int = DRAWS) -> str:
     return (f"Under nulls made of each chapter's own per-seed differences, recentred to a mean of zero, the rule names a "
             f"direction that is not there at most {100 * rate:.1f}% of the time ({chapter}; Monte Carlo standard error "
             f"{100 * error:.1f} points) for any one verdict at the seeds its chapter uses: a rate per verdict, not over the "
-            f"{int(table['verdicts'].sum())} verdicts of the {len(table)} chapters together, and of false directions only, not "
-            f"of a false \"no difference that matters\"; a check added after the results were read, from which the fewest "
+            f"{int(table['verdicts'].sum())} verdicts of the {len(table)} chapters together, and of a false \"better\" or "
+            f"\"worse\" only: it does not count the small direction said beside \"no difference that matters\" (\"SSA "
+            f"slightly better\"), nor a false \"no difference that matters\"; a check added after the results were read, from which the fewest "
             f"pairs of three chapters were then chosen, so it shows the rule's error at those pairs rather than validating "
             f"them independently.")
 

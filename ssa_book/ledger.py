@@ -26,7 +26,7 @@ from ssa_book.verdicts.words import (DOES_NOT_HOLD, HOLDS, HOLDS_IN_PART, MIXED,
                                      counted_words)
 from ssa_book.verdicts.glossary import glossary_frame
 from ssa_book.verdicts.intervals import CONFIDENCE
-from ssa_book.verdicts.claim import MIN_PAIRS, no_effect_pairs
+from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.readings import effect_placement
 from ssa_book.book import toc_documents
@@ -280,6 +280,20 @@ def decision_minimums() -> list[tuple[int, list[str]]]:
     the claims that set them (:func:`ssa_book.verdicts.claim.no_effect_pairs` of a chapter's claim: the
     rule's minimum, the pairs that would reveal flips for an outcome that flips from seed to seed,
     or a chapter's own minimum), as ``[(pairs, [what decides from them, ...]), ...]``, fewest first."""
+    grouped: dict[int, list[str]] = {}
+    for what, claim in _minimum_kinds():
+        grouped.setdefault(no_effect_pairs(claim), []).append(what)
+    return sorted(grouped.items())
+
+
+def chapter_minimums() -> set[int]:
+    """The fewest pairs that are a chapter's own minimum above the rule's (a claim's ``min_pairs``),
+    each set after that chapter's results were read (the analysis-changes page, 550efa7)."""
+    return {no_effect_pairs(claim) for _, claim in _minimum_kinds() if claim.min_pairs > MIN_PAIRS}
+
+
+def _minimum_kinds() -> tuple[tuple[str, Claim], ...]:
+    """Each kind of comparison of the book and the claim that sets its fewest pairs."""
     columns = {column.key: column.claim for column in leaderboard_board.COLUMNS}
     endpoints = icl_study.ENDPOINTS
     kinds = (
@@ -293,16 +307,15 @@ def decision_minimums() -> list[tuple[int, list[str]]]:
         ("the encoder's claim on the paper's paradigms", encoder_experiment.CLAIMS[encoder_experiment.HEADLINE]),
         ("the leaderboard's max retrieval column in the original setup", columns["retrieval_original"]),
     )
-    grouped: dict[int, list[str]] = {}
-    for what, claim in kinds:
-        grouped.setdefault(no_effect_pairs(claim), []).append(what)
-    return sorted(grouped.items())
+    return kinds
 
 
 def decision_minimums_sentence() -> str:
-    """:func:`decision_minimums` in words: "6 pairs for the decoder's perplexity, ... and a yes-or-no
-    outcome (...); 20 for max retrieval (both setups) ...; ..."."""
-    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''} for {_listed(whats)}"
+    """:func:`decision_minimums` in words, a chapter's own minimum said set after reading: "6 pairs for
+    the decoder's perplexity, ... and a yes-or-no outcome (...); 20, set after reading, for max
+    retrieval (both setups) ...; ..."."""
+    after = chapter_minimums()
+    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''}{', set after reading,' if pairs in after else ''} for {_listed(whats)}"
                      for i, (pairs, whats) in enumerate(decision_minimums()))
 
 
@@ -379,7 +392,7 @@ SHORT_NAMES = {
     "theorem_1": "Theorem 1", "theorem_2": "Theorem 2", "quantification": "ICL quantification",
     "collapse": "ICL collapse", "linear": "ICL linear functions", "perplexity_id": "Perplexity, in distribution",
     "perplexity_ood": "Perplexity, out of distribution", "benchmarks": "Decoder benchmarks",
-    "probing": "Encoder probing on Zorro", "alternatives": "Alternative scorers", "across_shifts": "Beyond the paper: two shifts",
+    "probing": "Encoder probing on Zorro", "alternatives": "Alternative scorers", "across_shifts": "Own test: two shifts",
 }
 
 # Each word said of a claim, in the scorecard's colours: holds green, does not hold red, a claim
@@ -477,16 +490,17 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     own = [row for row in rows if row.profile != "live" and PAPER[row.key].beyond_paper]
     experiments = [row for row in rows if row.profile != "live" and row not in own]
     did = [f"derives its own versions of the paper's {plural(len(theorems), 'theorem')}"] if theorems else []
-    did.append("re-runs its experiments" + (", far smaller and shorter-trained: " if scales else ""))
+    did.append("re-runs its experiments" + (", smaller: " if scales else ""))
     text = f"This book {' and '.join(did)}"
-    text += "; ".join(f"{name} {ours} (paper: {paper})" for name, (ours, paper) in scales.items()) + ". "
+    # the paper's size in the same units as ours, which name them: "4 × 64, 1,000 steps (paper: 12 × 256, 500,000)"
+    text += "; ".join(f"{name} {ours} (paper: {paper.removesuffix(' steps')})" for name, (ours, paper) in scales.items()) + ". "
     found = []
     if experiments:
         holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
         found.append(f"of the paper's {plural(len(experiments), 'experimental claim')}, {'' if holding else 'none holds: '}"
                      f"{_counted(experiments, short=True)}")
     if own:
-        found.append(f"the book's own {'test' if len(own) == 1 else 'tests'} beyond it: {_counted(own, short=True)}")
+        found.append(f"the book's own {'test' if len(own) == 1 else 'tests'}: {_counted(own, short=True)}")
     if theorems:
         found.append(f"the theorems' versions: {_counted(theorems)}")
     if found:
@@ -494,7 +508,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     gap = scale_gap(rows)
     if gap is not None:
         what, ours, paper = gap.baseline
-        text += f" Caveat: {what} is {ours:.3g} here, {paper:.3g} in the paper; any verdict may differ at the paper's scale."
+        text += f" Caveat: {what}: {ours:.3g} here, {paper:.3g} in the paper; verdicts may differ at the paper's scale."
     return text
 
 
@@ -843,21 +857,31 @@ def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Ver
     setup, and adaptive temperature against the gain its authors publish, each with its paired seeds."""
     if "ssa" not in accuracy:
         raise ValueError(f"accuracy must judge SSA against softmax; it judges {', '.join(accuracy) or 'nothing'}")
+    def ssa(verdict: Verdict, estimate: bool = True, short: bool = False) -> str:
+        # SSA's words, and beside them its chapter's fewest pairs where they were set after reading
+        note = retrieval_analysis.minimum_note(verdict)
+        return _with_seeds(verdict, estimate, short) + (f" ({note})" if note else "")
+
     head = "**Short setup**, SSA against softmax on the accuracy over sets larger than in training: "
-    bullets = [[f"{head}{_with_seeds(accuracy['ssa'])}; on the top item's share: {_with_seeds(weight['ssa'])}."] * ("ssa" in weight)
-               + [f"{head}{_with_seeds(accuracy['ssa'])}.", f"{head}{_with_seeds(accuracy['ssa'], False)}."]]
+    short_setup = accuracy["ssa"]
+    bullets = [[f"{head}{ssa(short_setup)}; on the top item's share: {_with_seeds(weight['ssa'])}."] * ("ssa" in weight)
+               + [f"{head}{ssa(short_setup)}.", f"{head}{ssa(short_setup, False)}.", f"{head}{ssa(short_setup, short=True)}."]]
     if "ssa" in original_accuracy:
-        bullets.append([f"**Original setup**, the same comparison: {_with_seeds(original_accuracy['ssa'])}.",
-                        f"**Original setup**, the same comparison: {_with_seeds(original_accuracy['ssa'], False)}."])
+        original = original_accuracy["ssa"]
+        bullets.append([f"**Original setup**, the same comparison: {ssa(original)}.",
+                        f"**Original setup**, the same comparison: {ssa(original, False)}.",
+                        f"**Original setup**, the same comparison: {ssa(original, short=True)}."])
     head = "**Adaptive temperature** against its authors' published gain: short setup "
     bullets.append([f"{head}{_with_seeds(replication)}; original setup {_with_seeds(original_replication)}.",
                     f"{head}{_with_seeds(replication, False)}; original setup {_with_seeds(original_replication, False)}."])
     return bullets
 
 
-def _with_seeds(verdict: Verdict, estimate: bool = True) -> str:
-    """The verdict's words with its paired seeds (once) and, with ``estimate``, its effect and interval."""
-    said = verdict.words() if verdict.outcome == TOO_FEW_SEEDS else f"{verdict.words()} ({plural(verdict.pairs, 'paired seed')})"
+def _with_seeds(verdict: Verdict, estimate: bool = True, short: bool = False) -> str:
+    """The verdict's words (``short``: without what would decide it) with its paired seeds (once) and,
+    with ``estimate``, its effect and interval."""
+    words = verdict.label() if short else verdict.words()
+    said = words if verdict.outcome == TOO_FEW_SEEDS else f"{words} ({plural(verdict.pairs, 'paired seed')})"
     return f"{said}, {verdict.estimate()}" if estimate and verdict.interval is not None else said
 
 

@@ -38,7 +38,7 @@ def test_the_table_takes_each_chapters_worst_verdict_and_counts_a_shared_one_onc
     assert f"at most {100 * rate:.1f}%" in error_rates.sentence(table, draws=400) and chapter in error_rates.sentence(table, draws=400)
     # a rate per verdict, of false directions only: the sentence says both, with the verdicts counted
     said = error_rates.sentence(table, draws=400)
-    assert f"not over the {int(table['verdicts'].sum())} verdicts" in said and "of false directions only" in said
+    assert f"not over the {int(table['verdicts'].sum())} verdicts" in said and "of a false \"better\" or \"worse\" only: it does not count the small direction" in said
 
 
 def test_a_judged_block_records_each_verdict_with_its_claim_and_each_as_its_family_reads_it():

@@ -42,9 +42,9 @@ def _rows():
                                     headline=(("every", worse), ("some", worse))),
                  linear=row("linear", "worse", regime=ICL.replace("1,000 steps", "1,500 steps"), headline=(("", worse),)),
                  perplexity_id=row("perplexity_id", "undecided", regime=DECODER, headline=(("", open_),), paper_effect=0.103,
-                                   published_excluded=True, baseline=("the decoder's softmax perplexity", 261.2, 21.86)),
+                                   published_excluded=True, baseline=("the decoder's softmax in-distribution perplexity", 261.2, 21.86)),
                  perplexity_ood=row("perplexity_ood", "undecided", regime=DECODER, headline=(("", open_),), paper_effect=0.108,
-                                    published_excluded=True, baseline=("the decoder's softmax perplexity", 481.4, 24.58)))
+                                    published_excluded=True, baseline=("the decoder's softmax out-of-distribution perplexity", 481.4, 24.58)))
     return [found[key] for key in claims.ORDER]
 
 
@@ -52,42 +52,47 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     rows = _rows()
     text = ledger.abstract(rows)
     assert ledger.words(text) <= ledger.ABSTRACT_WORDS, (ledger.words(text), text)
-    assert text.startswith("This book derives its own versions of the paper's 2 theorems and re-runs its experiments, far smaller")
-    assert "in-context models 4 × 64, 1,000 steps (paper: 12 × 256, 500,000 steps)" in text
-    assert "decoder 4 × 192, 400 steps (paper: 12 × 768, 22,000 steps)" in text
+    assert text.startswith("This book derives its own versions of the paper's 2 theorems and re-runs its experiments, smaller:")
+    assert "in-context models 4 × 64, 1,000 steps (paper: 12 × 256, 500,000)" in text
+    assert "decoder 4 × 192, 400 steps (paper: 12 × 768, 22,000)" in text
     assert ("Of the paper's 8 experimental claims, none holds: 2 do not hold, 2 are undecided and 4 are not tested; "
-            "the book's own test beyond it: 1 is not tested; the theorems' versions: 2 hold.") in text
-    # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9)
-    assert "Caveat: the decoder's softmax perplexity is 481 here, 24.6 in the paper" in text
+            "the book's own test: 1 is not tested; the theorems' versions: 2 hold.") in text
+    # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9), named by its split
+    assert "Caveat: the decoder's softmax out-of-distribution perplexity: 481 here, 24.6 in the paper" in text
     # computed: another baseline, another caveat; none, none
-    rows[5] = dataclasses.replace(rows[5], baseline=("the decoder's softmax perplexity", 2000.0, 21.86))
-    assert "is 2e+03 here, 21.9 in the paper" in ledger.abstract(rows)
+    rows[5] = dataclasses.replace(rows[5], baseline=("the decoder's softmax in-distribution perplexity", 2000.0, 21.86))
+    assert "in-distribution perplexity: 2e+03 here, 21.9 in the paper" in ledger.abstract(rows)
     assert "Caveat" not in ledger.abstract([dataclasses.replace(row, baseline=None) for row in rows])
     # a claim that holds is counted without "none holds"
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert "Of the paper's 8 experimental claims, 1 holds, 1 does not hold, 2 are undecided" in ledger.abstract(rows)
-    # a word that rests on part of its evidence says so, its first clause in the abstract, named among several claims
-    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; tally set after reading")
-    assert "8 experimental claims, 1 holds (ICL linear functions: linear panels only), 1 does not hold" in ledger.abstract(rows)
-    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale")
-    assert "the book's own test beyond it: 1 does not hold (set size not decided);" in ledger.abstract(rows)
-    assert "1 does not hold (set size not decided; on input and function scale)" in ledger.counts_sentence(rows)
+    # a word that rests on part of its evidence says so, its first clause in the abstract, named among several claims,
+    # and what was set after reading stays in every form (the word before it in the long ones)
+    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=("tally", "undecided"))
+    assert ("8 experimental claims, 1 holds (ICL linear functions: linear panels only; tally set after reading), 1 does not "
+            "hold") in ledger.abstract(rows)
+    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="linear panels only",
+                                   after_reading=("set-size minimum", "SSA worse"))
+    assert "the book's own test: 1 does not hold (linear panels only; set-size minimum set after reading);" in ledger.abstract(rows)
+    assert ("1 does not hold (linear panels only; set-size minimum set after reading, SSA worse before it)"
+            in ledger.counts_sentence(rows))
     assert ledger.words(ledger.abstract(rows)) <= ledger.ABSTRACT_WORDS
 
 
 def test_each_decided_claim_in_the_findings_says_what_its_word_rests_on_and_a_check_its_parts_fail():
     rows = _rows()
     rows[2] = dataclasses.replace(rows[2], parts_note="a distribution-free check keeps 1 of its 4 decided prompt-error parts")
-    rows[4] = dataclasses.replace(rows[4], verdict="better", word_note="linear panels only; tally set after reading")
-    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="set size not decided; on input and function scale")
+    rows[4] = dataclasses.replace(rows[4], verdict="better", word_note="linear panels only", after_reading=("tally", "undecided"))
+    rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="linear panels only; more",
+                                   after_reading=("set-size minimum", "SSA worse"))
     bullets = ledger.key_findings(rows)
     assert bullets[0].endswith("(SSA worse on 2 of 2 parts; a distribution-free check keeps 1 of its 4 decided prompt-error parts).")
-    assert "holds (SSA better; linear panels only; tally set after reading)" in " ".join(bullets)
-    assert "does not hold (set size not decided" in " ".join(bullets)
-    # too long for one bullet: the last claims' notes shortened to their first clause, none dropped
+    assert "holds (SSA better; linear panels only; tally set after reading, undecided before it)" in " ".join(bullets)
+    assert "does not hold (linear panels only" in " ".join(bullets)
+    # too long for one bullet: the last claims' notes shortened to their first clause and what was set after reading, none dropped
     rows[6] = dataclasses.replace(rows[6], verdict="better", word_note="first clause; " + " ".join(["more"] * 20))
     also = next(bullet for bullet in ledger.key_findings(rows) if bullet.startswith("**Also decided**"))
-    assert "(first clause);" in also and "(set size not decided)." in also
+    assert "(first clause);" in also and "(linear panels only; set-size minimum set after reading)." in also
     assert "more in the ledger" not in also and ledger.words(also) <= ledger.BULLET_WORDS
     assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets)
     assert "(SSA worse on 2 of 2 parts; a distribution-free check" in ledger.summary_markdown(rows)
@@ -183,9 +188,9 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
     # a claim whose word rests on part of its evidence says so beside the count
-    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; tally set after reading")
+    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=("tally", "undecided"))
     assert ledger.scorecard_takeaway(rows).startswith(
-        f"1 of the paper's 8 experimental claims holds here ({ledger.short_name(rows[4])}: linear panels only);")
+        f"1 of the paper's 8 experimental claims holds here ({ledger.short_name(rows[4])}: linear panels only; tally set after reading);")
     assert ledger.words(text) <= 25  # the caption, at most about 50 words, leads with it
 
 

@@ -8,6 +8,9 @@ from ssa_book.verdicts.claim import Claim
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.families import combine
 from ssa_book.verdicts.readings import NO_DIFFERENCE, slope_sentence
+from ssa_book.verdicts.claim import MIN_PAIRS
+from ssa_book.verdicts.judge import judge
+from ssa_book.claims import before_minimum, only_on, set_after_reading
 from ssa_book.leaderboard import board, claims
 
 CLAIM = Claim("X is better", 1, 0.1, "error", "a reason")
@@ -26,17 +29,53 @@ def test_the_statement_says_which_panels_it_is_decided_on_and_that_its_tally_was
     alternative = combine("better everywhere", {**{label: _verdict("no difference that matters") for label in linear},
                                                 **{label: _verdict("exploratory") for label in every}})
     statement = Verdict("none is better", "better", parts=(("one", alternative), ("two", alternative)))
-    assert claims.decided_panels_note(statement) == "linear panels only; tally set after reading"
+    assert claims.decided_panels_note(statement) == "linear panels only"
+    # the tally before 05e486f stayed undecided while a panel was open
+    assert claims.tally_after_reading_note(statement) == ("tally", "undecided")
+    assert set_after_reading(*claims.tally_after_reading_note(statement)) == "tally set after reading, undecided before it"
     decided = combine("better everywhere", {label: _verdict("no difference that matters") for label in linear + every})
     assert claims.decided_panels_note(Verdict("none", "better", parts=(("one", decided),))) == ""
+    assert claims.tally_after_reading_note(Verdict("none", "better", parts=(("one", decided),))) == ()
 
 
-def test_the_verdict_across_shifts_says_which_kinds_decide_it(monkeypatch):
-    kinds = {"input and function scale": _verdict("does not hold"), "set size": _verdict("undecided")}
-    monkeypatch.setattr(board, "ssa_by_shift", lambda _: kinds)
-    assert claims.shifts_note(None) == "set size not decided; on input and function scale"
-    kinds["set size"] = _verdict("does not hold")
-    assert claims.shifts_note(None) == ""
+def test_one_rule_for_a_word_decided_on_some_tasks_and_for_a_change_made_after_reading_whichever_way_it_cut():
+    assert only_on(["linear"], ['"every"', '"some"']) == "linear panels only"
+    assert only_on(["linear", '"every"'], []) == only_on([], ["linear"]) == ""
+    assert set_after_reading("tally", "undecided") == "tally set after reading, undecided before it"
+    assert set_after_reading("pair minimum", "SSA worse", short=True) == "pair minimum set after reading"
+    assert set_after_reading("pair minimum", "") == ""
+
+
+def _cells(differences: list[float], min_pairs: int) -> list:
+    claim = Claim("SSA's error is lower", -1, 0.05, "share", "a reason", bound=1.0, min_pairs=min_pairs)
+    column = type("Column", (), {"claim": claim, "label": "max retrieval, short setup, 256 items", "benchmark": board.RETRIEVAL})
+    return [(column, judge(claim, [0.5 + d for d in differences], [0.5] * len(differences)))]
+
+
+def test_a_pair_minimum_set_after_reading_says_what_the_verdict_read_before_it(monkeypatch):
+    worse = [0.2, 0.15, 0.25, 0.18, 0.22, 0.12, 0.3, 0.2, 0.16, 0.21]  # SSA's error higher by about 0.2 on every seed
+    cells = _cells(worse, 20)
+    assert cells[0][1].outcome == TOO_FEW_SEEDS  # 10 pairs, the chapter decides from 20
+    assert before_minimum([(column.claim, verdict) for column, verdict in cells]) == "SSA worse"
+    # a minimum no higher than the rule's moved nothing; neither did it move a verdict with fewer pairs than the rule's
+    assert before_minimum([(column.claim, verdict) for column, verdict in _cells(worse, MIN_PAIRS)]) == ""
+    assert before_minimum([(column.claim, verdict) for column, verdict in _cells(worse[:4], 20)]) == ""
+    # the leaderboard says it beside SSA's set-size word, with what that word rests on
+    monkeypatch.setattr(board, "ssa_cells", lambda _, benchmark=None: cells if benchmark in (None, board.RETRIEVAL) else [])
+    monkeypatch.setattr(board, "ssa_by_shift", lambda _: {"set size": combine("set size", {"short": cells[0][1]})})
+    assert board.ssa_shifts_sentence(None) == ("set size not decided (exploratory on 1 of 1; pair minimum set after reading, "
+                                               "SSA worse before it)")
+    assert claims.set_size_after_reading(None) == ("set-size minimum", "SSA worse")
+
+
+def test_the_verdict_across_shifts_says_which_tasks_decide_it(monkeypatch):
+    columns = {each.key: each for each in board.COLUMNS}
+    found = [(columns["linear_x"], _verdict("no difference that matters")), (columns["every"], _verdict("exploratory")),
+             (columns["retrieval"], _verdict("exploratory"))]
+    monkeypatch.setattr(board, "ssa_cells", lambda _, benchmark=None: [c for c in found if benchmark in (None, c[0].benchmark)])
+    assert board.ssa_rests_on(None) == "linear panels only"
+    assert board.ssa_rests_on(None, board.ICL) == "linear panels only"
+    assert board.ssa_rests_on(None, board.RETRIEVAL) == ""
 
 
 def test_the_changes_the_notes_cite_are_in_the_appendix_with_what_they_changed():

@@ -318,11 +318,15 @@ def test_ssa_is_judged_kind_of_shift_by_kind_so_a_word_decided_on_one_is_not_sai
     board = _synthetic_board()
     found = lb.ssa_by_shift(board)
     assert [verdict.outcome for verdict in found.values()] == [DOES_NOT_HOLD, TOO_FEW_SEEDS]
+    # each kind says what its word rests on, and that set size's fewest pairs came after reading, with its word before them
     assert lb.ssa_shifts_sentence(board) == ("does not hold on input and function scale (no difference that matters on 2 of 4, "
-                                             "exploratory on 2); set size not decided (exploratory on 2 of 2)")
+                                             "exploratory on 2; linear panels only); set size not decided (exploratory on 2 of 2; "
+                                             "pair minimum set after reading, no difference that matters before it)")
     # where max retrieval decides too, its kind gets its own word
     decided = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.6 if scorer == "ssa" else 0.9))
-    assert lb.ssa_shifts_sentence(decided).endswith("; set size not decided (exploratory on 2 of 2)")  # ten seeds, below its 20
+    # ten seeds, below its 20 set after reading: what the rule's own 6 would have said stands beside it
+    assert lb.ssa_shifts_sentence(decided).endswith("; set size not decided (exploratory on 2 of 2; pair minimum set after "
+                                                    "reading, SSA worse before it)")
     assert lb.ssa_shifts_sentence(lb.read(PROFILE, load=_loader(lambda *run: 0.3, lambda *run: 0.7, set(lb.plan(PROFILE))))) == ""
 
 

@@ -53,7 +53,7 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
                        "**Decoder benchmarks**: not tested. Not measured: no lm-eval results."]
     # the book's own test is not called the paper's claim
     shifts = ledger.chapter_findings([_row("across_shifts", "does not hold", seeds=(1, 2, 3))])
-    assert shifts[0].startswith("**Beyond the paper: two shifts**: the book's test does not hold; 3 seeds")
+    assert shifts[0].startswith("**Own test: two shifts**: the book's test does not hold; 3 seeds")
     with pytest.raises(ValueError, match="rows"):
         ledger.chapter_findings([])
 

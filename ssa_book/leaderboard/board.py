@@ -64,7 +64,7 @@ from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
                                               cost_entry, judge_statement)
 from ssa_book.chapters import Chapter, Run, RunKind
-from ssa_book.claims import minimum_after_reading, only_on, panels_by_task
+from ssa_book.claims import before_minimum, only_on, panels_by_task, set_after_reading
 from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at
 from ssa_book.icl.tasks import TASKS
@@ -689,11 +689,11 @@ def ssa_rests_on(board: Board, benchmark: str | None = None) -> str:
     return only_on(decided, open_)
 
 
-def ssa_minimum_note(board: Board, benchmark: str | None = None, what: str = "pair minimum") -> str:
-    """SSA's cells (of ``benchmark``, or all) exploratory only under a fewest pairs set after their
-    results were read (max retrieval's :data:`RETRIEVAL_MIN_PAIRS`), with what they read before it
-    (:func:`ssa_book.claims.minimum_after_reading`; "" for none)."""
-    return minimum_after_reading([(each.claim, verdict) for each, verdict in ssa_cells(board, benchmark)], what)
+def ssa_before_minimum(board: Board, benchmark: str | None = None) -> str:
+    """What SSA's cells (of ``benchmark``, or all) exploratory only under a fewest pairs set after
+    their results were read (max retrieval's :data:`RETRIEVAL_MIN_PAIRS`) read before it: "SSA
+    worse" (:func:`ssa_book.claims.before_minimum`; "" for none)."""
+    return before_minimum([(each.claim, verdict) for each, verdict in ssa_cells(board, benchmark)])
 
 
 def ssa_shifts_sentence(board: Board) -> str:
@@ -704,7 +704,7 @@ def ssa_shifts_sentence(board: Board) -> str:
     any SSA cell)."""
     by_kind = ssa_by_shift(board)
     return "; ".join(shift_words(by_kind[kind], kind, "; ".join(filter(None, (ssa_rests_on(board, benchmark),
-                                                                              ssa_minimum_note(board, benchmark)))))
+                                                                              set_after_reading("pair minimum", ssa_before_minimum(board, benchmark))))))
                      for benchmark, kind in SHIFT_KINDS.items() if kind in by_kind)
 
 

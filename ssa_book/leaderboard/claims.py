@@ -13,7 +13,7 @@ from ssa_book.verdicts.verdict import Verdict
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
 from ssa_book.claims import (LedgerRow, PaperClaim, headline_of, judged_parts, listed, missing, only_on, ours, paired, paper_figure,
-                             panels_by_task, parts_of, sentence, set_after_reading, short_summary, tally)
+                             panels_by_task, parts_of, sentence, short_summary, tally)
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 from ssa_book.results.provenance import total_wall_time
@@ -81,7 +81,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
                      finding=" ".join(filter(None, (sentence(leaderboard.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
                                                     fewest_pairs_note()))),
                      headline=headline_of(verdict), word_note=leaderboard.ssa_rests_on(board),
-                     after_reading=leaderboard.ssa_minimum_note(board, leaderboard.RETRIEVAL, "set size's pair minimum"))
+                     after_reading=set_size_after_reading(board))
 
 
 # The commit that raised max retrieval's fewest pairs after its results had been read (its entry in
@@ -99,13 +99,21 @@ def decided_panels_note(verdict) -> str:
     return only_on(decided, open_)
 
 
-def tally_note(verdict: Verdict) -> str:
+def tally_after_reading_note(verdict: Verdict) -> tuple[str, str]:
     """The statement's tally, the appendix's change :data:`TALLY_SET_AFTER_READING`, made after the
-    leaderboard's seeds had been read, with what the tally before it gave (undecided while any
-    panel was open): "tally set after reading, undecided before it" (:func:`ssa_book.claims.set_after_reading`;
-    "" when both tallies agree)."""
-    before = UNDECIDED if any(part.outcome in OPEN for part in judged_parts(verdict)) else verdict.outcome
-    return set_after_reading("tally", claim_word(before)) if before != verdict.outcome else ""
+    leaderboard's seeds had been read, and what the tally before it gave (undecided while any panel
+    was open), for :func:`ssa_book.claims.set_after_reading`: ("tally", "undecided") (() when both agree)."""
+    by_task, _, _ = statement_tasks(verdict)
+    before = UNDECIDED if any(panel.outcome in OPEN for panels in by_task.values() for panel in panels) else verdict.outcome
+    return ("tally", claim_word(before)) if claim_word(before) != claim_word(verdict.outcome) else ()
+
+
+def set_size_after_reading(board) -> tuple[str, str]:
+    """SSA's set-size columns, exploratory only under max retrieval's fewest pairs, the appendix's
+    change :data:`RETRIEVAL_MINIMUM_SET_AFTER_READING`, and what they read before it, for
+    :func:`ssa_book.claims.set_after_reading`: ("set-size minimum", "SSA worse") (() when it moved nothing)."""
+    before = leaderboard.ssa_before_minimum(board, leaderboard.RETRIEVAL)
+    return ("set-size minimum", before) if before else ()
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -129,7 +137,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                                    + (f"; {said}" if said else "")),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
                      finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
-                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note, after_reading=tally_note(verdict))
+                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note, after_reading=tally_after_reading_note(verdict))
 
 
 CLAIMS: dict[str, PaperClaim] = {

@@ -63,7 +63,7 @@ def decoder_rows(profile: str) -> list[LedgerRow]:
                               claims[key].outcome, None, command, total_wall_time(provenances), short_summary(claims[key], short),
                               regime=f"{experiment.regime(profile)}; {paired(seeds)}", published_excluded=excluded, finding=caveat,
                               headline=headline_of(claims[key]), paper_effect=experiment.paper_log_gap(key.removeprefix("perplexity_")),
-                              baseline=("the decoder's softmax perplexity", means["softmax"], paper)))
+                              baseline=(f"the decoder's softmax {split.replace(' ', '-')} perplexity", means["softmax"], paper)))
     return rows + [benchmarks]
 
 

@@ -36,7 +36,7 @@ from ssa_book.verdicts.judge import judge, learning_failure, not_learned, not_te
 from ssa_book.verdicts.families import control_false_discoveries
 from ssa_book.verdicts.readings import NOT_SEPARATED, form_or_slope, slope_sentence
 from ssa_book.chapters import SeedRun, swapped_by_scorer
-from ssa_book.claims import paired, plural
+from ssa_book.claims import before_minimum, paired, plural, set_after_reading
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
 from ssa_book.retrieval import experiment
 from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SETUPS, SHORT, SSA_START, VARIANTS, experiment_config, load_run
@@ -522,7 +522,23 @@ def original_setup_sentence(profile: str, with_regime: bool = True) -> str:
 
 
 def _evidence(verdict: Verdict) -> str:
-    """The verdict's words with its effect and interval, or with why it was not judged."""
+    """The verdict's words with its effect and interval (then :func:`minimum_note`, bracketed), or
+    with why it was not judged."""
     if verdict.interval:
-        return f"{verdict.words()}, {verdict.estimate('+.3f')}"
+        note = minimum_note(verdict)
+        return f"{verdict.words()}, {verdict.estimate('+.3f')}" + (f" ({note})" if note else "")
     return f"{verdict.words()}: {verdict.detail}" if verdict.detail else verdict.words()
+
+
+def minimum_note(verdict: Verdict) -> str:
+    """Beside a verdict on the chapter's claim (:data:`SHIFTED_ACCURACY`) that is exploratory only
+    under the chapter's fewest pairs, :data:`CHAPTER_MIN_PAIRS`, set after its results were read:
+    that, and what it read under the rule's own minimum, "pair minimum set after reading, SSA worse
+    before it" (:func:`ssa_book.claims.set_after_reading`; "" otherwise)."""
+    return set_after_reading("pair minimum", before_minimum([(SHIFTED_ACCURACY, verdict)]))
+
+
+def ssa_words(verdict: Verdict) -> str:
+    """SSA's verdict against softmax on the chapter's claim in words, with :func:`minimum_note`:
+    "exploratory (10 pairs; the rule decides from 20); pair minimum set after reading, SSA worse before it"."""
+    return "; ".join(filter(None, (verdict.words(), minimum_note(verdict))))
