@@ -126,6 +126,16 @@ def test_a_compound_regime_names_the_simple_ones_by_their_codes():
     assert "| R4 | ICL collapse | R1; without the first LayerNorm: 1,000 steps |" in ledger.regime_codes_markdown(rows)
 
 
+def test_a_row_over_tasks_trained_differently_names_each_regime_with_its_tasks():
+    from ssa_book.icl import claims as icl_claims
+    from ssa_book.icl.study import ARMS
+
+    regime = icl_claims._tasks_regime(("every", "some", "linear"), "cpu")
+    assert regime == (f'{ARMS["ssa"].regime("every", "cpu")} ("every", "some"); '
+                      f'{ARMS["ssa"].regime("linear", "cpu")} (linear functions)')
+    assert icl_claims._tasks_regime(("every", "some"), "cpu") == ARMS["ssa"].regime("every", "cpu")
+
+
 def test_the_scorecard_has_a_row_per_claim_computed_from_the_rows():
     rows = _rows()
     fig = ledger.scorecard_figure(rows)

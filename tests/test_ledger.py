@@ -191,6 +191,8 @@ def test_the_markdown_table_has_a_row_per_claim_with_doc_links():
 def test_the_theorem_rows_are_checked_live():
     rows = theory.theorem_rows("cpu")
     assert [row.verdict for row in rows] == ["better", "better"]
+    # each names the variable its slopes are fitted along: Theorem 1 magnifies every logit by λ, Theorem 2 grows one, t
+    assert "slopes fitted for λ from" in rows[0].ours and "slopes fitted for t from" in rows[1].ours
 
 
 def test_every_cached_chapter_has_its_regenerate_command():
