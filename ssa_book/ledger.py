@@ -777,7 +777,7 @@ def row_findings(row: LedgerRow) -> list[list[str]]:
         regime = training_regime(row)
         shortest = f"{word} ({row.parts_note})" if row.parts_note else word
         verdict = [f"{name}: {said}; {seeds}; {regime}." if regime else f"{name}: {said}; {seeds}.", f"{name}: {said}; {seeds}.",
-                   f"{name}: {shortest}; {seeds}."]
+                   *([f"{name}: {word} ({beside}); {seeds}."] if beside else []), f"{name}: {shortest}; {seeds}."]
     else:
         verdict = [f"{name}: {said}. {row.summary}".strip(), f"{name}: {said}."]
     bullets = [verdict]

@@ -59,7 +59,7 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
 
 
 def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_wording_leaves_a_bracket_open():
-    note = "a distribution-free check keeps 1 of the 4 decided directions"
+    note = "a distribution-free check keeps 1 of 4 decided directions"
     finding = ("On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper softmax is "
                "undecided (+0.08 [-0.00, +0.16]); the decided ones point to its starting slope (the sharper softmax vs "
                "softmax: sharper softmax worse -0.25 [-0.35, -0.16], SSA from b = 1: no difference that matters; see above).")
@@ -67,6 +67,8 @@ def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_
                           parts_note=note, finding=finding)
     found = ledger.row_findings(quantification)
     assert all(f"({note})" in wording or f"; {note})" in wording for wording in found[0])
+    # where the claim's words do not fit, its tally goes on beside the word before only the note does
+    assert found[0][-2] == f"**ICL quantification**: does not hold (SSA worse on 2 of 3 parts, undecided on 1; {note}); 40 seeds."
     slope = found[-1]
     assert slope[-1] == ("On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper "
                          "softmax is undecided (+0.08 [-0.00, +0.16]).")
