@@ -349,7 +349,7 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
                                                  '"every" and "some" exploratory on 12 of 12')
     assert claims.statement_qualifier(statement, 10) == (
         'on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); "every" and "some" '
-        'exploratory on 12 of 12; the tally giving "holds" at 10 seeds was adopted after reading them.')
+        'exploratory on 12 of 12; the tally giving "holds" at 10 seeds set after reading, undecided before it.')
     # open everywhere: undecided whether any is better, never "is not better: undecided"
     open_ = dataclasses.replace(statement, outcome=TOO_FEW_SEEDS)
     assert claims.statement_words(open_) == "undecided whether any alternative the paper tried is better than softmax on every panel"
@@ -360,6 +360,6 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
         (name, dataclasses.replace(part, parts=tuple((panel, v) for panel, v in part.parts if panel.startswith("linear"))))
         for name, part in statement.parts))
     assert claims.statement_finding(statement, 10, "The chapter's own 3 seeds read undecided.") == (
-        'Holds on linear panels only ("every" and "some" exploratory on 12 of 12); the tally giving "holds" at 10 seeds was '
-        "adopted after reading them; the chapter's own 3 seeds read undecided.")
+        'Holds on linear panels only ("every" and "some" exploratory on 12 of 12); the tally giving "holds" at 10 seeds set '
+        "after reading, undecided before it; the chapter's own 3 seeds read undecided.")
     assert claims.statement_basis(linear_only) == "" and claims.statement_qualifier(linear_only, 10).startswith("(the tally giving")

@@ -13,7 +13,7 @@ from ssa_book.verdicts.verdict import Verdict
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.alternatives import comparison
 from ssa_book.claims import (LedgerRow, PaperClaim, headline_of, judged_parts, listed, missing, only_on, ours, paired, paper_figure,
-                             panels_by_task, parts_of, sentence, short_summary, tally)
+                             panels_by_task, parts_of, sentence, set_after_reading, short_summary, tally)
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 from ssa_book.results.provenance import total_wall_time
@@ -220,15 +220,18 @@ def statement_basis(verdict: Verdict) -> str:
 
 def tally_after_reading(verdict: Verdict, pairs: int) -> str:
     """How the statement's word at the leaderboard's seeds comes from its parts changed after those
-    seeds had been read (the analysis changes page, 05e486f): every page that gives that word says
-    so: 'the tally giving "holds" at 10 seeds was adopted after reading them'."""
-    return f'the tally giving "{claim_word(verdict.outcome)}" at {pairs} seeds was adopted after reading them'
+    seeds had been read (the analysis changes page, 05e486f), by the one rule for such notes
+    (:func:`ssa_book.claims.set_after_reading`, :func:`tally_after_reading_note`): 'the tally giving
+    "holds" at 10 seeds set after reading, undecided before it'."""
+    what = f'the tally giving "{claim_word(verdict.outcome)}" at {pairs} seeds'
+    note = tally_after_reading_note(verdict)
+    return set_after_reading(what, note[1]) if note else f"{what} set after reading"
 
 
 def statement_qualifier(verdict: Verdict, pairs: int) -> str:
     """What follows the leaderboard's word on the statement: what the word rests on and how it was
     tallied, 'on linear panels only (...); "every" and "some" exploratory on 12 of 12; the tally
-    giving "holds" at 10 seeds was adopted after reading them.' ("(the tally ...)." when every task decides)."""
+    giving "holds" at 10 seeds set after reading, undecided before it.' ("(the tally ...)." when every task decides)."""
     basis = statement_basis(verdict)
     tally_words = tally_after_reading(verdict, pairs)
     return f"{basis}; {tally_words}." if basis else f"({tally_words})."
@@ -238,8 +241,8 @@ def statement_finding(verdict: Verdict, pairs: int, chapter: str = "") -> str:
     """What goes with the leaderboard's word on the statement in a chapter's box, most needed first
     (the box keeps the leading clauses that fit): the tasks it rests on, that its tally came after
     reading, then ``chapter`` (:func:`chapter_reading`): 'Holds on linear panels only ("every" and
-    "some" exploratory on 12 of 12); the tally giving "holds" at 10 seeds was adopted after reading
-    them; the chapter's own 3 seeds ... read undecided (...).'"""
+    "some" exploratory on 12 of 12); the tally giving "holds" at 10 seeds set after reading,
+    undecided before it; the chapter's own 3 seeds ... read undecided (...).'"""
     by_task, decided, open_ = statement_tasks(verdict)
     basis = ""
     if decided and open_:
