@@ -1,6 +1,7 @@
 """The leaderboard (ssa_book.leaderboard.board): its columns, its cells from synthetic runs, and its tables."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from scipy import stats
 from ssa_book.leaderboard import board as lb
 from ssa_book.verdicts.words import BETTER, DOES_NOT_HOLD, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, TOO_FEW_SEEDS, UNDECIDED, WORSE
 from ssa_book.verdicts.claim import no_effect_pairs
+from ssa_book.verdicts.verdict import DIRECTION_LOG_ENV
 from synthetic_runs import icl_run as _icl_run, loader as _loader, noisy as _noisy, retrieval_run as _retrieval_run
 
 PROFILE = "cpu"
@@ -296,7 +298,7 @@ def test_the_figures_takeaway_counts_the_columns_where_a_scorer_is_better_than_s
         f"In none of the {len(lb.COLUMNS)} columns is a scorer better than softmax")
 
 
-def test_a_direction_that_rests_on_one_seed_says_so_beside_its_word():
+def test_a_direction_that_rests_on_one_seed_says_so_beside_its_word(tmp_path, monkeypatch):
     # sigmoid's linear errors are softmax's less 0.09, less 0.3 at seed 102: the mean reaches the
     # threshold (0.1) only with that seed, so the word "better" carries it wherever it is said
     def errors(task, scorer, seed):
@@ -307,6 +309,11 @@ def test_a_direction_that_rests_on_one_seed_says_so_beside_its_word():
     assert cell.verdict.outcome == BETTER and lb.rests_on(cell) == "rests on seed 102"
     assert lb.against_softmax(cell) == "sigmoid better than softmax (rests on seed 102)"
     assert "sigmoid better, but it rests on seed 102 (+0.111" in lb.winners_words(board) and "threshold 0.1)" in lb.winners_words(board)
+    # the word comes from the verdict that decided it, so the build's direction check finds it logged
+    log = tmp_path / "directions.jsonl"
+    monkeypatch.setenv(DIRECTION_LOG_ENV, str(log))
+    lb.winners_words(board)
+    assert any(json.loads(line)["words"] == "sigmoid better" for line in log.read_text().splitlines())
     assert "sigmoid on linear, σ of x = 10 (rests on seed 102)" in lb.winners_takeaway(board)
     # a direction that survives leaving any one seed out says nothing more
     assert lb.against_softmax(_synthetic_board().cell("sigmoid", "linear_x")) == "sigmoid better than softmax"

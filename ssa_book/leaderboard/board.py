@@ -743,7 +743,8 @@ def winners_words(board: Board) -> str:
         for scorer in better[each.key]:
             found = board.cell(scorer, each.key)
             rests = rests_on(found)
-            named.append(f"{scorer_label(scorer)} better{f', but it {rests}' if rests else ''} ({found.verdict.estimate('+.3f')}, "
+            # the verdict's own word, so that the direction a page shows is logged from the verdict that decided it
+            named.append(f"{found.verdict.word()}{f', but it {rests}' if rests else ''} ({found.verdict.estimate('+.3f')}, "
                          f"threshold {each.claim.threshold:g})")
         words.append(f"{each.label}: {', '.join(named) or 'none'}{so_far}")
     return "; ".join(words) or "no column is complete yet"
