@@ -10,7 +10,7 @@ from ssa_book.verdicts.families import combine
 from ssa_book.verdicts.readings import NO_DIFFERENCE, slope_sentence
 from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.judge import judge
-from ssa_book.claims import before_minimum, only_on, set_after_reading
+from ssa_book.claims import at_rule_minimum, before_minimum, only_on, set_after_reading
 from ssa_book.leaderboard import board, claims
 
 CLAIM = Claim("X is better", 1, 0.1, "error", "a reason")
@@ -93,3 +93,15 @@ def test_an_open_difference_says_its_estimate_and_which_way_an_interval_clear_of
     assert "not established (exploratory: -0.13 [-0.18, -0.07], interval against SSA)" in said
     straddling = Verdict(CLAIM.name, UNDECIDED, 0.02, (-0.05, 0.09), 10, 0.05)
     assert "(undecided: +0.02 [-0.05, +0.09])" in slope_sentence(NO_DIFFERENCE, straddling)
+
+
+def test_max_retrieval_notes_its_pair_minimum_on_the_claim_each_verdict_was_judged_on():
+    from ssa_book.retrieval import analysis
+
+    gains = [0.09, 0.08, 0.1, 0.07, 0.11, 0.09, 0.08, 0.1, 0.09, 0.09]  # a gain of about 0.09 on every seed, 10 pairs
+    claim = analysis.ADAPTIVE_TEMPERATURE_REPLICATION
+    replication = judge(claim, [0.5 + g * claim.direction for g in gains], [0.5] * len(gains))
+    assert replication.outcome == TOO_FEW_SEEDS
+    assert analysis.minimum_note(replication, claim) == (
+        f"pair minimum set after reading, {at_rule_minimum(claim, replication).label()} before it")
+    assert at_rule_minimum(claim, replication).threshold == claim.threshold

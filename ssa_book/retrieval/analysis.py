@@ -517,25 +517,26 @@ def original_setup_sentence(profile: str, with_regime: bool = True) -> str:
     replication = adaptive_temperature_replication(runs, trained)
     setting = regime(profile, ORIGINAL, seeds) if with_regime else paired(seeds)
     return (f"In max retrieval as Veličković et al. ran it ({setting}{coverage_words(runs, profile)}), SSA against "
-            f"softmax on the mean accuracy over the sets larger than in training: {_evidence(ssa)}; adaptive temperature "
-            f"against its authors' smallest gain ({REPLICATION_THRESHOLD:.3f}): {_evidence(replication)}.")
+            f"softmax on the mean accuracy over the sets larger than in training: {_evidence(ssa, SHIFTED_ACCURACY)}; adaptive "
+            f"temperature against its authors' smallest gain ({REPLICATION_THRESHOLD:.3f}): "
+            f"{_evidence(replication, ADAPTIVE_TEMPERATURE_REPLICATION)}.")
 
 
-def _evidence(verdict: Verdict) -> str:
-    """The verdict's words with its effect and interval (then :func:`minimum_note`, bracketed), or
-    with why it was not judged."""
+def _evidence(verdict: Verdict, claim: Claim) -> str:
+    """The verdict on ``claim`` in words with its effect and interval (then :func:`minimum_note`,
+    bracketed), or with why it was not judged."""
     if verdict.interval:
-        note = minimum_note(verdict)
+        note = minimum_note(verdict, claim)
         return f"{verdict.words()}, {verdict.estimate('+.3f')}" + (f" ({note})" if note else "")
     return f"{verdict.words()}: {verdict.detail}" if verdict.detail else verdict.words()
 
 
-def minimum_note(verdict: Verdict) -> str:
-    """Beside a verdict on the chapter's claim (:data:`SHIFTED_ACCURACY`) that is exploratory only
-    under the chapter's fewest pairs, :data:`CHAPTER_MIN_PAIRS`, set after its results were read:
-    that, and what it read under the rule's own minimum, "pair minimum set after reading, SSA worse
-    before it" (:func:`ssa_book.claims.set_after_reading`; "" otherwise)."""
-    return set_after_reading("pair minimum", before_minimum([(SHIFTED_ACCURACY, verdict)]))
+def minimum_note(verdict: Verdict, claim: Claim = SHIFTED_ACCURACY) -> str:
+    """Beside a verdict on one of the chapter's claims (default :data:`SHIFTED_ACCURACY`) that is
+    exploratory only under the chapter's fewest pairs, :data:`CHAPTER_MIN_PAIRS`, set after its
+    results were read: that, and what it read under the rule's own minimum, "pair minimum set after
+    reading, SSA worse before it" (:func:`ssa_book.claims.set_after_reading`; "" otherwise)."""
+    return set_after_reading("pair minimum", before_minimum([(claim, verdict)]))
 
 
 def ssa_words(verdict: Verdict) -> str:
