@@ -29,7 +29,7 @@ from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
 from ssa_book.verdicts.rule import decide
 from ssa_book.verdicts.verdict import Verdict, signed_rank_p
-from ssa_book.verdicts.judge import Judged, judge
+from ssa_book.verdicts.judge import Judged
 from ssa_book.verdicts.families import combine
 from ssa_book.icl import study
 from ssa_book.icl.tasks import get_task
@@ -459,17 +459,6 @@ def asymmetric_outcome(verdict: Verdict) -> str:
     return WORSE if below else verdict.outcome
 
 
-def _without_chapter_minimum(claim: Claim, verdict: Verdict) -> Verdict:
-    """``verdict`` judged again from its differences with the rule's own minimum of pairs, not its chapter's."""
-    differences = claim.direction * np.asarray(verdict.differences, dtype=float)  # treatment minus control
-    if not len(differences):
-        return verdict
-    alone = dataclasses.replace(claim, min_pairs=MIN_PAIRS)
-    if claim.binary:  # 0/1 outcomes whose difference is each pair's
-        return judge(alone, (differences > 0).astype(float), (differences < 0).astype(float), resolve=False)
-    return judge(alone, differences, np.zeros_like(differences), resolve=False)
-
-
 def symmetric_rule_changes(judged: Iterable[Judged]) -> "pd.DataFrame":
     """Every verdict the symmetric rule, false-discovery control in the words and the chapters' minimum
     pairs moved, from the records of a :func:`ssa_book.verdicts.judge.judged` block around the pages'
@@ -487,7 +476,7 @@ def symmetric_rule_changes(judged: Iterable[Judged]) -> "pd.DataFrame":
         shown = in_family.get(id(verdict), verdict)
         if record.kind == "judged" and record.claim is not None and record.claim.min_pairs > MIN_PAIRS \
                 and verdict.outcome == TOO_FEW_SEEDS:
-            without = _without_chapter_minimum(record.claim, verdict)
+            without = claims.at_rule_minimum(record.claim, verdict) if len(verdict.differences) else verdict
             before, now, why = asymmetric_outcome(without), verdict, "the chapter's minimum pairs"
         elif record.kind == "judged":
             before, now, why = asymmetric_outcome(verdict), verdict, "the threshold for worse"
