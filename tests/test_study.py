@@ -380,6 +380,8 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     assert "do not separate SSA's form from its starting slope: SSA vs the sharper softmax is undecided (" in follows
     assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
     assert "follows" not in follows
+    # an undecided verdict's words say how many seeds would decide it; the reading does not say it again
+    assert "seeds would decide)" in follows and "pairs would decide it" not in follows
     # no difference to attribute
     assert "nothing to attribute" in study.starting_point_reading(_Cache(lambda arm, task, seed: 0.1 + 0.01 * (seed % 3)), "every")
     # read only once all four comparisons are complete on the task

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, NOT_TESTED, OPEN, WORSE, not_run_yet
+from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, NOT_TESTED, OPEN, TOO_FEW_SEEDS, WORSE, not_run_yet
 from ssa_book.verdicts.claim import MIN_PAIRS, Claim
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judge as rule_judge, not_tested
@@ -156,8 +156,9 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
         ssa, from_b1, sharper, versus_sharper = (bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper))
 
     def said(label: str, verdict: Verdict) -> str:
-        # the pairs that would decide are the rule's count; the bounded interval has none
-        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome in OPEN and not bounded else ""
+        # the pairs that would decide are the rule's count (an undecided verdict's words say it already); the
+        # bounded interval has none
+        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome == TOO_FEW_SEEDS and not bounded else ""
         return f"{label}: {verdict.words()} ({verdict.estimate()}{deciding})"
 
     facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
