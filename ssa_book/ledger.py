@@ -578,9 +578,9 @@ def key_findings_markdown(rows: Sequence[LedgerRow]) -> str:
 
 def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     """The scorecard's takeaway, in one sentence: how many of the paper's experimental claims hold
-    at the book's scale, in how many of the rows where the paper publishes an effect the book's
-    interval excludes it, and which rows' intervals exclude it too but are exploratory (fewer pairs
-    than their chapter decides from: they are not counted, and the pairs are said)."""
+    at the book's scale, and in how many of the rows where the paper publishes an effect the book's
+    interval lies below it (excludes it), those whose interval is exploratory (fewer pairs than
+    their chapter decides from: it decides nothing) named apart with their pairs."""
     experiments = [row for row in rows if row.profile != "live" and not PAPER[row.key].beyond_paper]
     holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
     notes = [f"{short_name(row)}: {row.note(short=True)}" for row in experiments
@@ -591,10 +591,14 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     if published:
         excluded = sum(any(effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
                        for row in published)
-        text += f"; intervals exclude the published effect in {excluded} of {plural(len(published), 'row')}"
-        text += "".join(f", and in {short_name(row)}, exploratory ({verdict.pairs} of "
-                        f"{max(MIN_PAIRS, verdict.no_effect_pairs)} pairs)"
-                        for row in published for verdict in _exploratory_excluding(row))
+        # an exploratory interval decides nothing, so it is counted among the rows below the effect but named apart
+        exploratory = [f"{short_name(row)}: exploratory, {verdict.pairs} of {max(MIN_PAIRS, verdict.no_effect_pairs)} pairs"
+                       for row in published for verdict in _exploratory_excluding(row)]
+        below, count = excluded + len(exploratory), len(published)
+        rows_said = ({1: "the one row", 2: "both rows"}.get(count, f"all {count} rows") if below == count
+                     else f"{below} of the {count} rows")
+        text += f"; intervals lie below the published effect in {rows_said} with one"
+        text += f" ({'; '.join(exploratory)})" if exploratory else ""
     return text + "."
 
 

@@ -194,7 +194,7 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     rows = _rows()
     text = ledger.scorecard_takeaway(rows)
     # the decoder's intervals (about -0.02 to +0.03) lie below the paper's gains (0.103, 0.108)
-    assert text == "None of the paper's 8 experimental claims holds here; intervals exclude the published effect in 2 of 2 rows."
+    assert text == "None of the paper's 8 experimental claims holds here; intervals lie below the published effect in both rows with one."
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
     # a claim whose word rests on part of its evidence says so beside the count
@@ -211,6 +211,11 @@ def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_
     assert exploratory.outcome == TOO_FEW_SEEDS and exploratory.interval[1] < 10.3
     probing = claims.ORDER.index("probing")
     rows[probing] = dataclasses.replace(rows[probing], verdict="exploratory", headline=(("mean", exploratory),), paper_effect=10.3)
+    # counted among the rows whose interval lies below the effect (not as a further row), named apart as exploratory
     assert ledger.scorecard_takeaway(rows) == (
-        "None of the paper's 8 experimental claims holds here; intervals exclude the published effect in 2 of 3 rows, and in "
-        "Encoder probing on Zorro, exploratory (8 of 40 pairs).")
+        "None of the paper's 8 experimental claims holds here; intervals lie below the published effect in all 3 rows with one "
+        "(Encoder probing on Zorro: exploratory, 8 of 40 pairs).")
+    # a row whose interval holds the effect is not counted
+    decoder = claims.ORDER.index("perplexity_id")
+    rows[decoder] = dataclasses.replace(rows[decoder], paper_effect=0.0)
+    assert "intervals lie below the published effect in 2 of the 3 rows with one (Encoder" in ledger.scorecard_takeaway(rows)
