@@ -51,6 +51,16 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
     bullets = ledger.chapter_findings(decoder)
     assert bullets == ["**Perplexity, in distribution**: undecided; 6 seeds.", "**Perplexity, out of distribution**: undecided; 6 seeds.",
                        "**Decoder benchmarks**: not tested. Not measured: no lm-eval results."]
+    # an interval that excludes the paper's gain says so beside the word, with how far the baseline is from the paper's
+    gain = _judged((0.01, -0.02, 0.0, 0.015, -0.01, 0.005), threshold=0.02)
+    decoder[0] = _row("perplexity_id", "undecided", seeds=(1, 2, 3, 4, 5, 6), published_excluded=True, paper_effect=0.103,
+                      headline=(("ppl", gain),), baseline=("the decoder's softmax in-distribution perplexity", 261.2, 21.86))
+    note = ("the 95% interval excludes the paper's gain of 0.103 error; the decoder's softmax in-distribution perplexity is 261, "
+            "the paper's 21.86")
+    assert ledger.published_excluded_note(decoder[0]) == note
+    assert ledger.chapter_findings(decoder)[0] == f"**Perplexity, in distribution**: undecided ({note}); 6 seeds."
+    assert all(note in wording for wording in ledger.row_findings(decoder[0])[0])
+    assert ledger.published_excluded_note(decoder[1]) == ""
     # the book's own test is not called the paper's claim
     shifts = ledger.chapter_findings([_row("across_shifts", "does not hold", seeds=(1, 2, 3))])
     assert shifts[0].startswith("**Own test: two shifts**: the book's test does not hold; 3 seeds")
