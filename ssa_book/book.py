@@ -3,23 +3,29 @@
     python -m ssa_book book run --profile cpu                 # every notebook, then _build/html/
     python -m ssa_book book run --profile smoke --no-html     # what CI runs first
     python -m ssa_book book run --profile cpu --only theory   # one chapter (others keep their last output)
+    python -m ssa_book book run --profile smoke --jobs 2      # two notebooks at once, one kernel each
 
 Every ``.ipynb`` page of ``_toc.yml`` is executed with papermill, with the parameters
 ``profile``, ``device`` and ``seed`` injected, into ``_build/src/`` (a copy of the book's layout:
 ``_config.yml``, ``_toc.yml``, ``book/``, ``notebooks/``); the committed notebooks are never
-written. Jupyter Book then builds ``_build/src`` into ``_build/html`` with warnings as errors,
-and every page of the table of contents is checked for what a reader must never see: a cell's
-stderr, a traceback, a path of this machine, a frozen widget (``ssa_book.page_check``).
+written. With ``jobs`` above 1, that many notebooks execute at once, each in a worker process of
+its own (its kernel's environment, and so its direction log, that process's alone); progress and
+failures are reported in table-of-contents order whatever finishes first. Jupyter Book then
+builds ``_build/src`` into ``_build/html`` with warnings as errors, and every page of the table
+of contents is checked for what a reader must never see: a cell's stderr, a traceback, a path of
+this machine, a frozen widget (``ssa_book.page_check``).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,6 +244,77 @@ def _stage_unexecuted(root: Path, stage: Path, notebook: Path, profile: str) -> 
     return "not run (--only); shown without outputs"
 
 
+def kernel_threads(jobs: int, cores: int | None = None) -> dict[str, str]:
+    """``OMP_NUM_THREADS`` for kernels that run ``jobs`` at once: the cores shared out, so that two
+    kernels do not each start a thread per core. Nothing with one job, or where the variable is
+    set already (the caller's choice stands)."""
+    if jobs == 1 or "OMP_NUM_THREADS" in os.environ:
+        return {}
+    return {"OMP_NUM_THREADS": str(max(1, (cores or os.cpu_count() or 1) // jobs))}
+
+
+def _execute_in_worker(root: Path, stage: Path, notebook: Path, settings: RunSettings,
+                       environment: dict[str, str]) -> tuple[float, str | None]:
+    """In a worker process: execute one notebook with ``environment`` set in this process (its
+    kernel inherits it); return the seconds it took and the failure's message, or ``None``."""
+    started = time.perf_counter()
+    try:
+        with paths.environment(environment):
+            execute_notebook(root, stage, notebook, settings)
+    except NotebookFailed as failure:
+        return time.perf_counter() - started, str(failure)
+    return time.perf_counter() - started, None
+
+
+def _execute_in_order(root: Path, stage: Path, notebooks: list[Path], selected: list[Path], settings: RunSettings,
+                      environment: dict[str, str], jobs: int) -> None:
+    """Execute ``selected`` (``jobs`` at once, each in a worker process), printing one line per
+    notebook of ``notebooks`` in their order as soon as it and those before it are done. After a
+    failure no further notebook starts (those running finish); raise :class:`NotebookFailed` with
+    every failure, in order."""
+    outcomes: dict[Path, str] = {}
+    failures: dict[Path, str] = {}
+    printed = 0
+
+    def print_ready() -> None:
+        nonlocal printed
+        while printed < len(notebooks) and notebooks[printed] in outcomes:
+            notebook = notebooks[printed]
+            print(f"[{printed + 1}/{len(notebooks)}] {notebook.as_posix()} ... {outcomes[notebook]}", flush=True)
+            printed += 1
+
+    for notebook in notebooks:
+        if notebook not in selected:
+            outcomes[notebook] = _stage_unexecuted(root, stage, notebook, settings.profile)
+    waiting = list(selected)
+    running: dict[Future, Path] = {}
+    # Spawned, not forked: a worker starts from a clean interpreter whatever this process holds.
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        while waiting or running:
+            while waiting and len(running) < jobs and not failures:
+                notebook = waiting.pop(0)
+                directions = direction_check.log_path(root, notebook.stem)
+                directions.parent.mkdir(parents=True, exist_ok=True)
+                directions.unlink(missing_ok=True)
+                notebook_environment = {**environment, DIRECTION_LOG_ENV: str(directions)}
+                running[pool.submit(_execute_in_worker, root, stage, notebook, settings, notebook_environment)] = notebook
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda future: selected.index(running[future])):
+                notebook = running.pop(future)
+                seconds, failure = future.result()
+                outcomes[notebook] = f"{'FAILED' if failure else 'ok'} {seconds:.1f} s"
+                if failure:
+                    failures[notebook] = failure
+            print_ready()
+    for notebook in waiting:
+        outcomes[notebook] = "not run: a notebook failed"
+    print_ready()
+    if failures:
+        raise NotebookFailed("\n".join(failures[notebook] for notebook in selected if notebook in failures))
+
+
 def build_html(stage: Path, output_root: Path) -> Path:
     executable = Path(sys.executable).with_name("jupyter-book")
     command = [str(executable) if executable.exists() else "jupyter-book"]
@@ -277,8 +354,11 @@ def run(
     only: list[str] | None = None,
     html: bool = True,
     drafts: bool = False,
+    jobs: int = 1,
 ) -> Path | None:
-    """Execute the book's notebooks and build the HTML; return the path of ``index.html``."""
+    """Execute the book's notebooks, ``jobs`` at once, and build the HTML; return the path of ``index.html``."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number of at least 1; got {jobs!r}")
     check_profile(settings.profile)
     if settings.device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}; got {settings.device!r}")
@@ -304,6 +384,7 @@ def run(
         # weights") are switched off here; the chapters pass progress=False to the package's
         # own training loops.
         "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        **kernel_threads(jobs),
     }
     print(
         f"ssa_book.book: profile={settings.profile} device={settings.device} seed={settings.seed} "
@@ -311,24 +392,7 @@ def run(
         flush=True,
     )
     started = time.perf_counter()
-    with paths.environment(kernel_environment):
-        for number, notebook in enumerate(notebooks, start=1):
-            prefix = f"[{number}/{len(notebooks)}] {notebook.as_posix()} ..."
-            if notebook not in selected:
-                print(f"{prefix} {_stage_unexecuted(root, stage, notebook, settings.profile)}", flush=True)
-                continue
-            print(prefix, end=" ", flush=True)
-            notebook_started = time.perf_counter()
-            directions = direction_check.log_path(root, notebook.stem)
-            directions.parent.mkdir(parents=True, exist_ok=True)
-            directions.unlink(missing_ok=True)
-            try:
-                with paths.environment({DIRECTION_LOG_ENV: str(directions)}):
-                    execute_notebook(root, stage, notebook, settings)
-            except NotebookFailed:
-                print(f"FAILED {time.perf_counter() - notebook_started:.1f} s", flush=True)
-                raise
-            print(f"ok {time.perf_counter() - notebook_started:.1f} s", flush=True)
+    _execute_in_order(root, stage, notebooks, selected, settings, kernel_environment, jobs)
     print(f"executed {len(selected)} notebooks in {time.perf_counter() - started:.1f} s", flush=True)
     if not html:
         return None

@@ -183,3 +183,82 @@ def test_book_kernels_leave_no_stderr_and_no_progress_bar_in_the_page(tmp_path):
     assert [output for output in outputs if output.get("name") == "stderr" or output.output_type == "error"] == []
     assert [output for output in outputs if "application/vnd.jupyter.widget-view+json" in output.get("data", {})] == []
     assert [output.text for output in outputs if output.get("name") == "stdout"] == ["3\n"]
+
+
+TIMED_CELL = """import json, os, time
+started = time.time()
+time.sleep({sleep})
+with open(os.environ["SSA_DIRECTION_LOG"], "a") as log:
+    log.write(json.dumps({{"words": "{name}"}}) + "\\n")
+with open("{name}.json", "w") as stream:
+    json.dump({{"started": started, "ended": time.time(), "threads": os.environ.get("OMP_NUM_THREADS")}}, stream)"""
+TWO_NOTEBOOKS = "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/slow\n  - file: notebooks/fast\n"
+
+
+def _progress_lines(output: str) -> list[str]:
+    """The runner's lines of one notebook each, without their times."""
+    return [line.rsplit(" ", 2)[0] if line.endswith(" s") else line for line in output.splitlines() if line.startswith("[")]
+
+
+def test_two_jobs_run_notebooks_at_once_and_report_them_as_one_job_does(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    reports = {}
+    for jobs in (1, 2):
+        root = tmp_path / f"jobs{jobs}"
+        root.mkdir()
+        # The first notebook is the slower: with two jobs it finishes last, and is still reported first.
+        _write_book(root, TWO_NOTEBOOKS, {"notebooks/slow": [TIMED_CELL.format(sleep=4, name="slow")],
+                                          "notebooks/fast": [TIMED_CELL.format(sleep=0, name="fast")]})
+        book.run(root, _settings(), html=False, jobs=jobs)
+        staged = root / "_build" / "src" / "notebooks"
+        reports[jobs] = {name: json.loads((staged / f"{name}.json").read_text()) for name in ("slow", "fast")}
+        logs = {name: (root / "_build" / "direction_log" / f"{name}.jsonl").read_text() for name in ("slow", "fast")}
+        assert logs == {name: json.dumps({"words": name}) + "\n" for name in ("slow", "fast")}, "each notebook logs to its own file"
+        assert _progress_lines(capsys.readouterr().out) == ["[1/2] notebooks/slow.ipynb ... ok", "[2/2] notebooks/fast.ipynb ... ok"]
+    one, two = reports[1], reports[2]
+    assert one["fast"]["started"] >= one["slow"]["ended"], "one job runs the notebooks one after the other"
+    assert two["fast"]["ended"] < two["slow"]["ended"], "two jobs run them at once"
+    assert one["slow"]["threads"] is None and two["slow"]["threads"] == book.kernel_threads(2)["OMP_NUM_THREADS"]
+
+
+def test_a_failure_is_reported_alike_by_one_and_two_jobs_and_stops_later_notebooks(tmp_path, capsys):
+    toc = "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/broken\n  - file: notebooks/next\n  - file: notebooks/last\n"
+    messages, lines = {}, {}
+    for jobs in (1, 2):
+        root = tmp_path / f"jobs{jobs}"
+        root.mkdir()
+        _write_book(root, toc, {"notebooks/broken": ["ratio = 1 / 0"], "notebooks/next": ["import time\ntime.sleep(4)"],
+                                "notebooks/last": ["x = 1"]})
+        with pytest.raises(book.NotebookFailed) as raised:
+            book.run(root, _settings(), html=False, jobs=jobs)
+        messages[jobs] = str(raised.value).replace(str(root), "ROOT")
+        lines[jobs] = _progress_lines(capsys.readouterr().out)
+    assert messages[1] == messages[2]
+    assert messages[1].startswith("notebooks/broken.ipynb failed at cell 2") and "ZeroDivisionError" in messages[1]
+    # One job starts nothing after the failure; two had started the next notebook beside it.
+    assert lines[1] == ["[1/3] notebooks/broken.ipynb ... FAILED", "[2/3] notebooks/next.ipynb ... not run: a notebook failed",
+                        "[3/3] notebooks/last.ipynb ... not run: a notebook failed"]
+    assert lines[2] == ["[1/3] notebooks/broken.ipynb ... FAILED", "[2/3] notebooks/next.ipynb ... ok",
+                        "[3/3] notebooks/last.ipynb ... not run: a notebook failed"]
+
+
+def test_kernel_threads_share_the_cores_out_unless_set_already(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert book.kernel_threads(1, cores=8) == {}
+    assert book.kernel_threads(2, cores=8) == {"OMP_NUM_THREADS": "4"}
+    assert book.kernel_threads(3, cores=2) == {"OMP_NUM_THREADS": "1"}
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert book.kernel_threads(2, cores=8) == {}
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
+def test_jobs_below_one_or_not_whole_are_refused_before_any_work(tmp_path, jobs):
+    with pytest.raises(ValueError, match="jobs must be a whole number of at least 1"):
+        book.run(tmp_path, _settings(), html=False, jobs=jobs)
+
+
+def test_the_command_line_refuses_jobs_below_one(tmp_path, capsys):
+    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []})
+    with pytest.raises(SystemExit) as exited:
+        cli_book.main(["run", "--root", str(tmp_path), "--jobs", "0", "--no-html", "--require-cache"])
+    assert exited.value.code == 2 and "--jobs" in capsys.readouterr().err

@@ -29,6 +29,8 @@ def parser() -> argparse.ArgumentParser:
         "--require-cache", action="store_true", help="a missing cached result is an error (SSA_REQUIRE_CACHE=1)"
     )
     run_parser.add_argument("--timeout", type=at_least(1), default=DEFAULT_CELL_TIMEOUT_S, metavar="S", help="per-cell timeout")
+    run_parser.add_argument("--jobs", type=at_least(1), default=1, metavar="N",
+                            help="notebooks executed at once, each in its own kernel with the cores shared out (default: 1)")
     run_parser.add_argument("--root", type=existing_folder, default=Path.cwd(), help=argparse.SUPPRESS)
     return described
 
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         files.remove_abandoned_temporaries(results_folder(arguments.root.resolve()), files.TEMPORARY_SUFFIX, recursive=True,
                                            log=lambda line: print(f"ssa_book.book: {line}", file=sys.stderr, flush=True))
     try:
-        run(arguments.root, settings, only=arguments.only, html=arguments.html, drafts=arguments.drafts)
+        run(arguments.root, settings, only=arguments.only, html=arguments.html, drafts=arguments.drafts, jobs=arguments.jobs)
     except (NotebookFailed, BookBuildFailed, ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
