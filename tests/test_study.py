@@ -560,9 +560,31 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     takeaway = study.regime_takeaway(rows)
     pending = sum(row["verdict"].outcome == "not tested" for row in rows)
     exploratory = sum(row["verdict"].outcome == "exploratory" for row in rows)
-    assert takeaway.startswith(f"Of the {len(rows)} regime-and-task cells, {len(rows) - pending - exploratory} judged (")
-    assert "SSA worse" in takeaway and "no difference that matters" in takeaway and f"; {pending} not run yet." in takeaway
+    worse = sum(row["verdict"].outcome == "worse" for row in rows)
+    assert takeaway.startswith(f"Of {len(rows)} regime-and-task cells, {worse} SSA worse, ")
+    assert "no difference that matters" in takeaway and takeaway.endswith(f", {exploratory} exploratory; {pending} not run yet.")
     assert study.regime_takeaway([]) == "No regime of the study is complete yet."
+
+
+def test_a_regime_cell_the_distribution_free_check_does_not_keep_says_so_in_the_map_and_its_takeaway():
+    def errors(arm, task, seed):  # SSA worse on "every" by 0.15, spread enough that the bounded interval leaves it open
+        if arm == "ssa" and task == "every":
+            return 0.1 + 0.01 * (seed % 3) + 0.05 + 0.2 * (seed % 2)
+        return _regime_errors(arm, task, seed)
+
+    cache = _Cache(errors)
+    rows = study.regime_map(cache).set_index("comparison")
+    assert rows.loc["SSA vs softmax", '"every"'] == ("SSA worse, -0.15 [-0.18, -0.12] (SSA worse by the t interval, undecided by "
+                                                     "the distribution-free one)")
+    assert "distribution-free" not in rows.loc["SSA vs softmax", '"some"']  # kept: no note
+    takeaway = study.regime_takeaway(study.regime_rows(cache))
+    worse = takeaway.split(" SSA worse")[0].rsplit(" ", 1)[-1]
+    assert f" SSA worse ({int(worse) - 1} kept by the distribution-free check), " in takeaway
+    assert "distribution-free" not in study.regime_takeaway(study.regime_rows(cache), detail=False)
+    # the front page's sentence and the map say a check that does not keep a verdict in the same words
+    checks = study.bounded_checks(study.regime_rows(cache))
+    assert [study.not_kept_words(row) for row in study.not_kept(checks)] == [
+        "SSA worse by the t interval, undecided by the distribution-free one"]
 
 
 def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes_zero():
@@ -572,11 +594,15 @@ def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes
     assert below.outcome == inside.outcome == "no difference that matters" and below.interval[1] < 0 < inside.interval[1]
     rows = [{"comparison": "SSA vs softmax, warm-up + cosine", "verdict": below, "seeds": list(range(40))},
             {"comparison": "SSA from b = 1 vs softmax", "verdict": inside, "seeds": list(range(40))}]
-    assert study.regime_takeaway(rows) == ("Of the 2 regime-and-task cells, 2 judged (2 no difference that matters; "
-                                           "1 of these 2 below 0 (warm-up + cosine)).")
+    assert study.regime_takeaway(rows) == "Of 2 regime-and-task cells, 2 no difference that matters (1 below 0 (warm-up + cosine))."
     # the short wording keeps the count below 0, so the adverse part is not folded into the milder word
-    assert study.regime_takeaway(rows, detail=False) == ("Of the 2 regime-and-task cells, 2 judged (2 no difference that "
-                                                         "matters; 1 of these 2 below 0).")
+    assert study.regime_takeaway(rows, detail=False) == "Of 2 regime-and-task cells, 2 no difference that matters (1 below 0)."
+    # and how many of them a seed left out changes, in both wordings
+    fragile = dict(rows[0], verdict=judge(claim, [0.18 + 0.04 * (i % 5 - 2) for i in range(40)], [0.1] * 40))  # near -0.1
+    assert fragile["verdict"].outcome == "no difference that matters" and fragile["verdict"].interval[1] < 0
+    for detail in (True, False):
+        assert "1 below 0" in study.regime_takeaway([fragile], detail) and ", 1 changed by dropping a seed)" in study.regime_takeaway(
+            [fragile], detail)
 
 
 def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():

@@ -136,9 +136,8 @@ def study_finding(profile: str) -> str:
     text += [f"On {' and '.join(tasks)}, {conclusion[0].lower()}{conclusion[1:]}" for conclusion, tasks in readings.items()]
     checks = study.bounded_checks(study.verdict_rows([compared], cache))
     if checks:
-        kept = [row for row in checks if row["checked"].outcome == row["verdict"].outcome]
-        lost = [f"{icl_tasks.get_task(row['task']).title}, {row['endpoint']} ({row['verdict'].label()} by the t interval, "
-                f"{row['checked'].label()} by the distribution-free one)" for row in checks if row not in kept]
+        lost = [f"{icl_tasks.get_task(row['task']).title}, {row['endpoint']} ({study.not_kept_words(row)})"
+                for row in study.not_kept(checks)]
         text.append(f"on the decided prompt-error verdicts, a distribution-free check (added after reading) "
                     f"{study.bounded_check_words(checks)}" + (f"; it does not keep: {'; '.join(lost)}" if lost else ""))
     primary = [row for row in study.verdict_rows([compared], cache) if row["verdict"].adjusted_p is not None]

@@ -54,8 +54,8 @@ from ssa_book.icl.study.conduct import (
     longer_training_needed, plan, regenerate_command,
 )
 from ssa_book.icl.study.judging import (
-    STARTING_POINT, STARTING_POINT_ENDPOINT, bounded_check_words, bounded_checks, claim_verdict, false_discovery_rows, resampled_nulls,
-    rule_amendment_changes, starting_point_reading, verdict, verdict_rows,
+    STARTING_POINT, STARTING_POINT_ENDPOINT, bounded_check_words, bounded_checks, claim_verdict, false_discovery_rows, not_kept,
+    not_kept_words, resampled_nulls, rule_amendment_changes, starting_point_reading, verdict, verdict_rows,
 )
 from ssa_book.icl.study.regimes import REGIME_MAP, REGIME_MAP_ENDPOINT, regime_map, regime_rows, regime_takeaway
 from ssa_book.icl.study.report import (
@@ -74,7 +74,8 @@ __all__ = [
     "mean_error", "needed", "outcomes", "paper_regime", "runs", "pilot", "pilot_power", "CHAPTER", "TITLE",
     "StudyCache", "StudyChapter", "comparison", "compute_study_run", "length_trend", "load_run",
     "longer_training_needed", "plan", "regenerate_command", "STARTING_POINT", "STARTING_POINT_ENDPOINT",
-    "bounded_check_words", "bounded_checks", "claim_verdict", "false_discovery_rows", "resampled_nulls", "rule_amendment_changes",
+    "bounded_check_words", "bounded_checks", "claim_verdict", "false_discovery_rows", "not_kept", "not_kept_words", "resampled_nulls",
+    "rule_amendment_changes",
     "starting_point_reading", "verdict", "verdict_rows", "REGIME_MAP", "REGIME_MAP_ENDPOINT", "regime_map", "regime_rows",
     "regime_takeaway", "GENERALISATION_CUTS", "ablation_table", "bounded_check_sentence", "bounded_check_table",
     "budget", "chapter_answer", "compute_sentence", "endpoint_table", "false_discovery_sentence",

@@ -217,6 +217,18 @@ def bounded_check_words(checks: Sequence[dict]) -> str:
     return "; ".join(said)
 
 
+def not_kept(checks: Sequence[dict]) -> list[dict]:
+    """The rows of :func:`bounded_checks` whose outcome the distribution-free check does not keep,
+    among those it can test (a "no difference that matters" it cannot decide at its pairs is unchecked)."""
+    return [row for row in checks if row["checked"].outcome != row["verdict"].outcome
+            and (row["verdict"].outcome != NEGLIGIBLE or _bounded_can_show_no_effect(row))]
+
+
+def not_kept_words(row: dict) -> str:
+    """A row of :func:`not_kept` in words: "SSA worse by the t interval, undecided by the distribution-free one"."""
+    return f"{row['verdict'].label()} by the t interval, {row['checked'].label()} by the distribution-free one"
+
+
 def _kept(rows) -> int:
     return sum(row["checked"].outcome == row["verdict"].outcome for row in rows)
 

@@ -10,7 +10,7 @@ from ssa_book.verdicts.verdict import Verdict, withheld_direction
 from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.icl.study.conduct import StudyCache, comparison, longer_training_needed
 from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm, Comparison, needed
-from ssa_book.icl.study.judging import verdict, verdict_rows
+from ssa_book.icl.study.judging import bounded_checks, not_kept, not_kept_words, verdict, verdict_rows
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 
 
@@ -71,7 +71,9 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
                 row[get_task(task).title] = NOT_TESTED
             elif cache.complete(compared, task):
                 found = verdict(compared, task, endpoint, cache)
-                notes = [note for note in (withheld_direction(found), fragility(found, compared.seed_list())) if note]
+                lost = not_kept(bounded_checks([{"verdict": found, "endpoint": endpoint}]))
+                notes = [note for note in (withheld_direction(found), fragility(found, compared.seed_list()),
+                                           *map(not_kept_words, lost)) if note]
                 row[get_task(task).title] = f"{found.label()}, {found.estimate()}" + (f" ({'; '.join(notes)})" if notes else "")
             else:
                 row[get_task(task).title] = not_run_yet(cache.cached(compared, task), needed(compared, task))
@@ -95,34 +97,41 @@ def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> lis
     return [row for row in verdict_rows(_regime_comparisons(cache), cache) if row["endpoint"] == endpoint]
 
 
-def _excluding_zero(rows: Sequence[dict], detail: bool = True) -> str:
-    """The "no difference that matters" cells whose interval excludes 0, with (``detail``) their
-    regimes and how many a single seed left out changes: "; 2 of these 5 below 0 (warm-up + cosine),
-    1 changed by dropping a seed", or without ``detail`` "; 2 of these 5 below 0" ("" for none)."""
-    negligible = [row for row in rows if row["verdict"].outcome == NEGLIGIBLE]
-    below = [row for row in negligible if row["verdict"].interval[1] < 0]
-    above = [row for row in negligible if row["verdict"].interval[0] > 0]
+def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
+    """What goes beside the count of the cells of ``rows`` judged ``outcome``: for directions, how
+    many the distribution-free check keeps where it does not keep all it can test (with ``detail``);
+    for "no difference that matters", those whose interval excludes 0 with (``detail``) their regimes
+    and how many a single seed left out changes: " (1 kept by the distribution-free check)", " (2 below
+    0 (warm-up + cosine), 1 changed by dropping a seed)", without ``detail`` " (2 below 0, 1 changed
+    by dropping a seed)" ("" for none)."""
+    found = [row for row in rows if row["verdict"].outcome == outcome]
     said = []
-    for side, found in (("below", below), ("above", above)):
-        if found:
-            regimes = ", ".join(dict.fromkeys(row["comparison"].split(", ", 1)[-1] for row in found))
-            changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in found)
-            said.append(f"{len(found)} of these {len(negligible)} {side} 0" + (f" ({regimes})" if detail else "")
-                        + (f", {changed} changed by dropping a seed" if changed and detail else ""))
-    return "".join(f"; {text}" for text in said)
+    if outcome != NEGLIGIBLE:
+        checks = bounded_checks(found)
+        lost = not_kept(checks)
+        if detail and lost:
+            said.append(f"{len(checks) - len(lost)} kept by the distribution-free check")
+    else:
+        below = [row for row in found if row["verdict"].interval[1] < 0]
+        above = [row for row in found if row["verdict"].interval[0] > 0]
+        for side, excluding in (("below", below), ("above", above)):
+            if excluding:
+                regimes = ", ".join(dict.fromkeys(row["comparison"].split(", ", 1)[-1] for row in excluding))
+                changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in excluding)
+                said.append(f"{len(excluding)} {side} 0" + (f" ({regimes})" if detail else "")
+                            + (f", {changed} changed by dropping a seed" if changed else ""))
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
-    """The regime map in one sentence, from :func:`regime_rows`: how many of its decided cells
-    have SSA worse, better or no different from softmax, of these how many intervals exclude 0 (with
-    ``detail``, in which regimes and how many a seed left out changes), and how many are still open."""
-    words = [outcome_words(row["verdict"].outcome, "SSA") for row in rows if row["verdict"].outcome != NOT_TESTED]
-    counts = {word: words.count(word) for word in dict.fromkeys(words)}
-    pending = sum(row["verdict"].outcome == NOT_TESTED for row in rows)
-    if not counts:
+    """The regime map in one sentence, from :func:`regime_rows`: how many of its cells have SSA
+    worse, better or no different from softmax, each with what goes beside it (:func:`_beside`: how
+    many directions the distribution-free check keeps, how many "no difference that matters"
+    intervals exclude 0 and how many of these a seed left out changes), and how many are still open."""
+    outcomes = [row["verdict"].outcome for row in rows if row["verdict"].outcome != NOT_TESTED]
+    if not outcomes:
         return "No regime of the study is complete yet."
-    exploratory = counts.pop(TOO_FEW_SEEDS, 0)
-    judged = ", ".join(f"{n} {word}" for word, n in counts.items()) + _excluding_zero(rows, detail)
-    text = f"Of the {len(rows)} regime-and-task cells, {len(words) - exploratory} judged" + (f" ({judged})" if judged else "")
-    text += f", {exploratory} exploratory" if exploratory else ""
-    return text + (f"; {pending} {NOT_RUN_YET}." if pending else ".")
+    pending = sum(row["verdict"].outcome == NOT_TESTED for row in rows)
+    counted = [f"{outcomes.count(outcome)} {outcome_words(outcome, 'SSA')}" + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, detail))
+               for outcome in sorted(set(outcomes), key=lambda outcome: (outcome == TOO_FEW_SEEDS, outcomes.index(outcome)))]
+    return f"Of {len(rows)} regime-and-task cells, {', '.join(counted)}" + (f"; {pending} {NOT_RUN_YET}." if pending else ".")
