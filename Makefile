@@ -9,6 +9,7 @@
 #   DEVICE=auto|cpu|cuda|mps   the device the notebooks use for `make book` (default auto)
 #   PROFILE=cpu|paper|smoke    the profile `make book` runs (default cpu; paper = the paper's sizes, for GPUs)
 #   PYTHON=python3.11      the interpreter that creates .venv (3.11 or newer)
+#   TEST_JOBS=N            notebooks `make test` executes at once (default: the number of cores)
 #
 # `make browser` opens the built HTML in headless Chromium and checks every page (make test runs it).
 # Other targets: `make data` (datasets into data/, from $SSA_DATA_MIRROR or the public sources),
@@ -55,7 +56,7 @@ endif
 INSTALL_KEY := $(shell cat requirements/lock.txt pyproject.toml | sha256sum | cut -c1-16)-$(TORCH)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test book browser chromium data regenerate lock clean distclean venv
+.PHONY: test kernels book browser chromium data regenerate lock clean distclean venv
 
 venv: $(STAMP)
 
@@ -75,15 +76,26 @@ $(STAMP):
 
 # In tests no cell may run long: a smoke cell is seconds, and a cpu cell reads the result cache.
 TEST_CELL_TIMEOUT_S := 600
+# make test executes the notebooks one per core, each kernel with its share of the cores' threads.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 1)
 
-test: $(STAMP)
+test: kernels
 	@# The book's tests (tests/) and the library's (tests/library), one worker process per core.
 	$(VENV_PYTHON) -m pytest -q -n auto --durations=15 tests
 	@# Committed results must come from a clean commit, computed by the current code version.
 	$(VENV_PYTHON) -m ssa_book results validate --clean --profile cpu --profile paper
-	$(VENV_PYTHON) -m ssa_book book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S)
-	$(VENV_PYTHON) -m ssa_book book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S)
+	$(VENV_PYTHON) -m ssa_book book run --profile smoke --device cpu --no-html --drafts --timeout $(TEST_CELL_TIMEOUT_S) --jobs $(TEST_JOBS)
+	$(VENV_PYTHON) -m ssa_book book run --profile cpu --device cpu --require-cache --timeout $(TEST_CELL_TIMEOUT_S) --jobs $(TEST_JOBS)
 	$(MAKE) browser
+
+# The C++ kernels of ssa.kernels.native, built (or found built) before the tests: the row kernels
+# and this CPU's vectorised tiles at once, one process each. Otherwise the first tests to use them
+# build one after the other while the other test workers wait on the build lock. Where they
+# cannot be built, a warning says why and the tests that need them skip, as without this step.
+kernels: $(STAMP)
+	$(VENV_PYTHON) -c "from ssa.kernels import native; native.cpu_kernels()" & rows=$$!; \
+		$(VENV_PYTHON) -c "from ssa.kernels import native; native.vector_tile_kernels()"; tiles=$$?; \
+		wait $$rows && test $$tiles = 0
 
 # The built book in a real browser: Debian's chromium, driven by Playwright (tests/test_browser.py).
 # The front page's screenshot is kept in _build/artifacts/front-page.png.
