@@ -74,8 +74,15 @@ step "the wheel brought the kernels' build tool: ninja beside the environment's 
 
 step "the kernels build and load in the fresh environment; numbers bit-identical to .venv's"
 cp scripts/check_wheel_numbers.py "$work/"
+# The wheel's two libraries built at once, one process each (as make kernels does), while the
+# checkout computes its numbers; compute then loads them and fails on any fallback.
+build=(env TORCH_EXTENSIONS_DIR="$work/torch_extensions" "$work/env/bin/python" -c)
+(cd "$work" && "${build[@]}" "from ssa.kernels import native; native.cpu_kernels()") & rows=$!
+(cd "$work" && "$REFERENCE" check_wheel_numbers.py compute checkout.pt) & reference=$!
+(cd "$work" && "${build[@]}" "from ssa.kernels import native; native.vector_tile_kernels()")
+wait "$rows"
+wait "$reference"
 (cd "$work" && TORCH_EXTENSIONS_DIR="$work/torch_extensions" env/bin/python check_wheel_numbers.py compute wheel.pt --expect-site-packages)
-(cd "$work" && "$REFERENCE" check_wheel_numbers.py compute checkout.pt)
 (cd "$work" && "$REFERENCE" check_wheel_numbers.py compare wheel.pt checkout.pt)
 
 step "the library's tests against the installed wheel: tests/library, with the shared tests/conftest.py"
