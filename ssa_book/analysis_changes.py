@@ -26,8 +26,7 @@ from ssa_book import claims
 from ssa_book.verdicts.words import (BETTER, DOES_NOT_HOLD, HOLDS_IN_PART, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, PREMISE_NOT_SHOWN,
                                      TOO_FEW_SEEDS, UNDECIDED, WORSE, counted_words, not_run_yet, outcome_words)
 from ssa_book.verdicts.intervals import CONFIDENCE
-from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
-from ssa_book.verdicts.rule import decide
+from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict, signed_rank_p
 from ssa_book.verdicts.judge import Judged
 from ssa_book.verdicts.families import combine
@@ -38,6 +37,8 @@ from ssa_book.lm import experiment as lm
 from ssa_book.results.cache import cache_required
 from ssa_book.results.errors import CacheMissError
 from ssa_book.retrieval import analysis as retrieval
+from ssa_book.leaderboard import board as leaderboard
+from ssa_book.plotting import scorer_label
 
 
 @dataclasses.dataclass(frozen=True)
@@ -417,15 +418,6 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
 
 
-def _before_pair_minimum(claim: Claim, differences: Sequence[float]) -> str:
-    """The outcome the rule gave before 4e737d3: a direction from MIN_PAIRS pairs on, "no effect"
-    on a flip-prone outcome only from no_effect_pairs."""
-    if len(differences) < MIN_PAIRS:
-        return UNDECIDED
-    outcome = str(decide(np.asarray([differences], dtype=float), claim.threshold, claim.binary)[3][0])
-    return UNDECIDED if outcome == NEGLIGIBLE and len(differences) < no_effect_pairs(claim) else outcome
-
-
 def pair_minimum_changes(cache) -> "pd.DataFrame":
     """The powered study's verdicts that the pair minimum for directions on flip-prone outcomes
     (4e737d3) changed: one row per comparison, task and endpoint whose word before it differs from
@@ -440,12 +432,31 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
         verdict, claim = row["verdict"], study.ENDPOINTS[row["endpoint"]].claim
         if verdict.outcome == NOT_TESTED or not verdict.differences:
             continue
-        before = _before_pair_minimum(claim, verdict.differences)
+        before = claims.before_flip_minimum_verdict(claim, verdict).outcome
         if before != as_then(verdict.uncontrolled or verdict.outcome):
             records.append({"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
                             "pairs": verdict.pairs, "before": f"{outcome_words(before, verdict.treatment)} {verdict.estimate()}",
                             "now": verdict.words()})
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
+
+
+def leaderboard_flip_minimum_changes(profile: str) -> "pd.DataFrame":
+    """The leaderboard's cells against softmax that the pair minimum for directions on outcomes that
+    flip (4e737d3) left exploratory while the rule before it read them otherwise
+    (:func:`ssa_book.claims.minimum_moved`): one row per scorer and column, its pairs, the word before
+    it with its estimate, and the cell's word now."""
+    import pandas as pd
+
+    board = leaderboard.read(profile, train=False)
+    rows = []
+    for scorer in leaderboard.scorers()[1:]:
+        for column in leaderboard.COLUMNS:
+            cell = board.cell(scorer, column.key)
+            moved = claims.minimum_moved(column.claim, cell.verdict) if cell is not None else ()
+            if moved and moved[0] == claims.FLIP_MINIMUM and moved[1].outcome != as_then(cell.verdict.outcome):
+                rows.append({"scorer": scorer_label(scorer), "column": column.label, "pairs": cell.verdict.pairs,
+                             "before": f"{moved[1].label()} {cell.verdict.estimate()}", "now": cell.verdict.words()})
+    return pd.DataFrame(rows, columns=["scorer", "column", "pairs", "before", "now"])
 
 
 def asymmetric_outcome(verdict: Verdict) -> str:
@@ -594,5 +605,6 @@ def changes_frame() -> "pd.DataFrame":
 
 __all__ = ["AnalysisChange", "CHANGES", "KIND_WORDS", "declared_sentence", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "replication_changes", "changes_frame",
            "PlanStep", "PLAN_STEPS", "PLAN_CHANGE_MARKERS", "plan_steps_frame",
-           "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes"]
+           "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes",
+           "leaderboard_flip_minimum_changes"]
 

@@ -19,14 +19,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ssa_book.verdicts.claim import MIN_PAIRS, Claim
+from ssa_book.verdicts.claim import MIN_PAIRS, Claim, no_effect_pairs
 from ssa_book.verdicts.judge import judge_unrecorded
-from ssa_book.verdicts.words import NOT_TESTED, OPEN, OUTCOMES, TOO_FEW_SEEDS, counted_words, outcome_words
+from ssa_book.verdicts.words import (BETTER, NEGLIGIBLE, NOT_TESTED, OPEN, OUTCOMES, TOO_FEW_SEEDS, UNDECIDED, WORSE, counted_words,
+                                     outcome_words)
 from ssa_book.verdicts.rule import MAX_SEEDS
 from ssa_book.verdicts.verdict import Verdict
 
 # The outcomes of ssa_book.verdicts, the one verdict rule of the book.
 VERDICTS = OUTCOMES
+DIRECTIONS = (BETTER, WORSE)
 # The paper's claims, in the order of the front page.
 ORDER = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
          "benchmarks", "probing", "alternatives", "across_shifts")
@@ -73,9 +75,9 @@ class LedgerRow:
     # What the claim's word rests on where it rests on part of its evidence (:func:`only_on`: "linear panels only"),
     # said beside the word wherever it stands; a short form keeps its first clause.
     word_note: str = ""
-    # An analysis change made after the results were read that moved the word: (what was set after reading, the word
-    # before it), said beside the word in every form (:func:`set_after_reading`; a short form leaves out the word before).
-    after_reading: tuple[str, str] = ()
+    # The analysis changes made after the results were read that moved the word, each (what was set after reading, the
+    # word before it), said beside the word in every form (:func:`set_after_reading`; a short form leaves out the word before).
+    after_reading: tuple[tuple[str, str], ...] = ()
     # A check its decided parts do not all pass, said beside their count ("a distribution-free check keeps 1 of 4").
     parts_note: str = ""
 
@@ -86,9 +88,15 @@ class LedgerRow:
     def note(self, short: bool = False) -> str:
         """What stands beside the word: what it rests on, then what was set after reading: "linear
         panels only; tally set after reading, undecided before it" (``short``: the first clause of
-        each, "linear panels only; tally set after reading")."""
+        each, "linear panels only; tally set after reading"; changes of one kind said once, "set-size and
+        prompt-error minimums set after reading")."""
         basis = self.word_note.split(";")[0] if short else self.word_note
-        return "; ".join(filter(None, (basis, set_after_reading(*self.after_reading, short=short) if self.after_reading else "")))
+        changes = [set_after_reading(*change, short=short) for change in self.after_reading]
+        kinds = [what.rsplit(" ", 1) for what, _ in self.after_reading]
+        if short and len(kinds) > 1 and all(len(kind) == 2 for kind in kinds) and len({noun for _, noun in kinds}) == 1:
+            # "set-size and prompt-error minimums set after reading"
+            changes = [f"{listed([which for which, _ in kinds])} {kinds[0][1]}s set after reading"]
+        return "; ".join(filter(None, (basis, *changes)))
 
 
 def missing(key: str, claim: PaperClaim, profile: str, command: str, why: str = "results not in the cache",
@@ -153,6 +161,67 @@ def before_minimum(judged: Sequence[tuple[Claim, Verdict]]) -> str:
     before = [at_rule_minimum(claim, verdict) for claim, verdict in moved]
     labels = {verdict.label() for verdict in before}
     return labels.pop() if len(labels) == 1 else counted_words([(verdict.outcome, verdict.label()) for verdict in before])
+
+
+# What the pairs an outcome that flips needs for a direction are called beside a word they moved: they were
+# set after results were read (the analysis-changes page, 4e737d3), and every such outcome is a prompt error.
+FLIP_MINIMUM = "prompt-error minimum"
+FLIP_MINIMUM_SET_AFTER_READING = "4e737d3"  # its entry in ssa_book.analysis_changes.CHANGES
+
+
+def before_flip_minimum_verdict(claim: Claim, verdict: Verdict) -> Verdict:
+    """``verdict`` judged again as the rule judged it before :data:`FLIP_MINIMUM_SET_AFTER_READING`
+    (unrecorded): a direction from the rule's own minimum on, "no difference that matters" on an
+    outcome that flips only from :func:`~ssa_book.verdicts.claim.no_effect_pairs` on, "undecided"
+    otherwise (the rule's word then for too few pairs as well)."""
+    again = at_rule_minimum(dataclasses.replace(claim, largest_flip=None), verdict)
+    if again.outcome == TOO_FEW_SEEDS or (again.outcome == NEGLIGIBLE and verdict.pairs < no_effect_pairs(claim)):
+        return dataclasses.replace(again, outcome=UNDECIDED)
+    return again
+
+
+def before_flip_minimum(judged: Sequence[tuple[Claim, Verdict]]) -> str:
+    """For verdicts on outcomes that flip from seed to seed, exploratory only because "better" and
+    "worse" need as many pairs as "no difference" (:func:`~ssa_book.verdicts.claim.no_effect_pairs`), a
+    minimum set after their results were read (:data:`FLIP_MINIMUM_SET_AFTER_READING`), what the rule
+    read before it (:func:`before_flip_minimum_verdict`), its directions counted: "SSA worse" (every one
+    of them), "SSA worse on 1 of 2" (the other read no direction); "" when none read a direction before it."""
+    before = [before_flip_minimum_verdict(claim, verdict) for claim, verdict in judged
+              if verdict.outcome == TOO_FEW_SEEDS and claim.largest_flip is not None
+              and max(MIN_PAIRS, claim.min_pairs) <= verdict.pairs < no_effect_pairs(claim)]
+    directions = [verdict.label() for verdict in before if verdict.outcome in DIRECTIONS]
+    if len(directions) == len(before) and len(set(directions)) == 1:
+        return directions[0] if directions else ""
+    counts = {words: directions.count(words) for words in dict.fromkeys(directions)}
+    return ", ".join(f"{words} on {n}" + (f" of {len(before)}" if i == 0 else "") for i, (words, n) in enumerate(counts.items()))
+
+
+def minimum_moved(claim: Claim, verdict: Verdict, what: str = "pair minimum") -> tuple[str, Verdict] | tuple[()]:
+    """The pair minimum set after reading that left ``verdict`` exploratory, and the verdict the
+    rule gave before it: (``what``, ...) for its chapter's (:func:`at_rule_minimum`),
+    (:data:`FLIP_MINIMUM`, ...) for outcomes that flip (:func:`before_flip_minimum_verdict`); () when
+    neither moved it."""
+    if verdict.outcome != TOO_FEW_SEEDS or verdict.pairs < MIN_PAIRS:
+        return ()
+    if claim.min_pairs > MIN_PAIRS:
+        return what, at_rule_minimum(claim, verdict)
+    if claim.largest_flip is not None and verdict.pairs < no_effect_pairs(claim):
+        return FLIP_MINIMUM, before_flip_minimum_verdict(claim, verdict)
+    return ()
+
+
+def minimums_after_reading(judged: Sequence[tuple[Claim, Verdict]], what: str = "pair minimum") -> tuple[tuple[str, str], ...]:
+    """The pair minimums set after the results of ``judged`` were read that moved their words, each
+    with the words before it, for :func:`set_after_reading`: the chapter's (called ``what``,
+    :func:`before_minimum`) and the one for outcomes that flip (:data:`FLIP_MINIMUM`,
+    :func:`before_flip_minimum`); those that moved nothing left out."""
+    return tuple((name, before) for name, before in ((what, before_minimum(judged)), (FLIP_MINIMUM, before_flip_minimum(judged)))
+                 if before)
+
+
+def minimum_notes(judged: Sequence[tuple[Claim, Verdict]], what: str = "pair minimum") -> str:
+    """:func:`minimums_after_reading` said: "pair minimum set after reading, SSA worse before it" ("" for none)."""
+    return "; ".join(set_after_reading(*change) for change in minimums_after_reading(judged, what))
 
 
 def sentence(text: str) -> str:

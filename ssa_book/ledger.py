@@ -292,6 +292,14 @@ def chapter_minimums() -> set[int]:
     return {no_effect_pairs(claim) for _, claim in _minimum_kinds() if claim.min_pairs > MIN_PAIRS}
 
 
+def flip_minimums() -> set[int]:
+    """The fewest pairs an outcome that flips from seed to seed needs for a direction, above its
+    claim's own minimum: set after results were read (the analysis-changes page, 4e737d3), where
+    "no difference that matters" needed them from the start."""
+    return {no_effect_pairs(claim) for _, claim in _minimum_kinds()
+            if claim.largest_flip is not None and no_effect_pairs(claim) > max(MIN_PAIRS, claim.min_pairs)}
+
+
 def _minimum_kinds() -> tuple[tuple[str, Claim], ...]:
     """Each kind of comparison of the book and the claim that sets its fewest pairs."""
     columns = {column.key: column.claim for column in leaderboard_board.COLUMNS}
@@ -311,12 +319,27 @@ def _minimum_kinds() -> tuple[tuple[str, Claim], ...]:
 
 
 def decision_minimums_sentence() -> str:
-    """:func:`decision_minimums` in words, a chapter's own minimum said set after reading: "6 pairs for
-    the decoder's perplexity, ... and a yes-or-no outcome (...); 20, set after reading, for max
-    retrieval (both setups) ...; ..."."""
-    after = chapter_minimums()
-    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''}{', set after reading,' if pairs in after else ''} for {_listed(whats)}"
+    """:func:`decision_minimums` in words, a chapter's own minimum said set after reading, and the
+    pairs a direction on an outcome that flips needs likewise (:func:`flip_minimums`): "6 pairs for
+    the decoder's perplexity, ...; 20, set after reading, for max retrieval (both setups) ...; 36 (for
+    a direction, set after reading) for a prompt error ..."."""
+    after, flips = chapter_minimums(), flip_minimums()
+    when = {pairs: ", set after reading," for pairs in after} | {pairs: " (for a direction, set after reading)" for pairs in flips - after}
+    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''}{when.get(pairs, '')} for {_listed(whats)}"
                      for i, (pairs, whats) in enumerate(decision_minimums()))
+
+
+# Where the claims' thresholds were declared before their results were read, and where after a first
+# reading (each such threshold is on the analysis-changes page): said the same way wherever a page says it.
+THRESHOLDS_BEFORE = ("the powered study", "the leaderboard", "max retrieval", "the encoder's confirmatory test")
+THRESHOLDS_AFTER = ("the decoder", "the encoder", "the in-context chapters", "the alternatives", "the collapse cut")
+
+
+def thresholds_declared() -> str:
+    """When the thresholds were fixed, in two groups: "fixed before the results were read in the
+    powered study, ...; set after a first reading in the decoder, ... (the analysis-changes page lists them)"."""
+    return (f"fixed before the results were read in {_listed(THRESHOLDS_BEFORE)}; set after a first reading in "
+            f"{_listed(THRESHOLDS_AFTER)} (the analysis-changes page lists them)")
 
 
 def glossary_table() -> str:
@@ -508,7 +531,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     gap = scale_gap(rows)
     if gap is not None:
         what, ours, paper = gap.baseline
-        text += f" Caveat: {what}: {ours:.3g} here, {paper:.3g} in the paper; verdicts may differ at the paper's scale."
+        text += f" Caveat: {what}: {ours:.3g} here, {paper:.3g} in the paper; verdicts may differ at paper scale."
     return text
 
 
@@ -767,12 +790,13 @@ def row_findings(row: LedgerRow) -> list[list[str]]:
     """The bullets a chapter's box can say of ``row``, each as its wordings longest first: what the
     book found of the claim, its direction in the glossary's words and its seeds (then its regime
     where the words allow); the row's numbers (:attr:`LedgerRow.summary`); what goes with it
-    (:attr:`LedgerRow.finding`), sentence by sentence. A check the claim's parts do not all pass
+    (:attr:`LedgerRow.finding`), sentence by sentence. What the word rests on and what was set after
+    reading (:meth:`LedgerRow.note`, short), a check the claim's parts do not all pass
     (:attr:`LedgerRow.parts_note`) and an interval that excludes the paper's effect
     (:func:`published_excluded_note`) stay beside the word in every wording."""
     word = claim_word(row.verdict)
     found = comparison_words(row)
-    kept = "; ".join(filter(None, (row.parts_note, published_excluded_note(row))))  # beside the word in every wording
+    kept = "; ".join(filter(None, (row.note(short=True), row.parts_note, published_excluded_note(row))))  # beside the word in every wording
     beside = "; ".join(filter(None, (found if found != word else "", kept)))
     said = claim_phrase(row.verdict) + (f" ({beside})" if beside else "")
     whose = "the book's test" if PAPER[row.key].beyond_paper else "the paper's claim"

@@ -120,3 +120,11 @@ def test_the_overview_counts_what_was_declared_before_reading_and_what_after():
     assert "the 2 plan steps listed last on this page and 1 of the changes below." in sentence
     assert "Made after results were read: 2 changes listed below, to the rule (1) and thresholds (1)," in sentence
     assert changes.declared_sentence([before], changes.PLAN_STEPS[:1]).endswith("No change was made after results were read.")
+
+
+def test_the_leaderboard_cells_the_prompt_error_minimum_left_exploratory_are_listed_with_their_word_before_it():
+    frame = changes.leaderboard_flip_minimum_changes("cpu")
+    assert len(frame), "the cpu cache holds prompt-error cells at 10 pairs that read a direction before the minimum"
+    for row in frame.to_dict("records"):
+        assert row["pairs"] < 36 and row["now"].startswith("exploratory")
+        assert row["before"].startswith(f"{row['scorer']} worse") or row["before"].startswith(f"{row['scorer']} better")

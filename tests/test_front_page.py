@@ -68,11 +68,11 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     assert "Of the paper's 8 experimental claims, 1 holds, 1 does not hold, 2 are undecided" in ledger.abstract(rows)
     # a word that rests on part of its evidence says so, its first clause in the abstract, named among several claims,
     # and what was set after reading stays in every form (the word before it in the long ones)
-    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=("tally", "undecided"))
+    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=(("tally", "undecided"),))
     assert ("8 experimental claims, 1 holds (ICL linear functions: linear panels only; tally set after reading), 1 does not "
             "hold") in ledger.abstract(rows)
     rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="linear panels only",
-                                   after_reading=("set-size minimum", "SSA worse"))
+                                   after_reading=(("set-size minimum", "SSA worse"),))
     assert "the book's own test: 1 does not hold (linear panels only; set-size minimum set after reading);" in ledger.abstract(rows)
     assert ("1 does not hold (linear panels only; set-size minimum set after reading, SSA worse before it)"
             in ledger.counts_sentence(rows))
@@ -82,9 +82,9 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
 def test_each_decided_claim_in_the_findings_says_what_its_word_rests_on_and_a_check_its_parts_fail():
     rows = _rows()
     rows[2] = dataclasses.replace(rows[2], parts_note="a distribution-free check keeps 1 of its 4 decided prompt-error parts")
-    rows[4] = dataclasses.replace(rows[4], verdict="better", word_note="linear panels only", after_reading=("tally", "undecided"))
+    rows[4] = dataclasses.replace(rows[4], verdict="better", word_note="linear panels only", after_reading=(("tally", "undecided"),))
     rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="linear panels only; more",
-                                   after_reading=("set-size minimum", "SSA worse"))
+                                   after_reading=(("set-size minimum", "SSA worse"),))
     bullets = ledger.key_findings(rows)
     assert bullets[0].endswith("(SSA worse on 2 of 2 parts; a distribution-free check keeps 1 of its 4 decided prompt-error parts).")
     assert "holds (SSA better; linear panels only; tally set after reading, undecided before it)" in " ".join(bullets)
@@ -198,7 +198,7 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
     # a claim whose word rests on part of its evidence says so beside the count
-    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=("tally", "undecided"))
+    rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=(("tally", "undecided"),))
     assert ledger.scorecard_takeaway(rows).startswith(
         f"1 of the paper's 8 experimental claims holds here ({ledger.short_name(rows[4])}: linear panels only; tally set after reading);")
     assert ledger.words(text) <= 25  # the caption, at most about 50 words, leads with it

@@ -2,6 +2,8 @@
 statement decided on some panels only, by a tally set after reading; SSA across two kinds of shift
 decided on one kind only; max retrieval's fewest pairs set after reading; an open difference's estimate."""
 
+import dataclasses
+
 from ssa_book import analysis_changes
 from ssa_book.verdicts.words import TOO_FEW_SEEDS, UNDECIDED
 from ssa_book.verdicts.claim import Claim
@@ -10,7 +12,8 @@ from ssa_book.verdicts.families import combine
 from ssa_book.verdicts.readings import NO_DIFFERENCE, slope_sentence
 from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.judge import judge
-from ssa_book.claims import at_rule_minimum, before_minimum, only_on, set_after_reading
+from ssa_book.claims import (FLIP_MINIMUM, FLIP_MINIMUM_SET_AFTER_READING, at_rule_minimum, before_flip_minimum, before_minimum, minimum_notes, only_on,
+                             set_after_reading)
 from ssa_book.leaderboard import board, claims
 
 CLAIM = Claim("X is better", 1, 0.1, "error", "a reason")
@@ -65,7 +68,30 @@ def test_a_pair_minimum_set_after_reading_says_what_the_verdict_read_before_it(m
     monkeypatch.setattr(board, "ssa_by_shift", lambda _: {"set size": combine("set size", {"short": cells[0][1]})})
     assert board.ssa_shifts_sentence(None) == ("set size not decided (exploratory on 1 of 1; pair minimum set after reading, "
                                                "SSA worse before it)")
-    assert claims.set_size_after_reading(None) == ("set-size minimum", "SSA worse")
+    assert claims.minimums_after_reading(None) == (("set-size minimum", "SSA worse"),)
+
+
+def _prompt_error_cell(flips: list[float]) -> tuple:
+    column = next(each for each in board.COLUMNS if each.key == "every")
+    return column, judge(column.claim, [0.5 + d for d in flips], [0.5] * len(flips))
+
+
+def test_the_prompt_error_minimum_set_after_reading_says_what_the_cells_read_before_it(monkeypatch):
+    # SSA's prompt error higher on 8 of 10 seeds: a direction from the rule's own minimum, exploratory below 36 pairs
+    worse = [0.3, 0.2, 0.4, 0.3, 0.25, 0.35, 0.2, 0.3, 0.0, 0.0]
+    column, verdict = _prompt_error_cell(worse)
+    assert column.claim.largest_flip is not None and verdict.outcome == TOO_FEW_SEEDS
+    assert before_flip_minimum([(column.claim, verdict)]) == "SSA worse"
+    assert minimum_notes([(column.claim, verdict)]) == f"{FLIP_MINIMUM} set after reading, SSA worse before it"
+    # a cell within the threshold read no direction before it either ("no difference" needed those pairs already)
+    _, flat = _prompt_error_cell([0.01, -0.01] * 5)
+    assert before_flip_minimum([(column.claim, flat)]) == ""
+    assert before_flip_minimum([(column.claim, verdict), (column.claim, flat)]) == "SSA worse on 1 of 2"
+    # from 36 pairs on the minimum moves nothing
+    _, decided = _prompt_error_cell(worse * 4)
+    assert decided.outcome != TOO_FEW_SEEDS and before_flip_minimum([(column.claim, decided)]) == ""
+    monkeypatch.setattr(board, "ssa_cells", lambda _, benchmark=None: [(column, verdict)] if benchmark in (None, board.ICL) else [])
+    assert claims.minimums_after_reading(None) == ((FLIP_MINIMUM, "SSA worse"),)
 
 
 def test_the_verdict_across_shifts_says_which_tasks_decide_it(monkeypatch):
@@ -80,11 +106,12 @@ def test_the_verdict_across_shifts_says_which_tasks_decide_it(monkeypatch):
 
 def test_the_changes_the_notes_cite_are_in_the_appendix_with_what_they_changed():
     changes = {change.commit: change for change in analysis_changes.CHANGES if change.commit in
-               (claims.TALLY_SET_AFTER_READING, claims.RETRIEVAL_MINIMUM_SET_AFTER_READING)}
+               (claims.TALLY_SET_AFTER_READING, claims.RETRIEVAL_MINIMUM_SET_AFTER_READING, FLIP_MINIMUM_SET_AFTER_READING)}
     assert claims.TALLY_SET_AFTER_READING in changes and "alternatives" in changes[claims.TALLY_SET_AFTER_READING].change
     assert any(change.commit == claims.RETRIEVAL_MINIMUM_SET_AFTER_READING and "max retrieval" in change.change
                for change in analysis_changes.CHANGES)
     assert "a minimum set after its results were read" in claims.fewest_pairs_note()
+    assert FLIP_MINIMUM_SET_AFTER_READING in changes and changes[FLIP_MINIMUM_SET_AFTER_READING].after_reading
 
 
 def test_an_open_difference_says_its_estimate_and_which_way_an_interval_clear_of_zero_lies():
@@ -105,3 +132,38 @@ def test_max_retrieval_notes_its_pair_minimum_on_the_claim_each_verdict_was_judg
     assert analysis.minimum_note(replication, claim) == (
         f"pair minimum set after reading, {at_rule_minimum(claim, replication).label()} before it")
     assert at_rule_minimum(claim, replication).threshold == claim.threshold
+    # the page's words for it carry the same note, whichever scorer the verdict judges
+    assert analysis.noted_words(replication, claim) == f"{replication.words()}; {analysis.minimum_note(replication, claim)}"
+
+
+def test_the_winners_of_a_column_name_a_scorer_better_only_before_a_minimum_set_after_reading():
+    column = next(each for each in board.COLUMNS if each.key == "retrieval")
+    gains = [0.09, 0.08, 0.1, 0.07, 0.11, 0.09, 0.08, 0.1, 0.09, 0.09]  # error lower by about 0.09 on every seed, 10 pairs
+    verdict = judge(dataclasses.replace(column.claim, treatment="1.5-entmax"), [0.5 - g for g in gains], [0.5] * len(gains))
+    assert verdict.outcome == TOO_FEW_SEEDS and column.claim.min_pairs > len(gains)
+    cells = {("entmax15", column.key): type("Cell", (), {"verdict": verdict})()}
+    found = type("Board", (), {"cell": lambda self, scorer, key: cells.get((scorer, key))})()
+    assert board.better_before_minimum(found, column) == [("1.5-entmax better", "pair minimum")]
+    # a worse reading before the minimum is not a winner
+    cells[("entmax15", column.key)] = type("Cell", (), {"verdict": judge(dataclasses.replace(column.claim, treatment="1.5-entmax"),
+                                                                         [0.5 + g for g in gains], [0.5] * len(gains))})()
+    assert board.better_before_minimum(found, column) == []
+
+
+def test_max_retrieval_counts_its_scorers_again_as_they_read_before_the_pair_minimum():
+    from ssa_book.retrieval import analysis
+
+    losses = [0.2, 0.15, 0.25, 0.18, 0.22, 0.12, 0.3, 0.2, 0.16, 0.21]  # accuracy lower by about 0.2 on every seed, 10 pairs
+    worse = judge(dataclasses.replace(analysis.SHIFTED_ACCURACY, treatment="SSA"), [0.5 - d for d in losses], [0.5] * len(losses))
+    assert worse.outcome == TOO_FEW_SEEDS
+    assert analysis.outcome_counts_words({"ssa": worse}) == "1 exploratory"
+    assert analysis.outcome_counts_words({"ssa": worse}, analysis.SHIFTED_ACCURACY) == (
+        "1 exploratory (pair minimum set after reading; before it 1 scorer worse than softmax)")
+
+
+def test_the_glossary_says_the_prompt_error_minimum_for_a_direction_was_set_after_reading():
+    from ssa_book import ledger
+
+    assert 36 in ledger.flip_minimums()
+    assert "36 (for a direction, set after reading) for a prompt error" in ledger.decision_minimums_sentence()
+    assert ledger.thresholds_declared().startswith("fixed before the results were read in the powered study")

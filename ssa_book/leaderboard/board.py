@@ -64,7 +64,7 @@ from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
                                               cost_entry, judge_statement)
 from ssa_book.chapters import Chapter, Run, RunKind
-from ssa_book.claims import before_minimum, only_on, panels_by_task, set_after_reading
+from ssa_book.claims import minimum_moved, minimums_after_reading, only_on, panels_by_task, set_after_reading
 from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at
 from ssa_book.icl.tasks import TASKS
@@ -689,11 +689,13 @@ def ssa_rests_on(board: Board, benchmark: str | None = None) -> str:
     return only_on(decided, open_)
 
 
-def ssa_before_minimum(board: Board, benchmark: str | None = None) -> str:
-    """What SSA's cells (of ``benchmark``, or all) exploratory only under a fewest pairs set after
-    their results were read (max retrieval's :data:`RETRIEVAL_MIN_PAIRS`) read before it: "SSA
-    worse" (:func:`ssa_book.claims.before_minimum`; "" for none)."""
-    return before_minimum([(each.claim, verdict) for each, verdict in ssa_cells(board, benchmark)])
+def ssa_minimums_after_reading(board: Board, benchmark: str | None = None,
+                               what: str = "pair minimum") -> tuple[tuple[str, str], ...]:
+    """The pair minimums set after SSA's cells (of ``benchmark``, or all) had been read that left them
+    exploratory, each with what they read before it: max retrieval's :data:`RETRIEVAL_MIN_PAIRS`
+    (called ``what``) and the one for prompt errors, which flip from seed to seed
+    (:func:`ssa_book.claims.minimums_after_reading`): (("pair minimum", "SSA worse"),)."""
+    return minimums_after_reading([(each.claim, verdict) for each, verdict in ssa_cells(board, benchmark)], what)
 
 
 def ssa_shifts_sentence(board: Board) -> str:
@@ -703,8 +705,8 @@ def ssa_shifts_sentence(board: Board) -> str:
     decided (exploratory on 2 of 2; pair minimum set after reading, SSA worse before it)" ("" before
     any SSA cell)."""
     by_kind = ssa_by_shift(board)
-    return "; ".join(shift_words(by_kind[kind], kind, "; ".join(filter(None, (ssa_rests_on(board, benchmark),
-                                                                              set_after_reading("pair minimum", ssa_before_minimum(board, benchmark))))))
+    return "; ".join(shift_words(by_kind[kind], kind, "; ".join(filter(None, (
+        ssa_rests_on(board, benchmark), *(set_after_reading(*change) for change in ssa_minimums_after_reading(board, benchmark))))))
                      for benchmark, kind in SHIFT_KINDS.items() if kind in by_kind)
 
 
@@ -746,8 +748,23 @@ def winners_words(board: Board) -> str:
             # the verdict's own word, so that the direction a page shows is logged from the verdict that decided it
             named.append(f"{found.verdict.word()}{f', but it {rests}' if rests else ''} ({found.verdict.estimate('+.3f')}, "
                          f"threshold {each.claim.threshold:g})")
-        words.append(f"{each.label}: {', '.join(named) or 'none'}{so_far}")
+        words.append(f"{each.label}: {', '.join(named) or 'none'}{so_far}"
+                     + "".join(f" ({said} before the {what} set after reading)" for said, what in better_before_minimum(board, each)))
     return "; ".join(words) or "no column is complete yet"
+
+
+def better_before_minimum(board: Board, column: Column) -> list[tuple[str, str]]:
+    """The scorers of ``column`` exploratory only under a pair minimum set after the cells had been
+    read that read better than softmax before it (:func:`ssa_book.claims.minimum_moved`), so that a
+    column's winners are said whichever way that minimum cut: [("1.5-entmax better", "pair minimum")]
+    (the words of the verdict before it)."""
+    found = []
+    for scorer in scorers()[1:]:
+        cell = board.cell(scorer, column.key)
+        moved = minimum_moved(column.claim, cell.verdict) if cell is not None else ()
+        if moved and moved[1].outcome == BETTER:
+            found.append((moved[1].label(), moved[0]))
+    return found
 
 
 def winners_takeaway(board: Board) -> str:
@@ -760,9 +777,12 @@ def winners_takeaway(board: Board) -> str:
     named = [f"{scorer_label(scorer)} on {each.label}" + (f" ({rests})" if (rests := rests_on(board.cell(scorer, each.key))) else "")
              for each in complete for scorer in better[each.key]]
     found = sum(bool(better[each.key]) for each in complete)
+    before = [f"{said} on {each.label} only before the {what} set after reading"
+              for each in complete for said, what in better_before_minimum(board, each)]
+    also = f"; {'; '.join(before)}" if before else ""
     if not named:
-        return f"In none of the {len(complete)} columns is a scorer better than softmax"
-    return f"In {found} of {len(complete)} columns a scorer is better than softmax: {'; '.join(named)}"
+        return f"In none of the {len(complete)} columns is a scorer better than softmax{also}"
+    return f"In {found} of {len(complete)} columns a scorer is better than softmax: {'; '.join(named)}{also}"
 
 
 PANELS_PER_ROW = 3

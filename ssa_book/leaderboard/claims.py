@@ -81,7 +81,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
                      finding=" ".join(filter(None, (sentence(leaderboard.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
                                                     fewest_pairs_note()))),
                      headline=headline_of(verdict), word_note=leaderboard.ssa_rests_on(board),
-                     after_reading=set_size_after_reading(board))
+                     after_reading=minimums_after_reading(board))
 
 
 # The commit that raised max retrieval's fewest pairs after its results had been read (its entry in
@@ -108,12 +108,12 @@ def tally_after_reading_note(verdict: Verdict) -> tuple[str, str]:
     return ("tally", claim_word(before)) if claim_word(before) != claim_word(verdict.outcome) else ()
 
 
-def set_size_after_reading(board) -> tuple[str, str]:
-    """SSA's set-size columns, exploratory only under max retrieval's fewest pairs, the appendix's
-    change :data:`RETRIEVAL_MINIMUM_SET_AFTER_READING`, and what they read before it, for
-    :func:`ssa_book.claims.set_after_reading`: ("set-size minimum", "SSA worse") (() when it moved nothing)."""
-    before = leaderboard.ssa_before_minimum(board, leaderboard.RETRIEVAL)
-    return ("set-size minimum", before) if before else ()
+def minimums_after_reading(board) -> tuple[tuple[str, str], ...]:
+    """SSA's cells exploratory only under a pair minimum set after they had been read, and what they
+    read before it, for :func:`ssa_book.claims.set_after_reading`: max retrieval's, the appendix's change
+    :data:`RETRIEVAL_MINIMUM_SET_AFTER_READING` ("set-size minimum"), and the one for prompt errors
+    (:data:`ssa_book.claims.FLIP_MINIMUM`): (("set-size minimum", "SSA worse"), ...) (() when none moved a word)."""
+    return leaderboard.ssa_minimums_after_reading(board, what="set-size minimum")
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
@@ -137,7 +137,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                                    + (f"; {said}" if said else "")),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
                      finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
-                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note, after_reading=tally_after_reading_note(verdict))
+                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note, after_reading=tuple(filter(None, (tally_after_reading_note(verdict),))))
 
 
 CLAIMS: dict[str, PaperClaim] = {

@@ -36,7 +36,7 @@ from ssa_book.verdicts.judge import judge, learning_failure, not_learned, not_te
 from ssa_book.verdicts.families import control_false_discoveries
 from ssa_book.verdicts.readings import NOT_SEPARATED, form_or_slope, slope_sentence
 from ssa_book.chapters import SeedRun, swapped_by_scorer
-from ssa_book.claims import before_minimum, paired, plural, set_after_reading
+from ssa_book.claims import at_rule_minimum, minimum_notes, paired, plural
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
 from ssa_book.retrieval import experiment
 from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SETUPS, SHORT, SSA_START, VARIANTS, experiment_config, load_run
@@ -165,14 +165,23 @@ def _against(verdict: Verdict, control: str) -> str:
     return f"{verdict.outcome} against {control}"
 
 
-def outcome_counts_words(judged: Mapping[str, Verdict]) -> str:
+def outcome_counts_words(judged: Mapping[str, Verdict], claim: Claim | None = None) -> str:
     """How many of the scorers judged against softmax reached each outcome, in words, a direction
     with its subject: "1 scorer better than softmax, 7 scorers worse than softmax, 2 undecided";
-    "none judged yet" when there are none."""
-    counts = {outcome: sum(verdict.outcome == outcome for verdict in judged.values()) for outcome in OUTCOMES}
-    return ", ".join(f"{count} scorer{'' if count == 1 else 's'} {outcome} than softmax" if outcome in (BETTER, WORSE)
-                     else f"{count} {outcome}"
-                     for outcome, count in counts.items() if count) or "none judged yet"
+    "none judged yet" when there are none. With the ``claim`` they were judged on, the verdicts that
+    are exploratory only under the chapter's fewest pairs, set after reading, are counted again as
+    the rule's own minimum reads them (:func:`ssa_book.claims.at_rule_minimum`): "10 exploratory (pair
+    minimum set after reading; before it 1 scorer better than softmax, 7 scorers worse than softmax, 2 undecided)"."""
+    def counted(verdicts: Sequence[Verdict]) -> str:
+        counts = {outcome: sum(verdict.outcome == outcome for verdict in verdicts) for outcome in OUTCOMES}
+        return ", ".join(f"{count} scorer{'' if count == 1 else 's'} {outcome} than softmax" if outcome in (BETTER, WORSE)
+                         else f"{count} {outcome}" for outcome, count in counts.items() if count)
+
+    said = counted(list(judged.values())) or "none judged yet"
+    moved = [verdict for verdict in judged.values() if claim is not None and minimum_note(verdict, claim)]
+    if moved:
+        said += f" (pair minimum set after reading; before it {counted([at_rule_minimum(claim, verdict) for verdict in moved])})"
+    return said
 
 
 def verdict_table(accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict], pending: Mapping[str, str] | None = None):
@@ -536,10 +545,11 @@ def minimum_note(verdict: Verdict, claim: Claim = SHIFTED_ACCURACY) -> str:
     exploratory only under the chapter's fewest pairs, :data:`CHAPTER_MIN_PAIRS`, set after its
     results were read: that, and what it read under the rule's own minimum, "pair minimum set after
     reading, SSA worse before it" (:func:`ssa_book.claims.set_after_reading`; "" otherwise)."""
-    return set_after_reading("pair minimum", before_minimum([(claim, verdict)]))
+    return minimum_notes([(claim, verdict)])
 
 
-def ssa_words(verdict: Verdict) -> str:
-    """SSA's verdict against softmax on the chapter's claim in words, with :func:`minimum_note`:
-    "exploratory (10 pairs; the rule decides from 20); pair minimum set after reading, SSA worse before it"."""
-    return "; ".join(filter(None, (verdict.words(), minimum_note(verdict))))
+def noted_words(verdict: Verdict, claim: Claim = SHIFTED_ACCURACY) -> str:
+    """A verdict on one of the chapter's claims (default :data:`SHIFTED_ACCURACY`) in words, with
+    :func:`minimum_note`, whichever scorer it judges and whichever way the note cuts: "exploratory (10
+    pairs; the rule decides from 20); pair minimum set after reading, SSA worse before it"."""
+    return "; ".join(filter(None, (verdict.words(), minimum_note(verdict, claim))))
