@@ -354,7 +354,8 @@ def glossary_table() -> str:
 
 def _rule_error_sentence(profile: str) -> str:
     """The rule's largest false direction rate over every chapter, at the seed counts each uses,
-    under nulls resampled from the chapters' own per-seed differences
+    under nulls resampled from the chapters' own per-seed differences, and its largest false "no
+    difference that matters" rate with the true effect at the threshold
     (:func:`ssa_book.error_rates.sentence`; the whole table is on the reproducing page)."""
     return error_rates.sentence(error_rates.error_rate_table(profile, pair_counts=()))
 
