@@ -206,7 +206,7 @@ def test_two_jobs_run_notebooks_at_once_and_report_them_as_one_job_does(tmp_path
     for jobs in (1, 2):
         root = tmp_path / f"jobs{jobs}"
         root.mkdir()
-        # The first notebook is the slower: with two jobs it finishes last, and is still reported first.
+        # The first notebook is the slower: with two jobs it usually finishes last, and is reported first.
         _write_book(root, TWO_NOTEBOOKS, {"notebooks/slow": [TIMED_CELL.format(sleep=4, name="slow")],
                                           "notebooks/fast": [TIMED_CELL.format(sleep=0, name="fast")]})
         book.run(root, _settings(), html=False, jobs=jobs)
@@ -217,8 +217,14 @@ def test_two_jobs_run_notebooks_at_once_and_report_them_as_one_job_does(tmp_path
         assert _progress_lines(capsys.readouterr().out) == ["[1/2] notebooks/slow.ipynb ... ok", "[2/2] notebooks/fast.ipynb ... ok"]
     one, two = reports[1], reports[2]
     assert one["fast"]["started"] >= one["slow"]["ended"], "one job runs the notebooks one after the other"
-    assert two["fast"]["ended"] < two["slow"]["ended"], "two jobs run them at once"
+    assert two["fast"]["started"] < two["slow"]["ended"], "two jobs run them at once"
     assert one["slow"]["threads"] is None and two["slow"]["threads"] == book.kernel_threads(2)["OMP_NUM_THREADS"]
+
+
+WAIT_FOR_THE_BROKEN_CELL = """import os, time
+while not os.path.exists("reached"):
+    time.sleep(0.1)
+time.sleep(3)"""
 
 
 def test_a_failure_is_reported_alike_by_one_and_two_jobs_and_stops_later_notebooks(tmp_path, capsys):
@@ -227,8 +233,9 @@ def test_a_failure_is_reported_alike_by_one_and_two_jobs_and_stops_later_noteboo
     for jobs in (1, 2):
         root = tmp_path / f"jobs{jobs}"
         root.mkdir()
-        _write_book(root, toc, {"notebooks/broken": ["ratio = 1 / 0"], "notebooks/next": ["import time\ntime.sleep(4)"],
-                                "notebooks/last": ["x = 1"]})
+        # The next notebook ends seconds after the broken one reached its failing cell: by then no new one may start.
+        _write_book(root, toc, {"notebooks/broken": ["open('reached', 'w').close()\nratio = 1 / 0"],
+                                "notebooks/next": [WAIT_FOR_THE_BROKEN_CELL], "notebooks/last": ["x = 1"]})
         with pytest.raises(book.NotebookFailed) as raised:
             book.run(root, _settings(), html=False, jobs=jobs)
         messages[jobs] = str(raised.value).replace(str(root), "ROOT")
