@@ -42,7 +42,7 @@ DRAWS = 4000  # simulated studies per rate: Monte Carlo standard error at most s
 PAIR_COUNTS = (6, 10, 20, 40)
 LIMIT = 0.05  # the largest false direction rate a chapter may have at the pairs it uses
 USED = "at the pairs used"  # the table's column of the largest false direction rate at the pairs each verdict uses
-NO_DIFFERENCE = 'false "no difference", pairs used'  # and of the largest false "no difference that matters" rate there
+NO_DIFFERENCE = 'false "no difference that matters" at the pairs used'  # and of the largest such rate there
 
 
 @dataclasses.dataclass(frozen=True)
