@@ -310,6 +310,12 @@ CHANGES: tuple[AnalysisChange, ...] = (
                    "leaderboard's ten seeds had been read, it moved the front page's alternative scorers from undecided to "
                    "holds: every alternative the paper tried reads no difference that matters on the linear-function "
                    "panels, while its prompt-error panels stay exploratory; found by a sceptical reading of the pages", True),
+    AnalysisChange("3274b35", "2026-12-07", "rule",
+                   "the rule's rate of a false \"no difference that matters\", with the true effect at the threshold, "
+                   "measured per chapter on its own paired differences and said beside the rate of false directions",
+                   "a sceptical reading found the front page's only \"holds\" resting on eleven \"no difference that "
+                   "matters\" verdicts whose false rate was not computed; a check added after the results were read, it "
+                   "changes no verdict (the largest rate is the leaderboard's and the alternatives', the chapters behind that \"holds\")", True),
 )
 
 @dataclasses.dataclass(frozen=True)
