@@ -903,9 +903,10 @@ def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Ver
     setup, and adaptive temperature against the gain its authors publish, each with its paired seeds."""
     if "ssa" not in accuracy:
         raise ValueError(f"accuracy must judge SSA against softmax; it judges {', '.join(accuracy) or 'nothing'}")
-    def ssa(verdict: Verdict, estimate: bool = True, short: bool = False) -> str:
-        # SSA's words, and beside them its chapter's fewest pairs where they were set after reading
-        note = retrieval_analysis.minimum_note(verdict)
+    def ssa(verdict: Verdict, estimate: bool = True, short: bool = False,
+            claim: Claim = retrieval_analysis.SHIFTED_ACCURACY) -> str:
+        # a verdict's words, and beside them its chapter's fewest pairs where they were set after reading
+        note = retrieval_analysis.minimum_note(verdict, claim)
         return _with_seeds(verdict, estimate, short) + (f" ({note})" if note else "")
 
     head = "**Short setup**, SSA against softmax on the accuracy over sets larger than in training: "
@@ -917,9 +918,14 @@ def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Ver
         bullets.append([f"**Original setup**, the same comparison: {ssa(original)}.",
                         f"**Original setup**, the same comparison: {ssa(original, False)}.",
                         f"**Original setup**, the same comparison: {ssa(original, short=True)}."])
-    head = "**Adaptive temperature** against its authors' published gain: short setup "
-    bullets.append([f"{head}{_with_seeds(replication)}; original setup {_with_seeds(original_replication)}.",
-                    f"{head}{_with_seeds(replication, False)}; original setup {_with_seeds(original_replication, False)}."])
+    head = "**Adaptive temperature** against its authors' published gain: "
+    claim = retrieval_analysis.ADAPTIVE_TEMPERATURE_REPLICATION
+    both = [ssa(replication, False, short, claim) == ssa(original_replication, False, short, claim) for short in (False, True)]
+    bullets.append([f"{head}short setup {ssa(replication, claim=claim)}; original setup {ssa(original_replication, claim=claim)}.",
+                    f"{head}short setup {ssa(replication, False, claim=claim)}; original setup {ssa(original_replication, False, claim=claim)}."]
+                   + [f"{head}both setups {ssa(replication, False, short, claim)}." for short, same in zip((False, True), both) if same]
+                   + [f"{head}short setup {ssa(replication, False, True, claim)}; original setup "
+                      f"{ssa(original_replication, False, True, claim)}."])
     return bullets
 
 

@@ -3,7 +3,7 @@ machine that built the book, a widget (a progress bar) that a static page can on
 a table that pandas cut short, or a verdict in a word outside the book's vocabulary
 (:data:`ssa_book.verdicts.words.RETIRED_WORDS`: the words it once used, which hid a result's direction;
 :data:`OUTSIDE_VOCABULARY`: phrases the glossary does not define, and the other wordings of a state
-it names once, "not run yet: 34 of 80 runs"; a "better" or "worse" without the subject it is said of).
+it names once, "not run yet: 34 of 80 runs done"; a "better" or "worse" without the subject it is said of).
 
 :func:`page_problems` reads one built HTML page (Jupyter Book 1.x with myst-nb) and lists each
 such thing it shows; :func:`check_pages` does it for a whole build. ``python -m ssa_book book run``
@@ -74,7 +74,7 @@ RETIRED_ANYWHERE = re.compile(r"\b(no effect at this scale|inconclusive)\b", re.
 VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
 # Verdict phrases the glossary (ssa_book.verdicts.glossary.MEANINGS) does not define, wherever a reader sees
 # them: the old verdicts' words, softer words for a result ("weak evidence", "fragile"), and the other
-# wordings of the states it names once ("not run yet: 34 of 80 runs", ssa_book.verdicts.words.not_run_yet).
+# wordings of the states it names once ("not run yet: 34 of 80 runs done", ssa_book.verdicts.words.not_run_yet).
 OUTSIDE_VOCABULARY = re.compile(
     r"\b(?:no effect|no difference(?! that matters)|pending|premise absent|fragile|weak evidence|not complete yet"
     r"|not (?:tested|judged) yet|\d[\d,]* of (?:the |its )?\d[\d,]* (?:runs|seeds)(?: of [^.;:]*?)? (?:are |is )?cached|(?:runs|seeds) (?:cached|run) so far"

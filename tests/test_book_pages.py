@@ -386,7 +386,7 @@ def test_the_page_check_fails_a_phrase_outside_the_glossary_or_the_sigma_notatio
     "<td>sigmoid better</td><td>1.5-entmax slightly better</td><td>SSA worse than softmax</td>",
     "<td>no difference that matters; SSA (n = 2) slightly better than softmax</td><td>sparsemax is not better</td>",
     "<p>no difference\nthat matters, a phrase the HTML breaks across lines</p>",
-    "<td>not run yet: 34 of 80 runs</td>",
+    "<td>not run yet: 34 of 80 runs done</td>",
     "<td>not tested</td><td>exploratory (10 pairs)</td><td>premise not shown</td>",
     # a mention, in quotes, and the plain sense of the words in running text
     "<td>“X better” means the interval excludes zero</td>",
@@ -407,7 +407,7 @@ def test_check_pages_reads_the_csv_files_the_site_offers(tmp_path):
     found = page_check.check_pages(tmp_path, ["page.html"])
     assert list(found) == ["board.csv"]
     assert found["board.csv"] == ["a verdict word outside the vocabulary: line 3: a direction word without its subject in 'worse'"]
-    (tmp_path / "board.csv").write_text("scorer,outcome\nssa,SSA worse than softmax\nx,not run yet: 3 of 10 runs\n", encoding="utf-8")
+    (tmp_path / "board.csv").write_text("scorer,outcome\nssa,SSA worse than softmax\nx,not run yet: 3 of 10 runs done\n", encoding="utf-8")
     assert page_check.check_pages(tmp_path, ["page.html"]) == {}
 
 
@@ -415,8 +415,8 @@ def test_a_state_has_one_wording():
     from ssa_book.verdicts.words import NOT_RUN_YET, not_run_yet
     from ssa_book.verdicts.glossary import glossary_frame
 
-    assert not_run_yet(34, 80) == "not run yet: 34 of 80 runs"
-    assert not_run_yet(0, 1) == "not run yet: 0 of 1 run"
+    assert not_run_yet(34, 80) == "not run yet: 34 of 80 runs done"
+    assert not_run_yet(0, 1) == "not run yet: 0 of 1 run done"
     assert NOT_RUN_YET in set(glossary_frame()["word"])
     for cached, planned in ((-1, 80), (81, 80), (0, 0), (1.5, 80), (True, 2)):
         with pytest.raises(ValueError, match="cached|planned"):

@@ -121,8 +121,8 @@ def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
     assert board.seeds_cached[("ssa", "every")] == (9, 10)
     assert not board.complete and "regenerate leaderboard" in board.progress_sentence()
     # the cell's comparison counts SSA's 9 seeds and softmax's 10
-    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 19 of 20 runs"
-    assert lb.table(board).loc["softmax", '"some", σ of x = 10'] == "not run yet: 9 of 10 runs"
+    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 19 of 20 runs done"
+    assert lb.table(board).loc["softmax", '"some", σ of x = 10'] == "not run yet: 9 of 10 runs done"
     verdict = lb.ssa_verdict(board)
     assert verdict.outcome == UNDECIDED and 'not run yet: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
 
@@ -275,7 +275,7 @@ def test_the_pages_table_is_a_row_per_scorer_and_column_with_its_regime_verdict_
     partial = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7,
                                             {("icl", "every", "ssa", 104)}))
     row = lb.board_frame(partial).set_index(["scorer", "column"]).loc[("SSA", lb.COLUMNS[0].label)]
-    assert row["against softmax"] == "not run yet: 19 of 20 runs" and np.isnan(row["mean error"])
+    assert row["against softmax"] == "not run yet: 19 of 20 runs done" and np.isnan(row["mean error"])
 
 
 def test_the_interactive_table_works_offline_and_sorts_and_filters():

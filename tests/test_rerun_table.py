@@ -428,5 +428,5 @@ def test_a_rerun_that_could_move_no_decided_verdict_says_so_rather_than_that_non
 def test_a_verdicts_words_are_decided_only_for_a_direction_or_no_difference_that_matters():
     for label in ("SSA better", "sharper softmax worse", "no difference that matters; SSA slightly worse", "its form"):
         assert reruns.is_decided(label), label
-    for label in ("exploratory (10 pairs)", "undecided", "not learned", "not tested", "no difference", "not run yet: 3 of 8 runs"):
+    for label in ("exploratory (10 pairs)", "undecided", "not learned", "not tested", "no difference", "not run yet: 3 of 8 runs done"):
         assert not reruns.is_decided(label), label

@@ -207,7 +207,7 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     # read setup by setup for the front page, each only once every seed of its four arms is cached
     def whole(profile, scorers, seeds, device, setup):
         if setup == experiment.ORIGINAL:
-            return {}, {"ssa_authors_start": "not run yet: 4 of 10 runs"}
+            return {}, {"ssa_authors_start": "not run yet: 4 of 10 runs done"}
         return runs_with(False), {}
 
     monkeypatch.setattr(analysis, "load_whole_scorers", whole)
@@ -217,7 +217,7 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
         "softmax with that slope does not differ from softmax, and SSA differs from it as it does from softmax; original setup: "
         "not read until every seed of its four arms is run.")
     waiting, words = analysis.starting_point_in("cpu", experiment.ORIGINAL)
-    assert waiting == {} and words.endswith("waits for runs in this setup (SSA from the authors' start: not run yet: 4 of 10 runs).")
+    assert waiting == {} and words.endswith("waits for runs in this setup (SSA from the authors' start: not run yet: 4 of 10 runs done).")
     table = analysis.pairs_table(found)
     assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == "SSA worse"
     with pytest.raises(ValueError, match="need the runs of ssa_authors_start"):
@@ -346,10 +346,10 @@ def test_every_scorer_is_judged_only_with_all_its_seeds_and_the_others_say_how_f
 
     monkeypatch.setattr(analysis, "load_run", cached)
     runs, pending = analysis.load_whole_scorers("cpu", ("softmax", "ssa", "sigmoid", "sparsemax"), setup=experiment.ORIGINAL)
-    assert list(runs) == ["softmax", "ssa", "sigmoid"] and pending == {"sparsemax": "not run yet: 7 of 10 runs"}
+    assert list(runs) == ["softmax", "ssa", "sigmoid"] and pending == {"sparsemax": "not run yet: 7 of 10 runs done"}
     judged = analysis.versus_softmax(runs, analysis.SHIFTED_ACCURACY, "accuracy", 16)
     assert analysis.outcome_counts_words(judged) == "2 exploratory"  # ten pairs: below the chapter's minimum
     assert analysis.outcome_counts_words({}) == "none judged yet"
     table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_SHARE, "top_share", 16), pending)
-    assert table.loc["sparsemax", "accuracy vs softmax"] == "not run yet: 7 of 10 runs" and table.loc["sparsemax", "effect (95% interval)"] == ""
+    assert table.loc["sparsemax", "accuracy vs softmax"] == "not run yet: 7 of 10 runs done" and table.loc["sparsemax", "effect (95% interval)"] == ""
     assert table.loc["SSA", "accuracy vs softmax"] == "exploratory (10 pairs)" and table.loc["SSA", "effect (95% interval)"].endswith("10 pairs")

@@ -165,7 +165,7 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
     rows = study.verdict_rows([primary, ablation], cache)
     assert len(rows) == 2 * 2 * 3
     missing = [row for row in rows if row["comparison"] == "SSA vs softmax"]
-    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "not run yet: 45 of 80 runs" == missing[0]["verdict"].detail
+    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "not run yet: 45 of 80 runs done" == missing[0]["verdict"].detail
     judged = {(row["task"], row["endpoint"]): row["verdict"] for row in rows if row["comparison"] == "SSA from b = 1 vs softmax"}
     assert judged[("every", "generalises at σ = 10")].differences == pytest.approx([1.0, 0.0] * (ablation.seeds // 2))  # softmax fails on even seeds
     assert judged[("every", "error at σ = 10")].effect == pytest.approx((0.9 + 0.05) / 2)
@@ -236,7 +236,7 @@ def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
     answer = study.claim_verdict(primary, cache)
     assert answer.outcome == WORSE and len(answer.parts) == len(primary.endpoints)
     assert all(name.startswith('"every"') for name, _ in answer.parts)
-    assert '"some": not run yet: 79 of 80 runs' in answer.detail
+    assert '"some": not run yet: 79 of 80 runs done' in answer.detail
     assert study.claim_verdict(primary, _Cache(lambda arm, task, seed: None)) is None
     with pytest.raises(ValueError, match="task 'linear' is not one of"):
         cache.cached(primary, "linear")
@@ -250,13 +250,13 @@ def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch
     row = claims.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), UNDECIDED, None, "cmd")
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
     waiting = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
-    assert waiting.verdict == UNDECIDED and "not run yet: 0 of 160 runs" in waiting.ours
+    assert waiting.verdict == UNDECIDED and "not run yet: 0 of 160 runs done" in waiting.ours
     monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train))
     answered = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
     assert answered.verdict == WORSE and answered.seeds == primary_seeds()
     assert "The chapter's 3 seeds alone: undecided." in answered.ours and '"some": not run yet' in answered.ours
-    assert '"some": not run yet: 0 of 80 runs' in answered.summary
+    assert '"some": not run yet: 0 of 80 runs done' in answered.summary
     assert icl_claims.answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
 
 
@@ -303,12 +303,12 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
         lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
     answer = study.chapter_answer("SSA vs softmax", "cpu")
     assert answer["outcome"] == WORSE and answer["seeds"] == study.PRIMARY_SEEDS
-    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at σ = 10: SSA worse;") and '"some": not run yet: 0 of 80 runs' in answer["text"]
+    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at σ = 10: SSA worse;") and '"some": not run yet: 0 of 80 runs done' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     # with the distribution-free check beside the answer, counted among the verdicts it can test
     assert answer["text"].endswith("(added after reading) keeps 2 of 2 decided directions.")
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
-    assert waiting["outcome"] == NOT_TESTED and "not run yet: 0 of 40 runs" in waiting["text"]
+    assert waiting["outcome"] == NOT_TESTED and "not run yet: 0 of 40 runs done" in waiting["text"]
     absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")
     assert absent["table"] is None and "leaves this comparison out" in absent["text"]
 
@@ -327,7 +327,7 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
     assert study.LONGER_TRAINING not in study.plan("cpu", cache=stable)
     assert study.length_trend(moving).outcome == BETTER and study.longer_training_needed(moving) is True
     assert study.plan("cpu", cache=moving)[-1] is study.LONGER_TRAINING
-    assert "adds SSA vs softmax, 30 x steps with 6 pairs (not run yet: 0 of 12 runs)" in study.length_trend_sentence(moving)
+    assert "adds SSA vs softmax, 30 x steps with 6 pairs (not run yet: 0 of 12 runs done)" in study.length_trend_sentence(moving)
     # undecided until both comparisons are complete; never part of the smoke plan
     unread = _Cache(lambda arm, task, seed: None if arm == "ssa_10k" and seed == 109 else 0.5)
     assert study.length_trend(unread) is None and study.longer_training_needed(unread) is None
@@ -540,7 +540,7 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
     assert list(frame["comparison"])[:2] == ["SSA vs softmax", "SSA from b = 1 vs softmax"]
     assert rows.loc["SSA vs softmax", '"every"'].startswith("SSA worse, -0.49")
     assert rows.loc["SSA from b = 1 vs softmax", '"some"'].startswith("no difference that matters")
-    assert rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", '"every"'] == "not run yet: 0 of 80 runs"
+    assert rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", '"every"'] == "not run yet: 0 of 80 runs done"
     assert rows.loc["SSA vs softmax, 3 x steps", '"some"'] == "not tested"  # read on "every" only
     assert rows.loc["SSA vs softmax, 10 x steps", '"every"'].startswith("exploratory")  # ten pairs: below the 36 a prompt error needs
     assert "lr 0.0001 (constant), 10,000 steps" in rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", "regime"]

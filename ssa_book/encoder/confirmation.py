@@ -154,7 +154,7 @@ def cached_runs(profile: str) -> list[EncoderRun]:
 
 
 def progress(runs: Sequence[EncoderRun]) -> str:
-    """How far the plan's runs are: "not run yet: 4 of 48 runs", or "complete: 48 runs"."""
+    """How far the plan's runs are: "not run yet: 4 of 48 runs done", or "complete: 48 runs"."""
     total = len(needed_runs())
     done = len({(run.scorer, run.seed) for run in runs} & set(needed_runs()))
     return f"complete: {total} runs" if done == total else not_run_yet(done, total)

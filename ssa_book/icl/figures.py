@@ -269,7 +269,7 @@ def plot_study_differences(ax, rows, endpoint: str, *, labels: bool = True, orde
         index = tasks.index(row["task"])
         marker, shade = TASK_MARKERS[index % len(TASK_MARKERS)], TASK_SHADES[index % len(TASK_SHADES)]
         if not verdict.differences:
-            # the state in the book's words, as the tables say it: "not run yet: 34 of 80 runs"
+            # the state in the book's words, as the tables say it: "not run yet: 34 of 80 runs done"
             ax.text(0, y, verdict.detail or verdict.word(), ha="center", va="center", fontsize=8, color="grey")
             continue
         spread = np.linspace(-0.07, 0.07, len(verdict.differences))  # seeds side by side, in seed order

@@ -518,7 +518,7 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
 
 def not_run_yet(board: Board, scorer: str, column: str) -> str:
     """A cell whose comparison lacks runs, in the book's one wording (:func:`ssa_book.verdicts.words.not_run_yet`):
-    "not run yet: 14 of 20 runs", counting the seeds of ``scorer`` and of softmax in ``column`` (softmax's
+    "not run yet: 14 of 20 runs done", counting the seeds of ``scorer`` and of softmax in ``column`` (softmax's
     own for softmax's cell), so that a scorer whose seeds are all in still says what its verdict waits for."""
     counts = [board.seeds_cached[(each, column)] for each in dict.fromkeys((scorer, "softmax"))]
     return rule_not_run_yet(sum(cached for cached, _ in counts), sum(planned for _, planned in counts))

@@ -165,10 +165,15 @@ def leaderboard_rows(profile: str) -> list[LedgerRow]:
 
 
 def fewest_pairs_note() -> str:
-    """Max retrieval's fewest pairs, said set after its results were read, as the appendix records
-    (:data:`RETRIEVAL_MINIMUM_SET_AFTER_READING`)."""
-    return (f"Max retrieval decides from {no_effect_pairs(retrieval_analysis.SHIFTED_ACCURACY)} pairs, a minimum set "
-            f"after its results were read (the analysis-changes page lists it).")
+    """Max retrieval's fewest pairs, and the leaderboard's retrieval columns' where they differ, said
+    set after the results were read, as the appendix records (:data:`RETRIEVAL_MINIMUM_SET_AFTER_READING`)."""
+    chapter = no_effect_pairs(retrieval_analysis.SHIFTED_ACCURACY)
+    columns = {each.label: no_effect_pairs(each.claim) for each in leaderboard.COLUMNS if each.benchmark == leaderboard.RETRIEVAL}
+    other = [f"the leaderboard's column of the {label.split(', ')[1]} from {pairs}" for label, pairs in columns.items()
+             if pairs != chapter]
+    return (f"Max retrieval decides from {chapter} pairs" + (f" ({listed(other)})" if other else "")
+            + f", minimum{'s' if other else ''} set after the results were read (the analysis-changes page lists "
+            f"{'them' if other else 'it'}).")
 
 
 # The paper's statement in words: its direction said plainly, what its word rests on, how it was tallied.

@@ -141,14 +141,27 @@ def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int)
         raise ValueError(f"runs: the starting-point comparisons need the runs of {', '.join(missing)}")
     found = {pair: versus(runs, *pair, SHIFTED_ACCURACY, "accuracy", train_items) for pair in STARTING_POINT}
     found = dict(zip(found, control_false_discoveries(list(found.values()))))  # one family
-    sharper, versus_sharper = found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")]
     reading = _reading(found)
+    sentence = _slope_words(reading, found)
+    # the same family judged again from the rule's own fewest pairs, before the chapter's minimum set after reading
+    before = dict(zip(found, control_false_discoveries([at_rule_minimum(SHIFTED_ACCURACY, verdict) for verdict in found.values()])))
+    if any(minimum_note(verdict) for verdict in found.values()) and _reading(before) != reading:
+        earlier = slope_sentence(_reading(before), before[("ssa", "softmax")]).split(":")[0].rstrip(".")
+        earlier = earlier if earlier.startswith("SSA") else earlier[0].lower() + earlier[1:]
+        sentence = f"{sentence.rstrip('.')} (pair minimum set after reading; before it, {earlier})."
+    return found, sentence
+
+
+def _slope_words(reading: str, found: Mapping[tuple[str, str], Verdict]) -> str:
+    """:func:`ssa_book.verdicts.readings.slope_sentence` of the starting-point verdicts ``found``, with what
+    the comparisons found where no reading names it."""
     sentence = slope_sentence(reading, found[("ssa", "softmax")])
-    if reading == NOT_SEPARATED:  # what the comparisons found, since no reading names it
+    if reading == NOT_SEPARATED:
+        sharper, versus_sharper = found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")]
         sentence = (f"{sentence.rstrip('.')}: a softmax with SSA's starting slope is {_against(sharper, 'softmax')} "
                     f"({sharper.estimate('+.3f')}), and SSA is {_against(versus_sharper, 'that softmax')} "
                     f"({versus_sharper.estimate('+.3f')}).")
-    return found, sentence
+    return sentence
 
 
 def _reading(found: Mapping[tuple[str, str], Verdict]) -> str:
@@ -186,7 +199,7 @@ def outcome_counts_words(judged: Mapping[str, Verdict], claim: Claim | None = No
 
 def verdict_table(accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict], pending: Mapping[str, str] | None = None):
     """One row per scorer: the outcome and effect of the claim and of the mechanism; then a row
-    for each scorer of ``pending`` (``{scorer: why it is not judged}``: "not run yet: 7 of 10 runs")."""
+    for each scorer of ``pending`` (``{scorer: why it is not judged}``: "not run yet: 7 of 10 runs done")."""
     import pandas as pd
 
 

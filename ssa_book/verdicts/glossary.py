@@ -32,7 +32,7 @@ MEANINGS = {
     NOT_LEARNED: "A model of the comparison did not learn the task in distribution, so a shift tests nothing.",
     NOT_TESTED: "No paired outcomes: the experiment was never run at this profile, or none of its results is in the cache.",
     NOT_RUN_YET: "Some of the runs a comparison needs are not in the cache yet, so nothing is judged from the others; "
-                 "the count says how far it is: \"not run yet: 34 of 80 runs\".",
+                 "the count says how far it is: \"not run yet: 34 of 80 runs done\".",
     HOLDS: "What the book found of the paper's claim: X better (on every part of a claim of several parts).",
     DOES_NOT_HOLD: "X worse, or no difference that matters; for a claim of several parts, one part at least decided "
                    "against the claim and none for it.",

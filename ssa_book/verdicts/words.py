@@ -1,6 +1,6 @@
 """The book's words for verdicts: each outcome of a comparison, what it says of the paper's claim,
 the words a page may use (and those it once used), and the one way each is written out ("SSA worse",
-"the claim holds", "not run yet: 34 of 80 runs", outcomes counted)."""
+"the claim holds", "not run yet: 34 of 80 runs done", outcomes counted)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def not_run_yet(cached: int, planned: int) -> str:
             raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
     if planned == 0 or cached > planned:  # cached == planned: the comparison still lacks its control's runs
         raise ValueError(f"cached must lie between 0 and planned, and planned be at least 1; got {cached} of {planned}")
-    return f"{NOT_RUN_YET}: {cached} of {planned} run{'' if planned == 1 else 's'}"
+    return f"{NOT_RUN_YET}: {cached} of {planned} run{'' if planned == 1 else 's'} done"
 
 
 def claim_word(outcome: str) -> str:

@@ -164,7 +164,7 @@ def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
 
 
 def progress_sentence(compared: Comparison, cache: StudyCache) -> str:
-    """"not run yet: 12 of 80 runs; `python -m ssa_book regenerate icl_study ...` computes the rest": what a
+    """"not run yet: 12 of 80 runs done; `python -m ssa_book regenerate icl_study ...` computes the rest": what a
     page says of a comparison not judged yet."""
     return (f"{not_run_yet(cache.cached(compared), needed(compared))}; "
             f"`{regenerate_command(cache.profile)}` computes the rest")
