@@ -148,6 +148,9 @@ def test_the_winners_of_a_column_name_a_scorer_better_only_before_a_minimum_set_
     cells[("entmax15", column.key)] = type("Cell", (), {"verdict": judge(dataclasses.replace(column.claim, treatment="1.5-entmax"),
                                                                          [0.5 + g for g in gains], [0.5] * len(gains))})()
     assert board.better_before_minimum(found, column) == []
+    # the count table's note counts it among the cells the minimums left exploratory
+    assert board.before_minimums_sentence(found).startswith("Before the pair minimums set after the cells had been read")
+    assert "1 read worse than softmax, of the 1 cell those" in board.before_minimums_sentence(found)
 
 
 def test_max_retrieval_counts_its_scorers_again_as_they_read_before_the_pair_minimum():

@@ -64,7 +64,7 @@ from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON,
                                               cost_entry, judge_statement)
 from ssa_book.chapters import Chapter, Run, RunKind
-from ssa_book.claims import minimum_moved, minimums_after_reading, only_on, panels_by_task, set_after_reading
+from ssa_book.claims import listed, minimum_moved, minimums_after_reading, only_on, panels_by_task, plural, set_after_reading
 from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at
 from ssa_book.icl.tasks import TASKS
@@ -573,6 +573,26 @@ def outcome_counts(board: Board):
         counts[scorer_label(scorer)] = {OUTCOME_MARKS[o]: outcomes.count(o) for o in OUTCOME_MARKS}
         counts[scorer_label(scorer)][NOT_RUN_YET] = len(COLUMNS) - len(outcomes)
     return pd.DataFrame.from_dict(counts, orient="index")
+
+
+def before_minimums_sentence(board: Board) -> str:
+    """What the exploratory cells read before the pair minimums set after they had been read (max
+    retrieval's and the one for prompt-error directions, :func:`ssa_book.claims.minimum_moved`), counted
+    by direction with the scorers that read better named, before false-discovery control: "Before the
+    pair minimums set after the cells had been read (...), 17 read worse than softmax and 1.5-entmax read
+    better than softmax, of the 50 cells those minimums left exploratory, ..." ("" when they moved no
+    cell to a direction)."""
+    before = [moved[1] for scorer in scorers()[1:] for each in COLUMNS
+              if (cell := board.cell(scorer, each.key)) is not None and (moved := minimum_moved(each.claim, cell.verdict))]
+    worse = [verdict for verdict in before if verdict.outcome == WORSE]
+    better = [verdict.treatment for verdict in before if verdict.outcome == BETTER]
+    if not worse and not better:
+        return ""
+    said = " and ".join(filter(None, (f"{len(worse)} read worse than softmax" if worse else "",
+                                      f"{listed(better)} read better than softmax" if better else "")))
+    return (f"Before the pair minimums set after the cells had been read (max retrieval's, and the prompt-error minimum "
+            f"for a direction), {said}, of the {plural(len(before), 'cell')} those minimums left exploratory, before false-discovery "
+            f"control; the analysis-changes page lists the changes.")
 
 
 def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
