@@ -11,9 +11,15 @@ Its false "no difference that matters" rate (:func:`false_no_difference_rate`) i
 with the differences recentred to the claim's threshold instead of zero: the true effect is then as small
 as an effect that matters can be, where the rule says "no difference that matters" most often.
 
-    table = error_rate_table("cpu")     # one row per chapter: pairs used, rate there and at 6, 10, 20, 40
+The pair minimums above the rule's own 6 (20 and 40 pairs in max retrieval and the encoder, 36 for a
+direction on an outcome that flips) were set after the results were read, from these rates. So the rates
+are also measured without them (:func:`without_minimums`): the rates that set them, and that stand
+behind the pages' "before it" notes.
+
+    table = error_rate_table("cpu")     # one row per chapter: pairs used, rates there, and without the minimums
     largest(table)                      # the largest rate at the pairs each chapter uses, and where
     largest(table, NO_DIFFERENCE)       # the same for a false "no difference that matters"
+    largest(table, WITHOUT_USED)        # the same for a false direction without the minimums
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ssa_book.verdicts.claim import MIN_PAIRS, Claim, no_effect_pairs
+from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judged as rule_judged
 from ssa_book.verdicts.power import FALSE_DIRECTIONAL, resampled_null_rates
@@ -41,8 +48,21 @@ from ssa_book.retrieval import analysis
 DRAWS = 4000  # simulated studies per rate: Monte Carlo standard error at most sqrt(0.25 / 4000) = 0.8 points
 PAIR_COUNTS = (6, 10, 20, 40)
 LIMIT = 0.05  # the largest false direction rate a chapter may have at the pairs it uses
+# What the rule aims at for a false "no difference that matters" with the true effect at the threshold: the
+# interval lies within the threshold only when its end on the threshold's side falls short of it, which a
+# two-sided interval of CONFIDENCE allows half of its (1 - CONFIDENCE) of the time.
+NOMINAL_NO_DIFFERENCE = (1 - CONFIDENCE) / 2
 USED = "at the pairs used"  # the table's column of the largest false direction rate at the pairs each verdict uses
 NO_DIFFERENCE = 'false "no difference that matters" at the pairs used'  # and of the largest such rate there
+DIRECTION_FROM = "fewest pairs for a direction"  # the table's column of the pair minimums each chapter's verdicts have
+WITHOUT = "without the pair minimums set after reading"
+WITHOUT_USED = f"at the pairs used, {WITHOUT}"  # the largest false direction rate with the rule's own minimum
+WITHOUT_WHERE = f"largest {WITHOUT} at"
+
+
+def without_at(pairs: int) -> str:
+    """The table's column of the largest false direction rate at ``pairs`` pairs, :data:`WITHOUT`."""
+    return f"at {pairs} pairs, {WITHOUT}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,6 +127,14 @@ def chapter_claims(chapter: ChapterVerdicts, profile: str) -> list[tuple[Claim, 
     return list(unique.values())
 
 
+def without_minimums(claim: Claim) -> Claim:
+    """``claim`` with the rule's own fewest pairs, :data:`~ssa_book.verdicts.claim.MIN_PAIRS`, for a
+    direction: without its chapter's minimum (as :func:`ssa_book.claims.at_rule_minimum` judges) and
+    without the pairs an outcome that flips needs (as :func:`ssa_book.claims.before_flip_minimum_verdict`),
+    both set after the results were read."""
+    return dataclasses.replace(claim, min_pairs=MIN_PAIRS, largest_flip=None)
+
+
 def _largest(judged: Sequence[tuple[Claim, Verdict]], pairs: int | None, draws: int) -> tuple[float, str]:
     """The largest false direction rate over ``judged`` with ``pairs`` pairs (None: each verdict's own), and its claim."""
     worst, where = 0.0, ""
@@ -155,9 +183,11 @@ def false_no_difference_rate(claim: Claim, differences: Sequence[float], pairs: 
 
 def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int] = PAIR_COUNTS):
     """One row per chapter of :data:`CHAPTERS` with judged verdicts at ``profile``: how many
-    verdicts were resampled, the pairs they use, the largest false direction rate at those pairs
-    (with the verdict it comes from) and at each of ``pair_counts``, and the largest false "no
-    difference that matters" rate at those pairs (:func:`false_no_difference_rate`, :data:`NO_DIFFERENCE`)."""
+    verdicts were resampled, the pairs they use, the fewest pairs from which they may name a direction
+    (:data:`DIRECTION_FROM`), the largest false direction rate at those pairs (with the verdict it comes
+    from), the largest false "no difference that matters" rate at those pairs (:func:`false_no_difference_rate`,
+    :data:`NO_DIFFERENCE`), and the largest false direction rate :data:`WITHOUT` (:func:`without_minimums`)
+    at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`)."""
     import pandas as pd
 
     rows, seen = [], set()
@@ -167,23 +197,33 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
         seen.update((verdict.claim, verdict.differences) for _, verdict in judged)
         if not judged:
             continue
-        used = sorted({verdict.pairs for _, verdict in judged})
         rate, where = _largest(judged, None, draws)
+        without = [(without_minimums(claim), verdict) for claim, verdict in judged]
+        # a claim without such a minimum is judged as it is: its rate at the pairs used is already measured
+        moved = [(bare, verdict) for (claim, verdict), (bare, _) in zip(judged, without) if bare != claim]
+        rate_without, where_without = _largest(moved, None, draws) if moved else (0.0, "")
+        if rate >= rate_without:
+            rate_without, where_without = rate, where
+        used = sorted({verdict.pairs for _, verdict in judged})
         row = {"chapter": chapter.chapter, "verdicts": len(judged),
                "pairs used": f"{used[0]}" if len(used) == 1 else f"{used[0]}-{used[-1]}",
-               USED: rate, "largest at": where}
-        row.update({f"at {count} pairs": _largest(judged, count, draws)[0] for count in pair_counts})
-        row[NO_DIFFERENCE] = max(false_no_difference_rate(claim, verdict.differences, verdict.pairs, draws) for claim, verdict in judged)
+               DIRECTION_FROM: ", ".join(map(str, sorted({no_effect_pairs(claim) for claim, _ in judged}))),
+               USED: rate, "largest at": where,
+               NO_DIFFERENCE: max(false_no_difference_rate(claim, verdict.differences, verdict.pairs, draws)
+                                  for claim, verdict in judged),
+               WITHOUT_USED: rate_without, WITHOUT_WHERE: where_without}
+        row.update({without_at(count): _largest(without, count, draws)[0] for count in pair_counts})
         rows.append(row)
-    columns = ["chapter", "verdicts", "pairs used", USED, *(f"at {c} pairs" for c in pair_counts), "largest at", NO_DIFFERENCE]
+    columns = ["chapter", "verdicts", "pairs used", DIRECTION_FROM, USED, "largest at", NO_DIFFERENCE, WITHOUT_USED,
+               *(without_at(count) for count in pair_counts), WITHOUT_WHERE]
     return pd.DataFrame(rows, columns=columns).set_index("chapter")
 
 
 def largest(table, column: str = USED) -> tuple[float, str] | None:
-    """The largest rate of ``column`` (:data:`USED`: false directions; :data:`NO_DIFFERENCE`) at the
-    pairs each chapter uses, and its chapter (None for an empty table)."""
-    if column not in (USED, NO_DIFFERENCE):
-        raise ValueError(f"column must be {USED!r} or {NO_DIFFERENCE!r}; got {column!r}")
+    """The largest rate of ``column`` (:data:`USED`: false directions; :data:`NO_DIFFERENCE`; :data:`WITHOUT_USED`)
+    at the pairs each chapter uses, and its chapter (None for an empty table)."""
+    if column not in (USED, NO_DIFFERENCE, WITHOUT_USED):
+        raise ValueError(f"column must be {USED!r}, {NO_DIFFERENCE!r} or {WITHOUT_USED!r}; got {column!r}")
     if not len(table):
         return None
     chapter = table[column].idxmax()
@@ -218,5 +258,66 @@ def sentence(table, draws: int = DRAWS) -> str:
             f"uses; a check added after the results were read, which moved no verdict.")
 
 
-__all__ = ["CHAPTERS", "ChapterVerdicts", "DRAWS", "LIMIT", "NO_DIFFERENCE", "PAIR_COUNTS", "USED", "chapter_claims",
-           "error_rate_table", "false_no_difference_rate", "largest", "sentence"]
+def _rates_listed(rates) -> str:
+    """"encoder (9.4%), max retrieval (7.4%)": each chapter of ``rates`` (a column of the table) with its rate, largest first."""
+    return ", ".join(f"{chapter} ({100 * rate:.1f}%)" for chapter, rate in rates.sort_values(ascending=False).items())
+
+
+def limit_sentence(table, draws: int = DRAWS) -> str:
+    """Under the reproducing page's table: which of its rates at the pairs used stay at or below
+    :data:`LIMIT` in every chapter and which do not, each chapter above it with its rate; and the
+    largest false "no difference that matters" rate beside :data:`NOMINAL_NO_DIFFERENCE`, the rate the
+    rule aims at there (above it only by more than two Monte Carlo standard errors)."""
+    if not len(table):
+        return ""
+    directions = table[USED][table[USED] > LIMIT]
+    said = [f"Above {LIMIT:.0%} at the seed counts used, the rate of false directions: {_rates_listed(directions)}. "
+            f"There a verdict that names a direction is less certain than the rule's {CONFIDENCE:.0%} suggests."
+            if len(directions) else
+            f"Every chapter's rate of false directions stays at or below {LIMIT:.0%} at the seed counts it uses."]
+    missed, where = largest(table, NO_DIFFERENCE)
+    above = table[NO_DIFFERENCE][table[NO_DIFFERENCE] > LIMIT]
+    said.append(f"The rate of a false \"no difference that matters\" exceeds {LIMIT:.0%} in {len(above)} of the {len(table)} "
+                f"chapters: {_rates_listed(above)}." if len(above) else
+                f"The rate of a false \"no difference that matters\" stays at or below {LIMIT:.0%} too (largest "
+                f"{100 * missed:.1f}%, {where}).")
+    nominal = f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at with the true effect at the threshold"
+    if missed - NOMINAL_NO_DIFFERENCE > 2 * _standard_error(missed, draws):
+        said.append(f"The largest, {100 * missed:.1f}% ({where}), is {missed / NOMINAL_NO_DIFFERENCE:.1f} times {nominal} (a "
+                    f"{CONFIDENCE:.0%} interval within the threshold: half of the {1 - CONFIDENCE:.0%} it leaves out).")
+    elif missed > 0:
+        said.append(f"The largest, {100 * missed:.1f}% ({where}), is within two Monte Carlo standard errors of, or below, {nominal}.")
+    return " ".join(said)
+
+
+def without_minimums_sentence(table) -> str:
+    """Under the reproducing page's second table: the largest false direction rate :data:`WITHOUT` at
+    the pairs each chapter uses, its chapter and verdict, and every chapter above :data:`LIMIT` there."""
+    found = largest(table, WITHOUT_USED)
+    if found is None:
+        return ""
+    rate, chapter = found
+    above = table[WITHOUT_USED][table[WITHOUT_USED] > LIMIT]
+    return (f"With the rule's own {MIN_PAIRS} pairs in place of the minimums set after reading, the rule names a false "
+            f"direction at the pairs used up to {100 * rate:.1f}% of the time ({chapter}: {table.loc[chapter, WITHOUT_WHERE]})"
+            + (f"; above {LIMIT:.0%} in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}"
+               if len(above) else "")
+            + ". These rates led to those minimums, and they are the error rates of the rule behind the pages' notes "
+            "\"... set after reading, ... before it\".")
+
+
+def page_tables(table):
+    """``table`` as the reproducing page shows it, rates in percent: the rule as applied (the pairs,
+    the fewest for a direction, both rates at the pairs used), and the rule :data:`WITHOUT`."""
+    shown = table.copy()
+    for column in [c for c in shown.columns if c.startswith("at ")] + [NO_DIFFERENCE]:
+        shown[column] = shown[column].map(lambda rate: f"{100 * rate:.1f}%")
+    applied = shown[["verdicts", "pairs used", DIRECTION_FROM, USED, "largest at", NO_DIFFERENCE]]
+    without = {column: column.removesuffix(f", {WITHOUT}") for column in shown.columns if column.endswith(f", {WITHOUT}")}
+    return applied, shown[["pairs used", *without, WITHOUT_WHERE]].rename(columns={**without, WITHOUT_WHERE: "largest at"})
+
+
+__all__ = ["CHAPTERS", "ChapterVerdicts", "DIRECTION_FROM", "DRAWS", "LIMIT", "MIN_PAIRS", "NOMINAL_NO_DIFFERENCE", "NO_DIFFERENCE",
+           "PAIR_COUNTS", "USED", "WITHOUT", "WITHOUT_USED", "WITHOUT_WHERE", "chapter_claims", "error_rate_table",
+           "false_no_difference_rate", "largest", "limit_sentence", "page_tables", "sentence", "without_at",
+           "without_minimums", "without_minimums_sentence"]

@@ -13,11 +13,11 @@ from ssa_book.verdicts.rule import decide
 CLAIM = Claim("SSA lowers the error", direction=-1, threshold=0.1, units="error", reason="test")
 
 
-def _chapter(name, differences_by_claim):
+def _chapter(name, differences_by_claim, min_pairs=6):
     def judge(profile):
         for label, differences in differences_by_claim.items():
             d = np.asarray(differences, dtype=float)
-            rule_judge(Claim(label, -1, 0.1, "error", "test"), np.zeros_like(d), d)
+            rule_judge(Claim(label, -1, 0.1, "error", "test", min_pairs=min_pairs), np.zeros_like(d), d)
     return error_rates.ChapterVerdicts(name, judge)
 
 
@@ -47,6 +47,57 @@ def test_the_table_takes_each_chapters_worst_verdict_and_counts_a_shared_one_onc
     assert f"the rule says \"no difference that matters\" at most {100 * missed:.1f}% of the time ({where};" in said
     with pytest.raises(ValueError, match="column must be"):
         error_rates.largest(table, "verdicts")
+
+
+def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_beside_the_rule_as_applied(monkeypatch):
+    one_outlier = np.r_[np.linspace(0.15, 0.25, 9), -1.8]  # recentred: nine seeds beyond the threshold, one far behind
+    monkeypatch.setattr(error_rates, "CHAPTERS", (
+        _chapter("own minimum", {"skewed": one_outlier}),
+        _chapter("raised minimum", {"skewed too": one_outlier}, min_pairs=20)))  # 10 pairs: exploratory as applied
+    table = error_rates.error_rate_table("cpu", draws=400, pair_counts=(6, 40))
+    assert list(table["fewest pairs for a direction"]) == ["6", "20"]
+    raised = table.loc["raised minimum"]
+    bare = error_rates.without_minimums(Claim("x", -1, 0.1, "error", "test", min_pairs=20, largest_flip=1.0))
+    assert bare.min_pairs == 6 and bare.largest_flip is None
+    rate = resampled_null_rates(bare, tuple(one_outlier), 10, simulations=400)[FALSE_DIRECTIONAL]
+    # as applied the rule decides nothing at 10 pairs; without the minimum it errs as the chapter with the rule's own
+    assert raised[error_rates.USED] == 0 and rate > error_rates.LIMIT
+    assert raised[error_rates.WITHOUT_USED] == pytest.approx(rate) == table.loc["own minimum", error_rates.WITHOUT_USED]
+    assert raised[error_rates.WITHOUT_WHERE] == "skewed too"
+    at_six = resampled_null_rates(bare, tuple(one_outlier), 6, simulations=400)[FALSE_DIRECTIONAL]
+    assert raised[error_rates.without_at(6)] == pytest.approx(at_six) and at_six > error_rates.LIMIT
+    said = error_rates.without_minimums_sentence(table)
+    assert f"up to {100 * rate:.1f}% of the time (own minimum: skewed)" in said and "above 5% in 2 of the 2 chapters: " in said
+    applied, without = error_rates.page_tables(table)
+    assert list(without.columns) == ["pairs used", "at the pairs used", "at 6 pairs", "at 40 pairs", "largest at"]
+    assert without.loc["raised minimum", "at the pairs used"] == f"{100 * rate:.1f}%"
+    assert applied.loc["raised minimum", "at the pairs used"] == "0.0%"
+
+
+def _rates(used, no_difference):
+    import pandas as pd
+
+    return pd.DataFrame({error_rates.USED: used, error_rates.NO_DIFFERENCE: no_difference, "verdicts": 1},
+                        index=pd.Index([f"chapter {i}" for i in range(len(used))], name="chapter"))
+
+
+def test_the_sentence_under_the_table_says_which_rate_stays_within_the_limit_and_sets_the_largest_beside_the_nominal():
+    said = error_rates.limit_sentence(_rates([0.049, 0.02], [0.101, 0.04]), draws=4000)
+    assert "Every chapter's rate of false directions stays at or below 5%" in said
+    assert "exceeds 5% in 1 of the 2 chapters: chapter 0 (10.1%)" in said
+    assert f"is {0.101 / error_rates.NOMINAL_NO_DIFFERENCE:.1f} times the 2.5% the rule aims at" in said
+    within = error_rates.limit_sentence(_rates([0.06, 0.02], [0.026, 0.01]), draws=4000)
+    assert "Above 5% at the seed counts used, the rate of false directions: chapter 0 (6.0%)" in within
+    assert "stays at or below 5% too (largest 2.6%, chapter 0)" in within and "times" not in within
+    assert error_rates.limit_sentence(_rates([], [])) == ""
+
+
+def test_the_nominal_false_no_difference_rate_is_what_the_rule_gives_on_normal_differences_at_the_threshold():
+    # a 95% interval within the threshold when the true effect is at it: half of the 5% it leaves out
+    normal = np.random.default_rng(2).normal(0.0, 0.2, 4000)
+    rate = error_rates.false_no_difference_rate(CLAIM, normal, 40, draws=20000)
+    assert error_rates.NOMINAL_NO_DIFFERENCE == pytest.approx(0.025)
+    assert rate == pytest.approx(error_rates.NOMINAL_NO_DIFFERENCE, abs=0.005)
 
 
 def test_the_false_no_difference_rate_draws_the_verdicts_shape_at_the_threshold_and_is_judged_by_the_rule():
