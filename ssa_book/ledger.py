@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -583,17 +584,29 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
         noted = f"**{named(row)}**: {word}{f' ({row.note()})' if row.note() else ''}."
         bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
     if rest:
-        # each word with its note, in full until the bullet is too long, then the last ones in short (what was set after
-        # reading stays)
-        def decided_words(shortened: int) -> list[str]:
+        # each word with its note, in full until the bullet is too long, then the last ones in short, then in brief (what
+        # was set after reading stays), so that a row is left to "more in the ledger" only where no wording fits
+        def decided_words(level: int, shortened: int) -> list[str]:
             return [f"{named(row)}, {claim_word(row.verdict)}" + (
-                f" ({row.note(short=i >= len(rest) - shortened)})" if row.note() else "")
+                f" ({_note_at(row, level if i >= len(rest) - shortened else max(0, level - 1))})" if row.note() else "")
                 for i, row in enumerate(rest)]
 
-        fits = next((shortened for shortened in range(len(rest) + 1)
-                     if words("**Also decided**: " + "; ".join(decided_words(shortened)) + ".") <= BULLET_WORDS), len(rest))
-        bullets.append(_listing("**Also decided**: ", decided_words(fits)))
+        wordings = [decided_words(level, shortened) for level in (1, 2) for shortened in range(1, len(rest) + 1)]
+        fits = next((wording for wording in [decided_words(0, 0), *wordings]
+                     if words("**Also decided**: " + "; ".join(wording) + ".") <= BULLET_WORDS), wordings[-1])
+        bullets.append(_listing("**Also decided**: ", fits))
     return (bullets + others)[:BULLETS]
+
+
+def _note_at(row: LedgerRow, level: int) -> str:
+    """The row's note (:meth:`LedgerRow.note`) at ``level`` of brevity: 0 in full, 1 short, 2 brief: the
+    short note with the kinds of several changes of one kind left out ("linear panels only; minimums set
+    after reading"; what was set after reading stays)."""
+    short = row.note(short=level > 0)
+    nouns = {what.rsplit(" ", 1)[-1] for what, _ in row.after_reading}
+    if level < 2 or len(row.after_reading) < 2 or len(nouns) != 1:
+        return short
+    return "; ".join(filter(None, (row.word_note.split(";")[0], f"{nouns.pop()}s set after reading")))
 
 
 def key_findings_markdown(rows: Sequence[LedgerRow]) -> str:
@@ -626,6 +639,13 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     return text + "."
 
 
+def scorecard_key(rows: Sequence[LedgerRow]) -> str:
+    """How to read the scorecard (:func:`scorecard_figure`), after its takeaway in the caption: its
+    scales, its sign and, where it draws one, what an open part in grey is (the legend names the rest)."""
+    drawn_open = any(verdict.outcome in OPEN for row in rows for _, verdict in row.headline)
+    return "Own scales; positive for the claim" + ("; grey dots: open parts" if drawn_open else "") + "."
+
+
 def _exploratory_excluding(row: LedgerRow) -> list[Verdict]:
     """The row's exploratory headline verdicts whose interval lies below the paper's effect: at most
     one per row (the first), for :func:`scorecard_takeaway`; empty when any headline verdict is judged."""
@@ -644,13 +664,30 @@ def _without_estimate(row: LedgerRow) -> str:
     return "no paired estimate"
 
 
+# Characters per line of the note under a scorecard row's word (the figure's right margin at 6.5 points).
+NOTE_CHARACTERS = 30
+
+
+def scorecard_note(row: LedgerRow) -> str:
+    """What stands under a row's word on the scorecard: its short note (:meth:`LedgerRow.note`), and
+    where the word is decided but every part drawn is open, that the parts it rests on are not drawn:
+    "linear panels only (not drawn); tally set after reading" ("" for nothing)."""
+    note = row.note(short=True)
+    drawn = [verdict for _, verdict in row.headline]
+    if not drawn or claim_word(row.verdict) not in DECIDED_WORDS or any(verdict.outcome not in OPEN for verdict in drawn):
+        return note
+    basis = row.word_note.split(";")[0]
+    return note.replace(basis, f"{basis} (not drawn)", 1) if basis else "; ".join(filter(None, ("parts it rests on not drawn", note)))
+
+
 def scorecard_figure(rows: Sequence[LedgerRow]):
     """The front page's scorecard: a row per claim, each on its own x-scale (their units differ):
     the book's estimate and 95% interval for each judged part (:attr:`LedgerRow.headline`, in the
     paper's direction: positive favours the claim), the paper's published effect (a diamond) where
-    there is one, the threshold band in grey, all in the colour of the word said of the claim
-    (:data:`VERDICT_COLOURS`), which stands at the row's right; a row without an estimate (a
-    theorem, a claim not tested) shows its word alone. Returns the figure."""
+    there is one, the threshold band in grey; each decided part in the colour of the word said of the
+    claim (:data:`VERDICT_COLOURS`), an open part (exploratory, undecided) in grey, since it cannot carry
+    the word; the word stands at the row's right with its note under it (:func:`scorecard_note`); a row
+    without an estimate (a theorem, a claim not tested) shows its word alone. Returns the figure."""
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.lines import Line2D
@@ -660,13 +697,16 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
 
     width = min(7.2, getattr(plotting, "COLUMN_WIDTH_IN", 7.5) - 0.3)
     codes = regime_codes(rows)
-    heights = [max(0.42, 0.2 + 0.06 * len(row.headline)) for row in rows]
-    top, bottom = 0.45, 0.25  # inches: the legend above, the last row's tick labels below
+    notes = [textwrap.fill(scorecard_note(row), NOTE_CHARACTERS, break_on_hyphens=False) for row in rows]
+    # a row tall enough for its parts, and for its word with the note's lines under it
+    heights = [max(0.42, 0.2 + 0.06 * len(row.headline), (0.2 + 0.11 * (note.count("\n") + 1)) if note else 0)
+               for row, note in zip(rows, notes)]
+    top, bottom = 0.6, 0.25  # inches: the legend above (two lines), the last row's tick labels below
     height = sum(heights) * 1.35 + top + bottom
     fig = plt.figure(figsize=(width, height))
     grid = fig.add_gridspec(len(rows), 1, height_ratios=heights, left=0.36, right=0.79, top=1 - top / height,
                             bottom=bottom / height, hspace=0.35)
-    for index, row in enumerate(rows):
+    for index, (row, note) in enumerate(zip(rows, notes)):
         ax = fig.add_subplot(grid[index], gid=row.key)
         word = claim_word(row.verdict)
         colour = VERDICT_COLOURS.get(word, OTHER_COLOUR)
@@ -676,7 +716,11 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         ax.text(-0.03, 0.5, short_name(row), transform=ax.transAxes, ha="right", va="bottom" if detail else "center", fontsize=9)
         if detail:
             ax.text(-0.03, 0.45, detail, transform=ax.transAxes, ha="right", va="top", fontsize=8, color="0.35")
-        ax.text(1.03, 0.5, word, transform=ax.transAxes, ha="left", va="center", fontsize=9, color=colour, fontweight="bold")
+        ax.text(1.03, 1.0 if note else 0.5, word, transform=ax.transAxes, ha="left", va="top" if note else "center", fontsize=9,
+                color=colour, fontweight="bold")
+        if note:
+            ax.annotate(note, (1.03, 1.0), xycoords="axes fraction", xytext=(0, -13), textcoords="offset points", ha="left",
+                        va="top", fontsize=6.5, color="0.35", linespacing=1.1)
         ax.set_ylim(0, 1)
         ax.set_yticks([])
         ax.grid(False)
@@ -695,7 +739,8 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         ax.axvline(0, color="0.45", lw=0.8, zorder=1)
         for y, verdict in zip(ys, parts):
             low, high = verdict.interval
-            ax.errorbar([verdict.effect], [y], xerr=[[verdict.effect - low], [high - verdict.effect]], fmt="o", color=colour,
+            ax.errorbar([verdict.effect], [y], xerr=[[verdict.effect - low], [high - verdict.effect]], fmt="o",
+                        color=OTHER_COLOUR if verdict.outcome in OPEN else colour,
                         ms=3.5 if len(parts) > 6 else 4.5, elinewidth=1.2, capsize=0, zorder=3)
         extent = [value for verdict in parts for value in verdict.interval] + [0.0]
         if threshold:
@@ -710,8 +755,9 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         ax.tick_params(axis="x", labelsize=8, pad=1, length=2)
     handles = [Line2D([], [], marker="o", color="0.3", ls="-", ms=4.5, label=f"the book: estimate, {_confidence()} interval"),
                Line2D([], [], marker="D", mfc="white", mec="black", ls="none", ms=6, label="the paper's effect"),
-               Patch(color="0.88", label="threshold band")]
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False,
+               Patch(color="0.88", label="threshold band"),
+               Line2D([], [], marker="o", color=OTHER_COLOUR, ls="-", ms=4.5, label="an open part (exploratory, undecided)")]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False,
                handletextpad=0.4, columnspacing=1.2)
     return fig
 

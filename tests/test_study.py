@@ -306,7 +306,7 @@ def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
     assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at σ = 10: SSA worse;") and '"some": not run yet: 0 of 80 runs done' in answer["text"]
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     # with the distribution-free check beside the answer, counted among the verdicts it can test
-    assert answer["text"].endswith("(added after reading) keeps 2 of 2 decided directions.")
+    assert answer["text"].endswith("(added after reading) keeps 2 of 2 prompt-error directions.")
     waiting = study.chapter_answer("SSA vs softmax, linear functions", "cpu")
     assert waiting["outcome"] == NOT_TESTED and "not run yet: 0 of 40 runs done" in waiting["text"]
     absent = study.chapter_answer("SSA vs softmax, linear functions", "smoke")
@@ -412,9 +412,9 @@ def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the
     negligible = [row for row in checks if row["verdict"].outcome == "no difference that matters"]
     kept = sum(row["checked"].outcome == "worse" for row in directions)
     words = study.bounded_check_words(checks)
-    assert words.startswith(f"keeps {kept} of {len(directions)} decided directions (SSA worse: ")
+    assert words.startswith(f"keeps {kept} of {len(directions)} prompt-error directions (SSA worse: ")
     assert words.endswith(f"; at 40 pairs it cannot decide \"no difference that matters\", so those {len(negligible)} are unchecked")
-    assert study.bounded_check_words(directions[:1]) == "keeps 1 of 1 decided directions"
+    assert study.bounded_check_words(directions[:1]) == "keeps 1 of 1 prompt-error directions"
     sentence = study.bounded_check_sentence(checks, cache)
     assert sentence.startswith(f"On the decided prompt-error verdicts, the check {words}.") and "do not separate" in sentence
     assert study.bounded_check_sentence([], cache) == "No verdict on a prompt-error endpoint is decided yet."

@@ -107,7 +107,7 @@ def quantification_row(profile: str) -> LedgerRow:
 def distribution_free_note(profile: str) -> str:
     """What the distribution-free check does to the powered study's decided prompt-error verdicts,
     beside the claim's parts (:func:`ssa_book.icl.study.bounded_check_words`): "a distribution-free check
-    keeps 1 of 4 decided directions" ("" until the primary comparison's runs are complete, or when
+    keeps 1 of 4 prompt-error directions" ("" until the primary comparison's runs are complete, or when
     it keeps all)."""
     compared = study.comparison("SSA vs softmax", profile)
     cache = study.StudyCache(profile, train=False)

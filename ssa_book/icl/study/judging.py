@@ -193,7 +193,7 @@ def bounded_checks(rows: Sequence[dict]) -> list[dict]:
 
 def bounded_check_words(checks: Sequence[dict]) -> str:
     """What the distribution-free check of :func:`bounded_checks` does to ``checks``, counted only
-    among the verdicts it can test: "keeps 4 of 8 decided directions (SSA worse: 1 of 4; sharper
+    among the verdicts it can test: "keeps 4 of 8 prompt-error directions (SSA worse: 1 of 4; sharper
     softmax worse: 3 of 4); at 40 pairs it cannot decide "no difference that matters", so those 10 are
     unchecked". A "no difference that matters" is unchecked where even pairs that agree exactly give an
     interval wider than the threshold, so no data could keep it ("" for no check)."""
@@ -206,7 +206,8 @@ def bounded_check_words(checks: Sequence[dict]) -> str:
         words = [row["verdict"].word() for row in directions]
         by_word = [f"{word}: {_kept(row for row in directions if row['verdict'].word() == word)} of {words.count(word)}"
                    for word in dict.fromkeys(words)]
-        said.append(f"keeps {_kept(directions)} of {len(directions)} decided directions"
+        # named by their endpoint: beside a claim's count of parts, which the check does not all cover
+        said.append(f"keeps {_kept(directions)} of {len(directions)} prompt-error directions"
                     + (f" ({'; '.join(by_word)})" if len(by_word) > 1 else ""))
     if checkable:
         said.append(f"keeps {_kept(checkable)} of {len(checkable)} \"no difference that matters\"")
