@@ -239,7 +239,8 @@ def sentence(table, draws: int = DRAWS) -> str:
     """The front page's sentence: the largest rate, to one decimal, and what it covers: one verdict's
     false "better" or "worse" (not a rate over all the verdicts together, nor of a small direction said beside "no
     difference that matters"); then the largest false "no difference that matters" rate, with the true effect at
-    the threshold; each rate from ``draws`` studies (the latter's two signs each from ``draws``)."""
+    the threshold, beside the rate the rule aims at there (:data:`NOMINAL_NO_DIFFERENCE`); each rate from ``draws``
+    studies (the latter's two signs each from ``draws``)."""
     found = largest(table)
     if found is None:
         return "No chapter's verdicts are cached yet, so the rule's error rates are not measured."
@@ -254,8 +255,8 @@ def sentence(table, draws: int = DRAWS) -> str:
             f"fewest pairs of three chapters were then chosen, so it shows the rule's error at those pairs rather than "
             f"validating them independently. Recentred instead to the claim's threshold, the smallest effect that matters, "
             f"the rule says \"no difference that matters\" at most {100 * missed:.1f}% of the time ({where}; Monte Carlo "
-            f"standard error {100 * _standard_error(missed, draws):.1f} points), again per verdict at the seeds its chapter "
-            f"uses; a check added after the results were read, which moved no verdict.")
+            f"standard error {100 * _standard_error(missed, draws):.1f} points), {_beside_nominal(missed, draws)}, again per "
+            f"verdict at the seeds its chapter uses; a check added after the results were read, which moved no verdict.")
 
 
 def _rates_listed(rates) -> str:
@@ -263,11 +264,10 @@ def _rates_listed(rates) -> str:
     return ", ".join(f"{chapter} ({100 * rate:.1f}%)" for chapter, rate in rates.sort_values(ascending=False).items())
 
 
-def limit_sentence(table, draws: int = DRAWS) -> str:
+def limit_sentence(table) -> str:
     """Under the reproducing page's table: which of its rates at the pairs used stay at or below
-    :data:`LIMIT` in every chapter and which do not, each chapter above it with its rate; and the
-    largest false "no difference that matters" rate beside :data:`NOMINAL_NO_DIFFERENCE`, the rate the
-    rule aims at there (above it only by more than two Monte Carlo standard errors)."""
+    :data:`LIMIT` in every chapter and which do not, each chapter above it with its rate (the largest
+    of each, with its chapter, is in :func:`sentence`)."""
     if not len(table):
         return ""
     directions = table[USED][table[USED] > LIMIT]
@@ -281,13 +281,17 @@ def limit_sentence(table, draws: int = DRAWS) -> str:
                 f"chapters: {_rates_listed(above)}." if len(above) else
                 f"The rate of a false \"no difference that matters\" stays at or below {LIMIT:.0%} too (largest "
                 f"{100 * missed:.1f}%, {where}).")
-    nominal = f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at with the true effect at the threshold"
-    if missed - NOMINAL_NO_DIFFERENCE > 2 * _standard_error(missed, draws):
-        said.append(f"The largest, {100 * missed:.1f}% ({where}), is {missed / NOMINAL_NO_DIFFERENCE:.1f} times {nominal} (a "
-                    f"{CONFIDENCE:.0%} interval within the threshold: half of the {1 - CONFIDENCE:.0%} it leaves out).")
-    elif missed > 0:
-        said.append(f"The largest, {100 * missed:.1f}% ({where}), is within two Monte Carlo standard errors of, or below, {nominal}.")
     return " ".join(said)
+
+
+def _beside_nominal(rate: float, draws: int) -> str:
+    """``rate``, a false "no difference that matters" rate from ``draws`` studies of each sign, beside
+    :data:`NOMINAL_NO_DIFFERENCE`: above it only by more than two Monte Carlo standard errors."""
+    nominal = (f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at there (a {CONFIDENCE:.0%} interval within the "
+               f"threshold: half of the {1 - CONFIDENCE:.0%} it leaves out)")
+    if rate - NOMINAL_NO_DIFFERENCE > 2 * _standard_error(rate, draws):
+        return f"{rate / NOMINAL_NO_DIFFERENCE:.1f} times {nominal}"
+    return f"within two Monte Carlo standard errors of, or below, {nominal}"
 
 
 def without_minimums_sentence(table) -> str:
