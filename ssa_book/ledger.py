@@ -664,8 +664,9 @@ def _without_estimate(row: LedgerRow) -> str:
     return "no paired estimate"
 
 
-# Characters per line of the note under a scorecard row's word (the figure's right margin at 6.5 points).
-NOTE_CHARACTERS = 30
+# Characters per line of the note under a scorecard row's word (the figure's right margin at 8 points, the
+# column's smallest text).
+NOTE_CHARACTERS = 24
 
 
 def scorecard_note(row: LedgerRow) -> str:
@@ -699,12 +700,12 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
     codes = regime_codes(rows)
     notes = [textwrap.fill(scorecard_note(row), NOTE_CHARACTERS, break_on_hyphens=False) for row in rows]
     # a row tall enough for its parts, and for its word with the note's lines under it
-    heights = [max(0.42, 0.2 + 0.06 * len(row.headline), (0.2 + 0.11 * (note.count("\n") + 1)) if note else 0)
+    heights = [max(0.42, 0.2 + 0.06 * len(row.headline), (0.2 + 0.14 * (note.count("\n") + 1)) if note else 0)
                for row, note in zip(rows, notes)]
     top, bottom = 0.6, 0.25  # inches: the legend above (two lines), the last row's tick labels below
     height = sum(heights) * 1.35 + top + bottom
     fig = plt.figure(figsize=(width, height))
-    grid = fig.add_gridspec(len(rows), 1, height_ratios=heights, left=0.36, right=0.79, top=1 - top / height,
+    grid = fig.add_gridspec(len(rows), 1, height_ratios=heights, left=0.36, right=0.76, top=1 - top / height,
                             bottom=bottom / height, hspace=0.35)
     for index, (row, note) in enumerate(zip(rows, notes)):
         ax = fig.add_subplot(grid[index], gid=row.key)
@@ -720,7 +721,7 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
                 color=colour, fontweight="bold")
         if note:
             ax.annotate(note, (1.03, 1.0), xycoords="axes fraction", xytext=(0, -13), textcoords="offset points", ha="left",
-                        va="top", fontsize=6.5, color="0.35", linespacing=1.1)
+                        va="top", fontsize=8, color="0.35", linespacing=1.1)
         ax.set_ylim(0, 1)
         ax.set_yticks([])
         ax.grid(False)

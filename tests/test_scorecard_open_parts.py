@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from ssa_book import claims, ledger  # noqa: E402
+from ssa_book import claims, ledger, plotting  # noqa: E402
 from ssa_book.studies import PAPER  # noqa: E402
 from ssa_book.verdicts.claim import Claim  # noqa: E402
 from ssa_book.verdicts.judge import judge  # noqa: E402
@@ -63,6 +63,7 @@ def test_an_open_part_is_drawn_grey_and_the_word_says_under_it_what_it_rests_on_
         # a row a decided part carries says nothing is missing
         assert not any("not drawn" in text.get_text() for text in by_key["quantification"].texts)
         assert "an open part (exploratory, undecided)" in [text.get_text() for text in fig.legends[0].get_texts()]
+        assert plotting.figure_problems(fig) == []  # the note within the column's rules (no text under 8 points)
     finally:
         plt.close(fig)
 
