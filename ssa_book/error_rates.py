@@ -181,13 +181,14 @@ def false_no_difference_rate(claim: Claim, differences: Sequence[float], pairs: 
     return max(rates)
 
 
-def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int] = PAIR_COUNTS):
+def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int] | None = PAIR_COUNTS):
     """One row per chapter of :data:`CHAPTERS` with judged verdicts at ``profile``: how many
     verdicts were resampled, the pairs they use, the fewest pairs from which they may name a direction
     (:data:`DIRECTION_FROM`), the largest false direction rate at those pairs (with the verdict it comes
     from), the largest false "no difference that matters" rate at those pairs (:func:`false_no_difference_rate`,
     :data:`NO_DIFFERENCE`), and the largest false direction rate :data:`WITHOUT` (:func:`without_minimums`)
-    at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`)."""
+    at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`);
+    ``pair_counts=None``: the rule as applied only, all the front page's sentence reads."""
     import pandas as pd
 
     rows, seen = [], set()
@@ -198,24 +199,25 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
         if not judged:
             continue
         rate, where = _largest(judged, None, draws)
-        without = [(without_minimums(claim), verdict) for claim, verdict in judged]
-        # a claim without such a minimum is judged as it is: its rate at the pairs used is already measured
-        moved = [(bare, verdict) for (claim, verdict), (bare, _) in zip(judged, without) if bare != claim]
-        rate_without, where_without = _largest(moved, None, draws) if moved else (0.0, "")
-        if rate >= rate_without:
-            rate_without, where_without = rate, where
         used = sorted({verdict.pairs for _, verdict in judged})
         row = {"chapter": chapter.chapter, "verdicts": len(judged),
                "pairs used": f"{used[0]}" if len(used) == 1 else f"{used[0]}-{used[-1]}",
                DIRECTION_FROM: ", ".join(map(str, sorted({no_effect_pairs(claim) for claim, _ in judged}))),
                USED: rate, "largest at": where,
                NO_DIFFERENCE: max(false_no_difference_rate(claim, verdict.differences, verdict.pairs, draws)
-                                  for claim, verdict in judged),
-               WITHOUT_USED: rate_without, WITHOUT_WHERE: where_without}
-        row.update({without_at(count): _largest(without, count, draws)[0] for count in pair_counts})
+                                  for claim, verdict in judged)}
+        if pair_counts is not None:
+            without = [(without_minimums(claim), verdict) for claim, verdict in judged]
+            # a claim without such a minimum is judged as it is: its rate at the pairs used is already measured
+            moved = [(bare, verdict) for (claim, verdict), (bare, _) in zip(judged, without) if bare != claim]
+            row[WITHOUT_USED], row[WITHOUT_WHERE] = _largest(moved, None, draws) if moved else (0.0, "")
+            if rate >= row[WITHOUT_USED]:
+                row[WITHOUT_USED], row[WITHOUT_WHERE] = rate, where
+            row.update({without_at(count): _largest(without, count, draws)[0] for count in pair_counts})
         rows.append(row)
-    columns = ["chapter", "verdicts", "pairs used", DIRECTION_FROM, USED, "largest at", NO_DIFFERENCE, WITHOUT_USED,
-               *(without_at(count) for count in pair_counts), WITHOUT_WHERE]
+    columns = ["chapter", "verdicts", "pairs used", DIRECTION_FROM, USED, "largest at", NO_DIFFERENCE]
+    if pair_counts is not None:
+        columns += [WITHOUT_USED, *(without_at(count) for count in pair_counts), WITHOUT_WHERE]
     return pd.DataFrame(rows, columns=columns).set_index("chapter")
 
 

@@ -358,7 +358,7 @@ def _rule_error_sentence(profile: str) -> str:
     under nulls resampled from the chapters' own per-seed differences, and its largest false "no
     difference that matters" rate with the true effect at the threshold
     (:func:`ssa_book.error_rates.sentence`; the whole table is on the reproducing page)."""
-    return error_rates.sentence(error_rates.error_rate_table(profile, pair_counts=()))
+    return error_rates.sentence(error_rates.error_rate_table(profile, pair_counts=None))
 
 
 def _seed_counts_text(row: LedgerRow) -> str:

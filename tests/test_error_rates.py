@@ -72,6 +72,8 @@ def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_b
     assert list(without.columns) == ["pairs used", "at the pairs used", "at 6 pairs", "at 40 pairs", "largest at"]
     assert without.loc["raised minimum", "at the pairs used"] == f"{100 * rate:.1f}%"
     assert applied.loc["raised minimum", "at the pairs used"] == "0.0%"
+    # the front page reads the rule as applied only
+    assert error_rates.WITHOUT_USED not in error_rates.error_rate_table("cpu", draws=400, pair_counts=None).columns
 
 
 def _rates(used, no_difference):
