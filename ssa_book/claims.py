@@ -243,12 +243,12 @@ def judged_parts(verdict: Verdict) -> list[Verdict]:
 
 def headline_of(verdict: Verdict, endpoint: str | None = None, limit: int = 6) -> tuple[tuple[str, Verdict], ...]:
     """The judged parts of ``verdict`` a row's scorecard draws, each named: only those whose name
-    holds ``endpoint`` when some do, only those in the first one's units, at most ``limit``; a
-    verdict judged on paired seeds itself is its own one part, named ""."""
+    holds ``endpoint`` when some do (at every level of a verdict of parts of parts), only those in the
+    first one's units, at most ``limit``; a verdict judged on paired seeds itself is its own one part, named ""."""
     if not verdict.parts:
         return (("", verdict),) if verdict.interval is not None and verdict.effect is not None else ()
     judged = [(f"{name}, {inner}" if inner and name else inner or name, leaf) for name, part in verdict.parts
-              for inner, leaf in headline_of(part, limit=limit)]
+              for inner, leaf in headline_of(part, endpoint, limit=limit)]
     chosen = [(name, part) for name, part in judged if endpoint and endpoint in name] or judged
     return tuple((name, part) for name, part in chosen if part.units == chosen[0][1].units)[:limit] if chosen else ()
 

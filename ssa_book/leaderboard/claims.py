@@ -80,7 +80,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
                      seed_counts=board.pair_counts(),
                      finding=" ".join(filter(None, (sentence(leaderboard.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
                                                     fewest_pairs_note()))),
-                     headline=headline_of(verdict), word_note=leaderboard.ssa_rests_on(board),
+                     headline=headline_of(verdict, rests_on_panels(leaderboard.ssa_rests_on(board))), word_note=leaderboard.ssa_rests_on(board),
                      after_reading=minimums_after_reading(board))
 
 
@@ -106,6 +106,14 @@ def tally_after_reading_note(verdict: Verdict) -> tuple[str, str]:
     by_task, _, _ = statement_tasks(verdict)
     before = UNDECIDED if any(panel.outcome in OPEN for panels in by_task.values() for panel in panels) else verdict.outcome
     return ("tally", claim_word(before)) if claim_word(before) != claim_word(verdict.outcome) else ()
+
+
+def rests_on_panels(note: str) -> str | None:
+    """The panels a word decided on some tasks only rests on, as :func:`ssa_book.claims.headline_of` picks
+    them by name, so that a row's scorecard draws the parts its word stands on: "linear, " for "linear
+    panels only" (None where the word rests on every task's panels)."""
+    task = note.split(";")[0].removesuffix(" panels only") if note.split(";")[0].endswith(" panels only") else ""
+    return f"{task}, " if task and " and " not in task and "," not in task else None
 
 
 def minimums_after_reading(board) -> tuple[tuple[str, str], ...]:
@@ -137,7 +145,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                                    + (f"; {said}" if said else "")),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
                      finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
-                     headline=headline_of(verdict, limit=ALL_PARTS), word_note=note, after_reading=tuple(filter(None, (tally_after_reading_note(verdict),))))
+                     headline=headline_of(verdict, rests_on_panels(note), limit=ALL_PARTS), word_note=note, after_reading=tuple(filter(None, (tally_after_reading_note(verdict),))))
 
 
 CLAIMS: dict[str, PaperClaim] = {
