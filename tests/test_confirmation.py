@@ -26,7 +26,7 @@ def test_the_plan_reads_its_fresh_seeds_only_and_only_once_complete():
     assert "primary, SSA against softmax: SSA better" in confirmation.sentence(runs)
     assert "the chapter's confirmatory test, on fresh seeds 8-23, found SSA better" in confirmation.reading(runs)
     partial = [run for run in runs if run.seed != seeds[-1]]
-    assert confirmation.progress(partial) == f"not run yet: {len(confirmation.needed_runs()) - 3} of {len(confirmation.needed_runs())} runs"
+    assert confirmation.progress(partial) == f"not run yet: {len(confirmation.needed_runs()) - 3} of {len(confirmation.needed_runs())} runs done"
     assert "SSA better" not in confirmation.sentence(partial)  # an incomplete test is not read
     assert "SSA better" not in confirmation.short(partial) and "exploratory until" in confirmation.reading(partial)
 
