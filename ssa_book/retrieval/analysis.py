@@ -146,7 +146,7 @@ def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int)
     # the same family judged again from the rule's own fewest pairs, before the chapter's minimum set after reading
     before = dict(zip(found, control_false_discoveries([at_rule_minimum(SHIFTED_ACCURACY, verdict) for verdict in found.values()])))
     if any(minimum_note(verdict) for verdict in found.values()) and _reading(before) != reading:
-        earlier = slope_sentence(_reading(before), before[("ssa", "softmax")]).split(":")[0].rstrip(".")
+        earlier = slope_sentence(_reading(before), before[("ssa", "softmax")]).rstrip(".")  # with what decides it
         earlier = earlier if earlier.startswith("SSA") else earlier[0].lower() + earlier[1:]
         sentence = f"{sentence.rstrip('.')} (pair minimum set after reading; before it, {earlier})."
     return found, sentence
