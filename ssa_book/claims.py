@@ -186,9 +186,7 @@ def before_flip_minimum(judged: Sequence[tuple[Claim, Verdict]]) -> str:
     minimum set after their results were read (:data:`FLIP_MINIMUM_SET_AFTER_READING`), what the rule
     read before it (:func:`before_flip_minimum_verdict`), its directions counted: "SSA worse" (every one
     of them), "SSA worse on 1 of 2" (the other read no direction); "" when none read a direction before it."""
-    before = [before_flip_minimum_verdict(claim, verdict) for claim, verdict in judged
-              if verdict.outcome == TOO_FEW_SEEDS and claim.largest_flip is not None
-              and max(MIN_PAIRS, claim.min_pairs) <= verdict.pairs < no_effect_pairs(claim)]
+    before = [moved[1] for claim, verdict in judged if (moved := minimum_moved(claim, verdict)) and moved[0] == FLIP_MINIMUM]
     directions = [verdict.label() for verdict in before if verdict.outcome in DIRECTIONS]
     if len(directions) == len(before) and len(set(directions)) == 1:
         return directions[0] if directions else ""

@@ -173,8 +173,8 @@ def test_the_glossary_says_the_prompt_error_minimum_for_a_direction_was_set_afte
 
 
 def test_a_word_decided_on_some_tasks_only_draws_the_panels_it_rests_on():
-    assert claims.rests_on_panels("linear panels only; tally set after reading") == "linear, "
-    assert claims.rests_on_panels("") is None and claims.rests_on_panels("linear and \"every\" panels only") is None
+    assert claims.rests_on_panels(["linear"], ['"every"', '"some"']) == "linear, "
+    assert claims.rests_on_panels(["linear"], []) is None and claims.rests_on_panels(["linear", '"every"'], ['"some"']) is None
     inner = Verdict("on linear", "no difference that matters", 0.01, (-0.02, 0.04), 10, 0.1, units="error")
     other = Verdict("on every", TOO_FEW_SEEDS, -0.2, (-0.5, 0.1), 10, 0.1, units="prompt error")
     nested = Verdict("all", "better", parts=(("a", Verdict("a", "does not hold", parts=(("every", other), ("linear, x", inner)))),))

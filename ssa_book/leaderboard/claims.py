@@ -73,6 +73,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
     if not board.complete:
         text += " " + board.progress_sentence()
     seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
+    ssa_tasks = panels_by_task([(each.label, cell) for each, cell in leaderboard.ssa_cells(board)])
     short = f"SSA against softmax in {len(columns)} of the {len(leaderboard.COLUMNS)} columns"
     return LedgerRow("across_shifts", CLAIMS["across_shifts"].claim, paper_figure(CLAIMS["across_shifts"]), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
@@ -80,7 +81,7 @@ def leaderboard_row(profile: str) -> LedgerRow:
                      seed_counts=board.pair_counts(),
                      finding=" ".join(filter(None, (sentence(leaderboard.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
                                                     fewest_pairs_note()))),
-                     headline=headline_of(verdict, rests_on_panels(leaderboard.ssa_rests_on(board))), word_note=leaderboard.ssa_rests_on(board),
+                     headline=headline_of(verdict, rests_on_panels(*ssa_tasks[1:])), word_note=leaderboard.ssa_rests_on(board),
                      after_reading=minimums_after_reading(board))
 
 
@@ -108,12 +109,12 @@ def tally_after_reading_note(verdict: Verdict) -> tuple[str, str]:
     return ("tally", claim_word(before)) if claim_word(before) != claim_word(verdict.outcome) else ()
 
 
-def rests_on_panels(note: str) -> str | None:
-    """The panels a word decided on some tasks only rests on, as :func:`ssa_book.claims.headline_of` picks
-    them by name, so that a row's scorecard draws the parts its word stands on: "linear, " for "linear
-    panels only" (None where the word rests on every task's panels)."""
-    task = note.split(";")[0].removesuffix(" panels only") if note.split(";")[0].endswith(" panels only") else ""
-    return f"{task}, " if task and " and " not in task and "," not in task else None
+def rests_on_panels(decided: Sequence[str], open_: Sequence[str]) -> str | None:
+    """The panels a word decided on one task only rests on (the tasks of
+    :func:`ssa_book.claims.panels_by_task`), as :func:`ssa_book.claims.headline_of` picks them by
+    name, so that a row's scorecard draws the parts its word stands on: "linear, " (None where the
+    word rests on every task's panels, or on several)."""
+    return f"{decided[0]}, " if len(decided) == 1 and open_ else None
 
 
 def minimums_after_reading(board) -> tuple[tuple[str, str], ...]:
@@ -145,7 +146,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
                                    + (f"; {said}" if said else "")),
                      regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
                      finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
-                     headline=headline_of(verdict, rests_on_panels(note), limit=ALL_PARTS), word_note=note, after_reading=tuple(filter(None, (tally_after_reading_note(verdict),))))
+                     headline=headline_of(verdict, rests_on_panels(*statement_tasks(verdict)[1:]), limit=ALL_PARTS), word_note=note, after_reading=tuple(filter(None, (tally_after_reading_note(verdict),))))
 
 
 CLAIMS: dict[str, PaperClaim] = {
