@@ -169,12 +169,19 @@ FLIP_MINIMUM = "prompt-error minimum"
 FLIP_MINIMUM_SET_AFTER_READING = "4e737d3"  # its entry in ssa_book.analysis_changes.CHANGES
 
 
+def without_minimums(claim: Claim) -> Claim:
+    """``claim`` with the rule's own fewest pairs, :data:`~ssa_book.verdicts.claim.MIN_PAIRS`, for a
+    direction: without its chapter's minimum (as :func:`at_rule_minimum` judges) and without the pairs
+    an outcome that flips needs (as :func:`before_flip_minimum_verdict`), both set after the results were read."""
+    return dataclasses.replace(claim, min_pairs=MIN_PAIRS, largest_flip=None)
+
+
 def before_flip_minimum_verdict(claim: Claim, verdict: Verdict) -> Verdict:
     """``verdict`` judged again as the rule judged it before :data:`FLIP_MINIMUM_SET_AFTER_READING`
     (unrecorded): a direction from the rule's own minimum on, "no difference that matters" on an
     outcome that flips only from :func:`~ssa_book.verdicts.claim.no_effect_pairs` on, "undecided"
     otherwise (the rule's word then for too few pairs as well)."""
-    again = at_rule_minimum(dataclasses.replace(claim, largest_flip=None), verdict)
+    again = at_rule_minimum(without_minimums(claim), verdict)
     if again.outcome == TOO_FEW_SEEDS or (again.outcome == NEGLIGIBLE and verdict.pairs < no_effect_pairs(claim)):
         return dataclasses.replace(again, outcome=UNDECIDED)
     return again

@@ -13,7 +13,7 @@ as an effect that matters can be, where the rule says "no difference that matter
 
 The pair minimums above the rule's own 6 (20 and 40 pairs in max retrieval and the encoder, 36 for a
 direction on an outcome that flips) were set after the results were read, from these rates. So the rates
-are also measured without them (:func:`without_minimums`): the rates that set them, and that stand
+are also measured without them (:func:`ssa_book.claims.without_minimums`): the rates that set them, and that stand
 behind the pages' "before it" notes.
 
     table = error_rate_table("cpu")     # one row per chapter: pairs used, rates there, and without the minimums
@@ -35,6 +35,7 @@ from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judged as rule_judged
 from ssa_book.verdicts.power import FALSE_DIRECTIONAL, resampled_null_rates
+from ssa_book.claims import without_minimums
 from ssa_book.verdicts.rule import decide
 from ssa_book.verdicts.words import NEGLIGIBLE
 from ssa_book.encoder import claims as encoder_claims, confirmation
@@ -127,14 +128,6 @@ def chapter_claims(chapter: ChapterVerdicts, profile: str) -> list[tuple[Claim, 
     return list(unique.values())
 
 
-def without_minimums(claim: Claim) -> Claim:
-    """``claim`` with the rule's own fewest pairs, :data:`~ssa_book.verdicts.claim.MIN_PAIRS`, for a
-    direction: without its chapter's minimum (as :func:`ssa_book.claims.at_rule_minimum` judges) and
-    without the pairs an outcome that flips needs (as :func:`ssa_book.claims.before_flip_minimum_verdict`),
-    both set after the results were read."""
-    return dataclasses.replace(claim, min_pairs=MIN_PAIRS, largest_flip=None)
-
-
 def _largest(judged: Sequence[tuple[Claim, Verdict]], pairs: int | None, draws: int) -> tuple[float, str]:
     """The largest false direction rate over ``judged`` with ``pairs`` pairs (None: each verdict's own), and its claim."""
     worst, where = 0.0, ""
@@ -186,7 +179,7 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
     verdicts were resampled, the pairs they use, the fewest pairs from which they may name a direction
     (:data:`DIRECTION_FROM`), the largest false direction rate at those pairs (with the verdict it comes
     from), the largest false "no difference that matters" rate at those pairs (:func:`false_no_difference_rate`,
-    :data:`NO_DIFFERENCE`), and the largest false direction rate :data:`WITHOUT` (:func:`without_minimums`)
+    :data:`NO_DIFFERENCE`), and the largest false direction rate :data:`WITHOUT` (:func:`ssa_book.claims.without_minimums`)
     at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`);
     ``pair_counts=None``: the rule as applied only, all the front page's sentence reads."""
     import pandas as pd

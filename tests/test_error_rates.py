@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from ssa_book import error_rates
+from ssa_book.claims import without_minimums
 from ssa_book.verdicts.claim import Claim, no_effect_pairs
 from ssa_book.verdicts.judge import judge as rule_judge, judged
 from ssa_book.verdicts.families import control_false_discoveries
@@ -57,7 +58,7 @@ def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_b
     table = error_rates.error_rate_table("cpu", draws=400, pair_counts=(6, 40))
     assert list(table["fewest pairs for a direction"]) == ["6", "20"]
     raised = table.loc["raised minimum"]
-    bare = error_rates.without_minimums(Claim("x", -1, 0.1, "error", "test", min_pairs=20, largest_flip=1.0))
+    bare = without_minimums(Claim("x", -1, 0.1, "error", "test", min_pairs=20, largest_flip=1.0))
     assert bare.min_pairs == 6 and bare.largest_flip is None
     rate = resampled_null_rates(bare, tuple(one_outlier), 10, simulations=400)[FALSE_DIRECTIONAL]
     # as applied the rule decides nothing at 10 pairs; without the minimum it errs as the chapter with the rule's own
