@@ -214,7 +214,7 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     monkeypatch.setattr(analysis, "train_items", lambda profile, setup=experiment.SHORT: 16)
     assert analysis.starting_point_finding("cpu") == (
         "In max retrieval (SSA from b = 1, n = 1.5; on the mean accuracy over the sets larger than in training), short setup: SSA's deficit goes with its form, not its starting slope: a "
-        "softmax with that slope does not differ from softmax, and SSA differs from it as it does from softmax; original setup: "
+        "softmax with that slope shows no difference that matters from softmax, and SSA differs from it as it does from softmax; original setup: "
         "not read until every seed of its four arms is run.")
     waiting, words = analysis.starting_point_in("cpu", experiment.ORIGINAL)
     assert waiting == {} and words.endswith("waits for runs in this setup (SSA from the authors' start: not run yet: 4 of 10 runs done).")

@@ -446,6 +446,8 @@ def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
     assert form_or_slope(opposite, unsure, opposite) == NOT_SEPARATED
     assert form_or_slope(unsure, opposite, opposite) == NO_DIFFERENCE
     assert "deficit goes with its form" in slope_sentence(FORM, opposite, "SSA")
+    # the sharper softmax's verdict in its own words: a difference below the threshold, never equality
+    assert f"a softmax with that slope shows {NEGLIGIBLE} from softmax" in slope_sentence(FORM, opposite, "SSA")
     assert "advantage goes with its starting slope" in slope_sentence(SLOPE, v(BETTER), "SSA")
     with pytest.raises(ValueError, match="reading must be one of"):
         slope_sentence("its colour", opposite)

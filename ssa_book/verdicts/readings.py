@@ -50,7 +50,8 @@ def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler
         return (f"{name}'s {word} goes with its starting slope, not its form: a softmax with that slope does the same"
                 + (f", and {gentler}." if gentler else "."))
     if reading == FORM:
-        return (f"{name}'s {word} goes with its form, not its starting slope: a softmax with that slope does not differ "
+        # the sharper softmax's verdict in its own words: a difference below the threshold, not equality
+        return (f"{name}'s {word} goes with its form, not its starting slope: a softmax with that slope shows {NEGLIGIBLE} "
                 f"from softmax, and {name} differs from it as it does from softmax.")
     if reading == NO_DIFFERENCE:
         said = difference.outcome
