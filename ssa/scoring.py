@@ -74,7 +74,7 @@ from torch import Tensor, nn
 from ssa.optional import require
 
 __all__ = [
-    "SCORER_NAMES",
+    "SCORER_NAMES",  # noqa: F822 (the module __getattr__ below reads it from the registry)
     "Scorer",
     "make_scorer",
     "register_scorer",

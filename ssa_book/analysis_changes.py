@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,6 +40,9 @@ from ssa_book.results.errors import CacheMissError
 from ssa_book.retrieval import analysis as retrieval
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.plotting import scorer_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclasses.dataclass(frozen=True)

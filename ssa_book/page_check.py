@@ -98,7 +98,7 @@ COUNTED_DIRECTION = re.compile(r"(?<![\w.,-])\d[\d,]*\s+(?:better|worse)\b", re.
 OTHER_SIGMA = re.compile(r"(?<![\\\w])sigma(?:s|_[a-z]+)?\b", re.IGNORECASE)
 # A state outside its one wording where a verdict stands: "not run" without "yet" (a figure's
 # "not run", a cell's).
-NOT_RUN_BARE = re.compile(rf"\bnot run\b(?! yet)", re.IGNORECASE)
+NOT_RUN_BARE = re.compile(r"\bnot run\b(?! yet)", re.IGNORECASE)
 # The pages that tell the book's history, where the old words are quoted as they were.
 HISTORY_PAGES = ("analysis_changes.html",)
 # Plumbing a reader of the argument does not need: a commit hash (7 to 12 hexadecimal characters,

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ssa_book import analysis_changes as changes, claims, ledger
-from ssa_book.icl import study
+from ssa_book import analysis_changes as changes, claims
 
 ROOT = Path(__file__).resolve().parent.parent
 

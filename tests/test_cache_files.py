@@ -289,8 +289,6 @@ def test_a_read_only_profile_folder_is_refused_even_in_a_writable_cache(cache, m
 
 
 def test_the_book_runner_refuses_a_cache_it_could_not_write_unless_it_only_reads(cache, monkeypatch, capsys):
-    from ssa_book import book
-
     make_read_only(cache, monkeypatch)
     with pytest.raises(SystemExit) as exited:
         cli_book.parse_arguments(["run", "--profile", "smoke", "--no-html"])

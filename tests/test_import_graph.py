@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import grimp
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 

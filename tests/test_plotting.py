@@ -1,8 +1,15 @@
 """One colour per scorer across the book, and the caption line every figure carries."""
 
+import matplotlib
 import pytest
 
-from ssa_book.plotting import provenance_caption, scorer_color, scorer_palette
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ssa_book.plotting import (SEED_LINE, plot_category_means, plot_mean_and_seeds, plot_seed_lines, provenance_caption,
+                               scorer_color, scorer_palette)
 from ssa.scoring import scorer_names
 
 
@@ -23,15 +30,6 @@ def test_caption_names_profile_seeds_and_time():
 
 
 # Every mean over a few seeds is drawn with each seed beside it: the tests count the artists.
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ssa_book.plotting import SEED_LINE, plot_category_means, plot_mean_and_seeds, plot_seed_lines  # noqa: E402
 
 SEEDS = (0, 1, 2)
 

@@ -165,7 +165,7 @@ def test_every_planned_run_has_a_kind_and_a_kind_belongs_to_one_study():
 def test_every_chapter_kind_and_reader_belongs_to_exactly_one_study():
     owners = {}
     for study in STUDIES.values():
-        for part in ([("chapter", chapter.name) for chapter in study.chapters] + [("kind", kind) for kind in study.kinds]
+        for part in ([("chapter", listed.name) for listed in study.chapters] + [("kind", kind) for kind in study.kinds]
                      + [("reader", reader.chapter) for reader in study.readers]):
             assert part not in owners, (part, owners.get(part), study.name)
             owners[part] = study.name

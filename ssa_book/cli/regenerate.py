@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from ssa_book.chapters import PROG
+from ssa_book.chapters import PROG, Run
 from ssa_book.cli.arguments import Parser, at_least, minutes, resolved_device
 from ssa_book.profiles import DEVICES, PROFILES
 from ssa_book.regenerate import CacheNotWritableError, TrainingFolderError, run_plan

@@ -80,12 +80,12 @@ def endpoint(run: EncoderRun) -> float | None:
 def differences(runs: Sequence[EncoderRun], comparison: PlannedComparison, seeds: Sequence[int]) -> tuple[tuple[int, ...], np.ndarray]:
     """``(seeds, treatment minus control)`` in points, for the ``seeds`` both sides have."""
     by_variant: dict[str, dict[int, float]] = {comparison.treatment: {}, comparison.control: {}}
-    for run in runs:
-        value = endpoint(run)
-        if run.scorer in by_variant and run.seed in seeds and value is not None:
-            if run.seed in by_variant[run.scorer]:
-                raise ValueError(f"runs: two {run.scorer} runs with seed {run.seed}; each seed must give one pair")
-            by_variant[run.scorer][run.seed] = value
+    for encoder_run in runs:
+        value = endpoint(encoder_run)
+        if encoder_run.scorer in by_variant and encoder_run.seed in seeds and value is not None:
+            if encoder_run.seed in by_variant[encoder_run.scorer]:
+                raise ValueError(f"runs: two {encoder_run.scorer} runs with seed {encoder_run.seed}; each seed must give one pair")
+            by_variant[encoder_run.scorer][encoder_run.seed] = value
     paired, treatment, control = pair_by_seed(by_variant[comparison.treatment], by_variant[comparison.control])
     return paired, treatment - control
 

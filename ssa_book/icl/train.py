@@ -27,7 +27,6 @@ from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import resolve_device
 from ssa.scoring import Scorer
 from ssa_book.results.keys import cache_key, config_dict
-from ssa_book.results.keys import config_dict
 
 
 
