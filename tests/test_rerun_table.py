@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ssa_book import reruns
-from ssa_book.studies import CHAPTERS
+from ssa_book.reruns import bits, comparison, report
+from ssa_book.studies import CHAPTERS, READERS
 from ssa_book.retrieval.analysis import CHAPTER_MIN_PAIRS
 from ssa_book.retrieval.experiment import SEEDS, experiment_config
-from ssa_book.reruns import SubsetRun
+from ssa_book.reruns.comparison import SubsetRun
 from synthetic_runs import provenance_with
 from ssa_book.cli import reruns as cli_reruns
 from ssa_book.cli import results as cli_results
@@ -41,7 +41,7 @@ def retrieval_result(accuracy, rng):
 def retrieval_runs(seeds=range(6), ssa_accuracy=0.9, softmax_accuracy=0.6, seed=0):
     """``{scorer: [record of each seed]}``: SSA clearly ahead of softmax, the variants and adaptive temperature between."""
     rng = np.random.default_rng(seed)
-    reader = reruns.READERS["max_retrieval"]
+    reader = READERS["max_retrieval"]
     levels = {"softmax": softmax_accuracy, "ssa": ssa_accuracy, "adaptive_temperature": softmax_accuracy,
               "softmax_ssa_slope": softmax_accuracy, "ssa_authors_start": ssa_accuracy}
     return {scorer: [reader.record(SubsetRun("max_retrieval", scorer, each), retrieval_result(level + 0.02 * rng.standard_normal(), rng))
@@ -57,7 +57,7 @@ def icl_result(error_at_1, error_shifted):
 
 def icl_runs(seed=0):
     rng = np.random.default_rng(seed)
-    reader = reruns.READERS["icl_quantification"]
+    reader = READERS["icl_quantification"]
     return {task: {scorer: [reader.record(SubsetRun("icl_quantification", scorer, each, task),
                                           icl_result(0.02, (0.2 if scorer == "ssa" else 0.6) + 0.05 * rng.standard_normal()))
                             for each in range(3)] for scorer in ("softmax", "ssa")} for task in ("every", "some")}
@@ -77,20 +77,20 @@ def entry(result, processor="Made-up CPU", capability="AVX512"):
 def test_number_differences_find_the_largest_difference_and_leave_timings_out():
     cached = {"curve": [0.5, 0.25, float("nan")], "training": {"wall_time_s": 3.0, "steps_per_s": 10.0, "loss": 1.0}, "label": "a"}
     same = {"curve": [0.5, 0.25, float("nan")], "training": {"wall_time_s": 9.0, "steps_per_s": 2.0, "loss": 1.0}, "label": "a"}
-    assert reruns.number_differences(cached, same) == {"largest": 0.0, "numbers": 3, "differing": 0, "mismatches": 0,
+    assert comparison.number_differences(cached, same) == {"largest": 0.0, "numbers": 3, "differing": 0, "mismatches": 0,
                                                        "mismatched_at": []}
     moved = {"curve": [0.5, 0.5, 1.0], "training": {"wall_time_s": 1.0, "loss": 0.75}, "label": "b", "extra": 1}
-    found = reruns.number_differences(cached, moved)
+    found = comparison.number_differences(cached, moved)
     assert found["largest"] == 0.25 and found["numbers"] == 3 and found["differing"] == 2
     assert found["mismatches"] == 3  # the NaN against a number, the changed label, the extra key
     assert found["mismatched_at"] == ["/curve[2]", "/extra", "/label"]
-    assert reruns.number_differences({}, {})["largest"] is None
+    assert comparison.number_differences({}, {})["largest"] is None
 
 
 def test_changed_verdicts_name_each_claim_that_moved_from_what_to_what():
     before = {"a": "SSA better", "b": "exploratory"}
-    assert reruns.changed_verdicts(before, dict(before)) == []
-    assert reruns.changed_verdicts(before, {"a": "undecided", "b": "exploratory", "c": "not tested"}) == [
+    assert comparison.changed_verdicts(before, dict(before)) == []
+    assert comparison.changed_verdicts(before, {"a": "undecided", "b": "exploratory", "c": "not tested"}) == [
         {"verdict": "a", "cached": "SSA better", "rerun": "undecided"},
         {"verdict": "c", "cached": "not judged", "rerun": "not tested"}]
 
@@ -99,11 +99,11 @@ def test_a_retrieval_rerun_is_compared_on_its_endpoints_and_every_number_and_its
     cached_runs = retrieval_runs()
     run = SubsetRun("max_retrieval", "softmax", 0)
     cached_result = retrieval_result(0.6, np.random.default_rng(1))
-    cached_runs["softmax"][0] = reruns.READERS["max_retrieval"].record(run, cached_result)
+    cached_runs["softmax"][0] = READERS["max_retrieval"].record(run, cached_result)
     nudged = json.loads(json.dumps(cached_result))
     nudged["accuracy"][1] += 0.01
     nudged["training"]["wall_time_s"] = 99.0
-    row = reruns.compare_run(run, entry(cached_result), entry(nudged, "Other CPU", "AVX2"), cached_runs, profile=PROFILE)
+    row = comparison.compare_run(run, entry(cached_result), entry(nudged, "Other CPU", "AVX2"), cached_runs, profile=PROFILE)
     assert row["cached_on"]["processor"] == "Made-up CPU" and row["rerun_on"]["instruction_sets"]["aten_cpu_capability"] == "AVX2"
     endpoints = {item["endpoint"]: item for item in row["endpoints"]}
     assert list(endpoints) == ["accuracy at 16 items", "accuracy at 64 items", "accuracy at 256 items", "mean accuracy over sizes > 16"]
@@ -117,14 +117,14 @@ def test_a_retrieval_rerun_is_compared_on_its_endpoints_and_every_number_and_its
 def test_a_rerun_that_moves_a_seed_far_enough_changes_the_verdicts_the_chapter_computes():
     # the fewest pairs the chapter decides from, SSA ahead by little more than the threshold, so that one seed can move it
     cached_runs = retrieval_runs(seeds=range(CHAPTER_MIN_PAIRS), ssa_accuracy=0.72)
-    reader = reruns.READERS["max_retrieval"]
+    reader = READERS["max_retrieval"]
     before = reader.verdicts(cached_runs, PROFILE)
     assert before["accuracy vs softmax: ssa"] == "SSA better"
     run = SubsetRun("max_retrieval", "softmax", 0)
     cached_result = retrieval_result(0.6, np.random.default_rng(1))
     far = retrieval_result(1.0, np.random.default_rng(1))
     far["accuracy"] = [1.0, 1.0, 1.0]  # this seed's softmax now retrieves every set right
-    row = reruns.compare_run(run, entry(cached_result), entry(far), cached_runs, profile=PROFILE)
+    row = comparison.compare_run(run, entry(cached_result), entry(far), cached_runs, profile=PROFILE)
     changed = {item["verdict"]: item for item in row["verdicts_changed"]}
     assert changed["accuracy vs softmax: ssa"] == {"verdict": "accuracy vs softmax: ssa", "cached": "SSA better",
                                                    "rerun": changed["accuracy vs softmax: ssa"]["rerun"]}
@@ -136,16 +136,16 @@ def test_a_rerun_that_moves_a_seed_far_enough_changes_the_verdicts_the_chapter_c
 def test_an_in_context_rerun_is_read_at_sigma_10_and_over_the_shifted_sigmas():
     cached_runs = icl_runs()
     run = SubsetRun("icl_quantification", "ssa", 0, "every")
-    reader = reruns.READERS["icl_quantification"]
+    reader = READERS["icl_quantification"]
     cached, rerun = icl_result(0.02, 0.2), icl_result(0.02, 0.25)
     cached_runs["every"]["ssa"][0] = reader.record(run, cached)
-    row = reruns.compare_run(run, entry(cached), entry(rerun), cached_runs, profile=PROFILE)
+    row = comparison.compare_run(run, entry(cached), entry(rerun), cached_runs, profile=PROFILE)
     endpoints = {item["endpoint"]: item for item in row["endpoints"]}
     assert endpoints["prompt error at σ 10"] == {"endpoint": "prompt error at σ 10", "cached": 0.2, "rerun": 0.25,
                                                  "difference": pytest.approx(0.05)}
     assert endpoints["mean prompt error over σ > 1"]["difference"] == pytest.approx(0.05)
     assert row["verdicts_changed"] == []  # three seeds: too few to decide, before and after
-    unlearned = reruns.compare_run(run, entry(cached), entry(icl_result(0.9, 0.9)), cached_runs, profile=PROFILE)
+    unlearned = comparison.compare_run(run, entry(cached), entry(icl_result(0.9, 0.9)), cached_runs, profile=PROFILE)
     outcomes = {item["verdict"]: (item["cached"], item["rerun"]) for item in unlearned["verdicts_changed"]}
     assert outcomes['"every": SSA\'s mean prompt error over the shifted scales (σ > 1) is lower than softmax\'s'] == (
         "exploratory (3 pairs)", "not learned")
@@ -154,16 +154,16 @@ def test_an_in_context_rerun_is_read_at_sigma_10_and_over_the_shifted_sigmas():
 
 def test_the_swap_refuses_a_seed_the_cache_lacks():
     cached_runs = retrieval_runs(seeds=range(2))
-    record = reruns.READERS["max_retrieval"].record(SubsetRun("max_retrieval", "ssa", 7), retrieval_result(0.9, np.random.default_rng(0)))
+    record = READERS["max_retrieval"].record(SubsetRun("max_retrieval", "ssa", 7), retrieval_result(0.9, np.random.default_rng(0)))
     with pytest.raises(ValueError, match="records: no cached ssa run of seed 7"):
-        reruns.READERS["max_retrieval"].swapped(cached_runs, [record])
+        READERS["max_retrieval"].swapped(cached_runs, [record])
 
 
 def test_a_config_that_differs_is_refused():
     run = SubsetRun("max_retrieval", "ssa", 0)
     other = dataclasses.replace(entry({}), config={"seed": 1})
     with pytest.raises(ValueError, match="rerun_entry"):
-        reruns.compare_run(run, entry({}), other, retrieval_runs(), profile=PROFILE)
+        comparison.compare_run(run, entry({}), other, retrieval_runs(), profile=PROFILE)
 
 
 @pytest.mark.parametrize("arguments, message", [
@@ -178,12 +178,12 @@ def test_a_subset_run_names_the_bad_argument(arguments, message):
 
 
 def test_the_subset_is_what_one_regenerate_command_per_chapter_computes():
-    assert reruns.check_subset(reruns.SUBSET) == {"icl_quantification": (("softmax", "ssa"), (0,), ("every",)),
+    assert comparison.check_subset(comparison.SUBSET) == {"icl_quantification": (("softmax", "ssa"), (0,), ("every",)),
                                                   "max_retrieval": (("softmax", "ssa"), (0,), (None,)),
                                                   "encoder": (("softmax", "ssa_n1.5", "ssa_n2"), (0,), (None,))}
     with pytest.raises(ValueError, match="subset: the max_retrieval runs must be each"):
-        reruns.check_subset([SubsetRun("max_retrieval", "ssa", 0), SubsetRun("max_retrieval", "softmax", 1)])
-    assert reruns.regenerate_arguments("max_retrieval", "cpu", ["softmax", "ssa"], [0], jobs=2) == [
+        comparison.check_subset([SubsetRun("max_retrieval", "ssa", 0), SubsetRun("max_retrieval", "softmax", 1)])
+    assert comparison.regenerate_arguments("max_retrieval", "cpu", ["softmax", "ssa"], [0], jobs=2) == [
         "regenerate", "max_retrieval", "--profile", "cpu", "--scorers", "softmax", "ssa", "--seeds", "0", "--device", "cpu",
         "--jobs", "2"]
 
@@ -191,7 +191,7 @@ def test_the_subset_is_what_one_regenerate_command_per_chapter_computes():
 def test_a_rerun_never_reads_the_books_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("SSA_REQUIRE_CACHE", "1")
     monkeypatch.setenv("SSA_RESULTS_MIRROR", "/somewhere")
-    environment = reruns.throwaway_environment(tmp_path)
+    environment = comparison.throwaway_environment(tmp_path)
     assert "SSA_REQUIRE_CACHE" not in environment and "SSA_RESULTS_MIRROR" not in environment
     assert environment["SSA_RESULTS_DIR"] == str(tmp_path) and environment["SSA_CHECKPOINT_DIR"] == str(tmp_path / "checkpoints")
     assert environment["OMP_NUM_THREADS"] == "1"
@@ -243,9 +243,9 @@ RETRIEVAL_ONLY = (SubsetRun("max_retrieval", "softmax", 0), SubsetRun("max_retri
 
 def _rerun(monkeypatch, book_cache, shift, machine=("Made-up CPU", "AVX2")):
     BOOK[0] = book_cache
-    monkeypatch.setattr(reruns, "run_reader_command", fake_regenerate(shift))
-    monkeypatch.setattr(reruns, "machine_identity", lambda: {"processor": machine[0], "aten_cpu_capability": machine[1]})
-    return reruns.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=book_cache, log=lambda line: None)
+    monkeypatch.setattr(comparison, "run_reader_command", fake_regenerate(shift))
+    monkeypatch.setattr(comparison, "machine_identity", lambda: {"processor": machine[0], "aten_cpu_capability": machine[1]})
+    return comparison.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=book_cache, log=lambda line: None)
 
 
 def test_the_record_round_trips_through_the_cache_and_replaces_the_machines_old_one(monkeypatch, book_cache):
@@ -270,25 +270,25 @@ def test_the_record_round_trips_through_the_cache_and_replaces_the_machines_old_
 
 
 def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch, book_cache):
-    assert reruns.rerun_table(PROFILE, book_cache).empty
-    assert list(reruns.rerun_table(PROFILE, book_cache).columns)[:3] == ["machine", "reran commit", "chapter"]
-    assert reruns.rerun_summary(PROFILE, book_cache).startswith("No machine has rerun the subset at profile smoke yet")
+    assert report.rerun_table(PROFILE, book_cache).empty
+    assert list(report.rerun_table(PROFILE, book_cache).columns)[:3] == ["machine", "reran commit", "chapter"]
+    assert report.rerun_summary(PROFILE, book_cache).startswith("No machine has rerun the subset at profile smoke yet")
     _rerun(monkeypatch, book_cache, 0.0)
-    one = reruns.rerun_table(PROFILE, book_cache)
+    one = report.rerun_table(PROFILE, book_cache)
     assert list(one["scorer"]) == ["softmax", "ssa"] and set(one["machine"]) == {"Made-up CPU (AVX2)"}
     assert set(one["largest absolute difference"]) == {"0 (same bits)"} and set(one["verdicts changed (today's rule)"]) == {"none"}
-    assert reruns.rerun_summary(PROFILE, book_cache) == (
+    assert report.rerun_summary(PROFILE, book_cache) == (
         "On 1 machine (Made-up CPU (AVX2)), the 2 reruns gave the cached results bit for bit (timings apart); judged again by "
         "today's rule, with one rerun or all of a machine's in place of the cached seeds, no verdict the chapters compute changed "
         "(2 of the reruns gave the cached numbers, which no rule can read otherwise).")
     assert one["cached on"].iloc[0] == processor_name("cpu") + f" ({instruction_sets('cpu')['aten_cpu_capability']})"
     _rerun(monkeypatch, book_cache, 0.02, machine=("Another CPU", "AVX512"))
-    two = reruns.rerun_table(PROFILE, book_cache)
+    two = report.rerun_table(PROFILE, book_cache)
     assert list(two["machine"]) == ["Another CPU (AVX512)"] * 2 + ["Made-up CPU (AVX2)"] * 2
     assert two["endpoint differences (rerun − cached)"].iloc[0] == ("accuracy at 16 items: +0.02; accuracy at 64 items: +0.02; "
                                                                    "accuracy at 256 items: +0.02; mean accuracy over sizes > 16: +0.02")
-    assert reruns.rerun_summary(PROFILE, book_cache).count("bit for bit") == 0
-    summary = reruns.rerun_summary(PROFILE, book_cache)
+    assert report.rerun_summary(PROFILE, book_cache).count("bit for bit") == 0
+    summary = report.rerun_summary(PROFILE, book_cache)
     assert summary.startswith("On 2 machines (Another CPU (AVX512), Made-up CPU (AVX2)), the 4 reruns moved one seed's "
                               "endpoint by at most 0.02")
     # the smoke chapter's verdicts that read only the stored endpoints are judged again, and the others said not to be
@@ -297,9 +297,9 @@ def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch
 
 
 def test_a_rerun_stops_before_training_when_the_books_cache_lacks_a_run_the_verdicts_read(monkeypatch, tmp_path):
-    monkeypatch.setattr(reruns, "run_reader_command", lambda *a: pytest.fail("trained although the cache lacks a run"))
+    monkeypatch.setattr(comparison, "run_reader_command", lambda *a: pytest.fail("trained although the cache lacks a run"))
     with pytest.raises(CacheMissError, match="python -m ssa_book regenerate max_retrieval --profile smoke"):
-        reruns.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=tmp_path, log=lambda line: None)
+        comparison.rerun(PROFILE, subset=RETRIEVAL_ONLY, results_dir=tmp_path, log=lambda line: None)
 
 
 def test_a_measurement_is_stored_only_in_a_measurement_folder(tmp_path):
@@ -311,7 +311,7 @@ def bitwise_record(tmp_path, monkeypatch):
     for module in ("cache", "provenance"):  # the code state before the computation, and after it
         monkeypatch.setattr(f"ssa_book.results.{module}.code_state", lambda: CodeState("f" * 40, False))
     settings = []
-    for setting in reruns.BITWISE_SETTINGS:
+    for setting in bits.BITWISE_SETTINGS:
         row = {"setting": setting.name, "description": setting.description, "environment": dict(setting.environment),
                "deterministic": setting.deterministic}
         if "avx512" in setting.name:
@@ -319,34 +319,34 @@ def bitwise_record(tmp_path, monkeypatch):
             continue
         scalar = "ATEN_CPU_CAPABILITY" in setting.environment and setting.environment["ATEN_CPU_CAPABILITY"] == "default"
         settings.append({**row, "skipped": None, "aten_cpu_capability": ["DEFAULT" if scalar else "AVX2"], "repeats_identical": True,
-                         "same_bits_as_default": not scalar, "same_bits_as_aten_scalar": setting.name == reruns.ATEN_SCALAR,
+                         "same_bits_as_default": not scalar, "same_bits_as_aten_scalar": setting.name == bits.ATEN_SCALAR,
                          "largest_difference_from_default": 0.0 if not scalar else 0.003,
                          "wall_time_s": 20.0 if not scalar else 30.0, "entry_wall_time_s": 5.0})
     result = {"runs_profile": "smoke", "repeats": 2, "runs": [], "commands": [], "settings": settings, "matmul": {"blas": "mkl"},
               "load_average": {"before": 2.0, "after": 2.0, "cpus": 2}, "timing_note": "timed on a loaded machine"}
-    return record_entry(reruns.BITWISE, {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"},
-                                         "runs_profile": "smoke"}, lambda: result, profile=reruns.BITWISE_RECORD_PROFILE,
+    return record_entry(bits.BITWISE, {"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"},
+                                         "runs_profile": "smoke"}, lambda: result, profile=bits.BITWISE_RECORD_PROFILE,
                         results_dir=tmp_path)
 
 
 def test_the_bitwise_table_reads_the_record(tmp_path, monkeypatch):
-    assert reruns.bitwise_table(tmp_path).empty
-    assert reruns.bitwise_summary(tmp_path).startswith("No machine has measured bitwise reproducibility yet")
+    assert bits.bitwise_table(tmp_path).empty
+    assert bits.bitwise_summary(tmp_path).startswith("No machine has measured bitwise reproducibility yet")
     stored = bitwise_record(tmp_path, monkeypatch)
     assert stored.path.parent == tmp_path / "cpu" / "reruns" / "bitwise"
-    table = reruns.bitwise_table(tmp_path).set_index("setting")
+    table = bits.bitwise_table(tmp_path).set_index("setting")
     assert table.loc["aten avx512", "repeats: same bits"] == "skipped: this CPU lacks avx512f"
     assert table.loc["aten scalar", "same bits as default"] == "no" and table.loc["aten avx2", "same bits as default"] == "yes"
     assert table.loc["aten scalar + mkl compatible", "× default's time"] == "1.50"
-    summary = reruns.bitwise_summary(tmp_path)
+    summary = bits.bitwise_summary(tmp_path)
     assert "aten avx2 gave the default's bits" in summary and "took 1.50 × the default's time" in summary
     assert "timed on a loaded machine" in summary
 
 
 def test_deterministic_algorithms_are_set_by_the_command_that_runs_the_readers_command():
-    plain = reruns.training_command(["regenerate", "max_retrieval"])
+    plain = comparison.training_command(["regenerate", "max_retrieval"])
     assert plain[1:] == ["-m", "ssa_book", "regenerate", "max_retrieval"]
-    deterministic = reruns.training_command(["regenerate", "max_retrieval"], deterministic=True)
+    deterministic = comparison.training_command(["regenerate", "max_retrieval"], deterministic=True)
     assert deterministic[1] == "-c" and "use_deterministic_algorithms(True)" in deterministic[2]
     assert deterministic[3:] == ["regenerate", "max_retrieval"]
 
@@ -390,21 +390,21 @@ def test_a_page_says_how_far_reruns_moved_and_each_verdict_todays_rule_changes(m
                                    result={"rows": [row]})
     change = {"verdict": "accuracy vs softmax: entmax15", "cached": "1.5-entmax better", "rerun": "undecided"}
     alone = [(change,)]
-    monkeypatch.setattr(reruns, "rerun_records", lambda profile, results_dir=None: [record])
-    monkeypatch.setattr(reruns, "judged_today", lambda record, profile, results_dir=None: {
-        "max_retrieval": reruns.ChapterToday("max_retrieval", (row,), tuple(alone), (), 5, 7)})
-    sentence = reruns.rerun_sentence("max_retrieval", PROFILE)
+    monkeypatch.setattr(report, "rerun_records", lambda profile, results_dir=None: [record])
+    monkeypatch.setattr(report, "judged_today", lambda record, profile, results_dir=None: {
+        "max_retrieval": report.ChapterToday("max_retrieval", (row,), tuple(alone), (), 5, 7)})
+    sentence = report.rerun_sentence("max_retrieval", PROFILE)
     assert sentence.startswith("Rerun on another machine (Made-up CPU (AVX2); the reproducing page has the reruns), softmax seed 0 "
                                "of this page moved by up to 0.09 (softmax seed 0's accuracy, ")
     assert ('1.5-entmax\'s accuracy against softmax reads "1.5-entmax better" with the cached seeds and "undecided" with softmax '
             "seed 0 rerun on Made-up CPU (AVX2) in its place") in sentence
-    assert "of the max retrieval chapter moved" in reruns.rerun_sentence("max_retrieval", PROFILE, where="the max retrieval chapter")
-    assert reruns.rerun_sentence("icl_quantification", PROFILE) == ""
+    assert "of the max retrieval chapter moved" in report.rerun_sentence("max_retrieval", PROFILE, where="the max retrieval chapter")
+    assert report.rerun_sentence("icl_quantification", PROFILE) == ""
     alone[0] = ()
-    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+    assert report.rerun_sentence("max_retrieval", PROFILE).endswith(
         "none of the 5 verdicts that read only the endpoints the record keeps changes (the other 2 cannot be judged again).")
     alone[0] = None
-    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+    assert report.rerun_sentence("max_retrieval", PROFILE).endswith(
         "whether a verdict changes cannot be said: the record keeps the endpoints only.")
 
 
@@ -414,19 +414,19 @@ def test_a_rerun_that_could_move_no_decided_verdict_says_so_rather_than_that_non
     record = types.SimpleNamespace(config={"machine": {"processor": "Made-up CPU", "aten_cpu_capability": "AVX2"}},
                                    result={"rows": [row]})
     decided = [0]
-    monkeypatch.setattr(reruns, "rerun_records", lambda profile, results_dir=None: [record])
-    monkeypatch.setattr(reruns, "judged_today", lambda record, profile, results_dir=None: {
-        "max_retrieval": reruns.ChapterToday("max_retrieval", (row,), ((),), (), 5, 7, decided[0], 4)})
-    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+    monkeypatch.setattr(report, "rerun_records", lambda profile, results_dir=None: [record])
+    monkeypatch.setattr(report, "judged_today", lambda record, profile, results_dir=None: {
+        "max_retrieval": report.ChapterToday("max_retrieval", (row,), ((),), (), 5, 7, decided[0], 4)})
+    assert report.rerun_sentence("max_retrieval", PROFILE).endswith(
         "the 5 verdicts that read only the endpoints the record keeps include no decided one (4 are exploratory), so the "
         "check cannot move a decided verdict (the other 2 cannot be judged again).")
     decided[0] = 1
-    assert reruns.rerun_sentence("max_retrieval", PROFILE).endswith(
+    assert report.rerun_sentence("max_retrieval", PROFILE).endswith(
         "none of the 5 verdicts that read only the endpoints the record keeps changes (the other 2 cannot be judged again).")
 
 
 def test_a_verdicts_words_are_decided_only_for_a_direction_or_no_difference_that_matters():
     for label in ("SSA better", "sharper softmax worse", "no difference that matters; SSA slightly worse", "its form"):
-        assert reruns.is_decided(label), label
+        assert report.is_decided(label), label
     for label in ("exploratory (10 pairs)", "undecided", "not learned", "not tested", "no difference", "not run yet: 3 of 8 runs done"):
-        assert not reruns.is_decided(label), label
+        assert not report.is_decided(label), label

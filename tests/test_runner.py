@@ -15,7 +15,7 @@ from ssa_book import regenerate, runner
 from ssa_book.cli import regenerate as regenerate_command
 from ssa_book.chapters import Run, RunKind
 from ssa_book.cli.regenerate import main
-from ssa_book.reruns import number_differences, timeless
+from ssa_book.reruns.comparison import number_differences, timeless
 from ssa_book.results.cache import cached
 from ssa_book.results.errors import EntryError
 from ssa_book.results.keys import entry_path

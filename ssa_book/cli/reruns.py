@@ -11,7 +11,9 @@ from ssa_book.cli.arguments import Parser, at_least, writable_folder
 from ssa_book.ledger import markdown_table
 from ssa_book.paths import cache_problem
 from ssa_book.profiles import PROFILES
-from ssa_book.reruns import PROG, bitwise, bitwise_summary, bitwise_table, rerun, rerun_summary, rerun_table
+from ssa_book.reruns.bits import bitwise, bitwise_summary, bitwise_table
+from ssa_book.reruns.comparison import PROG, rerun
+from ssa_book.reruns.report import rerun_summary, rerun_table
 
 
 def parser() -> argparse.ArgumentParser:
