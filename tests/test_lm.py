@@ -295,6 +295,20 @@ def test_claims_are_judged_on_runs_paired_by_seed_whatever_their_order():
         experiment.claim_verdicts(runs + [lm_run("ssa", 0, 50.0, 60.0)])
 
 
+def test_the_summary_says_the_pairs_that_would_decide_an_open_verdict_once():
+    from ssa_book.lm import experiment
+
+    runs = paired_runs(range(8), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=1.0, blimp_gain=1.5)
+    for index in range(1, len(runs), 4):  # every other seed's SSA loses instead: an open verdict
+        runs[index] = dataclasses.replace(runs[index], perplexity_id=runs[index].perplexity_id * math.exp(0.12))
+    summary = experiment.verdict(runs)
+    undecided = summary["claims"]["perplexity_id"]
+    assert undecided.outcome == "undecided" and undecided.seeds_to_resolve
+    said = summary["summary"]
+    assert f"perplexity in distribution undecided (effect {undecided.effect:+.3g}" in said
+    assert said.count(f"{undecided.seeds_to_resolve:,}") == 1 and "seeds would decide" not in said
+
+
 def test_fewer_than_six_pairs_are_too_few_with_the_pairs_that_would_decide():
     from ssa_book.lm import experiment
 
