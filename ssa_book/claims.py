@@ -21,8 +21,8 @@ import numpy as np
 
 from ssa_book.verdicts.claim import MIN_PAIRS, Claim, no_effect_pairs
 from ssa_book.verdicts.judge import judge_unrecorded
-from ssa_book.verdicts.words import (BETTER, NEGLIGIBLE, NOT_TESTED, OPEN, OUTCOMES, TOO_FEW_SEEDS, UNDECIDED, WORSE, counted_words,
-                                     outcome_words)
+from ssa_book.verdicts.words import (BETTER, CLAIM_WORDS, NEGLIGIBLE, NOT_TESTED, OPEN, OUTCOMES, TOO_FEW_SEEDS, UNDECIDED, WORSE,
+                                     claim_word, counted_words, outcome_words)
 from ssa_book.verdicts.rule import MAX_SEEDS
 from ssa_book.verdicts.verdict import Verdict
 
@@ -76,7 +76,9 @@ class LedgerRow:
     # said beside the word wherever it stands; a short form keeps its first clause.
     word_note: str = ""
     # The analysis changes made after the results were read that moved the word, each (what was set after reading, the
-    # word before it), said beside the word in every form (:func:`set_after_reading`; a short form leaves out the word before).
+    # word before it: the claim's, "undecided", where the change moved the claim's word, else its parts', "SSA worse"),
+    # said beside the word in every form (:func:`set_after_reading`; a short form leaves out the parts' words before,
+    # never the claim's: :meth:`moved_claim_word`).
     after_reading: tuple[tuple[str, str], ...] = ()
     # A check its decided parts do not all pass, said beside their count ("a distribution-free check keeps 1 of 4").
     parts_note: str = ""
@@ -85,15 +87,24 @@ class LedgerRow:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
 
+    def moved_claim_word(self, before: str) -> bool:
+        """Whether a change of :attr:`after_reading` whose word before it was ``before`` moved the
+        claim's word (``before`` is a word said of a claim, and another than the row's), not only its parts'."""
+        return before in set(CLAIM_WORDS.values()) and before != claim_word(self.verdict)
+
     def note(self, short: bool = False) -> str:
         """What stands beside the word: what it rests on, then what was set after reading: "linear
         panels only; tally set after reading, undecided before it" (``short``: the first clause of
-        each, "linear panels only; tally set after reading"; changes of one kind said once, "set-size and
-        prompt-error minimums set after reading")."""
+        what it rests on, and the word before a change only where it was the claim's
+        (:meth:`moved_claim_word`): "linear panels only; tally set after reading, undecided before it",
+        but "linear panels only; set-size minimum set after reading" for a change that moved parts
+        only; such changes of one kind said once, "set-size and prompt-error minimums set after reading")."""
         basis = self.word_note.split(";")[0] if short else self.word_note
-        changes = [set_after_reading(*change, short=short) for change in self.after_reading]
+        changes = [set_after_reading(what, before, short=short and not self.moved_claim_word(before))
+                   for what, before in self.after_reading]
         kinds = [what.rsplit(" ", 1) for what, _ in self.after_reading]
-        if short and len(kinds) > 1 and all(len(kind) == 2 for kind in kinds) and len({noun for _, noun in kinds}) == 1:
+        if (short and len(kinds) > 1 and all(len(kind) == 2 for kind in kinds) and len({noun for _, noun in kinds}) == 1
+                and not any(self.moved_claim_word(before) for _, before in self.after_reading)):
             # "set-size and prompt-error minimums set after reading"
             changes = [f"{listed([which for which, _ in kinds])} {kinds[0][1]}s set after reading"]
         return "; ".join(filter(None, (basis, *changes)))
@@ -132,7 +143,7 @@ def only_on(decided: Sequence[str], open_: Sequence[str]) -> str:
 def set_after_reading(what: str, before: str, short: bool = False) -> str:
     """The one note for a word that an analysis change made after its results were read moved,
     whichever way it cut, with the word it gave before: "tally set after reading, undecided before
-    it", "pair minimum set after reading, SSA worse before it" (``short``: "tally set after
+    it", "pair minimum set after reading, SSA worse before it" (``short``: "pair minimum set after
     reading"; "" when the change moved nothing)."""
     if not before:
         return ""
@@ -167,6 +178,9 @@ def before_minimum(judged: Sequence[tuple[Claim, Verdict]]) -> str:
 # set after results were read (the analysis-changes page, 4e737d3), and every such outcome is a prompt error.
 FLIP_MINIMUM = "prompt-error minimum"
 FLIP_MINIMUM_SET_AFTER_READING = "4e737d3"  # its entry in ssa_book.analysis_changes.CHANGES
+# The change, also made after results were read, that had "no difference that matters" on such an outcome need those
+# pairs first (its entry in ssa_book.analysis_changes.CHANGES): neither half of the minimum was declared before reading.
+FLIP_NO_DIFFERENCE_SET_AFTER_READING = "47a4544"
 
 
 def without_minimums(claim: Claim) -> Claim:

@@ -294,9 +294,10 @@ def chapter_minimums() -> set[int]:
 
 
 def flip_minimums() -> set[int]:
-    """The fewest pairs an outcome that flips from seed to seed needs for a direction, above its
-    claim's own minimum: set after results were read (the analysis-changes page, 4e737d3), where
-    "no difference that matters" needed them from the start."""
+    """The fewest pairs an outcome that flips from seed to seed needs to decide, above its claim's own
+    minimum: set after results were read, for "no difference that matters" and then for a direction
+    (the analysis-changes page, :data:`ssa_book.claims.FLIP_NO_DIFFERENCE_SET_AFTER_READING` and
+    :data:`ssa_book.claims.FLIP_MINIMUM_SET_AFTER_READING`)."""
     return {no_effect_pairs(claim) for _, claim in _minimum_kinds()
             if claim.largest_flip is not None and no_effect_pairs(claim) > max(MIN_PAIRS, claim.min_pairs)}
 
@@ -321,12 +322,11 @@ def _minimum_kinds() -> tuple[tuple[str, Claim], ...]:
 
 def decision_minimums_sentence() -> str:
     """:func:`decision_minimums` in words, a chapter's own minimum said set after reading, and the
-    pairs a direction on an outcome that flips needs likewise (:func:`flip_minimums`): "6 pairs for
-    the decoder's perplexity, ...; 20, set after reading, for max retrieval (both setups) ...; 36 (for
-    a direction, set after reading) for a prompt error ..."."""
-    after, flips = chapter_minimums(), flip_minimums()
-    when = {pairs: ", set after reading," for pairs in after} | {pairs: " (for a direction, set after reading)" for pairs in flips - after}
-    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''}{when.get(pairs, '')} for {_listed(whats)}"
+    pairs an outcome that flips needs likewise (:func:`flip_minimums`: both for "no difference that
+    matters" and for a direction): "6 pairs for the decoder's perplexity, ...; 20, set after reading,
+    for max retrieval (both setups) ...; 36, set after reading, for a prompt error ..."."""
+    after = chapter_minimums() | flip_minimums()
+    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''}{', set after reading,' if pairs in after else ''} for {_listed(whats)}"
                      for i, (pairs, whats) in enumerate(decision_minimums()))
 
 
@@ -533,7 +533,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     gap = scale_gap(rows)
     if gap is not None:
         what, ours, paper = gap.baseline
-        text += f" Caveat: {what}: {ours:.3g} here, {paper:.3g} in the paper; verdicts may differ at paper scale."
+        text += f" Caveat: {what}: {ours:.3g} here, {paper:.3g} in the paper."
     return text
 
 
@@ -561,8 +561,8 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     codes = regime_codes(rows)
     experiments = [row for row in rows if row.profile != "live"]
 
-    def named(row: LedgerRow) -> str:
-        code = regime_code(row, codes)
+    def named(row: LedgerRow, coded: bool = True) -> str:
+        code = regime_code(row, codes) if coded else ""
         return f"{short_name(row)}{f' ({code})' if code else ''}"
 
     decided = [row for row in experiments if claim_word(row.verdict) in DECIDED_WORDS]
@@ -585,14 +585,16 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
         bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
     if rest:
         # each word with its note, in full until the bullet is too long, then the last ones in short, then in brief (what
-        # was set after reading stays), so that a row is left to "more in the ledger" only where no wording fits
-        def decided_words(level: int, shortened: int) -> list[str]:
-            return [f"{named(row)}, {claim_word(row.verdict)}" + (
+        # was set after reading stays), then the same without the regimes' codes (the table of codes names the claims),
+        # so that a row is left to "more in the ledger" only where no wording fits
+        def decided_words(level: int, shortened: int, coded: bool = True) -> list[str]:
+            return [f"{named(row, coded)}, {claim_word(row.verdict)}" + (
                 f" ({_note_at(row, level if i >= len(rest) - shortened else max(0, level - 1))})" if row.note() else "")
                 for i, row in enumerate(rest)]
 
-        wordings = [decided_words(level, shortened) for level in (1, 2) for shortened in range(1, len(rest) + 1)]
-        fits = next((wording for wording in [decided_words(0, 0), *wordings]
+        wordings = [decided_words(level, shortened, coded) for coded in (True, False) for level, shortened in
+                    [(0, 0), *((level, shortened) for level in (1, 2) for shortened in range(1, len(rest) + 1))]]
+        fits = next((wording for wording in wordings
                      if words("**Also decided**: " + "; ".join(wording) + ".") <= BULLET_WORDS), wordings[-1])
         bullets.append(_listing("**Also decided**: ", fits))
     return (bullets + others)[:BULLETS]
@@ -604,7 +606,7 @@ def _note_at(row: LedgerRow, level: int) -> str:
     after reading"; what was set after reading stays)."""
     short = row.note(short=level > 0)
     nouns = {what.rsplit(" ", 1)[-1] for what, _ in row.after_reading}
-    if level < 2 or len(row.after_reading) < 2 or len(nouns) != 1:
+    if level < 2 or len(row.after_reading) < 2 or len(nouns) != 1 or any(row.moved_claim_word(before) for _, before in row.after_reading):
         return short
     return "; ".join(filter(None, (row.word_note.split(";")[0], f"{nouns.pop()}s set after reading")))
 
@@ -641,9 +643,10 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
 
 def scorecard_key(rows: Sequence[LedgerRow]) -> str:
     """How to read the scorecard (:func:`scorecard_figure`), after its takeaway in the caption: its
-    scales, its sign and, where it draws one, what an open part in grey is (the legend names the rest)."""
+    sign and, where it draws one, what an open part in grey is (the legend names the rest; each row's
+    units, under its name, say that its scale is its own)."""
     drawn_open = any(verdict.outcome in OPEN for row in rows for _, verdict in row.headline)
-    return "Own scales; positive for the claim" + ("; grey dots: open parts" if drawn_open else "") + "."
+    return "Positive favours the claim" + ("; grey dots: open parts" if drawn_open else "") + "."
 
 
 def _exploratory_excluding(row: LedgerRow) -> list[Verdict]:

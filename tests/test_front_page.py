@@ -67,12 +67,13 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert "Of the paper's 8 experimental claims, 1 holds, 1 does not hold, 2 are undecided" in ledger.abstract(rows)
     # a word that rests on part of its evidence says so, its first clause in the abstract, named among several claims,
-    # and what was set after reading stays in every form (the word before it in the long ones)
+    # and what was set after reading stays in every form: the claim's word before it in every form, which way it cut
     rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=(("tally", "undecided"),))
-    assert ("8 experimental claims, 1 holds (ICL linear functions: linear panels only; tally set after reading), 1 does not "
-            "hold") in ledger.abstract(rows)
+    assert ("8 experimental claims, 1 holds (ICL linear functions: linear panels only; tally set after reading, undecided before "
+            "it), 1 does not hold") in ledger.abstract(rows)
     rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="linear panels only",
                                    after_reading=(("set-size minimum", "SSA worse"),))
+    # a change that moved parts only (the claim's word is the same before it) keeps the parts' words for the long forms
     assert "the book's own test: 1 does not hold (linear panels only; set-size minimum set after reading);" in ledger.abstract(rows)
     assert ("1 does not hold (linear panels only; set-size minimum set after reading, SSA worse before it)"
             in ledger.counts_sentence(rows))
@@ -200,7 +201,8 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     # a claim whose word rests on part of its evidence says so beside the count
     rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=(("tally", "undecided"),))
     assert ledger.scorecard_takeaway(rows).startswith(
-        f"1 of the paper's 8 experimental claims holds here ({ledger.short_name(rows[4])}: linear panels only; tally set after reading);")
+        f"1 of the paper's 8 experimental claims holds here ({ledger.short_name(rows[4])}: linear panels only; tally set after "
+        "reading, undecided before it);")
     assert ledger.words(text) <= 25  # the caption, at most about 50 words, leads with it
 
 

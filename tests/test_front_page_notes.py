@@ -164,11 +164,16 @@ def test_max_retrieval_counts_its_scorers_again_as_they_read_before_the_pair_min
         "1 exploratory (pair minimum set after reading; before it 1 scorer worse than softmax)")
 
 
-def test_the_glossary_says_the_prompt_error_minimum_for_a_direction_was_set_after_reading():
-    from ssa_book import ledger
+def test_the_glossary_says_the_prompt_error_minimum_was_set_after_reading_for_no_difference_and_for_a_direction():
+    from ssa_book import claims as book_claims, ledger
 
     assert 36 in ledger.flip_minimums()
-    assert "36 (for a direction, set after reading) for a prompt error" in ledger.decision_minimums_sentence()
+    # both halves came after reading: "no difference that matters" first, then directions
+    changes = {change.commit: change for change in analysis_changes.CHANGES}
+    for commit in (book_claims.FLIP_NO_DIFFERENCE_SET_AFTER_READING, book_claims.FLIP_MINIMUM_SET_AFTER_READING):
+        assert changes[commit].after_reading and "flips from seed to seed" in changes[commit].change
+    said = ledger.decision_minimums_sentence()
+    assert "36, set after reading, for a prompt error" in said and "for a direction" not in said
     assert ledger.thresholds_declared().startswith("fixed before the results were read in the powered study")
 
 
@@ -181,3 +186,22 @@ def test_a_word_decided_on_some_tasks_only_draws_the_panels_it_rests_on():
     from ssa_book.claims import headline_of
     assert [name for name, _ in headline_of(nested, "linear, ")] == ["a, linear, x"]
     assert [name for name, _ in headline_of(nested)] == ["a, every"]
+
+
+def test_a_short_note_keeps_the_word_before_a_change_that_moved_the_claims_word_and_drops_only_the_parts_words():
+    from ssa_book.claims import LedgerRow
+
+    def row(verdict, after_reading):
+        return LedgerRow("alternatives", "c", "p", "o", "cpu", (1,), verdict, None, None, word_note="linear panels only; more",
+                         after_reading=after_reading)
+
+    # the tally moved the claim's word (undecided -> holds): which way it cut stays beside the word in every form
+    moved = row("better", (("tally", "undecided"),))
+    assert moved.moved_claim_word("undecided") and not moved.moved_claim_word("holds")
+    assert moved.note(short=True) == "linear panels only; tally set after reading, undecided before it"
+    assert moved.note() == "linear panels only; more; tally set after reading, undecided before it"
+    # minimums that moved parts only (the claim does not hold before them too): the short form says that they were set
+    parts = row("does not hold", (("set-size minimum", "SSA worse"), ("prompt-error minimum", "SSA worse on 1 of 2")))
+    assert not parts.moved_claim_word("SSA worse")
+    assert parts.note(short=True) == "linear panels only; set-size and prompt-error minimums set after reading"
+    assert "set-size minimum set after reading, SSA worse before it" in parts.note()

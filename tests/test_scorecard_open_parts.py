@@ -71,9 +71,10 @@ def test_an_open_part_is_drawn_grey_and_the_word_says_under_it_what_it_rests_on_
 def test_the_note_under_the_word_is_the_rows_short_note_and_not_drawn_only_where_no_drawn_part_decides():
     exploratory_only = _row("alternatives", "better", headline=(("a", EXPLORATORY),), word_note=REST_ON + "; more",
                             after_reading=(("tally", "undecided"),))
-    assert ledger.scorecard_note(exploratory_only) == "linear panels only (not drawn); tally set after reading"
+    # the tally moved the claim's word (undecided before it), so its short note keeps the word before it
+    assert ledger.scorecard_note(exploratory_only) == "linear panels only (not drawn); tally set after reading, undecided before it"
     carried = dataclasses.replace(exploratory_only, headline=(("a", EXPLORATORY), ("b", WORSE_PART)))
-    assert ledger.scorecard_note(carried) == "linear panels only; tally set after reading"
+    assert ledger.scorecard_note(carried) == "linear panels only; tally set after reading, undecided before it"
     # an open word is not said to rest on anything; a decided word without a note still says its parts are not drawn
     assert ledger.scorecard_note(dataclasses.replace(exploratory_only, verdict="undecided", word_note="", after_reading=())) == ""
     assert ledger.scorecard_note(dataclasses.replace(exploratory_only, word_note="", after_reading=())) == "parts it rests on not drawn"
@@ -82,9 +83,9 @@ def test_the_note_under_the_word_is_the_rows_short_note_and_not_drawn_only_where
 
 def test_the_caption_says_what_grey_dots_are_only_where_the_scorecard_draws_one():
     assert ledger.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", WORSE_PART),)))) == (
-        "Own scales; positive for the claim.")
+        "Positive favours the claim.")
     assert ledger.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", EXPLORATORY),)))) == (
-        "Own scales; positive for the claim; grey dots: open parts.")
+        "Positive favours the claim; grey dots: open parts.")
 
 
 def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shortened_before_either_is_left_out():
@@ -96,9 +97,10 @@ def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shor
                  benchmarks=dict(verdict="premise not shown"))
     bullets = ledger.key_findings(rows)
     also = next(bullet for bullet in bullets if bullet.startswith("**Also decided**"))
-    # the short notes make 31 words; the own test's kinds of minimum go first, what was set after reading stays
-    assert also == ("**Also decided**: Alternative scorers (R1), holds (linear panels only; tally set after reading); Own test: two "
-                    "shifts (R2), does not hold (linear panels only; minimums set after reading).")
+    # the short notes make 34 words; the own test's kinds of minimum go first, then the regimes' codes; what was set after
+    # reading stays, and the word the tally moved stays beside it
+    assert also == ("**Also decided**: Alternative scorers, holds (linear panels only; tally set after reading, undecided before "
+                    "it); Own test: two shifts, does not hold (linear panels only; minimums set after reading).")
     assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets)
     # where they fit, the kinds stay
     roomy = [dataclasses.replace(row, after_reading=()) if row.key == "alternatives" else row for row in rows]
