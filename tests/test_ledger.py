@@ -392,3 +392,17 @@ def test_decided_claims_that_do_not_fit_a_bullet_each_share_the_last_one():
     said = " ".join(bullets)
     assert all(ledger.short_name(row) in said for row in decided)  # none left out unsaid
     assert any(bullet.startswith("**Also decided**: ") for bullet in bullets)
+
+
+def test_the_alternatives_chapters_own_seeds_read_in_one_word_with_their_parts_counted_wherever_said(monkeypatch):
+    from ssa_book.verdicts.verdict import Verdict
+    from ssa_book.leaderboard import claims as leaderboard_claims
+
+    open_part = Verdict("a part", "exploratory", -0.1, (-0.3, 0.1), 3, 0.05)
+    statement = Verdict("none is better", "exploratory", parts=(("one", open_part), ("two", open_part)))
+    monkeypatch.setattr(leaderboard_claims.comparison, "statement_verdict", lambda runs: statement)
+    monkeypatch.setattr(leaderboard_claims.comparison, "chapter_seeds", lambda profile: (0, 1, 2))
+    # the claim's word, as the chapter says it of the statement, never the parts' word in its place
+    assert leaderboard_claims.chapter_words({"runs": 1}) == "undecided (exploratory on 2 of 2)"
+    assert leaderboard_claims.chapter_reading("cpu", {"runs": 1}) == (
+        "The chapter's own 3 seeds (mean error over σ > 1) read undecided (exploratory on 2 of 2).")

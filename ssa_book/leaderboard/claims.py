@@ -131,14 +131,13 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
     chapter's three; the chapter's outcome is kept as a note."""
     verdict = leaderboard.statement_verdict(board)
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
-               f"the shifted values of σ, says {comparison.statement_verdict(chapter_runs).words()}." if chapter_runs else "")
+               f"the shifted values of σ, says {chapter_words(chapter_runs)}." if chapter_runs else "")
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
     note = decided_panels_note(verdict)
     text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at σ = {leaderboard.TEN_TIMES} of the four "
             f"in-context panels. " + statement_ours(verdict) + chapter)
     # beside the tally (what the word rests on stands beside the word): what the chapter's own seeds say
-    said = (f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: "
-            f"{claim_word(comparison.statement_verdict(chapter_runs).outcome)}" if chapter_runs else "")
+    said = f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: {chapter_words(chapter_runs)}" if chapter_runs else ""
     return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
                      verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
                      short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
@@ -265,13 +264,19 @@ def statement_finding(verdict: Verdict, pairs: int, chapter: str = "") -> str:
     return sentence("; ".join(filter(None, (basis, tally_after_reading(verdict, pairs), chapter[:1].lower() + chapter[1:]))))
 
 
-def chapter_reading(profile: str, chapter_runs: dict) -> str:
-    """What the Alternative scorers chapter's own seeds say of the statement, its comparisons
-    counted: "The chapter's own 3 seeds (mean error over σ > 1) read undecided (exploratory on 24
-    of 24)." ("" without its runs)."""
-    if not chapter_runs:
-        return ""
+def chapter_words(chapter_runs: dict) -> str:
+    """What the Alternative scorers chapter's own seeds say of the statement, in the claim's word with
+    its comparisons counted, wherever a page says it: "undecided (exploratory on 24 of 24)"."""
     verdict = comparison.statement_verdict(chapter_runs)
     counted = counted_words([(part.outcome, part.word()) for part in judged_parts(verdict)])
+    return claim_word(verdict.outcome) + (f" ({counted})" if counted else "")
+
+
+def chapter_reading(profile: str, chapter_runs: dict) -> str:
+    """What the Alternative scorers chapter's own seeds say of the statement, its comparisons
+    counted (:func:`chapter_words`): "The chapter's own 3 seeds (mean error over σ > 1) read undecided
+    (exploratory on 24 of 24)." ("" without its runs)."""
+    if not chapter_runs:
+        return ""
     return (f"The chapter's own {len(comparison.chapter_seeds(profile))} seeds (mean error over σ > 1) read "
-            f"{claim_word(verdict.outcome)}" + (f" ({counted})." if counted else "."))
+            f"{chapter_words(chapter_runs)}.")
