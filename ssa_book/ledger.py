@@ -950,16 +950,18 @@ def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Ver
                        original_replication: Verdict) -> list[list[str]]:
     """Max retrieval's box (:func:`result_box`): SSA against softmax on the accuracy over the sets
     larger than in training in the short setup (with the top item's share) and in the original
-    setup, and adaptive temperature against the gain its authors publish, each with its paired seeds."""
+    setup, and adaptive temperature against the gain its authors publish, each with its paired
+    seeds, its estimate and, after them, where the chapter's fewest pairs were set after reading,
+    that and what it read before them: one form in every bullet."""
     if "ssa" not in accuracy:
         raise ValueError(f"accuracy must judge SSA against softmax; it judges {', '.join(accuracy) or 'nothing'}")
-    def ssa(verdict: Verdict, estimate: bool = True, short: bool = False,
-            claim: Claim = retrieval_analysis.SHIFTED_ACCURACY) -> str:
-        # a verdict's words, and beside them its chapter's fewest pairs where they were set after reading
-        note = retrieval_analysis.minimum_note(verdict, claim)
-        return _with_seeds(verdict, estimate, short) + (f" ({note})" if note else "")
+    def noted(said: str, *judged: tuple[Claim, Verdict]) -> str:
+        return "; ".join(filter(None, (said, retrieval_analysis.minimum_notes(judged))))
 
-    head = "**Short setup**, SSA against softmax on the accuracy over sets larger than in training: "
+    def ssa(verdict: Verdict, estimate: bool = True, short: bool = False) -> str:
+        return noted(_with_seeds(verdict, estimate, short), (retrieval_analysis.SHIFTED_ACCURACY, verdict))
+
+    head = "**Short setup**, SSA against softmax on accuracy beyond the training sizes: "
     short_setup = accuracy["ssa"]
     bullets = [[f"{head}{ssa(short_setup)}; on the top item's share: {_with_seeds(weight['ssa'])}."] * ("ssa" in weight)
                + [f"{head}{ssa(short_setup)}.", f"{head}{ssa(short_setup, False)}.", f"{head}{ssa(short_setup, short=True)}."]]
@@ -970,20 +972,26 @@ def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Ver
                         f"**Original setup**, the same comparison: {ssa(original, short=True)}."])
     head = "**Adaptive temperature** against its authors' published gain: "
     claim = retrieval_analysis.ADAPTIVE_TEMPERATURE_REPLICATION
-    both = [ssa(replication, False, short, claim) == ssa(original_replication, False, short, claim) for short in (False, True)]
-    bullets.append([f"{head}short setup {ssa(replication, claim=claim)}; original setup {ssa(original_replication, claim=claim)}.",
-                    f"{head}short setup {ssa(replication, False, claim=claim)}; original setup {ssa(original_replication, False, claim=claim)}."]
-                   + [f"{head}both setups {ssa(replication, False, short, claim)}." for short, same in zip((False, True), both) if same]
-                   + [f"{head}short setup {ssa(replication, False, True, claim)}; original setup "
-                      f"{ssa(original_replication, False, True, claim)}."])
+    setups = {"short": replication, "original": original_replication}
+    judged = [(claim, verdict) for verdict in setups.values()]
+    variants = [noted("; ".join(f"{name} setup {_with_seeds(verdict, estimate, short)}" for name, verdict in setups.items()), *judged)
+                for estimate, short in ((True, False), (False, False), (False, True))]
+    if len({_with_seeds(verdict, False) for verdict in setups.values()}) == 1:  # one word for both: said once
+        estimates = ", ".join(f"{name} {verdict.estimate()}" for name, verdict in setups.items() if verdict.interval is not None)
+        variants[1:1] = [noted(", ".join(filter(None, (_with_seeds(replication, False), estimates))), *judged),
+                         noted(f"both setups {_with_seeds(replication, False)}", *judged)]
+    bullets.append([f"{head}{variant}." for variant in variants])
     return bullets
 
 
 def _with_seeds(verdict: Verdict, estimate: bool = True, short: bool = False) -> str:
-    """The verdict's words (``short``: without what would decide it) with its paired seeds (once) and,
-    with ``estimate``, its effect and interval."""
-    words = verdict.label() if short else verdict.words()
-    said = words if verdict.outcome == TOO_FEW_SEEDS else f"{words} ({plural(verdict.pairs, 'paired seed')})"
+    """The verdict's words (``short``: without what would decide it) with its paired seeds (once),
+    an exploratory one's out of the pairs the rule decides from ("exploratory (10 of 20 pairs)"),
+    and, with ``estimate``, its effect and interval."""
+    if verdict.outcome == TOO_FEW_SEEDS and not verdict.parts:
+        said = f"{verdict.word()} ({verdict.pairs} of {max(MIN_PAIRS, verdict.no_effect_pairs)} pairs)"
+    else:
+        said = f"{verdict.label() if short else verdict.words()} ({plural(verdict.pairs, 'paired seed')})"
     return f"{said}, {verdict.estimate()}" if estimate and verdict.interval is not None else said
 
 

@@ -120,10 +120,31 @@ def test_the_max_retrieval_box_names_the_direction_and_the_paired_seeds_once():
     box = ledger.result_box(ledger.retrieval_findings({"ssa": worse}, {"ssa": worse}, {"ssa": few}, few, few))
     lines = box.splitlines()
     assert len(lines) == 3 and all(ledger.words(line[2:]) <= ledger.BULLET_WORDS for line in lines), box
-    assert lines[0].startswith("- **Short setup**, SSA against softmax on the accuracy over sets larger than in training: SSA worse (24 paired seeds)")
+    assert lines[0].startswith("- **Short setup**, SSA against softmax on accuracy beyond the training sizes: SSA worse (24 paired seeds)")
     assert "(24 paired seeds)" in lines[0] and "SSA worse" in lines[0]
     with pytest.raises(ValueError, match="accuracy must judge SSA"):
         ledger.retrieval_findings({}, {}, {}, few, few)
+
+
+def test_the_max_retrieval_box_says_every_exploratory_verdict_in_one_form_with_its_estimate_and_note():
+    from ssa_book.retrieval import analysis
+
+    def exploratory(claim, differences):  # 10 pairs, under the chapter's 20: a direction only at the rule's own 6
+        return judge(claim, list(differences), [0.0] * len(differences))
+
+    ssa = exploratory(analysis.SHIFTED_ACCURACY, (WORSE + WORSE)[:10])
+    gains = [0.1 + 0.01 * (seed % 3) for seed in range(10)]
+    short, original = exploratory(analysis.ADAPTIVE_TEMPERATURE_REPLICATION, gains), exploratory(
+        analysis.ADAPTIVE_TEMPERATURE_REPLICATION, [gain + 0.05 for gain in gains])
+    lines = ledger.result_box(ledger.retrieval_findings({"ssa": ssa}, {"ssa": ssa}, {"ssa": ssa}, short, original)).splitlines()
+    assert len(lines) == 3 and all(ledger.words(line[2:]) <= ledger.BULLET_WORDS for line in lines), lines
+    form = f"exploratory (10 of {analysis.CHAPTER_MIN_PAIRS} pairs)"
+    assert lines[0].endswith(f": {form}, {ssa.estimate()}; pair minimum set after reading, SSA worse before it.")
+    assert lines[1] == f"- **Original setup**, the same comparison: {form}, {ssa.estimate()}; pair minimum set after reading, SSA worse before it."
+    assert lines[2] == (f"- **Adaptive temperature** against its authors' published gain: {form}, short {short.estimate()}, original "
+                        f"{original.estimate()}; pair minimum set after reading, adaptive temperature better before it.")
+    # one note, once, and no bracket group after another
+    assert all(line.count("set after reading") == 1 and ") (" not in line for line in lines)
 
 
 @pytest.mark.parametrize("name", EXPERIMENTAL)
