@@ -390,8 +390,8 @@ def comparison_words(row: LedgerRow) -> str:
 
 def _small_directions(row: LedgerRow) -> str:
     """The small decided directions beside "no difference that matters" among the row's headline
-    verdicts, counted: " (SSA slightly better on 1)" ("" for none), so that a tally of parts never
-    drops a direction its verdicts say."""
+    verdicts, counted: "; SSA slightly better on 1" ("" for none), so that a tally of parts never
+    drops a direction its verdicts say (a clause, not a bracket: the tally is itself said in brackets)."""
     found = [small for _, verdict in row.headline if (small := verdict.small_direction())]
     counts = {small: found.count(small) for small in dict.fromkeys(found)}
-    return f" ({', '.join(f'{small} on {n}' for small, n in counts.items())})" if counts else ""
+    return f"; {', '.join(f'{small} on {n}' for small, n in counts.items())}" if counts else ""

@@ -259,6 +259,19 @@ def test_the_leaderboard_row_combines_ssa_against_softmax_on_every_kind_of_shift
     assert "max retrieval, short setup, 256 items: none" in row.ours and "max retrieval, original setup, 256 items: none" in row.ours
 
 
+def test_a_tally_says_the_small_directions_of_its_parts_without_a_bracket_inside_the_brackets_around_it():
+    from ssa_book.verdicts.words import NEGLIGIBLE
+
+    claim = Claim("SSA is better", 1, 0.05, "error", "a reason")
+    small = judge(claim, [0.01 + 0.001 * (seed % 3) for seed in range(10)], [0.0] * 10)
+    plain = judge(claim, [0.002 * (-1) ** seed for seed in range(10)], [0.0] * 10)
+    assert small.outcome == plain.outcome == NEGLIGIBLE and small.small_direction() == "SSA slightly better"
+    row = claims.LedgerRow("linear", "c", "p", "o", "cpu", tuple(range(10)), "does not hold", None, None,
+                           parts=(small.outcome, plain.outcome), headline=(("a", small), ("b", plain)))
+    assert claims.comparison_words(row) == "no difference that matters on 2 of 2 parts; SSA slightly better on 1"
+    assert "(" not in claims.comparison_words(row)
+
+
 def test_the_alternatives_row_takes_the_leaderboards_ten_seeds_once_they_are_complete(monkeypatch):
     from synthetic_runs import loader, noisy
 
