@@ -181,7 +181,8 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
     from), the largest false "no difference that matters" rate at those pairs (:func:`false_no_difference_rate`,
     :data:`NO_DIFFERENCE`), and the largest false direction rate :data:`WITHOUT` (:func:`ssa_book.claims.without_minimums`)
     at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`);
-    ``pair_counts=None``: the rule as applied only, all the front page's sentence reads."""
+    ``pair_counts=None``: the rule as applied only; ``pair_counts=()``: with :data:`WITHOUT_USED`, all the front
+    page's sentences read (:func:`sentence`, :func:`notes_sentence`)."""
     import pandas as pd
 
     rows, seen = [], set()
@@ -259,10 +260,11 @@ def _rates_listed(rates) -> str:
     return ", ".join(f"{chapter} ({100 * rate:.1f}%)" for chapter, rate in rates.sort_values(ascending=False).items())
 
 
-def limit_sentence(table) -> str:
-    """Under the reproducing page's table: which of its rates at the pairs used stay at or below
-    :data:`LIMIT` in every chapter and which do not, each chapter above it with its rate (the largest
-    of each, with its chapter, is in :func:`sentence`)."""
+def limit_sentence(table, draws: int = DRAWS) -> str:
+    """Under the reproducing page's table: which of its false direction rates at the pairs used stay at
+    or below :data:`LIMIT` in every chapter and which do not, and which false "no difference that matters"
+    rates exceed the :data:`NOMINAL_NO_DIFFERENCE` the rule aims at (by :func:`_above_nominal`, the front
+    page's yardstick), each chapter with its rate (the largest of each, with its chapter, is in :func:`sentence`)."""
     if not len(table):
         return ""
     directions = table[USED][table[USED] > LIMIT]
@@ -271,12 +273,19 @@ def limit_sentence(table) -> str:
             if len(directions) else
             f"Every chapter's rate of false directions stays at or below {LIMIT:.0%} at the seed counts it uses."]
     missed, where = largest(table, NO_DIFFERENCE)
-    above = table[NO_DIFFERENCE][table[NO_DIFFERENCE] > LIMIT]
-    said.append(f"The rate of a false \"no difference that matters\" exceeds {LIMIT:.0%} in {len(above)} of the {len(table)} "
-                f"chapters: {_rates_listed(above)}." if len(above) else
-                f"The rate of a false \"no difference that matters\" stays at or below {LIMIT:.0%} too (largest "
-                f"{100 * missed:.1f}%, {where}).")
+    above = table[NO_DIFFERENCE][[_above_nominal(rate, draws) for rate in table[NO_DIFFERENCE]]]
+    nominal = f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at"
+    said.append(f"The rate of a false \"no difference that matters\" exceeds {nominal} (by more than two Monte Carlo standard "
+                f"errors) in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}." if len(above) else
+                f"The rate of a false \"no difference that matters\" stays within two Monte Carlo standard errors of, or below, "
+                f"{nominal} (largest {100 * missed:.1f}%, {where}).")
     return " ".join(said)
+
+
+def _above_nominal(rate: float, draws: int) -> bool:
+    """Whether ``rate``, a false "no difference that matters" rate from ``draws`` studies of each sign, is
+    above :data:`NOMINAL_NO_DIFFERENCE` by more than two Monte Carlo standard errors."""
+    return rate - NOMINAL_NO_DIFFERENCE > 2 * _standard_error(rate, draws)
 
 
 def _beside_nominal(rate: float, draws: int) -> str:
@@ -284,9 +293,43 @@ def _beside_nominal(rate: float, draws: int) -> str:
     :data:`NOMINAL_NO_DIFFERENCE`: above it only by more than two Monte Carlo standard errors."""
     nominal = (f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at there (a {CONFIDENCE:.0%} interval within the "
                f"threshold: half of the {1 - CONFIDENCE:.0%} it leaves out)")
-    if rate - NOMINAL_NO_DIFFERENCE > 2 * _standard_error(rate, draws):
+    if _above_nominal(rate, draws):
         return f"{rate / NOMINAL_NO_DIFFERENCE:.1f} times {nominal}"
     return f"within two Monte Carlo standard errors of, or below, {nominal}"
+
+
+def _without_above_applied(table) -> tuple[float, str] | None:
+    """The largest false direction rate :data:`WITHOUT` at the pairs used, and its chapter, where it is
+    above every rate of the rule as applied (so that it comes from verdicts below a minimum set after
+    reading, where the two rules differ); None otherwise, or for a table without that column."""
+    if WITHOUT_USED not in table.columns:
+        return None
+    found, applied = largest(table, WITHOUT_USED), largest(table, USED)
+    return found if found is not None and found[0] > applied[0] else None
+
+
+# What the front page says beside :func:`sentence`, and the glossary beside "exploratory", of the rule
+# behind the notes "... set after reading, ... before it" (:func:`_without_above_applied`): its rate, chapter
+# and Monte Carlo standard error fill the fields. A false direction needs the interval to miss the true
+# difference, so that rate is a share of misses at least.
+NOTES_RATE = ("The notes \"... set after reading, ... before it\" give what the rule said without the pair minimums set after "
+              "reading, a rule that names a direction that is not there up to {rate} of the time at the seeds used ({chapter}; "
+              "Monte Carlo standard error {error} points).")
+NOMINAL_INTERVAL = (f"Its {CONFIDENCE:.0%} is nominal: with fewer pairs than a minimum set after reading, the book's resampled "
+                    "nulls had the rule name a false direction, which needs the interval to miss the true difference, up to "
+                    f"{{rate}} of the time ({{chapter}}), where a {CONFIDENCE:.0%} interval misses it {1 - CONFIDENCE:.0%} of the time.")
+
+
+def notes_sentence(table, template: str = NOTES_RATE, draws: int = DRAWS) -> str:
+    """``template`` (:data:`NOTES_RATE` for the front page, :data:`NOMINAL_INTERVAL` for the glossary) with the
+    largest :data:`WITHOUT_USED` rate of ``table``, its chapter and its Monte Carlo standard error from ``draws``
+    studies ("" where that rate is no larger than the rule's as applied, or is not measured:
+    ``error_rate_table(..., pair_counts=None)``)."""
+    found = _without_above_applied(table)
+    if found is None:
+        return ""
+    rate, chapter = found
+    return template.format(rate=f"{100 * rate:.1f}%", chapter=chapter, error=f"{100 * _standard_error(rate, draws):.1f}")
 
 
 def without_minimums_sentence(table) -> str:
@@ -318,5 +361,5 @@ def page_tables(table):
 
 __all__ = ["CHAPTERS", "ChapterVerdicts", "DIRECTION_FROM", "DRAWS", "LIMIT", "MIN_PAIRS", "NOMINAL_NO_DIFFERENCE", "NO_DIFFERENCE",
            "PAIR_COUNTS", "USED", "WITHOUT", "WITHOUT_USED", "WITHOUT_WHERE", "chapter_claims", "error_rate_table",
-           "false_no_difference_rate", "largest", "limit_sentence", "page_tables", "sentence", "without_at",
-           "without_minimums", "without_minimums_sentence"]
+           "NOMINAL_INTERVAL", "NOTES_RATE", "false_no_difference_rate", "largest", "limit_sentence", "notes_sentence", "page_tables",
+           "sentence", "without_at", "without_minimums", "without_minimums_sentence"]

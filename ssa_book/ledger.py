@@ -343,13 +343,19 @@ def thresholds_declared() -> str:
             f"{_listed(THRESHOLDS_AFTER)} (the analysis-changes page lists them)")
 
 
-def glossary_table() -> str:
+def glossary_table(profile: str | None = None) -> str:
     """The glossary's table of words (:func:`ssa_book.verdicts.glossary.glossary_frame`) as a whole MyST table,
     the "exploratory" row with the fewest pairs each kind of comparison decides from
-    (:func:`decision_minimums_sentence`)."""
+    (:func:`decision_minimums_sentence`) and, read from the cache at ``profile``, how far short of its nominal
+    level the book measured an exploratory interval (:data:`ssa_book.error_rates.NOMINAL_INTERVAL`)."""
+    if profile is not None:
+        check_profile(profile)
     frame = glossary_frame()
     exploratory = frame["word"] == TOO_FEW_SEEDS
     frame.loc[exploratory, "meaning"] += f" The fewest pairs that decide: {decision_minimums_sentence()}."
+    if profile is not None:
+        nominal = error_rates.notes_sentence(error_rates.error_rate_table(profile, pair_counts=()), error_rates.NOMINAL_INTERVAL)
+        frame.loc[exploratory, "meaning"] += f" {nominal}" if nominal else ""
     return markdown_table(frame)
 
 
@@ -357,8 +363,10 @@ def _rule_error_sentence(profile: str) -> str:
     """The rule's largest false direction rate over every chapter, at the seed counts each uses,
     under nulls resampled from the chapters' own per-seed differences, and its largest false "no
     difference that matters" rate with the true effect at the threshold
-    (:func:`ssa_book.error_rates.sentence`; the whole table is on the reproducing page)."""
-    return error_rates.sentence(error_rates.error_rate_table(profile, pair_counts=None))
+    (:func:`ssa_book.error_rates.sentence`), then the largest false direction rate of the rule behind the
+    notes "... before it" (:func:`ssa_book.error_rates.notes_sentence`; the whole table is on the reproducing page)."""
+    table = error_rates.error_rate_table(profile, pair_counts=())
+    return " ".join(filter(None, (error_rates.sentence(table), error_rates.notes_sentence(table))))
 
 
 def _seed_counts_text(row: LedgerRow) -> str:
