@@ -16,6 +16,7 @@ from ssa_book.icl import study
 from ssa_book.icl.study import report as study_report  # chapter_answer looks StudyCache up there
 from ssa_book.icl.records import ICLRun
 from ssa_book.icl.train import SCHEDULES, _parameter_groups, build_model
+from ssa_book.icl.tasks import QUANTIFIERS, get_task
 from synthetic_runs import provenance_with
 
 
@@ -377,7 +378,10 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
                 "ssa_b1": 0.1 + 0.01 * (seed % 3)}.get(arm, base)
 
     follows = study.starting_point_reading(_Cache(open_against_sharper), "every")
-    assert "do not separate SSA's form from its starting slope: SSA vs the sharper softmax is undecided (" in follows
+    # the seeds of the comparisons beside SSA vs softmax were raised after their ten-seed readings, said with those readings
+    assert "do not separate SSA's form from its starting slope (seeds raised after reading): SSA vs the sharper softmax is undecided (" in follows
+    assert follows.endswith("; their 10-seed readings, before the raise to 40: undecided on 2 of 3, sharper softmax worse on 1 "
+                            "(the analysis-changes page lists them).")
     assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
     assert "follows" not in follows
     # an undecided verdict's words say how many seeds would decide it; the reading does not say it again
@@ -561,8 +565,14 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     pending = sum(row["verdict"].outcome == "not tested" for row in rows)
     exploratory = sum(row["verdict"].outcome == "exploratory" for row in rows)
     worse = sum(row["verdict"].outcome == "worse" for row in rows)
-    assert takeaway.startswith(f"Of {len(rows)} regime-and-task cells, {worse} SSA worse, ")
-    assert "no difference that matters" in takeaway and takeaway.endswith(f", {exploratory} exploratory; {pending} not run yet.")
+    # the map's cells the plan does not test are counted, so that the takeaway's cells add up to the map's
+    frame = study.regime_map(_Cache(_regime_errors))
+    unplanned = int((frame[[get_task(task).title for task in QUANTIFIERS]] == "not tested").to_numpy().sum())
+    assert unplanned > 0 and len(rows) + unplanned == len(frame) * len(QUANTIFIERS)
+    assert takeaway.startswith(f"Of {len(rows) + unplanned} regime-and-task cells, {worse} SSA worse, ")
+    assert "no difference that matters (seeds raised after reading" in takeaway
+    assert takeaway.endswith(f", {exploratory} exploratory; {pending} not run yet, {unplanned} not tested.")
+    assert study.regime_takeaway(rows, detail=False).startswith(f"Of {len(rows)} planned cells, {worse} SSA worse, ")
     assert study.regime_takeaway([]) == "No regime of the study is complete yet."
 
 
@@ -580,7 +590,8 @@ def test_a_regime_cell_the_distribution_free_check_does_not_keep_says_so_in_the_
     takeaway = study.regime_takeaway(study.regime_rows(cache))
     worse = takeaway.split(" SSA worse")[0].rsplit(" ", 1)[-1]
     assert f" SSA worse ({int(worse) - 1} kept by the distribution-free check), " in takeaway
-    assert "distribution-free" not in study.regime_takeaway(study.regime_rows(cache), detail=False)
+    # the short wording keeps it too (the study's box)
+    assert f" SSA worse ({int(worse) - 1} kept by the distribution-free check), " in study.regime_takeaway(study.regime_rows(cache), detail=False)
     # the front page's sentence and the map say a check that does not keep a verdict in the same words
     checks = study.bounded_checks(study.regime_rows(cache))
     assert [study.not_kept_words(row) for row in study.not_kept(checks)] == [
@@ -594,15 +605,18 @@ def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes
     assert below.outcome == inside.outcome == "no difference that matters" and below.interval[1] < 0 < inside.interval[1]
     rows = [{"comparison": "SSA vs softmax, warm-up + cosine", "verdict": below, "seeds": list(range(40))},
             {"comparison": "SSA from b = 1 vs softmax", "verdict": inside, "seeds": list(range(40))}]
-    assert study.regime_takeaway(rows) == "Of 2 regime-and-task cells, 2 no difference that matters (1 below 0 (warm-up + cosine))."
+    # both comparisons' seeds were raised after reading; both run on every quantifier, so no cell is left untested
+    assert study.regime_takeaway(rows) == ("Of 2 regime-and-task cells, 2 no difference that matters (seeds raised after "
+                                           "reading; 1 below 0).")
     # the short wording keeps the count below 0, so the adverse part is not folded into the milder word
-    assert study.regime_takeaway(rows, detail=False) == "Of 2 regime-and-task cells, 2 no difference that matters (1 below 0)."
-    # and how many of them a seed left out changes, in both wordings
+    assert study.regime_takeaway(rows, detail=False) == "Of 2 planned cells, 2 no difference that matters (1 below 0)."
+    assert study.regime_takeaway([rows[0], dict(rows[1], comparison="SSA vs softmax")]).startswith(
+        "Of 2 regime-and-task cells, 2 no difference that matters (1 with seeds raised after reading; 1 below 0)")
+    # and how many of them a seed left out changes, in the full wording
     fragile = dict(rows[0], verdict=judge(claim, [0.18 + 0.04 * (i % 5 - 2) for i in range(40)], [0.1] * 40))  # near -0.1
     assert fragile["verdict"].outcome == "no difference that matters" and fragile["verdict"].interval[1] < 0
-    for detail in (True, False):
-        assert "1 below 0" in study.regime_takeaway([fragile], detail) and ", 1 changed by dropping a seed)" in study.regime_takeaway(
-            [fragile], detail)
+    assert "; 1 below 0, 1 changed by dropping a seed)" in study.regime_takeaway([fragile])
+    assert "(1 below 0)" in study.regime_takeaway([fragile], detail=False)
 
 
 def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
@@ -623,3 +637,65 @@ def test_the_verdict_table_says_why_a_verdict_beyond_zero_says_no_direction():
     assert outcome == f"undecided ({withheld_direction(controlled)})" and "false-discovery control" in outcome
     plain = dataclasses.replace(controlled, interval=(-0.44, 0.05), adjusted_p=None, uncontrolled=None)
     assert study.verdict_table([{**row, "verdict": plain}])["outcome"].iloc[0] == "undecided"
+
+
+def test_the_seed_amendments_are_the_analysis_changes_record_and_the_rule_then_is_the_one_before_or_after_the_flip_minimum():
+    from ssa_book import analysis_changes, claims
+
+    commits = [change.commit for change in analysis_changes.CHANGES]
+    flip_minimum = commits.index(claims.FLIP_MINIMUM_SET_AFTER_READING)
+    for amendment in study.SEED_AMENDMENTS:
+        change = analysis_changes.CHANGES[commits.index(amendment.commit)]
+        assert change.kind == "plan" and change.after_reading
+        # the record is in the order the changes were made: before the flip minimum, its ten pairs were read by the rule before it
+        assert amendment.before_flip_minimum == (commits.index(amendment.commit) < flip_minimum)
+        assert all(study.comparison(name).seeds > study.ABLATION_SEEDS for name in amendment.comparisons)
+    # the comparisons the analysis-changes page tables as raised after reading are these
+    assert set(study.RAISED_AFTER_READING) == {*study.STARTING_POINT[1:], *study.REGIME_COMPARISONS, *study.LENGTH_AND_SIZE_COMPARISONS}
+    # a comparison no amendment raised is refused, not read as if it were
+    with pytest.raises(ValueError, match="name must be a comparison whose seeds an amendment raised"):
+        study.read_before_raise(_Cache(_regime_errors), "SSA vs softmax", "every", study.REGIME_MAP_ENDPOINT)
+
+
+def test_the_reading_before_a_raise_is_the_first_ten_seeds_by_the_rule_of_its_time():
+    # sharper softmax worse by 0.3 on every seed: at ten pairs the rule before the flip minimum read a direction, today's rule
+    # reads exploratory (a direction on a prompt error needs 36 pairs)
+    cache = _Cache(lambda arm, task, seed: 0.4 + 0.01 * (seed % 3) if arm == "softmax_slope" else 0.1 + 0.01 * (seed % 3))
+    then = study.read_before_raise(cache, "sharper softmax vs softmax", "every", study.STARTING_POINT_ENDPOINT)
+    assert then.outcome == WORSE and then.pairs == study.ABLATION_SEEDS
+    # 3 x the steps was raised after the flip minimum: read by the rule with it
+    after = study.read_before_raise(_Cache(lambda arm, task, seed: 0.4 if arm == "ssa_3k" else 0.1), "SSA vs softmax, 3 x steps",
+                                    "every", study.STARTING_POINT_ENDPOINT)
+    assert after.outcome == TOO_FEW_SEEDS and after.pairs == study.ABLATION_SEEDS
+    assert study.readings_words([after]) == after.label()
+    assert study.readings_words([then, then]) == "both sharper softmax worse"
+    assert study.readings_words([then, after]) == f"sharper softmax worse on 1 of 2, {after.label()} on 1"
+    # no cached run: nothing to say
+    assert study.read_before_raise(_Cache(lambda arm, task, seed: None), "SSA vs softmax, 3 x steps", "every",
+                                   study.STARTING_POINT_ENDPOINT) is None
+
+
+def test_a_table_prints_enough_decimals_that_no_bound_inside_the_threshold_reads_on_it():
+    near = Verdict("x", NEGLIGIBLE, effect=-0.06, interval=(-0.0988, -0.02))
+    assert study.interval_spec([near], 0.1) == "+.3f" and near.estimate(study.interval_spec([near], 0.1)) == "-0.060 [-0.099, -0.020]"
+    assert study.interval_spec([Verdict("x", NEGLIGIBLE, effect=-0.06, interval=(-0.09, -0.02))], 0.1) == "+.2f"
+    # a bound outside the threshold may round as it likes; one table, one format: the most decimals any cell needs
+    far = Verdict("x", WORSE, effect=-0.2, interval=(-0.2996, -0.1004))
+    assert study.interval_spec([far], 0.1) == "+.2f"
+    assert study.interval_spec([far, near, Verdict("x", NEGLIGIBLE, effect=0.0, interval=(-0.09996, 0.01))], 0.1) == "+.5f"
+    with pytest.raises(ValueError, match="threshold must be positive"):
+        study.interval_spec([near], 0)
+
+
+def test_the_rates_without_the_pair_minimums_are_the_largest_over_the_studys_verdicts_and_refuse_bad_pair_counts():
+    cache = _Cache(_regime_errors)
+    comparisons = [study.comparison("SSA vs softmax")]
+    rates = study.rates_without_minimums(comparisons, cache, (6, 40), simulations=200)
+    judged = [(study.ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in study.verdict_rows(comparisons, cache)
+              if len(row["verdict"].differences) >= 2]
+    from ssa_book.claims import without_minimums
+    assert rates == {pairs: max(resampled_null_rates(without_minimums(claim), found.differences, pairs, simulations=200)[FALSE_DIRECTIONAL]
+                                for claim, found in judged) for pairs in (6, 40)}
+    for bad in ((), (0,), (6.5,), (True,)):
+        with pytest.raises(ValueError, match="pair_counts must hold positive whole numbers"):
+            study.rates_without_minimums(comparisons, cache, bad)

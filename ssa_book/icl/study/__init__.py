@@ -54,10 +54,11 @@ from ssa_book.icl.study.conduct import (
     longer_training_needed, plan, regenerate_command,
 )
 from ssa_book.icl.study.judging import (
-    STARTING_POINT, STARTING_POINT_ENDPOINT, bounded_check_words, bounded_checks, claim_verdict, false_discovery_rows, not_kept,
-    not_kept_words, resampled_nulls, rule_amendment_changes, starting_point_reading, verdict, verdict_rows,
+    RAISED_AFTER_READING, SEED_AMENDMENTS, STARTING_POINT, STARTING_POINT_ENDPOINT, SeedAmendment, bounded_check_words, bounded_checks, claim_verdict, false_discovery_rows, not_kept,
+    not_kept_words, rates_without_minimums, read_before_raise, readings_words, resampled_nulls, rule_amendment_changes, seeds_raised_note, starting_point_reading,
+    verdict, verdict_rows,
 )
-from ssa_book.icl.study.regimes import REGIME_MAP, REGIME_MAP_ENDPOINT, regime_map, regime_rows, regime_takeaway
+from ssa_book.icl.study.regimes import REGIME_MAP, REGIME_MAP_ENDPOINT, interval_spec, regime_map, regime_rows, regime_takeaway
 from ssa_book.icl.study.report import (
     GENERALISATION_CUTS, ablation_table, bounded_check_sentence, bounded_check_table, budget, chapter_answer,
     compute_sentence, endpoint_table, false_discovery_sentence, false_discovery_table, generalisation_cut_table,
@@ -75,7 +76,8 @@ __all__ = [
     "StudyCache", "StudyChapter", "comparison", "compute_study_run", "length_trend", "load_run",
     "longer_training_needed", "plan", "regenerate_command", "STARTING_POINT", "STARTING_POINT_ENDPOINT",
     "bounded_check_words", "bounded_checks", "claim_verdict", "false_discovery_rows", "not_kept", "not_kept_words", "resampled_nulls",
-    "rule_amendment_changes",
+    "rule_amendment_changes", "RAISED_AFTER_READING", "SEED_AMENDMENTS", "SeedAmendment", "rates_without_minimums", "read_before_raise", "readings_words",
+    "seeds_raised_note", "interval_spec",
     "starting_point_reading", "verdict", "verdict_rows", "REGIME_MAP", "REGIME_MAP_ENDPOINT", "regime_map", "regime_rows",
     "regime_takeaway", "GENERALISATION_CUTS", "ablation_table", "bounded_check_sentence", "bounded_check_table",
     "budget", "chapter_answer", "compute_sentence", "endpoint_table", "false_discovery_sentence",

@@ -22,10 +22,13 @@ from ssa_book.verdicts.families import combine, control_false_discoveries, false
 from ssa_book.verdicts.robustness import bounded_check
 from ssa_book.verdicts.intervals import bounded_mean_interval
 from ssa_book.verdicts.rule import no_effect
-from ssa_book.verdicts.readings import NOT_SEPARATED, form_or_slope, slope_sentence
-from ssa_book.verdicts.power import FALSE_DIRECTIONAL, SIMULATIONS, resampled_null_table
+from ssa_book.verdicts.readings import NO_DIFFERENCE, NOT_SEPARATED, form_or_slope, slope_sentence
+from ssa_book.verdicts.words import counted_words
+from ssa_book.claims import before_flip_minimum_verdict, without_minimums
+from ssa_book.verdicts.power import FALSE_DIRECTIONAL, SIMULATIONS, resampled_null_rates, resampled_null_table
 from ssa_book.icl.study.conduct import StudyCache, comparison, plan
-from ssa_book.icl.study.design import BINARY_ENDPOINT, ENDPOINTS, SSA_SLOPE_AT_ZERO, Comparison, judge, needed, outcomes
+from ssa_book.icl.study.design import (ABLATION_SEEDS, BINARY_ENDPOINT, ENDPOINTS, LENGTH_AND_SIZE_COMPARISONS, REGIME_COMPARISONS,
+                                      SSA_SLOPE_AT_ZERO, Comparison, judge, needed, outcomes)
 from ssa_book.icl.tasks import get_task
 
 
@@ -139,6 +142,74 @@ STARTING_POINT = ("SSA vs softmax", "SSA from b = 1 vs softmax", "sharper softma
 STARTING_POINT_ENDPOINT = "error at σ = 10"
 
 
+@dataclasses.dataclass(frozen=True)
+class SeedAmendment:
+    """An amendment that raised comparisons' seeds from :data:`ABLATION_SEEDS` after their verdicts at
+    that count had been read."""
+
+    commit: str  # its entry in ssa_book.analysis_changes.CHANGES
+    comparisons: tuple[str, ...]
+    # made before the pair minimum for directions on outcomes that flip (ssa_book.claims.FLIP_MINIMUM_SET_AFTER_READING),
+    # so that the rule then read its ten pairs as it did before that minimum
+    before_flip_minimum: bool
+
+
+# The record of the seed amendments, the one source of the comparisons whose seeds were raised after reading.
+SEED_AMENDMENTS = (SeedAmendment("70fbf62", STARTING_POINT[1:], True), SeedAmendment("dd6a276", REGIME_COMPARISONS, True),
+                   SeedAmendment("3db5f6e", LENGTH_AND_SIZE_COMPARISONS, False))
+RAISED_AFTER_READING = tuple(name for amendment in SEED_AMENDMENTS for name in amendment.comparisons)
+
+
+def read_before_raise(cache: StudyCache, name: str, task: str, endpoint: str) -> Verdict | None:
+    """The verdict of comparison ``name`` (one of :data:`RAISED_AFTER_READING`) on ``task`` at
+    ``endpoint`` as it was read before its seeds were raised: on its first :data:`ABLATION_SEEDS` seeds,
+    by the rule of that time (:func:`ssa_book.claims.before_flip_minimum_verdict` for an amendment made
+    before that minimum); None where those seeds' runs are not all cached or the plan lacks it."""
+    amendment = next((found for found in SEED_AMENDMENTS if name in found.comparisons), None)
+    if amendment is None:
+        raise ValueError(f"name must be a comparison whose seeds an amendment raised ({', '.join(RAISED_AFTER_READING)}); got {name!r}")
+    compared = comparison(name, cache.profile)
+    if compared is None:
+        return None
+    before = dataclasses.replace(compared, seeds=min(ABLATION_SEEDS, compared.seeds))
+    if not cache.complete(before, task):
+        return None
+    read = judge(before, task, endpoint, cache)
+    return before_flip_minimum_verdict(ENDPOINTS[endpoint].claim, read) if amendment.before_flip_minimum else read
+
+
+def readings_words(readings: Sequence[Verdict]) -> str:
+    """What ``readings`` (:func:`read_before_raise`) said: "undecided", "both undecided", "undecided
+    on 2 of 3, sharper softmax worse on 1"."""
+    labels = [found.label() for found in readings]
+    if len(set(labels)) == 1:
+        return f"{'both' if len(labels) == 2 else f'all {len(labels)}'} {labels[0]}" if len(labels) > 1 else labels[0]
+    return counted_words([(found.outcome, found.label()) for found in readings])
+
+
+def seeds_raised_note(cache: StudyCache, cells: Sequence[tuple[str, str]], endpoint: str) -> str:
+    """Beside words that rest on ``cells`` (``(comparison, task)``) at ``endpoint``, what the cells
+    whose comparison an amendment raised (:data:`SEED_AMENDMENTS`) read before it: "their 10-seed
+    readings, before the raise to 40: undecided on 2 of 3, sharper softmax worse on 1 (the
+    analysis-changes page lists them)" ("" for none, or none with its ten-seed runs cached)."""
+    raised = [(name, task) for name, task in cells if name in RAISED_AFTER_READING]
+    readings = [found for name, task in raised if (found := read_before_raise(cache, name, task, endpoint)) is not None]
+    if not readings:
+        return ""
+    counts = sorted({compared.seeds for name, _ in raised if (compared := comparison(name, cache.profile)) is not None})
+    return (f"their {ABLATION_SEEDS}-seed readings, before the raise to {' or '.join(map(str, counts))}: {readings_words(readings)} "
+            f"(the analysis-changes page lists them)")
+
+
+def _noted(sentence: str, note: str) -> str:
+    """``sentence`` with "seeds raised after reading" in brackets before its first colon (before its
+    full stop without one) and ``note`` after its last clause ("" ``note``: ``sentence``)."""
+    if not note:
+        return sentence
+    at = sentence.find(":") if ":" in sentence else len(sentence.rstrip("."))
+    return f"{sentence[:at]} (seeds raised after reading){sentence[at:].rstrip('.')}; {note}."
+
+
 def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = False) -> str | None:
     """Whether SSA's difference from softmax on ``task`` (at :data:`STARTING_POINT_ENDPOINT`) goes
     with its starting slope rather than its form, read from the four comparisons of
@@ -176,8 +247,10 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
         pointing = (f"the decided ones point to its starting slope (the sharper softmax vs softmax: {sharper.label()} "
                     f"{sharper.estimate()}, SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()})")
         still_open = "; ".join(filter(None, (still_open, pointing)))
-    return head + " " + slope_sentence(reading, ssa, gentler="SSA started at b = 1 does not differ from softmax",
-                                       open_facts=still_open)
+    conclusion = slope_sentence(reading, ssa, gentler="SSA started at b = 1 does not differ from softmax", open_facts=still_open)
+    # an attribution rests on the comparisons beside SSA vs softmax, whose seeds were raised after reading
+    note = "" if reading == NO_DIFFERENCE else seeds_raised_note(cache, [(name, task) for name in STARTING_POINT], STARTING_POINT_ENDPOINT)
+    return head + " " + _noted(conclusion, note)
 
 
 def bounded_checks(rows: Sequence[dict]) -> list[dict]:
@@ -292,3 +365,17 @@ def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simula
                 f"{error:.1%}). The 0/1 endpoint \"{BINARY_ENDPOINT}\" is not resampled here; the reproducing page's rate "
                 f"covers it with the study's other verdicts.")
     return table, sentence
+
+
+def rates_without_minimums(comparisons: Sequence[Comparison], cache: StudyCache, pair_counts: Sequence[int],
+                           simulations: int = SIMULATIONS, seed: int = 0) -> dict[int, float]:
+    """``{pairs: rate}``: the largest false direction rate over the study's verdicts with paired
+    differences (:func:`verdict_rows`, each once), at each of ``pair_counts`` pairs, by the rule without
+    the pair minimums set after reading (:func:`ssa_book.claims.without_minimums`), under nulls resampled
+    from each verdict's own differences (:func:`ssa_book.verdicts.power.resampled_null_rates`)."""
+    if not pair_counts or any(isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1 for pairs in pair_counts):
+        raise ValueError(f"pair_counts must hold positive whole numbers of pairs; got {pair_counts!r}")
+    judged = {(row["verdict"].claim, row["verdict"].differences): (ENDPOINTS[row["endpoint"]].claim, row["verdict"])
+              for row in verdict_rows(comparisons, cache) if len(row["verdict"].differences) >= 2}
+    return {pairs: max((resampled_null_rates(without_minimums(claim), found.differences, pairs, simulations=simulations, seed=seed)
+                        [FALSE_DIRECTIONAL] for claim, found in judged.values()), default=0.0) for pairs in pair_counts}

@@ -9,8 +9,10 @@ from ssa_book.verdicts.words import NEGLIGIBLE, NOT_RUN_YET, NOT_TESTED, TOO_FEW
 from ssa_book.verdicts.verdict import Verdict, withheld_direction
 from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.icl.study.conduct import StudyCache, comparison, longer_training_needed
-from ssa_book.icl.study.design import _SSA_B0, ARMS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm, Comparison, needed
-from ssa_book.icl.study.judging import bounded_checks, not_kept, not_kept_words, verdict, verdict_rows
+from ssa_book.icl.study.design import (_SSA_B0, ABLATION_SEEDS, ARMS, ENDPOINTS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm,
+                                      Comparison, needed)
+from ssa_book.icl.study.judging import (RAISED_AFTER_READING, bounded_checks, not_kept, not_kept_words, read_before_raise,
+                                       readings_words, verdict, verdict_rows)
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 
 
@@ -52,33 +54,53 @@ def _regime_comparisons(cache: "StudyCache") -> list[Comparison]:
 
 def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     """SSA against softmax in every training regime the study has (:data:`REGIME_MAP`), at
-    ``endpoint``: one row per regime, its settings in short, and per quantifier the verdict in the
-    book's words with its estimate and pairs, or how many runs are cached while it is incomplete.
-    A comparison the plan at the cache's profile leaves out is left out (the 30 x one until the
+    ``endpoint``: one row per regime, its settings in short, its paired seeds (for a comparison whose
+    seeds were raised after reading, that and what its ten seeds read then: :func:`read_before_raise`),
+    and per quantifier the verdict in the book's words with its estimate in the table's one format
+    (:func:`interval_spec`), or how many runs are cached while it is incomplete. A comparison the plan at the cache's profile leaves out is left out (the 30 x one until the
     length trend calls for it)."""
     import pandas as pd
 
+    found_cells = {(compared.name, task): verdict(compared, task, endpoint, cache) for compared in _regime_comparisons(cache)
+                   if endpoint in compared.endpoints for task in compared.tasks if cache.complete(compared, task)}
+    spec = interval_spec(list(found_cells.values()), ENDPOINTS[endpoint].claim.threshold)
     rows = []
     for compared in _regime_comparisons(cache):
         if endpoint not in compared.endpoints:
             continue
         chapters = compared.treatment == "ssa"
         regime = _short_regime(ARMS[compared.treatment], compared.tasks[0], cache.profile, None if chapters else ARMS["ssa"])
+        readings = [found for task in compared.tasks if compared.name in RAISED_AFTER_READING
+                    and (found := read_before_raise(cache, compared.name, task, endpoint)) is not None]
+        raised = f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}: {readings_words(readings)})" if readings else ""
         row = {"regime": f"the chapters': {regime}" if chapters else regime,
-               "comparison": compared.name, "paired seeds": compared.seeds}
+               "comparison": compared.name, "paired seeds": f"{compared.seeds}{raised}"}
         for task in QUANTIFIERS:
             if task not in compared.tasks:
                 row[get_task(task).title] = NOT_TESTED
-            elif cache.complete(compared, task):
-                found = verdict(compared, task, endpoint, cache)
+            elif (compared.name, task) in found_cells:
+                found = found_cells[(compared.name, task)]
                 lost = not_kept(bounded_checks([{"verdict": found, "endpoint": endpoint}]))
                 notes = [note for note in (withheld_direction(found), fragility(found, compared.seed_list()),
                                            *map(not_kept_words, lost)) if note]
-                row[get_task(task).title] = f"{found.label()}, {found.estimate()}" + (f" ({'; '.join(notes)})" if notes else "")
+                row[get_task(task).title] = f"{found.label()}, {found.estimate(spec)}" + (f" ({'; '.join(notes)})" if notes else "")
             else:
                 row[get_task(task).title] = not_run_yet(cache.cached(compared, task), needed(compared, task))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def interval_spec(found: Sequence[Verdict], threshold: float, fewest: int = 2, most: int = 6) -> str:
+    """The one format of a table's estimates (``"+.2f"``, ``"+.3f"``, ...): the fewest decimals, from
+    ``fewest``, at which no interval end of ``found`` that lies inside ``threshold`` rounds onto or past
+    it (-0.0988 against 0.1 needs "+.3f": "-0.10" would read as a bound on the threshold)."""
+    if threshold <= 0:
+        raise ValueError(f"threshold must be positive; got {threshold!r}")
+    ends = [end for one in found if one.interval is not None for end in one.interval if abs(end) < threshold]
+    for decimals in range(fewest, most + 1):
+        if all(abs(round(end, decimals)) < threshold for end in ends):
+            return f"+.{decimals}f"
+    return f"+.{most}f"
 
 
 def fragility(found: Verdict, seeds: Sequence[int]) -> str:
@@ -99,39 +121,45 @@ def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> lis
 
 def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
     """What goes beside the count of the cells of ``rows`` judged ``outcome``: for directions, how
-    many the distribution-free check keeps where it does not keep all it can test (with ``detail``);
-    for "no difference that matters", those whose interval excludes 0 with (``detail``) their regimes
-    and how many a single seed left out changes: " (1 kept by the distribution-free check)", " (2 below
-    0 (warm-up + cosine), 1 changed by dropping a seed)", without ``detail`` " (2 below 0, 1 changed
-    by dropping a seed)" ("" for none)."""
+    many the distribution-free check keeps where it does not keep all it can test; for "no difference
+    that matters", with ``detail`` whether their seeds were raised after reading
+    (:data:`~ssa_book.icl.study.judging.SEED_AMENDMENTS`), then how many intervals exclude 0 and (with
+    ``detail``) how many of these a single seed left out changes: " (1 kept by the distribution-free
+    check)", " (seeds raised after reading; 2 below 0, 1 changed by dropping a seed)", without
+    ``detail`` " (2 below 0)" ("" for none)."""
     found = [row for row in rows if row["verdict"].outcome == outcome]
     said = []
     if outcome != NEGLIGIBLE:
         checks = bounded_checks(found)
         lost = not_kept(checks)
-        if detail and lost:
+        if lost:
             said.append(f"{len(checks) - len(lost)} kept by the distribution-free check")
     else:
-        below = [row for row in found if row["verdict"].interval[1] < 0]
-        above = [row for row in found if row["verdict"].interval[0] > 0]
-        for side, excluding in (("below", below), ("above", above)):
+        raised = sum(row["comparison"] in RAISED_AFTER_READING for row in found)
+        if detail and raised:
+            said.append(("" if raised == len(found) else f"{raised} with ") + "seeds raised after reading")
+        for side, excluding in (("below", [row for row in found if row["verdict"].interval[1] < 0]),
+                                ("above", [row for row in found if row["verdict"].interval[0] > 0])):
             if excluding:
-                regimes = ", ".join(dict.fromkeys(row["comparison"].split(", ", 1)[-1] for row in excluding))
                 changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in excluding)
-                said.append(f"{len(excluding)} {side} 0" + (f" ({regimes})" if detail else "")
-                            + (f", {changed} changed by dropping a seed" if changed else ""))
+                said.append(f"{len(excluding)} {side} 0" + (f", {changed} changed by dropping a seed" if changed and detail else ""))
     return f" ({'; '.join(said)})" if said else ""
 
 
 def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
     """The regime map in one sentence, from :func:`regime_rows`: how many of its cells have SSA
-    worse, better or no different from softmax, each with what goes beside it (:func:`_beside`: how
-    many directions the distribution-free check keeps, how many "no difference that matters"
-    intervals exclude 0 and how many of these a seed left out changes), and how many are still open."""
+    worse, better or no different from softmax, each with what goes beside it (:func:`_beside`), and
+    how many are still open; with ``detail`` counted among all the map's cells, those the plan does
+    not test named ("Of 16 regime-and-task cells, ...; 3 not run yet, 4 not tested."), without it
+    among the planned ones ("Of 12 planned cells, ...")."""
     outcomes = [row["verdict"].outcome for row in rows if row["verdict"].outcome != NOT_TESTED]
     if not outcomes:
         return "No regime of the study is complete yet."
     pending = sum(row["verdict"].outcome == NOT_TESTED for row in rows)
+    compared = [LONGER_TRAINING if name == LONGER_TRAINING.name else comparison(name) for name in {row["comparison"] for row in rows}]
+    unplanned = sum(len(set(QUANTIFIERS) - set(found.tasks)) for found in compared)
     counted = [f"{outcomes.count(outcome)} {outcome_words(outcome, 'SSA')}" + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, detail))
                for outcome in sorted(set(outcomes), key=lambda outcome: (outcome == TOO_FEW_SEEDS, outcomes.index(outcome)))]
-    return f"Of {len(rows)} regime-and-task cells, {', '.join(counted)}" + (f"; {pending} {NOT_RUN_YET}." if pending else ".")
+    still_open = [f"{pending} {NOT_RUN_YET}"] * bool(pending) + [f"{unplanned} {NOT_TESTED}"] * bool(detail and unplanned)
+    cells = f"Of {len(rows) + unplanned} regime-and-task cells" if detail else f"Of {len(rows)} planned cells"
+    return f"{cells}, {', '.join(counted)}" + (f"; {', '.join(still_open)}." if still_open else ".")
