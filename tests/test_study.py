@@ -380,8 +380,7 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     follows = study.starting_point_reading(_Cache(open_against_sharper), "every")
     # the seeds of the comparisons beside SSA vs softmax were raised after their ten-seed readings, said with those readings
     assert "do not separate SSA's form from its starting slope (seeds raised after reading): SSA vs the sharper softmax is undecided (" in follows
-    assert follows.endswith("; their 10-seed readings, before the raise to 40: undecided on 2 of 3, sharper softmax worse on 1 "
-                            "(the analysis-changes page lists them).")
+    assert follows.endswith("; at 10 seeds: undecided on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise).")
     assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
     assert "follows" not in follows
     # an undecided verdict's words say how many seeds would decide it; the reading does not say it again

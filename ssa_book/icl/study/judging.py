@@ -189,16 +189,14 @@ def readings_words(readings: Sequence[Verdict]) -> str:
 
 def seeds_raised_note(cache: StudyCache, cells: Sequence[tuple[str, str]], endpoint: str) -> str:
     """Beside words that rest on ``cells`` (``(comparison, task)``) at ``endpoint``, what the cells
-    whose comparison an amendment raised (:data:`SEED_AMENDMENTS`) read before it: "their 10-seed
-    readings, before the raise to 40: undecided on 2 of 3, sharper softmax worse on 1 (the
-    analysis-changes page lists them)" ("" for none, or none with its ten-seed runs cached)."""
+    whose comparison an amendment raised (:data:`SEED_AMENDMENTS`) read before it: "at 10 seeds:
+    undecided on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise)" (""
+    for none, or none with its ten-seed runs cached)."""
     raised = [(name, task) for name, task in cells if name in RAISED_AFTER_READING]
     readings = [found for name, task in raised if (found := read_before_raise(cache, name, task, endpoint)) is not None]
     if not readings:
         return ""
-    counts = sorted({compared.seeds for name, _ in raised if (compared := comparison(name, cache.profile)) is not None})
-    return (f"their {ABLATION_SEEDS}-seed readings, before the raise to {' or '.join(map(str, counts))}: {readings_words(readings)} "
-            f"(the analysis-changes page lists them)")
+    return f"at {ABLATION_SEEDS} seeds: {readings_words(readings)} (the analysis-changes page lists the raise)"
 
 
 def _noted(sentence: str, note: str) -> str:
