@@ -369,6 +369,8 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     slope = study.starting_point_reading(cache_with(0.1), "every")
     assert "SSA vs softmax: SSA worse (-0.4" in slope and "SSA from b = 1 vs softmax: no difference that matters" in slope
     assert "deficit goes with its starting slope" in slope
+    # the gentler start in its verdict's own words (a difference below the threshold, not equality)
+    assert "SSA started at b = 1 vs softmax reads no difference that matters (" in slope and "does not differ" not in slope
     # SSA from b = 1 losing as well: the slope does not explain it
     assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
     # the slope's facts decided, SSA against the sharper softmax open: the open comparison first, then the decided ones

@@ -245,7 +245,7 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
         pointing = (f"the decided ones point to its starting slope (the sharper softmax vs softmax: {sharper.label()} "
                     f"{sharper.estimate()}, SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()})")
         still_open = "; ".join(filter(None, (still_open, pointing)))
-    conclusion = slope_sentence(reading, ssa, gentler="SSA started at b = 1 does not differ from softmax", open_facts=still_open)
+    conclusion = slope_sentence(reading, ssa, gentler=f"SSA started at b = 1 vs softmax reads {from_b1.label()} ({from_b1.estimate()})", open_facts=still_open)
     # an attribution rests on the comparisons beside SSA vs softmax, whose seeds were raised after reading
     note = "" if reading == NO_DIFFERENCE else seeds_raised_note(cache, [(name, task) for name in STARTING_POINT], STARTING_POINT_ENDPOINT)
     return head + " " + _noted(conclusion, note)
