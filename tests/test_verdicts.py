@@ -700,3 +700,12 @@ def test_a_verdict_that_says_no_direction_beyond_zero_names_the_step_of_the_rule
         "its interval excludes 0, but no direction is said: signed-rank p = ")
     assert withheld_direction(made(UNDECIDED, -0.1, (-0.3, 0.1), mixed_signs)) == ""  # reaches 0
     assert withheld_direction(made(WORSE, -0.3, (-0.4, -0.2), (-0.3,) * 6)) == ""  # says a direction
+
+
+def test_a_verdict_with_its_evidence_says_its_pairs_and_what_would_decide_it_once():
+    few = Verdict("SSA beats softmax", TOO_FEW_SEEDS, 0.5, (-4.0, 5.0), 8, 2.0)
+    said = few.with_evidence()
+    assert said.startswith("exploratory (effect +0.5") and said.count("8 pair") == 1
+    assert "the rule decides from" in said and said.count("decides from") == 1
+    open_ = dataclasses.replace(few, outcome=UNDECIDED, seeds_to_resolve=25)
+    assert open_.with_evidence().count("25") == 1 and open_.with_evidence().startswith("undecided (effect")

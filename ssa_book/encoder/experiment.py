@@ -412,7 +412,7 @@ def summary(runs: list[EncoderRun]) -> str:
     """The verdict in words: the combined outcome, each part's evidence, and the calibration."""
     parts = paradigm_verdicts(runs)
     combined = combine(PROBING_CLAIM, parts)
-    text = f"{PROBING_CLAIM}: {combined.words()}. " + "; ".join(f"{part}: {v.words()} ({v.evidence()})" for part, v in parts.items()) + "."
+    text = f"{PROBING_CLAIM}: {combined.words()}. " + "; ".join(f"{part}: {v.with_evidence()}" for part, v in parts.items()) + "."
     fewest = min(v.pairs for v in parts.values())
     if fewest < CHAPTER_MIN_PAIRS:
         text += f" With {_seeds(fewest)} no claim can be decided: this chapter decides from {CHAPTER_MIN_PAIRS} on."

@@ -465,8 +465,7 @@ def verdict(runs: list[LMRun], *, profile: str | None = None, results_dir: str |
         summary = (f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
                    f"every claim is {NOT_LEARNED}, and this run supports no claim about scorers.")
     else:
-        # the label, not the words: the evidence already says the pairs that would decide an open verdict
-        parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].label()} ({found[key].evidence()})" for key in found)
+        parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].with_evidence()}" for key in found)
         summary = (f"Every model learned well beyond word frequencies (in-distribution perplexity at most {ratio:.0%} of the "
                    f"unigram baseline's). SSA against softmax, paired by seed: {parts}.")
         fewest = min(found[key].pairs for key in found)

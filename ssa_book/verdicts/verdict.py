@@ -139,6 +139,14 @@ class Verdict:
         small = self.small_direction()
         return f"{text}; {small}" if small else text
 
+    def with_evidence(self) -> str:
+        """The outcome's word (and a small direction) with its :meth:`evidence`, which says the pairs,
+        and for an open verdict what would decide it, once: "exploratory (effect +0.5 points in the
+        paper's direction, 95% interval [...] over 8 paired seeds, ...; exploratory: the rule decides
+        from 40 pairs on)"."""
+        small = self.small_direction()
+        return f"{self.word()}{f'; {small}' if small else ''} ({self.evidence()})"
+
     def word(self) -> str:
         """The outcome's word alone ("SSA worse", "no difference that matters", "exploratory"), as
         tallies count it."""

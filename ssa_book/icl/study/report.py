@@ -116,7 +116,7 @@ def length_trend_sentence(cache: "StudyCache") -> str:
         cached = cache.cached(three, LENGTH_TREND_TASK) + cache.cached(ten, LENGTH_TREND_TASK)
         return (f"The length trend cannot be read yet (the 3 x and 10 x comparisons: "
                 f"{not_run_yet(cached, needed(three) + needed(ten))}).")
-    head = f"The length trend: {trend.words()} ({trend.evidence()})."
+    head = f"The length trend: {trend.with_evidence()}."
     if trend.outcome == NEGLIGIBLE:
         return head + " The difference no longer moves, so the 30 x arms are not trained."
     return (head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
