@@ -14,7 +14,7 @@ from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.judge import judge
 from ssa_book.claims import (FLIP_MINIMUM, FLIP_MINIMUM_SET_AFTER_READING, at_rule_minimum, before_flip_minimum, before_minimum, minimum_notes, only_on,
                              set_after_reading)
-from ssa_book.leaderboard import board, claims
+from ssa_book.leaderboard import board, claims, findings
 
 CLAIM = Claim("X is better", 1, 0.1, "error", "a reason")
 
@@ -64,9 +64,9 @@ def test_a_pair_minimum_set_after_reading_says_what_the_verdict_read_before_it(m
     assert before_minimum([(column.claim, verdict) for column, verdict in _cells(worse, MIN_PAIRS)]) == ""
     assert before_minimum([(column.claim, verdict) for column, verdict in _cells(worse[:4], 20)]) == ""
     # the leaderboard says it beside SSA's set-size word, with what that word rests on
-    monkeypatch.setattr(board, "ssa_cells", lambda _, benchmark=None: cells if benchmark in (None, board.RETRIEVAL) else [])
-    monkeypatch.setattr(board, "ssa_by_shift", lambda _: {"set size": combine("set size", {"short": cells[0][1]})})
-    assert board.ssa_shifts_sentence(None) == ("set size not decided (exploratory on 1 of 1; pair minimum set after reading, "
+    monkeypatch.setattr(findings, "ssa_cells", lambda _, benchmark=None: cells if benchmark in (None, board.RETRIEVAL) else [])
+    monkeypatch.setattr(findings, "ssa_by_shift", lambda _: {"set size": combine("set size", {"short": cells[0][1]})})
+    assert findings.ssa_shifts_sentence(None) == ("set size not decided (exploratory on 1 of 1; pair minimum set after reading, "
                                                "SSA worse before it)")
     assert claims.minimums_after_reading(None) == (("set-size minimum", "SSA worse"),)
 
@@ -90,7 +90,7 @@ def test_the_prompt_error_minimum_set_after_reading_says_what_the_cells_read_bef
     # from 36 pairs on the minimum moves nothing
     _, decided = _prompt_error_cell(worse * 4)
     assert decided.outcome != TOO_FEW_SEEDS and before_flip_minimum([(column.claim, decided)]) == ""
-    monkeypatch.setattr(board, "ssa_cells", lambda _, benchmark=None: [(column, verdict)] if benchmark in (None, board.ICL) else [])
+    monkeypatch.setattr(findings, "ssa_cells", lambda _, benchmark=None: [(column, verdict)] if benchmark in (None, board.ICL) else [])
     assert claims.minimums_after_reading(None) == ((FLIP_MINIMUM, "SSA worse"),)
 
 
@@ -98,10 +98,10 @@ def test_the_verdict_across_shifts_says_which_tasks_decide_it(monkeypatch):
     columns = {each.key: each for each in board.COLUMNS}
     found = [(columns["linear_x"], _verdict("no difference that matters")), (columns["every"], _verdict("exploratory")),
              (columns["retrieval"], _verdict("exploratory"))]
-    monkeypatch.setattr(board, "ssa_cells", lambda _, benchmark=None: [c for c in found if benchmark in (None, c[0].benchmark)])
-    assert board.ssa_rests_on(None) == "linear panels only"
-    assert board.ssa_rests_on(None, board.ICL) == "linear panels only"
-    assert board.ssa_rests_on(None, board.RETRIEVAL) == ""
+    monkeypatch.setattr(findings, "ssa_cells", lambda _, benchmark=None: [c for c in found if benchmark in (None, c[0].benchmark)])
+    assert findings.ssa_rests_on(None) == "linear panels only"
+    assert findings.ssa_rests_on(None, board.ICL) == "linear panels only"
+    assert findings.ssa_rests_on(None, board.RETRIEVAL) == ""
 
 
 def test_the_changes_the_notes_cite_are_in_the_appendix_with_what_they_changed():
@@ -143,14 +143,14 @@ def test_the_winners_of_a_column_name_a_scorer_better_only_before_a_minimum_set_
     assert verdict.outcome == TOO_FEW_SEEDS and column.claim.min_pairs > len(gains)
     cells = {("entmax15", column.key): type("Cell", (), {"verdict": verdict})()}
     found = type("Board", (), {"cell": lambda self, scorer, key: cells.get((scorer, key))})()
-    assert board.better_before_minimum(found, column) == [("1.5-entmax better", "pair minimum")]
+    assert findings.better_before_minimum(found, column) == [("1.5-entmax better", "pair minimum")]
     # a worse reading before the minimum is not a winner
     cells[("entmax15", column.key)] = type("Cell", (), {"verdict": judge(dataclasses.replace(column.claim, treatment="1.5-entmax"),
                                                                          [0.5 + g for g in gains], [0.5] * len(gains))})()
-    assert board.better_before_minimum(found, column) == []
+    assert findings.better_before_minimum(found, column) == []
     # the count table's note counts it among the cells the minimums left exploratory
-    assert board.before_minimums_sentence(found).startswith("Before the pair minimums set after the cells had been read")
-    assert "1 read worse than softmax, of the 1 cell those" in board.before_minimums_sentence(found)
+    assert findings.before_minimums_sentence(found).startswith("Before the pair minimums set after the cells had been read")
+    assert "1 read worse than softmax, of the 1 cell those" in findings.before_minimums_sentence(found)
 
 
 def test_max_retrieval_counts_its_scorers_again_as_they_read_before_the_pair_minimum():

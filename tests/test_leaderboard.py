@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ssa_book.leaderboard import board as lb
+from ssa_book.leaderboard import board as lb, findings, tables
 from ssa_book.verdicts.words import BETTER, DOES_NOT_HOLD, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, TOO_FEW_SEEDS, UNDECIDED, WORSE
 from ssa_book.verdicts.claim import no_effect_pairs
 from ssa_book.verdicts.verdict import DIRECTION_LOG_ENV
@@ -84,23 +84,23 @@ def test_a_scorer_better_everywhere_is_better_in_every_column_and_the_others_are
         assert board.cell("softmax", each.key).verdict is None
     retrieval = board.cell("sigmoid", "retrieval")
     assert retrieval.mean == pytest.approx(1 - np.mean([_noisy(0.9, s) for s in range(10)]))
-    assert lb.best_scorers(board) == {each.key: [] if each.key in ("every", "some", "retrieval", "retrieval_original") else ["sigmoid"]
+    assert findings.best_scorers(board) == {each.key: [] if each.key in ("every", "some", "retrieval", "retrieval_original") else ["sigmoid"]
                                       for each in lb.COLUMNS}
     # the paper's statement reads the in-context columns only; sigmoid is not one of its alternatives
     # its alternatives match softmax: ten seeds of prompt errors cannot show it, the linear panels do, so no alternative's
     # claim to be better on every panel can hold (the book's one tally of parts), and the statement holds
-    statement = lb.statement_verdict(board)
+    statement = findings.statement_verdict(board)
     assert statement.outcome == BETTER and "4 task-and-shift panels" in statement.detail
     assert "(holds for 6 of the 6 alternatives)" in statement.detail and "cosFormer, does not hold (no difference that matters on 2 of 4, exploratory on 2)" in statement.detail
     assert "experiments with 10 seeds, " in statement.detail and "with 20" in statement.detail  # 10 is said once
     # SSA matches softmax: no difference where the seeds can show it, undecided where they cannot;
     # the claim does not hold, and the undecided columns stay in the tally, not folded into "no effect"
-    assert lb.ssa_verdict(board).outcome == DOES_NOT_HOLD
-    assert lb.ssa_verdict(board).tally() == "exploratory on 4 of 6, no difference that matters on 2"
-    table = lb.table(board)
+    assert findings.ssa_verdict(board).outcome == DOES_NOT_HOLD
+    assert findings.ssa_verdict(board).tally() == "exploratory on 4 of 6, no difference that matters on 2"
+    table = tables.table(board)
     assert table.loc["sigmoid", '"every", σ of x = 10'].endswith("exploratory")
     assert table.loc["sigmoid", lb.COLUMNS[2].label].endswith("scorer better than softmax")
-    frame = lb.frame(board)
+    frame = tables.frame(board)
     assert len(frame) == len(lb.scorers()) * len(lb.COLUMNS)
     assert set(frame["outcome"]) == {"reference", BETTER, NEGLIGIBLE, TOO_FEW_SEEDS}
 
@@ -121,9 +121,9 @@ def test_a_cell_waits_for_every_seed_and_a_column_for_softmax():
     assert board.seeds_cached[("ssa", "every")] == (9, 10)
     assert not board.complete and "regenerate leaderboard" in board.progress_sentence()
     # the cell's comparison counts SSA's 9 seeds and softmax's 10
-    assert lb.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 19 of 20 runs done"
-    assert lb.table(board).loc["softmax", '"some", σ of x = 10'] == "not run yet: 9 of 10 runs done"
-    verdict = lb.ssa_verdict(board)
+    assert tables.table(board).loc["SSA", '"every", σ of x = 10'] == "not run yet: 19 of 20 runs done"
+    assert tables.table(board).loc["softmax", '"some", σ of x = 10'] == "not run yet: 9 of 10 runs done"
+    verdict = findings.ssa_verdict(board)
     assert verdict.outcome == UNDECIDED and 'not run yet: "every", σ of x = 10, "some", σ of x = 10' in verdict.detail
 
 
@@ -139,7 +139,7 @@ def test_a_comparison_where_softmax_or_the_scorer_did_not_learn_reads_not_learne
     assert "softmax did not learn the task (max retrieval (short setup) in distribution" in board.cell("ssa", "retrieval").verdict.detail
     cosformer = board.cell("cosformer", "every")
     assert cosformer.verdict.outcome == NOT_LEARNED and not cosformer.learned
-    assert lb.table(board).loc["cosFormer", '"every", σ of x = 10'].endswith("not learned")
+    assert tables.table(board).loc["cosFormer", '"every", σ of x = 10'].endswith("not learned")
 
 
 def test_an_interval_is_clipped_to_the_range_of_its_error():
@@ -154,7 +154,7 @@ def test_the_figure_has_one_panel_per_column():
 
     matplotlib.use("Agg")
     board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7))
-    figure = lb.plot(board)
+    figure = findings.plot(board)
     assert len(figure.axes) == len(lb.COLUMNS)
 
 
@@ -166,33 +166,33 @@ def test_the_download_is_one_row_per_seed_as_a_file_or_inside_the_link(tmp_path)
     import pandas as pd
 
     board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7))
-    frame = lb.seed_frame(board)
+    frame = tables.seed_frame(board)
     cells = [(scorer, each.key) for scorer in lb.scorers() for each in lb.COLUMNS if board.cell(scorer, each.key) is not None]
     assert len(frame) == sum(len(board.cell(*cell).seeds) for cell in cells)
     assert not frame.duplicated(["scorer", "column", "seed"]).any()
     softmax = frame[frame["scorer"] == "softmax"]
     assert (softmax["error"] == softmax["softmax_error"]).all() and set(softmax["outcome"]) == {"reference"}
-    link = lb.download_link(frame)
+    link = tables.download_link(frame)
     payload = re.search(r"base64,([A-Za-z0-9+/=]+)\"", link).group(1)
     back = pd.read_csv(io.StringIO(base64.b64decode(payload).decode("utf-8")))
     assert list(back.columns) == list(frame.columns) and len(back) == len(frame)
     # in the book: a file in the downloads folder, which the build puts at the site's root
-    link = lb.download_link(frame, tmp_path / "downloads")
-    assert f'href="../{lb.CSV_NAME}"' in link
-    assert len(pd.read_csv(tmp_path / "downloads" / lb.CSV_NAME)) == len(frame)
-    assert list(lb.columns_table().index) == [each.label for each in lb.COLUMNS]
+    link = tables.download_link(frame, tmp_path / "downloads")
+    assert f'href="../{tables.CSV_NAME}"' in link
+    assert len(pd.read_csv(tmp_path / "downloads" / tables.CSV_NAME)) == len(frame)
+    assert list(tables.columns_table().index) == [each.label for each in lb.COLUMNS]
 
 
 def test_the_statement_is_read_only_once_every_cell_it_needs_is_filled():
     missing = {("icl", "linear", "cosformer", 103)}
     board = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7, missing))
-    assert not lb.statement_complete(board)
-    reading = lb.statement_reading(board)
+    assert not findings.statement_complete(board)
+    reading = findings.statement_reading(board)
     assert reading["outcome"] == NOT_TESTED and "26 of the 28 in-context cells" in reading["text"]
     # every alternative worse than softmax everywhere: none is better on any panel
     full = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3 if scorer == "softmax" else 0.6, seed),
                                          lambda scorer, seed: 0.7))
-    reading = lb.statement_reading(full)
+    reading = findings.statement_reading(full)
     # ten seeds cannot decide a prompt error that flips from seed to seed, in either direction, but the linear panels
     # decide each alternative worse: none can be better on every panel, and the statement holds
     assert reading["complete"] and reading["outcome"] == BETTER and "at 10 paired seeds" in reading["text"]
@@ -222,10 +222,10 @@ def test_the_csv_has_regime_columns_six_significant_digits_and_verdicts_with_the
 
     board = _synthetic_board()
     cost = {lb.ICL: {"scorers": {"sigmoid": {"time_ratio": 1.0 / 3.0, "memory_ratio": 2.0}}}}
-    frame = lb.seed_frame(board, cost)
-    lb.download_link(frame, tmp_path)
-    text = (tmp_path / lb.CSV_NAME).read_text(encoding="utf-8")
-    back = pd.read_csv(tmp_path / lb.CSV_NAME)
+    frame = tables.seed_frame(board, cost)
+    tables.download_link(frame, tmp_path)
+    text = (tmp_path / tables.CSV_NAME).read_text(encoding="utf-8")
+    back = pd.read_csv(tmp_path / tables.CSV_NAME)
     # regime columns, the same for every row of a column, in words and field by field
     for name in ("regime", "regime_layers", "regime_width", "regime_steps", "regime_learning_rate", "regime_seeds"):
         assert back[name].notna().all() and (back.groupby("column")[name].nunique() == 1).all(), name
@@ -234,7 +234,7 @@ def test_the_csv_has_regime_columns_six_significant_digits_and_verdicts_with_the
     assert back[back["column"] == "retrieval_original"].iloc[0]["regime"].startswith("max retrieval, original setup: ")
     # six significant digits at most: no float noise such as -0.27851560000000003
     numbers = re.findall(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?", text)
-    assert numbers and all(len(number.lstrip("-").split("e")[0].replace(".", "").lstrip("0")) <= lb.CSV_DIGITS for number in numbers)
+    assert numbers and all(len(number.lstrip("-").split("e")[0].replace(".", "").lstrip("0")) <= tables.CSV_DIGITS for number in numbers)
     assert "0.333333" in text and "0.3333333" not in text
     # verdicts name their subject: never a bare "better" or "worse"
     outcomes = set(back["outcome"])
@@ -251,9 +251,9 @@ def test_the_page_says_what_a_row_of_the_csv_is():
     from pathlib import Path
 
     board = _synthetic_board()
-    frame = lb.seed_frame(board)
+    frame = tables.seed_frame(board)
     assert len(frame) == sum(len(cell.seeds) for cell in board.cells.values())
-    assert "one per scorer, column and seed" in lb.download_link(frame)
+    assert "one per scorer, column and seed" in tables.download_link(frame)
     notebook = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / "leaderboard.ipynb").read_text(encoding="utf-8"))
     prose = " ".join(" ".join("".join(cell["source"]).split()) for cell in notebook["cells"] if cell["cell_type"] == "markdown")
     assert "The CSV has one row per scorer, column and seed" in prose
@@ -263,9 +263,9 @@ def test_the_page_says_what_a_row_of_the_csv_is():
 def test_the_pages_table_is_a_row_per_scorer_and_column_with_its_regime_verdict_and_cost():
     board = _synthetic_board()
     cost = {lb.ICL: {"scorers": {"ssa": {"time_ratio": 1.234, "memory_ratio": 1.5}}}}
-    table = lb.board_frame(board, cost)
+    table = tables.board_frame(board, cost)
     assert len(table) == len(lb.scorers()) * len(lb.COLUMNS) and not table.duplicated(["scorer", "column"]).any()
-    assert list(table.columns[-2:]) == list(lb.BOARD_COST_COLUMNS)
+    assert list(table.columns[-2:]) == list(tables.BOARD_COST_COLUMNS)
     ssa = table[(table["scorer"] == "SSA") & (table["column"] == lb.COLUMNS[0].label)].iloc[0]
     assert ssa["step time / softmax"] == 1.23 and ssa["regime"] == "in context, 4 × 64, 1,000 steps, lr 0.001"
     assert set(table[table["scorer"] == "cosFormer"]["against softmax"]) >= {"cosFormer worse than softmax"}
@@ -274,14 +274,14 @@ def test_the_pages_table_is_a_row_per_scorer_and_column_with_its_regime_verdict_
     # a cell not complete says how many seeds are cached
     partial = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.7,
                                             {("icl", "every", "ssa", 104)}))
-    row = lb.board_frame(partial).set_index(["scorer", "column"]).loc[("SSA", lb.COLUMNS[0].label)]
+    row = tables.board_frame(partial).set_index(["scorer", "column"]).loc[("SSA", lb.COLUMNS[0].label)]
     assert row["against softmax"] == "not run yet: 19 of 20 runs done" and np.isnan(row["mean error"])
 
 
 def test_the_interactive_table_works_offline_and_sorts_and_filters():
     import re
 
-    html = lb.interactive_table(lb.board_frame(_synthetic_board()))
+    html = tables.interactive_table(tables.board_frame(_synthetic_board()))
     scripts = " ".join(re.findall(r"<script[^>]*\bsrc=[\"']?([^\"' >]+)", html))
     assert not scripts, f"the table loads a script from {scripts}"  # DataTables travels inside the page
     assert "unpkg.com" not in html.replace("https://www.unpkg.com/dt_for_itables", "") or "import {" not in html
@@ -291,10 +291,10 @@ def test_the_interactive_table_works_offline_and_sorts_and_filters():
 
 def test_the_figures_takeaway_counts_the_columns_where_a_scorer_is_better_than_softmax_and_names_it():
     # sigmoid better than softmax on the two linear columns, nowhere else
-    text = lb.winners_takeaway(_synthetic_board())
+    text = findings.winners_takeaway(_synthetic_board())
     assert text.startswith(f"In 2 of {len(lb.COLUMNS)} columns a scorer is better than softmax: sigmoid on linear, σ of x = 10")
     assert "sigmoid on linear, σ of a, b = 10" in text
-    assert lb.winners_takeaway(_synthetic_board(lambda task, scorer, seed: 0.3)) == (
+    assert findings.winners_takeaway(_synthetic_board(lambda task, scorer, seed: 0.3)) == (
         f"In none of the {len(lb.COLUMNS)} columns is a scorer better than softmax")
 
 
@@ -306,35 +306,35 @@ def test_a_direction_that_rests_on_one_seed_says_so_beside_its_word(tmp_path, mo
 
     board = lb.read(PROFILE, load=_loader(errors, lambda scorer, seed: 0.7))
     cell = board.cell("sigmoid", "linear_x")
-    assert cell.verdict.outcome == BETTER and lb.rests_on(cell) == "rests on seed 102"
-    assert lb.against_softmax(cell) == "sigmoid better than softmax (rests on seed 102)"
-    assert "sigmoid better, but it rests on seed 102 (+0.111" in lb.winners_words(board) and "threshold 0.1)" in lb.winners_words(board)
+    assert cell.verdict.outcome == BETTER and tables.rests_on(cell) == "rests on seed 102"
+    assert tables.against_softmax(cell) == "sigmoid better than softmax (rests on seed 102)"
+    assert "sigmoid better, but it rests on seed 102 (+0.111" in findings.winners_words(board) and "threshold 0.1)" in findings.winners_words(board)
     # the word comes from the verdict that decided it, so the build's direction check finds it logged
     log = tmp_path / "directions.jsonl"
     monkeypatch.setenv(DIRECTION_LOG_ENV, str(log))
-    lb.winners_words(board)
+    findings.winners_words(board)
     assert any(json.loads(line)["words"] == "sigmoid better" for line in log.read_text().splitlines())
-    assert "sigmoid on linear, σ of x = 10 (rests on seed 102)" in lb.winners_takeaway(board)
+    assert "sigmoid on linear, σ of x = 10 (rests on seed 102)" in findings.winners_takeaway(board)
     # a direction that survives leaving any one seed out says nothing more
-    assert lb.against_softmax(_synthetic_board().cell("sigmoid", "linear_x")) == "sigmoid better than softmax"
+    assert tables.against_softmax(_synthetic_board().cell("sigmoid", "linear_x")) == "sigmoid better than softmax"
 
 
 def test_ssa_is_judged_kind_of_shift_by_kind_so_a_word_decided_on_one_is_not_said_of_both():
     # SSA matches softmax: the linear columns decide "no difference that matters", the prompt-error and
     # max-retrieval columns are exploratory at ten seeds
     board = _synthetic_board()
-    found = lb.ssa_by_shift(board)
+    found = findings.ssa_by_shift(board)
     assert [verdict.outcome for verdict in found.values()] == [DOES_NOT_HOLD, TOO_FEW_SEEDS]
     # each kind says what its word rests on, and that set size's fewest pairs came after reading, with its word before them
-    assert lb.ssa_shifts_sentence(board) == ("does not hold on input and function scale (no difference that matters on 2 of 4, "
+    assert findings.ssa_shifts_sentence(board) == ("does not hold on input and function scale (no difference that matters on 2 of 4, "
                                              "exploratory on 2; linear panels only); set size not decided (exploratory on 2 of 2; "
                                              "pair minimum set after reading, no difference that matters before it)")
     # where max retrieval decides too, its kind gets its own word
     decided = lb.read(PROFILE, load=_loader(lambda task, scorer, seed: _noisy(0.3, seed), lambda scorer, seed: 0.6 if scorer == "ssa" else 0.9))
     # ten seeds, below its 20 set after reading: what the rule's own 6 would have said stands beside it
-    assert lb.ssa_shifts_sentence(decided).endswith("; set size not decided (exploratory on 2 of 2; pair minimum set after "
+    assert findings.ssa_shifts_sentence(decided).endswith("; set size not decided (exploratory on 2 of 2; pair minimum set after "
                                                     "reading, SSA worse before it)")
-    assert lb.ssa_shifts_sentence(lb.read(PROFILE, load=_loader(lambda *run: 0.3, lambda *run: 0.7, set(lb.plan(PROFILE))))) == ""
+    assert findings.ssa_shifts_sentence(lb.read(PROFILE, load=_loader(lambda *run: 0.3, lambda *run: 0.7, set(lb.plan(PROFILE))))) == ""
 
 
 def test_the_caption_counts_the_pairs_of_a_column_not_the_distinct_seeds_of_all_columns():
@@ -349,7 +349,7 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
 
     # the alternatives match softmax but cosFormer, worse: the linear panels decide each against, the
     # prompt-error panels are exploratory at ten seeds, so the statement holds on linear panels only
-    statement = lb.statement_verdict(_synthetic_board())
+    statement = findings.statement_verdict(_synthetic_board())
     assert statement.outcome == BETTER
     assert claims.statement_words(statement) == "holds: no alternative the paper tried is better than softmax on every panel"
     assert claims.statement_basis(statement) == ('on linear panels only (no difference that matters on 10 of 12, cosFormer worse on 2); '

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ssa_book.verdicts.words import DOES_NOT_HOLD, HOLDS, OPEN, UNDECIDED, claim_word, counted_words
 from ssa_book.verdicts.claim import no_effect_pairs
 from ssa_book.verdicts.verdict import Verdict
-from ssa_book.leaderboard import board as leaderboard
+from ssa_book.leaderboard import board as leaderboard, findings
 from ssa_book.alternatives import comparison
 from ssa_book.claims import (LedgerRow, PaperClaim, headline_of, judged_parts, listed, missing, only_on, ours, paired, paper_figure,
                              panels_by_task, parts_of, sentence, set_after_reading, short_summary, tally)
@@ -39,7 +39,7 @@ def alternatives_row(profile: str) -> LedgerRow:
     command = comparison.regenerate_command(profile)
     board = leaderboard.read(profile, train=False)
     runs, cached, planned = comparison.cached_runs(profile, scorers=scorers)
-    if leaderboard.statement_complete(board):
+    if findings.statement_complete(board):
         return alternatives_row_at_ten_seeds(profile, board, runs)
     if not runs:
         return missing("alternatives", CLAIMS["alternatives"], profile, command, "no alternative scorer's results in the cache")
@@ -61,27 +61,27 @@ def leaderboard_row(profile: str) -> LedgerRow:
     board = leaderboard.read(profile, train=False)
     if not board.cells:
         return missing("across_shifts", CLAIMS["across_shifts"], profile, command, "no cell of the leaderboard in the cache")
-    verdict = leaderboard.ssa_verdict(board)
+    verdict = findings.ssa_verdict(board)
     columns = [each for each in leaderboard.COLUMNS if board.cell("ssa", each.key) is not None]
     numbers = "; ".join(f"{each.label}: SSA {board.cell('ssa', each.key).mean:.3g}, softmax {board.cell('softmax', each.key).mean:.3g}"
                         for each in columns)
     text = ours(verdict, f"Error at the out-of-distribution point ({numbers})")
-    text += f" Scorers better than softmax by the rule, per column: {leaderboard.winners_words(board)}."
+    text += f" Scorers better than softmax by the rule, per column: {findings.winners_words(board)}."
     original = retrieval_analysis.original_setup_sentence(profile)
     if original:
         text += " " + original
     if not board.complete:
         text += " " + board.progress_sentence()
     seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
-    ssa_tasks = panels_by_task([(each.label, cell) for each, cell in leaderboard.ssa_cells(board)])
+    ssa_tasks = panels_by_task([(each.label, cell) for each, cell in findings.ssa_cells(board)])
     short = f"SSA against softmax in {len(columns)} of the {len(leaderboard.COLUMNS)} columns"
     return LedgerRow("across_shifts", CLAIMS["across_shifts"].claim, paper_figure(CLAIMS["across_shifts"]), text, profile, seeds,
                      verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
                      leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
                      seed_counts=board.pair_counts(),
-                     finding=" ".join(filter(None, (sentence(leaderboard.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
+                     finding=" ".join(filter(None, (sentence(findings.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
                                                     fewest_pairs_note()))),
-                     headline=headline_of(verdict, rests_on_panels(*ssa_tasks[1:])), word_note=leaderboard.ssa_rests_on(board),
+                     headline=headline_of(verdict, rests_on_panels(*ssa_tasks[1:])), word_note=findings.ssa_rests_on(board),
                      after_reading=minimums_after_reading(board))
 
 
@@ -122,14 +122,14 @@ def minimums_after_reading(board) -> tuple[tuple[str, str], ...]:
     read before it, for :func:`ssa_book.claims.set_after_reading`: max retrieval's, the appendix's change
     :data:`RETRIEVAL_MINIMUM_SET_AFTER_READING` ("set-size minimum"), and the one for prompt errors
     (:data:`ssa_book.claims.FLIP_MINIMUM`): (("set-size minimum", "SSA worse"), ...) (() when none moved a word)."""
-    return leaderboard.ssa_minimums_after_reading(board, what="set-size minimum")
+    return findings.ssa_minimums_after_reading(board, what="set-size minimum")
 
 
 def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> LedgerRow:
     """The paper's statement as the leaderboard reads it (every in-context cell of the paper's
-    alternatives filled, :func:`ssa_book.leaderboard.board.statement_complete`): its seeds replace the
+    alternatives filled, :func:`ssa_book.leaderboard.findings.statement_complete`): its seeds replace the
     chapter's three; the chapter's outcome is kept as a note."""
-    verdict = leaderboard.statement_verdict(board)
+    verdict = findings.statement_verdict(board)
     chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
                f"the shifted values of σ, says {chapter_words(chapter_runs)}." if chapter_runs else "")
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
