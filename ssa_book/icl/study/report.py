@@ -64,11 +64,11 @@ def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Map
     seen: set[tuple[str, str, int]] = set()
     rows = []
     profile = "cpu" if cache is None else cache.profile
-    for comparison in comparisons:
-        new = [run for run in runs([comparison], profile=profile) if run not in seen]
+    for planned in comparisons:
+        new = [run for run in runs([planned], profile=profile) if run not in seen]
         seen.update(new)
         cost = sum(ARMS[arm].cost() for arm, _, _ in new)
-        row = {"comparison": comparison.name, "new runs": len(new), "cost (chapter runs)": cost}
+        row = {"comparison": planned.name, "new runs": len(new), "cost (chapter runs)": cost}
         if seconds_per_run is not None:
             row["core-hours"] = sum(ARMS[arm].cost() * seconds_per_run[task] for arm, task, _ in new) / 3600
         if cache is not None:
@@ -325,10 +325,10 @@ def outcome_counts(found: Sequence[Verdict]) -> str:
     softmax worse), 20 undecided, 20 exploratory (fewer pairs than the rule decides from: estimates,
     no verdict), 9 not tested"."""
     counts: dict[str, dict[str, int]] = {}
-    for verdict in found:
-        kind = "decided" if verdict.outcome in (BETTER, WORSE, NEGLIGIBLE) else verdict.outcome
+    for judged in found:
+        kind = "decided" if judged.outcome in (BETTER, WORSE, NEGLIGIBLE) else judged.outcome
         counts.setdefault(kind, {})
-        counts[kind][verdict.word()] = counts[kind].get(verdict.word(), 0) + 1
+        counts[kind][judged.word()] = counts[kind].get(judged.word(), 0) + 1
     said = []
     if "decided" in counts:
         said.append(f"{sum(counts['decided'].values())} decided ("
