@@ -71,13 +71,13 @@ def test_an_open_verdict_is_said_left_open_and_the_papers_gain_placed_against_ea
 
 
 def test_the_result_box_says_both_confirmatory_outcomes_within_the_boxs_words_and_nothing_while_incomplete():
-    from ssa_book import ledger
+    from ssa_book import result_boxes
 
     seeds = confirmation.CONFIRMATORY_SEEDS
     runs = _runs({"ssa": 3.0, "ssa_n2": 0.5}, seeds)
     longest, shortest = confirmation.box_bullet(runs)
     assert "SSA: SSA better, +3." in longest and "SSA (n = 2): no difference that matters" in longest
-    assert "n = 2" not in shortest and ledger.fitting([longest, shortest]) is not None
+    assert "n = 2" not in shortest and result_boxes.fitting([longest, shortest]) is not None
     partial = [run for run in runs if run.seed != seeds[-1]]
     assert confirmation.box_bullet(partial) == [f"**Confirmatory test** (declared before its runs; {len(seeds)} fresh seeds; mean "
                                                 f"over all {len(zorro.PARADIGMS)} paradigms): {confirmation.progress(partial)}."]

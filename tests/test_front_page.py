@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from ssa_book import claims, ledger, plotting  # noqa: E402
+from ssa_book import claims, front_page, ledger, plotting  # noqa: E402
 from ssa_book.verdicts.words import TOO_FEW_SEEDS  # noqa: E402
 from ssa_book.verdicts.claim import Claim  # noqa: E402
 from ssa_book.verdicts.judge import judge  # noqa: E402
@@ -50,8 +50,8 @@ def _rows():
 
 def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_caveat_in_at_most_120_words():
     rows = _rows()
-    text = ledger.abstract(rows)
-    assert ledger.words(text) <= ledger.ABSTRACT_WORDS, (ledger.words(text), text)
+    text = front_page.abstract(rows)
+    assert front_page.words(text) <= front_page.ABSTRACT_WORDS, (front_page.words(text), text)
     assert text.startswith("This book derives its own versions of the paper's 2 theorems and re-runs its experiments, smaller:")
     assert "in-context models 4 × 64, 1,000 steps (paper: 12 × 256, 500,000)" in text
     assert "decoder 4 × 192, 400 steps (paper: 12 × 768, 22,000)" in text
@@ -61,23 +61,23 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     assert "Caveat: the decoder's softmax out-of-distribution perplexity: 481 here, 24.6 in the paper" in text
     # computed: another baseline, another caveat; none, none
     rows[5] = dataclasses.replace(rows[5], baseline=("the decoder's softmax in-distribution perplexity", 2000.0, 21.86))
-    assert "in-distribution perplexity: 2e+03 here, 21.9 in the paper" in ledger.abstract(rows)
-    assert "Caveat" not in ledger.abstract([dataclasses.replace(row, baseline=None) for row in rows])
+    assert "in-distribution perplexity: 2e+03 here, 21.9 in the paper" in front_page.abstract(rows)
+    assert "Caveat" not in front_page.abstract([dataclasses.replace(row, baseline=None) for row in rows])
     # a claim that holds is counted without "none holds"
     rows[4] = dataclasses.replace(rows[4], verdict="better")
-    assert "Of the paper's 8 experimental claims, 1 holds, 1 does not hold, 2 are undecided" in ledger.abstract(rows)
+    assert "Of the paper's 8 experimental claims, 1 holds, 1 does not hold, 2 are undecided" in front_page.abstract(rows)
     # a word that rests on part of its evidence says so, its first clause in the abstract, named among several claims,
     # and what was set after reading stays in every form: the claim's word before it in every form, which way it cut
     rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=(("tally", "undecided"),))
     assert ("8 experimental claims, 1 holds (ICL linear functions: linear panels only; tally set after reading, undecided before "
-            "it), 1 does not hold") in ledger.abstract(rows)
+            "it), 1 does not hold") in front_page.abstract(rows)
     rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="linear panels only",
                                    after_reading=(("set-size minimum", "SSA worse"),))
     # a change that moved parts only (the claim's word is the same before it) keeps the parts' words for the long forms
-    assert "the book's own test: 1 does not hold (linear panels only; set-size minimum set after reading);" in ledger.abstract(rows)
+    assert "the book's own test: 1 does not hold (linear panels only; set-size minimum set after reading);" in front_page.abstract(rows)
     assert ("1 does not hold (linear panels only; set-size minimum set after reading, SSA worse before it)"
             in ledger.counts_sentence(rows))
-    assert ledger.words(ledger.abstract(rows)) <= ledger.ABSTRACT_WORDS
+    assert front_page.words(front_page.abstract(rows)) <= front_page.ABSTRACT_WORDS
 
 
 def test_each_decided_claim_in_the_findings_says_what_its_word_rests_on_and_a_check_its_parts_fail():
@@ -86,16 +86,16 @@ def test_each_decided_claim_in_the_findings_says_what_its_word_rests_on_and_a_ch
     rows[4] = dataclasses.replace(rows[4], verdict="better", word_note="linear panels only", after_reading=(("tally", "undecided"),))
     rows[-1] = dataclasses.replace(rows[-1], verdict="does not hold", word_note="linear panels only; more",
                                    after_reading=(("set-size minimum", "SSA worse"),))
-    bullets = ledger.key_findings(rows)
+    bullets = front_page.key_findings(rows)
     assert bullets[0].endswith("(SSA worse on 2 of 2 parts; a distribution-free check keeps 1 of its 4 decided prompt-error parts).")
     assert "holds (SSA better; linear panels only; tally set after reading, undecided before it)" in " ".join(bullets)
     assert "does not hold (linear panels only" in " ".join(bullets)
     # too long for one bullet: the last claims' notes shortened to their first clause and what was set after reading, none dropped
     rows[6] = dataclasses.replace(rows[6], verdict="better", word_note="first clause; " + " ".join(["more"] * 20))
-    also = next(bullet for bullet in ledger.key_findings(rows) if bullet.startswith("**Also decided**"))
+    also = next(bullet for bullet in front_page.key_findings(rows) if bullet.startswith("**Also decided**"))
     assert "(first clause);" in also and "(linear panels only; set-size minimum set after reading)." in also
-    assert "more in the ledger" not in also and ledger.words(also) <= ledger.BULLET_WORDS
-    assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets)
+    assert "more in the ledger" not in also and front_page.words(also) <= front_page.BULLET_WORDS
+    assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets)
     assert "(SSA worse on 2 of 2 parts; a distribution-free check" in ledger.summary_markdown(rows)
 
 
@@ -103,18 +103,18 @@ def test_the_findings_are_at_most_six_bullets_of_at_most_30_words_with_regime_co
     rows = _rows()
     codes = ledger.regime_codes(rows)
     assert list(codes.values()) == ["R1", "R2", "R3"]
-    bullets = ledger.key_findings(rows)
-    assert 1 < len(bullets) <= ledger.BULLETS
-    assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets), bullets
+    bullets = front_page.key_findings(rows)
+    assert 1 < len(bullets) <= front_page.BULLETS
+    assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets), bullets
     assert bullets[0] == "**ICL quantification (R1)**: does not hold (SSA worse on 2 of 2 parts)."
     assert any(bullet.startswith("**Undecided**") and "Perplexity, in distribution (R3)" in bullet for bullet in bullets)
     assert not any("4 layers" in bullet or "1,000 steps" in bullet for bullet in bullets)  # regimes by code only
-    table = ledger.regime_codes_markdown(rows)
+    table = front_page.regime_codes_markdown(rows)
     assert "| R1 | ICL quantification | 4 × 64, 1,000 steps, lr 0.001 (constant), SSA from b = 2.72, n = 1.49 |" in table
     # many long claims: the lists stop at 30 words and say how many more the ledger has
     many = [dataclasses.replace(row, verdict="undecided", profile="cpu") for row in rows] * 3
-    bullets = ledger.key_findings(many)
-    assert len(bullets) <= ledger.BULLETS and all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets)
+    bullets = front_page.key_findings(many)
+    assert len(bullets) <= front_page.BULLETS and all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets)
     assert any("more in the ledger" in bullet for bullet in bullets)
 
 
@@ -124,7 +124,7 @@ def test_a_compound_regime_names_the_simple_ones_by_their_codes():
     rows[3] = dataclasses.replace(rows[3], verdict="undecided", regime=variant)
     codes = ledger.regime_codes(rows)
     assert codes[ledger.training_regime(rows[3])] == "R4"  # after every simple regime
-    assert "| R4 | ICL collapse | R1; without the first LayerNorm: 1,000 steps |" in ledger.regime_codes_markdown(rows)
+    assert "| R4 | ICL collapse | R1; without the first LayerNorm: 1,000 steps |" in front_page.regime_codes_markdown(rows)
 
 
 def test_a_row_over_tasks_trained_differently_names_each_regime_with_its_tasks():
@@ -139,9 +139,9 @@ def test_a_row_over_tasks_trained_differently_names_each_regime_with_its_tasks()
 
 def test_the_scorecard_has_a_row_per_claim_computed_from_the_rows():
     rows = _rows()
-    fig = ledger.scorecard_figure(rows)
+    fig = front_page.scorecard_figure(rows)
     try:
-        assert ledger.scorecard_keys(fig) == list(claims.ORDER)
+        assert front_page.scorecard_keys(fig) == list(claims.ORDER)
         by_key = {ax.get_gid(): ax for ax in fig.axes if ax.get_gid()}
         texts = {key: [text.get_text() for text in ax.texts] for key, ax in by_key.items()}
         assert "does not hold" in texts["quantification"] and "holds" in texts["theorem_1"]
@@ -153,26 +153,26 @@ def test_the_scorecard_has_a_row_per_claim_computed_from_the_rows():
         effect = rows[2].headline[0][1].effect
         drawn = [line.get_xdata()[0] for line in by_key["quantification"].lines if line.get_marker() == "o"]
         assert drawn and drawn[0] == pytest.approx(effect)
-        assert by_key["quantification"].lines[-1].get_color() == ledger.VERDICT_COLOURS["does not hold"]
+        assert by_key["quantification"].lines[-1].get_color() == front_page.VERDICT_COLOURS["does not hold"]
         if hasattr(plotting, "figure_problems"):  # the column's rules, where the style defines them
             assert plotting.figure_problems(fig) == []
-        summary, bullets = ledger.abstract(rows), ledger.key_findings(rows)
-        assert ledger.top_problems(rows, summary, bullets, fig) == []
+        summary, bullets = front_page.abstract(rows), front_page.key_findings(rows)
+        assert front_page.top_problems(rows, summary, bullets, fig) == []
     finally:
         plt.close(fig)
     # another ledger, another scorecard
-    fig = ledger.scorecard_figure(rows[:4])
+    fig = front_page.scorecard_figure(rows[:4])
     try:
-        assert ledger.scorecard_keys(fig) == list(claims.ORDER[:4])
+        assert front_page.scorecard_keys(fig) == list(claims.ORDER[:4])
     finally:
         plt.close(fig)
 
 
 def test_the_top_of_the_page_fails_when_it_is_too_long_or_the_scorecard_misses_a_claim():
     rows = _rows()
-    fig = ledger.scorecard_figure(rows[:-1])
+    fig = front_page.scorecard_figure(rows[:-1])
     try:
-        problems = ledger.top_problems(rows, "word " * 121, ["word " * 31] + ["short"] * 6, fig)
+        problems = front_page.top_problems(rows, "word " * 121, ["word " * 31] + ["short"] * 6, fig)
     finally:
         plt.close(fig)
     assert any("the abstract has 121 words" in problem for problem in problems)
@@ -183,27 +183,27 @@ def test_the_top_of_the_page_fails_when_it_is_too_long_or_the_scorecard_misses_a
 
 def test_an_empty_cache_still_gives_a_short_top():
     rows = ledger.ledger("cpu", results_dir="/nonexistent", theorems=False)
-    fig = ledger.scorecard_figure(rows)
+    fig = front_page.scorecard_figure(rows)
     try:
-        assert ledger.top_problems(rows, ledger.abstract(rows), ledger.key_findings(rows), fig) == []
+        assert front_page.top_problems(rows, front_page.abstract(rows), front_page.key_findings(rows), fig) == []
     finally:
         plt.close(fig)
-    assert "Caveat" not in ledger.abstract(rows)
+    assert "Caveat" not in front_page.abstract(rows)
 
 
 def test_the_scorecards_takeaway_is_computed_and_short():
     rows = _rows()
-    text = ledger.scorecard_takeaway(rows)
+    text = front_page.scorecard_takeaway(rows)
     # the decoder's intervals (about -0.02 to +0.03) lie below the paper's gains (0.103, 0.108)
     assert text == "None of the paper's 8 experimental claims holds here; intervals lie below the published effect in both rows with one."
     rows[4] = dataclasses.replace(rows[4], verdict="better")
-    assert ledger.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
+    assert front_page.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
     # a claim whose word rests on part of its evidence says so beside the count
     rows[4] = dataclasses.replace(rows[4], word_note="linear panels only; more", after_reading=(("tally", "undecided"),))
-    assert ledger.scorecard_takeaway(rows).startswith(
+    assert front_page.scorecard_takeaway(rows).startswith(
         f"1 of the paper's 8 experimental claims holds here ({ledger.short_name(rows[4])}: linear panels only; tally set after "
         "reading, undecided before it);")
-    assert ledger.words(text) <= 25  # the caption, at most about 50 words, leads with it
+    assert front_page.words(text) <= 25  # the caption, at most about 50 words, leads with it
 
 
 def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_effect_apart():
@@ -214,10 +214,10 @@ def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_
     probing = claims.ORDER.index("probing")
     rows[probing] = dataclasses.replace(rows[probing], verdict="exploratory", headline=(("mean", exploratory),), paper_effect=10.3)
     # counted among the rows whose interval lies below the effect (not as a further row), named apart as exploratory
-    assert ledger.scorecard_takeaway(rows) == (
+    assert front_page.scorecard_takeaway(rows) == (
         "None of the paper's 8 experimental claims holds here; intervals lie below the published effect in all 3 rows with one "
         "(Encoder probing on Zorro: exploratory, 8 of 40 pairs).")
     # a row whose interval holds the effect is not counted
     decoder = claims.ORDER.index("perplexity_id")
     rows[decoder] = dataclasses.replace(rows[decoder], paper_effect=0.0)
-    assert "intervals lie below the published effect in 2 of the 3 rows with one (Encoder" in ledger.scorecard_takeaway(rows)
+    assert "intervals lie below the published effect in 2 of the 3 rows with one (Encoder" in front_page.scorecard_takeaway(rows)

@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from ssa_book import claims, ledger, theory
+from ssa_book import claims, front_page, ledger, theory
 from ssa_book.verdicts.words import HOLDS, OUTCOMES, UNDECIDED, claim_word
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS
 from ssa_book.verdicts.judge import judge, not_tested
@@ -364,8 +364,8 @@ def test_a_variant_regime_names_only_what_it_changes_and_the_undecided_bullet_co
     assert claims.differing(base, base.split(";")[0]) == "the same"
     row = claims.LedgerRow("collapse", "ICL: collapse", "", "", "cpu", (0, 1, 2, 100, 101), UNDECIDED, None, None,
                            seed_counts=(3, 2))
-    assert ledger._seed_counts_text(row) == "3 and 2 seeds"
-    assert ledger._seed_counts_text(dataclasses.replace(row, seed_counts=())) == "5 seeds"
+    assert ledger.seed_counts_text(row) == "3 and 2 seeds"
+    assert ledger.seed_counts_text(dataclasses.replace(row, seed_counts=())) == "5 seeds"
     assert "(3 and 2 seeds)" in " ".join(ledger.findings([row]))
 
 
@@ -400,8 +400,8 @@ def test_decided_claims_that_do_not_fit_a_bullet_each_share_the_last_one():
                for key, word in zip(keys, ["does not hold", "does not hold", "better", "does not hold", "worse"])]
     undecided = [LedgerRow(key, key, "", "", "cpu", (0,), "undecided", None, None) for key in ("collapse", "probing")]
     untested = [LedgerRow("benchmarks", "benchmarks", "", "", "cpu", (), "not tested", None, None)]
-    bullets = ledger.key_findings(decided + undecided + untested)
-    assert len(bullets) <= ledger.BULLETS
+    bullets = front_page.key_findings(decided + undecided + untested)
+    assert len(bullets) <= front_page.BULLETS
     said = " ".join(bullets)
     assert all(ledger.short_name(row) in said for row in decided)  # none left out unsaid
     assert any(bullet.startswith("**Also decided**: ") for bullet in bullets)

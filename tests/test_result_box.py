@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ssa_book import claims, ledger, page_check
+from ssa_book import claims, front_page, page_check, result_boxes
 from ssa_book.verdicts.claim import Claim
 from ssa_book.verdicts.judge import judge
 from ssa_book.studies import PAPER
@@ -38,9 +38,9 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
                           summary="Error at sigma 10: every -0.17 [-0.27, -0.07]; 40 paired seeds.",
                           finding="On every, SSA vs the sharper softmax is undecided. " + "A long sentence of many words " * 8 + ".",
                           headline=(("every", worse),))
-    bullets = ledger.chapter_findings([quantification])
-    assert 1 <= len(bullets) <= ledger.BOX_BULLETS
-    assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets), bullets
+    bullets = result_boxes.chapter_findings([quantification])
+    assert 1 <= len(bullets) <= result_boxes.BOX_BULLETS
+    assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets), bullets
     assert bullets[0].startswith("**ICL quantification**: the paper's claim does not hold (SSA worse on 2 of 3 parts, undecided on 1); 40 seeds")
     assert bullets[1] == quantification.summary
     assert bullets[2] == "On every, SSA vs the sharper softmax is undecided."  # the long sentence does not fit, and is left out
@@ -48,7 +48,7 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
     decoder = [_row("perplexity_id", "undecided", seeds=(1, 2, 3, 4, 5, 6), summary="Perplexity 261 and 263."),
                _row("perplexity_ood", "undecided", seeds=(1, 2, 3, 4, 5, 6)),
                _row("benchmarks", "not tested", seeds=(), summary="Not measured: no lm-eval results.")]
-    bullets = ledger.chapter_findings(decoder)
+    bullets = result_boxes.chapter_findings(decoder)
     assert bullets == ["**Perplexity, in distribution**: undecided; 6 seeds.", "**Perplexity, out of distribution**: undecided; 6 seeds.",
                        "**Decoder benchmarks**: not tested. Not measured: no lm-eval results."]
     # an interval that excludes the paper's gain says so beside the word, with how far the baseline is from the paper's
@@ -57,15 +57,15 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
                       headline=(("ppl", gain),), baseline=("the decoder's softmax in-distribution perplexity", 261.2, 21.86))
     note = ("the 95% interval excludes the paper's gain of 0.103 error; the decoder's softmax in-distribution perplexity is 261, "
             "the paper's 21.86")
-    assert ledger.published_excluded_note(decoder[0]) == note
-    assert ledger.chapter_findings(decoder)[0] == f"**Perplexity, in distribution**: undecided ({note}); 6 seeds."
-    assert all(note in wording for wording in ledger.row_findings(decoder[0])[0])
-    assert ledger.published_excluded_note(decoder[1]) == ""
+    assert result_boxes.published_excluded_note(decoder[0]) == note
+    assert result_boxes.chapter_findings(decoder)[0] == f"**Perplexity, in distribution**: undecided ({note}); 6 seeds."
+    assert all(note in wording for wording in result_boxes.row_findings(decoder[0])[0])
+    assert result_boxes.published_excluded_note(decoder[1]) == ""
     # the book's own test is not called the paper's claim
-    shifts = ledger.chapter_findings([_row("across_shifts", "does not hold", seeds=(1, 2, 3))])
+    shifts = result_boxes.chapter_findings([_row("across_shifts", "does not hold", seeds=(1, 2, 3))])
     assert shifts[0].startswith("**Own test: two shifts**: the book's test does not hold; 3 seeds")
     with pytest.raises(ValueError, match="rows"):
-        ledger.chapter_findings([])
+        result_boxes.chapter_findings([])
 
 
 def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_wording_leaves_a_bracket_open():
@@ -75,7 +75,7 @@ def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_
                "softmax: sharper softmax worse -0.25 [-0.35, -0.16], SSA from b = 1: no difference that matters; see above).")
     quantification = _row("quantification", "does not hold", parts=("worse", "worse", "undecided"), regime=ICL,
                           parts_note=note, finding=finding)
-    found = ledger.row_findings(quantification)
+    found = result_boxes.row_findings(quantification)
     assert all(f"({note})" in wording or f"; {note})" in wording for wording in found[0])
     # where the claim's words do not fit, its tally goes on beside the word before only the note does
     assert found[0][-2] == f"**ICL quantification**: does not hold (SSA worse on 2 of 3 parts, undecided on 1; {note}); 40 seeds."
@@ -86,19 +86,19 @@ def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_
 
 
 def test_a_bullet_too_long_for_the_box_falls_back_to_its_shorter_wording_and_a_box_that_cannot_fit_is_refused():
-    long = "word " * (ledger.BULLET_WORDS + 1)
-    assert ledger.result_box([[long.strip() + ".", "short."], "two."]) == "- short.\n- two."
+    long = "word " * (front_page.BULLET_WORDS + 1)
+    assert result_boxes.result_box([[long.strip() + ".", "short."], "two."]) == "- short.\n- two."
     with pytest.raises(ValueError, match="bullets make a result box with a bullet of 31 words"):
-        ledger.result_box([long])
+        result_boxes.result_box([long])
     with pytest.raises(ValueError, match="4 bullets"):
-        ledger.result_box(["a.", "b.", "c.", "d."])
+        result_boxes.result_box(["a.", "b.", "c.", "d."])
     with pytest.raises(ValueError, match="no bullet"):
-        ledger.result_box([])
+        result_boxes.result_box([])
 
 
 def test_chapter_rows_refuses_a_chapter_that_tests_no_claim():
     with pytest.raises(ValueError, match="chapter must test a claim of the ledger"):
-        ledger.chapter_rows("performance")
+        result_boxes.chapter_rows("performance")
 
 
 def test_the_performance_box_reads_the_targets_checks():
@@ -106,24 +106,24 @@ def test_the_performance_box_reads_the_targets_checks():
               {"what": "attention peak memory", "size": "lm", "tokens": 1024, "ratio": 1.0, "at most": 1.2, "met": True},
               {"what": "attention peak memory", "size": "icl", "tokens": 82, "ratio": 2.92, "at most": 1.2, "met": False},
               {"what": "in-context training time", "size": "icl training", "tokens": None, "ratio": 1.12, "at most": 1.05, "met": False}]
-    box = ledger.result_box(ledger.performance_findings(checks, 1024))
+    box = result_boxes.result_box(result_boxes.performance_findings(checks, 1024))
     assert "SSA takes 1.18 times softmax's time and 1.00 times its peak memory" in box
     assert "**A whole in-context training run**, estimated from timed training steps weighted by the curriculum: SSA's would take 1.12 times softmax's time." in box
     assert "**Targets**: 1 of 4 met; the furthest, attention peak memory at 82 tokens: 2.92 times softmax's, against at most 1.2." in box
     with pytest.raises(ValueError, match="tokens must be a length the checks measure"):
-        ledger.performance_findings(checks, 512)
+        result_boxes.performance_findings(checks, 512)
 
 
 def test_the_max_retrieval_box_names_the_direction_and_the_paired_seeds_once():
     worse = _judged(WORSE * 3)  # 24 pairs: decided
     few = _judged(WORSE[:4] * 2)  # 8 pairs
-    box = ledger.result_box(ledger.retrieval_findings({"ssa": worse}, {"ssa": worse}, {"ssa": few}, few, few))
+    box = result_boxes.result_box(result_boxes.retrieval_findings({"ssa": worse}, {"ssa": worse}, {"ssa": few}, few, few))
     lines = box.splitlines()
-    assert len(lines) == 3 and all(ledger.words(line[2:]) <= ledger.BULLET_WORDS for line in lines), box
+    assert len(lines) == 3 and all(front_page.words(line[2:]) <= front_page.BULLET_WORDS for line in lines), box
     assert lines[0].startswith("- **Short setup**, SSA against softmax on accuracy beyond the training sizes: SSA worse (24 paired seeds)")
     assert "(24 paired seeds)" in lines[0] and "SSA worse" in lines[0]
     with pytest.raises(ValueError, match="accuracy must judge SSA"):
-        ledger.retrieval_findings({}, {}, {}, few, few)
+        result_boxes.retrieval_findings({}, {}, {}, few, few)
 
 
 def test_the_max_retrieval_box_says_every_exploratory_verdict_in_one_form_with_its_estimate_and_note():
@@ -136,8 +136,8 @@ def test_the_max_retrieval_box_says_every_exploratory_verdict_in_one_form_with_i
     gains = [0.1 + 0.01 * (seed % 3) for seed in range(10)]
     short, original = exploratory(analysis.ADAPTIVE_TEMPERATURE_REPLICATION, gains), exploratory(
         analysis.ADAPTIVE_TEMPERATURE_REPLICATION, [gain + 0.05 for gain in gains])
-    lines = ledger.result_box(ledger.retrieval_findings({"ssa": ssa}, {"ssa": ssa}, {"ssa": ssa}, short, original)).splitlines()
-    assert len(lines) == 3 and all(ledger.words(line[2:]) <= ledger.BULLET_WORDS for line in lines), lines
+    lines = result_boxes.result_box(result_boxes.retrieval_findings({"ssa": ssa}, {"ssa": ssa}, {"ssa": ssa}, short, original)).splitlines()
+    assert len(lines) == 3 and all(front_page.words(line[2:]) <= front_page.BULLET_WORDS for line in lines), lines
     form = f"exploratory (10 of {analysis.CHAPTER_MIN_PAIRS} pairs)"
     assert lines[0].endswith(f": {form}, {ssa.estimate()}; pair minimum set after reading, SSA worse before it.")
     assert lines[1] == f"- **Original setup**, the same comparison: {form}, {ssa.estimate()}; pair minimum set after reading, SSA worse before it."
@@ -156,7 +156,7 @@ def test_every_experimental_chapter_opens_with_its_result_box_before_any_section
     assert rest.lstrip().startswith(":::{admonition} What this chapter found"), f"{name}: the box must follow the title"
     assert "```{glue:md} result_box" in rest.split("## ", 1)[0]
     glued = [cell for cell in notebook["cells"] if cell["cell_type"] == "code" and 'glue("result_box"' in "".join(cell["source"])]
-    assert len(glued) == 1 and "ledger.result_box(" in "".join(glued[0]["source"]), f"{name}: one computed box"
+    assert len(glued) == 1 and "result_boxes.result_box(" in "".join(glued[0]["source"]), f"{name}: one computed box"
 
 
 def test_visible_words_count_dropdown_titles_and_not_their_bodies():

@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from ssa_book import claims, ledger, plotting  # noqa: E402
+from ssa_book import claims, front_page, plotting  # noqa: E402
 from ssa_book.studies import PAPER  # noqa: E402
 from ssa_book.verdicts.claim import Claim  # noqa: E402
 from ssa_book.verdicts.judge import judge  # noqa: E402
@@ -51,10 +51,10 @@ def test_an_open_part_is_drawn_grey_and_the_word_says_under_it_what_it_rests_on_
     rows = _rows(across_shifts=dict(verdict="does not hold", headline=(("every", EXPLORATORY), ("some", EXPLORATORY)),
                                     word_note=REST_ON, after_reading=MINIMUMS),
                  quantification=dict(verdict="does not hold", headline=(("every", WORSE_PART), ("some", EXPLORATORY))))
-    fig = ledger.scorecard_figure(rows)
+    fig = front_page.scorecard_figure(rows)
     try:
         by_key = {ax.get_gid(): ax for ax in fig.axes if ax.get_gid()}
-        red, grey = ledger.VERDICT_COLOURS["does not hold"].lower(), ledger.OTHER_COLOUR.lower()
+        red, grey = front_page.VERDICT_COLOURS["does not hold"].lower(), front_page.OTHER_COLOUR.lower()
         # the decided part in the word's colour, the open one grey, in the row of each
         assert _drawn_colours(by_key["quantification"]) == [red, grey]
         assert _drawn_colours(by_key["across_shifts"]) == [grey, grey]
@@ -72,19 +72,19 @@ def test_the_note_under_the_word_is_the_rows_short_note_and_not_drawn_only_where
     exploratory_only = _row("alternatives", "better", headline=(("a", EXPLORATORY),), word_note=REST_ON + "; more",
                             after_reading=(("tally", "undecided"),))
     # the tally moved the claim's word (undecided before it), so its short note keeps the word before it
-    assert ledger.scorecard_note(exploratory_only) == "linear panels only (not drawn); tally set after reading, undecided before it"
+    assert front_page.scorecard_note(exploratory_only) == "linear panels only (not drawn); tally set after reading, undecided before it"
     carried = dataclasses.replace(exploratory_only, headline=(("a", EXPLORATORY), ("b", WORSE_PART)))
-    assert ledger.scorecard_note(carried) == "linear panels only; tally set after reading, undecided before it"
+    assert front_page.scorecard_note(carried) == "linear panels only; tally set after reading, undecided before it"
     # an open word is not said to rest on anything; a decided word without a note still says its parts are not drawn
-    assert ledger.scorecard_note(dataclasses.replace(exploratory_only, verdict="undecided", word_note="", after_reading=())) == ""
-    assert ledger.scorecard_note(dataclasses.replace(exploratory_only, word_note="", after_reading=())) == "parts it rests on not drawn"
-    assert ledger.scorecard_note(_row("linear", NEGLIGIBLE, headline=(("", WORSE_PART),))) == ""
+    assert front_page.scorecard_note(dataclasses.replace(exploratory_only, verdict="undecided", word_note="", after_reading=())) == ""
+    assert front_page.scorecard_note(dataclasses.replace(exploratory_only, word_note="", after_reading=())) == "parts it rests on not drawn"
+    assert front_page.scorecard_note(_row("linear", NEGLIGIBLE, headline=(("", WORSE_PART),))) == ""
 
 
 def test_the_caption_says_what_grey_dots_are_only_where_the_scorecard_draws_one():
-    assert ledger.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", WORSE_PART),)))) == (
+    assert front_page.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", WORSE_PART),)))) == (
         "Positive favours the claim.")
-    assert ledger.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", EXPLORATORY),)))) == (
+    assert front_page.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", EXPLORATORY),)))) == (
         "Positive favours the claim; grey dots: open parts.")
 
 
@@ -95,14 +95,14 @@ def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shor
                  across_shifts=dict(verdict="does not hold", word_note=REST_ON, after_reading=MINIMUMS, regime=SHIFTS),
                  collapse=dict(verdict="undecided"), perplexity_id=dict(verdict="undecided", published_excluded=True),
                  benchmarks=dict(verdict="premise not shown"))
-    bullets = ledger.key_findings(rows)
+    bullets = front_page.key_findings(rows)
     also = next(bullet for bullet in bullets if bullet.startswith("**Also decided**"))
     # the short notes make 34 words; the own test's kinds of minimum go first, then the regimes' codes; what was set after
     # reading stays, and the word the tally moved stays beside it
     assert also == ("**Also decided**: Alternative scorers, holds (linear panels only; tally set after reading, undecided before "
                     "it); Own test: two shifts, does not hold (linear panels only; minimums set after reading).")
-    assert all(ledger.words(bullet) <= ledger.BULLET_WORDS for bullet in bullets)
+    assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets)
     # where they fit, the kinds stay
     roomy = [dataclasses.replace(row, after_reading=()) if row.key == "alternatives" else row for row in rows]
-    also = next(bullet for bullet in ledger.key_findings(roomy) if bullet.startswith("**Also decided**"))
+    also = next(bullet for bullet in front_page.key_findings(roomy) if bullet.startswith("**Also decided**"))
     assert "Own test: two shifts (R2), does not hold (linear panels only; set-size and prompt-error minimums set after reading)" in also
