@@ -3,7 +3,7 @@ with the readings it changed: the book's record of its own post hoc decisions, b
 steps taken before the runs they govern (:data:`PLAN_STEPS`; :func:`declared_sentence` counts both).
 
 Each :class:`AnalysisChange` names its commit, what changed and why; the readings it changed are
-computed here from the cache, never typed in:
+computed from the cache, never typed in (:mod:`ssa_book.changed_readings`, and here the rule versions):
 
 * the four versions of :func:`ssa_book.verdicts.families.combine` (how a claim of several parts gets one word)
   are applied to the parts of every front-page claim (:func:`combine_versions`);
@@ -12,7 +12,7 @@ computed here from the cache, never typed in:
   (:func:`ssa_book.icl.study.rule_amendment_changes`);
 * the seed amendments compare each amended comparison's verdicts on its first
   :data:`ssa_book.icl.study.ABLATION_SEEDS` seeds (what was read) with its verdicts at the amended
-  count, once that is cached (:func:`seed_amendment_changes`).
+  count, once that is cached (:func:`ssa_book.changed_readings.seed_amendment_changes`).
 """
 
 from __future__ import annotations
@@ -21,25 +21,12 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
 
 from ssa_book import claims
 from ssa_book.verdicts.words import (BETTER, DOES_NOT_HOLD, HOLDS_IN_PART, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, PREMISE_NOT_SHOWN,
-                                     TOO_FEW_SEEDS, UNDECIDED, WORSE, counted_words, not_run_yet, outcome_words)
-from ssa_book.verdicts.intervals import CONFIDENCE
-from ssa_book.verdicts.claim import MIN_PAIRS
-from ssa_book.verdicts.verdict import Verdict, signed_rank_p
-from ssa_book.verdicts.judge import Judged
+                                     TOO_FEW_SEEDS, UNDECIDED, WORSE, counted_words, outcome_words)
+from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.families import combine
-from ssa_book.icl import study
-from ssa_book.icl.tasks import get_task
-from ssa_book.encoder import experiment as encoder
-from ssa_book.lm import experiment as lm
-from ssa_book.results.cache import cache_required
-from ssa_book.results.errors import CacheMissError
-from ssa_book.retrieval import analysis as retrieval
-from ssa_book.leaderboard import board as leaderboard
-from ssa_book.plotting import scorer_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -402,196 +389,6 @@ def combine_versions(rows) -> "pd.DataFrame":
     return pd.DataFrame(records, columns=["claim", "parts", *(name for name, _ in COMBINE_VERSIONS)])
 
 
-def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.DataFrame":
-    """The comparisons ``names`` of the powered study, judged on their first ``read_at`` seeds
-    (what was read before the amendment) and at their amended count (once cached on a task; else
-    how many runs are): one row per comparison, task and prompt-error endpoint whose verdict the
-    amendment changed or has not yet decided. The amended verdict is the one the pages give, after
-    control of false discoveries within the study's families (:func:`ssa_book.icl.study.verdict`)."""
-    import pandas as pd
-
-
-    records = []
-    for name in names:
-        compared = study.comparison(name, cache.profile)
-        if compared is None:
-            continue
-        before = dataclasses.replace(compared, seeds=min(read_at, compared.seeds))
-        for task in compared.tasks:
-            if not cache.complete(before, task):
-                continue
-            complete = cache.complete(compared, task)
-            for endpoint in compared.endpoints:
-                read = study.judge(before, task, endpoint, cache)
-                if complete:
-                    now = study.verdict(compared, task, endpoint, cache)
-                    if now.outcome == read.outcome:
-                        continue
-                    after = f"{now.words()} {now.estimate()} ({now.pairs} pairs)"
-                else:
-                    after = not_run_yet(cache.cached(compared, task), study.needed(compared, task))
-                records.append({"comparison": name, "task": get_task(task).title, "endpoint": endpoint,
-                                "as read": f"{read.words()} {read.estimate()} ({read.pairs} pairs)", "amended": after})
-    return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
-
-
-def pair_minimum_changes(cache) -> "pd.DataFrame":
-    """The powered study's verdicts that the pair minimum for directions on flip-prone outcomes
-    (4e737d3) changed: one row per comparison, task and endpoint whose word before it differs from
-    its word under it before control of false discoveries (a word that control alone moved is that
-    change's, in :func:`symmetric_rule_changes`), each named by its own treatment; "now" is the
-    verdict as the pages give it."""
-    import pandas as pd
-
-
-    records = []
-    for row in study.verdict_rows(study.plan(cache.profile, cache=cache), cache):
-        verdict, claim = row["verdict"], study.ENDPOINTS[row["endpoint"]].claim
-        if verdict.outcome == NOT_TESTED or not verdict.differences:
-            continue
-        before = claims.before_flip_minimum_verdict(claim, verdict).outcome
-        if before != as_then(verdict.uncontrolled or verdict.outcome):
-            records.append({"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-                            "pairs": verdict.pairs, "before": f"{outcome_words(before, verdict.treatment)} {verdict.estimate()}",
-                            "now": verdict.words()})
-    return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
-
-
-def leaderboard_flip_minimum_changes(profile: str) -> "pd.DataFrame":
-    """The leaderboard's cells against softmax that the pair minimum for directions on outcomes that
-    flip (4e737d3) left exploratory while the rule before it read them otherwise
-    (:func:`ssa_book.claims.minimum_moved`): one row per scorer and column, its pairs, the word before
-    it with its estimate, and the cell's word now."""
-    import pandas as pd
-
-    board = leaderboard.read(profile, train=False)
-    rows = []
-    for scorer in leaderboard.scorers()[1:]:
-        for column in leaderboard.COLUMNS:
-            cell = board.cell(scorer, column.key)
-            moved = claims.minimum_moved(column.claim, cell.verdict) if cell is not None else ()
-            if moved and moved[0] == claims.FLIP_MINIMUM and moved[1].outcome != as_then(cell.verdict.outcome):
-                rows.append({"scorer": scorer_label(scorer), "column": column.label, "pairs": cell.verdict.pairs,
-                             "before": f"{moved[1].label()} {cell.verdict.estimate()}", "now": cell.verdict.words()})
-    return pd.DataFrame(rows, columns=["scorer", "column", "pairs", "before", "now"])
-
-
-def asymmetric_outcome(verdict: Verdict) -> str:
-    """The outcome the rule gave ``verdict`` before it was symmetric: "worse" needed no threshold,
-    only an interval below zero (from the pairs the rule decides from) and the signed-rank test,
-    and took precedence over "no difference that matters"."""
-    if verdict.interval is None or verdict.outcome not in (NEGLIGIBLE, UNDECIDED) or verdict.adjusted_p is not None:
-        return verdict.outcome
-    enough = verdict.pairs >= max(MIN_PAIRS, verdict.no_effect_pairs)
-    below = verdict.interval[1] < 0 and enough and (signed_rank_p(verdict) or 1.0) < 1 - CONFIDENCE
-    return WORSE if below else verdict.outcome
-
-
-def symmetric_rule_changes(judged: Iterable[Judged]) -> "pd.DataFrame":
-    """Every verdict the symmetric rule, false-discovery control in the words and the chapters' minimum
-    pairs moved, from the records of a :func:`ssa_book.verdicts.judge.judged` block around the pages'
-    computations: one row per claim (each once), its estimate and pairs, the word before and after,
-    and which change moved it."""
-    import pandas as pd
-
-    judged = list(judged)
-    # A verdict as its chapter shows it: within its false-discovery family where it was judged in
-    # one (the family's adjusted p also decides a small direction beside "no difference that matters").
-    in_family = {id(record.verdict): record.after for record in judged if record.kind == "controlled"}
-    rows, seen = [], set()
-    for record in judged:
-        verdict = record.verdict
-        shown = in_family.get(id(verdict), verdict)
-        if record.kind == "judged" and record.claim is not None and record.claim.min_pairs > MIN_PAIRS \
-                and verdict.outcome == TOO_FEW_SEEDS:
-            without = claims.at_rule_minimum(record.claim, verdict) if len(verdict.differences) else verdict
-            before, now, why = asymmetric_outcome(without), verdict, "the chapter's minimum pairs"
-        elif record.kind == "judged":
-            before, now, why = asymmetric_outcome(verdict), verdict, "the threshold for worse"
-        else:
-            before, now, why = verdict.outcome, record.after, "false-discovery control"
-        key = (verdict.claim, verdict.pairs, verdict.effect, why)
-        if before == now.outcome or key in seen:  # this change did not move it (another row says what did)
-            continue
-        seen.add(key)
-        rows.append({"claim": verdict.claim, "pairs": verdict.pairs, "estimate": verdict.estimate("+.3g"), "why": why,
-                     "before": outcome_words(before, verdict.treatment), "after": shown.label()})
-    columns = ["claim", "pairs", "estimate", "why", "before", "after"]
-    return pd.DataFrame(rows, columns=columns).sort_values(["why", "claim"], ignore_index=True) if rows else pd.DataFrame(columns=columns)
-
-
-def _decoder_gain_against_spread(runs, key: str) -> tuple[str, str]:
-    """The decoder's test before f0ea705 on claim ``key``: SSA's gain in mean perplexity (raw, not its
-    log) or BLiMP accuracy over softmax's, against the largest range of one scorer's seeds; in today's
-    words, with the numbers."""
-    values = {scorer: [lm.measure(run, key) for run in runs if run.scorer == scorer] for scorer in ("softmax", "ssa")}
-    if key != "blimp":
-        values = {scorer: list(np.exp(found)) for scorer, found in values.items()}
-    spread = max(max(found) - min(found) for found in values.values())
-    gain = lm.CLAIMS[key].direction * (np.mean(values["ssa"]) - np.mean(values["softmax"]))
-    word = "SSA better" if gain > spread else "SSA worse" if gain < -spread else NEGLIGIBLE
-    return word, f"gain {gain:+.3g} against a seed range of {spread:.3g}"
-
-
-def superseded_rule_readings(profile: str) -> "pd.DataFrame":
-    """What the chapters' own tests that the one rule replaced (f0ea705, 7e238a6) read on today's
-    cached runs, beside today's verdicts: the decoder's gain against the seed range, and the
-    encoder's "at least the threshold on all four paradigms" (all four: holds; one to three: holds
-    in part; none: does not hold). Empty where the runs are not cached."""
-    import pandas as pd
-
-    columns = ["chapter", "claim", "superseded test", "its reading", "today's verdict"]
-    rows = []
-    with cache_required():
-        try:
-            decoder_runs = lm.results(profile)
-        except CacheMissError:
-            decoder_runs = []
-        try:
-            encoder_runs = encoder.run_all(profile, progress=False)
-        except CacheMissError:
-            encoder_runs = []
-    if decoder_runs:
-        today = lm.claim_verdicts(decoder_runs, profile=profile)
-        for key, claim in lm.CLAIMS.items():
-            word, numbers = _decoder_gain_against_spread(decoder_runs, key)
-            rows.append({"chapter": "decoder", "claim": claim.name, "superseded test": "gain larger than the seed range",
-                         "its reading": f"{word} ({numbers})", "today's verdict": f"{today[key].label()} {today[key].estimate()}"})
-    if encoder_runs:
-        gains = encoder.gain_table(encoder_runs)
-        paradigms = [part for part in encoder.PAPER_ACCURACIES if part in gains.index]
-        reached = int(sum(gains.loc[part, "mean gain"] >= encoder.GAIN_THRESHOLD for part in paradigms))
-        word = ("holds" if reached == len(paradigms) else "holds in part" if reached else DOES_NOT_HOLD)
-        rows.append({"chapter": "encoder", "claim": encoder.PROBING_CLAIM,
-                     "superseded test": f"a mean gain of at least {encoder.GAIN_THRESHOLD:g} points on all four paradigms",
-                     "its reading": f"{word} ({reached} of {len(paradigms)} paradigms)",
-                     "today's verdict": encoder.probing_verdict(encoder_runs).words()})
-    return pd.DataFrame(rows, columns=columns)
-
-
-def replication_changes(profile: str) -> "pd.DataFrame":
-    """Adaptive temperature on max retrieval before and after it was judged as a replication
-    (75a550b): the chapter's claim for every scorer, and the replication claim; empty where the
-    runs are not cached at ``profile``."""
-    import pandas as pd
-
-
-    columns = ["claim", "threshold", "verdict"]
-    try:
-        runs = retrieval.load_runs(profile, ("softmax", "adaptive_temperature"))
-    except CacheMissError:
-        return pd.DataFrame(columns=columns)
-    train_items = retrieval.train_items(profile)
-    judged = (retrieval.versus(runs, "adaptive_temperature", "softmax", retrieval.SHIFTED_ACCURACY, "accuracy", train_items),
-              retrieval.adaptive_temperature_replication(runs, train_items))
-    claims = ("the chapter's, for every scorer: " + retrieval.SHIFTED_ACCURACY.name,
-              "the replication's: " + retrieval.ADAPTIVE_TEMPERATURE_REPLICATION.name)
-    return pd.DataFrame([{"claim": claim, "threshold": f"{verdict.threshold:g} {verdict.units}",
-                          "verdict": " ".join(filter(None, (verdict.words(), verdict.estimate("+.3f"),
-                                                            f"({verdict.pairs} pairs)" if verdict.pairs else "")))}
-                         for claim, verdict in zip(claims, judged)], columns=columns)
-
-
 # What each kind of change changed, in a reader's words.
 KIND_WORDS = {"rule": "the rule", "threshold": "thresholds", "plan": "study plans", "words": "verdict words"}
 
@@ -620,8 +417,7 @@ def changes_frame() -> "pd.DataFrame":
                           "after results were read": "yes" if c.after_reading else "no"} for c in CHANGES])
 
 
-__all__ = ["AnalysisChange", "CHANGES", "KIND_WORDS", "declared_sentence", "COMBINE_VERSIONS", "combine_versions", "seed_amendment_changes", "replication_changes", "changes_frame",
+__all__ = ["AnalysisChange", "CHANGES", "KIND_WORDS", "declared_sentence", "COMBINE_VERSIONS", "combine_versions", "changes_frame",
            "PlanStep", "PLAN_STEPS", "PLAN_CHANGE_MARKERS", "plan_steps_frame",
-           "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now", "pair_minimum_changes",
-           "leaderboard_flip_minimum_changes"]
+           "combine_as_planned", "combine_undecided_apart", "combine_weakest_against", "combine_now"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ssa_book import analysis_changes as changes, claims
+from ssa_book import analysis_changes as changes, changed_readings, claims
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,7 +84,7 @@ def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monk
                                      for s in seeds]}
     monkeypatch.setattr(retrieval, "load_runs", lambda profile, scorers: runs)
     monkeypatch.setattr(retrieval, "train_items", lambda profile: 16)
-    frame = changes.replication_changes("cpu")
+    frame = changed_readings.replication_changes("cpu")
     assert list(frame["threshold"]) == ["0.05 accuracy", "0.024 accuracy"]
     assert frame.loc[0, "verdict"].startswith("no difference that matters")
     assert frame.loc[1, "verdict"].startswith("adaptive temperature better") and frame.loc[1, "verdict"].endswith(f"({len(seeds)} pairs)")
@@ -103,7 +103,7 @@ def test_a_verdict_moved_by_the_symmetric_rule_reads_after_as_its_chapters_famil
         assert small.label() == "no difference that matters; SSA slightly worse"  # alone, the signed-rank test at 5% says so
         family = control_false_discoveries([small, other])
     assert family[0].label() == "no difference that matters"  # its family's adjusted p does not
-    moved = changes.symmetric_rule_changes(found).set_index("claim")
+    moved = changed_readings.symmetric_rule_changes(found).set_index("claim")
     assert list(moved.index) == ["a small loss"]
     assert moved.loc["a small loss", "before"] == "SSA worse" and moved.loc["a small loss", "why"] == "the threshold for worse"
     assert moved.loc["a small loss", "after"] == family[0].label()
@@ -122,7 +122,7 @@ def test_the_overview_counts_what_was_declared_before_reading_and_what_after():
 
 
 def test_the_leaderboard_cells_the_prompt_error_minimum_left_exploratory_are_listed_with_their_word_before_it():
-    frame = changes.leaderboard_flip_minimum_changes("cpu")
+    frame = changed_readings.leaderboard_flip_minimum_changes("cpu")
     assert len(frame), "the cpu cache holds prompt-error cells at 10 pairs that read a direction before the minimum"
     for row in frame.to_dict("records"):
         assert row["pairs"] < 36 and row["now"].startswith("exploratory")
