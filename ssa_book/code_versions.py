@@ -74,7 +74,7 @@ COMPUTATIONS: dict[str, Computation] = {
         ), ("lm/",)),
         Computation("retrieval", ("ssa_book.retrieval.task", "ssa_book.retrieval.model", "ssa_book.retrieval.experiment", *_ATTENTION),
                     ("retrieval/",)),
-        Computation("performance", ("ssa_book.bench", "ssa_book.alternatives.comparison", *_ATTENTION),
+        Computation("performance", ("ssa_book.bench", "ssa_book.alternatives.cost", *_ATTENTION),
                     ("performance/", "alternatives/cost/")),
     )
 }

@@ -1,6 +1,6 @@
 """Measuring one callable: its median time under a shared machine's load, and its peak memory.
 
-The benchmark (:mod:`ssa_book.bench`) and the scorers' cost (:mod:`ssa_book.alternatives.comparison`)
+The benchmark (:mod:`ssa_book.bench`) and the scorers' cost (:mod:`ssa_book.alternatives.cost`)
 measure with these, so that their ratios to softmax mean the same thing.
 
 Peak memory. CUDA: ``torch.cuda.max_memory_allocated`` during the call minus the memory

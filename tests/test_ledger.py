@@ -413,7 +413,7 @@ def test_the_alternatives_chapters_own_seeds_read_in_one_word_with_their_parts_c
 
     open_part = Verdict("a part", "exploratory", -0.1, (-0.3, 0.1), 3, 0.05)
     statement = Verdict("none is better", "exploratory", parts=(("one", open_part), ("two", open_part)))
-    monkeypatch.setattr(leaderboard_claims.comparison, "statement_verdict", lambda runs: statement)
+    monkeypatch.setattr(leaderboard_claims.statement, "statement_verdict", lambda runs: statement)
     monkeypatch.setattr(leaderboard_claims.comparison, "chapter_seeds", lambda profile: (0, 1, 2))
     # the claim's word, as the chapter says it of the statement, never the parts' word in its place
     assert leaderboard_claims.chapter_words({"runs": 1}) == "undecided (exploratory on 2 of 2)"

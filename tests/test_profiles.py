@@ -57,7 +57,7 @@ def _icl(profile, task):
 
 
 def _alternatives(profile, task):
-    from ssa_book.alternatives.comparison import cost_config
+    from ssa_book.alternatives.cost import cost_config
 
     return {"experiment": _icl(profile, task), "cost": cost_config(profile, "cpu")}
 

@@ -9,41 +9,12 @@ In-context learning chapters, and compares them.
 The runs *are* the In-context learning chapters' experiments: one experiment per task x scorer x
 seed from :func:`ssa_book.icl.experiments.experiment_config`, cached under
 ``results/<profile>/icl/<task>/<scorer>/``; softmax and SSA are read from exactly the entries
-those chapters made. :mod:`~ssa_book.alternatives.comparison` turns them into the table, ranks, cost,
-collapse diagnostics and the verdicts (by the book's one rule, :mod:`ssa_book.verdicts`, on errors paired
-by seed); :mod:`~ssa_book.alternatives.figures` draws them.
+those chapters made. :mod:`~ssa_book.alternatives.comparison` turns them into the table, ranks and
+collapse diagnostics; :mod:`~ssa_book.alternatives.statement` into each scorer's verdict against softmax
+and the paper's statement (by the book's one rule, :mod:`ssa_book.verdicts`, on errors paired by seed);
+:mod:`~ssa_book.alternatives.cost` measures each scorer's cost; :mod:`~ssa_book.alternatives.figures`
+draws them.
 
 Regenerate (resumable, cached per run):
 ``python -m ssa_book regenerate alternative_scorers --profile cpu --jobs 2`` (:mod:`ssa_book.regenerate`).
 """
-
-from ssa_book.alternatives.comparison import (  # noqa: F401
-    PAPER_ALTERNATIVES,
-    STATEMENT,
-    THRESHOLD,
-    THRESHOLD_REASON,
-    cached_runs,
-    chapter_runs,
-    chapter_seeds,
-    claim,
-    coverage,
-    cost_entry,
-    error_table,
-    judge_statement,
-    load_runs,
-    mechanism_table,
-    observed_spread,
-    outcome_counts,
-    paired,
-    panels,
-    plan,
-    power_sentence,
-    power_table,
-    rank_table,
-    regenerate_command,
-    scorer_verdict,
-    statement_verdict,
-    summary_table,
-    verdict_table,
-    versus_softmax,
-)

@@ -55,7 +55,7 @@ from ssa_book.verdicts.claim import Claim, MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judge, learning_failure, not_learned, pair_by_seed
 from ssa_book.verdicts.families import control_false_discoveries
-from ssa_book.alternatives.comparison import (THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON)
+from ssa_book.alternatives.statement import THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON
 from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.icl import experiments
 from ssa_book.icl.study import error_at

@@ -11,7 +11,7 @@ from ssa_book.verdicts.words import DOES_NOT_HOLD, HOLDS, OPEN, UNDECIDED, claim
 from ssa_book.verdicts.claim import no_effect_pairs
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.leaderboard import board as leaderboard, findings
-from ssa_book.alternatives import comparison
+from ssa_book.alternatives import comparison, statement
 from ssa_book.claims import (LedgerRow, PaperClaim, headline_of, judged_parts, listed, missing, only_on, ours, paired, paper_figure,
                              panels_by_task, parts_of, sentence, set_after_reading, short_summary, tally)
 from ssa_book.icl import study as icl_study
@@ -43,7 +43,7 @@ def alternatives_row(profile: str) -> LedgerRow:
         return alternatives_row_at_ten_seeds(profile, board, runs)
     if not runs:
         return missing("alternatives", CLAIMS["alternatives"], profile, command, "no alternative scorer's results in the cache")
-    verdict = comparison.statement_verdict(runs)
+    verdict = statement.statement_verdict(runs)
     infos = [run.provenance for by_scorer in runs.values() for seed_runs in by_scorer.values() for run in seed_runs]
     coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
     return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), statement_ours(verdict) + coverage, profile,
@@ -188,7 +188,7 @@ def fewest_pairs_note() -> str:
 
 def statement_words(verdict: Verdict) -> str:
     """The paper's statement that none of its alternatives is consistently better than softmax
-    (:func:`ssa_book.alternatives.comparison.judge_statement`), its direction said plainly, never
+    (:func:`ssa_book.alternatives.statement.judge_statement`), its direction said plainly, never
     as "not better: undecided": "holds: no alternative the paper tried is better than softmax on
     every panel", "undecided whether any alternative the paper tried is better than softmax on every panel"."""
     which = "alternative the paper tried is better than softmax on every panel"
@@ -267,7 +267,7 @@ def statement_finding(verdict: Verdict, pairs: int, chapter: str = "") -> str:
 def chapter_words(chapter_runs: dict) -> str:
     """What the Alternative scorers chapter's own seeds say of the statement, in the claim's word with
     its comparisons counted, wherever a page says it: "undecided (exploratory on 24 of 24)"."""
-    verdict = comparison.statement_verdict(chapter_runs)
+    verdict = statement.statement_verdict(chapter_runs)
     counted = counted_words([(part.outcome, part.word()) for part in judged_parts(verdict)])
     return claim_word(verdict.outcome) + (f" ({counted})" if counted else "")
 

@@ -14,7 +14,8 @@ from ssa_book.verdicts.words import (BETTER, HOLDS_IN_PART, MIXED, NOT_RUN_YET, 
 from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.families import combine
-from ssa_book.alternatives.comparison import (PAPER_ALTERNATIVES, judge_statement)
+from ssa_book.alternatives.comparison import PAPER_ALTERNATIVES
+from ssa_book.alternatives.statement import judge_statement
 from ssa_book.claims import listed, minimum_moved, minimums_after_reading, only_on, panels_by_task, plural, set_after_reading
 from ssa_book.plotting import COLUMN_WIDTH_IN, scorer_color, scorer_label
 from ssa_book.leaderboard.board import (Board, COLUMNS, Column, ICL_COLUMNS, ICL, RETRIEVAL, SHIFT_KINDS, TEN_TIMES,

@@ -13,7 +13,7 @@ import numpy as np
 
 from ssa_book.verdicts.words import (BETTER, NEGLIGIBLE, NOT_LEARNED, NOT_RUN_YET, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE, not_run_yet as rule_not_run_yet)
 from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
-from ssa_book.alternatives.comparison import (cost_entry)
+from ssa_book.alternatives.comparison import cost_entry
 from ssa_book.plotting import scorer_label
 from ssa_book.icl.study.design import SCHEDULE_WORDS
 from ssa_book.retrieval.analysis import regime as retrieval_regime
