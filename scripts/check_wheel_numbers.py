@@ -41,7 +41,9 @@ def require_native_kernels() -> None:
         variant = native.tile_variant()
         if variant is not None and native.vector_tile_kernels() is None:
             raise SystemExit(f"the {variant.capability} tile kernels did not load")
-    print(f"kernels: row and scalar tiles loaded; vectorised tiles: {variant.capability if variant else 'none for this CPU'}")
+    print(
+        f"kernels: row and scalar tiles loaded; vectorised tiles: {variant.capability if variant else 'none for this CPU'}"
+    )
 
 
 def padding_mask(batch: int, tokens: int) -> torch.Tensor:
@@ -52,8 +54,9 @@ def padding_mask(batch: int, tokens: int) -> torch.Tensor:
 
 def case_results(batch, heads, tokens, head_dim, dtype, causal, expected_path, seed) -> dict[str, torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
-    q, k, v = (torch.randn(batch, heads, tokens, head_dim, generator=generator, dtype=dtype).requires_grad_()
-               for _ in range(3))
+    q, k, v = (
+        torch.randn(batch, heads, tokens, head_dim, generator=generator, dtype=dtype).requires_grad_() for _ in range(3)
+    )
     scorer = ssa.make_scorer("ssa").to(dtype)
     path = choose_path(q, k)
     if path != expected_path:
@@ -62,8 +65,14 @@ def case_results(batch, heads, tokens, head_dim, dtype, causal, expected_path, s
     output = ssa.attention(q, k, v, scorer, causal=causal, mask=mask)
     weights = torch.randn(output.shape, generator=generator, dtype=dtype)
     (output * weights).sum().backward()
-    return {"output": output.detach(), "grad q": q.grad, "grad k": k.grad, "grad v": v.grad,
-            "grad b": scorer.b_param.raw.grad, "grad n": scorer.n_param.raw.grad}
+    return {
+        "output": output.detach(),
+        "grad q": q.grad,
+        "grad k": k.grad,
+        "grad v": v.grad,
+        "grad b": scorer.b_param.raw.grad,
+        "grad n": scorer.n_param.raw.grad,
+    }
 
 
 def compute(out: Path, expect_site_packages: bool) -> None:

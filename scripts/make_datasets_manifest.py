@@ -98,7 +98,7 @@ def source_for(local_path: str) -> Source:
 def manifest_entry(mirror: Path, local_path: str, sha256: str) -> tuple[str, str, dict]:
     dataset, relative = local_path.split("/", 1)
     source = source_for(local_path)
-    upstream = source.upstream + local_path[len(source.local):] if source.local.endswith("/") else source.upstream
+    upstream = source.upstream + local_path[len(source.local) :] if source.local.endswith("/") else source.upstream
     entry = {
         "sha256": sha256,
         "size": (mirror / local_path).stat().st_size,

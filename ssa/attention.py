@@ -59,7 +59,6 @@ def attention_path(path: str):
         _forced_path.reset(token)
 
 
-
 def causal_mask(n_queries: int, n_keys: int, device=None) -> Tensor:
     """``(Q, K)`` boolean mask, queries aligned to the last ``Q`` key positions (as in decoding
     with a cache): query ``i`` sees keys ``j <= i + K - Q``."""
@@ -82,21 +81,28 @@ def _check_logit_terms(bias, softcap, scorer, shape, device) -> None:
     finite number > 0, and either only for a scorer that scores logits."""
     if bias is not None:
         if not isinstance(bias, Tensor) or not bias.is_floating_point():
-            raise ValueError(f"bias must be None or a floating-point tensor, got {type(bias).__name__} "
-                             f"of dtype {getattr(bias, 'dtype', None)}")
+            raise ValueError(
+                f"bias must be None or a floating-point tensor, got {type(bias).__name__} "
+                f"of dtype {getattr(bias, 'dtype', None)}"
+            )
         if bias.device != device:
             raise ValueError(f"bias must be on the device of query ({device}), got {bias.device}")
         try:
             if bias.dim() > 4 or torch.broadcast_shapes(bias.shape, shape) != shape:
                 raise RuntimeError
         except RuntimeError:
-            raise ValueError(f"bias of shape {tuple(bias.shape)} does not broadcast to (batch, heads, queries, keys) = {shape}") from None
-    if softcap is not None and (isinstance(softcap, bool) or not isinstance(softcap, (int, float))
-                                or not math.isfinite(softcap) or softcap <= 0):
+            raise ValueError(
+                f"bias of shape {tuple(bias.shape)} does not broadcast to (batch, heads, queries, keys) = {shape}"
+            ) from None
+    if softcap is not None and (
+        isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not math.isfinite(softcap) or softcap <= 0
+    ):
         raise ValueError(f"softcap must be None or a finite number > 0, got {softcap!r}")
     if (bias is not None or softcap is not None) and type(scorer).weights_from_qk is not Scorer.weights_from_qk:
-        raise ValueError(f"bias and softcap change the logits, which scorer {scorer.name!r} does not read "
-                         "(it scores queries and keys): give neither, or a scorer of logits")
+        raise ValueError(
+            f"bias and softcap change the logits, which scorer {scorer.name!r} does not read "
+            "(it scores queries and keys): give neither, or a scorer of logits"
+        )
 
 
 def _scored_weights(scorer: Scorer, query, key, mask, scale, bias, softcap) -> Tensor:
@@ -114,9 +120,14 @@ def _scored_weights(scorer: Scorer, query, key, mask, scale, bias, softcap) -> T
 
 def _refuse_second_derivative(kernel: str, grad: Tensor) -> None:
     if torch.is_grad_enabled():  # create_graph=True: the fused kernel's backward would be differentiated
-        raise RuntimeError(second_derivative_refusal(
-            kernel, f"softmax attention through scaled_dot_product_attention's fused kernel ({kernel}, whose backward "
-            "PyTorch does not differentiate)", ", which computes them for every scorer"))
+        raise RuntimeError(
+            second_derivative_refusal(
+                kernel,
+                f"softmax attention through scaled_dot_product_attention's fused kernel ({kernel}, whose backward "
+                "PyTorch does not differentiate)",
+                ", which computes them for every scorer",
+            )
+        )
 
 
 def _first_derivatives_only_if_fused(output: Tensor) -> Tensor:
@@ -130,9 +141,14 @@ def _first_derivatives_only_if_fused(output: Tensor) -> Tensor:
     every backward has ``create_graph=True``, first derivatives stay allowed (and a second one
     fails with PyTorch's message)."""
     node = output.grad_fn
-    if (node is not None and type(node).__name__.startswith("ScaledDotProduct")
-            and not torch._C._functorch.is_functorch_wrapped_tensor(output)):
-        output.register_hook(functools.partial(_refuse_second_derivative, type(node).__name__.removesuffix("Backward0")))
+    if (
+        node is not None
+        and type(node).__name__.startswith("ScaledDotProduct")
+        and not torch._C._functorch.is_functorch_wrapped_tensor(output)
+    ):
+        output.register_hook(
+            functools.partial(_refuse_second_derivative, type(node).__name__.removesuffix("Backward0"))
+        )
     return output
 
 
@@ -156,7 +172,9 @@ def _check_inputs(query, key, value, mask, scale, dropout_p):
     if not query.dtype == key.dtype == value.dtype:
         raise TypeError(f"query, key and value must have one dtype; got {query.dtype}, {key.dtype}, {value.dtype}")
     if not query.device == key.device == value.device:
-        raise ValueError(f"query, key and value must be on one device; got {query.device}, {key.device}, {value.device}")
+        raise ValueError(
+            f"query, key and value must be on one device; got {query.device}, {key.device}, {value.device}"
+        )
     try:
         batch = torch.broadcast_shapes(query.shape[:1], key.shape[:1], value.shape[:1])[0]
     except RuntimeError:
@@ -173,7 +191,9 @@ def _check_inputs(query, key, value, mask, scale, dropout_p):
         raise ValueError(f"key and value must have the same number of tokens; got {key.shape[2]} and {value.shape[2]}")
     if query.shape[3] != key.shape[3]:
         raise ValueError(f"query and key must have the same head dimension; got {query.shape[3]} and {key.shape[3]}")
-    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale)):
+    if scale is not None and (
+        isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale)
+    ):
         raise ValueError(f"scale must be None or a finite number, got {scale!r}")
     if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)) or not 0 <= dropout_p < 1:
         raise ValueError(f"dropout_p must be a number in [0, 1), got {dropout_p!r}")
@@ -302,16 +322,18 @@ def attention(
     if fused and isinstance(scorer, Softmax) and not return_weights and current_path() != "reference":
         # SDPA's is_causal aligns queries to the first keys; pass our mask unless the two agree.
         use_is_causal = causal and mask is None and n_queries == n_keys
-        return _first_derivatives_only_if_fused(F.scaled_dot_product_attention(
-            query,
-            key,
-            value,
-            attn_mask=None if use_is_causal else full_mask,
-            dropout_p=dropout_p,
-            is_causal=use_is_causal,
-            scale=scale,
-            enable_gqa=group > 1,
-        ))
+        return _first_derivatives_only_if_fused(
+            F.scaled_dot_product_attention(
+                query,
+                key,
+                value,
+                attn_mask=None if use_is_causal else full_mask,
+                dropout_p=dropout_p,
+                is_causal=use_is_causal,
+                scale=scale,
+                enable_gqa=group > 1,
+            )
+        )
 
     if group > 1:
         key = key.repeat_interleave(group, dim=1)  # (B, H_kv, K, D) -> (B, H, K, D)

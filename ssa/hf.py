@@ -60,8 +60,17 @@ from ssa.optional import require
 from ssa.scoring import SSA, Scorer, Softmax, make_scorer
 from ssa.scoring import _ScalarParameters
 
-__all__ = ["ATTN_IMPLEMENTATION", "IMPLEMENTED_ARGUMENTS", "UNUSED_ARGUMENTS", "UnsupportedAttentionArgument",
-           "attention_modules", "from_pretrained", "register", "scorer_values", "use_scorer"]
+__all__ = [
+    "ATTN_IMPLEMENTATION",
+    "IMPLEMENTED_ARGUMENTS",
+    "UNUSED_ARGUMENTS",
+    "UnsupportedAttentionArgument",
+    "attention_modules",
+    "from_pretrained",
+    "register",
+    "scorer_values",
+    "use_scorer",
+]
 
 ATTN_IMPLEMENTATION = "ssa_scorer"
 CONFIG_KEY = "ssa_scorer"
@@ -76,8 +85,19 @@ IMPLEMENTED_ARGUMENTS = ("dropout", "scaling", "is_causal", "output_attentions",
 # ignores them too, since the mask (transformers' SDPA mask, which ssa.hf registers) already
 # carries the sliding window and the boundaries of packed sequences, and position ids act on
 # the queries and keys before they arrive.
-UNUSED_ARGUMENTS = ("sliding_window", "position_ids", "cu_seq_lens_q", "cu_seq_lens_k", "max_length_q", "max_length_k",
-                    "deterministic", "use_cache", "cache_position", "output_hidden_states", "return_dict")
+UNUSED_ARGUMENTS = (
+    "sliding_window",
+    "position_ids",
+    "cu_seq_lens_q",
+    "cu_seq_lens_k",
+    "max_length_q",
+    "max_length_k",
+    "deterministic",
+    "use_cache",
+    "cache_position",
+    "output_hidden_states",
+    "return_dict",
+)
 
 
 class UnsupportedAttentionArgument(ValueError):
@@ -87,11 +107,18 @@ class UnsupportedAttentionArgument(ValueError):
 
 def _refusal(owner: str, name: str, value: Any) -> UnsupportedAttentionArgument:
     """``value`` ``...``: named in the module's source, its value not yet known."""
-    shown = "..." if value is ... else f"a tensor of shape {tuple(value.shape)}" if isinstance(value, Tensor) else repr(value)
+    shown = (
+        "..."
+        if value is ...
+        else f"a tensor of shape {tuple(value.shape)}"
+        if isinstance(value, Tensor)
+        else repr(value)
+    )
     return UnsupportedAttentionArgument(
         f"{owner} passes {name}={shown} to its attention function, which ssa.hf does not implement "
         f"(it implements {', '.join(IMPLEMENTED_ARGUMENTS)}; it leaves {', '.join(UNUSED_ARGUMENTS)} to the mask, as "
-        "SDPA does): this model family cannot take a scorer through ssa.hf.use_scorer")
+        "SDPA does): this model family cannot take a scorer through ssa.hf.use_scorer"
+    )
 
 
 def _mask_and_bias(attention_mask: Tensor | None, position_bias: Tensor | None) -> tuple[Tensor | None, Tensor | None]:
@@ -161,7 +188,9 @@ def attention_forward(
     causal = bool(causal) and attention_mask is None and query.shape[2] > 1
     # The fused paths (softmax's SDPA, SSA's ssa.kernels) have no weights to hand back for free;
     # the other scorers compute them anyway.
-    want_weights = bool(kwargs.get("output_attentions", False)) or _attentions_recorded() or not isinstance(scorer, (Softmax, SSA))
+    want_weights = (
+        bool(kwargs.get("output_attentions", False)) or _attentions_recorded() or not isinstance(scorer, (Softmax, SSA))
+    )
     result = attention(
         query,
         key,
@@ -206,9 +235,13 @@ def _attention_call_keywords(module: nn.Module) -> set[str]:
         tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(type(module).forward))))
     except (OSError, TypeError, SyntaxError):
         return set()
-    return {keyword.arg for node in ast.walk(tree) if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name) and node.func.id == "attention_interface"
-            for keyword in node.keywords if keyword.arg is not None}
+    return {
+        keyword.arg
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "attention_interface"
+        for keyword in node.keywords
+        if keyword.arg is not None
+    }
 
 
 def _refuse_unsupported_families(modules: list[nn.Module]) -> None:
@@ -292,13 +325,17 @@ def from_pretrained(model_class: Any, path: str | Path, **kwargs: Any) -> nn.Mod
         logging.set_verbosity(verbosity)
     spec = getattr(model.config, CONFIG_KEY, None)
     if spec is None:
-        raise ValueError(f"path: {path} holds no ssa scorer (config has no {CONFIG_KEY!r}); load it with from_pretrained alone")
+        raise ValueError(
+            f"path: {path} holds no ssa scorer (config has no {CONFIG_KEY!r}); load it with from_pretrained alone"
+        )
     use_scorer(model, spec["name"], per_head=spec.get("per_head", False), **spec.get("kwargs", {}))
     scorer_state = {name: tensor for name, tensor in model.state_dict().items() if f".{SCORER_ATTRIBUTE}." in name}
     saved = _checkpoint_tensors(path, set(scorer_state))
     missing = sorted(set(scorer_state) - set(saved))
     if missing:
-        raise ValueError(f"path: the checkpoint at {path} lacks scorer tensors {missing[:3]}{'...' if len(missing) > 3 else ''}")
+        raise ValueError(
+            f"path: the checkpoint at {path} lacks scorer tensors {missing[:3]}{'...' if len(missing) > 3 else ''}"
+        )
     model.load_state_dict(saved, strict=False)
     return model
 

@@ -15,5 +15,7 @@ def require(module: str, extra: str) -> ModuleType:
     except ModuleNotFoundError as error:
         if error.name is not None and error.name.split(".")[0] != module.split(".")[0]:
             raise  # the module is there but something it imports is not: not ours to explain
-        raise ModuleNotFoundError(f"{module} is not installed; it comes with the '{extra}' extra: "
-                                  f'pip install "ssa-book[{extra}]"', name=module) from error
+        raise ModuleNotFoundError(
+            f"{module} is not installed; it comes with the '{extra}' extra: pip install \"ssa-book[{extra}]\"",
+            name=module,
+        ) from error

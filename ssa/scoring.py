@@ -113,8 +113,7 @@ def _check_mask(shape: torch.Size, mask: Tensor | None) -> Tensor | None:
         return torch.broadcast_to(mask, shape)
     except RuntimeError:
         raise ValueError(
-            f"mask of shape {tuple(mask.shape)} does not broadcast to logits of shape "
-            f"{tuple(shape)}"
+            f"mask of shape {tuple(mask.shape)} does not broadcast to logits of shape {tuple(shape)}"
         ) from None
 
 
@@ -122,7 +121,9 @@ def _check_floating(name: str, tensor) -> Tensor:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(tensor).__name__}")
     if not tensor.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor (float16, bfloat16, float32 or float64), got {tensor.dtype}")
+        raise TypeError(
+            f"{name} must be a floating-point tensor (float16, bfloat16, float32 or float64), got {tensor.dtype}"
+        )
     return tensor
 
 
@@ -267,7 +268,9 @@ def check_ssa_values(b, n) -> None:
             raise ValueError(f"{name} must be finite and {bound}; got {value!r}")
 
 
-def ssa(logits: Tensor, b: Tensor | float = 1.0, n: Tensor | float = 1.5, *, mask: Tensor | None = None, dim: int = -1) -> Tensor:
+def ssa(
+    logits: Tensor, b: Tensor | float = 1.0, n: Tensor | float = 1.5, *, mask: Tensor | None = None, dim: int = -1
+) -> Tensor:
     r"""Scaled Signed Averaging weights :math:`(1+b|x|)^{\operatorname{sgn}(x) n}` normalised
     over the keys. ``b`` and ``n`` broadcast against the logits with the key axis last.
 
@@ -386,7 +389,9 @@ def sigmoid_attention(logits: Tensor, *, mask: Tensor | None = None) -> Tensor:
 # Adaptive temperature: Veličković, Perivolaropoulos, Barbero & Pascanu, "Softmax is not enough
 # (for sharp size generalisation)", ICML 2025, arXiv 2410.01104v3, Figure 4 (their JAX code).
 ADAPTIVE_TEMPERATURE_FIT = (-0.037, 0.481, -2.3, 4.917, -1.791)  # beta = 1/theta from the entropy, highest power first
-ADAPTIVE_TEMPERATURE_MIN_ENTROPY = 0.5  # nats; heads at or below it are left alone ("don't overcorrect low-entropy heads")
+ADAPTIVE_TEMPERATURE_MIN_ENTROPY = (
+    0.5  # nats; heads at or below it are left alone ("don't overcorrect low-entropy heads")
+)
 ADAPTIVE_TEMPERATURE_LOG_OFFSET = 1e-9  # inside the entropy's log, as there
 
 
@@ -456,7 +461,7 @@ def cosformer_weights(queries: Tensor, keys: Tensor, mask: Tensor | None = None)
     _check_floating("keys", keys)
     logits_shape = (*torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2]), queries.shape[-2], keys.shape[-2])
     mask = _check_mask(torch.Size(logits_shape), mask)
-    keys, = hide_absent_keys(keys, mask)  # the global maximum below reads every key
+    (keys,) = hide_absent_keys(keys, mask)  # the global maximum below reads every key
     dtype = queries.dtype
     q = F.relu(queries.float() if dtype in _HALF_DTYPES else queries)
     k = F.relu(keys.float() if dtype in _HALF_DTYPES else keys)
@@ -489,7 +494,7 @@ def default_scale(head_dim: int) -> float:
     """The logits' default scale, ``1/sqrt(head_dim)``; 1 for a head dimension of 0, whose dot
     products are all exactly 0 (empty sums): any finite scale keeps them 0, as softmax attention
     (``scaled_dot_product_attention``) has them, while ``1/sqrt(0)`` would make them ``0 * inf = NaN``."""
-    return head_dim ** -0.5 if head_dim else 1.0
+    return head_dim**-0.5 if head_dim else 1.0
 
 
 def _inverse_softplus(value: float) -> float:
@@ -510,7 +515,9 @@ class Scorer(nn.Module):
     def forward(self, logits: Tensor, mask: Tensor | None = None, dim: int = -1) -> Tensor:
         raise NotImplementedError
 
-    def weights_from_qk(self, queries: Tensor, keys: Tensor, mask: Tensor | None = None, scale: float | None = None) -> Tensor:
+    def weights_from_qk(
+        self, queries: Tensor, keys: Tensor, mask: Tensor | None = None, scale: float | None = None
+    ) -> Tensor:
         scale = default_scale(queries.shape[-1]) if scale is None else scale
         logits = (queries @ keys.transpose(-2, -1)) * scale  # (..., Q, K)
         return self(logits, mask)
@@ -617,7 +624,9 @@ class SSA(Scorer):
 
     name = "ssa"
 
-    def __init__(self, b: float = 1.0, n: float = 1.5, learn_b: bool = True, learn_n: bool = True, num_heads: int | None = None):
+    def __init__(
+        self, b: float = 1.0, n: float = 1.5, learn_b: bool = True, learn_n: bool = True, num_heads: int | None = None
+    ):
         super().__init__()
         _check_positive("b", b)
         if not (isinstance(n, (int, float)) and math.isfinite(n) and n >= 1):

@@ -31,8 +31,11 @@ def _missing_requirements(distribution: str, extra: str) -> list[str]:
     except metadata.PackageNotFoundError:
         return []
     marker = re.compile(rf"""extra\s*==\s*["']{re.escape(extra)}["']""")
-    names = [re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement).group(0) for requirement in requirements
-             if marker.search(requirement)]
+    names = [
+        re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement).group(0)
+        for requirement in requirements
+        if marker.search(requirement)
+    ]
     missing = []
     for name in names:
         try:
@@ -49,7 +52,9 @@ def _console_scripts(distribution: str) -> set[str]:
         entry_points = metadata.distribution(distribution).entry_points
     except metadata.PackageNotFoundError:
         return set()
-    return {each.name for each in entry_points if each.group == "console_scripts" and each.value.startswith(f"{__name__}.")}
+    return {
+        each.name for each in entry_points if each.group == "console_scripts" and each.value.startswith(f"{__name__}.")
+    }
 
 
 def _run_as_a_command(argv: list[str]) -> bool:
@@ -62,8 +67,10 @@ def _run_as_a_command(argv: list[str]) -> bool:
 
 _missing = _missing_requirements(DISTRIBUTION, EXTRA)
 if _missing:
-    _message = (f"ssa_book is the book's machinery and needs the [{EXTRA}] extra: pip install \"{DISTRIBUTION}[{EXTRA}]\" "
-                f"(not installed: {', '.join(_missing)})")
+    _message = (
+        f'ssa_book is the book\'s machinery and needs the [{EXTRA}] extra: pip install "{DISTRIBUTION}[{EXTRA}]" '
+        f"(not installed: {', '.join(_missing)})"
+    )
     if _run_as_a_command(getattr(sys, "argv", [])):
         raise SystemExit(_message)
     raise ImportError(_message)

@@ -59,6 +59,7 @@ CPU_THREADS = 1  # the CPU benchmark's torch threads unless --threads says other
 REGENERATE = "python -m ssa_book regenerate performance --profile {profile}"  # ssa_book.regenerate; `python -m ssa_book bench --full --force` measures again
 PATH_NAMES = ("softmax_sdpa", "ssa_reference", "ssa_fast")
 
+
 @dataclasses.dataclass(frozen=True)
 class AttentionSize:
     name: str
@@ -98,12 +99,34 @@ def quick_config(device: str = "auto", threads: int | None = None, seed: int = 0
     device = resolve_device(device)
     icl = AttentionSize("icl", 64, 8, 82, 32)
     if device == "cuda":
-        return BenchConfig("paper", device, threads or CPU_THREADS, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
-                           lm_tokens=(1024, 4096), lm_target_tokens=(1024, 4096), reference_max_tokens=1024,
-                           min_run_time=0.5, compile=True, training_profile=None, seed=seed)
-    return BenchConfig("cpu", device, threads or CPU_THREADS, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
-                       lm_tokens=(256, 1024, 2048), lm_target_tokens=(1024,), reference_max_tokens=256,
-                       min_run_time=0.5, compile=True, training_profile=None, seed=seed)
+        return BenchConfig(
+            "paper",
+            device,
+            threads or CPU_THREADS,
+            icl=icl,
+            lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+            lm_tokens=(1024, 4096),
+            lm_target_tokens=(1024, 4096),
+            reference_max_tokens=1024,
+            min_run_time=0.5,
+            compile=True,
+            training_profile=None,
+            seed=seed,
+        )
+    return BenchConfig(
+        "cpu",
+        device,
+        threads or CPU_THREADS,
+        icl=icl,
+        lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+        lm_tokens=(256, 1024, 2048),
+        lm_target_tokens=(1024,),
+        reference_max_tokens=256,
+        min_run_time=0.5,
+        compile=True,
+        training_profile=None,
+        seed=seed,
+    )
 
 
 def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0) -> BenchConfig:
@@ -112,21 +135,48 @@ def bench_config(profile: str = "cpu", device: str = "auto", threads: int | None
     threads = threads or CPU_THREADS
     if profile == "smoke":
         return BenchConfig(
-            profile, device, threads, icl=AttentionSize("icl", 4, 2, 16, 8), lm_shape=AttentionSize("lm", 2, 2, 64, 16),
-            lm_tokens=(32, 64), lm_target_tokens=(64,), reference_max_tokens=64, min_run_time=0.05, compile=False,
-            training_profile="smoke", seed=seed,
+            profile,
+            device,
+            threads,
+            icl=AttentionSize("icl", 4, 2, 16, 8),
+            lm_shape=AttentionSize("lm", 2, 2, 64, 16),
+            lm_tokens=(32, 64),
+            lm_target_tokens=(64,),
+            reference_max_tokens=64,
+            min_run_time=0.05,
+            compile=False,
+            training_profile="smoke",
+            seed=seed,
         )
     icl = AttentionSize("icl", 64, 8, 82, 32)
     if profile == "paper" or device == "cuda":
         return BenchConfig(
-            profile, device, threads, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
-            lm_tokens=(1024, 2048, 4096), lm_target_tokens=(1024, 4096), reference_max_tokens=4096,
-            min_run_time=1.0, compile=True, training_profile=None, seed=seed,
+            profile,
+            device,
+            threads,
+            icl=icl,
+            lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+            lm_tokens=(1024, 2048, 4096),
+            lm_target_tokens=(1024, 4096),
+            reference_max_tokens=4096,
+            min_run_time=1.0,
+            compile=True,
+            training_profile=None,
+            seed=seed,
         )
     return BenchConfig(
-        profile, device, threads, icl=icl, lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
-        lm_tokens=(128, 256, 512, 1024, 2048), lm_target_tokens=(1024,), reference_max_tokens=1024,
-        min_run_time=2.0, compile=True, training_profile="cpu", seed=seed,
+        profile,
+        device,
+        threads,
+        icl=icl,
+        lm_shape=AttentionSize("lm", 8, 12, 1024, 64),
+        lm_tokens=(128, 256, 512, 1024, 2048),
+        lm_target_tokens=(1024,),
+        reference_max_tokens=1024,
+        min_run_time=2.0,
+        compile=True,
+        training_profile="cpu",
+        seed=seed,
     )
 
 
@@ -137,10 +187,19 @@ def _attention(size) -> str:
 # The rows of the chapter's table of sizes (ssa_book.sizes).
 SETTINGS = (
     Setting("ICL attention", "batch x heads x tokens x head size of the ICL model's attention", "icl", _attention),
-    Setting("LM attention", "batch x heads x tokens x head size of the LM attention (tokens: swept below)", "lm_shape", _attention),
+    Setting(
+        "LM attention",
+        "batch x heads x tokens x head size of the LM attention (tokens: swept below)",
+        "lm_shape",
+        _attention,
+    ),
     Setting("LM lengths", "sequence lengths of the LM sweep, in tokens", "lm_tokens", listed),
     Setting("target lengths", "lengths at which the time and memory targets are checked", "lm_target_tokens", listed),
-    Setting("reference up to", "longest sequence the reference path (full weight matrix) is timed at", "reference_max_tokens"),
+    Setting(
+        "reference up to",
+        "longest sequence the reference path (full weight matrix) is timed at",
+        "reference_max_tokens",
+    ),
     Setting("timing", "seconds of repeated runs per timing", "min_run_time"),
     Setting("compiled", "torch.compile in the fast paths", "compile"),
     Setting("timed training", "ICL profile whose whole training run is timed (None: not timed)", "training_profile"),
@@ -171,11 +230,25 @@ class PerformanceChapter(Chapter):
         bench_profile = "smoke" if profile == "smoke" else "cpu"
         runs = []
         for seed in seeds:
-            runs.append(Run("bench", (bench_profile, "cpu", seed), f"CPU benchmark, {bench_profile} sizes / seed {seed}",
-                            exclusive=True, chapters=(self.name,)))
+            runs.append(
+                Run(
+                    "bench",
+                    (bench_profile, "cpu", seed),
+                    f"CPU benchmark, {bench_profile} sizes / seed {seed}",
+                    exclusive=True,
+                    chapters=(self.name,),
+                )
+            )
             if profile == "paper":
-                runs.append(Run("bench", ("paper", "cuda", seed), f"GPU benchmark, paper sizes / seed {seed}",
-                                exclusive=True, chapters=(self.name,)))
+                runs.append(
+                    Run(
+                        "bench",
+                        ("paper", "cuda", seed),
+                        f"GPU benchmark, paper sizes / seed {seed}",
+                        exclusive=True,
+                        chapters=(self.name,),
+                    )
+                )
         return runs
 
     def configs(self, profile: str) -> dict:
@@ -264,8 +337,12 @@ def attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -
 def _attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) -> dict:
     q, k, v, grad_output = _attention_inputs(size, tokens, config.device, config.seed)
     scorer = _ssa_scorer(config.device)
-    row = {"size": size.name, "tokens": tokens, "label": dataclasses.replace(size, tokens=tokens).label,
-           "fast_path": choose_path(q, k)}
+    row = {
+        "size": size.name,
+        "tokens": tokens,
+        "label": dataclasses.replace(size, tokens=tokens).label,
+        "fast_path": choose_path(q, k),
+    }
     runs, clears = {}, {}
     for path_name in PATH_NAMES:
         if not (path_name == "ssa_reference" and tokens > config.reference_max_tokens):
@@ -280,8 +357,12 @@ def _attention_benchmark(config: BenchConfig, size: AttentionSize, tokens: int) 
     medians = interleaved_medians(runs, config.min_run_time, config.threads)
     for path_name, run in runs.items():
         seconds, calls = medians[path_name]
-        row[path_name] = {"time_s": seconds, "calls_timed": calls, "first_call_s": first_call_s[path_name],
-                          "peak_bytes": peak_memory_bytes(run, config.device, setup=clears[path_name])}
+        row[path_name] = {
+            "time_s": seconds,
+            "calls_timed": calls,
+            "first_call_s": first_call_s[path_name],
+            "peak_bytes": peak_memory_bytes(run, config.device, setup=clears[path_name]),
+        }
     softmax = row["softmax_sdpa"]
     for path_name in PATH_NAMES[1:]:
         if path_name in row:
@@ -306,11 +387,17 @@ def training_benchmark(config: BenchConfig) -> dict:
 
 def _training_benchmark(config: BenchConfig) -> dict:
     scorers = ("softmax", "ssa")
-    train_configs = {scorer: experiment_config("linear", scorer, config.training_profile, seed=config.seed).train for scorer in scorers}
+    train_configs = {
+        scorer: experiment_config("linear", scorer, config.training_profile, seed=config.seed).train
+        for scorer in scorers
+    }
     curriculum, train_steps = train_configs["softmax"].curriculum, train_configs["softmax"].train_steps
     steps_per_points = collections.Counter(curriculum.points(step) for step in range(train_steps))
     models = {scorer: build_model(train_config).to(config.device) for scorer, train_config in train_configs.items()}
-    optimizers = {scorer: torch.optim.Adam(model.parameters(), lr=train_configs[scorer].learning_rate) for scorer, model in models.items()}
+    optimizers = {
+        scorer: torch.optim.Adam(model.parameters(), lr=train_configs[scorer].learning_rate)
+        for scorer, model in models.items()
+    }
 
     def training_step(scorer, xs, ys):
         def step():
@@ -318,10 +405,15 @@ def _training_benchmark(config: BenchConfig) -> dict:
             optimizers[scorer].zero_grad(set_to_none=True)
             loss.backward()
             optimizers[scorer].step()
+
         return step
 
-    result = {"task": "linear", "profile": config.training_profile, "scorers": {scorer: {"stages": {}} for scorer in scorers},
-              "model": dataclasses.asdict(train_configs["ssa"].model) | {"batch_size": train_configs["ssa"].batch_size}}
+    result = {
+        "task": "linear",
+        "profile": config.training_profile,
+        "scorers": {scorer: {"stages": {}} for scorer in scorers},
+        "model": dataclasses.asdict(train_configs["ssa"].model) | {"batch_size": train_configs["ssa"].batch_size},
+    }
     for points in sorted(steps_per_points):
         first_step = next(step for step in range(train_steps) if curriculum.points(step) == points)
         xs, ys = (tensor.to(config.device) for tensor in training_batch(train_configs["softmax"], first_step))
@@ -332,7 +424,11 @@ def _training_benchmark(config: BenchConfig) -> dict:
             result["scorers"][scorer].setdefault("first_step_s", time.perf_counter() - started)
             step()
         for scorer, (seconds, _) in interleaved_medians(steps, config.min_run_time / 2, config.threads).items():
-            result["scorers"][scorer]["stages"][str(points)] = {"tokens": 2 * points, "steps": steps_per_points[points], "step_s": seconds}
+            result["scorers"][scorer]["stages"][str(points)] = {
+                "tokens": 2 * points,
+                "steps": steps_per_points[points],
+                "step_s": seconds,
+            }
     for scorer in scorers:
         stages = result["scorers"][scorer]["stages"].values()
         result["scorers"][scorer]["schedule_s"] = sum(stage["steps"] * stage["step_s"] for stage in stages)
@@ -381,13 +477,17 @@ def run_benchmark(config: BenchConfig, log=print) -> dict:
             started = time.perf_counter()
             row = attention_benchmark(config, size, tokens)
             result["attention"].append(row)
-            log(f"[{step}/{steps}] {dataclasses.replace(size, tokens=tokens).label}: SSA {row['ssa_fast']['time_ratio']:.2f} x "
-                f"softmax's time, {row['ssa_fast']['memory_ratio']:.2f} x its memory ({time.perf_counter() - started:.0f} s)")
+            log(
+                f"[{step}/{steps}] {dataclasses.replace(size, tokens=tokens).label}: SSA {row['ssa_fast']['time_ratio']:.2f} x "
+                f"softmax's time, {row['ssa_fast']['memory_ratio']:.2f} x its memory ({time.perf_counter() - started:.0f} s)"
+            )
         if config.training_profile is not None:
             started = time.perf_counter()
             result["training"] = training_benchmark(config)
-            log(f"[{steps}/{steps}] in-context training ({config.training_profile}): SSA "
-                f"{result['training']['schedule_ratio']:.3f} x softmax's time ({time.perf_counter() - started:.0f} s)")
+            log(
+                f"[{steps}/{steps}] in-context training ({config.training_profile}): SSA "
+                f"{result['training']['schedule_ratio']:.3f} x softmax's time ({time.perf_counter() - started:.0f} s)"
+            )
         if hasattr(os, "getloadavg"):
             result["machine"]["load_average_at_end"] = list(os.getloadavg())
     finally:
@@ -413,16 +513,39 @@ def target_checks(result: dict) -> list[dict]:
     for row in result["attention"]:
         fast = row["ssa_fast"]
         long = row["tokens"] >= LONG_FROM_TOKENS
-        targets = ((("time", fast["time_ratio"], SIZE_TARGETS["gpu_time"]),) if gpu else
-                   (("time", fast["time_ratio"], SIZE_TARGETS["time_long" if long else "time_short"]),
-                    ("peak memory", fast["memory_ratio"], SIZE_TARGETS["memory"])))
+        targets = (
+            (("time", fast["time_ratio"], SIZE_TARGETS["gpu_time"]),)
+            if gpu
+            else (
+                ("time", fast["time_ratio"], SIZE_TARGETS["time_long" if long else "time_short"]),
+                ("peak memory", fast["memory_ratio"], SIZE_TARGETS["memory"]),
+            )
+        )
         for what, ratio, target in targets:
-            checks.append({"what": f"attention {what}", "size": row["size"], "tokens": row["tokens"], "ratio": ratio,
-                           "at most": target, "met": ratio <= target, "path": row["fast_path"]})
+            checks.append(
+                {
+                    "what": f"attention {what}",
+                    "size": row["size"],
+                    "tokens": row["tokens"],
+                    "ratio": ratio,
+                    "at most": target,
+                    "met": ratio <= target,
+                    "path": row["fast_path"],
+                }
+            )
     if "training" in result:
         ratio = result["training"]["schedule_ratio"]
-        checks.append({"what": "in-context training time", "size": "icl training", "tokens": None, "ratio": ratio,
-                       "at most": SIZE_TARGETS["training"], "met": ratio <= SIZE_TARGETS["training"], "path": None})
+        checks.append(
+            {
+                "what": "in-context training time",
+                "size": "icl training",
+                "tokens": None,
+                "ratio": ratio,
+                "at most": SIZE_TARGETS["training"],
+                "met": ratio <= SIZE_TARGETS["training"],
+                "path": None,
+            }
+        )
     return checks
 
 
@@ -431,31 +554,45 @@ def target_checks(result: dict) -> list[dict]:
 WHY_UNMET = {
     ("attention time", "direct"): (
         "the direct path computes every score of the (B, H, Q, K) matrix, each with a log1p and an exp where softmax's "
-        "needs one exp, and writes the whole matrix, where SDPA's fused kernel streams it"),
+        "needs one exp, and writes the whole matrix, where SDPA's fused kernel streams it"
+    ),
     ("attention peak memory", "direct"): (
         "the direct path keeps the (B, H, Q, K) weights and the scaled queries for its backward pass, where SDPA's fused "
-        "kernel keeps one log-sum-exp per row: K/D + 1 times the queries' size more, at K keys of head size D"),
+        "kernel keeps one log-sum-exp per row: K/D + 1 times the queries' size more, at K keys of head size D"
+    ),
     ("attention time", "blockwise"): (
         "each score costs a log1p and an exp where softmax's costs one exp, in the forward pass and again when the "
-        "backward pass recomputes it; the rest of the gap is not profiled yet"),
+        "backward pass recomputes it; the rest of the gap is not profiled yet"
+    ),
     ("attention peak memory", "blockwise"): (
         f"at short rows a tile spans whole rows of several batch items (up to {TILE_ELEMENTS:,} scores a tile tensor, the "
-        "size measured fastest) and the backward pass holds a few such tiles: their size, not the queries', sets the peak"),
+        "size measured fastest) and the backward pass holds a few such tiles: their size, not the queries', sets the peak"
+    ),
     ("attention time", "flex"): (
         "FlexAttention applies SSA's transform, a log1p and an exp per score, inside its fused loop where "
-        "FlashAttention's computes one exp; the rest of the gap is not profiled yet"),
+        "FlashAttention's computes one exp; the rest of the gap is not profiled yet"
+    ),
     ("in-context training time", None): (
         "the in-context model's attention runs the direct path, whose cost is in the rows above; the rest of a training "
-        "step is the same for both scorers"),
+        "step is the same for both scorers"
+    ),
 }
 
 
 def unmet_targets(result: dict) -> list[dict]:
     """The targets of :func:`target_checks` that ``result`` misses, each with its ratio, the fast
     path that ran and why it is missed (:data:`WHY_UNMET`)."""
-    return [{"target": target_label(check), "SSA / softmax": check["ratio"], "at most": check["at most"],
-             "path": check["path"] or "direct (the whole run)", "why": WHY_UNMET[(check["what"], check["path"])]}
-            for check in target_checks(result) if not check["met"]]
+    return [
+        {
+            "target": target_label(check),
+            "SSA / softmax": check["ratio"],
+            "at most": check["at most"],
+            "path": check["path"] or "direct (the whole run)",
+            "why": WHY_UNMET[(check["what"], check["path"])],
+        }
+        for check in target_checks(result)
+        if not check["met"]
+    ]
 
 
 def target_label(check: dict) -> str:
@@ -463,19 +600,38 @@ def target_label(check: dict) -> str:
     return check["what"] + (f", {check['size']} size, {check['tokens']} tokens" if check["tokens"] else "")
 
 
-def benchmark(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0, *,
-              force: bool = False, log=print) -> dict:
+def benchmark(
+    profile: str = "cpu",
+    device: str = "auto",
+    threads: int | None = None,
+    seed: int = 0,
+    *,
+    force: bool = False,
+    log=print,
+) -> dict:
     """The benchmark result of ``profile`` from the cache, computed if missing (or ``force``)."""
     return benchmark_entry(profile, device, threads, seed, force=force, log=log).result
 
 
-def benchmark_entry(profile: str = "cpu", device: str = "auto", threads: int | None = None, seed: int = 0, *,
-                    force: bool = False, log=print) -> StoredEntry:
+def benchmark_entry(
+    profile: str = "cpu",
+    device: str = "auto",
+    threads: int | None = None,
+    seed: int = 0,
+    *,
+    force: bool = False,
+    log=print,
+) -> StoredEntry:
     """The whole cache entry (config, result and provenance) of :func:`benchmark`."""
     config = bench_config(profile, device, threads, seed)
     return cached_entry(
-        EXPERIMENT, config, lambda: run_benchmark(config, log), profile=profile,
-        regenerate=REGENERATE.format(profile=profile), device=config.device, recompute=force,
+        EXPERIMENT,
+        config,
+        lambda: run_benchmark(config, log),
+        profile=profile,
+        regenerate=REGENERATE.format(profile=profile),
+        device=config.device,
+        recompute=force,
     )
 
 
@@ -504,23 +660,34 @@ def format_result(result: dict) -> str:
             )
     if "training" in result:
         training = result["training"]
-        lines += ["", f"ICL {training['profile']} model, whole training schedule: SSA / softmax = {training['schedule_ratio']:.3f}"]
+        lines += [
+            "",
+            f"ICL {training['profile']} model, whole training schedule: SSA / softmax = {training['schedule_ratio']:.3f}",
+        ]
         for points, ratio in sorted(training["stage_ratios"].items(), key=lambda item: int(item[0])):
             softmax_step = training["scorers"]["softmax"]["stages"][points]["step_s"]
-            lines.append(f"  {int(points) * 2:4d} tokens: softmax step {softmax_step * 1000:7.1f} ms, SSA / softmax {ratio:.3f}")
+            lines.append(
+                f"  {int(points) * 2:4d} tokens: softmax step {softmax_step * 1000:7.1f} ms, SSA / softmax {ratio:.3f}"
+            )
     lines += ["", "targets (SSA / softmax, measured in this run):"]
-    lines += [f"  {target_label(check):44} {check['ratio']:.2f} <= {check['at most']:g}: {'met' if check['met'] else 'NOT met'}"
-              for check in target_checks(result)]
+    lines += [
+        f"  {target_label(check):44} {check['ratio']:.2f} <= {check['at most']:g}: {'met' if check['met'] else 'NOT met'}"
+        for check in target_checks(result)
+    ]
     return "\n".join(lines)
 
 
-
-
-def compute_benchmark(profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int) -> str:
+def compute_benchmark(
+    profile: str, device: str, progress: bool, bench_profile: str, bench_device: str, seed: int
+) -> str:
     """Run kind "bench": one benchmark through the cache, a line of its targets."""
-    entry = benchmark_entry(bench_profile, device=bench_device, seed=seed, log=lambda message: print(message, file=sys.stderr, flush=True))
-    return "; ".join(f"{target_label(check)} {check['ratio']:.2f} (target {check['at most']:g}: {'met' if check['met'] else 'NOT met'})"
-                     for check in target_checks(entry.result))
+    entry = benchmark_entry(
+        bench_profile, device=bench_device, seed=seed, log=lambda message: print(message, file=sys.stderr, flush=True)
+    )
+    return "; ".join(
+        f"{target_label(check)} {check['ratio']:.2f} (target {check['at most']:g}: {'met' if check['met'] else 'NOT met'})"
+        for check in target_checks(entry.result)
+    )
 
 
 def benchmark_is_cached(profile: str, device: str, bench_profile: str, bench_device: str, seed: int) -> bool | None:

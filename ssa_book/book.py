@@ -146,8 +146,10 @@ def stage_book(root: Path, stage: Path) -> None:
 
 # A page shows every row, column and character of a table: pandas' display limits would cut a
 # verdict table to its first and last rows behind "...", and a cell's text at 50 characters.
-WHOLE_TABLES = ("import pandas; pandas.set_option('display.max_rows', None, 'display.max_columns', None, "
-                "'display.max_colwidth', None, 'display.width', None)")
+WHOLE_TABLES = (
+    "import pandas; pandas.set_option('display.max_rows', None, 'display.max_columns', None, "
+    "'display.max_colwidth', None, 'display.width', None)"
+)
 
 
 def _write_kernelspec(jupyter_dir: Path) -> None:
@@ -156,8 +158,15 @@ def _write_kernelspec(jupyter_dir: Path) -> None:
     spec_dir.mkdir(parents=True, exist_ok=True)
     spec = {
         # Kernel log noise (e.g. the unencrypted-TCP notice) would bury the progress lines.
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--IPKernelApp.log_level=ERROR",
-                 f"--IPKernelApp.exec_lines={WHOLE_TABLES}"],
+        "argv": [
+            sys.executable,
+            "-m",
+            "ipykernel_launcher",
+            "-f",
+            "{connection_file}",
+            "--IPKernelApp.log_level=ERROR",
+            f"--IPKernelApp.exec_lines={WHOLE_TABLES}",
+        ],
         "display_name": f"SSA book ({sys.executable})",
         "language": "python",
     }
@@ -253,8 +262,9 @@ def kernel_threads(jobs: int, cores: int | None = None) -> dict[str, str]:
     return {"OMP_NUM_THREADS": str(max(1, (cores or os.cpu_count() or 1) // jobs))}
 
 
-def _execute_in_worker(root: Path, stage: Path, notebook: Path, settings: RunSettings,
-                       environment: dict[str, str]) -> tuple[float, str | None]:
+def _execute_in_worker(
+    root: Path, stage: Path, notebook: Path, settings: RunSettings, environment: dict[str, str]
+) -> tuple[float, str | None]:
     """In a worker process: execute one notebook with ``environment`` set in this process (its
     kernel inherits it); return the seconds it took and the failure's message, or ``None``."""
     started = time.perf_counter()
@@ -266,8 +276,15 @@ def _execute_in_worker(root: Path, stage: Path, notebook: Path, settings: RunSet
     return time.perf_counter() - started, None
 
 
-def _execute_in_order(root: Path, stage: Path, notebooks: list[Path], selected: list[Path], settings: RunSettings,
-                      environment: dict[str, str], jobs: int) -> None:
+def _execute_in_order(
+    root: Path,
+    stage: Path,
+    notebooks: list[Path],
+    selected: list[Path],
+    settings: RunSettings,
+    environment: dict[str, str],
+    jobs: int,
+) -> None:
     """Execute ``selected`` (``jobs`` at once, each in a worker process), printing one line per
     notebook of ``notebooks`` in their order as soon as it and those before it are done. After a
     failure no further notebook starts (those running finish); raise :class:`NotebookFailed` with
@@ -297,7 +314,9 @@ def _execute_in_order(root: Path, stage: Path, notebooks: list[Path], selected: 
                 directions.parent.mkdir(parents=True, exist_ok=True)
                 directions.unlink(missing_ok=True)
                 notebook_environment = {**environment, DIRECTION_LOG_ENV: str(directions)}
-                running[pool.submit(_execute_in_worker, root, stage, notebook, settings, notebook_environment)] = notebook
+                running[pool.submit(_execute_in_worker, root, stage, notebook, settings, notebook_environment)] = (
+                    notebook
+                )
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -318,10 +337,21 @@ def _execute_in_order(root: Path, stage: Path, notebooks: list[Path], selected: 
 def build_html(stage: Path, output_root: Path) -> Path:
     executable = Path(sys.executable).with_name("jupyter-book")
     command = [str(executable) if executable.exists() else "jupyter-book"]
-    command += ["build", str(stage), "--path-output", str(output_root), "--builder", "html", "--warningiserror", "--keep-going"]
+    command += [
+        "build",
+        str(stage),
+        "--path-output",
+        str(output_root),
+        "--builder",
+        "html",
+        "--warningiserror",
+        "--keep-going",
+    ]
     completed = subprocess.run(command)
     if completed.returncode != 0:
-        raise BookBuildFailed(f"jupyter-book build failed (exit {completed.returncode}); its warnings and errors are above")
+        raise BookBuildFailed(
+            f"jupyter-book build failed (exit {completed.returncode}); its warnings and errors are above"
+        )
     index = output_root / "_build" / "html" / "index.html"
     if not index.is_file():
         raise BookBuildFailed(f"jupyter-book finished but {index} does not exist")
@@ -330,7 +360,10 @@ def build_html(stage: Path, output_root: Path) -> Path:
 
 def toc_pages(root: Path) -> list[str]:
     """The built HTML page of every ``_toc.yml`` document, relative to ``_build/html``."""
-    return [resolve_document(root, document).with_suffix(".html").as_posix() for document in toc_documents(root / "_toc.yml")]
+    return [
+        resolve_document(root, document).with_suffix(".html").as_posix()
+        for document in toc_documents(root / "_toc.yml")
+    ]
 
 
 def check_built_pages(root: Path, html_root: Path) -> None:
@@ -338,13 +371,23 @@ def check_built_pages(root: Path, html_root: Path) -> None:
 
     found = check_pages(html_root, toc_pages(root))
     for page, captions in long_captions(html_root, toc_pages(root)).items():
-        found.setdefault(page, []).extend(f"a figure caption over {CAPTION_WORDS} words: {caption}" for caption in captions)
-    checked = {page: Path(page).stem for page in toc_pages(root) if page.startswith("notebooks/") and not page.endswith(HISTORY_PAGES)}
+        found.setdefault(page, []).extend(
+            f"a figure caption over {CAPTION_WORDS} words: {caption}" for caption in captions
+        )
+    checked = {
+        page: Path(page).stem
+        for page in toc_pages(root)
+        if page.startswith("notebooks/") and not page.endswith(HISTORY_PAGES)
+    }
     for page, problems in direction_check.check_built_pages(root, html_root, checked).items():
-        found.setdefault(page, []).extend(f"a direction word without a decided verdict: {problem}" for problem in problems)
+        found.setdefault(page, []).extend(
+            f"a direction word without a decided verdict: {problem}" for problem in problems
+        )
     if found:
         lines = [f"{page}: {problem}" for page, problems in found.items() for problem in problems]
-        raise BookBuildFailed("pages show what a reader must not see (see ssa_book/page_check.py):\n    " + "\n    ".join(lines))
+        raise BookBuildFailed(
+            "pages show what a reader must not see (see ssa_book/page_check.py):\n    " + "\n    ".join(lines)
+        )
 
 
 def run(

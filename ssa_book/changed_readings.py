@@ -13,7 +13,16 @@ import numpy as np
 
 from ssa_book import claims
 from ssa_book.analysis_changes import as_then
-from ssa_book.verdicts.words import (DOES_NOT_HOLD, NEGLIGIBLE, NOT_TESTED, TOO_FEW_SEEDS, UNDECIDED, WORSE, not_run_yet, outcome_words)
+from ssa_book.verdicts.words import (
+    DOES_NOT_HOLD,
+    NEGLIGIBLE,
+    NOT_TESTED,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    WORSE,
+    not_run_yet,
+    outcome_words,
+)
 from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict, signed_rank_p
@@ -40,7 +49,6 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
     control of false discoveries within the study's families (:func:`ssa_book.icl.study.verdict`)."""
     import pandas as pd
 
-
     records = []
     for name in names:
         compared = study.comparison(name, cache.profile)
@@ -60,8 +68,15 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
                     after = f"{now.words()} {now.estimate()} ({now.pairs} pairs)"
                 else:
                     after = not_run_yet(cache.cached(compared, task), study.needed(compared, task))
-                records.append({"comparison": name, "task": get_task(task).title, "endpoint": endpoint,
-                                "as read": f"{read.words()} {read.estimate()} ({read.pairs} pairs)", "amended": after})
+                records.append(
+                    {
+                        "comparison": name,
+                        "task": get_task(task).title,
+                        "endpoint": endpoint,
+                        "as read": f"{read.words()} {read.estimate()} ({read.pairs} pairs)",
+                        "amended": after,
+                    }
+                )
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
 
 
@@ -73,7 +88,6 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
     verdict as the pages give it."""
     import pandas as pd
 
-
     records = []
     for row in study.verdict_rows(study.plan(cache.profile, cache=cache), cache):
         verdict, claim = row["verdict"], study.ENDPOINTS[row["endpoint"]].claim
@@ -81,9 +95,16 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
             continue
         before = claims.before_flip_minimum_verdict(claim, verdict).outcome
         if before != as_then(verdict.uncontrolled or verdict.outcome):
-            records.append({"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-                            "pairs": verdict.pairs, "before": f"{outcome_words(before, verdict.treatment)} {verdict.estimate()}",
-                            "now": verdict.words()})
+            records.append(
+                {
+                    "comparison": row["comparison"],
+                    "task": get_task(row["task"]).title,
+                    "endpoint": row["endpoint"],
+                    "pairs": verdict.pairs,
+                    "before": f"{outcome_words(before, verdict.treatment)} {verdict.estimate()}",
+                    "now": verdict.words(),
+                }
+            )
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
 
 
@@ -101,8 +122,15 @@ def leaderboard_flip_minimum_changes(profile: str) -> "pd.DataFrame":
             cell = board.cell(scorer, column.key)
             moved = claims.minimum_moved(column.claim, cell.verdict) if cell is not None else ()
             if moved and moved[0] == claims.FLIP_MINIMUM and moved[1].outcome != as_then(cell.verdict.outcome):
-                rows.append({"scorer": scorer_label(scorer), "column": column.label, "pairs": cell.verdict.pairs,
-                             "before": f"{moved[1].label()} {cell.verdict.estimate()}", "now": cell.verdict.words()})
+                rows.append(
+                    {
+                        "scorer": scorer_label(scorer),
+                        "column": column.label,
+                        "pairs": cell.verdict.pairs,
+                        "before": f"{moved[1].label()} {cell.verdict.estimate()}",
+                        "now": cell.verdict.words(),
+                    }
+                )
     return pd.DataFrame(rows, columns=["scorer", "column", "pairs", "before", "now"])
 
 
@@ -132,8 +160,12 @@ def symmetric_rule_changes(judged: Iterable[Judged]) -> "pd.DataFrame":
     for record in judged:
         verdict = record.verdict
         shown = in_family.get(id(verdict), verdict)
-        if record.kind == "judged" and record.claim is not None and record.claim.min_pairs > MIN_PAIRS \
-                and verdict.outcome == TOO_FEW_SEEDS:
+        if (
+            record.kind == "judged"
+            and record.claim is not None
+            and record.claim.min_pairs > MIN_PAIRS
+            and verdict.outcome == TOO_FEW_SEEDS
+        ):
             without = claims.at_rule_minimum(record.claim, verdict) if len(verdict.differences) else verdict
             before, now, why = asymmetric_outcome(without), verdict, "the chapter's minimum pairs"
         elif record.kind == "judged":
@@ -144,10 +176,22 @@ def symmetric_rule_changes(judged: Iterable[Judged]) -> "pd.DataFrame":
         if before == now.outcome or key in seen:  # this change did not move it (another row says what did)
             continue
         seen.add(key)
-        rows.append({"claim": verdict.claim, "pairs": verdict.pairs, "estimate": verdict.estimate("+.3g"), "why": why,
-                     "before": outcome_words(before, verdict.treatment), "after": shown.label()})
+        rows.append(
+            {
+                "claim": verdict.claim,
+                "pairs": verdict.pairs,
+                "estimate": verdict.estimate("+.3g"),
+                "why": why,
+                "before": outcome_words(before, verdict.treatment),
+                "after": shown.label(),
+            }
+        )
     columns = ["claim", "pairs", "estimate", "why", "before", "after"]
-    return pd.DataFrame(rows, columns=columns).sort_values(["why", "claim"], ignore_index=True) if rows else pd.DataFrame(columns=columns)
+    return (
+        pd.DataFrame(rows, columns=columns).sort_values(["why", "claim"], ignore_index=True)
+        if rows
+        else pd.DataFrame(columns=columns)
+    )
 
 
 def _decoder_gain_against_spread(runs, key: str) -> tuple[str, str]:
@@ -185,17 +229,29 @@ def superseded_rule_readings(profile: str) -> "pd.DataFrame":
         today = lm.claim_verdicts(decoder_runs, profile=profile)
         for key, claim in lm.CLAIMS.items():
             word, numbers = _decoder_gain_against_spread(decoder_runs, key)
-            rows.append({"chapter": "decoder", "claim": claim.name, "superseded test": "gain larger than the seed range",
-                         "its reading": f"{word} ({numbers})", "today's verdict": f"{today[key].label()} {today[key].estimate()}"})
+            rows.append(
+                {
+                    "chapter": "decoder",
+                    "claim": claim.name,
+                    "superseded test": "gain larger than the seed range",
+                    "its reading": f"{word} ({numbers})",
+                    "today's verdict": f"{today[key].label()} {today[key].estimate()}",
+                }
+            )
     if encoder_runs:
         gains = encoder.gain_table(encoder_runs)
         paradigms = [part for part in encoder.PAPER_ACCURACIES if part in gains.index]
         reached = int(sum(gains.loc[part, "mean gain"] >= encoder.GAIN_THRESHOLD for part in paradigms))
-        word = ("holds" if reached == len(paradigms) else "holds in part" if reached else DOES_NOT_HOLD)
-        rows.append({"chapter": "encoder", "claim": encoder.PROBING_CLAIM,
-                     "superseded test": f"a mean gain of at least {encoder.GAIN_THRESHOLD:g} points on all four paradigms",
-                     "its reading": f"{word} ({reached} of {len(paradigms)} paradigms)",
-                     "today's verdict": encoder.probing_verdict(encoder_runs).words()})
+        word = "holds" if reached == len(paradigms) else "holds in part" if reached else DOES_NOT_HOLD
+        rows.append(
+            {
+                "chapter": "encoder",
+                "claim": encoder.PROBING_CLAIM,
+                "superseded test": f"a mean gain of at least {encoder.GAIN_THRESHOLD:g} points on all four paradigms",
+                "its reading": f"{word} ({reached} of {len(paradigms)} paradigms)",
+                "today's verdict": encoder.probing_verdict(encoder_runs).words(),
+            }
+        )
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -205,18 +261,37 @@ def replication_changes(profile: str) -> "pd.DataFrame":
     runs are not cached at ``profile``."""
     import pandas as pd
 
-
     columns = ["claim", "threshold", "verdict"]
     try:
         runs = retrieval.load_runs(profile, ("softmax", "adaptive_temperature"))
     except CacheMissError:
         return pd.DataFrame(columns=columns)
     train_items = retrieval.train_items(profile)
-    judged = (retrieval.versus(runs, "adaptive_temperature", "softmax", retrieval.SHIFTED_ACCURACY, "accuracy", train_items),
-              retrieval.adaptive_temperature_replication(runs, train_items))
-    claims = ("the chapter's, for every scorer: " + retrieval.SHIFTED_ACCURACY.name,
-              "the replication's: " + retrieval.ADAPTIVE_TEMPERATURE_REPLICATION.name)
-    return pd.DataFrame([{"claim": claim, "threshold": f"{verdict.threshold:g} {verdict.units}",
-                          "verdict": " ".join(filter(None, (verdict.words(), verdict.estimate("+.3f"),
-                                                            f"({verdict.pairs} pairs)" if verdict.pairs else "")))}
-                         for claim, verdict in zip(claims, judged)], columns=columns)
+    judged = (
+        retrieval.versus(runs, "adaptive_temperature", "softmax", retrieval.SHIFTED_ACCURACY, "accuracy", train_items),
+        retrieval.adaptive_temperature_replication(runs, train_items),
+    )
+    claims = (
+        "the chapter's, for every scorer: " + retrieval.SHIFTED_ACCURACY.name,
+        "the replication's: " + retrieval.ADAPTIVE_TEMPERATURE_REPLICATION.name,
+    )
+    return pd.DataFrame(
+        [
+            {
+                "claim": claim,
+                "threshold": f"{verdict.threshold:g} {verdict.units}",
+                "verdict": " ".join(
+                    filter(
+                        None,
+                        (
+                            verdict.words(),
+                            verdict.estimate("+.3f"),
+                            f"({verdict.pairs} pairs)" if verdict.pairs else "",
+                        ),
+                    )
+                ),
+            }
+            for claim, verdict in zip(claims, judged)
+        ],
+        columns=columns,
+    )

@@ -82,8 +82,12 @@ def scorer_settings(kwargs) -> str:
     """A scorer's settings for a :class:`Setting`: ``b = 2.718, n = 1.492``; with the decoder's
     ``learn_b``/``learn_n`` flags, which are trained."""
     kwargs = dict(kwargs)
-    return ", ".join(f"{name} = {value:.4g}" + (f" ({'trained' if kwargs[f'learn_{name}'] else 'fixed'})" if f"learn_{name}" in kwargs else "")
-                     for name, value in kwargs.items() if not name.startswith("learn_"))
+    return ", ".join(
+        f"{name} = {value:.4g}"
+        + (f" ({'trained' if kwargs[f'learn_{name}'] else 'fixed'})" if f"learn_{name}" in kwargs else "")
+        for name, value in kwargs.items()
+        if not name.startswith("learn_")
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,7 +99,9 @@ class Chapter:
     summary: str  # one line, for --help
     jobs: int = 1  # the --jobs its documented command uses
     has_arms: ClassVar[bool] = False  # whether --arms may name parts of its plan
-    seeds_meaning: ClassVar[str] = "training seeds: each initialises a model and draws its data"  # its table of sizes' words
+    seeds_meaning: ClassVar[str] = (
+        "training seeds: each initialises a model and draws its data"  # its table of sizes' words
+    )
 
     def published_seeds(self, profile: str) -> tuple[int, ...]:
         raise NotImplementedError
@@ -132,22 +138,42 @@ class Chapter:
         check_scorer_names(scorers)
         rejected = [name for name in scorers if name not in self.accepted_scorers()]
         if rejected:
-            raise ValueError(f"--scorers: the {self.name} chapter accepts only {', '.join(self.accepted_scorers())}; "
-                             f"got {', '.join(rejected)}{self.scorer_hint()}")
+            raise ValueError(
+                f"--scorers: the {self.name} chapter accepts only {', '.join(self.accepted_scorers())}; "
+                f"got {', '.join(rejected)}{self.scorer_hint()}"
+            )
         return tuple(dict.fromkeys(scorers))
 
-    def command(self, profile: str = "cpu", *, scorers: Sequence[str] | None = None, seeds: Sequence[int] | None = None,
-                arms: Sequence[str] | None = None) -> str:
+    def command(
+        self,
+        profile: str = "cpu",
+        *,
+        scorers: Sequence[str] | None = None,
+        seeds: Sequence[int] | None = None,
+        arms: Sequence[str] | None = None,
+    ) -> str:
         """The command that computes the chapter's cached results at ``profile``; the
         ``scorers`` and ``seeds`` named only when they are not all the chapter's published ones,
         the ``arms`` whenever given."""
-        return regenerate_command(self.name, profile, jobs=self.jobs, arms=arms,
-                                  scorers=scorers if scorers and not set(scorers) <= set(self.published_scorers()) else None,
-                                  seeds=seeds if seeds and not set(seeds) <= set(self.published_seeds(profile)) else None)
+        return regenerate_command(
+            self.name,
+            profile,
+            jobs=self.jobs,
+            arms=arms,
+            scorers=scorers if scorers and not set(scorers) <= set(self.published_scorers()) else None,
+            seeds=seeds if seeds and not set(seeds) <= set(self.published_seeds(profile)) else None,
+        )
 
 
-def regenerate_command(chapter: str, profile: str = "cpu", *, jobs: int = 1, arms: Sequence[str] | None = None,
-                       scorers: Sequence[str] | None = None, seeds: Sequence[int] | None = None) -> str:
+def regenerate_command(
+    chapter: str,
+    profile: str = "cpu",
+    *,
+    jobs: int = 1,
+    arms: Sequence[str] | None = None,
+    scorers: Sequence[str] | None = None,
+    seeds: Sequence[int] | None = None,
+) -> str:
     """``python -m ssa_book regenerate CHAPTER --profile P`` with the ``--jobs`` (when more
     than one), ``--arms``, ``--scorers`` and ``--seeds`` given (:meth:`Chapter.command` gives a
     chapter's own)."""
@@ -177,7 +203,9 @@ class RunKind:
 def check_scorer_names(scorers: Iterable[str]) -> None:
     unknown = [name for name in scorers if name not in scorer_names()]
     if unknown:
-        raise ValueError(f"--scorers: unknown scorer {', '.join(map(repr, unknown))}; choose from {', '.join(scorer_names())}")
+        raise ValueError(
+            f"--scorers: unknown scorer {', '.join(map(repr, unknown))}; choose from {', '.join(scorer_names())}"
+        )
 
 
 def check_seeds(seeds: Iterable[int]) -> tuple[int, ...]:
@@ -243,7 +271,9 @@ class Study:
     chapters: tuple[Chapter, ...] = ()  # its chapters with cached results (their plans of runs)
     kinds: Mapping[str, RunKind] = dataclasses.field(default_factory=dict)  # how each kind of run it plans is computed
     readers: tuple[Reader, ...] = ()  # how the runs of its chapters are read and judged one by one
-    claims: Mapping[str, PaperClaim] = dataclasses.field(default_factory=dict)  # the paper's claims it tests (keys of ssa_book.claims.ORDER)
+    claims: Mapping[str, PaperClaim] = dataclasses.field(
+        default_factory=dict
+    )  # the paper's claims it tests (keys of ssa_book.claims.ORDER)
     rows: Callable[[str], list[LedgerRow]] | None = None  # their verdicts, as rows of the ledger
 
     @property
@@ -251,9 +281,13 @@ class Study:
         """The packages (or top-level modules) of ``ssa_book`` that define the study's chapters,
         kinds of run, readers and rows: one, for a study kept apart in its own package, which the
         import contracts (``.importlinter``) name."""
-        parts = [*map(type, self.chapters), *(kind.compute for kind in self.kinds.values()),
-                 *(kind.cached for kind in self.kinds.values() if kind.cached is not None), *map(type, self.readers),
-                 *([self.rows] if self.rows is not None else [])]
+        parts = [
+            *map(type, self.chapters),
+            *(kind.compute for kind in self.kinds.values()),
+            *(kind.cached for kind in self.kinds.values() if kind.cached is not None),
+            *map(type, self.readers),
+            *([self.rows] if self.rows is not None else []),
+        ]
         return {".".join(part.__module__.split(".")[:2]) for part in parts}
 
 
@@ -280,23 +314,34 @@ def index_studies(studies: Sequence[Study], order: Sequence[str]) -> Indexes:
         names = [chapter.name for chapter in study.chapters]
         outside = [name for name in names if name not in order]
         if outside:
-            raise ValueError(f"study {study.name!r}: chapter {', '.join(map(repr, outside))} has no place in ORDER, the book's order of its chapters")
+            raise ValueError(
+                f"study {study.name!r}: chapter {', '.join(map(repr, outside))} has no place in ORDER, the book's order of its chapters"
+            )
         unknown = [key for key in study.claims if key not in CLAIM_ORDER]
         if unknown:
-            raise ValueError(f"study {study.name!r}: claims {', '.join(unknown)} not in ORDER ({', '.join(CLAIM_ORDER)})")
+            raise ValueError(
+                f"study {study.name!r}: claims {', '.join(unknown)} not in ORDER ({', '.join(CLAIM_ORDER)})"
+            )
         if bool(study.claims) != (study.rows is not None):
             raise ValueError(f"study {study.name!r}: claims and the rows that judge them go together")
         strays = [reader.chapter for reader in study.readers if reader.chapter not in names]
         if strays:
             raise ValueError(f"study {study.name!r}: a reader of chapter {', '.join(strays)}, which it does not define")
         if len(study.packages) > 1:
-            raise ValueError(f"study {study.name!r}: its parts lie in {', '.join(sorted(study.packages))}; a study is one package")
-        for what, mine, index in (("chapter", names, found.chapters), ("run kind", list(study.kinds), found.kinds),
-                                  ("reader of chapter", [reader.chapter for reader in study.readers], found.readers),
-                                  ("claim", list(study.claims), found.claims)):
+            raise ValueError(
+                f"study {study.name!r}: its parts lie in {', '.join(sorted(study.packages))}; a study is one package"
+            )
+        for what, mine, index in (
+            ("chapter", names, found.chapters),
+            ("run kind", list(study.kinds), found.kinds),
+            ("reader of chapter", [reader.chapter for reader in study.readers], found.readers),
+            ("claim", list(study.claims), found.claims),
+        ):
             taken = [name for name in mine if name in index]
             if taken:
-                raise ValueError(f"study {study.name!r}: {what} {', '.join(map(repr, taken))} is already another study's")
+                raise ValueError(
+                    f"study {study.name!r}: {what} {', '.join(map(repr, taken))} is already another study's"
+                )
         found.studies[study.name] = study
         found.chapters.update((chapter.name, chapter) for chapter in study.chapters)
         found.kinds.update(study.kinds)
@@ -306,8 +351,13 @@ def index_studies(studies: Sequence[Study], order: Sequence[str]) -> Indexes:
         left_out = [name for name in wanted if name not in index]
         if left_out:
             raise ValueError(f"no study defines the {what} {', '.join(map(repr, left_out))}")
-    return Indexes(found.studies, {name: found.chapters[name] for name in order}, found.kinds,
-                   {name: found.readers[name] for name in order if name in found.readers}, {key: found.claims[key] for key in CLAIM_ORDER})
+    return Indexes(
+        found.studies,
+        {name: found.chapters[name] for name in order},
+        found.kinds,
+        {name: found.readers[name] for name in order if name in found.readers},
+        {key: found.claims[key] for key in CLAIM_ORDER},
+    )
 
 
 def swapped_by_scorer(runs: Mapping, records: Sequence) -> dict:
@@ -322,5 +372,7 @@ def replace_seed(group: list, record) -> None:
     """Put ``record`` in place of the run of its seed in ``group``."""
     seeds = [run.seed for run in group]
     if record.seed not in seeds:
-        raise ValueError(f"records: no cached {record.scorer} run of seed {record.seed} to replace (cached seeds {seeds})")
+        raise ValueError(
+            f"records: no cached {record.scorer} run of seed {record.seed} to replace (cached seeds {seeds})"
+        )
     group[seeds.index(record.seed)] = record

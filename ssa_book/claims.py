@@ -21,8 +21,20 @@ import numpy as np
 
 from ssa_book.verdicts.claim import MIN_PAIRS, Claim, no_effect_pairs
 from ssa_book.verdicts.judge import judge_unrecorded
-from ssa_book.verdicts.words import (BETTER, CLAIM_WORDS, NEGLIGIBLE, NOT_TESTED, OPEN, OUTCOMES, TOO_FEW_SEEDS, UNDECIDED, WORSE,
-                                     claim_word, counted_words, outcome_words)
+from ssa_book.verdicts.words import (
+    BETTER,
+    CLAIM_WORDS,
+    NEGLIGIBLE,
+    NOT_TESTED,
+    OPEN,
+    OUTCOMES,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    WORSE,
+    claim_word,
+    counted_words,
+    outcome_words,
+)
 from ssa_book.verdicts.rule import MAX_SEEDS
 from ssa_book.verdicts.verdict import Verdict
 
@@ -30,8 +42,19 @@ from ssa_book.verdicts.verdict import Verdict
 VERDICTS = OUTCOMES
 DIRECTIONS = (BETTER, WORSE)
 # The paper's claims, in the order of the front page.
-ORDER = ("theorem_1", "theorem_2", "quantification", "collapse", "linear", "perplexity_id", "perplexity_ood",
-         "benchmarks", "probing", "alternatives", "across_shifts")
+ORDER = (
+    "theorem_1",
+    "theorem_2",
+    "quantification",
+    "collapse",
+    "linear",
+    "perplexity_id",
+    "perplexity_ood",
+    "benchmarks",
+    "probing",
+    "alternatives",
+    "across_shifts",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +85,9 @@ class LedgerRow:
     command: str | None  # the command that (re)creates the cached results behind `ours`
     wall_time_s: float | None = None  # compute time of those results, from their provenance
     summary: str = ""  # `ours` in one short sentence: the key numbers and what the seeds decide
-    parts: tuple[str, ...] = ()  # the outcomes of the parts ssa_book.verdicts.families.combine made the verdict of (empty: none)
+    parts: tuple[
+        str, ...
+    ] = ()  # the outcomes of the parts ssa_book.verdicts.families.combine made the verdict of (empty: none)
     regime: str = ""  # the training regime the verdict holds in (sizes, steps, learning rate, start, seeds)
     seed_counts: tuple[int, ...] = ()  # seeds per part where the parts ran different seeds (empty: len(seeds))
     published_excluded: bool = False  # the 95% interval excludes an effect of the size the paper publishes
@@ -70,8 +95,12 @@ class LedgerRow:
     # The numbers the front page's scorecard draws: the judged verdicts behind the row's word, each
     # named (effect, 95% interval, threshold and units, in the paper's direction), one unit for all.
     headline: tuple[tuple[str, Verdict], ...] = ()
-    paper_effect: float | None = None  # the paper's published effect in the headline's units and direction (None: none published)
-    baseline: tuple[str, float, float] | None = None  # (what, ours, the paper's): the softmax baseline's level here and there
+    paper_effect: float | None = (
+        None  # the paper's published effect in the headline's units and direction (None: none published)
+    )
+    baseline: tuple[str, float, float] | None = (
+        None  # (what, ours, the paper's): the softmax baseline's level here and there
+    )
     # What the claim's word rests on where it rests on part of its evidence (:func:`only_on`: "linear panels only"),
     # said beside the word wherever it stands; a short form keeps its first clause.
     word_note: str = ""
@@ -100,26 +129,49 @@ class LedgerRow:
         but "linear panels only; set-size minimum set after reading" for a change that moved parts
         only; such changes of one kind said once, "set-size and prompt-error minimums set after reading")."""
         basis = self.word_note.split(";")[0] if short else self.word_note
-        changes = [set_after_reading(what, before, short=short and not self.moved_claim_word(before))
-                   for what, before in self.after_reading]
+        changes = [
+            set_after_reading(what, before, short=short and not self.moved_claim_word(before))
+            for what, before in self.after_reading
+        ]
         kinds = [what.rsplit(" ", 1) for what, _ in self.after_reading]
-        if (short and len(kinds) > 1 and all(len(kind) == 2 for kind in kinds) and len({noun for _, noun in kinds}) == 1
-                and not any(self.moved_claim_word(before) for _, before in self.after_reading)):
+        if (
+            short
+            and len(kinds) > 1
+            and all(len(kind) == 2 for kind in kinds)
+            and len({noun for _, noun in kinds}) == 1
+            and not any(self.moved_claim_word(before) for _, before in self.after_reading)
+        ):
             # "set-size and prompt-error minimums set after reading"
             changes = [f"{listed([which for which, _ in kinds])} {kinds[0][1]}s set after reading"]
         return "; ".join(filter(None, (basis, *changes)))
 
 
-def missing(key: str, claim: PaperClaim, profile: str, command: str, why: str = "results not in the cache",
-            where: str | None = None) -> LedgerRow:
+def missing(
+    key: str,
+    claim: PaperClaim,
+    profile: str,
+    command: str,
+    why: str = "results not in the cache",
+    where: str | None = None,
+) -> LedgerRow:
     """Claim ``key`` (``claim``) without results: ``why``, then ``command`` to run, or ``where``
     (MyST) the reader finds it when the command is the package's plumbing, kept off the argument's pages."""
-    return LedgerRow(key, claim.claim, paper_figure(claim), f"{why}; {where or f'run `{command}`'}", profile, (), NOT_TESTED,
-                     None, command, summary=sentence(why.split(" (")[0]))
+    return LedgerRow(
+        key,
+        claim.claim,
+        paper_figure(claim),
+        f"{why}; {where or f'run `{command}`'}",
+        profile,
+        (),
+        NOT_TESTED,
+        None,
+        command,
+        summary=sentence(why.split(" (")[0]),
+    )
 
 
 def listed(names: Sequence[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
+    """ "a", "a and b", "a, b and c"."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
@@ -165,13 +217,18 @@ def before_minimum(judged: Sequence[tuple[Claim, Verdict]]) -> str:
     that was set after their results were read (the analysis-changes page, 550efa7), what they read
     under the rule's own minimum, for :func:`set_after_reading`: "SSA worse" (their words counted
     where they differ; "" when no verdict is exploratory for that alone)."""
-    moved = [(claim, verdict) for claim, verdict in judged
-             if verdict.outcome == TOO_FEW_SEEDS and verdict.pairs >= MIN_PAIRS and claim.min_pairs > MIN_PAIRS]
+    moved = [
+        (claim, verdict)
+        for claim, verdict in judged
+        if verdict.outcome == TOO_FEW_SEEDS and verdict.pairs >= MIN_PAIRS and claim.min_pairs > MIN_PAIRS
+    ]
     if not moved:
         return ""
     before = [at_rule_minimum(claim, verdict) for claim, verdict in moved]
     labels = {verdict.label() for verdict in before}
-    return labels.pop() if len(labels) == 1 else counted_words([(verdict.outcome, verdict.label()) for verdict in before])
+    return (
+        labels.pop() if len(labels) == 1 else counted_words([(verdict.outcome, verdict.label()) for verdict in before])
+    )
 
 
 # What the pairs an outcome that flips needs for a direction are called beside a word they moved: they were
@@ -207,12 +264,16 @@ def before_flip_minimum(judged: Sequence[tuple[Claim, Verdict]]) -> str:
     minimum set after their results were read (:data:`FLIP_MINIMUM_SET_AFTER_READING`), what the rule
     read before it (:func:`before_flip_minimum_verdict`), its directions counted: "SSA worse" (every one
     of them), "SSA worse on 1 of 2" (the other read no direction); "" when none read a direction before it."""
-    before = [moved[1] for claim, verdict in judged if (moved := minimum_moved(claim, verdict)) and moved[0] == FLIP_MINIMUM]
+    before = [
+        moved[1] for claim, verdict in judged if (moved := minimum_moved(claim, verdict)) and moved[0] == FLIP_MINIMUM
+    ]
     directions = [verdict.label() for verdict in before if verdict.outcome in DIRECTIONS]
     if len(directions) == len(before) and len(set(directions)) == 1:
         return directions[0] if directions else ""
     counts = {words: directions.count(words) for words in dict.fromkeys(directions)}
-    return ", ".join(f"{words} on {n}" + (f" of {len(before)}" if i == 0 else "") for i, (words, n) in enumerate(counts.items()))
+    return ", ".join(
+        f"{words} on {n}" + (f" of {len(before)}" if i == 0 else "") for i, (words, n) in enumerate(counts.items())
+    )
 
 
 def minimum_moved(claim: Claim, verdict: Verdict, what: str = "pair minimum") -> tuple[str, Verdict] | tuple[()]:
@@ -229,13 +290,18 @@ def minimum_moved(claim: Claim, verdict: Verdict, what: str = "pair minimum") ->
     return ()
 
 
-def minimums_after_reading(judged: Sequence[tuple[Claim, Verdict]], what: str = "pair minimum") -> tuple[tuple[str, str], ...]:
+def minimums_after_reading(
+    judged: Sequence[tuple[Claim, Verdict]], what: str = "pair minimum"
+) -> tuple[tuple[str, str], ...]:
     """The pair minimums set after the results of ``judged`` were read that moved their words, each
     with the words before it, for :func:`set_after_reading`: the chapter's (called ``what``,
     :func:`before_minimum`) and the one for outcomes that flip (:data:`FLIP_MINIMUM`,
     :func:`before_flip_minimum`); those that moved nothing left out."""
-    return tuple((name, before) for name, before in ((what, before_minimum(judged)), (FLIP_MINIMUM, before_flip_minimum(judged)))
-                 if before)
+    return tuple(
+        (name, before)
+        for name, before in ((what, before_minimum(judged)), (FLIP_MINIMUM, before_flip_minimum(judged)))
+        if before
+    )
 
 
 def minimum_notes(judged: Sequence[tuple[Claim, Verdict]], what: str = "pair minimum") -> str:
@@ -266,8 +332,11 @@ def headline_of(verdict: Verdict, endpoint: str | None = None, limit: int = 6) -
     first one's units, at most ``limit``; a verdict judged on paired seeds itself is its own one part, named ""."""
     if not verdict.parts:
         return (("", verdict),) if verdict.interval is not None and verdict.effect is not None else ()
-    judged = [(f"{name}, {inner}" if inner and name else inner or name, leaf) for name, part in verdict.parts
-              for inner, leaf in headline_of(part, endpoint, limit=limit)]
+    judged = [
+        (f"{name}, {inner}" if inner and name else inner or name, leaf)
+        for name, part in verdict.parts
+        for inner, leaf in headline_of(part, endpoint, limit=limit)
+    ]
     chosen = [(name, part) for name, part in judged if endpoint and endpoint in name] or judged
     return tuple((name, part) for name, part in chosen if part.units == chosen[0][1].units)[:limit] if chosen else ()
 
@@ -327,30 +396,36 @@ def paired(seeds: Sequence[int]) -> str:
 
 
 def tally(verdict: Verdict, one: str, many: str) -> str:
-    """"24 comparisons ...: 20 undecided, 4 no difference that matters" over the judged parts,
+    """ "24 comparisons ...: 20 undecided, 4 no difference that matters" over the judged parts,
     in the book's words (the treatment named where the word has a direction)."""
     judged = judged_parts(verdict)
     counts: dict[str, int] = {}
     for part in judged:
         word = part.word()
         counts[word] = counts.get(word, 0) + 1
-    return f"{len(judged)} {one if len(judged) == 1 else many}: " + ", ".join(f"{n} {word}" for word, n in counts.items())
+    return f"{len(judged)} {one if len(judged) == 1 else many}: " + ", ".join(
+        f"{n} {word}" for word, n in counts.items()
+    )
 
 
 def factored(named: Sequence[tuple[str, str]]) -> str:
-    """"name: value; ..." with what every name shares (comma-separated parts, leading or trailing)
+    """ "name: value; ..." with what every name shares (comma-separated parts, leading or trailing)
     said once: [("every, error at σ = 10", "-0.17"), ("some, error at σ = 10", "-0.23")] ->
     "error at σ = 10: every -0.17; some -0.23"."""
     parts = [name.split(", ") for name, _ in named]
     if len(parts) < 2:
         return "; ".join(f"{name}: {value}" for name, value in named)
     shortest = min(map(len, parts))
-    lead = next((i for i in range(shortest) if len({tuple(p[:i + 1]) for p in parts}) > 1), shortest)
-    tail = next((i for i in range(shortest - lead) if len({tuple(p[len(p) - i - 1:]) for p in parts}) > 1), shortest - lead)
+    lead = next((i for i in range(shortest) if len({tuple(p[: i + 1]) for p in parts}) > 1), shortest)
+    tail = next(
+        (i for i in range(shortest - lead) if len({tuple(p[len(p) - i - 1 :]) for p in parts}) > 1), shortest - lead
+    )
     if lead == tail == 0 or any(len(p) == lead + tail for p in parts):
         return "; ".join(f"{name}: {value}" for name, value in named)
-    shared = ", ".join(parts[0][:lead] + parts[0][len(parts[0]) - tail:])
-    return f"{shared}: " + "; ".join(f"{', '.join(p[lead:len(p) - tail])} {value}" for p, (_, value) in zip(parts, named))
+    shared = ", ".join(parts[0][:lead] + parts[0][len(parts[0]) - tail :])
+    return f"{shared}: " + "; ".join(
+        f"{', '.join(p[lead : len(p) - tail])} {value}" for p, (_, value) in zip(parts, named)
+    )
 
 
 # Where a regime's parts split: "4 layers of width 64, 1,000 steps at learning rate 0.001 ...; 3 paired seeds".

@@ -60,22 +60,63 @@ _ICL_REGENERATED = ("icl/", "icl_logits/")
 COMPUTATIONS: dict[str, Computation] = {
     computation.name: computation
     for computation in (
-        Computation("icl", (
-            "ssa_book.icl.baselines", "ssa_book.icl.curriculum", "ssa_book.icl.models", "ssa_book.icl.samplers", "ssa_book.icl.tasks", "ssa_book.icl.train",
-            "ssa_book.icl.evaluate", "ssa_book.icl.diagnostics", "ssa_book.icl.experiments", *_ATTENTION,
-        ), _ICL_REGENERATED),
-        Computation("encoder", (
-            "ssa_book.encoder.corpus", "ssa_book.encoder.model", "ssa_book.encoder.tokenizer", "ssa_book.encoder.train",
-            "ssa_book.encoder.zorro", "ssa_book.encoder.experiment", "ssa.hf", "ssa_book.data", *_ATTENTION,
-        ), ("encoder/",)),
-        Computation("lm", (
-            "ssa_book.lm.config", "ssa_book.lm.data", "ssa_book.lm.evaluate", "ssa_book.lm.model", "ssa_book.lm.tokenizer", "ssa_book.lm.train",
-            "ssa_book.lm.experiment", "ssa.hf", "ssa_book.data", *_ATTENTION,
-        ), ("lm/",)),
-        Computation("retrieval", ("ssa_book.retrieval.task", "ssa_book.retrieval.model", "ssa_book.retrieval.experiment", *_ATTENTION),
-                    ("retrieval/",)),
-        Computation("performance", ("ssa_book.bench", "ssa_book.alternatives.cost", *_ATTENTION),
-                    ("performance/", "alternatives/cost/")),
+        Computation(
+            "icl",
+            (
+                "ssa_book.icl.baselines",
+                "ssa_book.icl.curriculum",
+                "ssa_book.icl.models",
+                "ssa_book.icl.samplers",
+                "ssa_book.icl.tasks",
+                "ssa_book.icl.train",
+                "ssa_book.icl.evaluate",
+                "ssa_book.icl.diagnostics",
+                "ssa_book.icl.experiments",
+                *_ATTENTION,
+            ),
+            _ICL_REGENERATED,
+        ),
+        Computation(
+            "encoder",
+            (
+                "ssa_book.encoder.corpus",
+                "ssa_book.encoder.model",
+                "ssa_book.encoder.tokenizer",
+                "ssa_book.encoder.train",
+                "ssa_book.encoder.zorro",
+                "ssa_book.encoder.experiment",
+                "ssa.hf",
+                "ssa_book.data",
+                *_ATTENTION,
+            ),
+            ("encoder/",),
+        ),
+        Computation(
+            "lm",
+            (
+                "ssa_book.lm.config",
+                "ssa_book.lm.data",
+                "ssa_book.lm.evaluate",
+                "ssa_book.lm.model",
+                "ssa_book.lm.tokenizer",
+                "ssa_book.lm.train",
+                "ssa_book.lm.experiment",
+                "ssa.hf",
+                "ssa_book.data",
+                *_ATTENTION,
+            ),
+            ("lm/",),
+        ),
+        Computation(
+            "retrieval",
+            ("ssa_book.retrieval.task", "ssa_book.retrieval.model", "ssa_book.retrieval.experiment", *_ATTENTION),
+            ("retrieval/",),
+        ),
+        Computation(
+            "performance",
+            ("ssa_book.bench", "ssa_book.alternatives.cost", *_ATTENTION),
+            ("performance/", "alternatives/cost/"),
+        ),
     )
 }
 
@@ -116,7 +157,12 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 node.body = body[1:] or [ast.Pass()]
     return tree
 
@@ -168,8 +214,12 @@ def stale() -> list[str]:
     """The computations whose code differs from the recorded fingerprint (on the recorded Python
     version; syntax trees print differently on others), and those never recorded."""
     record = recorded()
-    return [name for name in COMPUTATIONS if name not in record  # a new computation: never recorded
-            or (record[name]["python"] == python_version() and record[name]["fingerprint"] != fingerprint(name))]
+    return [
+        name
+        for name in COMPUTATIONS
+        if name not in record  # a new computation: never recorded
+        or (record[name]["python"] == python_version() and record[name]["fingerprint"] != fingerprint(name))
+    ]
 
 
 def record(names: Sequence[str], *, bump: bool = False) -> dict[str, dict]:

@@ -1,8 +1,8 @@
 """Lists that a block of code fills as a side channel: what a chapter read, what a rule judged.
 
-    JUDGED = Collector()
-    with JUDGED.collecting() as found:   # every JUDGED.add(item) inside goes to ``found``
-        ...
+JUDGED = Collector()
+with JUDGED.collecting() as found:   # every JUDGED.add(item) inside goes to ``found``
+    ...
 """
 
 from __future__ import annotations

@@ -159,9 +159,14 @@ def fetch(names: list[str] | None = None, mirror: Path | None = None, data_dir: 
         if mirror_folder is not None and not mirror_folder.is_dir():
             raise DatasetError(f"mirror {mirror} has no folder {name!r}")
         # What an interrupted fetch left: only files no fetch can still be writing (ssa_book.files).
-        files.remove_abandoned_temporaries(data_dir / name, PART_SUFFIX, recursive=True,
-                                           log=lambda line: print(f"{name}: {line}", file=sys.stderr))
-        to_fetch = {relative: expected for relative, expected in listed.items() if not _file_is_valid(data_dir / name / relative, expected)}
+        files.remove_abandoned_temporaries(
+            data_dir / name, PART_SUFFIX, recursive=True, log=lambda line: print(f"{name}: {line}", file=sys.stderr)
+        )
+        to_fetch = {
+            relative: expected
+            for relative, expected in listed.items()
+            if not _file_is_valid(data_dir / name / relative, expected)
+        }
         if not to_fetch:
             print(f"{name}: {len(listed)} files ok")
             continue

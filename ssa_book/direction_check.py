@@ -68,13 +68,16 @@ def _printed_as(printed: str, value: float | None) -> bool:
     if value is None:
         return False
     decimals = len(printed.split(".")[1].split("e")[0]) if "." in printed else 0
-    return abs(_value(printed) - value) <= 0.5 * 10 ** -decimals * (1 + 1e-9) + 1e-12
+    return abs(_value(printed) - value) <= 0.5 * 10**-decimals * (1 + 1e-9) + 1e-12
 
 
 def _matches(entry: dict, estimate: re.Match) -> bool:
     interval = entry.get("interval") or (None, None)
-    return (_printed_as(estimate["effect"], entry.get("effect")) and _printed_as(estimate["low"], interval[0])
-            and _printed_as(estimate["high"], interval[1]))
+    return (
+        _printed_as(estimate["effect"], entry.get("effect"))
+        and _printed_as(estimate["low"], interval[0])
+        and _printed_as(estimate["high"], interval[1])
+    )
 
 
 def unbacked_directions(text: str, entries: Sequence[dict], names: set[str]) -> list[str]:
@@ -91,7 +94,7 @@ def unbacked_directions(text: str, entries: Sequence[dict], names: set[str]) -> 
         if quoted(text, match.start()):
             continue
         words = match["words"]
-        context = " ".join(text[max(0, match.start() - 60): match.end() + 40].split())
+        context = " ".join(text[max(0, match.start() - 60) : match.end() + 40].split())
         backed = [entry for entry in said.get(words, []) if not entry["problems"]]
         if words not in said:
             found.append(f"{words!r} with no verdict behind it: {context!r}")

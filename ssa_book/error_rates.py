@@ -138,7 +138,9 @@ def _largest(judged: Sequence[tuple[Claim, Verdict]], pairs: int | None, draws: 
     return worst, where
 
 
-def false_no_difference_rate(claim: Claim, differences: Sequence[float], pairs: int, draws: int = DRAWS, seed: int = 0) -> float:
+def false_no_difference_rate(
+    claim: Claim, differences: Sequence[float], pairs: int, draws: int = DRAWS, seed: int = 0
+) -> float:
     """How often the rule says "no difference that matters" of ``pairs`` pairs when the true effect is
     ``claim``'s threshold: ``draws`` studies resampled from a verdict's own paired ``differences`` (in
     the claim's direction, as :attr:`~ssa_book.verdicts.verdict.Verdict.differences` holds them)
@@ -149,7 +151,9 @@ def false_no_difference_rate(claim: Claim, differences: Sequence[float], pairs: 
     ``np.random.default_rng(seed)``."""
     observed = np.asarray(differences, dtype=float)
     if observed.ndim != 1 or len(observed) < 2 or not np.isfinite(observed).all():
-        raise ValueError(f"differences must be a flat sequence of at least 2 finite paired differences; got {differences!r}")
+        raise ValueError(
+            f"differences must be a flat sequence of at least 2 finite paired differences; got {differences!r}"
+        )
     for name, count in (("pairs", pairs), ("draws", draws)):
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise ValueError(f"{name} must be a whole number >= 1; got {count!r}")
@@ -187,19 +191,27 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
 
     rows, seen = [], set()
     for chapter in CHAPTERS:
-        judged = [(claim, verdict) for claim, verdict in chapter_claims(chapter, profile)
-                  if (verdict.claim, verdict.differences) not in seen]
+        judged = [
+            (claim, verdict)
+            for claim, verdict in chapter_claims(chapter, profile)
+            if (verdict.claim, verdict.differences) not in seen
+        ]
         seen.update((verdict.claim, verdict.differences) for _, verdict in judged)
         if not judged:
             continue
         rate, where = _largest(judged, None, draws)
         used = sorted({verdict.pairs for _, verdict in judged})
-        row = {"chapter": chapter.chapter, "verdicts": len(judged),
-               "pairs used": f"{used[0]}" if len(used) == 1 else f"{used[0]}-{used[-1]}",
-               DIRECTION_FROM: ", ".join(map(str, sorted({no_effect_pairs(claim) for claim, _ in judged}))),
-               USED: rate, "largest at": where,
-               NO_DIFFERENCE: max(false_no_difference_rate(claim, verdict.differences, verdict.pairs, draws)
-                                  for claim, verdict in judged)}
+        row = {
+            "chapter": chapter.chapter,
+            "verdicts": len(judged),
+            "pairs used": f"{used[0]}" if len(used) == 1 else f"{used[0]}-{used[-1]}",
+            DIRECTION_FROM: ", ".join(map(str, sorted({no_effect_pairs(claim) for claim, _ in judged}))),
+            USED: rate,
+            "largest at": where,
+            NO_DIFFERENCE: max(
+                false_no_difference_rate(claim, verdict.differences, verdict.pairs, draws) for claim, verdict in judged
+            ),
+        }
         if pair_counts is not None:
             without = [(without_minimums(claim), verdict) for claim, verdict in judged]
             # a claim without such a minimum is judged as it is: its rate at the pairs used is already measured
@@ -242,21 +254,23 @@ def sentence(table, draws: int = DRAWS) -> str:
         return "No chapter's verdicts are cached yet, so the rule's error rates are not measured."
     rate, chapter = found
     missed, where = largest(table, NO_DIFFERENCE)
-    return (f"Under nulls made of each chapter's own per-seed differences, recentred to a mean of zero, the rule names a "
-            f"direction that is not there at most {100 * rate:.1f}% of the time ({chapter}; Monte Carlo standard error "
-            f"{100 * _standard_error(rate, draws):.1f} points) for any one verdict at the seeds its chapter uses: a rate per "
-            f"verdict, not over the {int(table['verdicts'].sum())} verdicts of the {len(table)} chapters together, and of a false "
-            f"\"better\" or \"worse\" only: it does not count the small direction said beside \"no difference that matters\" "
-            f"(\"SSA slightly better\", \"SSA slightly worse\"); a check added after the results were read, from which the "
-            f"fewest pairs of three chapters were then chosen, so it shows the rule's error at those pairs rather than "
-            f"validating them independently. Recentred instead to the claim's threshold, the smallest effect that matters, "
-            f"the rule says \"no difference that matters\" at most {100 * missed:.1f}% of the time ({where}; Monte Carlo "
-            f"standard error {100 * _standard_error(missed, draws):.1f} points), {_beside_nominal(missed, draws)}, again per "
-            f"verdict at the seeds its chapter uses; a check added after the results were read, which moved no verdict.")
+    return (
+        f"Under nulls made of each chapter's own per-seed differences, recentred to a mean of zero, the rule names a "
+        f"direction that is not there at most {100 * rate:.1f}% of the time ({chapter}; Monte Carlo standard error "
+        f"{100 * _standard_error(rate, draws):.1f} points) for any one verdict at the seeds its chapter uses: a rate per "
+        f"verdict, not over the {int(table['verdicts'].sum())} verdicts of the {len(table)} chapters together, and of a false "
+        f'"better" or "worse" only: it does not count the small direction said beside "no difference that matters" '
+        f'("SSA slightly better", "SSA slightly worse"); a check added after the results were read, from which the '
+        f"fewest pairs of three chapters were then chosen, so it shows the rule's error at those pairs rather than "
+        f"validating them independently. Recentred instead to the claim's threshold, the smallest effect that matters, "
+        f'the rule says "no difference that matters" at most {100 * missed:.1f}% of the time ({where}; Monte Carlo '
+        f"standard error {100 * _standard_error(missed, draws):.1f} points), {_beside_nominal(missed, draws)}, again per "
+        f"verdict at the seeds its chapter uses; a check added after the results were read, which moved no verdict."
+    )
 
 
 def _rates_listed(rates) -> str:
-    """"encoder (9.4%), max retrieval (7.4%)": each chapter of ``rates`` (a column of the table) with its rate, largest first."""
+    """ "encoder (9.4%), max retrieval (7.4%)": each chapter of ``rates`` (a column of the table) with its rate, largest first."""
     return ", ".join(f"{chapter} ({100 * rate:.1f}%)" for chapter, rate in rates.sort_values(ascending=False).items())
 
 
@@ -268,17 +282,22 @@ def limit_sentence(table, draws: int = DRAWS) -> str:
     if not len(table):
         return ""
     directions = table[USED][table[USED] > LIMIT]
-    said = [f"Above {LIMIT:.0%} at the seed counts used, the rate of false directions: {_rates_listed(directions)}. "
-            f"There a verdict that names a direction is less certain than the rule's {CONFIDENCE:.0%} suggests."
-            if len(directions) else
-            f"Every chapter's rate of false directions stays at or below {LIMIT:.0%} at the seed counts it uses."]
+    said = [
+        f"Above {LIMIT:.0%} at the seed counts used, the rate of false directions: {_rates_listed(directions)}. "
+        f"There a verdict that names a direction is less certain than the rule's {CONFIDENCE:.0%} suggests."
+        if len(directions)
+        else f"Every chapter's rate of false directions stays at or below {LIMIT:.0%} at the seed counts it uses."
+    ]
     missed, where = largest(table, NO_DIFFERENCE)
     above = table[NO_DIFFERENCE][[_above_nominal(rate, draws) for rate in table[NO_DIFFERENCE]]]
     nominal = f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at"
-    said.append(f"The rate of a false \"no difference that matters\" exceeds {nominal} (by more than two Monte Carlo standard "
-                f"errors) in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}." if len(above) else
-                f"The rate of a false \"no difference that matters\" stays within two Monte Carlo standard errors of, or below, "
-                f"{nominal} (largest {100 * missed:.1f}%, {where}).")
+    said.append(
+        f'The rate of a false "no difference that matters" exceeds {nominal} (by more than two Monte Carlo standard '
+        f"errors) in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}."
+        if len(above)
+        else f'The rate of a false "no difference that matters" stays within two Monte Carlo standard errors of, or below, '
+        f"{nominal} (largest {100 * missed:.1f}%, {where})."
+    )
     return " ".join(said)
 
 
@@ -291,8 +310,10 @@ def _above_nominal(rate: float, draws: int) -> bool:
 def _beside_nominal(rate: float, draws: int) -> str:
     """``rate``, a false "no difference that matters" rate from ``draws`` studies of each sign, beside
     :data:`NOMINAL_NO_DIFFERENCE`: above it only by more than two Monte Carlo standard errors."""
-    nominal = (f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at there (a {CONFIDENCE:.0%} interval within the "
-               f"threshold: half of the {1 - CONFIDENCE:.0%} it leaves out)")
+    nominal = (
+        f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at there (a {CONFIDENCE:.0%} interval within the "
+        f"threshold: half of the {1 - CONFIDENCE:.0%} it leaves out)"
+    )
     if _above_nominal(rate, draws):
         return f"{rate / NOMINAL_NO_DIFFERENCE:.1f} times {nominal}"
     return f"within two Monte Carlo standard errors of, or below, {nominal}"
@@ -312,12 +333,16 @@ def _without_above_applied(table) -> tuple[float, str] | None:
 # behind the notes "... set after reading, ... before it" (:func:`_without_above_applied`): its rate, chapter
 # and Monte Carlo standard error fill the fields. A false direction needs the interval to miss the true
 # difference, so that rate is a share of misses at least.
-NOTES_RATE = ("The notes \"... set after reading, ... before it\" give what the rule said without the pair minimums set after "
-              "reading, a rule that names a direction that is not there up to {rate} of the time at the seeds used ({chapter}; "
-              "Monte Carlo standard error {error} points).")
-NOMINAL_INTERVAL = (f"Its {CONFIDENCE:.0%} is nominal: with fewer pairs than a minimum set after reading, the book's resampled "
-                    "nulls had the rule name a false direction, which needs the interval to miss the true difference, up to "
-                    f"{{rate}} of the time ({{chapter}}), where a {CONFIDENCE:.0%} interval misses it {1 - CONFIDENCE:.0%} of the time.")
+NOTES_RATE = (
+    'The notes "... set after reading, ... before it" give what the rule said without the pair minimums set after '
+    "reading, a rule that names a direction that is not there up to {rate} of the time at the seeds used ({chapter}; "
+    "Monte Carlo standard error {error} points)."
+)
+NOMINAL_INTERVAL = (
+    f"Its {CONFIDENCE:.0%} is nominal: with fewer pairs than a minimum set after reading, the book's resampled "
+    "nulls had the rule name a false direction, which needs the interval to miss the true difference, up to "
+    f"{{rate}} of the time ({{chapter}}), where a {CONFIDENCE:.0%} interval misses it {1 - CONFIDENCE:.0%} of the time."
+)
 
 
 def notes_sentence(table, template: str = NOTES_RATE, draws: int = DRAWS) -> str:
@@ -329,7 +354,9 @@ def notes_sentence(table, template: str = NOTES_RATE, draws: int = DRAWS) -> str
     if found is None:
         return ""
     rate, chapter = found
-    return template.format(rate=f"{100 * rate:.1f}%", chapter=chapter, error=f"{100 * _standard_error(rate, draws):.1f}")
+    return template.format(
+        rate=f"{100 * rate:.1f}%", chapter=chapter, error=f"{100 * _standard_error(rate, draws):.1f}"
+    )
 
 
 def without_minimums_sentence(table) -> str:
@@ -340,12 +367,17 @@ def without_minimums_sentence(table) -> str:
         return ""
     rate, chapter = found
     above = table[WITHOUT_USED][table[WITHOUT_USED] > LIMIT]
-    return (f"With the rule's own {MIN_PAIRS} pairs in place of the minimums set after reading, the rule names a false "
-            f"direction at the pairs used up to {100 * rate:.1f}% of the time ({chapter}: {table.loc[chapter, WITHOUT_WHERE]})"
-            + (f"; above {LIMIT:.0%} in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}"
-               if len(above) else "")
-            + ". These rates led to those minimums, and they are the error rates of the rule behind the pages' notes "
-            "\"... set after reading, ... before it\".")
+    return (
+        f"With the rule's own {MIN_PAIRS} pairs in place of the minimums set after reading, the rule names a false "
+        f"direction at the pairs used up to {100 * rate:.1f}% of the time ({chapter}: {table.loc[chapter, WITHOUT_WHERE]})"
+        + (
+            f"; above {LIMIT:.0%} in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}"
+            if len(above)
+            else ""
+        )
+        + ". These rates led to those minimums, and they are the error rates of the rule behind the pages' notes "
+        '"... set after reading, ... before it".'
+    )
 
 
 def page_tables(table):
@@ -355,11 +387,39 @@ def page_tables(table):
     for column in [c for c in shown.columns if c.startswith("at ")] + [NO_DIFFERENCE]:
         shown[column] = shown[column].map(lambda rate: f"{100 * rate:.1f}%")
     applied = shown[["verdicts", "pairs used", DIRECTION_FROM, USED, "largest at", NO_DIFFERENCE]]
-    without = {column: column.removesuffix(f", {WITHOUT}") for column in shown.columns if column.endswith(f", {WITHOUT}")}
-    return applied, shown[["pairs used", *without, WITHOUT_WHERE]].rename(columns={**without, WITHOUT_WHERE: "largest at"})
+    without = {
+        column: column.removesuffix(f", {WITHOUT}") for column in shown.columns if column.endswith(f", {WITHOUT}")
+    }
+    return applied, shown[["pairs used", *without, WITHOUT_WHERE]].rename(
+        columns={**without, WITHOUT_WHERE: "largest at"}
+    )
 
 
-__all__ = ["CHAPTERS", "ChapterVerdicts", "DIRECTION_FROM", "DRAWS", "LIMIT", "MIN_PAIRS", "NOMINAL_NO_DIFFERENCE", "NO_DIFFERENCE",
-           "PAIR_COUNTS", "USED", "WITHOUT", "WITHOUT_USED", "WITHOUT_WHERE", "chapter_claims", "error_rate_table",
-           "NOMINAL_INTERVAL", "NOTES_RATE", "false_no_difference_rate", "largest", "limit_sentence", "notes_sentence", "page_tables",
-           "sentence", "without_at", "without_minimums", "without_minimums_sentence"]
+__all__ = [
+    "CHAPTERS",
+    "ChapterVerdicts",
+    "DIRECTION_FROM",
+    "DRAWS",
+    "LIMIT",
+    "MIN_PAIRS",
+    "NOMINAL_NO_DIFFERENCE",
+    "NO_DIFFERENCE",
+    "PAIR_COUNTS",
+    "USED",
+    "WITHOUT",
+    "WITHOUT_USED",
+    "WITHOUT_WHERE",
+    "chapter_claims",
+    "error_rate_table",
+    "NOMINAL_INTERVAL",
+    "NOTES_RATE",
+    "false_no_difference_rate",
+    "largest",
+    "limit_sentence",
+    "notes_sentence",
+    "page_tables",
+    "sentence",
+    "without_at",
+    "without_minimums",
+    "without_minimums_sentence",
+]

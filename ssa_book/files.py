@@ -55,8 +55,9 @@ def create_temporary(path: Path, suffix: str) -> tuple[int, Path]:
             continue
 
 
-def write_atomically(path: Path, content: str | bytes | Callable[[BinaryIO], object], *,
-                     suffix: str = TEMPORARY_SUFFIX) -> None:
+def write_atomically(
+    path: Path, content: str | bytes | Callable[[BinaryIO], object], *, suffix: str = TEMPORARY_SUFFIX
+) -> None:
     """Write ``content`` (text as UTF-8, bytes, or what a function writes to the open binary file:
     a checkpoint's ``torch.save``) to ``path`` through a temporary sibling renamed over it."""
     handle, temporary = create_temporary(path, suffix)
@@ -104,8 +105,9 @@ def is_abandoned(temporary: Path, now: float | None = None) -> bool:
     return writer is not None and writer[0] == _host() and not _process_exists(writer[1])
 
 
-def remove_abandoned_temporaries(folder: Path, suffix: str, *, recursive: bool = False,
-                                 log: Callable[[str], None] | None = None) -> list[Path]:
+def remove_abandoned_temporaries(
+    folder: Path, suffix: str, *, recursive: bool = False, log: Callable[[str], None] | None = None
+) -> list[Path]:
     """Remove the abandoned temporaries (hidden files ending in ``suffix``, :func:`is_abandoned`)
     in ``folder`` (and, ``recursive``, under it); those removed, each named to ``log``."""
     if not folder.is_dir():

@@ -7,16 +7,33 @@ import re
 import textwrap
 from collections.abc import Sequence
 
-from ssa_book.verdicts.words import (DOES_NOT_HOLD, HOLDS, HOLDS_IN_PART, MIXED, NOT_TESTED,
-                                     OPEN, TOO_FEW_SEEDS, UNDECIDED, claim_word)
+from ssa_book.verdicts.words import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_PART,
+    MIXED,
+    NOT_TESTED,
+    OPEN,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    claim_word,
+)
 from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.readings import effect_placement
 from ssa_book.claims import PAPER_REGIME, LedgerRow, plural
 from ssa_book.studies import PAPER
-from ssa_book.ledger import (PAPER_EXPERIMENTS, beside_word, counted_claims, regime_code, regime_codes, short_name,
-                             shorter_regime, table_cell)
+from ssa_book.ledger import (
+    PAPER_EXPERIMENTS,
+    beside_word,
+    counted_claims,
+    regime_code,
+    regime_codes,
+    short_name,
+    shorter_regime,
+    table_cell,
+)
 
 
 # The top of the front page: an abstract, the scorecard figure, a few findings that name each
@@ -30,8 +47,11 @@ BULLETS = 6  # at most, in the findings
 # partly held or decided both ways ochre, undecided dark grey; the rest (not tested, its premise
 # not shown) light grey (OTHER_COLOUR).
 VERDICT_COLOURS = {
-    HOLDS: "#2E7D32", DOES_NOT_HOLD: "#C62828", HOLDS_IN_PART: "#9C6B00",
-    MIXED: "#9C6B00", UNDECIDED: "#555555",
+    HOLDS: "#2E7D32",
+    DOES_NOT_HOLD: "#C62828",
+    HOLDS_IN_PART: "#9C6B00",
+    MIXED: "#9C6B00",
+    UNDECIDED: "#555555",
 }
 OTHER_COLOUR = "#8A8A8A"
 # The words that decide a claim one way or another.
@@ -71,10 +91,14 @@ def _scale(row: LedgerRow) -> tuple[str, str] | None:
     def size(regime: str, lengths: int) -> str:
         parts = regime.split(", ")
         shape = next((part for part in parts if "×" in part), "")
-        trained = [re.sub(r" \(.*\)$", "", part) for part in parts if re.match(r"[\d.,]+[kMB]? (steps|tokens)", part)][:lengths]
+        trained = [re.sub(r" \(.*\)$", "", part) for part in parts if re.match(r"[\d.,]+[kMB]? (steps|tokens)", part)][
+            :lengths
+        ]
         return ", ".join([shape, *trained] if shape else trained)
 
-    return size(shorter_regime(PAPER_REGIME.sub("", row.regime).split(";")[0]), 1), size(shorter_regime(match.group(1)), 1)
+    return size(shorter_regime(PAPER_REGIME.sub("", row.regime).split(";")[0]), 1), size(
+        shorter_regime(match.group(1)), 1
+    )
 
 
 def scale_gap(rows: Sequence[LedgerRow]) -> LedgerRow | None:
@@ -102,12 +126,17 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     did.append("re-runs its experiments" + (", smaller: " if scales else ""))
     text = f"This book {' and '.join(did)}"
     # the paper's size in the same units as ours, which name them: "4 × 64, 1,000 steps (paper: 12 × 256, 500,000)"
-    text += "; ".join(f"{name} {ours} (paper: {paper.removesuffix(' steps')})" for name, (ours, paper) in scales.items()) + ". "
+    text += (
+        "; ".join(f"{name} {ours} (paper: {paper.removesuffix(' steps')})" for name, (ours, paper) in scales.items())
+        + ". "
+    )
     found = []
     if experiments:
         holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
-        found.append(f"of the paper's {plural(len(experiments), 'experimental claim')}, {'' if holding else 'none holds: '}"
-                     f"{counted_claims(experiments, short=True)}")
+        found.append(
+            f"of the paper's {plural(len(experiments), 'experimental claim')}, {'' if holding else 'none holds: '}"
+            f"{counted_claims(experiments, short=True)}"
+        )
     if own:
         found.append(f"the book's own {'test' if len(own) == 1 else 'tests'}: {counted_claims(own, short=True)}")
     if theorems:
@@ -152,15 +181,27 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     decided = [row for row in experiments if claim_word(row.verdict) in DECIDED_WORDS]
     undecided = [named(row) for row in experiments if claim_word(row.verdict) == UNDECIDED]
     excluded = [short_name(row) for row in experiments if row.published_excluded]
-    untested = [f"{short_name(row)} ({claim_word(row.verdict)})" for row in experiments
-                if claim_word(row.verdict) not in (*DECIDED_WORDS, UNDECIDED)]
-    others = [text for text in (
-        _listing("**Undecided** so far: ", undecided) if undecided else "",
-        _listing(f"**The paper's effect excluded** by the {confidence_words()} interval at the book's scale: ", excluded) if excluded else "",
-        _listing("**Not tested or premise not shown**: ", untested) if untested else "") if text]
+    untested = [
+        f"{short_name(row)} ({claim_word(row.verdict)})"
+        for row in experiments
+        if claim_word(row.verdict) not in (*DECIDED_WORDS, UNDECIDED)
+    ]
+    others = [
+        text
+        for text in (
+            _listing("**Undecided** so far: ", undecided) if undecided else "",
+            _listing(
+                f"**The paper's effect excluded** by the {confidence_words()} interval at the book's scale: ", excluded
+            )
+            if excluded
+            else "",
+            _listing("**Not tested or premise not shown**: ", untested) if untested else "",
+        )
+        if text
+    ]
     room = max(0, BULLETS - len(others))
     # decided claims that do not fit a bullet each share the last one: none is left out unsaid
-    full, rest = (decided, []) if len(decided) <= room else (decided[:max(0, room - 1)], decided[max(0, room - 1):])
+    full, rest = (decided, []) if len(decided) <= room else (decided[: max(0, room - 1)], decided[max(0, room - 1) :])
     bullets = []
     for row in full:
         word, found = claim_word(row.verdict), beside_word(row)
@@ -172,14 +213,28 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
         # was set after reading stays), then the same without the regimes' codes (the table of codes names the claims),
         # so that a row is left to "more in the ledger" only where no wording fits
         def decided_words(level: int, shortened: int, coded: bool = True) -> list[str]:
-            return [f"{named(row, coded)}, {claim_word(row.verdict)}" + (
-                f" ({_note_at(row, level if i >= len(rest) - shortened else max(0, level - 1))})" if row.note() else "")
-                for i, row in enumerate(rest)]
+            return [
+                f"{named(row, coded)}, {claim_word(row.verdict)}"
+                + (
+                    f" ({_note_at(row, level if i >= len(rest) - shortened else max(0, level - 1))})"
+                    if row.note()
+                    else ""
+                )
+                for i, row in enumerate(rest)
+            ]
 
-        wordings = [decided_words(level, shortened, coded) for coded in (True, False) for level, shortened in
-                    [(0, 0), *((level, shortened) for level in (1, 2) for shortened in range(1, len(rest) + 1))]]
-        fits = next((wording for wording in wordings
-                     if words("**Also decided**: " + "; ".join(wording) + ".") <= BULLET_WORDS), wordings[-1])
+        wordings = [
+            decided_words(level, shortened, coded)
+            for coded in (True, False)
+            for level, shortened in [
+                (0, 0),
+                *((level, shortened) for level in (1, 2) for shortened in range(1, len(rest) + 1)),
+            ]
+        ]
+        fits = next(
+            (wording for wording in wordings if words("**Also decided**: " + "; ".join(wording) + ".") <= BULLET_WORDS),
+            wordings[-1],
+        )
         bullets.append(_listing("**Also decided**: ", fits))
     return (bullets + others)[:BULLETS]
 
@@ -190,7 +245,12 @@ def _note_at(row: LedgerRow, level: int) -> str:
     after reading"; what was set after reading stays)."""
     short = row.note(short=level > 0)
     nouns = {what.rsplit(" ", 1)[-1] for what, _ in row.after_reading}
-    if level < 2 or len(row.after_reading) < 2 or len(nouns) != 1 or any(row.moved_claim_word(before) for _, before in row.after_reading):
+    if (
+        level < 2
+        or len(row.after_reading) < 2
+        or len(nouns) != 1
+        or any(row.moved_claim_word(before) for _, before in row.after_reading)
+    ):
         return short
     return "; ".join(filter(None, (row.word_note.split(";")[0], f"{nouns.pop()}s set after reading")))
 
@@ -206,20 +266,33 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
     their chapter decides from: it decides nothing) named apart with their pairs."""
     experiments = [row for row in rows if row.profile != "live" and not PAPER[row.key].beyond_paper]
     holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
-    notes = [f"{short_name(row)}: {row.note(short=True)}" for row in experiments
-             if row.note() and claim_word(row.verdict) == HOLDS]
-    text = (f"{'None' if not holding else holding} of the paper's {plural(len(experiments), 'experimental claim')} "
-            f"{'holds' if holding < 2 else 'hold'} here" + (f" ({'; '.join(notes)})" if notes else ""))
+    notes = [
+        f"{short_name(row)}: {row.note(short=True)}"
+        for row in experiments
+        if row.note() and claim_word(row.verdict) == HOLDS
+    ]
+    text = (
+        f"{'None' if not holding else holding} of the paper's {plural(len(experiments), 'experimental claim')} "
+        f"{'holds' if holding < 2 else 'hold'} here" + (f" ({'; '.join(notes)})" if notes else "")
+    )
     published = [row for row in rows if row.paper_effect is not None and row.headline]
     if published:
-        excluded = sum(any(effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
-                       for row in published)
+        excluded = sum(
+            any(effect_placement(verdict, row.paper_effect) == "above" for _, verdict in row.headline)
+            for row in published
+        )
         # an exploratory interval decides nothing, so it is counted among the rows below the effect but named apart
-        exploratory = [f"{short_name(row)}: exploratory, {verdict.pairs} of {max(MIN_PAIRS, verdict.no_effect_pairs)} pairs"
-                       for row in published for verdict in _exploratory_excluding(row)]
+        exploratory = [
+            f"{short_name(row)}: exploratory, {verdict.pairs} of {max(MIN_PAIRS, verdict.no_effect_pairs)} pairs"
+            for row in published
+            for verdict in _exploratory_excluding(row)
+        ]
         below, count = excluded + len(exploratory), len(published)
-        rows_said = ({1: "the one row", 2: "both rows"}.get(count, f"all {count} rows") if below == count
-                     else f"{below} of the {count} rows")
+        rows_said = (
+            {1: "the one row", 2: "both rows"}.get(count, f"all {count} rows")
+            if below == count
+            else f"{below} of the {count} rows"
+        )
         text += f"; intervals lie below the published effect in {rows_said} with one"
         text += f" ({'; '.join(exploratory)})" if exploratory else ""
     return text + "."
@@ -238,8 +311,11 @@ def _exploratory_excluding(row: LedgerRow) -> list[Verdict]:
     one per row (the first), for :func:`scorecard_takeaway`; empty when any headline verdict is judged."""
     if any(effect_placement(verdict, row.paper_effect) is not None for _, verdict in row.headline):
         return []
-    found = [verdict for _, verdict in row.headline if verdict.outcome == TOO_FEW_SEEDS and verdict.interval is not None
-             and row.paper_effect > verdict.interval[1]]
+    found = [
+        verdict
+        for _, verdict in row.headline
+        if verdict.outcome == TOO_FEW_SEEDS and verdict.interval is not None and row.paper_effect > verdict.interval[1]
+    ]
     return found[:1]
 
 
@@ -262,10 +338,18 @@ def scorecard_note(row: LedgerRow) -> str:
     "linear panels only (not drawn); tally set after reading" ("" for nothing)."""
     note = row.note(short=True)
     drawn = [verdict for _, verdict in row.headline]
-    if not drawn or claim_word(row.verdict) not in DECIDED_WORDS or any(verdict.outcome not in OPEN for verdict in drawn):
+    if (
+        not drawn
+        or claim_word(row.verdict) not in DECIDED_WORDS
+        or any(verdict.outcome not in OPEN for verdict in drawn)
+    ):
         return note
     basis = row.word_note.split(";")[0]
-    return note.replace(basis, f"{basis} (not drawn)", 1) if basis else "; ".join(filter(None, ("parts it rests on not drawn", note)))
+    return (
+        note.replace(basis, f"{basis} (not drawn)", 1)
+        if basis
+        else "; ".join(filter(None, ("parts it rests on not drawn", note)))
+    )
 
 
 def scorecard_figure(rows: Sequence[LedgerRow]):
@@ -287,13 +371,23 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
     codes = regime_codes(rows)
     notes = [textwrap.fill(scorecard_note(row), NOTE_CHARACTERS, break_on_hyphens=False) for row in rows]
     # a row tall enough for its parts, and for its word with the note's lines under it
-    heights = [max(0.42, 0.2 + 0.06 * len(row.headline), (0.2 + 0.14 * (note.count("\n") + 1)) if note else 0)
-               for row, note in zip(rows, notes)]
+    heights = [
+        max(0.42, 0.2 + 0.06 * len(row.headline), (0.2 + 0.14 * (note.count("\n") + 1)) if note else 0)
+        for row, note in zip(rows, notes)
+    ]
     top, bottom = 0.6, 0.25  # inches: the legend above (two lines), the last row's tick labels below
     height = sum(heights) * 1.35 + top + bottom
     fig = plt.figure(figsize=(width, height))
-    grid = fig.add_gridspec(len(rows), 1, height_ratios=heights, left=0.36, right=0.76, top=1 - top / height,
-                            bottom=bottom / height, hspace=0.35)
+    grid = fig.add_gridspec(
+        len(rows),
+        1,
+        height_ratios=heights,
+        left=0.36,
+        right=0.76,
+        top=1 - top / height,
+        bottom=bottom / height,
+        hspace=0.35,
+    )
     for index, (row, note) in enumerate(zip(rows, notes)):
         ax = fig.add_subplot(grid[index], gid=row.key)
         word = claim_word(row.verdict)
@@ -301,14 +395,41 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         code = regime_code(row, codes)
         units = row.headline[0][1].units if row.headline else ""
         detail = " · ".join(part for part in (code, units) if part)
-        ax.text(-0.03, 0.5, short_name(row), transform=ax.transAxes, ha="right", va="bottom" if detail else "center", fontsize=9)
+        ax.text(
+            -0.03,
+            0.5,
+            short_name(row),
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom" if detail else "center",
+            fontsize=9,
+        )
         if detail:
             ax.text(-0.03, 0.45, detail, transform=ax.transAxes, ha="right", va="top", fontsize=8, color="0.35")
-        ax.text(1.03, 1.0 if note else 0.5, word, transform=ax.transAxes, ha="left", va="top" if note else "center", fontsize=9,
-                color=colour, fontweight="bold")
+        ax.text(
+            1.03,
+            1.0 if note else 0.5,
+            word,
+            transform=ax.transAxes,
+            ha="left",
+            va="top" if note else "center",
+            fontsize=9,
+            color=colour,
+            fontweight="bold",
+        )
         if note:
-            ax.annotate(note, (1.03, 1.0), xycoords="axes fraction", xytext=(0, -13), textcoords="offset points", ha="left",
-                        va="top", fontsize=8, color="0.35", linespacing=1.1)
+            ax.annotate(
+                note,
+                (1.03, 1.0),
+                xycoords="axes fraction",
+                xytext=(0, -13),
+                textcoords="offset points",
+                ha="left",
+                va="top",
+                fontsize=8,
+                color="0.35",
+                linespacing=1.1,
+            )
         ax.set_ylim(0, 1)
         ax.set_yticks([])
         ax.grid(False)
@@ -316,8 +437,17 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
             ax.set_xticks([])
             for side in ax.spines.values():
                 side.set_visible(False)
-            ax.text(0.5, 0.5, _without_estimate(row), transform=ax.transAxes, ha="center", va="center", fontsize=8,
-                    color="0.35", fontstyle="italic")
+            ax.text(
+                0.5,
+                0.5,
+                _without_estimate(row),
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="0.35",
+                fontstyle="italic",
+            )
             continue
         parts = [verdict for _, verdict in row.headline]
         ys = np.linspace(0.2, 0.8, len(parts)) if len(parts) > 1 else [0.5]
@@ -327,9 +457,17 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         ax.axvline(0, color="0.45", lw=0.8, zorder=1)
         for y, verdict in zip(ys, parts):
             low, high = verdict.interval
-            ax.errorbar([verdict.effect], [y], xerr=[[verdict.effect - low], [high - verdict.effect]], fmt="o",
-                        color=OTHER_COLOUR if verdict.outcome in OPEN else colour,
-                        ms=3.5 if len(parts) > 6 else 4.5, elinewidth=1.2, capsize=0, zorder=3)
+            ax.errorbar(
+                [verdict.effect],
+                [y],
+                xerr=[[verdict.effect - low], [high - verdict.effect]],
+                fmt="o",
+                color=OTHER_COLOUR if verdict.outcome in OPEN else colour,
+                ms=3.5 if len(parts) > 6 else 4.5,
+                elinewidth=1.2,
+                capsize=0,
+                zorder=3,
+            )
         extent = [value for verdict in parts for value in verdict.interval] + [0.0]
         if threshold:
             extent += [-threshold, threshold]
@@ -341,12 +479,24 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         ax.set_xlim(low - pad, high + pad)
         ax.locator_params(axis="x", nbins=5)
         ax.tick_params(axis="x", labelsize=8, pad=1, length=2)
-    handles = [Line2D([], [], marker="o", color="0.3", ls="-", ms=4.5, label=f"the book: estimate, {confidence_words()} interval"),
-               Line2D([], [], marker="D", mfc="white", mec="black", ls="none", ms=6, label="the paper's effect"),
-               Patch(color="0.88", label="threshold band"),
-               Line2D([], [], marker="o", color=OTHER_COLOUR, ls="-", ms=4.5, label="an open part (exploratory, undecided)")]
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False,
-               handletextpad=0.4, columnspacing=1.2)
+    handles = [
+        Line2D(
+            [], [], marker="o", color="0.3", ls="-", ms=4.5, label=f"the book: estimate, {confidence_words()} interval"
+        ),
+        Line2D([], [], marker="D", mfc="white", mec="black", ls="none", ms=6, label="the paper's effect"),
+        Patch(color="0.88", label="threshold band"),
+        Line2D([], [], marker="o", color=OTHER_COLOUR, ls="-", ms=4.5, label="an open part (exploratory, undecided)"),
+    ]
+    fig.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=2,
+        fontsize=8,
+        frameon=False,
+        handletextpad=0.4,
+        columnspacing=1.2,
+    )
     return fig
 
 
@@ -364,8 +514,11 @@ def top_problems(rows: Sequence[LedgerRow], summary: str, bullets: Sequence[str]
         problems.append(f"the abstract has {words(summary)} words (at most {ABSTRACT_WORDS})")
     if len(bullets) > BULLETS:
         problems.append(f"{len(bullets)} bullets (at most {BULLETS})")
-    problems += [f"a bullet of {words(bullet)} words (at most {BULLET_WORDS}): {bullet[:60]!r}..." for bullet in bullets
-                 if words(bullet) > BULLET_WORDS]
+    problems += [
+        f"a bullet of {words(bullet)} words (at most {BULLET_WORDS}): {bullet[:60]!r}..."
+        for bullet in bullets
+        if words(bullet) > BULLET_WORDS
+    ]
     drawn = scorecard_keys(fig)
     if drawn != [row.key for row in rows]:
         problems.append(f"the scorecard draws {drawn}, the ledger has {[row.key for row in rows]}")

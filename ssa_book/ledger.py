@@ -23,8 +23,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ssa_book import error_rates, paths
-from ssa_book.verdicts.words import (DOES_NOT_HOLD, HOLDS, HOLDS_IN_PART, MIXED, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED,
-                                     OPEN, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE, claim_word)
+from ssa_book.verdicts.words import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_PART,
+    MIXED,
+    NEGLIGIBLE,
+    NOT_LEARNED,
+    NOT_TESTED,
+    OPEN,
+    PREMISE_NOT_SHOWN,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    WORSE,
+    claim_word,
+)
 from ssa_book.verdicts.glossary import glossary_frame
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
 from ssa_book.book import toc_documents
@@ -59,8 +72,9 @@ def _sections(root: Path | None) -> dict[str, str]:
     return {Path(document).stem: document for document in toc_documents(root / "_toc.yml")}
 
 
-def ledger(profile: str = "cpu", *, results_dir: str | Path | None = None, theorems: bool = True,
-           root: Path | None = None) -> list[LedgerRow]:
+def ledger(
+    profile: str = "cpu", *, results_dir: str | Path | None = None, theorems: bool = True, root: Path | None = None
+) -> list[LedgerRow]:
     """Every row of the ledger, in :data:`ssa_book.claims.ORDER`, from the cache at ``profile``.
 
     ``theorems=False`` skips the live theorem checks (seconds of sympy) and reports them as not
@@ -73,8 +87,21 @@ def ledger(profile: str = "cpu", *, results_dir: str | Path | None = None, theor
             if not study.claims:
                 continue
             if not theorems and set(study.claims) <= set(LIVE):
-                rows += [LedgerRow(key, PAPER[key].claim, paper_figure(PAPER[key]), "not checked (theorems=False)", "live", (), NOT_TESTED,
-                                   None, None, summary="Not checked.") for key in study.claims]
+                rows += [
+                    LedgerRow(
+                        key,
+                        PAPER[key].claim,
+                        paper_figure(PAPER[key]),
+                        "not checked (theorems=False)",
+                        "live",
+                        (),
+                        NOT_TESTED,
+                        None,
+                        None,
+                        summary="Not checked.",
+                    )
+                    for key in study.claims
+                ]
             else:
                 rows += study.rows(profile)
     rows.sort(key=lambda row: ORDER.index(row.key))
@@ -91,9 +118,14 @@ def markdown_table(frame, columns: Sequence[str] | Mapping[str, str] | None = No
     frame = frame if isinstance(frame, pd.DataFrame) else pd.DataFrame(list(frame))
     headers = dict(columns) if isinstance(columns, Mapping) else None
     columns = [str(column) for column in (frame.columns if columns is None else columns)]
-    lines = ["| " + " | ".join(headers[column] if headers else column for column in columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(table_cell(str(value)) for value in row) + " |"
-              for row in frame[columns].itertuples(index=False)]
+    lines = [
+        "| " + " | ".join(headers[column] if headers else column for column in columns) + " |",
+        "|" + "---|" * len(columns),
+    ]
+    lines += [
+        "| " + " | ".join(table_cell(str(value)) for value in row) + " |"
+        for row in frame[columns].itertuples(index=False)
+    ]
     return "\n".join(lines)
 
 
@@ -141,16 +173,29 @@ def ledger_markdown(rows: Sequence[LedgerRow]) -> str:
     for row in rows:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
         ours = f"{row.ours} *({_seeds_text(row)}{f'; regime: {row.regime}' if row.regime else ''})*"
-        lines.append("| " + " | ".join(table_cell(text) for text in (claim, _verdict_cell(row), row.paper, ours)) + " |")
+        lines.append(
+            "| " + " | ".join(table_cell(text) for text in (claim, _verdict_cell(row), row.paper, ours)) + " |"
+        )
     return "\n".join(lines)
 
 
-_SHORTER = ((r"(\d+) layers of width (\d+)", r"\1 × \2"), (r" at learning rate ", ", lr "), (r"(\d) steps at (\d)", r"\1 steps, lr \2"),
-            (r" paired seed", " seed"))
+_SHORTER = (
+    (r"(\d+) layers of width (\d+)", r"\1 × \2"),
+    (r" at learning rate ", ", lr "),
+    (r"(\d) steps at (\d)", r"\1 steps, lr \2"),
+    (r" paired seed", " seed"),
+)
 # Which of the paper's experiments each row re-runs, to name the paper's regimes once under the front page's table.
-PAPER_EXPERIMENTS = {"quantification": "in-context models", "collapse": "in-context models", "linear": "in-context models",
-                     "alternatives": "in-context models", "across_shifts": "in-context models",
-                     "perplexity_id": "decoder", "perplexity_ood": "decoder", "probing": "encoder"}
+PAPER_EXPERIMENTS = {
+    "quantification": "in-context models",
+    "collapse": "in-context models",
+    "linear": "in-context models",
+    "alternatives": "in-context models",
+    "across_shifts": "in-context models",
+    "perplexity_id": "decoder",
+    "perplexity_ood": "decoder",
+    "probing": "encoder",
+}
 
 
 def shorter_regime(regime: str) -> str:
@@ -189,7 +234,11 @@ def summary_markdown(rows: Sequence[LedgerRow]) -> str:
     for row in rows:
         claim = f"{{doc}}`{row.claim} </{row.section}>`" if row.section else row.claim
         regime = regime_code(row, codes) or ("computed live" if row.profile == "live" else "")
-        lines.append("| " + " | ".join(table_cell(text) for text in (claim, _verdict_cell(row), row.summary or row.ours, regime)) + " |")
+        lines.append(
+            "| "
+            + " | ".join(table_cell(text) for text in (claim, _verdict_cell(row), row.summary or row.ours, regime))
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -223,15 +272,25 @@ def listed_phrases(phrases: Sequence[str]) -> str:
 
 
 def counted_claims(rows: Sequence[LedgerRow], short: bool = False) -> str:
-    """"1 holds (Alternative scorers: ...), 2 do not hold and 1 is not tested" (the words that occur, in
+    """ "1 holds (Alternative scorers: ...), 2 do not hold and 1 is not tested" (the words that occur, in
     :data:`_PREDICATES` order), each with what the words of its rows rest on and what was set after
     reading (:meth:`LedgerRow.note`, ``short`` or not), named by the claim where ``rows`` are several."""
+
     def noted(word: str) -> str:
-        notes = [f"{short_name(row)}: {note}" if len(rows) > 1 else note for row in rows
-                 if (note := row.note(short)) and claim_word(row.verdict) == word]
+        notes = [
+            f"{short_name(row)}: {note}" if len(rows) > 1 else note
+            for row in rows
+            if (note := row.note(short)) and claim_word(row.verdict) == word
+        ]
         return f" ({'; '.join(notes)})" if notes else ""
 
-    return listed_phrases([f"{count} {_PREDICATES[word][count != 1]}{noted(word)}" for word, count in verdict_counts(rows).items() if count])
+    return listed_phrases(
+        [
+            f"{count} {_PREDICATES[word][count != 1]}{noted(word)}"
+            for word, count in verdict_counts(rows).items()
+            if count
+        ]
+    )
 
 
 def counts_sentence(rows: Sequence[LedgerRow]) -> str:
@@ -250,11 +309,15 @@ def counts_sentence(rows: Sequence[LedgerRow]) -> str:
         else:
             sentences.append(f"{head}, none holds: {counted_claims(experiments)}.")
     if own:
-        sentences.append(f"The book's own {'test' if len(own) == 1 else 'tests'} beyond the paper: {counted_claims(own)}.")
+        sentences.append(
+            f"The book's own {'test' if len(own) == 1 else 'tests'} beyond the paper: {counted_claims(own)}."
+        )
     if theorems:
         noun = "The theorem" if len(theorems) == 1 else f"The {len(theorems)} theorems"
-        sentences.append(f"{noun}, in the book's own versions (the paper's statements are not public; derived and checked "
-                         f"numerically, live): {counted_claims(theorems)}.")
+        sentences.append(
+            f"{noun}, in the book's own versions (the paper's statements are not public; derived and checked "
+            f"numerically, live): {counted_claims(theorems)}."
+        )
     return " ".join(sentences)
 
 
@@ -294,8 +357,11 @@ def flip_minimums() -> set[int]:
     minimum: set after results were read, for "no difference that matters" and then for a direction
     (the analysis-changes page, :data:`ssa_book.claims.FLIP_NO_DIFFERENCE_SET_AFTER_READING` and
     :data:`ssa_book.claims.FLIP_MINIMUM_SET_AFTER_READING`)."""
-    return {no_effect_pairs(claim) for _, claim in _minimum_kinds()
-            if claim.largest_flip is not None and no_effect_pairs(claim) > max(MIN_PAIRS, claim.min_pairs)}
+    return {
+        no_effect_pairs(claim)
+        for _, claim in _minimum_kinds()
+        if claim.largest_flip is not None and no_effect_pairs(claim) > max(MIN_PAIRS, claim.min_pairs)
+    }
 
 
 def _minimum_kinds() -> tuple[tuple[str, Claim], ...]:
@@ -305,7 +371,10 @@ def _minimum_kinds() -> tuple[tuple[str, Claim], ...]:
     kinds = (
         ("the decoder's perplexity", decoder_experiment.CLAIMS["perplexity_id"]),
         ("linear functions' error", endpoints["normalised error, larger inputs"].claim),
-        ("a yes-or-no outcome (whether a seed generalises: Tango's interval)", endpoints[icl_study.BINARY_ENDPOINT].claim),
+        (
+            "a yes-or-no outcome (whether a seed generalises: Tango's interval)",
+            endpoints[icl_study.BINARY_ENDPOINT].claim,
+        ),
         ("the encoder's confirmatory test (its plan's rule)", encoder_confirmation.PLAN[0].claim),
         ("a prompt error (it flips from seed to seed)", endpoints[icl_study.REGIME_MAP_ENDPOINT].claim),
         ("max retrieval (both setups)", retrieval_analysis.SHIFTED_ACCURACY),
@@ -322,8 +391,10 @@ def decision_minimums_sentence() -> str:
     matters" and for a direction): "6 pairs for the decoder's perplexity, ...; 20, set after reading,
     for max retrieval (both setups) ...; 36, set after reading, for a prompt error ..."."""
     after = chapter_minimums() | flip_minimums()
-    return "; ".join(f"{pairs}{' pairs' if i == 0 else ''}{', set after reading,' if pairs in after else ''} for {listed_phrases(whats)}"
-                     for i, (pairs, whats) in enumerate(decision_minimums()))
+    return "; ".join(
+        f"{pairs}{' pairs' if i == 0 else ''}{', set after reading,' if pairs in after else ''} for {listed_phrases(whats)}"
+        for i, (pairs, whats) in enumerate(decision_minimums())
+    )
 
 
 # Where the claims' thresholds were declared before their results were read, and where after a first
@@ -335,8 +406,10 @@ THRESHOLDS_AFTER = ("the decoder", "the encoder", "the in-context chapters", "th
 def thresholds_declared() -> str:
     """When the thresholds were fixed, in two groups: "fixed before the results were read in the
     powered study, ...; set after a first reading in the decoder, ... (the analysis-changes page lists them)"."""
-    return (f"fixed before the results were read in {listed_phrases(THRESHOLDS_BEFORE)}; set after a first reading in "
-            f"{listed_phrases(THRESHOLDS_AFTER)} (the analysis-changes page lists them)")
+    return (
+        f"fixed before the results were read in {listed_phrases(THRESHOLDS_BEFORE)}; set after a first reading in "
+        f"{listed_phrases(THRESHOLDS_AFTER)} (the analysis-changes page lists them)"
+    )
 
 
 def glossary_table(profile: str | None = None) -> str:
@@ -350,7 +423,9 @@ def glossary_table(profile: str | None = None) -> str:
     exploratory = frame["word"] == TOO_FEW_SEEDS
     frame.loc[exploratory, "meaning"] += f" The fewest pairs that decide: {decision_minimums_sentence()}."
     if profile is not None:
-        nominal = error_rates.notes_sentence(error_rates.error_rate_table(profile, pair_counts=()), error_rates.NOMINAL_INTERVAL)
+        nominal = error_rates.notes_sentence(
+            error_rates.error_rate_table(profile, pair_counts=()), error_rates.NOMINAL_INTERVAL
+        )
         frame.loc[exploratory, "meaning"] += f" {nominal}" if nominal else ""
     return markdown_table(frame)
 
@@ -366,9 +441,11 @@ def _rule_error_sentence(profile: str) -> str:
 
 
 def seed_counts_text(row: LedgerRow) -> str:
-    """"10 seeds", or for a row whose parts ran different seeds "3 and 10 seeds"."""
+    """ "10 seeds", or for a row whose parts ran different seeds "3 and 10 seeds"."""
     counts = row.seed_counts or (len(row.seeds),)
-    return plural(counts[0], "seed") if len(counts) == 1 else f"{listed_phrases([str(count) for count in counts])} seeds"
+    return (
+        plural(counts[0], "seed") if len(counts) == 1 else f"{listed_phrases([str(count) for count in counts])} seeds"
+    )
 
 
 def findings(rows: Sequence[LedgerRow]) -> list[str]:
@@ -378,31 +455,54 @@ def findings(rows: Sequence[LedgerRow]) -> list[str]:
     the claims not tested or whose premise is absent."""
     experiments = [row for row in rows if row.profile != "live"]
     profile = next((row.profile for row in experiments if row.profile in ("smoke", "cpu", "paper")), None)
-    caveat = _rule_error_sentence(profile) if profile is not None and any(row.key == "quantification" for row in rows) else ""
+    caveat = (
+        _rule_error_sentence(profile)
+        if profile is not None and any(row.key == "quantification" for row in rows)
+        else ""
+    )
     bullets = [f"{counts_sentence(rows)} {caveat}".strip()]
     for row in experiments:
         if row.verdict in DECIDED_AGAINST and len(bullets) < 4:
-            regime = f" Regime: {short_regime(row.regime)}." if row.regime else f" Seeds: {len(row.seeds)}, profile {row.profile}."
+            regime = (
+                f" Regime: {short_regime(row.regime)}."
+                if row.regime
+                else f" Seeds: {len(row.seeds)}, profile {row.profile}."
+            )
             caveats = f" {row.finding}" if row.finding else ""
             found = beside_word(row) or row.summary.rstrip(".")
             whose = "the book's test" if row.key in PAPER and PAPER[row.key].beyond_paper else "the paper's claim"
-            bullets.append(f"**{row.claim}**: {whose} does not hold here{f' ({found})' if found else ''}.{regime}{caveats}")
+            bullets.append(
+                f"**{row.claim}**: {whose} does not hold here{f' ({found})' if found else ''}.{regime}{caveats}"
+            )
     for word, label in ((HOLDS_IN_PART, "Holds in part"), (MIXED, "Mixed")):
         found = [row for row in experiments if row.verdict == word]
         if found:
-            bullets.append(f"**{label}**: " + "; ".join(f"{row.claim} ({comparison_words(row) or row.summary.rstrip('.')})"
-                                                       for row in found) + ".")
+            bullets.append(
+                f"**{label}**: "
+                + "; ".join(f"{row.claim} ({comparison_words(row) or row.summary.rstrip('.')})" for row in found)
+                + "."
+            )
     undecided = [row for row in experiments if row.verdict in OPEN]
     if undecided:
-        listed = "; ".join(f"{row.claim} ({seed_counts_text(row)}{', exploratory' if row.verdict == TOO_FEW_SEEDS else ''}"
-                           f"{f'; {row.finding}' if row.finding else ''})" for row in undecided)
+        listed = "; ".join(
+            f"{row.claim} ({seed_counts_text(row)}{', exploratory' if row.verdict == TOO_FEW_SEEDS else ''}"
+            f"{f'; {row.finding}' if row.finding else ''})"
+            for row in undecided
+        )
         excluded = [row.claim for row in undecided if row.published_excluded]
-        beside = (f" For {listed_phrases(excluded)}, the 95% interval at the book's scale already excludes an effect the size of the paper's."
-                  if excluded else "")
+        beside = (
+            f" For {listed_phrases(excluded)}, the 95% interval at the book's scale already excludes an effect the size of the paper's."
+            if excluded
+            else ""
+        )
         bullets.append(f"**Undecided** so far: {listed}. Each row says how many seeds would decide it.{beside}")
     untested = [row for row in experiments if row.verdict in (NOT_TESTED, NOT_LEARNED, PREMISE_NOT_SHOWN)]
     if untested:
-        bullets.append("**Not tested or premise not shown**: " + "; ".join(f"{row.claim} ({claim_word(row.verdict)})" for row in untested) + ".")
+        bullets.append(
+            "**Not tested or premise not shown**: "
+            + "; ".join(f"{row.claim} ({claim_word(row.verdict)})" for row in untested)
+            + "."
+        )
     return bullets[:6]
 
 
@@ -411,10 +511,17 @@ def findings_markdown(rows: Sequence[LedgerRow]) -> str:
 
 
 SHORT_NAMES = {
-    "theorem_1": "Theorem 1", "theorem_2": "Theorem 2", "quantification": "ICL quantification",
-    "collapse": "ICL collapse", "linear": "ICL linear functions", "perplexity_id": "Perplexity, in distribution",
-    "perplexity_ood": "Perplexity, out of distribution", "benchmarks": "Decoder benchmarks",
-    "probing": "Encoder probing on Zorro", "alternatives": "Alternative scorers", "across_shifts": "Own test: two shifts",
+    "theorem_1": "Theorem 1",
+    "theorem_2": "Theorem 2",
+    "quantification": "ICL quantification",
+    "collapse": "ICL collapse",
+    "linear": "ICL linear functions",
+    "perplexity_id": "Perplexity, in distribution",
+    "perplexity_ood": "Perplexity, out of distribution",
+    "benchmarks": "Decoder benchmarks",
+    "probing": "Encoder probing on Zorro",
+    "alternatives": "Alternative scorers",
+    "across_shifts": "Own test: two shifts",
 }
 
 

@@ -25,13 +25,17 @@ from torch.profiler import ProfilerActivity, profile
 from torch.utils import benchmark
 
 
-def interleaved_medians(functions: dict, min_run_time: float, threads: int, min_rounds: int = 3, max_rounds: int = 25) -> dict:
+def interleaved_medians(
+    functions: dict, min_run_time: float, threads: int, min_rounds: int = 3, max_rounds: int = 25
+) -> dict:
     """Median seconds per call of each function, timed in interleaved rounds (one call of each
     per round, with ``torch.utils.benchmark``) so that every function sees the same load of a
     shared machine. Rounds continue until the fastest function has run ``min_run_time`` seconds
     in total (at least ``min_rounds``, at most ``max_rounds``). Returns name -> (median, calls)."""
-    timers = {name: benchmark.Timer("function()", globals={"function": function}, num_threads=threads)
-              for name, function in functions.items()}
+    timers = {
+        name: benchmark.Timer("function()", globals={"function": function}, num_threads=threads)
+        for name, function in functions.items()
+    }
     times = {name: [] for name in functions}
     while True:
         for name, timer in timers.items():

@@ -79,14 +79,31 @@ OUTSIDE_VOCABULARY = re.compile(
     r"\b(?:no effect|no difference(?! that matters)|pending|premise absent|fragile|weak evidence|not complete yet"
     r"|not (?:tested|judged) yet|\d[\d,]* of (?:the |its )?\d[\d,]* (?:runs|seeds)(?: of [^.;:]*?)? (?:are |is )?cached|(?:runs|seeds) (?:cached|run) so far"
     rf"|{NOT_RUN_YET}: \d[\d,]* of \d[\d,]* seeds)\b".replace(" ", r"\s+"),  # a phrase may break across lines
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # A direction word must name what it is said of ("SSA worse", "sigmoid slightly better"). In a
 # verdict element, a "better" or "worse" with no word before it, or with one that names nothing
 # (:data:`NOT_A_SUBJECT`, a number: "6 worse than softmax") is bare; in running text, a count
 # right before it is. A quoted word is a mention ("better" in "X better", as the glossary defines it).
 DIRECTION_WORD = re.compile(r"\b(?:better|worse)\b", re.IGNORECASE)
-NOT_A_SUBJECT = {"or", "and", "nor", "no", "a", "the", "any", "much", "than", "neither", "either", "reads", "read", "verdict",
-                 "outcome", "false"}
+NOT_A_SUBJECT = {
+    "or",
+    "and",
+    "nor",
+    "no",
+    "a",
+    "the",
+    "any",
+    "much",
+    "than",
+    "neither",
+    "either",
+    "reads",
+    "read",
+    "verdict",
+    "outcome",
+    "false",
+}
 # Words between a subject and its direction word ("SSA slightly worse", "sparsemax is not better").
 LINKING_WORDS = ("slightly", "not", "is", "are", "was", "were", "be", "been")
 LINKED = re.compile(r"\s*(?:\([^()]*\)|\b(?:" + "|".join(LINKING_WORDS) + r"))\s*$", re.IGNORECASE)
@@ -140,10 +157,45 @@ VISIBLE_ATTRIBUTES = ("title", "alt", "aria-label")
 LINK_ATTRIBUTES = ("href", "src")
 # myst-nb writes an ipywidgets output (e.g. a tqdm bar in a notebook) as a script of this type.
 WIDGET_VIEW_TYPE = "application/vnd.jupyter.widget-view+json"
-VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+VOID_ELEMENTS = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "param",
+    "source",
+    "track",
+    "wbr",
+}
 # Text runs on across these (a highlighted path is split into many spans); any other element
 # starts a new line, so that the texts of two table cells do not run into one word.
-INLINE_ELEMENTS = {"a", "abbr", "b", "cite", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "u", "var"}
+INLINE_ELEMENTS = {
+    "a",
+    "abbr",
+    "b",
+    "cite",
+    "code",
+    "em",
+    "i",
+    "kbd",
+    "mark",
+    "q",
+    "s",
+    "samp",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "u",
+    "var",
+}
 
 
 def is_forbidden_output(classes: list[str] | set[str]) -> bool:
@@ -180,7 +232,7 @@ def quoted(text: str, start: int) -> bool:
     an odd number of straight double quotes. A word there is mentioned, not used."""
     if start and text[start - 1] in OPENING_QUOTES:
         return True
-    before = text[text.rfind("\n", 0, start) + 1: start]
+    before = text[text.rfind("\n", 0, start) + 1 : start]
     return before.count("“") > before.count("”") or before.count('"') % 2 == 1
 
 
@@ -198,13 +250,16 @@ def bare_directions(text: str) -> list[str]:
         before = re.findall(r"[\w'’.+−-]+", line)
         subject = before[-1].lower() if before else ""
         if not subject or subject in NOT_A_SUBJECT or NUMBER.fullmatch(subject):
-            found.append(" ".join(text[max(0, match.start() - 40): match.end() + 30].split()))
+            found.append(" ".join(text[max(0, match.start() - 40) : match.end() + 30].split()))
     return found
 
 
 def _matches(patterns: tuple[re.Pattern, ...], text: str) -> list[str]:
-    return [f"{match.group(0)!r} in {' '.join(text[max(0, match.start() - 50): match.end() + 40].split())!r}"
-            for pattern in patterns for match in pattern.finditer(text)]
+    return [
+        f"{match.group(0)!r} in {' '.join(text[max(0, match.start() - 50) : match.end() + 40].split())!r}"
+        for pattern in patterns
+        for match in pattern.finditer(text)
+    ]
 
 
 def vocabulary_problems(text: str) -> list[str]:
@@ -217,8 +272,12 @@ def verdict_problems(text: str) -> list[str]:
     """What a verdict (a table cell, bold text, a CSV's cell) must not say beyond
     :func:`vocabulary_problems`: a retired word, a state's short form ("not run") and a direction
     word without its subject (:func:`bare_directions`)."""
-    return list(dict.fromkeys(_matches((RETIRED_WORD, NOT_RUN_BARE), text)
-                              + [f"a direction word without its subject in {words!r}" for words in bare_directions(text)]))
+    return list(
+        dict.fromkeys(
+            _matches((RETIRED_WORD, NOT_RUN_BARE), text)
+            + [f"a direction word without its subject in {words!r}" for words in bare_directions(text)]
+        )
+    )
 
 
 def sigma_problems(text: str) -> list[str]:
@@ -332,7 +391,9 @@ class _PageParser(HTMLParser):
         if element.tag == "figure":
             for alt in element.images:
                 if not element.numbered:
-                    self.problems.append(f"an unnumbered figure (a figure without a numbered caption; alt text {alt[:80]!r})")
+                    self.problems.append(
+                        f"an unnumbered figure (a figure without a numbered caption; alt text {alt[:80]!r})"
+                    )
                 elif not alt or FILE_NAME_ALT.match(alt):
                     self.problems.append(f"a figure without alt text in words (alt text {alt[:80]!r})")
         if element.tag in VERDICT_ELEMENTS and not self._in_code_cell():
@@ -345,7 +406,7 @@ class _PageParser(HTMLParser):
         elif "output" in element.classes and not self._in_output():
             warning = WARNING_IN_OUTPUT.search(text)
             if warning:
-                self.problems.append(f"a warning in an output: {' '.join(text[warning.start():].split())[:200]!r}")
+                self.problems.append(f"a warning in an output: {' '.join(text[warning.start() :].split())[:200]!r}")
 
     def handle_data(self, data):
         self._text(data)
@@ -359,7 +420,9 @@ class _PageParser(HTMLParser):
 def plumbing(text: str) -> list[str]:
     """The commit hashes, module paths and constant names in ``text``, each once, less the
     :data:`PUBLIC_NAMES` a reader is told to call."""
-    found = [match.group(0) for pattern in (COMMIT_HASH, MODULE_NAME, CONSTANT_NAME) for match in pattern.finditer(text)]
+    found = [
+        match.group(0) for pattern in (COMMIT_HASH, MODULE_NAME, CONSTANT_NAME) for match in pattern.finditer(text)
+    ]
     return [name for name in dict.fromkeys(found) if name not in PUBLIC_NAMES]
 
 
@@ -405,22 +468,38 @@ def page_problems(html: str, history: bool = False, plumbing_allowed: bool = Fal
     text = "".join(parser.visible_text)
     if not history:
         problems += list(dict.fromkeys(parser.retired))
-        problems += [f"a verdict word outside the vocabulary: {match.group(0)!r}" for match in RETIRED_ANYWHERE.finditer(text)]
-        problems += [f"a verdict word outside the vocabulary: {problem}"
-                     for problem in vocabulary_problems("".join(parser.argument_text))]
-        problems += [f"sigma outside the book's notation (σ = 10, \\(\\sigma\\) in formulas): {problem}"
-                     for problem in sigma_problems("".join(parser.argument_text))]
+        problems += [
+            f"a verdict word outside the vocabulary: {match.group(0)!r}" for match in RETIRED_ANYWHERE.finditer(text)
+        ]
+        problems += [
+            f"a verdict word outside the vocabulary: {problem}"
+            for problem in vocabulary_problems("".join(parser.argument_text))
+        ]
+        problems += [
+            f"sigma outside the book's notation (σ = 10, \\(\\sigma\\) in formulas): {problem}"
+            for problem in sigma_problems("".join(parser.argument_text))
+        ]
     if TRACEBACK_TEXT in text:
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text: {path!r}" for path in local_paths(text)]
     problems += [f"a table cut short: {match.group(0)!r} under it" for match in TABLE_CUT_LINE.finditer(text)]
     counts = collections.Counter(paragraph for paragraph in parser.paragraphs if len(paragraph) >= REPEATED_MIN_CHARS)
-    problems += [f"a paragraph printed {count} times: {paragraph[:120]!r}" for paragraph, count in counts.items() if count > 1]
+    problems += [
+        f"a paragraph printed {count} times: {paragraph[:120]!r}" for paragraph, count in counts.items() if count > 1
+    ]
     if not plumbing_allowed:
         argument = "".join(parser.argument_text)
-        problems += [f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(argument)]
-        problems += [f"plumbing in the argument (a test or script of the repository): {name!r}" for name in repository_files(argument)]
-        problems += [f"a literal backtick in the argument (Markdown shown unrendered): {text!r}" for text in literal_backticks(argument)]
+        problems += [
+            f"plumbing in the argument (a commit, module or constant name): {name!r}" for name in plumbing(argument)
+        ]
+        problems += [
+            f"plumbing in the argument (a test or script of the repository): {name!r}"
+            for name in repository_files(argument)
+        ]
+        problems += [
+            f"a literal backtick in the argument (Markdown shown unrendered): {text!r}"
+            for text in literal_backticks(argument)
+        ]
     return problems
 
 
@@ -430,8 +509,11 @@ def check_pages(html_root: Path, pages: list[str]) -> dict[str, list[str]]:
     vocabulary in its cells (:func:`csv_problems`)."""
     found = {}
     for page in pages:
-        problems = page_problems((html_root / page).read_text(encoding="utf-8"), history=page.endswith(HISTORY_PAGES),
-                                 plumbing_allowed=page.endswith(PLUMBING_PAGES))
+        problems = page_problems(
+            (html_root / page).read_text(encoding="utf-8"),
+            history=page.endswith(HISTORY_PAGES),
+            plumbing_allowed=page.endswith(PLUMBING_PAGES),
+        )
         if problems:
             found[page] = problems
     for download in sorted(html_root.glob("*.csv")):
@@ -470,8 +552,11 @@ def long_pages(html_root: Path, pages: list[str], limit: int = CHAPTER_WORDS) ->
     words (:func:`visible_words`), the appendix pages (:data:`APPENDIX_PAGES`) left out."""
     if limit < 1:
         raise ValueError(f"limit must be a positive number of words; got {limit}")
-    counts = {page: visible_words((html_root / page).read_text(encoding="utf-8")) for page in pages
-              if not page.endswith(APPENDIX_PAGES)}
+    counts = {
+        page: visible_words((html_root / page).read_text(encoding="utf-8"))
+        for page in pages
+        if not page.endswith(APPENDIX_PAGES)
+    }
     return {page: count for page, count in counts.items() if count > limit}
 
 
@@ -507,9 +592,11 @@ def long_captions(html_root: Path, pages: list[str], limit: int = CAPTION_WORDS)
         raise ValueError(f"limit must be a positive number of words; got {limit}")
     found = {}
     for page in pages:
-        long = [f"{number}: {len(caption.split())} words (at most {limit}): {caption[:80]!r}"
-                for number, caption in figure_captions((html_root / page).read_text(encoding="utf-8"))
-                if len(caption.split()) > limit]
+        long = [
+            f"{number}: {len(caption.split())} words (at most {limit}): {caption[:80]!r}"
+            for number, caption in figure_captions((html_root / page).read_text(encoding="utf-8"))
+            if len(caption.split()) > limit
+        ]
         if long:
             found[page] = long
     return found

@@ -87,21 +87,32 @@ def _require(condition: bool, message: str) -> None:
 
 def _finite_losses(losses: list, where: str, steps: int) -> list[float]:
     _require(len(losses) == steps, f"{where}: {len(losses)} training losses recorded, expected one per step ({steps})")
-    _require(all(isinstance(loss, (int, float)) and math.isfinite(loss) for loss in losses), f"{where}: non-finite training loss {losses}")
+    _require(
+        all(isinstance(loss, (int, float)) and math.isfinite(loss) for loss in losses),
+        f"{where}: non-finite training loss {losses}",
+    )
     return [float(loss) for loss in losses]
 
 
 def _check_entry(experiment: str, config, device: str, computed: dict, lookup: Callable[[], dict]) -> str:
     """The entry of ``config`` is where the cache expects it, valid, with provenance, and found again."""
     path = entry_path(experiment, config, profile=PROFILE)
-    _require(entry_exists(experiment, config, profile=PROFILE), f"cache: no entry at {path}, where {experiment!r} looks for it")
+    _require(
+        entry_exists(experiment, config, profile=PROFILE),
+        f"cache: no entry at {path}, where {experiment!r} looks for it",
+    )
     listed = {entry.path.resolve(): entry for entry in list_entries(profile=PROFILE)}
     entry = listed.get(path.resolve())
-    _require(entry is not None and not entry.problems, f"cache: {path} is not a valid entry: {entry.problems if entry else 'not listed'}")
+    _require(
+        entry is not None and not entry.problems,
+        f"cache: {path} is not a valid entry: {entry.problems if entry else 'not listed'}",
+    )
     # A valid entry holds every field of its provenance but the optional ones; a new one records its processor too.
     provenance = entry.stored.provenance
     _require(provenance.processor is not None, f"cache: {path} records no processor")
-    _require(provenance.device == device, f"cache: {path} records device {provenance.device!r}, the run used {device!r}")
+    _require(
+        provenance.device == device, f"cache: {path} records device {provenance.device!r}, the run used {device!r}"
+    )
     _require(provenance.wall_time_s > 0, f"cache: {path} records wall time {provenance.wall_time_s}")
     with cache_required():
         again = lookup()
@@ -125,8 +136,12 @@ def icl_experiment(task: str, scorer: str, seed: int = 0):
     experiment = experiments.experiment_config(task, scorer, PROFILE, seed)
     evaluation = experiment.eval
     evaluation = dataclasses.replace(
-        evaluation, sigmas=(evaluation.sigmas[0], evaluation.sigmas[-1]), lengths=(evaluation.lengths[0], evaluation.lengths[-1]),
-        prompts=4, length_prompts=4, diagnostic_prompts=4,
+        evaluation,
+        sigmas=(evaluation.sigmas[0], evaluation.sigmas[-1]),
+        lengths=(evaluation.lengths[0], evaluation.lengths[-1]),
+        prompts=4,
+        length_prompts=4,
+        diagnostic_prompts=4,
     )
     return dataclasses.replace(experiment, train=dataclasses.replace(experiment.train, log_every=1), eval=evaluation)
 
@@ -135,7 +150,9 @@ def check_icl(task: str, scorer: str, *, device: str, steps: int = STEPS) -> dic
     experiment = icl_experiment(task, scorer)
     result = experiments.cached_run(experiment, profile=PROFILE, device=device, progress=False, stop_at=steps)
     spread = experiments.cached_logit_spread(experiment, profile=PROFILE, device=device, progress=False, stop_at=steps)
-    record = ICLRun.from_result(result, task=task, scorer=scorer, seed=experiment.train.seed)  # the layout the chapters read
+    record = ICLRun.from_result(
+        result, task=task, scorer=scorer, seed=experiment.train.seed
+    )  # the layout the chapters read
     _require(record.training.steps == steps, f"trained {record.training.steps} steps, expected {steps}")
     path = icl_train.checkpoint_path(experiment.train)
     state = _load_state(path, steps)
@@ -144,26 +161,50 @@ def check_icl(task: str, scorer: str, *, device: str, steps: int = STEPS) -> dic
     error = float(record.sweep("sigma_x").error()[0])
     _require(math.isfinite(error), f"evaluation: in-distribution prompt error {error}")
     entries = [
-        _check_entry(experiment.name, experiment, device, result,
-                     lambda: experiments.cached_run(experiment, profile=PROFILE, device=device, progress=False)),
-        _check_entry(f"icl_logits/{task}/{scorer}", experiments.logit_spread_key(experiment), device, spread,
-                     lambda: experiments.cached_logit_spread(experiment, profile=PROFILE, device=device, progress=False)),
+        _check_entry(
+            experiment.name,
+            experiment,
+            device,
+            result,
+            lambda: experiments.cached_run(experiment, profile=PROFILE, device=device, progress=False),
+        ),
+        _check_entry(
+            f"icl_logits/{task}/{scorer}",
+            experiments.logit_spread_key(experiment),
+            device,
+            spread,
+            lambda: experiments.cached_logit_spread(experiment, profile=PROFILE, device=device, progress=False),
+        ),
     ]
     model = experiment.train.model
-    return {"unit": f"{task}/{scorer}", "losses": losses, "checkpoint": str(path), "cache_entries": entries,
-            "shape": f"{model.n_layer} layers x {model.n_head} heads x {model.n_embd}, batch {experiment.train.batch_size}, "
-                     f"{experiment.train.curriculum.points(0)} points at step 0"}
+    return {
+        "unit": f"{task}/{scorer}",
+        "losses": losses,
+        "checkpoint": str(path),
+        "cache_entries": entries,
+        "shape": f"{model.n_layer} layers x {model.n_head} heads x {model.n_embd}, batch {experiment.train.batch_size}, "
+        f"{experiment.train.curriculum.points(0)} points at step 0",
+    }
 
 
 def _icl_units(scorers) -> list[tuple[str, Callable]]:
-    return [(f"{task}/{scorer}", lambda device, task=task, scorer=scorer: check_icl(task, scorer, device=device)) for task in TASKS for scorer in scorers]
+    return [
+        (f"{task}/{scorer}", lambda device, task=task, scorer=scorer: check_icl(task, scorer, device=device))
+        for task in TASKS
+        for scorer in scorers
+    ]
 
 
 def _alternative_units() -> list[tuple[str, Callable]]:
     """Every other scorer once, the tasks taken in turn (the harness is the ICL chapters')."""
     others = [scorer for scorer in scorer_names() if scorer not in experiments.CHAPTER_SCORERS]
-    return [(f"{TASKS[index % len(TASKS)]}/{scorer}", lambda device, task=TASKS[index % len(TASKS)], scorer=scorer: check_icl(task, scorer, device=device))
-            for index, scorer in enumerate(others)]
+    return [
+        (
+            f"{TASKS[index % len(TASKS)]}/{scorer}",
+            lambda device, task=TASKS[index % len(TASKS)], scorer=scorer: check_icl(task, scorer, device=device),
+        )
+        for index, scorer in enumerate(others)
+    ]
 
 
 # ---- decoder language model (decoder) ---------------------------------------------------------
@@ -173,38 +214,60 @@ def lm_run(scorer: str, micro_batch: str = "smallest", data: str = "local"):
     """The paper run of ``scorer`` with the micro-batch, global batch, evaluation and (``local``)
     text of the check; everything else is :func:`ssa_book.lm.config.run_config`'s."""
     if micro_batch not in MICRO_BATCHES or data not in LM_DATA:
-        raise ValueError(f"micro_batch must be one of {MICRO_BATCHES} and data one of {LM_DATA}; got {micro_batch!r}, {data!r}")
+        raise ValueError(
+            f"micro_batch must be one of {MICRO_BATCHES} and data one of {LM_DATA}; got {micro_batch!r}, {data!r}"
+        )
     run = run_config(PROFILE, scorer, lm.SEEDS[PROFILE][0])
     sequences = 1 if micro_batch == "smallest" else run.train.micro_batch
     texts = {"train_source": "webtext", "ood_source": "wikitext-2"} if data == "local" else {}
     return run.replace(
-        train={"micro_batch": sequences, "global_batch": LM_ACCUMULATION * sequences, "eval_windows_during_training": 2},
+        train={
+            "micro_batch": sequences,
+            "global_batch": LM_ACCUMULATION * sequences,
+            "eval_windows_during_training": 2,
+        },
         data={"eval_windows": 2, "blimp_pairs_per_paradigm": 1, **texts},
     )
 
 
-def check_lm(scorer: str, *, device: str, micro_batch: str = "smallest", data: str = "local", steps: int = STEPS) -> dict:
+def check_lm(
+    scorer: str, *, device: str, micro_batch: str = "smallest", data: str = "local", steps: int = STEPS
+) -> dict:
     run = lm_run(scorer, micro_batch, data)
     result = lm.cached_result(PROFILE, run, device=device, stop_at=steps)
     folder = lm.run_folder(PROFILE, run) / "checkpoint"
     state = _load_state(folder.parent / lm_train.STATE_FILE, steps)
-    _require(state["config"] == run.to_dict(), f"checkpoint: {folder.parent / lm_train.STATE_FILE} holds another run's configuration")
+    _require(
+        state["config"] == run.to_dict(),
+        f"checkpoint: {folder.parent / lm_train.STATE_FILE} holds another run's configuration",
+    )
     model, _ = lm_model.load_checkpoint(folder)
     paper = run_config(PROFILE, scorer)
-    paper_model = lm_model.build_model(paper.model, scorer, per_head=paper.train.per_head, scorer_kwargs=paper.train.scorer_kwargs, device="meta")
+    paper_model = lm_model.build_model(
+        paper.model, scorer, per_head=paper.train.per_head, scorer_kwargs=paper.train.scorer_kwargs, device="meta"
+    )
     paper_parameters = lm_model.parameter_count(paper_model)
-    _require(lm_model.parameter_count(model) == paper_parameters == result["parameters"],
-             f"checkpoint: {lm_model.parameter_count(model):,} parameters, the paper model has {paper_parameters:,}")
+    _require(
+        lm_model.parameter_count(model) == paper_parameters == result["parameters"],
+        f"checkpoint: {lm_model.parameter_count(model):,} parameters, the paper model has {paper_parameters:,}",
+    )
     losses = _finite_losses(result["history"]["train_loss"], f"lm {scorer}", steps)
     for name in ("perplexity_id", "perplexity_ood"):
         _require(math.isfinite(result[name]), f"evaluation: {name} is {result[name]}")
-    entry = _check_entry(lm.EXPERIMENT, run.to_dict(), device, result, lambda: lm.cached_result(PROFILE, run, device=device))
+    entry = _check_entry(
+        lm.EXPERIMENT, run.to_dict(), device, result, lambda: lm.cached_result(PROFILE, run, device=device)
+    )
     del model
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
-    return {"unit": scorer, "losses": losses, "checkpoint": str(folder), "cache_entries": [entry],
-            "shape": f"{paper_parameters / 1e6:.1f}M parameters, {run.model.seq_len} tokens, micro-batch {run.train.micro_batch} "
-                     f"x {run.train.global_batch // run.train.micro_batch} accumulated, text {run.data.train_source}"}
+    return {
+        "unit": scorer,
+        "losses": losses,
+        "checkpoint": str(folder),
+        "cache_entries": [entry],
+        "shape": f"{paper_parameters / 1e6:.1f}M parameters, {run.model.seq_len} tokens, micro-batch {run.train.micro_batch} "
+        f"x {run.train.global_batch // run.train.micro_batch} accumulated, text {run.data.train_source}",
+    }
 
 
 # ---- encoder (encoder) ------------------------------------------------------------------------
@@ -214,24 +277,43 @@ def encoder_config():
     """The paper's BabyBERTa configuration with a small evaluation: a curve point at every step
     on 16 held-out utterances and 2 Zorro pairs per paradigm; the final scores on 2 (holistic)
     and 1 (pseudo-log-likelihood) pairs per paradigm."""
-    return encoder_model.EncoderConfig.for_profile(PROFILE, eval_every=1, held_out_utterances=16, curve_pairs=2, probe_pairs=2, pll_pairs=1)
+    return encoder_model.EncoderConfig.for_profile(
+        PROFILE, eval_every=1, held_out_utterances=16, curve_pairs=2, probe_pairs=2, pll_pairs=1
+    )
 
 
 def check_encoder(variant: str, *, device: str, steps: int = STEPS) -> dict:
     config, seed = encoder_config(), 0
-    result = encoder.cached_run(PROFILE, config, variant, seed, device=device, threads=None, progress=False, stop_at=steps)
-    path = encoder.checkpoint_dir(PROFILE, encoder.run_config(PROFILE, variant, seed, config)) / encoder_train.CHECKPOINT_FILE
+    result = encoder.cached_run(
+        PROFILE, config, variant, seed, device=device, threads=None, progress=False, stop_at=steps
+    )
+    path = (
+        encoder.checkpoint_dir(PROFILE, encoder.run_config(PROFILE, variant, seed, config))
+        / encoder_train.CHECKPOINT_FILE
+    )
     state = _load_state(path, steps)
     encoder_model.build_model(config, variant).load_state_dict(state["model"])
     record = EncoderRun.from_result(result)  # the layout the chapter reads
-    losses = _finite_losses(list(record.curve.train_loss[1:]), f"encoder {variant}", steps)  # [0]: the untrained model's point
+    losses = _finite_losses(
+        list(record.curve.train_loss[1:]), f"encoder {variant}", steps
+    )  # [0]: the untrained model's point
     held_out = record.curve.held_out_loss[-1]
     _require(math.isfinite(held_out), f"evaluation: held-out loss {held_out}")
-    entry = _check_entry(encoder.runs_experiment(variant), encoder.run_config(PROFILE, variant, seed, config), device, result,
-                         lambda: encoder.cached_run(PROFILE, config, variant, seed, device=device, threads=None, progress=False))
-    return {"unit": variant, "losses": losses, "checkpoint": str(path), "cache_entries": [entry],
-            "shape": f"{config.num_layers} layers x {config.num_heads} heads x {config.hidden_size}, batch {config.batch_size}, "
-                     f"{record.num_parameters / 1e6:.1f}M parameters"}
+    entry = _check_entry(
+        encoder.runs_experiment(variant),
+        encoder.run_config(PROFILE, variant, seed, config),
+        device,
+        result,
+        lambda: encoder.cached_run(PROFILE, config, variant, seed, device=device, threads=None, progress=False),
+    )
+    return {
+        "unit": variant,
+        "losses": losses,
+        "checkpoint": str(path),
+        "cache_entries": [entry],
+        "shape": f"{config.num_layers} layers x {config.num_heads} heads x {config.hidden_size}, batch {config.batch_size}, "
+        f"{record.num_parameters / 1e6:.1f}M parameters",
+    }
 
 
 # ---- chapters ---------------------------------------------------------------------------------
@@ -244,12 +326,16 @@ class Chapter:
 
 
 def _lm_units(micro_batch: str, data: str) -> list[tuple[str, Callable]]:
-    return [(scorer, lambda device, scorer=scorer: check_lm(scorer, device=device, micro_batch=micro_batch, data=data))
-            for scorer in lm.SCORERS]
+    return [
+        (scorer, lambda device, scorer=scorer: check_lm(scorer, device=device, micro_batch=micro_batch, data=data))
+        for scorer in lm.SCORERS
+    ]
 
 
 def _encoder_units(micro_batch: str, data: str) -> list[tuple[str, Callable]]:
-    return [(variant, lambda device, variant=variant: check_encoder(variant, device=device)) for variant in encoder.VARIANTS]
+    return [
+        (variant, lambda device, variant=variant: check_encoder(variant, device=device)) for variant in encoder.VARIANTS
+    ]
 
 
 def _chapter_icl_units(micro_batch: str, data: str) -> list[tuple[str, Callable]]:
@@ -258,7 +344,9 @@ def _chapter_icl_units(micro_batch: str, data: str) -> list[tuple[str, Callable]
 
 CHAPTERS = {
     "icl": Chapter("icl_quantification, icl_linear, icl_collapse: every task x softmax, ssa", _chapter_icl_units),
-    "alternatives": Chapter("alternative_scorers: every other scorer once, tasks in turn", lambda micro_batch, data: _alternative_units()),
+    "alternatives": Chapter(
+        "alternative_scorers: every other scorer once, tasks in turn", lambda micro_batch, data: _alternative_units()
+    ),
     "lm": Chapter("decoder: softmax, ssa (114M Nemotron)", _lm_units),
     "encoder": Chapter("encoder: softmax, ssa, ssa_n1.5, ssa_n2 (BabyBERTa)", _encoder_units),
 }
@@ -273,8 +361,10 @@ def check_chapter(chapter: str, *, device: str = "cpu", micro_batch: str = "smal
         raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {chapter!r}")
     check_throwaway_cache()
     if not all(os.environ.get(variable) for variable in FOLDER_ENV.values()):
-        raise ValueError(f"the check writes stopped runs into the result cache: set {', '.join(FOLDER_ENV.values())} to a "
-                         "temporary folder (run_chapter does), never to the repository's results/")
+        raise ValueError(
+            f"the check writes stopped runs into the result cache: set {', '.join(FOLDER_ENV.values())} to a "
+            "temporary folder (run_chapter does), never to the repository's results/"
+        )
     device = resolve_device(device)
     started = time.perf_counter()
     units = []
@@ -283,13 +373,28 @@ def check_chapter(chapter: str, *, device: str = "cpu", micro_batch: str = "smal
         try:
             unit = {**check(device), "passed": True}
         except Exception as error:  # report it and go on: the other units are still worth checking
-            unit = {"unit": name, "passed": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
+            unit = {
+                "unit": name,
+                "passed": False,
+                "error": f"{type(error).__name__}: {error}",
+                "traceback": traceback.format_exc(),
+            }
         unit["seconds"] = round(time.perf_counter() - unit_started, 1)
-        print(f"[{chapter}] {name}: {'ok' if unit['passed'] else 'FAILED ' + unit['error']} ({unit['seconds']:.0f} s)", file=sys.stderr, flush=True)
+        print(
+            f"[{chapter}] {name}: {'ok' if unit['passed'] else 'FAILED ' + unit['error']} ({unit['seconds']:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
         units.append(unit)
     report = {
-        "chapter": chapter, "notebooks": CHAPTERS[chapter].notebooks, "device": device, "micro_batch": micro_batch, "lm_data": lm_data,
-        "steps": STEPS, "units": units, "passed": all(unit["passed"] for unit in units),
+        "chapter": chapter,
+        "notebooks": CHAPTERS[chapter].notebooks,
+        "device": device,
+        "micro_batch": micro_batch,
+        "lm_data": lm_data,
+        "steps": STEPS,
+        "units": units,
+        "passed": all(unit["passed"] for unit in units),
         "seconds_in_process": round(time.perf_counter() - started, 1),
         "peak_rss_mib": round(_peak_rss_bytes(resource.getrusage(resource.RUSAGE_SELF)) / 2**20, 1),
     }
@@ -302,8 +407,15 @@ def _peak_rss_bytes(usage) -> int:
     return usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
 
 
-def run_chapter(chapter: str, work_dir: str | Path, *, device: str = "cpu", micro_batch: str = "smallest", lm_data: str = "local",
-                threads: int | None = None) -> dict:
+def run_chapter(
+    chapter: str,
+    work_dir: str | Path,
+    *,
+    device: str = "cpu",
+    micro_batch: str = "smallest",
+    lm_data: str = "local",
+    threads: int | None = None,
+) -> dict:
     """:func:`check_chapter` in a fresh process whose caches and checkpoints live under
     ``work_dir/<chapter>``; adds the wall time and the process's peak resident memory."""
     if chapter not in CHAPTERS:
@@ -313,8 +425,23 @@ def run_chapter(chapter: str, work_dir: str | Path, *, device: str = "cpu", micr
     report_path = folder / "report.json"
     report_path.unlink(missing_ok=True)
     environment = {**os.environ, **{variable: str(folder / name) for name, variable in FOLDER_ENV.items()}}
-    command = [sys.executable, "-m", "ssa_book", "paper-check", "--in-process", "--chapters", chapter, "--device", device,
-               "--micro-batch", micro_batch, "--lm-data", lm_data, "--json", str(report_path)]
+    command = [
+        sys.executable,
+        "-m",
+        "ssa_book",
+        "paper-check",
+        "--in-process",
+        "--chapters",
+        chapter,
+        "--device",
+        device,
+        "--micro-batch",
+        micro_batch,
+        "--lm-data",
+        lm_data,
+        "--json",
+        str(report_path),
+    ]
     if threads is not None:
         command += ["--threads", str(threads)]
     started = time.perf_counter()
@@ -330,20 +457,37 @@ def run_chapter(chapter: str, work_dir: str | Path, *, device: str = "cpu", micr
     if report_path.is_file():
         report = json.loads(report_path.read_text(encoding="utf-8"))[0]
     else:
-        report = {"chapter": chapter, "notebooks": CHAPTERS[chapter].notebooks, "device": device, "units": [], "passed": False,
-                  "error": f"the process ended with exit status {process.returncode} before writing its report"}
-    report.update(wall_s=wall_s, peak_rss_mib=peak_rss_mib if peak_rss_mib is not None else report.get("peak_rss_mib"), work_dir=str(folder))
+        report = {
+            "chapter": chapter,
+            "notebooks": CHAPTERS[chapter].notebooks,
+            "device": device,
+            "units": [],
+            "passed": False,
+            "error": f"the process ended with exit status {process.returncode} before writing its report",
+        }
+    report.update(
+        wall_s=wall_s,
+        peak_rss_mib=peak_rss_mib if peak_rss_mib is not None else report.get("peak_rss_mib"),
+        work_dir=str(folder),
+    )
     return report
 
 
 def format_report(reports: list[dict]) -> str:
-    lines = [f"{'chapter':13} {'result':7} {'wall s':>7} {'peak RSS MiB':>13} {'peak CUDA MiB':>14}  units (first losses)"]
+    lines = [
+        f"{'chapter':13} {'result':7} {'wall s':>7} {'peak RSS MiB':>13} {'peak CUDA MiB':>14}  units (first losses)"
+    ]
     for report in reports:
-        units = ", ".join(f"{unit['unit']} {'ok' if unit['passed'] else 'FAILED'}" + (f" ({unit['losses'][0]:.3g})" if unit.get("losses") else "")
-                          for unit in report["units"])
+        units = ", ".join(
+            f"{unit['unit']} {'ok' if unit['passed'] else 'FAILED'}"
+            + (f" ({unit['losses'][0]:.3g})" if unit.get("losses") else "")
+            for unit in report["units"]
+        )
         cuda = report.get("peak_cuda_mib")
-        lines.append(f"{report['chapter']:13} {'passed' if report['passed'] else 'FAILED':7} {report.get('wall_s', report.get('seconds_in_process', 0)):7.0f} "
-                     f"{report.get('peak_rss_mib') or 0:13.0f} {'' if cuda is None else f'{cuda:.0f}':>14}  {units or report.get('error', '')}")
+        lines.append(
+            f"{report['chapter']:13} {'passed' if report['passed'] else 'FAILED':7} {report.get('wall_s', report.get('seconds_in_process', 0)):7.0f} "
+            f"{report.get('peak_rss_mib') or 0:13.0f} {'' if cuda is None else f'{cuda:.0f}':>14}  {units or report.get('error', '')}"
+        )
         for unit in report["units"]:
             if not unit["passed"]:
                 lines.append(f"    {report['chapter']} {unit['unit']}: {unit['error']}")

@@ -22,8 +22,18 @@ _PALETTE = [
     "#DD8452",  # ssa: orange
     "#8172B3",  # ssa_n1.5: purple
     "#1B9E77",  # ssa_n2: teal
-    "#55A868", "#C44E52", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD", "#E6AB02",
-    "#E7298A", "#66A61E", "#8C2D04", "#A6761D",
+    "#55A868",
+    "#C44E52",
+    "#937860",
+    "#DA8BC3",
+    "#8C8C8C",
+    "#CCB974",
+    "#64B5CD",
+    "#E6AB02",
+    "#E7298A",
+    "#66A61E",
+    "#8C2D04",
+    "#A6761D",
 ]
 
 # Markers: softmax and SSA as circles and squares, SSA's variants as triangles and diamonds, so
@@ -126,10 +136,19 @@ MIN_FONT_PT = 8.0
 FIGURE_DPI = 110
 SAVE_PAD_IN = 0.1  # matplotlib's savefig.pad_inches, around the tight bounding box
 _STYLE = {
-    "figure.dpi": FIGURE_DPI, "savefig.dpi": FIGURE_DPI, "savefig.pad_inches": SAVE_PAD_IN,
+    "figure.dpi": FIGURE_DPI,
+    "savefig.dpi": FIGURE_DPI,
+    "savefig.pad_inches": SAVE_PAD_IN,
     "figure.figsize": (COLUMN_WIDTH_IN - 0.5, 4.0),
-    "font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "xtick.labelsize": 9, "ytick.labelsize": 9,
-    "legend.fontsize": 9, "legend.title_fontsize": 9, "figure.titlesize": 11, "axes.titleweight": "bold",
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "figure.titlesize": 11,
+    "axes.titleweight": "bold",
     "lines.markersize": 5,
 }
 
@@ -148,10 +167,17 @@ def figure_problems(fig) -> list[str]:
     renderer = fig.canvas.get_renderer()
     width = fig.get_tightbbox(renderer).width + 2 * SAVE_PAD_IN
     if width > COLUMN_WIDTH_IN + 0.01:
-        problems.append(f"{width:.2f} in wide (at most {COLUMN_WIDTH_IN:g} in, {COLUMN_WIDTH_IN * fig.dpi:.0f} px at "
-                        f"{fig.dpi:g} dpi)")
-    small = sorted({(round(text.get_fontsize(), 2), text.get_text().strip()[:40]) for text in fig.findobj(Text)
-                    if text.get_visible() and text.get_text().strip() and text.get_fontsize() < MIN_FONT_PT})
+        problems.append(
+            f"{width:.2f} in wide (at most {COLUMN_WIDTH_IN:g} in, {COLUMN_WIDTH_IN * fig.dpi:.0f} px at "
+            f"{fig.dpi:g} dpi)"
+        )
+    small = sorted(
+        {
+            (round(text.get_fontsize(), 2), text.get_text().strip()[:40])
+            for text in fig.findobj(Text)
+            if text.get_visible() and text.get_text().strip() and text.get_fontsize() < MIN_FONT_PT
+        }
+    )
     if small:
         shown = "; ".join(f"{size:g} pt {label!r}" for size, label in small[:3])
         problems.append(f"{len(small)} text(s) below {MIN_FONT_PT:g} pt ({shown}{'; ...' if len(small) > 3 else ''})")
@@ -162,8 +188,15 @@ def check_figure(fig) -> None:
     """Raise :class:`FigureNotForColumn` when :func:`figure_problems` finds any."""
     problems = figure_problems(fig)
     if problems:
-        title = next((text for text in [fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""]
-                      + [ax.get_title() for ax in fig.axes] if text), "untitled")
+        title = next(
+            (
+                text
+                for text in [fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""]
+                + [ax.get_title() for ax in fig.axes]
+                if text
+            ),
+            "untitled",
+        )
         raise FigureNotForColumn(f"figure ({title!r}) does not fit the book's column: {'; '.join(problems)}")
 
 
@@ -194,6 +227,7 @@ def _install_figure_check() -> None:
 
         def render(fig):
             return print_figure(fig, "png")
+
     if getattr(render, "checks_column", False):
         return
 
@@ -226,7 +260,9 @@ def seed_ranges(seeds: Iterable[int]) -> str:
     return ", ".join(f"{run[0]}-{run[-1]}" if len(run) >= 4 else ", ".join(map(str, run)) for run in runs)
 
 
-def provenance_caption(profile: str, seeds: Iterable[int], wall_time_s: float | None = None, activity: str = "training") -> str:
+def provenance_caption(
+    profile: str, seeds: Iterable[int], wall_time_s: float | None = None, activity: str = "training"
+) -> str:
     """The caption line every figure carries: which profile and seeds produced it, and how long it
     took (``activity``: what the time was spent on). No seeds: a deterministic computation. Plain
     text: it is glued into captions as text, where Markdown is not rendered."""
@@ -236,7 +272,11 @@ def provenance_caption(profile: str, seeds: Iterable[int], wall_time_s: float | 
     else:
         text = f"{profile} profile, deterministic (no seed)"
     if wall_time_s is not None:
-        text += f", {wall_time_s / 60:.1f} min of {activity} in total" if wall_time_s >= 60 else f", {wall_time_s:.0f} s of {activity}"
+        text += (
+            f", {wall_time_s / 60:.1f} min of {activity} in total"
+            if wall_time_s >= 60
+            else f", {wall_time_s:.0f} s of {activity}"
+        )
     return text
 
 
@@ -248,8 +288,18 @@ SEED_LINE = {"linewidth": 0.7, "alpha": 0.45}  # a seed's own line, beneath its 
 SEED_POINT = {"s": 12, "alpha": 0.6, "linewidths": 0}  # a seed's own point, beside its mean
 
 
-def plot_mean_and_seeds(ax, x, values, *, color: str, label: str | None = None, marker: str = "o", markersize: float = 3,
-                        linestyle="-", alpha: float = 1.0):
+def plot_mean_and_seeds(
+    ax,
+    x,
+    values,
+    *,
+    color: str,
+    label: str | None = None,
+    marker: str = "o",
+    markersize: float = 3,
+    linestyle="-",
+    alpha: float = 1.0,
+):
     """The mean over seeds as a line, and each seed beneath it as a thin line of the same colour.
 
     ``values``: one row per seed, one column per ``x`` (NaN where a seed has no value). Returns
@@ -259,8 +309,17 @@ def plot_mean_and_seeds(ax, x, values, *, color: str, label: str | None = None, 
     with warnings.catch_warnings():  # a point no seed has stays NaN (a gap in the line)
         warnings.simplefilter("ignore", RuntimeWarning)
         mean = np.nanmean(values, axis=0)
-    (mean_line,) = ax.plot(x, mean, color=color, label=label, marker=marker, markersize=markersize, linestyle=linestyle,
-                           alpha=alpha, zorder=2)
+    (mean_line,) = ax.plot(
+        x,
+        mean,
+        color=color,
+        label=label,
+        marker=marker,
+        markersize=markersize,
+        linestyle=linestyle,
+        alpha=alpha,
+        zorder=2,
+    )
     return mean_line, seed_lines
 
 
@@ -269,21 +328,52 @@ def _ordered(values, order=None) -> list:
     return [value for value in order if value in present] if order is not None else present
 
 
-def plot_seed_lines(ax, frame, *, x: str, y: str, hue: str, palette: dict, labels: dict | None = None, seed: str = "seed",
-                    hue_order=None, marker: str = "") -> dict:
+def plot_seed_lines(
+    ax,
+    frame,
+    *,
+    x: str,
+    y: str,
+    hue: str,
+    palette: dict,
+    labels: dict | None = None,
+    seed: str = "seed",
+    hue_order=None,
+    marker: str = "",
+) -> dict:
     """:func:`plot_mean_and_seeds` for each ``hue`` of a long table (one row per hue, seed and
     ``x``). Returns ``{hue value: (mean_line, seed_lines)}``."""
     drawn = {}
     for value in _ordered(frame[hue], hue_order):
         wide = frame[(frame[hue] == value) & frame[y].notna()].pivot_table(index=x, columns=seed, values=y)
-        drawn[value] = plot_mean_and_seeds(ax, wide.index.to_numpy(), wide.to_numpy().T, color=palette[value],
-                                           label=(labels or {}).get(value, value), marker=marker)
+        drawn[value] = plot_mean_and_seeds(
+            ax,
+            wide.index.to_numpy(),
+            wide.to_numpy().T,
+            color=palette[value],
+            label=(labels or {}).get(value, value),
+            marker=marker,
+        )
     return drawn
 
 
-def plot_category_means(ax, frame, *, category: str, value: str, hue: str, palette: dict, labels: dict | None = None,
-                        seed: str = "seed", order=None, hue_order=None, low: str | None = None, high: str | None = None,
-                        paired: bool = False, span: float = 0.6) -> dict:
+def plot_category_means(
+    ax,
+    frame,
+    *,
+    category: str,
+    value: str,
+    hue: str,
+    palette: dict,
+    labels: dict | None = None,
+    seed: str = "seed",
+    order=None,
+    hue_order=None,
+    low: str | None = None,
+    high: str | None = None,
+    paired: bool = False,
+    span: float = 0.6,
+) -> dict:
     """One row per ``category`` (top to bottom), one marker per ``hue`` in it, slightly apart: the
     mean of ``value`` over seeds (a large marker, a scorer's own: :func:`scorer_marker`) and each
     seed's own value (small dots on the same line). With ``low`` and ``high`` a bar spans the lowest ``low`` to the highest ``high`` over
@@ -304,18 +394,54 @@ def plot_category_means(ax, frame, *, category: str, value: str, hue: str, palet
         color = palette[name]
         if low is not None and high is not None:
             lows, highs = grouped[low].min().reindex(keys).to_numpy(), grouped[high].max().reindex(keys).to_numpy()
-            drawn["means"].append(ax.errorbar(means, y + offsets[name], xerr=[means - lows, highs - means], fmt="none",
-                                              ecolor=color, elinewidth=1, alpha=0.6))
-        drawn["means"].append(ax.scatter(means, y + offsets[name], s=36, color=color, label=(labels or {}).get(name, name),
-                                         marker=_MARKERS.get(name, "o"), zorder=3, edgecolors="white", linewidths=0.5))
-        drawn["seeds"].append(ax.scatter(part[value], [categories.index(c) + offsets[name] for c in part[category]],
-                                         color=color, zorder=2, marker="o", **SEED_POINT))
+            drawn["means"].append(
+                ax.errorbar(
+                    means,
+                    y + offsets[name],
+                    xerr=[means - lows, highs - means],
+                    fmt="none",
+                    ecolor=color,
+                    elinewidth=1,
+                    alpha=0.6,
+                )
+            )
+        drawn["means"].append(
+            ax.scatter(
+                means,
+                y + offsets[name],
+                s=36,
+                color=color,
+                label=(labels or {}).get(name, name),
+                marker=_MARKERS.get(name, "o"),
+                zorder=3,
+                edgecolors="white",
+                linewidths=0.5,
+            )
+        )
+        drawn["seeds"].append(
+            ax.scatter(
+                part[value],
+                [categories.index(c) + offsets[name] for c in part[category]],
+                color=color,
+                zorder=2,
+                marker="o",
+                **SEED_POINT,
+            )
+        )
     if paired and len(hues) > 1:
         for (name, seed_value), rows in frame[frame[category].isin(categories)].groupby([category, seed]):
             rows = rows.set_index(hue).reindex([h for h in hues if h in set(rows[hue])])
             if len(rows) > 1:
-                drawn["pairs"].append(ax.plot(rows[value], [categories.index(name) + offsets[h] for h in rows.index],
-                                              color="grey", linewidth=0.6, alpha=0.5, zorder=1)[0])
+                drawn["pairs"].append(
+                    ax.plot(
+                        rows[value],
+                        [categories.index(name) + offsets[h] for h in rows.index],
+                        color="grey",
+                        linewidth=0.6,
+                        alpha=0.5,
+                        zorder=1,
+                    )[0]
+                )
     ax.set_yticks(range(len(categories)), categories)
     ax.set_ylim(len(categories) - 0.5, -0.5)
     return drawn

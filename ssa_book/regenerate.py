@@ -83,9 +83,18 @@ def compute(run: Run, profile: str, device: str, progress: bool) -> tuple[str, f
     return summary, time.perf_counter() - started
 
 
-def execute(runs: Sequence[Run], *, profile: str, device: str, jobs: int = 1, cluster: str | None = None, progress: bool = False,
-            stop_launching_after: float | None = None, log: Callable[[str], None] = print,
-            estimates: Mapping[tuple, float] | None = None) -> tuple[int, int, list[Run]]:
+def execute(
+    runs: Sequence[Run],
+    *,
+    profile: str,
+    device: str,
+    jobs: int = 1,
+    cluster: str | None = None,
+    progress: bool = False,
+    stop_launching_after: float | None = None,
+    log: Callable[[str], None] = print,
+    estimates: Mapping[tuple, float] | None = None,
+) -> tuple[int, int, list[Run]]:
     """Compute ``runs``: the exclusive ones (measurements) first, one at a time in this process,
     then the others: with ``jobs == 1`` and no ``cluster``, one after the other in this process
     (one torch thread); else on Dask workers (:mod:`ssa_book.runner`: a local cluster of ``jobs``
@@ -131,8 +140,16 @@ def execute(runs: Sequence[Run], *, profile: str, device: str, jobs: int = 1, cl
     if pending and not in_process and open_window():
         with runner.connect(cluster, jobs, device, log) as client:
             done_there, failed_there, pending = runner.compute_on_cluster(
-                client, pending, profile=profile, device=device, remote=cluster is not None, progress=tracker, report=report,
-                open_window=open_window, log=log)
+                client,
+                pending,
+                profile=profile,
+                device=device,
+                remote=cluster is not None,
+                progress=tracker,
+                report=report,
+                open_window=open_window,
+                log=log,
+            )
         done, failed = done + done_there, failed + failed_there
     return done, failed, pending
 
@@ -151,9 +168,18 @@ class TrainingFolderError(ValueError):
     folder and the variable that moves it)."""
 
 
-def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: int = 1, cluster: str | None = None,
-             dry_run: bool = False, stop_launching_after: float | None = None, progress: bool | None = None,
-             log: Callable[[str], None] = print) -> int:
+def run_plan(
+    runs: Sequence[Run],
+    *,
+    profile: str,
+    device: str = "auto",
+    jobs: int = 1,
+    cluster: str | None = None,
+    dry_run: bool = False,
+    stop_launching_after: float | None = None,
+    progress: bool | None = None,
+    log: Callable[[str], None] = print,
+) -> int:
     """Say what ``runs`` hold (cached or to compute), then compute the missing ones unless
     ``dry_run`` (``jobs`` at a time, or on ``cluster``: :func:`execute`). The exit status: 0, or 1
     if a run failed. :class:`CacheNotWritableError` before any computation when there is one to
@@ -164,9 +190,17 @@ def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: i
     read = {run.key: read_run(run, profile, device) for run in runs}
     cached = [read[run.key] is not None for run in runs]
     todo = [run for run, hit in zip(runs, cached) if not hit]
-    where = (f" (on {cluster})" if cluster is not None and cluster not in BATCH_SYSTEMS
-             else f" ({jobs} at a time)" if jobs > 1 else "")
-    log(f"{len(runs)} runs at profile {profile}: {len(runs) - len(todo)} cached, {len(todo)} to compute" + (where if todo else ""))
+    where = (
+        f" (on {cluster})"
+        if cluster is not None and cluster not in BATCH_SYSTEMS
+        else f" ({jobs} at a time)"
+        if jobs > 1
+        else ""
+    )
+    log(
+        f"{len(runs)} runs at profile {profile}: {len(runs) - len(todo)} cached, {len(todo)} to compute"
+        + (where if todo else "")
+    )
     if dry_run:
         width = max((len(run.label) for run in runs), default=0)
         for run, hit in zip(runs, cached):
@@ -183,7 +217,16 @@ def run_plan(runs: Sequence[Run], *, profile: str, device: str = "auto", jobs: i
     remove_abandoned_temporaries()
     progress = jobs == 1 and cluster is None and sys.stderr.isatty() if progress is None else progress
     estimates = cost_estimates(runs, {key: entries for key, entries in read.items() if entries is not None})
-    done, failed, left = execute(todo, profile=profile, device=device, jobs=jobs, cluster=cluster, progress=progress,
-                                 stop_launching_after=stop_launching_after, log=log, estimates=estimates)
+    done, failed, left = execute(
+        todo,
+        profile=profile,
+        device=device,
+        jobs=jobs,
+        cluster=cluster,
+        progress=progress,
+        stop_launching_after=stop_launching_after,
+        log=log,
+        estimates=estimates,
+    )
     log(f"{done} runs computed, {failed} failed, {len(left)} not started")
     return 1 if failed else 0

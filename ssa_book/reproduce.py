@@ -56,8 +56,14 @@ def chapter_commands(profile: str = "cpu", root: Path | None = None) -> list[dic
         if page.suffix != ".ipynb" and chapter not in CHAPTERS:
             continue  # a text page: nothing to run
         regenerate = regenerate_command(chapter, profile) if chapter in CHAPTERS else None
-        rows.append({"chapter": chapter, "page": page.with_suffix("").as_posix(),
-                     "run": book_command(profile, chapter) if page.suffix == ".ipynb" else None, "regenerate": regenerate})
+        rows.append(
+            {
+                "chapter": chapter,
+                "page": page.with_suffix("").as_posix(),
+                "run": book_command(profile, chapter) if page.suffix == ".ipynb" else None,
+                "regenerate": regenerate,
+            }
+        )
     return rows
 
 
@@ -80,8 +86,18 @@ def chapter_times(profile: str = "cpu") -> list[dict]:
     for name, chapter in CHAPTERS.items():
         for run in plan(name, profile):
             part = chapter.part(run)
-            row = rows.setdefault((name, part), {"chapter": name, "part": part, "runs": 0, "cached": 0, "wall_time_s": 0.0,
-                                                 "processors": set(), "entries": set()})
+            row = rows.setdefault(
+                (name, part),
+                {
+                    "chapter": name,
+                    "part": part,
+                    "runs": 0,
+                    "cached": 0,
+                    "wall_time_s": 0.0,
+                    "processors": set(),
+                    "entries": set(),
+                },
+            )
             row["runs"] += 1
             entries = read_run(run, profile)
             if entries is None:
@@ -93,10 +109,16 @@ def chapter_times(profile: str = "cpu") -> list[dict]:
                 row["entries"].add(entry.path)
                 row["wall_time_s"] += float(entry.provenance.wall_time_s)
                 row["processors"].add(entry.provenance.processor or "not recorded")
-    return [{**{key: value for key, value in row.items() if key != "entries"}, "processors": sorted(row["processors"]),
-             "missing_s": (row["runs"] - row["cached"]) * row["wall_time_s"] / row["cached"]
-             if 0 < row["cached"] < row["runs"] else None}
-            for row in rows.values()]
+    return [
+        {
+            **{key: value for key, value in row.items() if key != "entries"},
+            "processors": sorted(row["processors"]),
+            "missing_s": (row["runs"] - row["cached"]) * row["wall_time_s"] / row["cached"]
+            if 0 < row["cached"] < row["runs"]
+            else None,
+        }
+        for row in rows.values()
+    ]
 
 
 def _source(url: str) -> str:
@@ -115,14 +137,16 @@ def dataset_table() -> list[dict]:
     for name, dataset in load_manifest().items():
         files = dataset["files"].values()
         sources = Counter(_source(entry["url"]) for entry in files)
-        rows.append({
-            "dataset": name,
-            "what": DATA_DESCRIPTIONS.get(name, ""),
-            "files": len(dataset["files"]),
-            "MB": sum(entry["size"] for entry in files) / 1e6,
-            "sources": ", ".join(sources),
-            "licence": DATA_LICENCES.get(name, "see its source repository"),
-        })
+        rows.append(
+            {
+                "dataset": name,
+                "what": DATA_DESCRIPTIONS.get(name, ""),
+                "files": len(dataset["files"]),
+                "MB": sum(entry["size"] for entry in files) / 1e6,
+                "sources": ", ".join(sources),
+                "licence": DATA_LICENCES.get(name, "see its source repository"),
+            }
+        )
     return rows
 
 

@@ -7,9 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ssa_book.verdicts.words import (NOT_RUN_YET, NOT_TESTED,
-                                     TOO_FEW_SEEDS, claim_phrase, claim_word,
-                                     counted_words)
+from ssa_book.verdicts.words import NOT_RUN_YET, NOT_TESTED, TOO_FEW_SEEDS, claim_phrase, claim_word, counted_words
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.claims import ORDER, LedgerRow, comparison_words, plural
@@ -18,8 +16,8 @@ from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis
 from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import check_profile
-from ssa_book.ledger import (listed_phrases, reading_cache, seed_counts_text, short_name, training_regime)
-from ssa_book.front_page import (BULLET_WORDS, confidence_words, sentence_case, words)
+from ssa_book.ledger import listed_phrases, reading_cache, seed_counts_text, short_name, training_regime
+from ssa_book.front_page import BULLET_WORDS, confidence_words, sentence_case, words
 
 
 # The box at the top of an experimental chapter: what it found, in at most BOX_BULLETS bullets of
@@ -30,7 +28,9 @@ BOX_BULLETS = 3
 def fitting(variants: str | Sequence[str]) -> str | None:
     """The first of ``variants`` (a bullet, or its wordings longest first) of at most
     :data:`BULLET_WORDS` words; None when none fits."""
-    return next((text for text in ([variants] if isinstance(variants, str) else variants) if words(text) <= BULLET_WORDS), None)
+    return next(
+        (text for text in ([variants] if isinstance(variants, str) else variants) if words(text) <= BULLET_WORDS), None
+    )
 
 
 def box_problems(bullets: Sequence[str]) -> list[str]:
@@ -39,8 +39,11 @@ def box_problems(bullets: Sequence[str]) -> list[str]:
     problems = [] if bullets else ["no bullet"]
     if len(bullets) > BOX_BULLETS:
         problems.append(f"{len(bullets)} bullets (at most {BOX_BULLETS})")
-    return problems + [f"a bullet of {words(bullet)} words (at most {BULLET_WORDS}): {bullet[:60]!r}..." for bullet in bullets
-                       if words(bullet) > BULLET_WORDS]
+    return problems + [
+        f"a bullet of {words(bullet)} words (at most {BULLET_WORDS}): {bullet[:60]!r}..."
+        for bullet in bullets
+        if words(bullet) > BULLET_WORDS
+    ]
 
 
 def result_box(bullets: Sequence[str | Sequence[str]]) -> str:
@@ -60,10 +63,18 @@ def chapter_rows(chapter: str, profile: str = "cpu", *, results_dir: str | Path 
     check_profile(profile)
     keys = [key for key in ORDER if PAPER[key].chapter == chapter]
     if not keys:
-        raise ValueError(f"chapter must test a claim of the ledger ({', '.join(dict.fromkeys(PAPER[key].chapter for key in ORDER))}); "
-                         f"got {chapter!r}")
+        raise ValueError(
+            f"chapter must test a claim of the ledger ({', '.join(dict.fromkeys(PAPER[key].chapter for key in ORDER))}); "
+            f"got {chapter!r}"
+        )
     with reading_cache(results_dir):
-        rows = [row for study in STUDIES.values() if set(study.claims) & set(keys) for row in study.rows(profile) if row.key in keys]
+        rows = [
+            row
+            for study in STUDIES.values()
+            if set(study.claims) & set(keys)
+            for row in study.rows(profile)
+            if row.key in keys
+        ]
     return sorted(rows, key=lambda row: ORDER.index(row.key))
 
 
@@ -81,7 +92,9 @@ def row_findings(row: LedgerRow) -> list[list[str]]:
     (:func:`published_excluded_note`) stay beside the word in every wording."""
     word = claim_word(row.verdict)
     found = comparison_words(row)
-    kept = "; ".join(filter(None, (row.note(short=True), row.parts_note, published_excluded_note(row))))  # beside the word in every wording
+    kept = "; ".join(
+        filter(None, (row.note(short=True), row.parts_note, published_excluded_note(row)))
+    )  # beside the word in every wording
     beside = "; ".join(filter(None, (found if found != word else "", kept)))
     said = claim_phrase(row.verdict) + (f" ({beside})" if beside else "")
     whose = "the book's test" if PAPER[row.key].beyond_paper else "the paper's claim"
@@ -91,8 +104,12 @@ def row_findings(row: LedgerRow) -> list[list[str]]:
         seeds = seed_counts_text(row)
         regime = training_regime(row)
         shortest = f"{word} ({kept})" if kept else word
-        verdict = [f"{name}: {said}; {seeds}; {regime}." if regime else f"{name}: {said}; {seeds}.", f"{name}: {said}; {seeds}.",
-                   *([f"{name}: {word} ({beside}); {seeds}."] if beside else []), f"{name}: {shortest}; {seeds}."]
+        verdict = [
+            f"{name}: {said}; {seeds}; {regime}." if regime else f"{name}: {said}; {seeds}.",
+            f"{name}: {said}; {seeds}.",
+            *([f"{name}: {word} ({beside}); {seeds}."] if beside else []),
+            f"{name}: {shortest}; {seeds}.",
+        ]
     else:
         verdict = [f"{name}: {said}. {row.summary}".strip(), f"{name}: {said}."]
     bullets = [verdict]
@@ -155,7 +172,11 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
     checks = icl_study.bounded_checks(rows)
     bullets = []
     for comparison in (comparison for comparison in comparisons if comparison.primary):
-        judged = [row["verdict"] for row in rows if row["comparison"] == comparison.name and row["verdict"].outcome != NOT_TESTED]
+        judged = [
+            row["verdict"]
+            for row in rows
+            if row["comparison"] == comparison.name and row["verdict"].outcome != NOT_TESTED
+        ]
         if not judged:
             bullets.append([f"**{comparison.name}**: {NOT_RUN_YET}."])
             continue
@@ -164,7 +185,11 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
         head = f"**{comparison.name}** ({tasks}{listed_phrases([str(count) for count in pairs])} paired seeds): "
         small = [direction for verdict in judged if (direction := verdict.small_direction())]
         counted = counted_words([(verdict.outcome, verdict.word()) for verdict in judged], of=" verdicts")
-        counted += f" ({', '.join(f'{direction} on {small.count(direction)}' for direction in dict.fromkeys(small))})" if small else ""
+        counted += (
+            f" ({', '.join(f'{direction} on {small.count(direction)}' for direction in dict.fromkeys(small))})"
+            if small
+            else ""
+        )
         mine = [check for check in checks if check["comparison"] == comparison.name]
         caveat = f"; a distribution-free check {icl_study.bounded_check_words(mine)}" if mine else ""
         bullets.append([f"{head}{counted}{caveat}.", f"{head}{counted}."])
@@ -174,14 +199,24 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
     pairs = sorted({row["verdict"].pairs for row in regime_rows if row["verdict"].pairs})
     seeds = f"; {pairs[0]} to {pairs[-1]} paired seeds" if len(pairs) > 1 else ""
     endpoint = icl_study.REGIME_MAP_ENDPOINT
-    bullets.append([f"**Training regimes** ({endpoint}{seeds}): {takeaway}", f"**Training regimes** ({endpoint}): {takeaway}",
-                    f"**Training regimes**: {takeaway}", f"**Training regimes**: {short}"])
+    bullets.append(
+        [
+            f"**Training regimes** ({endpoint}{seeds}): {takeaway}",
+            f"**Training regimes** ({endpoint}): {takeaway}",
+            f"**Training regimes**: {takeaway}",
+            f"**Training regimes**: {short}",
+        ]
+    )
     return bullets[:BOX_BULLETS]
 
 
-def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict],
-                       original_accuracy: Mapping[str, Verdict], replication: Verdict,
-                       original_replication: Verdict) -> list[list[str]]:
+def retrieval_findings(
+    accuracy: Mapping[str, Verdict],
+    weight: Mapping[str, Verdict],
+    original_accuracy: Mapping[str, Verdict],
+    replication: Verdict,
+    original_replication: Verdict,
+) -> list[list[str]]:
     """Max retrieval's box (:func:`result_box`): SSA against softmax on the accuracy over the sets
     larger than in training in the short setup (with the top item's share) and in the original
     setup, and adaptive temperature against the gain its authors publish, each with its paired
@@ -189,6 +224,7 @@ def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Ver
     that and what it read before them: one form in every bullet."""
     if "ssa" not in accuracy:
         raise ValueError(f"accuracy must judge SSA against softmax; it judges {', '.join(accuracy) or 'nothing'}")
+
     def noted(said: str, *judged: tuple[Claim, Verdict]) -> str:
         return "; ".join(filter(None, (said, retrieval_analysis.minimum_notes(judged))))
 
@@ -197,23 +233,38 @@ def retrieval_findings(accuracy: Mapping[str, Verdict], weight: Mapping[str, Ver
 
     head = "**Short setup**, SSA against softmax on accuracy beyond the training sizes: "
     short_setup = accuracy["ssa"]
-    bullets = [[f"{head}{ssa(short_setup)}; on the top item's share: {_with_seeds(weight['ssa'])}."] * ("ssa" in weight)
-               + [f"{head}{ssa(short_setup)}.", f"{head}{ssa(short_setup, False)}.", f"{head}{ssa(short_setup, short=True)}."]]
+    bullets = [
+        [f"{head}{ssa(short_setup)}; on the top item's share: {_with_seeds(weight['ssa'])}."] * ("ssa" in weight)
+        + [f"{head}{ssa(short_setup)}.", f"{head}{ssa(short_setup, False)}.", f"{head}{ssa(short_setup, short=True)}."]
+    ]
     if "ssa" in original_accuracy:
         original = original_accuracy["ssa"]
-        bullets.append([f"**Original setup**, the same comparison: {ssa(original)}.",
-                        f"**Original setup**, the same comparison: {ssa(original, False)}.",
-                        f"**Original setup**, the same comparison: {ssa(original, short=True)}."])
+        bullets.append(
+            [
+                f"**Original setup**, the same comparison: {ssa(original)}.",
+                f"**Original setup**, the same comparison: {ssa(original, False)}.",
+                f"**Original setup**, the same comparison: {ssa(original, short=True)}.",
+            ]
+        )
     head = "**Adaptive temperature** against its authors' published gain: "
     claim = retrieval_analysis.ADAPTIVE_TEMPERATURE_REPLICATION
     setups = {"short": replication, "original": original_replication}
     judged = [(claim, verdict) for verdict in setups.values()]
-    variants = [noted("; ".join(f"{name} setup {_with_seeds(verdict, estimate, short)}" for name, verdict in setups.items()), *judged)
-                for estimate, short in ((True, False), (False, False), (False, True))]
+    variants = [
+        noted(
+            "; ".join(f"{name} setup {_with_seeds(verdict, estimate, short)}" for name, verdict in setups.items()),
+            *judged,
+        )
+        for estimate, short in ((True, False), (False, False), (False, True))
+    ]
     if len({_with_seeds(verdict, False) for verdict in setups.values()}) == 1:  # one word for both: said once
-        estimates = ", ".join(f"{name} {verdict.estimate()}" for name, verdict in setups.items() if verdict.interval is not None)
-        variants[1:1] = [noted(", ".join(filter(None, (_with_seeds(replication, False), estimates))), *judged),
-                         noted(f"both setups {_with_seeds(replication, False)}", *judged)]
+        estimates = ", ".join(
+            f"{name} {verdict.estimate()}" for name, verdict in setups.items() if verdict.interval is not None
+        )
+        variants[1:1] = [
+            noted(", ".join(filter(None, (_with_seeds(replication, False), estimates))), *judged),
+            noted(f"both setups {_with_seeds(replication, False)}", *judged),
+        ]
     bullets.append([f"{head}{variant}." for variant in variants])
     return bullets
 
@@ -237,16 +288,31 @@ def performance_findings(checks: Sequence[Mapping], tokens: int) -> list[list[st
     by_what = {(check["what"], check["tokens"]): check for check in checks}
     time, memory = by_what.get(("attention time", tokens)), by_what.get(("attention peak memory", tokens))
     if time is None:
-        raise ValueError(f"tokens must be a length the checks measure ({sorted({c['tokens'] for c in checks if c['tokens']})}); got {tokens}")
-    bullets = [[f"**Attention, forward + backward**, {tokens:,} tokens, one measurement on this CPU: SSA takes {time['ratio']:.2f} "
-                f"times softmax's time" + (f" and {memory['ratio']:.2f} times its peak memory." if memory else ".")]]
+        raise ValueError(
+            f"tokens must be a length the checks measure ({sorted({c['tokens'] for c in checks if c['tokens']})}); got {tokens}"
+        )
+    bullets = [
+        [
+            f"**Attention, forward + backward**, {tokens:,} tokens, one measurement on this CPU: SSA takes {time['ratio']:.2f} "
+            f"times softmax's time" + (f" and {memory['ratio']:.2f} times its peak memory." if memory else ".")
+        ]
+    ]
     training = by_what.get(("in-context training time", None))
     if training is not None:
-        bullets.append([f"**A whole in-context training run**, estimated from timed training steps weighted by the curriculum: "
-                        f"SSA's would take {training['ratio']:.2f} times softmax's time."])
+        bullets.append(
+            [
+                f"**A whole in-context training run**, estimated from timed training steps weighted by the curriculum: "
+                f"SSA's would take {training['ratio']:.2f} times softmax's time."
+            ]
+        )
     met = sum(check["met"] for check in checks)
     worst = max(checks, key=lambda check: check["ratio"] / check["at most"])
     where = f" at {worst['tokens']:,} tokens" if worst["tokens"] else ""
-    bullets.append([f"**Targets**: {met} of {len(checks)} met; the furthest, {worst['what']}{where}: {worst['ratio']:.2f} times "
-                    f"softmax's, against at most {worst['at most']:g}.", f"**Targets**: {met} of {len(checks)} met."])
+    bullets.append(
+        [
+            f"**Targets**: {met} of {len(checks)} met; the furthest, {worst['what']}{where}: {worst['ratio']:.2f} times "
+            f"softmax's, against at most {worst['at most']:g}.",
+            f"**Targets**: {met} of {len(checks)} met.",
+        ]
+    )
     return bullets

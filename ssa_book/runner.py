@@ -45,8 +45,15 @@ from ssa_book.results.store import StoredEntry, captured_writes, store_entry_tex
 from ssa_book.training import single_thread
 
 # The batch systems of dask-jobqueue --cluster may name, and its class for each.
-BATCH_SYSTEMS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster",
-                 "htcondor": "HTCondorCluster", "moab": "MoabCluster", "oar": "OARCluster"}
+BATCH_SYSTEMS = {
+    "slurm": "SLURMCluster",
+    "pbs": "PBSCluster",
+    "sge": "SGECluster",
+    "lsf": "LSFCluster",
+    "htcondor": "HTCondorCluster",
+    "moab": "MoabCluster",
+    "oar": "OARCluster",
+}
 # How many times a run whose worker was lost is started again before it is reported failed
 # (Dask's distributed.scheduler.allowed-failures, for the schedulers this command starts; a scheduler
 # started by `dask scheduler` uses its own setting, 3 by default).
@@ -108,8 +115,10 @@ def compute_record(run: Run, profile: str, device: str) -> Record:
 
     worker = get_worker()
     if worker.state.nthreads != 1:  # torch's threads and random state belong to the process: one run at a time
-        raise ValueError(f"worker {worker.address} runs {worker.state.nthreads} threads; start each worker with "
-                         "--nthreads 1 (one run at a time, one torch thread, as --jobs 1 computes it)")
+        raise ValueError(
+            f"worker {worker.address} runs {worker.state.nthreads} threads; start each worker with "
+            "--nthreads 1 (one run at a time, one torch thread, as --jobs 1 computes it)"
+        )
     single_thread()
     started = time.perf_counter()
     with captured_writes() as written, entries_read() as read:
@@ -146,7 +155,9 @@ def cost_estimates(runs: Sequence[Run], cached: Mapping[tuple, Sequence[StoredEn
     totals: dict[tuple, list[float]] = {}
     for run in runs:
         if run.key in cached:
-            totals.setdefault(cost_group(run), []).append(total_wall_time([entry.provenance for entry in cached[run.key]]) or 0.0)
+            totals.setdefault(cost_group(run), []).append(
+                total_wall_time([entry.provenance for entry in cached[run.key]]) or 0.0
+            )
     means = {group: sum(times) / len(times) for group, times in totals.items()}
     return {run.key: means[cost_group(run)] for run in runs if cost_group(run) in means}
 
@@ -202,8 +213,13 @@ class Progress:
 
     def line(self, workers: int) -> str:
         left = self.seconds_left(workers)
-        when = ("time left unknown until a run of each kind is done" if left is None
-                else f"about {_duration(left)} left" if self.running or self.pending else "")
+        when = (
+            "time left unknown until a run of each kind is done"
+            if left is None
+            else f"about {_duration(left)} left"
+            if self.running or self.pending
+            else ""
+        )
         counts = f"{self.done} done, {len(self.running)} running, {len(self.pending)} left"
         return f"{counts}, {when}" if when else counts
 
@@ -230,19 +246,32 @@ def connect(cluster: str | None, jobs: int, device: str, log: Callable[[str], No
 
     with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}), contextlib.ExitStack() as stack:
         if cluster is None:
-            with warnings.catch_warnings():  # "Port 8787 is already in use": another dashboard's; ours takes another port
+            with (
+                warnings.catch_warnings()
+            ):  # "Port 8787 is already in use": another dashboard's; ours takes another port
                 warnings.filterwarnings("ignore", message=".*[Pp]ort.*already in use")
-                local = stack.enter_context(distributed.LocalCluster(  # its own warnings (a worker slow to close) silenced
-                    n_workers=jobs, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":8787",
-                    silence_logs=logging.ERROR))
+                local = stack.enter_context(
+                    distributed.LocalCluster(  # its own warnings (a worker slow to close) silenced
+                        n_workers=jobs,
+                        threads_per_worker=1,
+                        processes=True,
+                        memory_limit=0,
+                        dashboard_address=":8787",
+                        silence_logs=logging.ERROR,
+                    )
+                )
             client = stack.enter_context(distributed.Client(local))
-            log(f"Dask: a local cluster of {jobs} worker processes, one torch thread each; dashboard {_dashboard(client)}")
+            log(
+                f"Dask: a local cluster of {jobs} worker processes, one torch thread each; dashboard {_dashboard(client)}"
+            )
         elif cluster in BATCH_SYSTEMS:
             batch = stack.enter_context(batch_cluster(cluster, device))
             batch.scale(jobs=jobs)
             client = stack.enter_context(distributed.Client(batch))
-            log(f"Dask: {jobs} {cluster} jobs of one worker each asked for ({batch.scheduler_address}); "
-                f"dashboard {_dashboard(client)}")
+            log(
+                f"Dask: {jobs} {cluster} jobs of one worker each asked for ({batch.scheduler_address}); "
+                f"dashboard {_dashboard(client)}"
+            )
         else:
             try:
                 client = stack.enter_context(distributed.Client(cluster, timeout=20))
@@ -269,20 +298,37 @@ def batch_cluster(system: str, device: str):
     import dask_jobqueue
     import yaml
 
-    settings = yaml.safe_load(importlib.resources.files("ssa_book").joinpath(JOBQUEUE_CONFIG).read_text(encoding="utf-8"))
+    settings = yaml.safe_load(
+        importlib.resources.files("ssa_book").joinpath(JOBQUEUE_CONFIG).read_text(encoding="utf-8")
+    )
     dask.config.update_defaults({"jobqueue": settings["jobqueue"]})
     options = {}
     if device == "cuda":
-        options["worker_extra_args"] = [*dask.config.get(f"jobqueue.{system}.worker-extra-args", []), "--resources", "GPU=1"]
+        options["worker_extra_args"] = [
+            *dask.config.get(f"jobqueue.{system}.worker-extra-args", []),
+            "--resources",
+            "GPU=1",
+        ]
         if settings["gpu-directives"][system]:
-            options["job_extra_directives"] = [*dask.config.get(f"jobqueue.{system}.job-extra-directives", []),
-                                               *settings["gpu-directives"][system]]
+            options["job_extra_directives"] = [
+                *dask.config.get(f"jobqueue.{system}.job-extra-directives", []),
+                *settings["gpu-directives"][system],
+            ]
     return getattr(dask_jobqueue, BATCH_SYSTEMS[system])(**options)
 
 
-def compute_on_cluster(client, runs: Sequence[Run], *, profile: str, device: str, remote: bool, progress: Progress,
-                       report: Callable[[Run, Callable[[], tuple[str, float]]], bool],
-                       open_window: Callable[[], bool], log: Callable[[str], None]) -> tuple[int, int, list[Run]]:
+def compute_on_cluster(
+    client,
+    runs: Sequence[Run],
+    *,
+    profile: str,
+    device: str,
+    remote: bool,
+    progress: Progress,
+    report: Callable[[Run, Callable[[], tuple[str, float]]], bool],
+    open_window: Callable[[], bool],
+    log: Callable[[str], None],
+) -> tuple[int, int, list[Run]]:
     """Compute ``runs`` on ``client``'s workers, as many at a time as they have threads, in plan
     order, until ``open_window()`` says no more may start; the entries each returns written here.
     ``report(run, outcome)`` says how each went. Returns (done, failed, not started)."""
@@ -302,6 +348,7 @@ def compute_on_cluster(client, runs: Sequence[Run], *, profile: str, device: str
                 store_entry_text(relative, text)
             progress.finished(run, record.seconds)
             return f"{record.summary}; on {record.worker}", record.seconds
+
         return written
 
     try:
@@ -310,7 +357,9 @@ def compute_on_cluster(client, runs: Sequence[Run], *, profile: str, device: str
             while pending and len(running) < max(workers, 1) and open_window():
                 run = pending.pop(0)
                 key = f"{run.kind}-{'-'.join(map(str, run.arguments))}-{uuid.uuid4().hex[:8]}"
-                running[client.submit(compute_record, run, profile, device, key=key, pure=False, resources=resources)] = run
+                running[
+                    client.submit(compute_record, run, profile, device, key=key, pure=False, resources=resources)
+                ] = run
                 progress.started(run)
             if not running:
                 break
@@ -331,7 +380,9 @@ def compute_on_cluster(client, runs: Sequence[Run], *, profile: str, device: str
                 done, failed = done + succeeded, failed + (not succeeded)
     except KeyboardInterrupt:
         client.cancel(list(running))
-        log(f"interrupted: {done} runs computed and stored; the {len(running)} running are abandoned "
-            "(nothing of theirs was written); the same command computes what is missing")
+        log(
+            f"interrupted: {done} runs computed and stored; the {len(running)} running are abandoned "
+            "(nothing of theirs was written); the same command computes what is missing"
+        )
         raise
     return done, failed, pending

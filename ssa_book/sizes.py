@@ -51,21 +51,35 @@ def sizes(chapter: str):
     import pandas as pd
 
     configs = {profile: chapter_configs(chapter, profile) for profile in PROFILES}
-    rows = [{"setting": name, "description": setting.description,
-             **{profile: setting.value(configs[profile][groups[0]]) for profile in PROFILES}}
-            for name, setting, groups in size_rows(chapter)]
+    rows = [
+        {
+            "setting": name,
+            "description": setting.description,
+            **{profile: setting.value(configs[profile][groups[0]]) for profile in PROFILES},
+        }
+        for name, setting, groups in size_rows(chapter)
+    ]
     regenerated = CHAPTERS[chapter]
     scorers = regenerated.published_scorers()
     registered = [name for name in scorers if name in scorer_names()]
     variants = [name for name in scorers if name not in registered]  # settings of a scorer run as one (max retrieval's)
-    named = ", ".join(scorers) if len(scorers) <= 4 else f"all {len(registered)} registered" + (f", and {', '.join(variants)}" if variants else "")
+    named = (
+        ", ".join(scorers)
+        if len(scorers) <= 4
+        else f"all {len(registered)} registered" + (f", and {', '.join(variants)}" if variants else "")
+    )
     rows += [
-        {"setting": "seeds", "description": regenerated.seeds_meaning,
-         **{profile: ", ".join(map(str, regenerated.published_seeds(profile))) for profile in PROFILES}},
-        {"setting": "scorers", "description": "attention scorers",
-         **{profile: named for profile in PROFILES}},
+        {
+            "setting": "seeds",
+            "description": regenerated.seeds_meaning,
+            **{profile: ", ".join(map(str, regenerated.published_seeds(profile))) for profile in PROFILES},
+        },
+        {"setting": "scorers", "description": "attention scorers", **{profile: named for profile in PROFILES}},
         # in words: a reader's page shows no command (the reproducing page gives each chapter's)
-        {"setting": "runs", "description": "runs that regenerating the chapter computes (the reproducing page gives the command)",
-         **{profile: len(plan(chapter, profile)) for profile in PROFILES}},
+        {
+            "setting": "runs",
+            "description": "runs that regenerating the chapter computes (the reproducing page gives the command)",
+            **{profile: len(plan(chapter, profile)) for profile in PROFILES},
+        },
     ]
     return pd.DataFrame(rows, columns=["setting", "description", *PROFILES]).set_index("setting")

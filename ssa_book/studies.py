@@ -33,24 +33,63 @@ from ssa_book.retrieval import analysis as retrieval_analysis, experiment as ret
 ALL = "all"
 # The chapters in the book's order: the order of `regenerate --help`, of `regenerate all` and of
 # every table of chapters.
-ORDER = ("icl_quantification", "icl_linear", "icl_collapse", "alternative_scorers", "icl_study", "decoder", "encoder",
-         "performance", "max_retrieval", "leaderboard")
+ORDER = (
+    "icl_quantification",
+    "icl_linear",
+    "icl_collapse",
+    "alternative_scorers",
+    "icl_study",
+    "decoder",
+    "encoder",
+    "performance",
+    "max_retrieval",
+    "leaderboard",
+)
 
-STUDIES, CHAPTERS, KINDS, READERS, PAPER = index_studies((
-    Study("in_context", chapters=(*icl_experiments.ICL_CHAPTERS, conduct.CHAPTER), kinds={**icl_experiments.KINDS, **conduct.KINDS},
-          readers=(icl_experiments.READER,), claims=icl_claims.CLAIMS, rows=icl_claims.in_context_rows),
-    Study("alternatives", chapters=(comparison.CHAPTER,), kinds=comparison.KINDS),
-    Study("decoder", chapters=(decoder_experiment.CHAPTER,), kinds=decoder_experiment.KINDS, claims=decoder_claims.CLAIMS,
-          rows=decoder_claims.decoder_rows),
-    Study("encoder", chapters=(encoder_experiment.CHAPTER,), kinds=encoder_experiment.KINDS, readers=(encoder_experiment.READER,),
-          claims=encoder_claims.CLAIMS, rows=encoder_claims.encoder_rows),
-    Study("performance", chapters=(bench.CHAPTER,), kinds=bench.KINDS),
-    Study("max_retrieval", chapters=(retrieval_experiment.CHAPTER,), kinds=retrieval_experiment.KINDS,
-          readers=(retrieval_analysis.READER,)),
-    Study("leaderboard", chapters=(board.CHAPTER,), kinds=board.KINDS, claims=leaderboard_claims.CLAIMS,
-          rows=leaderboard_claims.leaderboard_rows),
-    Study("theory", claims=theory.CLAIMS, rows=theory.theorem_rows),
-), ORDER)
+STUDIES, CHAPTERS, KINDS, READERS, PAPER = index_studies(
+    (
+        Study(
+            "in_context",
+            chapters=(*icl_experiments.ICL_CHAPTERS, conduct.CHAPTER),
+            kinds={**icl_experiments.KINDS, **conduct.KINDS},
+            readers=(icl_experiments.READER,),
+            claims=icl_claims.CLAIMS,
+            rows=icl_claims.in_context_rows,
+        ),
+        Study("alternatives", chapters=(comparison.CHAPTER,), kinds=comparison.KINDS),
+        Study(
+            "decoder",
+            chapters=(decoder_experiment.CHAPTER,),
+            kinds=decoder_experiment.KINDS,
+            claims=decoder_claims.CLAIMS,
+            rows=decoder_claims.decoder_rows,
+        ),
+        Study(
+            "encoder",
+            chapters=(encoder_experiment.CHAPTER,),
+            kinds=encoder_experiment.KINDS,
+            readers=(encoder_experiment.READER,),
+            claims=encoder_claims.CLAIMS,
+            rows=encoder_claims.encoder_rows,
+        ),
+        Study("performance", chapters=(bench.CHAPTER,), kinds=bench.KINDS),
+        Study(
+            "max_retrieval",
+            chapters=(retrieval_experiment.CHAPTER,),
+            kinds=retrieval_experiment.KINDS,
+            readers=(retrieval_analysis.READER,),
+        ),
+        Study(
+            "leaderboard",
+            chapters=(board.CHAPTER,),
+            kinds=board.KINDS,
+            claims=leaderboard_claims.CLAIMS,
+            rows=leaderboard_claims.leaderboard_rows,
+        ),
+        Study("theory", claims=theory.CLAIMS, rows=theory.theorem_rows),
+    ),
+    ORDER,
+)
 
 
 def chapter(name: str) -> Chapter:
@@ -59,8 +98,14 @@ def chapter(name: str) -> Chapter:
     return CHAPTERS[name]
 
 
-def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None, scorers: Sequence[str] | None = None,
-         arms: Sequence[str] | None = None) -> list[Run]:
+def plan(
+    name: str,
+    profile: str = "cpu",
+    *,
+    seeds: Sequence[int] | None = None,
+    scorers: Sequence[str] | None = None,
+    arms: Sequence[str] | None = None,
+) -> list[Run]:
     """The runs of chapter ``name`` (or ``all``: every chapter's, each run once), in the order
     they are computed. ``seeds``/``scorers`` default to each chapter's published ones; with
     ``all`` each chapter takes the given scorers it accepts, and a chapter that accepts none of
@@ -69,11 +114,17 @@ def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None,
     seeds = None if seeds is None else check_seeds(seeds)
     if arms is not None:
         if name not in CHAPTERS or not CHAPTERS[name].has_arms:
-            raise ValueError(f"--arms: only the study chapters ({', '.join(n for n, c in CHAPTERS.items() if c.has_arms)}) "
-                             f"have arms; {name} has none")
+            raise ValueError(
+                f"--arms: only the study chapters ({', '.join(n for n, c in CHAPTERS.items() if c.has_arms)}) "
+                f"have arms; {name} has none"
+            )
         each = CHAPTERS[name]
-        return each.runs(profile, seeds if seeds is not None else each.published_seeds(profile),
-                         each.published_scorers() if scorers is None else each.check_scorers(scorers), arms=tuple(dict.fromkeys(arms)))
+        return each.runs(
+            profile,
+            seeds if seeds is not None else each.published_seeds(profile),
+            each.published_scorers() if scorers is None else each.check_scorers(scorers),
+            arms=tuple(dict.fromkeys(arms)),
+        )
     if name == ALL:
         if scorers is not None:
             check_scorer_names(scorers)
@@ -88,8 +139,11 @@ def plan(name: str, profile: str = "cpu", *, seeds: Sequence[int] | None = None,
         selected = [(each, None if scorers is None else each.check_scorers(scorers))]
     runs: dict[tuple, Run] = {}
     for each, chosen in selected:
-        for run in each.runs(profile, seeds if seeds is not None else each.published_seeds(profile),
-                             chosen if chosen is not None else each.published_scorers()):
+        for run in each.runs(
+            profile,
+            seeds if seeds is not None else each.published_seeds(profile),
+            chosen if chosen is not None else each.published_scorers(),
+        ):
             known = runs.get(run.key)
             runs[run.key] = run if known is None else dataclasses.replace(known, chapters=known.chapters + run.chapters)
     return list(runs.values())

@@ -218,7 +218,9 @@ def softmax_magnification(logits: Sequence, cross_check: bool = False) -> Softma
     top, gaps = _ordered_gaps(xs)
     maxima = [i for i, g in enumerate(gaps) if g.is_zero]
     if len(maxima) == len(xs):
-        raise ValueError("logits must not all be equal: softmax of equal logits is uniform for every lambda, with no gap")
+        raise ValueError(
+            "logits must not all be equal: softmax of equal logits is uniform for every lambda, with no gap"
+        )
     weights = softmax_weights(xs)
     steps = []
     # Step 1 (by hand): shift invariance. Dividing by e^{lambda M} leaves only non-positive
@@ -226,34 +228,50 @@ def softmax_magnification(logits: Sequence, cross_check: bool = False) -> Softma
     shifted = [sp.exp(-LAMBDA * g) for g in gaps]
     shifted_total = sp.Add(*shifted)
     non_max_mass = sp.Add(*[shifted[j] for j in range(len(xs)) if j not in maxima]) / shifted_total
-    text = ("By hand: divide numerator and denominator by $e^{\\lambda M}$ (softmax is shift invariant), "
-            "so that every exponent is $-\\lambda d_j \\le 0$ with $d_j = M - x_j$.")
+    text = (
+        "By hand: divide numerator and denominator by $e^{\\lambda M}$ (softmax is shift invariant), "
+        "so that every exponent is $-\\lambda d_j \\le 0$ with $d_j = M - x_j$."
+    )
     if cross_check:
         unshifted_mass = sp.Add(*[weights[j] for j in range(len(xs)) if j not in maxima])
-        text += (" sympy could also take the limit of the unshifted weights directly."
-                 if _try_limit(unshifted_mass, LAMBDA, sp.oo) is not None else
-                 " sympy's `limit` fails on the unshifted weights here: it cannot decide the signs of the exponents.")
+        text += (
+            " sympy could also take the limit of the unshifted weights directly."
+            if _try_limit(unshifted_mass, LAMBDA, sp.oo) is not None
+            else " sympy's `limit` fails on the unshifted weights here: it cannot decide the signs of the exponents."
+        )
     steps.append(Step(text, sp.Eq(sp.Function("mu")(LAMBDA), non_max_mass)))
     limit_weights = tuple(sp.limit(s / shifted_total, LAMBDA, sp.oo) for s in shifted)
-    steps.append(Step(
-        "sympy: the limit of each weight as $\\lambda \\to \\infty$ (hardmax, shared among tied maxima).",
-        sp.Eq(sp.Limit(sp.Matrix(shifted).T / shifted_total, LAMBDA, sp.oo), sp.Matrix(limit_weights).T, evaluate=False),
-    ))
+    steps.append(
+        Step(
+            "sympy: the limit of each weight as $\\lambda \\to \\infty$ (hardmax, shared among tied maxima).",
+            sp.Eq(
+                sp.Limit(sp.Matrix(shifted).T / shifted_total, LAMBDA, sp.oo),
+                sp.Matrix(limit_weights).T,
+                evaluate=False,
+            ),
+        )
+    )
     positive_gaps = [g for g in gaps if not g.is_zero]
     gap = sp.Min(*positive_gaps)
     if gap not in positive_gaps:
         raise ValueError("logits: sympy cannot decide which non-maximal logit is the largest; give comparable logits")
-    steps.append(Step(
-        "sympy: the gap $\\Delta$ is the smallest positive $d_j$, the distance from the maximum to the runner-up.",
-        sp.Eq(sp.Symbol("Delta"), sp.Eq(sp.Min(*positive_gaps, evaluate=False), gap, evaluate=False), evaluate=False),
-    ))
+    steps.append(
+        Step(
+            "sympy: the gap $\\Delta$ is the smallest positive $d_j$, the distance from the maximum to the runner-up.",
+            sp.Eq(
+                sp.Symbol("Delta"), sp.Eq(sp.Min(*positive_gaps, evaluate=False), gap, evaluate=False), evaluate=False
+            ),
+        )
+    )
     constant = _tidy(sp.limit(sp.exp(LAMBDA * gap) * non_max_mass, LAMBDA, sp.oo))
     if not (constant.is_positive and constant.is_finite):
         raise AssertionError(f"the derived constant {constant} is not finite and positive")  # pragma: no cover
-    steps.append(Step(
-        "sympy: the constant. The limit is finite and positive, which proves the rate $e^{-\\lambda\\Delta}$.",
-        sp.Eq(sp.Limit(sp.exp(LAMBDA * sp.Symbol("Delta")) * sp.Function("mu")(LAMBDA), LAMBDA, sp.oo), constant),
-    ))
+    steps.append(
+        Step(
+            "sympy: the constant. The limit is finite and positive, which proves the rate $e^{-\\lambda\\Delta}$.",
+            sp.Eq(sp.Limit(sp.exp(LAMBDA * sp.Symbol("Delta")) * sp.Function("mu")(LAMBDA), LAMBDA, sp.oo), constant),
+        )
+    )
     return SoftmaxMagnification(xs, weights, limit_weights, non_max_mass, gap, constant, tuple(steps))
 
 
@@ -298,8 +316,12 @@ def ssa_magnification(logits: Sequence, b: sp.Expr = B, n: sp.Expr = N, cross_ch
             f"scaling (sum of scores ~ lambda^n) needs one; got logits {list(xs)}"
         )
     weights = ssa_weights(xs, b, n)
-    steps = [Step("The exact SSA weights of the magnified logits, $w_i(\\lambda) = s_i / \\sum_j s_j$ with scores:",
-                  sp.Matrix([ssa_score(LAMBDA * x, b, n) for x in xs]).T)]
+    steps = [
+        Step(
+            "The exact SSA weights of the magnified logits, $w_i(\\lambda) = s_i / \\sum_j s_j$ with scores:",
+            sp.Matrix([ssa_score(LAMBDA * x, b, n) for x in xs]).T,
+        )
+    ]
     # Step by hand: with lambda = 1/epsilon and s = sgn(x), (1 + b|x|/eps)^(s n) =
     # eps^(-s n) (eps + b|x|)^(s n) for eps > 0. Multiplying every score by eps^n leaves
     # eps^(n(1 - s)) (eps + b|x|)^(s n): a power of eps times a function continuous at eps = 0.
@@ -307,40 +329,52 @@ def ssa_magnification(logits: Sequence, b: sp.Expr = B, n: sp.Expr = N, cross_ch
     remainders = [(EPSILON + b * sp.Abs(x)) ** (s * n) for x, s in zip(xs, signs)]
     rescaled = [EPSILON**r * g for r, g in zip(rates, remainders)]
     denominator = sp.Add(*rescaled)
-    steps.append(Step(
-        "By hand: put $\\lambda = 1/\\varepsilon$, factor $(1 + b|x|/\\varepsilon)^{s n} = "
-        "\\varepsilon^{-s n}(\\varepsilon + b|x|)^{s n}$ ($s = \\operatorname{sgn} x$) and multiply every "
-        "score by $\\varepsilon^{n}$. The denominator becomes",
-        sp.Eq(sp.Function("D")(EPSILON), denominator),
-    ))
+    steps.append(
+        Step(
+            "By hand: put $\\lambda = 1/\\varepsilon$, factor $(1 + b|x|/\\varepsilon)^{s n} = "
+            "\\varepsilon^{-s n}(\\varepsilon + b|x|)^{s n}$ ($s = \\operatorname{sgn} x$) and multiply every "
+            "score by $\\varepsilon^{n}$. The denominator becomes",
+            sp.Eq(sp.Function("D")(EPSILON), denominator),
+        )
+    )
     denominator_at_zero = sp.limit(denominator, EPSILON, 0, dir="+")
-    steps.append(Step(
-        "sympy: $D$ is continuous at $0$ and positive there because a logit is positive; so "
-        "$w_i = \\varepsilon^{r_i} g_i(\\varepsilon)/D(\\varepsilon)$ with rate $r_i = n(1 - \\operatorname{sgn} x_i)$ and",
-        sp.Eq(sp.Function("D")(0), denominator_at_zero),
-    ))
+    steps.append(
+        Step(
+            "sympy: $D$ is continuous at $0$ and positive there because a logit is positive; so "
+            "$w_i = \\varepsilon^{r_i} g_i(\\varepsilon)/D(\\varepsilon)$ with rate $r_i = n(1 - \\operatorname{sgn} x_i)$ and",
+            sp.Eq(sp.Function("D")(0), denominator_at_zero),
+        )
+    )
     constants = tuple(_tidy(sp.limit(g / denominator, EPSILON, 0, dir="+")) for g in remainders)
-    steps.append(Step(
-        "sympy: the constants $c_i = \\lim_{\\varepsilon \\to 0^+} g_i(\\varepsilon)/D(\\varepsilon)$ "
-        "and the rates $r_i$, one per logit:",
-        sp.Matrix([constants, rates]),
-    ))
+    steps.append(
+        Step(
+            "sympy: the constants $c_i = \\lim_{\\varepsilon \\to 0^+} g_i(\\varepsilon)/D(\\varepsilon)$ "
+            "and the rates $r_i$, one per logit:",
+            sp.Matrix([constants, rates]),
+        )
+    )
     limit_weights = tuple(c if r == 0 else sp.S.Zero for c, r in zip(constants, rates))
     direct = direct_rates = tuple(None for _ in xs)
     if cross_check:
         direct = tuple(_try_limit(LAMBDA**r * w, LAMBDA, sp.oo) for r, w in zip(rates, weights))
         direct = tuple(None if d is None else _tidy(d) for d in direct)
-        direct_rates = tuple(None if r == 0 else _try_limit(-sp.log(w) / sp.log(LAMBDA), LAMBDA, sp.oo)
-                             for r, w in zip(rates, weights))
+        direct_rates = tuple(
+            None if r == 0 else _try_limit(-sp.log(w) / sp.log(LAMBDA), LAMBDA, sp.oo) for r, w in zip(rates, weights)
+        )
         failed = sum(d is None for d in direct)
         dash = sp.Symbol("\\text{--}")
-        steps.append(Step(
-            f"Cross-check on the raw weights: sympy's `limit` of $\\lambda^{{r_i}} w_i(\\lambda)$ (first row) succeeded "
-            f"for {len(xs) - failed} of {len(xs)} logits" + (" (NotImplementedError on the others)" if failed else "")
-            + "; the second row is sympy's own $\\lim -\\ln w_i / \\ln \\lambda$ for the decaying weights, "
-            "which finds the rates without the hand step.",
-            sp.Matrix([[dash if d is None else d for d in direct], [dash if d is None else d for d in direct_rates]]),
-        ))
+        steps.append(
+            Step(
+                f"Cross-check on the raw weights: sympy's `limit` of $\\lambda^{{r_i}} w_i(\\lambda)$ (first row) succeeded "
+                f"for {len(xs) - failed} of {len(xs)} logits"
+                + (" (NotImplementedError on the others)" if failed else "")
+                + "; the second row is sympy's own $\\lim -\\ln w_i / \\ln \\lambda$ for the decaying weights, "
+                "which finds the rates without the hand step.",
+                sp.Matrix(
+                    [[dash if d is None else d for d in direct], [dash if d is None else d for d in direct_rates]]
+                ),
+            )
+        )
     return SSAMagnification(xs, b, n, weights, limit_weights, rates, constants, direct, direct_rates, tuple(steps))
 
 
@@ -364,13 +398,18 @@ class InnerDisproportion:
         return self.constant * self.decay
 
 
-def _inner_disproportion(scorer: str, others: tuple[sp.Expr, ...], scores: Sequence[sp.Expr],
-                         decay: sp.Expr) -> InnerDisproportion:
+def _inner_disproportion(
+    scorer: str, others: tuple[sp.Expr, ...], scores: Sequence[sp.Expr], decay: sp.Expr
+) -> InnerDisproportion:
     # mu(t) = R / (s(t) + R), R the others' total score: exact, and small enough for sympy's limit.
     others_total = sp.Add(*scores[1:])
     mass = others_total / (scores[0] + others_total)
-    steps = [Step(f"The exact {scorer} mass of the fixed logits when the first logit is $t$:",
-                  sp.Eq(sp.Function("mu")(T), mass))]
+    steps = [
+        Step(
+            f"The exact {scorer} mass of the fixed logits when the first logit is $t$:",
+            sp.Eq(sp.Function("mu")(T), mass),
+        )
+    ]
     constant = _try_limit(mass / decay, T, sp.oo)
     how = "sympy: the limit taken directly."
     if constant is None:
@@ -383,8 +422,12 @@ def _inner_disproportion(scorer: str, others: tuple[sp.Expr, ...], scores: Seque
     constant = _tidy(constant)
     if not (constant.is_positive and constant.is_finite):
         raise AssertionError(f"the derived constant {constant} is not finite and positive")  # pragma: no cover
-    steps.append(Step(how + " The limit is finite and positive, which proves the rate.",
-                      sp.Eq(sp.Limit(sp.Function("mu")(T) / decay, T, sp.oo), constant)))
+    steps.append(
+        Step(
+            how + " The limit is finite and positive, which proves the rate.",
+            sp.Eq(sp.Limit(sp.Function("mu")(T) / decay, T, sp.oo), constant),
+        )
+    )
     return InnerDisproportion(scorer, others, mass, decay, constant, tuple(steps))
 
 
@@ -433,14 +476,23 @@ def entmax_hardmax_threshold(gap: sp.Expr = sp.Symbol("Delta", positive=True), a
         raise ValueError(f"alpha must be > 1 (alpha = 1 is softmax, which is never one-hot), got {alpha}")
     top, tau = sp.Symbol("M", real=True), sp.Symbol("tau", real=True)
     tau_one_hot = sp.solve(sp.Eq((alpha - 1) * LAMBDA * top - tau, 1), tau)[0]
-    steps = [Step("sympy: if only the maximum $M$ is in the support, $p_{\\max} = 1$ fixes the threshold",
-                  sp.Eq(tau, tau_one_hot))]
+    steps = [
+        Step(
+            "sympy: if only the maximum $M$ is in the support, $p_{\\max} = 1$ fixes the threshold",
+            sp.Eq(tau, tau_one_hot),
+        )
+    ]
     threshold = sp.solve(sp.Eq((alpha - 1) * LAMBDA * (top - gap) - tau_one_hot, 0), LAMBDA)
     if len(threshold) != 1:
         raise AssertionError(f"expected one threshold, got {threshold}")  # pragma: no cover
     threshold = _tidy(threshold[0])
-    steps.append(Step("sympy: the runner-up $M - \\Delta$ leaves the support when $(\\alpha - 1)\\lambda(M - \\Delta) \\le \\tau$, "
-                      "i.e. from", sp.Eq(sp.Symbol("lambda^*"), threshold)))
+    steps.append(
+        Step(
+            "sympy: the runner-up $M - \\Delta$ leaves the support when $(\\alpha - 1)\\lambda(M - \\Delta) \\le \\tau$, "
+            "i.e. from",
+            sp.Eq(sp.Symbol("lambda^*"), threshold),
+        )
+    )
     return EntmaxThreshold(alpha, gap, threshold, tuple(steps))
 
 
@@ -466,8 +518,9 @@ def _evaluate(expr: sp.Expr, variable: sp.Symbol, points: Sequence[float], value
     return [fn(mpmath.mpf(p), *arguments) for p in points]
 
 
-def log_values(expr: sp.Expr, variable: sp.Symbol, points: Sequence[float], dps: int = 50,
-               values: Mapping | None = None) -> np.ndarray:
+def log_values(
+    expr: sp.Expr, variable: sp.Symbol, points: Sequence[float], dps: int = 50, values: Mapping | None = None
+) -> np.ndarray:
     """``ln expr`` at ``points``, evaluated with ``dps`` decimal digits: values such as
     :math:`e^{-10^6}` that underflow float64 keep their logarithm."""
     with mpmath.workdps(dps):
@@ -477,8 +530,14 @@ def log_values(expr: sp.Expr, variable: sp.Symbol, points: Sequence[float], dps:
         return np.array([float(mpmath.log(v)) for v in evaluated])
 
 
-def relative_errors(exact: sp.Expr, approximation: sp.Expr, variable: sp.Symbol, points: Sequence[float],
-                    dps: int = 50, values: Mapping | None = None) -> np.ndarray:
+def relative_errors(
+    exact: sp.Expr,
+    approximation: sp.Expr,
+    variable: sp.Symbol,
+    points: Sequence[float],
+    dps: int = 50,
+    values: Mapping | None = None,
+) -> np.ndarray:
     """``|exact / approximation - 1|`` at ``points``, in ``dps``-digit arithmetic."""
     with mpmath.workdps(dps):
         pairs = zip(_evaluate(exact, variable, points, values), _evaluate(approximation, variable, points, values))
@@ -493,8 +552,16 @@ def fitted_slope(x: Sequence[float], y: Sequence[float]) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def asymptotic_check(exact: sp.Expr, asymptotic: sp.Expr, variable: sp.Symbol, points: Sequence[float],
-                     decay: str, fit_from: float, dps: int = 50, values: Mapping | None = None) -> dict:
+def asymptotic_check(
+    exact: sp.Expr,
+    asymptotic: sp.Expr,
+    variable: sp.Symbol,
+    points: Sequence[float],
+    decay: str,
+    fit_from: float,
+    dps: int = 50,
+    values: Mapping | None = None,
+) -> dict:
     """Compare an exact weight (or mass) with its derived asymptotic at ``points``.
 
     Returns ``log_exact`` (its natural log at each point), ``relative_error`` and ``slope``: the
@@ -607,33 +674,56 @@ def theorem_rows(profile: str) -> list[LedgerRow]:
     zero, negative = THEOREM_LOGITS.index(0), THEOREM_LOGITS.index(-1)
     ssa_slopes = {i: slope(ssa.weights[i], ssa.asymptotic(i), LAMBDA, "power") for i in (zero, negative)}
     mass = float(ssa.contextual_mass)
-    first = all([agrees(softmax_slope, softmax.gap), *(agrees(ssa_slopes[i], ssa.rates[i]) for i in ssa_slopes), mass > 0])
+    first = all(
+        [agrees(softmax_slope, softmax.gap), *(agrees(ssa_slopes[i], ssa.rates[i]) for i in ssa_slopes), mass > 0]
+    )
     logits = ", ".join(map(str, THEOREM_LOGITS))
-    ours_1 = (f"Logits ({logits}) × λ: softmax's non-max mass decays with semi-log slope {softmax_slope:.4f} "
-              f"(derived −Δ = −{float(softmax.gap):g}); SSA (b = {b}, n = {n}): the zero and negative logits' weights "
-              f"with log-log slopes {ssa_slopes[zero]:.4f}, {ssa_slopes[negative]:.4f} (derived −n, −2n); "
-              f"contextual mass → {mass:.3f}.")
+    ours_1 = (
+        f"Logits ({logits}) × λ: softmax's non-max mass decays with semi-log slope {softmax_slope:.4f} "
+        f"(derived −Δ = −{float(softmax.gap):g}); SSA (b = {b}, n = {n}): the zero and negative logits' weights "
+        f"with log-log slopes {ssa_slopes[zero]:.4f}, {ssa_slopes[negative]:.4f} (derived −n, −2n); "
+        f"contextual mass → {mass:.3f}."
+    )
 
     inner_softmax = softmax_inner_disproportion(THEOREM_OTHERS)
     inner_ssa = ssa_inner_disproportion(THEOREM_OTHERS, b=b, n=n)
     inner_softmax_slope = slope(inner_softmax.others_mass, inner_softmax.asymptotic, T, "exponential")
     inner_ssa_slope = slope(inner_ssa.others_mass, inner_ssa.asymptotic, T, "power")
     second = agrees(inner_softmax_slope, 1) and agrees(inner_ssa_slope, n)
-    ours_2 = (f"One logit t grows beside ({', '.join(map(str, THEOREM_OTHERS))}): the others' softmax mass decays "
-              f"with semi-log slope {inner_softmax_slope:.4f} (derived −1), their SSA mass with log-log slope "
-              f"{inner_ssa_slope:.4f} (derived −n = −{n}).")
+    ours_2 = (
+        f"One logit t grows beside ({', '.join(map(str, THEOREM_OTHERS))}): the others' softmax mass decays "
+        f"with semi-log slope {inner_softmax_slope:.4f} (derived −1), their SSA mass with log-log slope "
+        f"{inner_ssa_slope:.4f} (derived −n = −{n})."
+    )
+
     def qualifier(variable: str) -> str:
-        return (f" Our precise version of the theorem, derived with sympy; slopes fitted for {variable} from "
-                f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic.")
+        return (
+            f" Our precise version of the theorem, derived with sympy; slopes fitted for {variable} from "
+            f"{THEOREM_SCALES[0]:.0e} to {THEOREM_SCALES[1]:.0e} in {THEOREM_DPS}-digit arithmetic."
+        )
 
     def summary(ok: bool) -> str:
-        found = (f"fitted decay rates (exponential for softmax, polynomial for SSA) within {SLOPE_TOLERANCE:.0%} of the "
-                 f"derived ones" if ok else f"a fitted decay rate more than {SLOPE_TOLERANCE:.0%} off the derived one")
+        found = (
+            f"fitted decay rates (exponential for softmax, polynomial for SSA) within {SLOPE_TOLERANCE:.0%} of the "
+            f"derived ones"
+            if ok
+            else f"a fitted decay rate more than {SLOPE_TOLERANCE:.0%} off the derived one"
+        )
         return f"The book's own version of the theorem (the paper's exact statement is not public): {found}."
 
     return [
-        LedgerRow(key, CLAIMS[key].claim, paper_figure(CLAIMS[key]), ours + qualifier(variable), "live", (),
-                  BETTER if ok else WORSE, None, None, summary=summary(ok))
+        LedgerRow(
+            key,
+            CLAIMS[key].claim,
+            paper_figure(CLAIMS[key]),
+            ours + qualifier(variable),
+            "live",
+            (),
+            BETTER if ok else WORSE,
+            None,
+            None,
+            summary=summary(ok),
+        )
         for key, ours, ok, variable in (("theorem_1", ours_1, first, "λ"), ("theorem_2", ours_2, second, "t"))
     ]
 

@@ -81,13 +81,19 @@ class Training:
     identity: dict  # JSON-able: what the numbers depend on; a checkpoint of another identity is not used
     checkpoint: Path | None = None  # the state file; None: no checkpoints
     checkpoint_every: int = 500
-    lr: Callable[[int], float] | None = None  # learning rate of step `step`, set on every parameter group (x its "lr_scale", if any)
+    lr: Callable[[int], float] | None = (
+        None  # learning rate of step `step`, set on every parameter group (x its "lr_scale", if any)
+    )
     clip: float | None = None  # maximum gradient norm
-    evaluate: Callable[[int, list[float]], None] | None = None  # (steps done, every step's loss so far), main process only
+    evaluate: Callable[[int, list[float]], None] | None = (
+        None  # (steps done, every step's loss so far), main process only
+    )
     evaluate_every: int | None = None  # also at step 0 of a fresh run and at the end
     log_every: int = 1  # steps averaged into one point of the loss history
     extra: dict = dataclasses.field(default_factory=dict)  # plain state the hooks fill; checkpointed, restored in place
-    export: Callable[[int], None] | None = None  # main process, at each checkpoint before the state file (the decoder's save_pretrained folder)
+    export: Callable[[int], None] | None = (
+        None  # main process, at each checkpoint before the state file (the decoder's save_pretrained folder)
+    )
     ddp: nn.Module | None = None  # the DistributedDataParallel wrapper that `loss` calls, if any
     autocast: torch.dtype | None = None  # mixed precision on CUDA (the decoder: bfloat16)
     description: str = ""  # the progress bar's label, and the FloatingPointError's
@@ -122,7 +128,9 @@ def _differences(stored, current, prefix: str = "") -> list[str]:
 
 
 def _ignore(path: Path | str, reason: str) -> None:
-    warnings.warn(f"checkpoint {path} ignored ({reason}); training starts from step 0", CheckpointMismatchWarning, stacklevel=3)
+    warnings.warn(
+        f"checkpoint {path} ignored ({reason}); training starts from step 0", CheckpointMismatchWarning, stacklevel=3
+    )
 
 
 def load_checkpoint(path: str | Path | None, identity: dict) -> dict | None:
@@ -143,7 +151,12 @@ def load_checkpoint(path: str | Path | None, identity: dict) -> dict | None:
         return None
     if _plain(state.get("config")) != _plain(identity):
         differences = _differences(_plain(state.get("config")), _plain(identity))
-        _ignore(path, "written for another configuration: " + "; ".join(differences[:3]) + (" ..." if len(differences) > 3 else ""))
+        _ignore(
+            path,
+            "written for another configuration: "
+            + "; ".join(differences[:3])
+            + (" ..." if len(differences) > 3 else ""),
+        )
         return None
     return state
 
@@ -174,8 +187,14 @@ def _history(losses: list[float], every: int) -> list[tuple[int, float]]:
     return [(every * index + len(chunk), sum(chunk) / len(chunk)) for index, chunk in enumerate(chunks)]
 
 
-def train(training: Training, state: dict | None = None, *, stop_at: int | None = None, progress: bool = True,
-          threads: int | None = None) -> Trained:
+def train(
+    training: Training,
+    state: dict | None = None,
+    *,
+    stop_at: int | None = None,
+    progress: bool = True,
+    threads: int | None = None,
+) -> Trained:
     """Run ``training`` from ``state`` (a :func:`load_checkpoint` result; None: from step 0).
 
     ``stop_at`` ends the run after that many steps as if it had been stopped there: the learning
@@ -188,7 +207,11 @@ def train(training: Training, state: dict | None = None, *, stop_at: int | None 
     main = world == 1 or dist.get_rank() == 0
     device = next(t.model.parameters()).device
     if state is not None:
-        reason = ("written for another configuration" if _plain(state.get("config")) != _plain(t.identity) else _misfit(t, state))
+        reason = (
+            "written for another configuration"
+            if _plain(state.get("config")) != _plain(t.identity)
+            else _misfit(t, state)
+        )
         if reason is not None:
             _ignore(t.checkpoint or "given to train()", reason)
             state = None
@@ -205,7 +228,11 @@ def train(training: Training, state: dict | None = None, *, stop_at: int | None 
         t.extra.update(state["extra"])
     resumed_from = step
     last = t.steps if stop_at is None else min(stop_at, t.steps)
-    amp = torch.autocast("cuda", dtype=t.autocast) if t.autocast is not None and device.type == "cuda" else contextlib.nullcontext()
+    amp = (
+        torch.autocast("cuda", dtype=t.autocast)
+        if t.autocast is not None and device.type == "cuda"
+        else contextlib.nullcontext()
+    )
 
     def evaluate(done: int) -> float:
         started = time.perf_counter()
@@ -216,12 +243,25 @@ def train(training: Training, state: dict | None = None, *, stop_at: int | None 
     def save(done: int) -> None:
         if t.export is not None:
             t.export(done)
-        rng = {"cpu": torch.get_rng_state(), **({"cuda": torch.cuda.get_rng_state(device)} if device.type == "cuda" else {})}
-        save_checkpoint(t.checkpoint, {
-            "format": FORMAT, "config": t.identity, "step": done, "model": t.model.state_dict(), "optimizer": t.optimizer.state_dict(),
-            "rng": rng, "losses": torch.tensor(losses, dtype=torch.float64), "extra": t.extra,
-            "wall_time_s": wall_time_s, "evaluate_seconds": evaluate_seconds,
-        })
+        rng = {
+            "cpu": torch.get_rng_state(),
+            **({"cuda": torch.cuda.get_rng_state(device)} if device.type == "cuda" else {}),
+        }
+        save_checkpoint(
+            t.checkpoint,
+            {
+                "format": FORMAT,
+                "config": t.identity,
+                "step": done,
+                "model": t.model.state_dict(),
+                "optimizer": t.optimizer.state_dict(),
+                "rng": rng,
+                "losses": torch.tensor(losses, dtype=torch.float64),
+                "extra": t.extra,
+                "wall_time_s": wall_time_s,
+                "evaluate_seconds": evaluate_seconds,
+            },
+        )
 
     before = torch.get_num_threads()
     if threads is not None:
@@ -240,7 +280,11 @@ def train(training: Training, state: dict | None = None, *, stop_at: int | None 
             total = torch.zeros((), device=device)
             for index, micro in enumerate(micro_batches):
                 # Under DDP, gradients are averaged across processes on the last micro-batch only.
-                sync = t.ddp.no_sync() if t.ddp is not None and index < len(micro_batches) - 1 else contextlib.nullcontext()
+                sync = (
+                    t.ddp.no_sync()
+                    if t.ddp is not None and index < len(micro_batches) - 1
+                    else contextlib.nullcontext()
+                )
                 with sync:
                     with amp:
                         loss = t.loss(micro) / len(micro_batches)
@@ -252,7 +296,9 @@ def train(training: Training, state: dict | None = None, *, stop_at: int | None 
                 dist.all_reduce(reduced)
                 value = reduced.item() / world
             if not math.isfinite(value):
-                raise FloatingPointError(f"{t.description or 'training'}: the training loss became {value} at step {step}")
+                raise FloatingPointError(
+                    f"{t.description or 'training'}: the training loss became {value} at step {step}"
+                )
             if t.clip is not None:
                 torch.nn.utils.clip_grad_norm_(t.model.parameters(), t.clip)
             t.optimizer.step()
@@ -261,8 +307,12 @@ def train(training: Training, state: dict | None = None, *, stop_at: int | None 
             step += 1
             bar.update(1)
             if step % t.log_every == 0:
-                bar.set_postfix(loss=f"{sum(losses[-t.log_every:]) / t.log_every:.4f}")
-            if t.evaluate is not None and main and ((t.evaluate_every and step % t.evaluate_every == 0) or step == last):
+                bar.set_postfix(loss=f"{sum(losses[-t.log_every :]) / t.log_every:.4f}")
+            if (
+                t.evaluate is not None
+                and main
+                and ((t.evaluate_every and step % t.evaluate_every == 0) or step == last)
+            ):
                 evaluate_seconds += evaluate(step)
             if t.checkpoint is not None and main and (step % t.checkpoint_every == 0 or step == last):
                 wall_time_s += time.perf_counter() - started

@@ -18,4 +18,5 @@ def _honouring_modes(access):
         if os.geteuid() == 0 and mode & os.W_OK and Path(path).exists() and not Path(path).stat().st_mode & 0o222:
             return False
         return access(path, mode, *args, **kwargs)
+
     return checked

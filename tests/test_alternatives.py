@@ -25,7 +25,11 @@ def fake_run(task: str, errors, entropy=(0.9, 0.8, 0.7), *, seed: int = 0, score
     """The record of a cached-result-shaped dict: ``errors`` along sigma (normalised for linear:
     the zero predictor's error is 1), attention entropy along sigma (one layer, one head)."""
     baseline = {"zero": [1.0] * len(SIGMAS)} if task == "linear" else {"majority class": [0.125] * len(SIGMAS)}
-    shift = {"sigmas": SIGMAS, "model": {"prompt_error": list(errors)}, **{k: {"prompt_error": v} for k, v in baseline.items()}}
+    shift = {
+        "sigmas": SIGMAS,
+        "model": {"prompt_error": list(errors)},
+        **{k: {"prompt_error": v} for k, v in baseline.items()},
+    }
     concentration = {"sigmas": SIGMAS, "entropy": [[[e]] for e in entropy], "max_weight": [[[1 - e]] for e in entropy]}
     shifts = ("sigma_x", "sigma_ab") if task == "linear" else ("sigma_x",)
     result = {"shifts": {s: shift for s in shifts}, "concentration": {s: concentration for s in shifts}}
@@ -42,8 +46,10 @@ def fake_runs(errors_by_scorer: dict, seeds: int = 3, noise: float = 0.01, tasks
         runs[task] = {}
         for scorer, errors in errors_by_scorer.items():
             curve = errors[task] if isinstance(errors, dict) else errors
-            runs[task][scorer] = [fake_run(task, [e + noise * generator.standard_normal() for e in curve], seed=seed, scorer=scorer)
-                                  for seed in range(seeds)]
+            runs[task][scorer] = [
+                fake_run(task, [e + noise * generator.standard_normal() for e in curve], seed=seed, scorer=scorer)
+                for seed in range(seeds)
+            ]
     return runs
 
 
@@ -73,8 +79,15 @@ def test_table_and_ranks():
     assert (errors["low"] <= errors["mean"] + 1e-12).all() and (errors["mean"] <= errors["high"] + 1e-12).all()
     ranked = comparison.rank_table(errors)
     assert set(ranked[(ranked["sigma"] == 3) & (ranked["scorer"] == "sparsemax")]["rank"]) == {1.0}
-    table = comparison.summary_table(errors, {"scorers": {"softmax": {"time_ratio": 1.0, "memory_ratio": 1.0},
-                                                            "sparsemax": {"time_ratio": 1.5, "memory_ratio": None}}})
+    table = comparison.summary_table(
+        errors,
+        {
+            "scorers": {
+                "softmax": {"time_ratio": 1.0, "memory_ratio": 1.0},
+                "sparsemax": {"time_ratio": 1.5, "memory_ratio": None},
+            }
+        },
+    )
     assert list(table.index) == ["softmax", "sparsemax"]
     assert table.loc["sparsemax", ("cost", "peak memory / softmax")] == "n/a"
 
@@ -87,7 +100,9 @@ BETTER = [0.05, 0.1, 0.2]
 def test_runs_are_paired_by_their_seed_not_their_order():
     softmax = [fake_run("every", [0.05, 0.1 * seed, 0.1 * seed], seed=seed) for seed in (0, 1, 2, 3)]
     gain = {seed: 0.05 + 0.01 * seed for seed in (0, 1, 3, 7)}  # softmax's error minus the other's, seed by seed
-    other = [fake_run("every", [0.05, 0.1 * seed - gain[seed], 0.1 * seed - gain[seed]], seed=seed) for seed in (3, 1, 0, 7)]
+    other = [
+        fake_run("every", [0.05, 0.1 * seed - gain[seed], 0.1 * seed - gain[seed]], seed=seed) for seed in (3, 1, 0, 7)
+    ]
     seeds, error, reference = statement.paired(other, softmax, "every", "sigma_x")
     assert seeds == (0, 1, 3)  # seed 2 and seed 7 have no pair
     assert reference - error == pytest.approx([0.05, 0.06, 0.08])  # the same seed on both sides, whatever the order
@@ -100,14 +115,21 @@ def test_runs_are_paired_by_their_seed_not_their_order():
 def test_loaders_give_each_run_its_seed(monkeypatch):
     from ssa_book.icl import experiments
 
-    monkeypatch.setattr(experiments, "load_runs", lambda task, profile, scorers, seeds, device="auto": {
-        scorer: [fake_run(task, SOFTMAX, seed=seed, scorer=scorer) for seed in seeds] for scorer in scorers})
+    monkeypatch.setattr(
+        experiments,
+        "load_runs",
+        lambda task, profile, scorers, seeds, device="auto": {
+            scorer: [fake_run(task, SOFTMAX, seed=seed, scorer=scorer) for seed in seeds] for scorer in scorers
+        },
+    )
     runs = comparison.load_runs("cpu", scorers=("softmax", "sparsemax"), seeds=(4, 5, 6), tasks=("every",))
     assert [run.seed for run in runs["every"]["sparsemax"]] == [4, 5, 6]
 
 
 def test_each_comparison_is_judged_by_the_books_rule_with_the_declared_threshold():
-    runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "cosformer": WORSE, "entmax15": BETTER}, seeds=FLIP_PAIRS)
+    runs = fake_runs(
+        {"softmax": SOFTMAX, "sparsemax": SOFTMAX, "cosformer": WORSE, "entmax15": BETTER}, seeds=FLIP_PAIRS
+    )
     rows = statement.versus_softmax(runs)
     assert len(rows) == 3 * 4  # scorers x panels
     outcome = rows.groupby("scorer")["outcome"].agg(set)
@@ -117,16 +139,26 @@ def test_each_comparison_is_judged_by_the_books_rule_with_the_declared_threshold
     assert verdict.threshold == statement.THRESHOLD == 0.1 and verdict.pairs == FLIP_PAIRS
     assert "declared" in statement.THRESHOLD_REASON
     better = rows[rows["scorer"] == "entmax15"].iloc[0]
-    assert better["effect"] > 0 and better["effect"] == pytest.approx(better["softmax"] - better["error"])  # > 0: scorer better
+    assert better["effect"] > 0 and better["effect"] == pytest.approx(
+        better["softmax"] - better["error"]
+    )  # > 0: scorer better
     counts = statement.outcome_counts(rows)
     assert counts.loc["1.5-entmax", "scorer better than softmax"] == 4
-    assert list(counts.columns) == ["scorer better than softmax", "scorer worse than softmax", "no difference that matters"]
+    assert list(counts.columns) == [
+        "scorer better than softmax",
+        "scorer worse than softmax",
+        "no difference that matters",
+    ]
 
 
 def test_statement_holds_when_no_alternative_is_better_on_any_panel():
     runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "cosformer": WORSE, "ssa": BETTER}, seeds=FLIP_PAIRS)
     verdict = statement.statement_verdict(runs)
-    assert verdict.claim == statement.STATEMENT == "None of the alternatives the paper tried is consistently better than softmax"
+    assert (
+        verdict.claim
+        == statement.STATEMENT
+        == "None of the alternatives the paper tried is consistently better than softmax"
+    )
     assert verdict.outcome == "better"  # SSA is better, but the paper did not try it as an alternative
     assert "2 of the 6 alternatives" in verdict.detail and "no results yet for" in verdict.detail
     assert "Power:" in verdict.detail and "with 10" in verdict.detail and "with 20" in verdict.detail
@@ -157,11 +189,14 @@ def test_statement_is_mixed_when_one_alternative_is_consistently_better_and_anot
 
 
 def test_statement_holds_when_an_alternative_is_better_on_some_panels_and_decided_not_on_others():
-    runs = fake_runs({"softmax": SOFTMAX, "entmax15": {"every": BETTER, "some": SOFTMAX, "linear": SOFTMAX}}, seeds=FLIP_PAIRS)
+    runs = fake_runs(
+        {"softmax": SOFTMAX, "entmax15": {"every": BETTER, "some": SOFTMAX, "linear": SOFTMAX}}, seeds=FLIP_PAIRS
+    )
     rows = statement.versus_softmax(runs)
     claim = statement.scorer_verdict(rows, "entmax15")
     assert claim.outcome == "mixed" and statement.scorer_words(claim) == (
-        "mixed (no difference that matters on 3 of 4, 1.5-entmax better on 1)")
+        "mixed (no difference that matters on 3 of 4, 1.5-entmax better on 1)"
+    )
     verdict = statement.judge_statement(rows)  # better on one panel of four is not consistently better
     assert verdict.outcome == "better" and "better than softmax on some panels: 1.5-entmax (1 of 4)" in verdict.detail
 
@@ -170,11 +205,15 @@ def test_statement_holds_in_part_while_an_alternative_better_somewhere_has_open_
     runs = fake_runs({"softmax": SOFTMAX, "sparsemax": SOFTMAX, "entmax15": BETTER}, seeds=FLIP_PAIRS)
     rows = statement.versus_softmax(runs)
     open_panels = (rows["scorer"] == "entmax15") & (rows["task"] != "every")
-    rows.loc[open_panels, "verdict"] = [dataclasses.replace(v, outcome="undecided") for v in rows.loc[open_panels, "verdict"]]
+    rows.loc[open_panels, "verdict"] = [
+        dataclasses.replace(v, outcome="undecided") for v in rows.loc[open_panels, "verdict"]
+    ]
     rows.loc[open_panels, "outcome"] = "undecided"
     assert statement.scorer_verdict(rows, "entmax15").outcome == "holds in part"
     verdict = statement.judge_statement(rows)
-    assert verdict.outcome == "holds in part" and "(holds for 1 of the 2 alternatives, undecided for 1)" in verdict.detail
+    assert (
+        verdict.outcome == "holds in part" and "(holds for 1 of the 2 alternatives, undecided for 1)" in verdict.detail
+    )
 
 
 def test_scorer_evidence_names_each_panel_its_word_and_units_beside_its_number():
@@ -192,7 +231,10 @@ def test_statement_undecided_with_the_caches_three_seeds_and_says_what_would_dec
     verdict = statement.judge_statement(rows)
     assert verdict.outcome == "exploratory" and verdict.seeds_to_resolve >= 6
     assert claim_word(verdict.outcome) == "undecided"
-    assert "8 comparisons are still open (undecided or exploratory)" in verdict.detail and "paired seeds would decide" in verdict.detail
+    assert (
+        "8 comparisons are still open (undecided or exploratory)" in verdict.detail
+        and "paired seeds would decide" in verdict.detail
+    )
     assert "0% of experiments with 3 seeds" in verdict.detail  # the rule cannot find anything with 3 seeds
     table = statement.verdict_table(rows)
     assert {"outcome", "effect", "95% interval", "pairs", "seed 0", "seed 1", "seed 2"} <= set(table.columns)
@@ -217,7 +259,9 @@ def test_statement_not_tested_or_not_learned():
     assert statement.statement_verdict(only_ssa).outcome == "not tested"
     unlearned = fake_runs({"softmax": [0.9, 0.9, 0.9], "entmax15": BETTER}, seeds=6)
     verdict = statement.statement_verdict(unlearned)
-    assert verdict.outcome == "not learned" and "softmax did not learn the task ('every' in distribution" in verdict.detail
+    assert (
+        verdict.outcome == "not learned" and "softmax did not learn the task ('every' in distribution" in verdict.detail
+    )
     assert "'linear'" in verdict.detail  # every task's measurement, once each
     assert "no comparison tests anything" in statement.power_sentence(statement.versus_softmax(unlearned))
     assert "not learned" in verdict.sentence()
@@ -230,9 +274,16 @@ def test_statement_not_tested_or_not_learned():
 
 
 def test_mechanism_correlation_sees_entropy_drop_matching_error_growth():
-    runs = {"every": {
-        scorer: [fake_run("every", [0.05, 0.05 + growth / 2, 0.05 + growth], entropy=(0.9, 0.9 - growth / 2, 0.9 - growth))]
-        for scorer, growth in (("softmax", 0.6), ("ssa", 0.1), ("sparsemax", 0.3))}}
+    runs = {
+        "every": {
+            scorer: [
+                fake_run(
+                    "every", [0.05, 0.05 + growth / 2, 0.05 + growth], entropy=(0.9, 0.9 - growth / 2, 0.9 - growth)
+                )
+            ]
+            for scorer, growth in (("softmax", 0.6), ("ssa", 0.1), ("sparsemax", 0.3))
+        }
+    }
     mechanism = comparison.mechanism_table(runs)
     assert comparison.mechanism_correlation(mechanism)[("every", "sigma_x")] == pytest.approx(1.0)
     two_scorers = comparison.mechanism_table({"every": {s: runs["every"][s] for s in ("softmax", "ssa")}})
@@ -258,7 +309,8 @@ def test_command_line_plan_and_bad_input(tmp_path, monkeypatch, capsys):
         main(["alternative_scorers", "--jobs", "0", "--dry-run"])
     assert "argument --jobs" in capsys.readouterr().err
     assert comparison.regenerate_command("cpu", ["cosformer"], [5]) == (
-        "python -m ssa_book regenerate alternative_scorers --profile cpu --jobs 2 --seeds 5")  # every scorer is the chapter's
+        "python -m ssa_book regenerate alternative_scorers --profile cpu --jobs 2 --seeds 5"
+    )  # every scorer is the chapter's
 
 
 def test_chapter_shows_the_cache_as_it_is_in_book_builds_and_trains_otherwise(monkeypatch):
@@ -293,8 +345,9 @@ def test_the_cost_takes_every_scorer_through_one_path_on_each_benchmarks_own_mod
     monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", fused)
     monkeypatch.setattr(ssa.kernels, "fast_ssa_attention", fused)
     for model in cost.COST_MODELS:
-        config = dataclasses.replace(cost.cost_config("smoke", "cpu", scorers=("softmax", "ssa"), model=model),
-                                     min_run_time=0.01)
+        config = dataclasses.replace(
+            cost.cost_config("smoke", "cpu", scorers=("softmax", "ssa"), model=model), min_run_time=0.01
+        )
         found = cost.cost_benchmark(config)
         assert found["model"] == model and found["path"] == "reference"
         assert found["scorers"]["softmax"]["time_ratio"] == 1.0 and found["scorers"]["ssa"]["time_ratio"] > 0

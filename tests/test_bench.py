@@ -68,32 +68,60 @@ def test_a_run_prints_one_progress_line_per_size_and_nothing_from_the_profiler(c
 
 
 def test_target_checks_read_every_size_against_the_targets_of_today():
-    row = lambda size, tokens, time, memory: {"size": size, "tokens": tokens, "fast_path": "direct" if tokens <= 96 else "blockwise",
-                                              "ssa_fast": {"time_ratio": time, "memory_ratio": memory}}
-    result = {"machine": {"device": "cpu"}, "attention": [row("icl", 82, 1.25, 2.9), row("lm", 256, 1.1, 1.1), row("lm", 1024, 1.05, 1.19)],
-              "training": {"schedule_ratio": 1.04}}
+    row = lambda size, tokens, time, memory: {
+        "size": size,
+        "tokens": tokens,
+        "fast_path": "direct" if tokens <= 96 else "blockwise",
+        "ssa_fast": {"time_ratio": time, "memory_ratio": memory},
+    }
+    result = {
+        "machine": {"device": "cpu"},
+        "attention": [row("icl", 82, 1.25, 2.9), row("lm", 256, 1.1, 1.1), row("lm", 1024, 1.05, 1.19)],
+        "training": {"schedule_ratio": 1.04},
+    }
     checks = {(c["what"], c["tokens"]): c for c in bench.target_checks(result)}
     assert len(checks) == 3 * 2 + 1
     assert not checks[("attention time", 82)]["met"] and checks[("attention time", 82)]["at most"] == 1.2
-    assert checks[("attention time", 256)]["met"] and not checks[("attention time", 1024)]["met"]  # 1.0 from 512 tokens on
+    assert (
+        checks[("attention time", 256)]["met"] and not checks[("attention time", 1024)]["met"]
+    )  # 1.0 from 512 tokens on
     assert checks[("attention peak memory", 1024)]["met"] and not checks[("attention peak memory", 82)]["met"]
-    assert checks[("in-context training time", None)]["met"] and checks[("in-context training time", None)]["at most"] == 1.05
+    assert (
+        checks[("in-context training time", None)]["met"]
+        and checks[("in-context training time", None)]["at most"] == 1.05
+    )
     assert bench.target_label(checks[("attention time", 1024)]) == "attention time, lm size, 1024 tokens"
-    gpu = bench.target_checks({**result, "machine": {"device": "cuda"}})  # on a GPU: time alone, at most 1.3 x at every size
+    gpu = bench.target_checks(
+        {**result, "machine": {"device": "cuda"}}
+    )  # on a GPU: time alone, at most 1.3 x at every size
     assert [(c["what"], c["at most"]) for c in gpu if c["tokens"]] == [("attention time", 1.3)] * 3
 
 
 def test_every_missed_target_says_which_path_ran_and_why():
-    row = {"size": "lm", "tokens": 1024, "label": "B=1 H=1 T=1024 D=8", "fast_path": "blockwise",
-           "ssa_fast": {"time_ratio": 0.9, "memory_ratio": 1.5}}
-    short = {**row, "size": "icl", "tokens": 82, "fast_path": "direct", "ssa_fast": {"time_ratio": 1.3, "memory_ratio": 1.0}}
+    row = {
+        "size": "lm",
+        "tokens": 1024,
+        "label": "B=1 H=1 T=1024 D=8",
+        "fast_path": "blockwise",
+        "ssa_fast": {"time_ratio": 0.9, "memory_ratio": 1.5},
+    }
+    short = {
+        **row,
+        "size": "icl",
+        "tokens": 82,
+        "fast_path": "direct",
+        "ssa_fast": {"time_ratio": 1.3, "memory_ratio": 1.0},
+    }
     result = {"machine": {"device": "cpu"}, "attention": [row, short], "training": {"schedule_ratio": 1.2}}
     unmet = bench.unmet_targets(result)
     assert [(item["target"], item["path"]) for item in unmet] == [
-        ("attention peak memory, lm size, 1024 tokens", "blockwise"), ("attention time, icl size, 82 tokens", "direct"),
-        ("in-context training time", "direct (the whole run)")]
+        ("attention peak memory, lm size, 1024 tokens", "blockwise"),
+        ("attention time, icl size, 82 tokens", "direct"),
+        ("in-context training time", "direct (the whole run)"),
+    ]
     assert all(item["why"] for item in unmet)
     assert bench.unmet_targets({**result, "attention": [], "training": {"schedule_ratio": 1.0}}) == []
-    on_gpu = bench.unmet_targets({"machine": {"device": "cuda"}, "attention": [{**row, "fast_path": "flex",
-                                                                               "ssa_fast": {"time_ratio": 1.5}}]})
+    on_gpu = bench.unmet_targets(
+        {"machine": {"device": "cuda"}, "attention": [{**row, "fast_path": "flex", "ssa_fast": {"time_ratio": 1.5}}]}
+    )
     assert [item["path"] for item in on_gpu] == ["flex"] and on_gpu[0]["why"]

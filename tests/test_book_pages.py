@@ -61,7 +61,11 @@ def test_front_matter_prose_types_no_numbers():
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type == "markdown":
                 # Tables of fixed vocabulary (the profiles) hold no numbers either.
-                digits = [word for word in re.findall(r"[^\s]*\d[^\s]*", _prose(cell.source)) if word.strip(".,;:()*") not in NAMES]
+                digits = [
+                    word
+                    for word in re.findall(r"[^\s]*\d[^\s]*", _prose(cell.source))
+                    if word.strip(".,;:()*") not in NAMES
+                ]
                 assert not digits, f"notebooks/{name}.ipynb cell {index} types numbers: {digits}; glue them"
 
 
@@ -95,7 +99,9 @@ def test_page_check_reports_the_tqdm_warning_the_decoder_chapter_showed():
 
 
 def test_page_check_reports_a_traceback_output_and_traceback_text_in_stdout():
-    assert page_check.page_problems(_page(TRACEBACK_CELL))[0].startswith("error output: 'Traceback (most recent call last)")
+    assert page_check.page_problems(_page(TRACEBACK_CELL))[0].startswith(
+        "error output: 'Traceback (most recent call last)"
+    )
     printed = STDOUT_CELL.format(text="Traceback (most recent call last):\n  ValueError")
     assert page_check.page_problems(_page(printed)) == ["the page shows a Python traceback"]
 
@@ -130,7 +136,8 @@ def test_page_check_reports_a_table_pandas_cut_short():
 
 def test_page_check_reports_a_verdict_word_outside_the_vocabulary():
     assert page_check.page_problems(_page("<p>The claim is <strong>reproduced</strong>.</p>")) == [
-        "a verdict word outside the vocabulary: 'reproduced' in 'reproduced'"]
+        "a verdict word outside the vocabulary: 'reproduced' in 'reproduced'"
+    ]
     assert page_check.page_problems(_page("<table><tr><td>SSA vs softmax</td><td>opposite</td></tr></table>"))
     assert page_check.page_problems(_page("<p>every claim is inconclusive at best</p>"))
     assert page_check.page_problems(_page("<p>it shows no effect at this scale</p>"))
@@ -185,11 +192,15 @@ OUTPUT_IMAGE = f'<div class="cell_output docutils container"><img alt="{HASHED_I
 ALT = "A line chart of the prompt error against sigma, one line per scorer"
 
 
-def _figure(alt: str = ALT, number: str | None = "Fig. 3 ", caption: str = "SSA's error grows from 0.01 to 0.97.") -> str:
+def _figure(
+    alt: str = ALT, number: str | None = "Fig. 3 ", caption: str = "SSA's error grows from 0.01 to 0.97."
+) -> str:
     numbered = f'<span class="caption-number">{number}</span>' if number is not None else ""
-    return (f'<figure class="align-default" id="fig-shift"><img alt="{alt}" src="{HASHED_IMAGE}" />'
-            f'<figcaption><p>{numbered}<span class="caption-text">{caption}</span>'
-            '<a class="headerlink" href="#fig-shift" title="Link to this image">#</a></p></figcaption></figure>')
+    return (
+        f'<figure class="align-default" id="fig-shift"><img alt="{alt}" src="{HASHED_IMAGE}" />'
+        f'<figcaption><p>{numbered}<span class="caption-text">{caption}</span>'
+        '<a class="headerlink" href="#fig-shift" title="Link to this image">#</a></p></figcaption></figure>'
+    )
 
 
 def _article(body: str) -> str:
@@ -207,8 +218,10 @@ def test_page_check_reports_an_image_in_a_cell_output_outside_a_figure():
 def test_page_check_passes_a_numbered_figure_with_alt_text_in_words():
     assert page_check.page_problems(_page(_article(_figure()))) == []
     # a glue:figure of a cell's output keeps the output's container inside the figure
-    inside = _figure().replace(f'<img alt="{ALT}" src="{HASHED_IMAGE}" />',
-                               f'<div class="cell_output docutils container"><img alt="{ALT}" src="{HASHED_IMAGE}" /></div>')
+    inside = _figure().replace(
+        f'<img alt="{ALT}" src="{HASHED_IMAGE}" />',
+        f'<div class="cell_output docutils container"><img alt="{ALT}" src="{HASHED_IMAGE}" /></div>',
+    )
     assert page_check.page_problems(_page(_article(inside))) == []
 
 
@@ -216,19 +229,24 @@ def test_page_check_reports_a_figure_without_a_number_or_without_alt_text_in_wor
     # a figure with no caption (Sphinx numbers only captioned figures) or numbered as something else
     for unnumbered in (_figure(number=None), _figure(number="Table 2 ")):
         assert page_check.page_problems(_page(_article(unnumbered))) == [
-            f"an unnumbered figure (a figure without a numbered caption; alt text {ALT!r})"]
+            f"an unnumbered figure (a figure without a numbered caption; alt text {ALT!r})"
+        ]
     # an image in the article outside any figure (a figure pasted with {glue} rather than {glue:figure})
     assert page_check.page_problems(_page(_article(f'<p><img alt="{ALT}" src="{HASHED_IMAGE}" /></p>')))[0].startswith(
-        "an unnumbered figure")
+        "an unnumbered figure"
+    )
     for alt in (HASHED_IMAGE, ""):
         assert page_check.page_problems(_page(_article(_figure(alt=alt)))) == [
-            f"a figure without alt text in words (alt text {alt!r})"]
+            f"a figure without alt text in words (alt text {alt!r})"
+        ]
 
 
 def test_page_check_passes_the_themes_images():
-    header = ('<div class="navbar-brand logo"><img src="../_static/logo.png" class="logo__image only-light" alt="SSA book - Home"/></div>'
-              '<div class="article-header-buttons"><a href="https://colab.research.google.com/x" class="btn">'
-              '<img alt="Colab logo" src="../_static/images/logo_colab.png"></a></div>')
+    header = (
+        '<div class="navbar-brand logo"><img src="../_static/logo.png" class="logo__image only-light" alt="SSA book - Home"/></div>'
+        '<div class="article-header-buttons"><a href="https://colab.research.google.com/x" class="btn">'
+        '<img alt="Colab logo" src="../_static/images/logo_colab.png"></a></div>'
+    )
     assert page_check.page_problems(_page(header + _article(_figure()))) == []
 
 
@@ -303,7 +321,8 @@ def test_plumbing_is_looked_for_in_the_argument_not_in_a_code_cells_code():
     assert page_check.page_problems(_page(code)) == []
     output = '<div class="cell_output docutils container"><pre>ssa_book.lm.train</pre></div>'
     assert page_check.page_problems(_page(code + output)) == [
-        "plumbing in the argument (a commit, module or constant name): 'ssa_book.lm.train'"]
+        "plumbing in the argument (a commit, module or constant name): 'ssa_book.lm.train'"
+    ]
 
 
 def test_check_pages_enforces_plumbing_outside_the_plumbing_pages(tmp_path):
@@ -311,24 +330,29 @@ def test_check_pages_enforces_plumbing_outside_the_plumbing_pages(tmp_path):
     # page and the history of the analysis name modules, tests and scripts
     for page in ("intro.html", "reproducing.html", "scorers.html", "performance.html", "analysis_changes.html"):
         (tmp_path / page).write_text(_page("<p>see ssa_book.verdicts at e67011b</p>"), encoding="utf-8")
-    found = page_check.check_pages(tmp_path, ["intro.html", "reproducing.html", "scorers.html", "performance.html",
-                                              "analysis_changes.html"])
+    found = page_check.check_pages(
+        tmp_path, ["intro.html", "reproducing.html", "scorers.html", "performance.html", "analysis_changes.html"]
+    )
     assert list(found) == ["intro.html", "scorers.html", "performance.html"]
 
 
 def test_a_reader_page_names_no_test_or_script_and_shows_no_literal_backtick():
-    text = ("tested offline (tests/test_lm.py); scripts/gpu_check.sh runs them; see test_hf.py; "
-            "runs `python -m ssa_book regenerate encoder` plans")
+    text = (
+        "tested offline (tests/test_lm.py); scripts/gpu_check.sh runs them; see test_hf.py; "
+        "runs `python -m ssa_book regenerate encoder` plans"
+    )
     assert page_check.repository_files(text) == ["tests/test_lm.py", "scripts/gpu_check.sh", "test_hf.py"]
     assert len(page_check.literal_backticks(text)) == 2
     problems = page_check.page_problems(_page(f"<p>{text}</p>"))
     assert [problem.split(":")[0] for problem in problems] == [
-        "plumbing in the argument (a test or script of the repository)"] * 3 + [
-        "a literal backtick in the argument (Markdown shown unrendered)"] * 2
+        "plumbing in the argument (a test or script of the repository)"
+    ] * 3 + ["a literal backtick in the argument (Markdown shown unrendered)"] * 2
     assert page_check.page_problems(_page(f"<p>{text}</p>"), plumbing_allowed=True) == []
     # code, rendered as code, is no literal backtick; a relative path of results or a web address is no test file
-    clean = ("<p>run <code>python -m ssa_book regenerate encoder</code>; results in <code>results/cpu/</code>; "
-             "see https://example.org/tests/test_x.py</p>")
+    clean = (
+        "<p>run <code>python -m ssa_book regenerate encoder</code>; results in <code>results/cpu/</code>; "
+        "see https://example.org/tests/test_x.py</p>"
+    )
     assert page_check.page_problems(_page(clean)) == []
     # a code cell's code may name anything
     assert page_check.page_problems(_page('<div class="cell_input"><pre>import tests.test_lm  # `x`</pre></div>')) == []
@@ -336,10 +360,17 @@ def test_a_reader_page_names_no_test_or_script_and_shows_no_literal_backtick():
 
 def test_page_check_reports_a_paragraph_printed_twice_but_not_a_short_or_tabled_repeat():
     long = "The decoder's verdicts: " + "SSA against softmax on perplexity in distribution, exploratory. " * 3
-    assert page_check.page_problems(_page(f"<p>{long}</p><div><p>{long}</p></div>"))[0].startswith("a paragraph printed 2 times")
+    assert page_check.page_problems(_page(f"<p>{long}</p><div><p>{long}</p></div>"))[0].startswith(
+        "a paragraph printed 2 times"
+    )
     short = "Step 2. sympy: the limit taken directly."
     assert page_check.page_problems(_page(f"<p>{short}</p><p>{short}</p>")) == []
-    assert page_check.page_problems(_page(f"<table><tr><td><p>{long}</p></td></tr><tr><td><p>{long}</p></td></tr></table>")) == []
+    assert (
+        page_check.page_problems(
+            _page(f"<table><tr><td><p>{long}</p></td></tr><tr><td><p>{long}</p></td></tr></table>")
+        )
+        == []
+    )
 
 
 # One vocabulary on every page: a verdict phrase the glossary does not define fails the build
@@ -349,49 +380,62 @@ VOCABULARY_PROBLEM = "a verdict word outside the vocabulary"
 SIGMA_PROBLEM = "sigma outside the book's notation"
 
 
-@pytest.mark.parametrize("html, kind", [(html, VOCABULARY_PROBLEM) for html in (
-    "<p>the study shows no effect at lr 1e-4</p>",
-    "<p>SSA and softmax: no difference on some</p>",
-    "<td>pending</td>",
-    "<p>a null result here is weak evidence</p>",
-    "<p>read it as fragile: its margin is small</p>",
-    "<p>the front page is not complete yet</p>",
-    "<td>premise absent</td>",
-    "<td>20 of 80 runs cached</td>",
-    "<p>some: not tested yet, 20 of 80 runs cached</p>",
-    "<td>not run yet: 3 of 10 seeds</td>",
-    "<td>not run</td>",
-    "<td>worse</td>",
-    "<td>0.751 [0.738, 0.764] better</td>",
-    "<p><strong>is not better than softmax</strong></p>",
-    "<p>of the ten scorers, 6 worse than softmax</p>",
-)] + [(html, SIGMA_PROBLEM) for html in (
-    # one notation for sigma: "σ = 10" in text and tables ("σ of x = 10" where two quantities are
-    # shifted), \(\sigma\) in formulas; the word spelled out or a code name fails
-    "<p>the error at sigma 10</p>",
-    "<td>mean error, sigma 2-29</td>",
-    "<p>from the smallest to the largest sigma</p>",
-    "<td>sigma_x = 10</td>",
-    "<p>test prompts per Sigma</p>",
-    "<figcaption><p>error at sigma = 10</p></figcaption>",
-)])
+@pytest.mark.parametrize(
+    "html, kind",
+    [
+        (html, VOCABULARY_PROBLEM)
+        for html in (
+            "<p>the study shows no effect at lr 1e-4</p>",
+            "<p>SSA and softmax: no difference on some</p>",
+            "<td>pending</td>",
+            "<p>a null result here is weak evidence</p>",
+            "<p>read it as fragile: its margin is small</p>",
+            "<p>the front page is not complete yet</p>",
+            "<td>premise absent</td>",
+            "<td>20 of 80 runs cached</td>",
+            "<p>some: not tested yet, 20 of 80 runs cached</p>",
+            "<td>not run yet: 3 of 10 seeds</td>",
+            "<td>not run</td>",
+            "<td>worse</td>",
+            "<td>0.751 [0.738, 0.764] better</td>",
+            "<p><strong>is not better than softmax</strong></p>",
+            "<p>of the ten scorers, 6 worse than softmax</p>",
+        )
+    ]
+    + [
+        (html, SIGMA_PROBLEM)
+        for html in (
+            # one notation for sigma: "σ = 10" in text and tables ("σ of x = 10" where two quantities are
+            # shifted), \(\sigma\) in formulas; the word spelled out or a code name fails
+            "<p>the error at sigma 10</p>",
+            "<td>mean error, sigma 2-29</td>",
+            "<p>from the smallest to the largest sigma</p>",
+            "<td>sigma_x = 10</td>",
+            "<p>test prompts per Sigma</p>",
+            "<figcaption><p>error at sigma = 10</p></figcaption>",
+        )
+    ],
+)
 def test_the_page_check_fails_a_phrase_outside_the_glossary_or_the_sigma_notation(html, kind):
     problems = page_check.page_problems(_page(html))
     assert problems and all(problem.startswith(kind) for problem in problems), problems
 
 
-@pytest.mark.parametrize("html", [
-    "<p>no difference that matters on every, and SSA worse on some</p>",
-    "<td>no difference that matters; SSA slightly worse -0.06 [-0.10, -0.02]</td>",
-    "<td>sigmoid better</td><td>1.5-entmax slightly better</td><td>SSA worse than softmax</td>",
-    "<td>no difference that matters; SSA (n = 2) slightly better than softmax</td><td>sparsemax is not better</td>",
-    "<p>no difference\nthat matters, a phrase the HTML breaks across lines</p>",
-    "<td>not run yet: 34 of 80 runs done</td>",
-    "<td>not tested</td><td>exploratory (10 pairs)</td><td>premise not shown</td>",
-    # a mention, in quotes, and the plain sense of the words in running text
-    "<td>“X better” means the interval excludes zero</td>",
-    "<p>SSA's error is worse than softmax's at σ = 10; a larger model does better</p>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<p>no difference that matters on every, and SSA worse on some</p>",
+        "<td>no difference that matters; SSA slightly worse -0.06 [-0.10, -0.02]</td>",
+        "<td>sigmoid better</td><td>1.5-entmax slightly better</td><td>SSA worse than softmax</td>",
+        "<td>no difference that matters; SSA (n = 2) slightly better than softmax</td><td>sparsemax is not better</td>",
+        "<p>no difference\nthat matters, a phrase the HTML breaks across lines</p>",
+        "<td>not run yet: 34 of 80 runs done</td>",
+        "<td>not tested</td><td>exploratory (10 pairs)</td><td>premise not shown</td>",
+        # a mention, in quotes, and the plain sense of the words in running text
+        "<td>“X better” means the interval excludes zero</td>",
+        "<p>SSA's error is worse than softmax's at σ = 10; a larger model does better</p>",
+    ],
+)
 def test_the_vocabulary_check_passes_the_glossarys_words(html):
     assert page_check.page_problems(_page(html)) == []
 
@@ -403,11 +447,17 @@ def test_the_vocabulary_check_spares_the_history_page_and_code():
 
 def test_check_pages_reads_the_csv_files_the_site_offers(tmp_path):
     (tmp_path / "page.html").write_text(_page("<p>fine</p>"), encoding="utf-8")
-    (tmp_path / "board.csv").write_text("scorer,outcome\nsigmoid,sigmoid better than softmax\nssa,worse\n", encoding="utf-8")
+    (tmp_path / "board.csv").write_text(
+        "scorer,outcome\nsigmoid,sigmoid better than softmax\nssa,worse\n", encoding="utf-8"
+    )
     found = page_check.check_pages(tmp_path, ["page.html"])
     assert list(found) == ["board.csv"]
-    assert found["board.csv"] == ["a verdict word outside the vocabulary: line 3: a direction word without its subject in 'worse'"]
-    (tmp_path / "board.csv").write_text("scorer,outcome\nssa,SSA worse than softmax\nx,not run yet: 3 of 10 runs done\n", encoding="utf-8")
+    assert found["board.csv"] == [
+        "a verdict word outside the vocabulary: line 3: a direction word without its subject in 'worse'"
+    ]
+    (tmp_path / "board.csv").write_text(
+        "scorer,outcome\nssa,SSA worse than softmax\nx,not run yet: 3 of 10 runs done\n", encoding="utf-8"
+    )
     assert page_check.check_pages(tmp_path, ["page.html"]) == {}
 
 
@@ -425,8 +475,10 @@ def test_a_state_has_one_wording():
 
 
 def test_the_sigma_check_passes_the_books_notation_and_code():
-    html = ("<p>the error at σ = 10, over σ = 2-29, σ of x = 10, σ of a, b = 10 and "
-            '<span class="math notranslate nohighlight">\\(\\sigma = 10\\)</span>, '
-            '<span class="math">\\(x \\sim N(0, \\sigma_x^2)\\)</span></p>'
-            '<div class="cell_input"><pre>run.sweep("sigma_x").sigmas</pre></div>')
+    html = (
+        "<p>the error at σ = 10, over σ = 2-29, σ of x = 10, σ of a, b = 10 and "
+        '<span class="math notranslate nohighlight">\\(\\sigma = 10\\)</span>, '
+        '<span class="math">\\(x \\sim N(0, \\sigma_x^2)\\)</span></p>'
+        '<div class="cell_input"><pre>run.sweep("sigma_x").sigmas</pre></div>'
+    )
     assert page_check.page_problems(_page(html)) == []

@@ -36,7 +36,10 @@ def _write_book(root: Path, toc: str, notebooks: dict[str, list[str]], pages=("b
         (root / f"{page}.md").parent.mkdir(parents=True, exist_ok=True)
         (root / f"{page}.md").write_text(f"# {page}\n")
     for name, sources in notebooks.items():
-        cells = [new_markdown_cell(f"# {name}"), new_code_cell('profile = "cpu"\ndevice = "auto"\nseed = 0', metadata={"tags": ["parameters"]})]
+        cells = [
+            new_markdown_cell(f"# {name}"),
+            new_code_cell('profile = "cpu"\ndevice = "auto"\nseed = 0', metadata={"tags": ["parameters"]}),
+        ]
         cells += [new_code_cell(source) for source in sources]
         path = root / f"{name}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -54,7 +57,9 @@ def test_toc_documents_walks_parts_chapters_and_sections(tmp_path):
 
 
 def test_toc_notebooks_resolves_suffixes_and_keeps_order(tmp_path):
-    _write_book(tmp_path, NESTED_TOC, {"notebooks/first": [], "notebooks/second": []}, pages=("book/intro", "book/detail"))
+    _write_book(
+        tmp_path, NESTED_TOC, {"notebooks/first": [], "notebooks/second": []}, pages=("book/intro", "book/detail")
+    )
     assert book.toc_notebooks(tmp_path) == [Path("notebooks/first.ipynb"), Path("notebooks/second.ipynb")]
 
 
@@ -104,7 +109,11 @@ with open("report.json", "w") as stream:
 
 
 def test_run_injects_parameters_into_a_staged_copy_with_this_interpreter(tmp_path, capsys):
-    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": [REPORT_CELL]})
+    _write_book(
+        tmp_path,
+        "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n",
+        {"notebooks/report": [REPORT_CELL]},
+    )
     committed = (tmp_path / "notebooks" / "report.ipynb").read_text()
     assert book.run(tmp_path, _settings(), html=False) is None
     staged = tmp_path / "_build" / "src" / "notebooks"
@@ -143,7 +152,9 @@ def test_cell_timeout_is_reported(tmp_path):
 
 
 def test_main_reports_errors_without_a_traceback(tmp_path, capsys):
-    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []})
+    _write_book(
+        tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []}
+    )
     with pytest.raises(SystemExit) as exited:  # refused with the arguments, before any notebook runs
         cli_book.main(["run", "--root", str(tmp_path), "--only", "nonexistent", "--no-html", "--require-cache"])
     err = capsys.readouterr().err
@@ -159,7 +170,12 @@ def test_staging_drops_pages_deleted_from_the_repository(tmp_path):
 
 
 def test_drafts_are_the_notebooks_outside_the_toc_and_never_go_into_html(tmp_path):
-    _write_book(tmp_path, NESTED_TOC, {"notebooks/first": [], "notebooks/second": [], "notebooks/draft": []}, pages=("book/intro", "book/detail"))
+    _write_book(
+        tmp_path,
+        NESTED_TOC,
+        {"notebooks/first": [], "notebooks/second": [], "notebooks/draft": []},
+        pages=("book/intro", "book/detail"),
+    )
     assert book.draft_notebooks(tmp_path) == [Path("notebooks/draft.ipynb")]
     with pytest.raises(ValueError, match="--drafts .* --no-html"):
         book.run(tmp_path, _settings(), html=True, drafts=True)
@@ -176,7 +192,11 @@ def test_book_kernels_leave_no_stderr_and_no_progress_bar_in_the_page(tmp_path):
     # The decoder chapter once showed tqdm's "IProgress not found" warning (on importing
     # transformers); a progress bar would stay on a static page as stderr text or a frozen widget.
     # The package's own bars are the chapters' business (progress=False); Hugging Face's are off.
-    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/bars\n", {"notebooks/bars": [PROGRESS_CELL]})
+    _write_book(
+        tmp_path,
+        "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/bars\n",
+        {"notebooks/bars": [PROGRESS_CELL]},
+    )
     book.run(tmp_path, _settings(), html=False)
     executed = nbformat.read(tmp_path / "_build" / "src" / "notebooks" / "bars.ipynb", as_version=4)
     outputs = [output for cell in executed.cells if cell.cell_type == "code" for output in cell.outputs]
@@ -197,7 +217,9 @@ TWO_NOTEBOOKS = "format: jb-book\nroot: book/intro\nchapters:\n  - file: noteboo
 
 def _progress_lines(output: str) -> list[str]:
     """The runner's lines of one notebook each, without their times."""
-    return [line.rsplit(" ", 2)[0] if line.endswith(" s") else line for line in output.splitlines() if line.startswith("[")]
+    return [
+        line.rsplit(" ", 2)[0] if line.endswith(" s") else line for line in output.splitlines() if line.startswith("[")
+    ]
 
 
 def test_two_jobs_run_notebooks_at_once_and_report_them_as_one_job_does(tmp_path, capsys, monkeypatch):
@@ -207,14 +229,25 @@ def test_two_jobs_run_notebooks_at_once_and_report_them_as_one_job_does(tmp_path
         root = tmp_path / f"jobs{jobs}"
         root.mkdir()
         # The first notebook is the slower: with two jobs it usually finishes last, and is reported first.
-        _write_book(root, TWO_NOTEBOOKS, {"notebooks/slow": [TIMED_CELL.format(sleep=4, name="slow")],
-                                          "notebooks/fast": [TIMED_CELL.format(sleep=0, name="fast")]})
+        _write_book(
+            root,
+            TWO_NOTEBOOKS,
+            {
+                "notebooks/slow": [TIMED_CELL.format(sleep=4, name="slow")],
+                "notebooks/fast": [TIMED_CELL.format(sleep=0, name="fast")],
+            },
+        )
         book.run(root, _settings(), html=False, jobs=jobs)
         staged = root / "_build" / "src" / "notebooks"
         reports[jobs] = {name: json.loads((staged / f"{name}.json").read_text()) for name in ("slow", "fast")}
         logs = {name: (root / "_build" / "direction_log" / f"{name}.jsonl").read_text() for name in ("slow", "fast")}
-        assert logs == {name: json.dumps({"words": name}) + "\n" for name in ("slow", "fast")}, "each notebook logs to its own file"
-        assert _progress_lines(capsys.readouterr().out) == ["[1/2] notebooks/slow.ipynb ... ok", "[2/2] notebooks/fast.ipynb ... ok"]
+        assert logs == {name: json.dumps({"words": name}) + "\n" for name in ("slow", "fast")}, (
+            "each notebook logs to its own file"
+        )
+        assert _progress_lines(capsys.readouterr().out) == [
+            "[1/2] notebooks/slow.ipynb ... ok",
+            "[2/2] notebooks/fast.ipynb ... ok",
+        ]
     one, two = reports[1], reports[2]
     assert one["fast"]["started"] >= one["slow"]["ended"], "one job runs the notebooks one after the other"
     assert two["fast"]["started"] < two["slow"]["ended"], "two jobs run them at once"
@@ -234,8 +267,15 @@ def test_a_failure_is_reported_alike_by_one_and_two_jobs_and_stops_later_noteboo
         root = tmp_path / f"jobs{jobs}"
         root.mkdir()
         # The next notebook ends seconds after the broken one reached its failing cell: by then no new one may start.
-        _write_book(root, toc, {"notebooks/broken": ["open('reached', 'w').close()\nratio = 1 / 0"],
-                                "notebooks/next": [WAIT_FOR_THE_BROKEN_CELL], "notebooks/last": ["x = 1"]})
+        _write_book(
+            root,
+            toc,
+            {
+                "notebooks/broken": ["open('reached', 'w').close()\nratio = 1 / 0"],
+                "notebooks/next": [WAIT_FOR_THE_BROKEN_CELL],
+                "notebooks/last": ["x = 1"],
+            },
+        )
         with pytest.raises(book.NotebookFailed) as raised:
             book.run(root, _settings(), html=False, jobs=jobs)
         messages[jobs] = str(raised.value).replace(str(root), "ROOT")
@@ -243,10 +283,16 @@ def test_a_failure_is_reported_alike_by_one_and_two_jobs_and_stops_later_noteboo
     assert messages[1] == messages[2]
     assert messages[1].startswith("notebooks/broken.ipynb failed at cell 2") and "ZeroDivisionError" in messages[1]
     # One job starts nothing after the failure; two had started the next notebook beside it.
-    assert lines[1] == ["[1/3] notebooks/broken.ipynb ... FAILED", "[2/3] notebooks/next.ipynb ... not run: a notebook failed",
-                        "[3/3] notebooks/last.ipynb ... not run: a notebook failed"]
-    assert lines[2] == ["[1/3] notebooks/broken.ipynb ... FAILED", "[2/3] notebooks/next.ipynb ... ok",
-                        "[3/3] notebooks/last.ipynb ... not run: a notebook failed"]
+    assert lines[1] == [
+        "[1/3] notebooks/broken.ipynb ... FAILED",
+        "[2/3] notebooks/next.ipynb ... not run: a notebook failed",
+        "[3/3] notebooks/last.ipynb ... not run: a notebook failed",
+    ]
+    assert lines[2] == [
+        "[1/3] notebooks/broken.ipynb ... FAILED",
+        "[2/3] notebooks/next.ipynb ... ok",
+        "[3/3] notebooks/last.ipynb ... not run: a notebook failed",
+    ]
 
 
 def test_kernel_threads_share_the_cores_out_unless_set_already(monkeypatch):
@@ -265,7 +311,9 @@ def test_jobs_below_one_or_not_whole_are_refused_before_any_work(tmp_path, jobs)
 
 
 def test_the_command_line_refuses_jobs_below_one(tmp_path, capsys):
-    _write_book(tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []})
+    _write_book(
+        tmp_path, "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/report\n", {"notebooks/report": []}
+    )
     with pytest.raises(SystemExit) as exited:
         cli_book.main(["run", "--root", str(tmp_path), "--jobs", "0", "--no-html", "--require-cache"])
     assert exited.value.code == 2 and "--jobs" in capsys.readouterr().err

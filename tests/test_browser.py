@@ -32,8 +32,13 @@ HTML_ENV = "SSA_BOOK_HTML"
 ARTIFACTS_ENV = "SSA_BOOK_ARTIFACTS"
 CHROMIUM = Path(os.environ.get("SSA_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_TIMEOUT_MS = 60_000  # the machine may be busy; a page that takes longer has a real problem
@@ -41,7 +46,9 @@ MATHJAX_TIMEOUT_MS = 180_000  # the theory page typesets hundreds of formulas
 POLL_MS = 250  # poll by timer: animation frames may be throttled in a headless page
 
 if not os.environ.get(HTML_ENV):
-    pytest.skip(f"the browser check runs with {HTML_ENV} set, after the HTML build (make browser)", allow_module_level=True)
+    pytest.skip(
+        f"the browser check runs with {HTML_ENV} set, after the HTML build (make browser)", allow_module_level=True
+    )
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -84,7 +91,9 @@ def browser_context(tmp_path_factory):
     with playwright_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("chromium-profile")),  # a fresh --user-data-dir
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_FLAGS,
             viewport={"width": 1280, "height": 900},
         )
         try:
@@ -153,10 +162,15 @@ _WIDE_TABLES = """() => {
 
 def _inspect(page) -> dict:
     """What _INSPECT finds in the page, plus ssa_book.page_check's findings on its live DOM."""
-    found = page.evaluate(_INSPECT, {"localPath": page_check.LOCAL_PATH_JS, "tableCut": page_check.TABLE_CUT_LINE.pattern})
+    found = page.evaluate(
+        _INSPECT, {"localPath": page_check.LOCAL_PATH_JS, "tableCut": page_check.TABLE_CUT_LINE.pattern}
+    )
     found["wideTables"] = page.evaluate(_WIDE_TABLES)
-    found["readerProblems"] = page_check.page_problems(page.content(), history=page.url.endswith(page_check.HISTORY_PAGES),
-                                                       plumbing_allowed=page.url.endswith(page_check.PLUMBING_PAGES))
+    found["readerProblems"] = page_check.page_problems(
+        page.content(),
+        history=page.url.endswith(page_check.HISTORY_PAGES),
+        plumbing_allowed=page.url.endswith(page_check.PLUMBING_PAGES),
+    )
     return found
 
 
@@ -167,25 +181,42 @@ def _visit(context, url: str) -> tuple[dict, list[str], str]:
     origin = urlparse(url).netloc
     page.on("pageerror", lambda error: problems.append(f"JavaScript error: {error}"))
     page.on("requestfailed", lambda request: problems.append(f"request failed: {request.url} ({request.failure})"))
-    page.on("response", lambda response: response.status >= 400 and problems.append(f"HTTP {response.status}: {response.url}"))
-    page.on("request", lambda request: urlparse(request.url).scheme in ("http", "https")
-            and urlparse(request.url).netloc != origin and problems.append(f"off-machine request: {request.url}"))
+    page.on(
+        "response",
+        lambda response: response.status >= 400 and problems.append(f"HTTP {response.status}: {response.url}"),
+    )
+    page.on(
+        "request",
+        lambda request: (
+            urlparse(request.url).scheme in ("http", "https")
+            and urlparse(request.url).netloc != origin
+            and problems.append(f"off-machine request: {request.url}")
+        ),
+    )
     try:
         response = page.goto(url, wait_until="load", timeout=PAGE_TIMEOUT_MS)
         if response is None or not response.ok:
             problems.append(f"page did not load: {url} ({response.status if response else 'no response'})")
         # Not "networkidle": after other pages it can wait forever on the theory page. The page's
         # own resources have loaded with "load"; MathJax's fonts and images are awaited below.
-        has_mathjax = page.evaluate("() => Boolean(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)")
+        has_mathjax = page.evaluate(
+            "() => Boolean(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)"
+        )
         if page.locator(".math").count():
             if not has_mathjax:
                 problems.append("the page has maths but MathJax did not start")
             else:
                 page.evaluate("() => window.MathJax.startup.promise")
-                page.wait_for_function("() => !document.querySelector('.math:not(:has(mjx-container))')", timeout=MATHJAX_TIMEOUT_MS, polling=POLL_MS)
+                page.wait_for_function(
+                    "() => !document.querySelector('.math:not(:has(mjx-container))')",
+                    timeout=MATHJAX_TIMEOUT_MS,
+                    polling=POLL_MS,
+                )
         # Images below the fold may load lazily: scroll through the page, then wait for them.
         page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-        page.wait_for_function("() => [...document.images].every(img => img.complete)", timeout=PAGE_TIMEOUT_MS, polling=POLL_MS)
+        page.wait_for_function(
+            "() => [...document.images].every(img => img.complete)", timeout=PAGE_TIMEOUT_MS, polling=POLL_MS
+        )
         return _inspect(page), problems, page.url
     except playwright_api.Error as error:
         return {}, [*problems, f"{type(error).__name__}: {str(error).splitlines()[0]}"], url
@@ -205,7 +236,11 @@ def visited(server, browser_context):
 
 def _page_problems(found: dict) -> list[str]:
     problems = []
-    problems += [f"image did not load: {image['src']}" for image in found.get("images", []) if not image["complete"] or image["width"] == 0]
+    problems += [
+        f"image did not load: {image['src']}"
+        for image in found.get("images", [])
+        if not image["complete"] or image["width"] == 0
+    ]
     problems += [f"maths not typeset: {text}" for text in found.get("untypeset", [])]
     problems += [f"MathJax error: {text}" for text in found.get("mathErrors", [])]
     problems += [f"raw LaTeX delimiters in the text: {text!r}" for text in found.get("raw", [])]
@@ -216,8 +251,11 @@ def _page_problems(found: dict) -> list[str]:
         problems.append("the page shows a Python traceback")
     problems += [f"local path in the text as laid out: {path!r}" for path in found.get("localPaths", [])]
     problems += [f"a table cut short as laid out: {text!r}" for text in found.get("cutTables", [])]
-    problems += [f"a table wider than the text column ({table['width']} px, its right edge at {table['right']} px, in a "
-                 f"{table['column']}-px column; clipped or scrolled sideways): {table['head']!r}" for table in found.get("wideTables", [])]
+    problems += [
+        f"a table wider than the text column ({table['width']} px, its right edge at {table['right']} px, in a "
+        f"{table['column']}-px column; clipped or scrolled sideways): {table['head']!r}"
+        for table in found.get("wideTables", [])
+    ]
     problems += found.get("readerProblems", [])
     return problems
 
@@ -260,15 +298,22 @@ def test_the_checks_fail_on_a_hand_made_bad_page_and_pass_a_clean_one(browser_co
     finally:
         page.close()
     expected = [  # (how a problem starts, what it quotes)
-        ("stderr or error output as rendered: ", "TqdmWarning"), ("stderr or error output as rendered: ", "Traceback"),
-        ("stderr output: ", "TqdmWarning"), ("error output: ", "Traceback"),
-        ("the page shows a Python traceback", ""), ("local path in the text as laid out: ", "/home/"),
-        ("local path in the text: ", "/home/someone"), ("local path in the text: ", "site-packages"),
-        ("a table cut short as laid out: ", "74 rows × 5 columns"), ("a table cut short as laid out: ", "10 x st..."),
+        ("stderr or error output as rendered: ", "TqdmWarning"),
+        ("stderr or error output as rendered: ", "Traceback"),
+        ("stderr output: ", "TqdmWarning"),
+        ("error output: ", "Traceback"),
+        ("the page shows a Python traceback", ""),
+        ("local path in the text as laid out: ", "/home/"),
+        ("local path in the text: ", "/home/someone"),
+        ("local path in the text: ", "site-packages"),
+        ("a table cut short as laid out: ", "74 rows × 5 columns"),
+        ("a table cut short as laid out: ", "10 x st..."),
         ("a table wider than the text column (2000 px", "a table too wide"),
     ]
     for start, quoted in expected:
-        assert any(problem.startswith(start) and quoted in problem for problem in bad), f"no {start!r} quoting {quoted!r}: {bad}"
+        assert any(problem.startswith(start) and quoted in problem for problem in bad), (
+            f"no {start!r} quoting {quoted!r}: {bad}"
+        )
     assert clean == [], clean
 
 
@@ -290,7 +335,9 @@ def test_internal_links_resolve(visited, server):
             if path.endswith("/"):
                 file = file / "index.html"
             if not file.is_file():
-                broken.append(f"{page}: {href} -> missing file {file.relative_to(HTML) if file.is_relative_to(HTML) else file}")
+                broken.append(
+                    f"{page}: {href} -> missing file {file.relative_to(HTML) if file.is_relative_to(HTML) else file}"
+                )
             elif target.fragment and target.path in ids and unquote(target.fragment) not in ids[target.path]:
                 broken.append(f"{page}: {href} -> no anchor #{target.fragment}")
     assert not broken, "broken internal links:\n  " + "\n  ".join(broken)
@@ -331,11 +378,18 @@ def test_the_front_pages_error_rate_is_the_largest_in_the_reproducing_pages_tabl
     quoted = re.search(r"names a direction that is not there at most (\d+\.\d)% of the time", _page_text("intro"))
     assert quoted, "the front page must quote the rule's largest false direction rate"
     soup = BeautifulSoup((HTML / "notebooks" / "reproducing.html").read_text(encoding="utf-8"), "html.parser")
-    table = next(table for table in soup.find_all("table")
-                 if "at the pairs used" in [th.get_text(strip=True) for th in table.find_all("th")])
+    table = next(
+        table
+        for table in soup.find_all("table")
+        if "at the pairs used" in [th.get_text(strip=True) for th in table.find_all("th")]
+    )
     header = [th.get_text(strip=True) for th in table.find_all("th")]
     column = header.index("at the pairs used")
-    rates = [float(row.find_all("td")[column].get_text(strip=True).rstrip("%")) for row in table.find_all("tr") if row.find_all("td")]
+    rates = [
+        float(row.find_all("td")[column].get_text(strip=True).rstrip("%"))
+        for row in table.find_all("tr")
+        if row.find_all("td")
+    ]
     assert rates and float(quoted.group(1)) == max(rates)
     # every chapter's false direction rate at the pairs it uses is at most the limit (issue 52's bar)
     from ssa_book import error_rates
@@ -344,7 +398,7 @@ def test_the_front_pages_error_rate_is_the_largest_in_the_reproducing_pages_tabl
 
 
 def test_an_attribution_is_said_only_with_the_decided_comparisons_it_rests_on():
-    """"goes with X, not Y" comes only from ssa_book.verdicts.readings.slope_sentence's two decided readings,
+    """ "goes with X, not Y" comes only from ssa_book.verdicts.readings.slope_sentence's two decided readings,
     each with the comparison that decides it; an open one reads "do not separate"."""
     import re
 
@@ -353,21 +407,31 @@ def test_an_attribution_is_said_only_with_the_decided_comparisons_it_rests_on():
             continue
         text = _page_text(Path(name).stem)
         for sentence in re.findall(r"[^.]*goes with its [^,.]*, not its [^.]*\.", text):
-            assert ("not its form: a softmax with that slope does the same" in sentence
-                    or "not its starting slope: a softmax with that slope shows no difference that matters from softmax" in sentence), (name, sentence)
+            assert (
+                "not its form: a softmax with that slope does the same" in sentence
+                or "not its starting slope: a softmax with that slope shows no difference that matters from softmax"
+                in sentence
+            ), (name, sentence)
 
 
 def test_reader_pages_name_no_module_test_or_script_and_show_no_literal_backtick():
     """Module paths, tests and scripts of the repository, and Markdown shown unrendered (a literal
     backtick) stay on the pages that may show plumbing (reproducing the book, the analysis changes);
     the reproducing page names them, so the check finds them where it looks."""
+
     def plumbing_problems(page: str, allowed: bool = False) -> list[str]:
         html = (HTML / page).read_text(encoding="utf-8")
-        return [problem for problem in page_check.page_problems(html, history=True, plumbing_allowed=allowed)
-                if problem.startswith(("plumbing in the argument", "a literal backtick"))]
+        return [
+            problem
+            for problem in page_check.page_problems(html, history=True, plumbing_allowed=allowed)
+            if problem.startswith(("plumbing in the argument", "a literal backtick"))
+        ]
 
-    found = {page: problems for page in book.toc_pages(ROOT) if not page.endswith(page_check.PLUMBING_PAGES)
-             and (problems := plumbing_problems(page))}
+    found = {
+        page: problems
+        for page in book.toc_pages(ROOT)
+        if not page.endswith(page_check.PLUMBING_PAGES) and (problems := plumbing_problems(page))
+    }
     assert not found, "\n".join(f"{page}: {problem}" for page, problems in found.items() for problem in problems)
     reproducing = next(page for page in book.toc_pages(ROOT) if page.endswith("reproducing.html"))
     shown = " ".join(plumbing_problems(reproducing))
@@ -381,7 +445,9 @@ def test_no_chapter_shows_more_than_about_3000_words_with_its_dropdowns_closed()
     """Each chapter says its argument in at most :data:`ssa_book.page_check.CHAPTER_WORDS` visible
     words; plans, settings and long tables go behind dropdowns or to the appendix pages."""
     long = page_check.long_pages(HTML, book.toc_pages(ROOT))
-    assert not long, "\n".join(f"{page}: {count:,} visible words (at most {page_check.CHAPTER_WORDS:,})" for page, count in long.items())
+    assert not long, "\n".join(
+        f"{page}: {count:,} visible words (at most {page_check.CHAPTER_WORDS:,})" for page, count in long.items()
+    )
 
 
 def test_the_front_page_reads_in_a_minute_and_opens_with_the_scorecard():
@@ -390,7 +456,9 @@ def test_the_front_page_reads_in_a_minute_and_opens_with_the_scorecard():
     from bs4 import BeautifulSoup
 
     html = (HTML / "notebooks" / "intro.html").read_text(encoding="utf-8")
-    assert page_check.visible_words(html) <= FRONT_PAGE_WORDS, f"{page_check.visible_words(html)} visible words on the front page"
+    assert page_check.visible_words(html) <= FRONT_PAGE_WORDS, (
+        f"{page_check.visible_words(html)} visible words on the front page"
+    )
     soup = BeautifulSoup(html, "html.parser")
     elements = list((soup.find("article") or soup).descendants)
     scorecard = soup.find(id="fig-scorecard")

@@ -77,7 +77,9 @@ def test_a_malformed_entry_is_named_once_then_computed_again_and_replaced(cache,
     compute = Counter()
     assert _store({"seed": 0}, compute).result == {"loss": 0.5} and compute.calls == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and str(path) in err[0] and "unknown field 'extra'" in err[0] and "treated as missing" in err[0]
+    assert (
+        len(err) == 1 and str(path) in err[0] and "unknown field 'extra'" in err[0] and "treated as missing" in err[0]
+    )
     assert "extra" not in json.loads(path.read_text()) and read_entry(path).result == {"loss": 0.5}
     (listed,) = list_entries(cache)
     assert listed.problems == ()
@@ -111,8 +113,11 @@ def test_a_failed_computation_deletes_nothing(cache):
 
 
 def _demo_kind(compute):
-    return RunKind(lambda profile, device, progress, seed: str(cached("demo/run", {"seed": seed}, compute, profile=profile,
-                                                                       regenerate=REGENERATE)))
+    return RunKind(
+        lambda profile, device, progress, seed: str(
+            cached("demo/run", {"seed": seed}, compute, profile=profile, regenerate=REGENERATE)
+        )
+    )
 
 
 def test_regenerate_plans_and_recomputes_a_malformed_entry(cache, monkeypatch, capsys):
@@ -138,8 +143,17 @@ def test_a_malformed_entry_of_a_chapter_does_not_stop_its_dry_run(cache, capsys)
 
     path = entry_path(EXPERIMENT, run_config("smoke", "ssa", 0).to_dict(), profile="smoke")
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "config": run_config("smoke", "ssa", 0).to_dict(),
-                                "code": code_identity("lm"), "result": {}, "extra": 1}))
+    path.write_text(
+        json.dumps(
+            {
+                "schema_version": CACHE_SCHEMA_VERSION,
+                "config": run_config("smoke", "ssa", 0).to_dict(),
+                "code": code_identity("lm"),
+                "result": {},
+                "extra": 1,
+            }
+        )
+    )
     assert regenerate_command.main(["decoder", "--profile", "smoke", "--dry-run"]) == 0
     out, err = capsys.readouterr()
     assert "4 runs at profile smoke: 0 cached, 4 to compute" in out
@@ -153,8 +167,21 @@ def test_entries_and_fetched_files_keep_the_umasks_permissions(cache, tmp_path, 
         reformat_entry(path)
     assert path.stat().st_mode & 0o777 == mode
     content = b"a line\n"
-    monkeypatch.setattr(data, "load_manifest", lambda: {"zorro": {"files": {"a.txt": {
-        "sha256": hashlib.sha256(content).hexdigest(), "size": len(content), "url": "https://example.invalid"}}}})
+    monkeypatch.setattr(
+        data,
+        "load_manifest",
+        lambda: {
+            "zorro": {
+                "files": {
+                    "a.txt": {
+                        "sha256": hashlib.sha256(content).hexdigest(),
+                        "size": len(content),
+                        "url": "https://example.invalid",
+                    }
+                }
+            }
+        },
+    )
     (tmp_path / "mirror" / "zorro").mkdir(parents=True)
     (tmp_path / "mirror" / "zorro" / "a.txt").write_bytes(content)
     with umask(mask):
@@ -208,8 +235,21 @@ def test_the_next_write_and_regenerate_clean_up_after_an_interrupted_write(cache
 
 def test_an_interrupted_fetch_leaves_a_part_file_the_next_fetch_removes(tmp_path, monkeypatch):
     content = b"a line\n"
-    monkeypatch.setattr(data, "load_manifest", lambda: {"zorro": {"files": {"sub/a.txt": {
-        "sha256": hashlib.sha256(content).hexdigest(), "size": len(content), "url": "https://example.invalid"}}}})
+    monkeypatch.setattr(
+        data,
+        "load_manifest",
+        lambda: {
+            "zorro": {
+                "files": {
+                    "sub/a.txt": {
+                        "sha256": hashlib.sha256(content).hexdigest(),
+                        "size": len(content),
+                        "url": "https://example.invalid",
+                    }
+                }
+            }
+        },
+    )
     folder = tmp_path / "data" / "zorro" / "sub"
     folder.mkdir(parents=True)
     left = _temporary(folder, (files._host(), _dead_process_id()), suffix=data.PART_SUFFIX)
@@ -242,14 +282,18 @@ def test_a_cache_that_cannot_be_written_is_refused_before_any_computation(cache,
 
 
 @pytest.mark.parametrize("variable", ["SSA_CHECKPOINT_DIR", "SSA_RUNS_DIR"])
-def test_a_training_folder_that_cannot_be_written_is_refused_before_any_computation(cache, tmp_path, monkeypatch, capsys, variable):
+def test_a_training_folder_that_cannot_be_written_is_refused_before_any_computation(
+    cache, tmp_path, monkeypatch, capsys, variable
+):
     compute = Counter()
     monkeypatch.setitem(regenerate.KINDS, "demo", _demo_kind(compute))
     runs = [Run("demo", (0,), "demo / seed 0")]
     for name in ("SSA_CHECKPOINT_DIR", "SSA_RUNS_DIR"):
         monkeypatch.setenv(name, str(tmp_path / name.lower()))
     make_read_only(tmp_path / variable.lower(), monkeypatch)
-    with pytest.raises(regenerate.TrainingFolderError, match=f"is not writable \\(set {variable} to a writable folder\\)"):
+    with pytest.raises(
+        regenerate.TrainingFolderError, match=f"is not writable \\(set {variable} to a writable folder\\)"
+    ):
         regenerate.run_plan(runs, profile="smoke", device="cpu")
     assert compute.calls == 0
     assert regenerate.run_plan(runs, profile="smoke", device="cpu", dry_run=True) == 0
@@ -258,7 +302,9 @@ def test_a_training_folder_that_cannot_be_written_is_refused_before_any_computat
     with pytest.raises(SystemExit) as exited:
         regenerate_command.main(["decoder", "--profile", "smoke", "--seeds", "0", "--scorers", "ssa"])
     err = capsys.readouterr().err
-    assert exited.value.code == 2 and len(err.strip().splitlines()) == 1 and f"set {variable} to a writable folder" in err, err
+    assert (
+        exited.value.code == 2 and len(err.strip().splitlines()) == 1 and f"set {variable} to a writable folder" in err
+    ), err
     assert "SSA_RESULTS_DIR" not in err and "cannot be created" in err
     monkeypatch.setenv(variable, str(tmp_path / "writable" / "new"))  # created on first write
     assert regenerate.run_plan(runs, profile="smoke", device="cpu") == 0 and compute.calls == 1

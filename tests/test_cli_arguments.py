@@ -51,7 +51,10 @@ CHECKED_AFTER_PARSING = {
     (("regenerate",), "--arms"): ["ssa_turbo"],
     (("book", "run"), "--only"): ["no_such_notebook"],
 }
-EXTRA_WRONG = {(("results",), "--experiment"): ["no/such/folder/"], (("decoder", "lm-eval"), "--tasks"): ["no_such_task", "hellaswag,no_such"]}
+EXTRA_WRONG = {
+    (("results",), "--experiment"): ["no/such/folder/"],
+    (("decoder", "lm-eval"), "--tasks"): ["no_such_task", "hellaswag,no_such"],
+}
 # lm-eval's tasks as the tests see them: indexing lm-eval's own takes a minute (ssa_book.cli.decoder.lm_eval_tasks).
 LM_EVAL_TASKS = {"hellaswag", "arc_easy"}
 
@@ -71,13 +74,19 @@ def folders(tmp_path, monkeypatch):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "something").write_text("x")
     make_read_only(tmp_path / "read_only", monkeypatch)
-    for name, folder in (("SSA_RESULTS_DIR", "results"), ("SSA_DATA_DIR", "data"), ("SSA_RUNS_DIR", "runs"),
-                         ("SSA_CHECKPOINT_DIR", "checkpoints")):
+    for name, folder in (
+        ("SSA_RESULTS_DIR", "results"),
+        ("SSA_DATA_DIR", "data"),
+        ("SSA_RUNS_DIR", "runs"),
+        ("SSA_CHECKPOINT_DIR", "checkpoints"),
+    ):
         monkeypatch.setenv(name, str(tmp_path / folder))
     for name in ("SSA_DATA_MIRROR", "SSA_REQUIRE_CACHE", "SSA_RESULTS_MIRROR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr("ssa_book.cli.decoder.lm_eval_tasks", lambda include_path=None: argparse.Namespace(all_tasks=LM_EVAL_TASKS))
+    monkeypatch.setattr(
+        "ssa_book.cli.decoder.lm_eval_tasks", lambda include_path=None: argparse.Namespace(all_tasks=LM_EVAL_TASKS)
+    )
     return tmp_path
 
 
@@ -88,8 +97,12 @@ def wrong_values(action: argparse.Action, where: Path) -> list[str]:
     if action.choices is not None:
         return ["no-such-choice", ""]
     name = getattr(action.type, "__name__", None)
-    missing, a_file, read_only, full = (str(where / "no" / "such" / "folder"), str(where / "a_file"), str(where / "read_only"),
-                                        str(where / "full"))
+    missing, a_file, read_only, full = (
+        str(where / "no" / "such" / "folder"),
+        str(where / "a_file"),
+        str(where / "read_only"),
+        str(where / "full"),
+    )
     checkpoint = where / "checkpoint"
     if name is not None and name.startswith("whole number >= "):
         minimum = int(name.removeprefix("whole number >= "))
@@ -101,22 +114,45 @@ def wrong_values(action: argparse.Action, where: Path) -> list[str]:
         "existing_folder": [missing, a_file],
         "writable_folder": [a_file, f"{a_file}/below", read_only, f"{read_only}/below", *SYSTEM_FOLDER],
         "output_file": [str(where), str(where / "no" / "out.json"), str(where / "read_only" / "out.json")],
-        "output_file_creating_folder": [str(where), f"{a_file}/below/out.json", str(where / "read_only" / "out.json"),
-                                        *(f"{folder}/out.json" for folder in SYSTEM_FOLDER)],
+        "output_file_creating_folder": [
+            str(where),
+            f"{a_file}/below/out.json",
+            str(where / "read_only" / "out.json"),
+            *(f"{folder}/out.json" for folder in SYSTEM_FOLDER),
+        ],
         "dataset": ["imagenet"],
         "computation": ["nonsense"],
         "_experiment_folder": ["../up", "/absolute", "/"],
         "_text_source": ["nonsense", str(where / "missing.jsonl")],
         "_fresh_folder": [full, read_only, a_file],
-        "cluster_address": ["nonsense", "", "tcp://", "tcp://host", "tcp://host:0", "tcp://host:70000", "http://host:8786",
-                            "SLURM"],
-        "_model_args": [f"pretrained={missing}", f"pretrained={a_file}", f"pretrained={full}", "device=cpu", "pretrained",
-                        f"pretrained={checkpoint},batch_size=4", f"pretrained={checkpoint},colour=red",
-                        f"pretrained={checkpoint},max_length=0", f"pretrained={checkpoint},device=tpu", f"pretrained={checkpoint},=1"],
+        "cluster_address": [
+            "nonsense",
+            "",
+            "tcp://",
+            "tcp://host",
+            "tcp://host:0",
+            "tcp://host:70000",
+            "http://host:8786",
+            "SLURM",
+        ],
+        "_model_args": [
+            f"pretrained={missing}",
+            f"pretrained={a_file}",
+            f"pretrained={full}",
+            "device=cpu",
+            "pretrained",
+            f"pretrained={checkpoint},batch_size=4",
+            f"pretrained={checkpoint},colour=red",
+            f"pretrained={checkpoint},max_length=0",
+            f"pretrained={checkpoint},device=tpu",
+            f"pretrained={checkpoint},=1",
+        ],
         "_task_list": ["", "hellaswag,,arc_easy"],
         "_limit": ["0", "-1", "1.5", "x", "inf", "nan"],
     }
-    assert name in by_type, f"{action.option_strings or action.dest}: no wrong values known for its type {action.type!r}: add them here"
+    assert name in by_type, (
+        f"{action.option_strings or action.dest}: no wrong values known for its type {action.type!r}: add them here"
+    )
     return by_type[name]
 
 
@@ -151,7 +187,7 @@ def argv_with(path, action, value, where):
         return positionals + options + [action.option_strings[0], value]
     index = [each.dest for each in parse_target(path) if not each.option_strings].index(action.dest)
     command_words = len(path) - 1  # the subcommand's name comes first
-    return positionals[:command_words + index] + [value] + positionals[command_words + index + 1:] + options
+    return positionals[: command_words + index] + [value] + positionals[command_words + index + 1 :] + options
 
 
 def parse_target(path):
@@ -196,22 +232,42 @@ def test_every_argument_refuses_what_it_cannot_use_in_one_line(folders, capsys):
     assert tried > 100
 
 
-@pytest.mark.parametrize("path, argv, named", [
-    (("bench",), ["--force"], "--force"),
-    (("bench",), ["--profile", "smoke"], "--profile"),
-    (("book", "run"), ["run", "--drafts", "--root", str(ROOT)], "--drafts"),
-    (("decoder", "train"), ["train", "--global-batch", "3", "--micro-batch", "2"], "--global-batch"),
-    (("data", "fetch"), ["fetch", "zorro", "--mirror", "{empty}"], "--mirror"),
-    (("decoder", "evaluate"), ["evaluate", "--checkpoint", "{empty}"], "--checkpoint"),
-    (("results",), ["list", "--experiment", "icl/", "--profile", "paper"], "--experiment"),
-    (("decoder", "lm-eval"), ["lm-eval", "--model_args", "pretrained={checkpoint},device=cpu", "--device", "cpu", "--tasks", "hellaswag"],
-     "--device"),
-    (("decoder", "lm-eval"), ["lm-eval", "--model_args", "pretrained={checkpoint}", "--tasks", "hellaswag", "--log_samples"],
-     "--log_samples"),
-    # lm-eval's arguments that the command does not take are refused, not passed on unchecked
-    (("decoder", "lm-eval"), ["lm-eval", "--model_args", "pretrained={checkpoint}", "--tasks", "hellaswag", "--write_out"],
-     "unrecognized arguments: --write_out"),
-])
+@pytest.mark.parametrize(
+    "path, argv, named",
+    [
+        (("bench",), ["--force"], "--force"),
+        (("bench",), ["--profile", "smoke"], "--profile"),
+        (("book", "run"), ["run", "--drafts", "--root", str(ROOT)], "--drafts"),
+        (("decoder", "train"), ["train", "--global-batch", "3", "--micro-batch", "2"], "--global-batch"),
+        (("data", "fetch"), ["fetch", "zorro", "--mirror", "{empty}"], "--mirror"),
+        (("decoder", "evaluate"), ["evaluate", "--checkpoint", "{empty}"], "--checkpoint"),
+        (("results",), ["list", "--experiment", "icl/", "--profile", "paper"], "--experiment"),
+        (
+            ("decoder", "lm-eval"),
+            [
+                "lm-eval",
+                "--model_args",
+                "pretrained={checkpoint},device=cpu",
+                "--device",
+                "cpu",
+                "--tasks",
+                "hellaswag",
+            ],
+            "--device",
+        ),
+        (
+            ("decoder", "lm-eval"),
+            ["lm-eval", "--model_args", "pretrained={checkpoint}", "--tasks", "hellaswag", "--log_samples"],
+            "--log_samples",
+        ),
+        # lm-eval's arguments that the command does not take are refused, not passed on unchecked
+        (
+            ("decoder", "lm-eval"),
+            ["lm-eval", "--model_args", "pretrained={checkpoint}", "--tasks", "hellaswag", "--write_out"],
+            "unrecognized arguments: --write_out",
+        ),
+    ],
+)
 def test_arguments_that_do_not_go_together_are_refused_in_one_line(folders, capsys, path, argv, named):
     (folders / "empty").mkdir()
     argv = [value.format(empty=folders / "empty", checkpoint=folders / "checkpoint") for value in argv]
@@ -224,8 +280,12 @@ def test_arguments_that_do_not_go_together_are_refused_in_one_line(folders, caps
 def test_commands_that_write_refuse_a_folder_they_cannot_write(folders, monkeypatch, capsys):
     make_read_only(folders / "results" / "cpu", monkeypatch)
     make_read_only(folders / "results", monkeypatch)
-    for path, argv in ((("results",), ["format"]), (("reruns", "run"), ["run"]), (("reruns", "bitwise"), ["bitwise"]),
-                       (("book", "run"), ["run", "--no-html", "--root", str(ROOT)])):
+    for path, argv in (
+        (("results",), ["format"]),
+        (("reruns", "run"), ["run"]),
+        (("reruns", "bitwise"), ["bitwise"]),
+        (("book", "run"), ["run", "--no-html", "--root", str(ROOT)]),
+    ):
         with pytest.raises(SystemExit) as exited:
             parse(path, argv)
         err = capsys.readouterr().err
@@ -246,8 +306,15 @@ def test_commands_that_write_refuse_a_folder_they_cannot_write(folders, monkeypa
 # ----------------------------------------------------------------------------------------------
 # The advice the book gives names commands that run.
 
-PLACEHOLDERS = {"CHAPTER": "decoder", "[NAMES]": "zorro", "NAME": "lm", " P": " cpu", "[--jobs 2]": "--jobs 2", "...": "",
-                "{chapter}": "decoder"}
+PLACEHOLDERS = {
+    "CHAPTER": "decoder",
+    "[NAMES]": "zorro",
+    "NAME": "lm",
+    " P": " cpu",
+    "[--jobs 2]": "--jobs 2",
+    "...": "",
+    "{chapter}": "decoder",
+}
 
 
 def parse_command(text: str):
@@ -263,22 +330,33 @@ def test_every_command_the_chapters_name_parses(folders):
     from ssa_book.studies import CHAPTERS
     from ssa_book.profiles import PROFILES
 
-    commands = [bench.REGENERATE.format(profile="cpu"), *(data.fix_command(name).split("   (")[0] for name in data.DATASET_NAMES)]
+    commands = [
+        bench.REGENERATE.format(profile="cpu"),
+        *(data.fix_command(name).split("   (")[0] for name in data.DATASET_NAMES),
+    ]
     for chapter in CHAPTERS.values():
         for profile in PROFILES:
-            commands += [chapter.command(profile), chapter.command(profile, seeds=[0, 99]),
-                         chapter.command(profile, scorers=chapter.accepted_scorers()[-1:], seeds=[7])]
+            commands += [
+                chapter.command(profile),
+                chapter.command(profile, seeds=[0, 99]),
+                chapter.command(profile, scorers=chapter.accepted_scorers()[-1:], seeds=[7]),
+            ]
             if chapter.has_arms:
                 commands.append(chapter.command(profile, arms=["ssa_b1"], seeds=[104]))
-    commands += [row[kind] for row in reproduce.chapter_commands("cpu", ROOT) for kind in ("run", "regenerate") if row[kind]]
+    commands += [
+        row[kind] for row in reproduce.chapter_commands("cpu", ROOT) for kind in ("run", "regenerate") if row[kind]
+    ]
     for command in commands:
         parse_command(command)
 
 
 def test_every_command_the_code_names_parses(folders):
     """Every `python -m ssa_book ...` in backticks in the package (messages and docs), its placeholders filled."""
-    quoted = {match for path in (ROOT / "ssa_book").rglob("*.py")
-              for match in re.findall(r"`(python -m ssa_book [^`]*)`", path.read_text(encoding="utf-8"))}
+    quoted = {
+        match
+        for path in (ROOT / "ssa_book").rglob("*.py")
+        for match in re.findall(r"`(python -m ssa_book [^`]*)`", path.read_text(encoding="utf-8"))
+    }
     tried = 0
     for command in sorted(quoted):
         for placeholder, value in {**PLACEHOLDERS, "{folder}": str(folders / "checkpoint")}.items():
@@ -295,13 +373,28 @@ def test_every_command_the_code_names_parses(folders):
 # The real entry point.
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["book", "run", "--seed", "-1"], "argument --seed: must be >= 0; got -1"),
-    (["results", "validate", "--results-dir", "/no/such/folder"], "argument --results-dir: no folder /no/such/folder"),
-    (["nonsense"], "argument COMMAND: invalid choice: 'nonsense'"),
-    (["decoder", "lm-eval", "--model_args", "pretrained=/no/such/folder", "--tasks", "hellaswag"],
-     "argument --model_args: pretrained: no folder /no/such/folder"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["book", "run", "--seed", "-1"], "argument --seed: must be >= 0; got -1"),
+        (
+            ["results", "validate", "--results-dir", "/no/such/folder"],
+            "argument --results-dir: no folder /no/such/folder",
+        ),
+        (["nonsense"], "argument COMMAND: invalid choice: 'nonsense'"),
+        (
+            ["decoder", "lm-eval", "--model_args", "pretrained=/no/such/folder", "--tasks", "hellaswag"],
+            "argument --model_args: pretrained: no folder /no/such/folder",
+        ),
+    ],
+)
 def test_the_entry_point_refuses_in_one_line_without_a_traceback(argv, named):
-    done = subprocess.run([sys.executable, "-m", "ssa_book", *argv], capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and named in done.stderr and "Traceback" not in done.stderr, done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "ssa_book", *argv], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    assert (
+        done.returncode == 2
+        and done.stderr.count("\n") == 1
+        and named in done.stderr
+        and "Traceback" not in done.stderr
+    ), done.stderr

@@ -19,8 +19,10 @@ def test_the_code_of_every_cached_computation_is_as_recorded():
     if any(entry["python"] != code_versions.python_version() for entry in record.values()):
         pytest.skip(f"fingerprints were recorded on another Python version than {code_versions.python_version()}")
     changed = code_versions.stale()
-    assert not changed, (f"code of {', '.join(changed)} changed since its version was recorded: "
-                         "python -m ssa_book code-versions bump NAME (a number can change) or record NAME (none can)")
+    assert not changed, (
+        f"code of {', '.join(changed)} changed since its version was recorded: "
+        "python -m ssa_book code-versions bump NAME (a number can change) or record NAME (none can)"
+    )
 
 
 def test_the_fingerprint_ignores_comments_docstrings_and_layout_but_not_code(tmp_path):

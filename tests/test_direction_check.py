@@ -46,8 +46,9 @@ def test_a_direction_the_rule_does_not_back_is_reported_with_what_it_lacks(tmp_p
     entries = _log(tmp_path, monkeypatch, uncontrolled)
     assert "does not survive false-discovery control" in entries[0]["problems"][0]
     assert "does not back" in direction_check.unbacked_directions("SSA worse here", entries, {"SSA"})[0]
-    hand_made = Verdict(CLAIM.name, BETTER, effect=0.5, interval=(0.1, 0.9), pairs=3, threshold=0.1,
-                        differences=(0.4, 0.5, 0.6))
+    hand_made = Verdict(
+        CLAIM.name, BETTER, effect=0.5, interval=(0.1, 0.9), pairs=3, threshold=0.1, differences=(0.4, 0.5, 0.6)
+    )
     assert "no paired differences the rule decides from" in _log(tmp_path, monkeypatch, hand_made)[-1]["problems"][0]
 
 
@@ -55,11 +56,19 @@ def test_a_direction_word_no_verdict_said_or_beside_another_estimate_is_reported
     worse = _judged(+0.3)
     entries = _log(tmp_path, monkeypatch, worse)
     assert "no verdict behind it" in direction_check.unbacked_directions("so SSA better overall", entries, {"SSA"})[0]
-    assert "no decided verdict of that name has" in direction_check.unbacked_directions(
-        "SSA worse, -0.91 [-0.99, -0.80]", entries, {"SSA"})[0]
+    assert (
+        "no decided verdict of that name has"
+        in direction_check.unbacked_directions("SSA worse, -0.91 [-0.99, -0.80]", entries, {"SSA"})[0]
+    )
     # a mention in quotation marks, a treatment not named, and a word inside another word pass
-    assert direction_check.unbacked_directions("reads “SSA better” when; generalise better; XSSA better", entries, {"SSA"}) == []
-    assert direction_check.unbacked_directions('a claim reads "mixed (SSA better on 1, SSA worse on 2)"', entries, {"SSA"}) == []
+    assert (
+        direction_check.unbacked_directions("reads “SSA better” when; generalise better; XSSA better", entries, {"SSA"})
+        == []
+    )
+    assert (
+        direction_check.unbacked_directions('a claim reads "mixed (SSA better on 1, SSA worse on 2)"', entries, {"SSA"})
+        == []
+    )
     assert direction_check.unbacked_directions("“mixed (SSA better on 1)”", entries, {"SSA"}) == []
     # a quotation closed before it, or one in another block of text, does not make it a mention
     assert direction_check.unbacked_directions("“a quote” and then SSA better", entries, {"SSA"})
@@ -84,8 +93,17 @@ def test_named_treatments_come_from_the_logs(tmp_path):
     assert direction_check.read_log(tmp_path / "missing.jsonl") == []
 
 
-@pytest.mark.parametrize("printed, value, ok", [("-0.17", -0.1712, True), ("-0.17", -0.176, False), ("+0.0879", 0.08794, True),
-                                                ("−0.06", -0.0573, True), ("12", 12.4, True), ("12", 12.6, False)])
+@pytest.mark.parametrize(
+    "printed, value, ok",
+    [
+        ("-0.17", -0.1712, True),
+        ("-0.17", -0.176, False),
+        ("+0.0879", 0.08794, True),
+        ("−0.06", -0.0573, True),
+        ("12", 12.4, True),
+        ("12", 12.6, False),
+    ],
+)
 def test_a_printed_number_matches_the_value_it_rounds(printed, value, ok):
     assert direction_check._printed_as(printed, value) is ok
 
@@ -93,8 +111,14 @@ def test_a_printed_number_matches_the_value_it_rounds(printed, value, ok):
 def test_the_runner_refuses_a_build_whose_page_shows_a_direction_no_decided_verdict_said(tmp_path):
     from ssa_book import book
 
-    html = built_book(tmp_path, {"intro": "<p>The book, in short.</p>", "chapter": "<p>Under shift: SSA worse, +0.30 [+0.27, +0.33].</p>"})
-    with pytest.raises(book.BookBuildFailed, match=r"notebooks/chapter.html: a direction word without a decided verdict: 'SSA worse' with no verdict"):
+    html = built_book(
+        tmp_path,
+        {"intro": "<p>The book, in short.</p>", "chapter": "<p>Under shift: SSA worse, +0.30 [+0.27, +0.33].</p>"},
+    )
+    with pytest.raises(
+        book.BookBuildFailed,
+        match=r"notebooks/chapter.html: a direction word without a decided verdict: 'SSA worse' with no verdict",
+    ):
         book.check_built_pages(tmp_path, html)
     log = direction_check.log_path(tmp_path, "chapter")
     log.parent.mkdir(parents=True)

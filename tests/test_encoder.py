@@ -17,6 +17,7 @@ from ssa_book.encoder.records import EncoderRun
 from ssa_book.encoder.tokenizer import BOS_ID, EOS_ID, MASK_ID, NUM_SPECIAL, PAD_ID, encode, pad, train_tokenizer
 from ssa_book.encoder.train import BatchStream, train_and_probe
 
+
 @pytest.fixture(autouse=True)
 def one_thread():
     # Tiny models on a shared CPU run many times faster on one thread.
@@ -38,16 +39,20 @@ def write_transcript(folder, name, rows):
 @pytest.fixture
 def corpus_folder(tmp_path):
     folder = tmp_path / "aochildes" / "original_transcripts"
-    write_transcript(folder, "A", [
-        ["look at the ice+cream", "Mother", "800.5", "declarative", "Eng-NA", "2", "1"],
-        ["what's that", "Father", "400", "question", "Eng-NA", "1", "1"],
-        ["I want xxx", "Mother", "400", "declarative", "Eng-NA", "1", "2"],
-        ["mine", "Child", "400", "declarative", "Eng-NA", "1", "3"],
-        ["stop it", "Mother", "NA", "imperative_emphatic", "Eng-NA", "3", "1"],
-        ["too old", "Mother", "3000", "declarative", "Eng-NA", "4", "1"],
-        ["clinical", "Mother", "500", "declarative", "Clinical-MOR", "5", "1"],
-        ["", "Mother", "500", "declarative", "Eng-NA", "1", "4"],
-    ])
+    write_transcript(
+        folder,
+        "A",
+        [
+            ["look at the ice+cream", "Mother", "800.5", "declarative", "Eng-NA", "2", "1"],
+            ["what's that", "Father", "400", "question", "Eng-NA", "1", "1"],
+            ["I want xxx", "Mother", "400", "declarative", "Eng-NA", "1", "2"],
+            ["mine", "Child", "400", "declarative", "Eng-NA", "1", "3"],
+            ["stop it", "Mother", "NA", "imperative_emphatic", "Eng-NA", "3", "1"],
+            ["too old", "Mother", "3000", "declarative", "Eng-NA", "4", "1"],
+            ["clinical", "Mother", "500", "declarative", "Clinical-MOR", "5", "1"],
+            ["", "Mother", "500", "declarative", "Eng-NA", "1", "4"],
+        ],
+    )
     write_transcript(folder, "B", [["where's Big_Bird", "Mother", "300", "question", "Eng-NA", "9", "1"]])
     return tmp_path / "aochildes"
 
@@ -153,7 +158,13 @@ def tokenizer():
 
 
 def test_tokenizer_uses_roberta_special_ids(tokenizer):
-    assert [tokenizer.token_to_id(t) for t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>")] == [BOS_ID, PAD_ID, EOS_ID, 3, MASK_ID]
+    assert [tokenizer.token_to_id(t) for t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>")] == [
+        BOS_ID,
+        PAD_ID,
+        EOS_ID,
+        3,
+        MASK_ID,
+    ]
     ids = encode(tokenizer, ["the dog ."])[0]
     assert ids[0] == BOS_ID and ids[-1] == EOS_ID and all(i >= NUM_SPECIAL for i in ids[1:-1])
     with pytest.raises(ValueError, match="vocab_size"):
@@ -203,7 +214,10 @@ def test_holistic_score_ignores_padding(tokenizer, scorer):
 
 def test_batch_stream_is_a_function_of_seed_and_step():
     sequences = [[0, i, 2] for i in range(10, 30)]
-    first, second = BatchStream(sequences, 4, seed=1, order="shuffled"), BatchStream(sequences, 4, seed=1, order="shuffled")
+    first, second = (
+        BatchStream(sequences, 4, seed=1, order="shuffled"),
+        BatchStream(sequences, 4, seed=1, order="shuffled"),
+    )
     assert [first.batch(s) for s in range(12)] == [second.batch(s) for s in reversed(range(12))][::-1]
     assert sorted(map(tuple, sum((first.batch(s) for s in range(5)), []))) == sorted(map(tuple, sequences))  # one pass
     assert BatchStream(sequences, 4, seed=1, order="age").batch(0) == sequences[:4]
@@ -217,26 +231,49 @@ def tiny_zorro(tmp_path):
     folder = tmp_path / "zorro" / "sentences"
     folder.mkdir(parents=True)
     for name in zorro.PARADIGMS:
-        (folder / f"{name}.txt").write_text("dog the is here .\nthe dog is here .\nball where the is ?\nwhere is the ball ?\n")
+        (folder / f"{name}.txt").write_text(
+            "dog the is here .\nthe dog is here .\nball where the is ?\nwhere is the ball ?\n"
+        )
     return tmp_path / "zorro"
 
 
 def tiny_config():
     return EncoderConfig.for_profile(
-        "smoke", vocab_size=300, max_utterances=None, held_out_every=10, steps=6, eval_every=3,
-        checkpoint_every=3, curve_pairs=1, probe_pairs=None, pll_pairs=1, held_out_utterances=5,
+        "smoke",
+        vocab_size=300,
+        max_utterances=None,
+        held_out_every=10,
+        steps=6,
+        eval_every=3,
+        checkpoint_every=3,
+        curve_pairs=1,
+        probe_pairs=None,
+        pll_pairs=1,
+        held_out_utterances=5,
     )
 
 
 def tiny_corpus():
     from ssa_book.encoder.corpus import Corpus
 
-    return Corpus(utterances=tuple(SENTENCES), ages_days=(1.0,) * len(SENTENCES), corpus_names=("T",) * len(SENTENCES), dropped={})
+    return Corpus(
+        utterances=tuple(SENTENCES), ages_days=(1.0,) * len(SENTENCES), corpus_names=("T",) * len(SENTENCES), dropped={}
+    )
 
 
 def test_training_gives_curves_probes_and_scorer_values(tmp_path, tiny_zorro):
-    result = train_and_probe(tiny_config(), "ssa", 3, checkpoint_dir=tmp_path / "run", corpus=tiny_corpus(), zorro_folder=tiny_zorro, progress=False)
-    assert result["curve"]["step"] == [0, 3, 6] and result["curve"]["train_loss"][0] is None  # the untrained model has no training loss
+    result = train_and_probe(
+        tiny_config(),
+        "ssa",
+        3,
+        checkpoint_dir=tmp_path / "run",
+        corpus=tiny_corpus(),
+        zorro_folder=tiny_zorro,
+        progress=False,
+    )
+    assert (
+        result["curve"]["step"] == [0, 3, 6] and result["curve"]["train_loss"][0] is None
+    )  # the untrained model has no training loss
     assert all(math.isfinite(loss) for loss in result["curve"]["train_loss"][1:] + result["curve"]["held_out_loss"])
     assert set(result["holistic"]) == set(zorro.PARADIGMS) and result["holistic"]["irregular-verb"]["total"] == 2
     assert len(result["scorer_values"]["n"]) == tiny_config().num_layers
@@ -248,8 +285,16 @@ def test_training_gives_curves_probes_and_scorer_values(tmp_path, tiny_zorro):
 
 
 def test_stop_at_ends_training_with_a_curve_point_and_a_checkpoint(tmp_path, tiny_zorro):
-    stopped = train_and_probe(tiny_config(), "ssa", 3, checkpoint_dir=tmp_path / "stopped", corpus=tiny_corpus(),
-                              zorro_folder=tiny_zorro, progress=False, stop_at=2)
+    stopped = train_and_probe(
+        tiny_config(),
+        "ssa",
+        3,
+        checkpoint_dir=tmp_path / "stopped",
+        corpus=tiny_corpus(),
+        zorro_folder=tiny_zorro,
+        progress=False,
+        stop_at=2,
+    )
     assert stopped["curve"]["step"] == [0, 2]
     assert torch.load(tmp_path / "stopped" / "checkpoint.pt", weights_only=True)["step"] == 2
 
@@ -260,8 +305,10 @@ def test_stop_at_ends_training_with_a_curve_point_and_a_checkpoint(tmp_path, tin
 def fake_run(variant, seed, accuracy, steps=None):
     """A synthetic run: ``accuracy`` (fraction) on every Zorro paradigm, or a dict of some of them."""
     accuracies = accuracy if isinstance(accuracy, dict) else {name: accuracy for name in zorro.PARADIGMS}
-    holistic = {name: {"correct": 0, "total": 2000, "accuracy": value, "low": value - 0.02, "high": value + 0.02}
-                for name, value in accuracies.items()}
+    holistic = {
+        name: {"correct": 0, "total": 2000, "accuracy": value, "low": value - 0.02, "high": value + 0.02}
+        for name, value in accuracies.items()
+    }
     run = {"scorer": variant, "seed": seed, "holistic": holistic}
     if steps is not None:
         run["config"] = {"steps": steps, "batch_size": 16}
@@ -281,7 +328,9 @@ def jitter(seed):
 def variants_runs(seeds, gain_by_variant):
     """Softmax at the seed's level, each SSA variant about ``gain`` points above it on every paradigm."""
     runs = [fake_run("softmax", s, seed_level(s)) for s in seeds]
-    return runs + [fake_run(v, s, seed_level(s) + (gain + jitter(s)) / 100) for v, gain in gain_by_variant.items() for s in seeds]
+    return runs + [
+        fake_run(v, s, seed_level(s) + (gain + jitter(s)) / 100) for v, gain in gain_by_variant.items() for s in seeds
+    ]
 
 
 def test_the_claim_is_judged_per_paradigm_and_on_the_mean_paired_by_seed():
@@ -302,14 +351,18 @@ def test_the_claim_is_judged_per_paradigm_and_on_the_mean_paired_by_seed():
     assert table["our gain"].tolist() == pytest.approx([5.0 + sum(jitter(s) for s in seeds) / len(seeds)] * 4)
     assert table["outcome"].tolist() == ["SSA better"] * 4 and table["seeds"].tolist() == [len(seeds)] * 4
     assert experiment.accuracy_table(better).loc["mean over paradigms", "softmax"] == pytest.approx(
-        100 * sum(seed_level(s) for s in seeds) / len(seeds))
+        100 * sum(seed_level(s) for s in seeds) / len(seeds)
+    )
 
 
 def test_parts_decided_both_ways_read_mixed_naming_each_part():
     # Only agreement_subject_verb uses ssa_n2 in the paper: it alone gains 5 points.
     mixed = variants_runs(range(experiment.CHAPTER_MIN_PAIRS), {"ssa_n2": 5, "ssa_n1.5": 0})
     verdict = experiment.probing_verdict(mixed)
-    assert verdict.outcome == "mixed" and verdict.words() == "mixed (no difference that matters on 4 of 5, SSA better on 1)"
+    assert (
+        verdict.outcome == "mixed"
+        and verdict.words() == "mixed (no difference that matters on 4 of 5, SSA better on 1)"
+    )
     assert "agreement_subject_verb-across_prepositional_phrase: SSA better" in verdict.detail
     assert "binding-principle_a: no difference that matters" in verdict.detail
     assert f"{experiment.HEADLINE}: no difference that matters" in verdict.detail  # mean gain 1.25 < 2
@@ -319,8 +372,10 @@ def test_a_gain_from_three_seeds_decides_nothing_and_every_seed_is_shown():
     # The issue's case: +17.9, +0.1 and -0.7 points average to +5.8 but decide nothing.
     paradigm = "quantifiers-superlative"
     runs = [fake_run("softmax", s, 0.50) for s in range(3)]
-    runs += [fake_run("ssa_n1.5", s, {**{p: 0.50 for p in zorro.PARADIGMS}, paradigm: 0.50 + g / 100})
-             for s, g in enumerate((17.9, 0.1, -0.7))]
+    runs += [
+        fake_run("ssa_n1.5", s, {**{p: 0.50 for p in zorro.PARADIGMS}, paradigm: 0.50 + g / 100})
+        for s, g in enumerate((17.9, 0.1, -0.7))
+    ]
     runs += [fake_run("ssa_n2", s, 0.50) for s in range(3)]
     table = experiment.gain_table(runs)
     assert table.loc[paradigm, ["seed 0", "seed 1", "seed 2"]].tolist() == pytest.approx([17.9, 0.1, -0.7])
@@ -334,8 +389,10 @@ def test_a_gain_from_three_seeds_decides_nothing_and_every_seed_is_shown():
 
 
 def test_calibration_against_babyberta_says_when_the_baseline_is_undertrained():
-    weak = [dataclasses.replace(run, config={"steps": 6000, "batch_size": 16})
-            for run in variants_runs(range(experiment.CHAPTER_MIN_PAIRS), {"ssa": 0.1, "ssa_n1.5": 0.1, "ssa_n2": 0.1})]
+    weak = [
+        dataclasses.replace(run, config={"steps": 6000, "batch_size": 16})
+        for run in variants_runs(range(experiment.CHAPTER_MIN_PAIRS), {"ssa": 0.1, "ssa_n1.5": 0.1, "ssa_n2": 0.1})
+    ]
     calibrated = experiment.calibration(weak)
     assert calibrated["far"] and calibrated["fraction"] == pytest.approx(6000 * 16 / (400_000 * 16))
     assert calibrated["reference"] == experiment.BABYBERTA_ZORRO_ACCURACY
@@ -343,15 +400,20 @@ def test_calibration_against_babyberta_says_when_the_baseline_is_undertrained():
     assert verdict.outcome == "no difference that matters" and "undertrained" in verdict.detail
     # decided parts and a baseline far below BabyBERTa's: a null weighs little, both baselines said
     caveat = experiment.evidence_caveat(weak)
-    assert caveat == (f"our softmax's overall Zorro accuracy is {calibrated['mean']:.1f}%, BabyBERTa's "
-                      f"{experiment.BABYBERTA_ZORRO_ACCURACY:g}%: a null result here says little of the paper's scale")
+    assert caveat == (
+        f"our softmax's overall Zorro accuracy is {calibrated['mean']:.1f}%, BabyBERTa's "
+        f"{experiment.BABYBERTA_ZORRO_ACCURACY:g}%: a null result here says little of the paper's scale"
+    )
     assert caveat in verdict.detail
     # every part exploratory: any result weighs little, a gain as much as a null
     few = [run for run in weak if run.seed < 8]
     assert experiment.evidence_caveat(few).startswith(
         f"every part is exploratory (8 paired seeds of the {experiment.CHAPTER_MIN_PAIRS} this chapter decides from) and our "
-        "softmax's overall Zorro accuracy is ")
-    assert experiment.evidence_caveat(few).endswith("any result here, a gain, a loss or a null, says little of the paper's scale")
+        "softmax's overall Zorro accuracy is "
+    )
+    assert experiment.evidence_caveat(few).endswith(
+        "any result here, a gain, a loss or a null, says little of the paper's scale"
+    )
     assert experiment.evidence_caveat(few) in experiment.summary(few)
     strong = [fake_run("softmax", s, 0.79, steps=400_000) for s in range(6)]
     strong += [fake_run("ssa_n1.5", s, 0.79, steps=400_000) for s in range(6)]

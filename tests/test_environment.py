@@ -47,7 +47,9 @@ def test_the_library_needs_torch_and_the_build_tool_of_its_kernels_and_the_book_
 
 def test_environment_yml_python_matches_requires_python():
     environment = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
-    conda_python = [entry for entry in environment["dependencies"] if isinstance(entry, str) and _name(entry) == "python"]
+    conda_python = [
+        entry for entry in environment["dependencies"] if isinstance(entry, str) and _name(entry) == "python"
+    ]
     assert conda_python == ["python" + _pyproject()["project"]["requires-python"]]
 
 
@@ -83,7 +85,9 @@ def test_tqdm_finds_ipywidgets_so_notebook_kernels_do_not_warn():
 def test_binder_installs_the_locked_cpu_environment_and_the_package():
     binder = ROOT / "binder"
     requirements = (binder / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    torch_version = re.search(r"^TORCH_VERSION := (\S+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
+    torch_version = re.search(r"^TORCH_VERSION := (\S+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(
+        1
+    )
     assert f"torch=={torch_version}+cpu" in requirements
     assert "-r ../requirements/lock.txt" in requirements
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in requirements

@@ -19,16 +19,22 @@ def _chapter(name, differences_by_claim, min_pairs=6):
         for label, differences in differences_by_claim.items():
             d = np.asarray(differences, dtype=float)
             rule_judge(Claim(label, -1, 0.1, "error", "test", min_pairs=min_pairs), np.zeros_like(d), d)
+
     return error_rates.ChapterVerdicts(name, judge)
 
 
 def test_the_table_takes_each_chapters_worst_verdict_and_counts_a_shared_one_once(monkeypatch):
     normal = np.random.default_rng(0).normal(0.0, 0.05, 10)
     one_outlier = np.r_[np.full(9, 0.05), -0.45]  # recentred: nine seeds a little ahead, one far behind
-    monkeypatch.setattr(error_rates, "CHAPTERS", (
-        _chapter("first", {"shared": normal}),
-        _chapter("second", {"shared": normal, "skewed": one_outlier}),
-        _chapter("empty", {"too few": [0.1, 0.2]})))  # two pairs decide nothing: a rate of 0, still a row
+    monkeypatch.setattr(
+        error_rates,
+        "CHAPTERS",
+        (
+            _chapter("first", {"shared": normal}),
+            _chapter("second", {"shared": normal, "skewed": one_outlier}),
+            _chapter("empty", {"too few": [0.1, 0.2]}),
+        ),
+    )  # two pairs decide nothing: a rate of 0, still a row
     table = error_rates.error_rate_table("cpu", draws=400, pair_counts=(6, 40))
     assert list(table.index) == ["first", "second", "empty"]
     assert table.loc["first", "verdicts"] == 1 and table.loc["second", "verdicts"] == 1  # "shared" counts for the first
@@ -37,24 +43,34 @@ def test_the_table_takes_each_chapters_worst_verdict_and_counts_a_shared_one_onc
     assert table.loc["second", "at the pairs used"] == pytest.approx(direct)
     rate, chapter = error_rates.largest(table)
     assert rate == table["at the pairs used"].max() and chapter == table["at the pairs used"].idxmax()
-    assert f"at most {100 * rate:.1f}%" in error_rates.sentence(table, draws=400) and chapter in error_rates.sentence(table, draws=400)
+    assert f"at most {100 * rate:.1f}%" in error_rates.sentence(table, draws=400) and chapter in error_rates.sentence(
+        table, draws=400
+    )
     # a rate per verdict, of false directions only: the sentence says both, with the verdicts counted
     said = error_rates.sentence(table, draws=400)
-    assert f"not over the {int(table['verdicts'].sum())} verdicts" in said and "of a false \"better\" or \"worse\" only: it does not count the small direction" in said
-    assert "(\"SSA slightly better\", \"SSA slightly worse\")" in said  # both small directions named
+    assert (
+        f"not over the {int(table['verdicts'].sum())} verdicts" in said
+        and 'of a false "better" or "worse" only: it does not count the small direction' in said
+    )
+    assert '("SSA slightly better", "SSA slightly worse")' in said  # both small directions named
     # the false "no difference that matters" rate: per chapter, its largest quoted with its chapter
     missed, where = error_rates.largest(table, error_rates.NO_DIFFERENCE)
     assert table.loc["empty", error_rates.NO_DIFFERENCE] == 0  # two pairs decide nothing
-    assert f"the rule says \"no difference that matters\" at most {100 * missed:.1f}% of the time ({where};" in said
+    assert f'the rule says "no difference that matters" at most {100 * missed:.1f}% of the time ({where};' in said
     with pytest.raises(ValueError, match="column must be"):
         error_rates.largest(table, "verdicts")
 
 
 def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_beside_the_rule_as_applied(monkeypatch):
     one_outlier = np.r_[np.linspace(0.15, 0.25, 9), -1.8]  # recentred: nine seeds beyond the threshold, one far behind
-    monkeypatch.setattr(error_rates, "CHAPTERS", (
-        _chapter("own minimum", {"skewed": one_outlier}),
-        _chapter("raised minimum", {"skewed too": one_outlier}, min_pairs=20)))  # 10 pairs: exploratory as applied
+    monkeypatch.setattr(
+        error_rates,
+        "CHAPTERS",
+        (
+            _chapter("own minimum", {"skewed": one_outlier}),
+            _chapter("raised minimum", {"skewed too": one_outlier}, min_pairs=20),
+        ),
+    )  # 10 pairs: exploratory as applied
     table = error_rates.error_rate_table("cpu", draws=400, pair_counts=(6, 40))
     assert list(table["fewest pairs for a direction"]) == ["6", "20"]
     raised = table.loc["raised minimum"]
@@ -68,7 +84,10 @@ def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_b
     at_six = resampled_null_rates(bare, tuple(one_outlier), 6, simulations=400)[FALSE_DIRECTIONAL]
     assert raised[error_rates.without_at(6)] == pytest.approx(at_six) and at_six > error_rates.LIMIT
     said = error_rates.without_minimums_sentence(table)
-    assert f"up to {100 * rate:.1f}% of the time (own minimum: skewed)" in said and "above 5% in 2 of the 2 chapters: " in said
+    assert (
+        f"up to {100 * rate:.1f}% of the time (own minimum: skewed)" in said
+        and "above 5% in 2 of the 2 chapters: " in said
+    )
     applied, without = error_rates.page_tables(table)
     assert list(without.columns) == ["pairs used", "at the pairs used", "at 6 pairs", "at 40 pairs", "largest at"]
     assert without.loc["raised minimum", "at the pairs used"] == f"{100 * rate:.1f}%"
@@ -87,14 +106,23 @@ def test_the_front_page_and_the_glossary_give_the_error_rate_of_the_rule_behind_
     rate = table.loc["raised minimum", error_rates.WITHOUT_USED]
     assert table.loc["raised minimum", error_rates.USED] == 0 and rate > error_rates.LIMIT  # exploratory as applied
     notes = error_rates.notes_sentence(table, draws=400)
-    assert notes.startswith('The notes "... set after reading, ... before it" give what the rule said without the pair minimums')
+    assert notes.startswith(
+        'The notes "... set after reading, ... before it" give what the rule said without the pair minimums'
+    )
     assert f"up to {100 * rate:.1f}% of the time at the seeds used (raised minimum; Monte Carlo standard error" in notes
     nominal = error_rates.notes_sentence(table, error_rates.NOMINAL_INTERVAL)
     assert nominal.startswith("Its 95% is nominal: with fewer pairs than a minimum set after reading")
-    assert f"up to {100 * rate:.1f}% of the time (raised minimum), where a 95% interval misses it 5% of the time." in nominal
+    assert (
+        f"up to {100 * rate:.1f}% of the time (raised minimum), where a 95% interval misses it 5% of the time."
+        in nominal
+    )
     # not measured (the rule as applied only), or no larger than the rule's as applied: nothing to add
     applied_only = error_rates.error_rate_table("cpu", draws=400, pair_counts=None)
-    assert error_rates.notes_sentence(applied_only) == error_rates.notes_sentence(applied_only, error_rates.NOMINAL_INTERVAL) == ""
+    assert (
+        error_rates.notes_sentence(applied_only)
+        == error_rates.notes_sentence(applied_only, error_rates.NOMINAL_INTERVAL)
+        == ""
+    )
     monkeypatch.setattr(error_rates, "CHAPTERS", (_chapter("own minimum", {"skewed": one_outlier}),))
     same = error_rates.error_rate_table("cpu", draws=400, pair_counts=())
     assert error_rates.notes_sentence(same) == error_rates.notes_sentence(same, error_rates.NOMINAL_INTERVAL) == ""
@@ -103,8 +131,10 @@ def test_the_front_page_and_the_glossary_give_the_error_rate_of_the_rule_behind_
 def _rates(used, no_difference):
     import pandas as pd
 
-    return pd.DataFrame({error_rates.USED: used, error_rates.NO_DIFFERENCE: no_difference, "verdicts": 1},
-                        index=pd.Index([f"chapter {i}" for i in range(len(used))], name="chapter"))
+    return pd.DataFrame(
+        {error_rates.USED: used, error_rates.NO_DIFFERENCE: no_difference, "verdicts": 1},
+        index=pd.Index([f"chapter {i}" for i in range(len(used))], name="chapter"),
+    )
 
 
 def test_the_sentence_under_the_table_says_which_rate_stays_within_the_limit_and_the_front_pages_sets_the_nominal_beside():
@@ -112,16 +142,30 @@ def test_the_sentence_under_the_table_says_which_rate_stays_within_the_limit_and
     said = error_rates.limit_sentence(table)
     assert "Every chapter's rate of false directions stays at or below 5%" in said
     # against the 2.5% the rule aims at, the yardstick of the front page's sentence, beyond two Monte Carlo standard errors
-    assert ("exceeds the 2.5% the rule aims at (by more than two Monte Carlo standard errors) in 2 of the 2 chapters: "
-            "chapter 0 (10.1%), chapter 1 (4.0%).") in said
-    assert "in 1 of the 2 chapters: chapter 0 (10.1%)." in error_rates.limit_sentence(_rates([0.049, 0.02], [0.101, 0.027]))
-    assert (f"at most 10.1% of the time (chapter 0; Monte Carlo standard error 0.5 points), "
-            f"{0.101 / error_rates.NOMINAL_NO_DIFFERENCE:.1f} times the 2.5% the rule aims at there") in error_rates.sentence(table)
+    assert (
+        "exceeds the 2.5% the rule aims at (by more than two Monte Carlo standard errors) in 2 of the 2 chapters: "
+        "chapter 0 (10.1%), chapter 1 (4.0%)."
+    ) in said
+    assert "in 1 of the 2 chapters: chapter 0 (10.1%)." in error_rates.limit_sentence(
+        _rates([0.049, 0.02], [0.101, 0.027])
+    )
+    assert (
+        f"at most 10.1% of the time (chapter 0; Monte Carlo standard error 0.5 points), "
+        f"{0.101 / error_rates.NOMINAL_NO_DIFFERENCE:.1f} times the 2.5% the rule aims at there"
+    ) in error_rates.sentence(table)
     within = _rates([0.06, 0.02], [0.026, 0.01])
-    assert ("Above 5% at the seed counts used, the rate of false directions: chapter 0 (6.0%)" in error_rates.limit_sentence(within)
-            and ("stays within two Monte Carlo standard errors of, or below, the 2.5% the rule aims at (largest 2.6%, chapter 0)"
-                 in error_rates.limit_sentence(within)))
-    assert "within two Monte Carlo standard errors of, or below, the 2.5% the rule aims at there" in error_rates.sentence(within)
+    assert (
+        "Above 5% at the seed counts used, the rate of false directions: chapter 0 (6.0%)"
+        in error_rates.limit_sentence(within)
+        and (
+            "stays within two Monte Carlo standard errors of, or below, the 2.5% the rule aims at (largest 2.6%, chapter 0)"
+            in error_rates.limit_sentence(within)
+        )
+    )
+    assert (
+        "within two Monte Carlo standard errors of, or below, the 2.5% the rule aims at there"
+        in error_rates.sentence(within)
+    )
     assert error_rates.limit_sentence(_rates([], [])) == ""
 
 
@@ -143,7 +187,9 @@ def test_the_false_no_difference_rate_draws_the_verdicts_shape_at_the_threshold_
     generator, said = np.random.default_rng(0), []
     for mean in (CLAIM.threshold, -CLAIM.threshold):
         studies = (tight - tight.mean() + mean)[generator.integers(0, 40, size=(2000, 40))]
-        said.append(np.mean(decide(studies, CLAIM.threshold, False, no_effect_pairs(CLAIM))[3] == "no difference that matters"))
+        said.append(
+            np.mean(decide(studies, CLAIM.threshold, False, no_effect_pairs(CLAIM))[3] == "no difference that matters")
+        )
     assert rate == pytest.approx(max(said))
     # the same seed gives the same rate; below the pairs "no difference" needs, the rule cannot say it
     assert error_rates.false_no_difference_rate(CLAIM, tight, 40, draws=2000) == rate
@@ -163,7 +209,18 @@ def test_a_judged_block_records_each_verdict_with_its_claim_and_each_as_its_fami
         decided = rule_judge(CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6))
         null = rule_judge(CLAIM, np.zeros(6), np.array([0.1, -0.1, 0.2, -0.2, 0.05, -0.05]))
         control_false_discoveries([decided, null, null, null])
-    assert [record.kind for record in found] == ["judged", "judged", "controlled", "controlled", "controlled", "controlled"]
+    assert [record.kind for record in found] == [
+        "judged",
+        "judged",
+        "controlled",
+        "controlled",
+        "controlled",
+        "controlled",
+    ]
     assert found[0].claim is CLAIM and found[0].verdict is decided
-    assert found[2].verdict is decided and found[2].after.outcome == "undecided" and found[2].after.uncontrolled == "better"
+    assert (
+        found[2].verdict is decided
+        and found[2].after.outcome == "undecided"
+        and found[2].after.uncontrolled == "better"
+    )
     assert found[3].verdict is null and found[3].after.uncontrolled is None and found[3].after.adjusted_p is not None

@@ -53,21 +53,28 @@ def test_no_module_of_the_library_or_the_book_imports_itself_back():
     graph = grimp.build_graph("ssa", "ssa_book")
     edges = {module: set(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
     # A package's __init__ importing its own submodules is how it shows its face, not a cycle.
-    edges = {module: {target for target in targets if not module.startswith(target + ".")} for module, targets in edges.items()}
+    edges = {
+        module: {target for target in targets if not module.startswith(target + ".")}
+        for module, targets in edges.items()
+    }
     assert strongly_connected(edges) == []
 
 
 def test_the_import_contracts_are_kept():
     lint_imports = Path(sys.executable).with_name("lint-imports")  # import-linter's command, installed beside Python
-    checked = subprocess.run([str(lint_imports), "--config", str(ROOT / ".importlinter")], cwd=ROOT, capture_output=True, text=True)
+    checked = subprocess.run(
+        [str(lint_imports), "--config", str(ROOT / ".importlinter")], cwd=ROOT, capture_output=True, text=True
+    )
     assert checked.returncode == 0, checked.stdout[-3000:]
     assert "0 broken" in checked.stdout
 
 
 def _layers(config: configparser.ConfigParser, contract: str) -> list[set[str]]:
     """The layers of a layers contract, top first, each the set of its modules."""
-    return [{module.strip() for module in re.split(r"[|:]", line) if module.strip()}
-            for line in config[f"importlinter:contract:{contract}"]["layers"].strip().splitlines()]
+    return [
+        {module.strip() for module in re.split(r"[|:]", line) if module.strip()}
+        for line in config[f"importlinter:contract:{contract}"]["layers"].strip().splitlines()
+    ]
 
 
 def test_the_import_contracts_name_every_study_of_the_list():
@@ -79,12 +86,17 @@ def test_the_import_contracts_name_every_study_of_the_list():
     config = configparser.ConfigParser()
     config.read(ROOT / ".importlinter", encoding="utf-8")
     layers = _layers(config, "layers")
-    above, below = (next(index for index, layer in enumerate(layers) if name in layer) for name in ("ssa_book.studies", "ssa_book.chapters"))
-    between = set().union(*layers[above + 1:below])
+    above, below = (
+        next(index for index, layer in enumerate(layers) if name in layer)
+        for name in ("ssa_book.studies", "ssa_book.chapters")
+    )
+    between = set().union(*layers[above + 1 : below])
     packages = {name: study.packages for name, study in STUDIES.items()}
     assert all(len(found) == 1 for found in packages.values()), packages
     listed = {name: next(iter(found)) for name, found in packages.items()}
-    assert {name: package for name, package in listed.items() if package not in between} == {}, "a study missing from .importlinter"
+    assert {name: package for name, package in listed.items() if package not in between} == {}, (
+        "a study missing from .importlinter"
+    )
     assert between == set(listed.values()), "a layer of studies in .importlinter holds a module that is no study"
     independent = {module.strip() for module in config["importlinter:contract:studies"]["modules"].split()}
     assert independent <= set(listed.values())

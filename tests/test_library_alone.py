@@ -56,27 +56,53 @@ def test_the_library_installs_and_runs_its_readme_example_with_torch_alone(tmp_p
     environment = tmp_path / "library"
     venv.EnvBuilder(with_pip=True).create(environment)
     site_packages = next((environment / "lib").glob("python*/site-packages"))
-    for bundled in [*site_packages.glob("setuptools*"), *site_packages.glob("_distutils_hack"), *site_packages.glob("distutils-precedence.pth")]:
+    for bundled in [
+        *site_packages.glob("setuptools*"),
+        *site_packages.glob("_distutils_hack"),
+        *site_packages.glob("distutils-precedence.pth"),
+    ]:
         shutil.rmtree(bundled) if bundled.is_dir() else bundled.unlink()  # torch's newer setuptools builds the package
     (site_packages / "torch_alone.pth").write_text(str(_torch_alone(tmp_path / "torch_alone")) + "\n")
     source = tmp_path / "source"  # a copy: building in the checkout would leave a build/ folder there
     shutil.copytree(ROOT / "ssa", source / "ssa", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    package = subprocess.run([str(environment / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
-                              "--no-build-isolation", "--no-index", str(source)], capture_output=True, text=True, timeout=600)
+    package = subprocess.run(
+        [
+            str(environment / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert package.returncode == 0, package.stderr
-    check = "\n".join([
-        "import importlib.util",
-        f"present = [name for name in {BOOK_ONLY!r} if importlib.util.find_spec(name) is not None]",
-        "assert not present, f'the library alone brought {present}'",
-        _library_example(),
-        "import ssa.hf, ssa.scoring",
-        "try:\n    ssa.make_scorer('sparsemax')(torch.zeros(1, 3))\nexcept ModuleNotFoundError as error:\n"
-        "    assert 'ssa-book[sparse]' in str(error), error\nelse:\n    raise AssertionError('sparsemax ran without entmax')",
-    ])
-    ran = subprocess.run([str(environment / "bin" / "python"), "-W", "ignore", "-c", check], capture_output=True, text=True,
-                         timeout=600, cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "SSA_NATIVE": "0", "HOME": str(tmp_path)})
+    check = "\n".join(
+        [
+            "import importlib.util",
+            f"present = [name for name in {BOOK_ONLY!r} if importlib.util.find_spec(name) is not None]",
+            "assert not present, f'the library alone brought {present}'",
+            _library_example(),
+            "import ssa.hf, ssa.scoring",
+            "try:\n    ssa.make_scorer('sparsemax')(torch.zeros(1, 3))\nexcept ModuleNotFoundError as error:\n"
+            "    assert 'ssa-book[sparse]' in str(error), error\nelse:\n    raise AssertionError('sparsemax ran without entmax')",
+        ]
+    )
+    ran = subprocess.run(
+        [str(environment / "bin" / "python"), "-W", "ignore", "-c", check],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "SSA_NATIVE": "0", "HOME": str(tmp_path)},
+    )
     assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
@@ -86,7 +112,9 @@ def test_the_package_data_ships_every_source_of_the_kernels():
     import fnmatch
     import tomllib
 
-    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]["ssa"]
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"
+    ]["ssa"]
     sources = [path.relative_to(ROOT / "ssa").as_posix() for path in (ROOT / "ssa" / "kernels" / "csrc").iterdir()]
     unshipped = [source for source in sources if not any(fnmatch.fnmatch(source, pattern) for pattern in patterns)]
     assert sources and not unshipped, f"pyproject.toml's package-data leaves out {unshipped}"
@@ -111,27 +139,53 @@ def test_without_the_book_extra_ssa_book_fails_with_one_line_naming_it(tmp_path)
     name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
     line = f'ssa_book is the book\'s machinery and needs the [book] extra: pip install "{name}[book]" (not installed: '
     environment = _without_the_book(tmp_path / "torch_and_ssa_book")
-    hidden = subprocess.run([sys.executable, "-S", "-c", "import importlib.util; print(importlib.util.find_spec('numpy'))"],
-                            capture_output=True, text=True, env=environment, cwd=tmp_path, timeout=120)
+    hidden = subprocess.run(
+        [sys.executable, "-S", "-c", "import importlib.util; print(importlib.util.find_spec('numpy'))"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert hidden.stdout == "None\n", hidden.stdout + hidden.stderr
 
-    imported = subprocess.run([sys.executable, "-S", "-c", "import ssa_book"], capture_output=True, text=True, env=environment,
-                              cwd=tmp_path, timeout=120)
+    imported = subprocess.run(
+        [sys.executable, "-S", "-c", "import ssa_book"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert imported.returncode == 1
     assert imported.stderr.splitlines()[-1].startswith(f"ImportError: {line}"), imported.stderr
     assert "numpy" in imported.stderr.splitlines()[-1] and "ModuleNotFoundError" not in imported.stderr, imported.stderr
 
-    command = subprocess.run([sys.executable, "-S", "-m", "ssa_book", "--help"], capture_output=True, text=True, env=environment,
-                             cwd=tmp_path, timeout=120)
+    command = subprocess.run(
+        [sys.executable, "-S", "-m", "ssa_book", "--help"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert command.returncode != 0 and command.stdout == ""
     assert len(command.stderr.splitlines()) == 1 and command.stderr.startswith(line), command.stderr
 
     # the installed console script, written as pip writes one: the same line alone
     script = tmp_path / "bin" / "ssa-book"
     script.parent.mkdir()
-    script.write_text("import re\nimport sys\nfrom ssa_book.cli import main\nif __name__ == '__main__':\n"
-                      "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n    sys.exit(main())\n")
-    console = subprocess.run([sys.executable, "-S", str(script), "--help"], capture_output=True, text=True, env=environment,
-                             cwd=tmp_path, timeout=120)
+    script.write_text(
+        "import re\nimport sys\nfrom ssa_book.cli import main\nif __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n    sys.exit(main())\n"
+    )
+    console = subprocess.run(
+        [sys.executable, "-S", str(script), "--help"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert console.returncode != 0 and console.stdout == ""
     assert len(console.stderr.splitlines()) == 1 and console.stderr.startswith(line), console.stderr

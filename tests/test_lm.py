@@ -30,7 +30,10 @@ def synthetic_corpus(path: Path, documents: int = 240, seed: int = 0) -> Path:
     rng = random.Random(seed)
     with open(path, "w", encoding="utf-8") as stream:
         for _ in range(documents):
-            sentences = [f"The {rng.choice(NOUNS)} {rng.choice(VERBS)} the {rng.choice(NOUNS)}." for _ in range(rng.randint(3, 8))]
+            sentences = [
+                f"The {rng.choice(NOUNS)} {rng.choice(VERBS)} the {rng.choice(NOUNS)}."
+                for _ in range(rng.randint(3, 8))
+            ]
             stream.write(json.dumps({"text": " ".join(sentences)}) + "\n")
     return path
 
@@ -60,7 +63,14 @@ def test_paper_model_has_the_papers_parameter_count():
     assert round(parameter_count(model) / 1e6, 1) == 113.9
 
 
-@pytest.mark.parametrize("changes, message", [({"num_heads": 3, "num_kv_heads": 1}, "multiple of num_heads"), ({"num_kv_heads": 5}, "num_kv_heads"), ({"seq_len": 0}, "seq_len")])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"num_heads": 3, "num_kv_heads": 1}, "multiple of num_heads"),
+        ({"num_kv_heads": 5}, "num_kv_heads"),
+        ({"seq_len": 0}, "seq_len"),
+    ],
+)
 def test_bad_model_shapes_are_refused(changes, message):
     with pytest.raises(ValueError, match=message):
         ModelConfig(**{"hidden_size": 40, "num_heads": 4, "num_kv_heads": 2, **changes})
@@ -119,7 +129,9 @@ def test_fineweb_edu_is_streamed_sharded_and_packed_on_the_fly(corpus, tmp_path,
     shard = list(data.documents("fineweb-edu", rank=1, world_size=2))
     assert requested[0] == (*data.FINEWEB_EDU, "train", True)
     assert [text for text in shard] == [row["text"] for row in documents[1::2]]
-    run = run_config("smoke", "ssa").replace(data={"train_source": "fineweb-edu", "ood_source": str(corpus)}, train={"steps": 2, "warmup_steps": 1})
+    run = run_config("smoke", "ssa").replace(
+        data={"train_source": "fineweb-edu", "ood_source": str(corpus)}, train={"steps": 2, "warmup_steps": 1}
+    )
     history = train(run, tmp_path / "streamed", device="cpu", progress=False)["history"]
     assert len(history["train_loss"]) == 2
 
@@ -185,7 +197,15 @@ def test_sentence_scores_do_not_depend_on_padding(trained):
     alone = sentence_log_probabilities(model, tokenizer, [short])
     batched = sentence_log_probabilities(model, tokenizer, [short, long])
     assert alone[0] == pytest.approx(batched[0], abs=1e-4) and batched[0] > batched[1]
-    rows = [{"sentence_good": short, "sentence_bad": "The cat the sees dog.", "UID": "u", "linguistics_term": "t", "field": "f"}]
+    rows = [
+        {
+            "sentence_good": short,
+            "sentence_bad": "The cat the sees dog.",
+            "UID": "u",
+            "linguistics_term": "t",
+            "field": "f",
+        }
+    ]
     result = blimp_accuracy(model, tokenizer, rows)
     assert result["pairs"] == 1 and set(result["by_phenomenon"]) == {"t"}
 
@@ -202,7 +222,12 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     run, out = trained
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text("".join(json.dumps({"question": f"The {noun}", "choices": [" sees the dog.", " the sees dog."], "label": 0}) + "\n" for noun in NOUNS))
+    pairs.write_text(
+        "".join(
+            json.dumps({"question": f"The {noun}", "choices": [" sees the dog.", " the sees dog."], "label": 0}) + "\n"
+            for noun in NOUNS
+        )
+    )
     (tmp_path / "local_pairs.yaml").write_text(
         "task: local_pairs\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " + str(pairs) + "\n"
         "test_split: test\noutput_type: multiple_choice\ndoc_to_text: '{{question}}'\ndoc_to_choice: '{{choices}}'\n"
@@ -210,13 +235,38 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
     )
     # The command line (its arguments checked first), then lm-eval's Python entry, on the same tasks.
     written = tmp_path / "lm_eval" / "results.json"
-    assert cli.main(["lm-eval", "--model_args", f"pretrained={out / 'checkpoint'},device=cpu", "--tasks", "local_pairs",
-                     "--include_path", str(tmp_path), "--batch_size", "4", "--limit", "3", "--output_path", str(written), "--log_samples"]) == 0
+    assert (
+        cli.main(
+            [
+                "lm-eval",
+                "--model_args",
+                f"pretrained={out / 'checkpoint'},device=cpu",
+                "--tasks",
+                "local_pairs",
+                "--include_path",
+                str(tmp_path),
+                "--batch_size",
+                "4",
+                "--limit",
+                "3",
+                "--output_path",
+                str(written),
+                "--log_samples",
+            ]
+        )
+        == 0
+    )
     from_command = json.loads(written.read_text())
-    assert 0.0 <= from_command["results"]["local_pairs"]["acc,none"] <= 1.0 and len(from_command["samples"]["local_pairs"]) == 3
+    assert (
+        0.0 <= from_command["results"]["local_pairs"]["acc,none"] <= 1.0
+        and len(from_command["samples"]["local_pairs"]) == 3
+    )
     outcome = lm_eval.simple_evaluate(
-        model="ssa-lm", model_args=f"pretrained={out / 'checkpoint'},device=cpu", tasks=["local_pairs"],
-        task_manager=cli.lm_eval_tasks(str(tmp_path)), batch_size=4,
+        model="ssa-lm",
+        model_args=f"pretrained={out / 'checkpoint'},device=cpu",
+        tasks=["local_pairs"],
+        task_manager=cli.lm_eval_tasks(str(tmp_path)),
+        batch_size=4,
     )
     assert 0.0 <= outcome["results"]["local_pairs"]["acc,none"] <= 1.0
 
@@ -225,13 +275,40 @@ def test_lm_eval_adapter_runs_a_local_task_offline(trained, corpus, tmp_path, mo
     rolling = adapter.loglikelihood_rolling([Instance("loglikelihood_rolling", {}, (text,), 0)])[0]
     model, tokenizer = load_checkpoint(out / "checkpoint")
     assert rolling == pytest.approx(sentence_log_probabilities(model, tokenizer, [text])[0], abs=1e-3)
-    generated = adapter.generate_until([Instance("generate_until", {}, ("The cat", {"until": ["."], "max_gen_toks": 5}), 0)])
+    generated = adapter.generate_until(
+        [Instance("generate_until", {}, ("The cat", {"until": ["."], "max_gen_toks": 5}), 0)]
+    )
     assert isinstance(generated[0], str) and "." not in generated[0]
 
 
 def _train_command(out: Path, corpus: Path) -> list[str]:
-    return ["-m", "ssa_book", "decoder", "train", "--profile", "smoke", "--scorer", "ssa", "--train-source", str(corpus), "--ood-source", str(corpus),
-            "--steps", "3", "--global-batch", "4", "--micro-batch", "2", "--threads", "1", "--no-progress", "--device", "cpu", "--out", str(out)]
+    return [
+        "-m",
+        "ssa_book",
+        "decoder",
+        "train",
+        "--profile",
+        "smoke",
+        "--scorer",
+        "ssa",
+        "--train-source",
+        str(corpus),
+        "--ood-source",
+        str(corpus),
+        "--steps",
+        "3",
+        "--global-batch",
+        "4",
+        "--micro-batch",
+        "2",
+        "--threads",
+        "1",
+        "--no-progress",
+        "--device",
+        "cpu",
+        "--out",
+        str(out),
+    ]
 
 
 def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
@@ -239,8 +316,18 @@ def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
 
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     two_processes = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", *_train_command(tmp_path / "two", corpus)],
-        env=environment, cwd=ROOT, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node=2",
+            *_train_command(tmp_path / "two", corpus),
+        ],
+        env=environment,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert two_processes.returncode == 0, two_processes.stderr[-3000:]
     two = json.loads((tmp_path / "two" / "history.json").read_text())
@@ -255,12 +342,27 @@ def test_two_gloo_processes_give_the_same_losses_as_one(corpus, tmp_path):
 # ---- verdicts (ssa_book.verdicts' one rule, paired by seed) ------------------------------------------
 
 
-def lm_run(scorer: str, seed: int, perplexity_id: float, perplexity_ood: float, blimp: float = 0.6,
-           unigram: float = 500.0, eval_loss=None) -> LMRun:
+def lm_run(
+    scorer: str,
+    seed: int,
+    perplexity_id: float,
+    perplexity_ood: float,
+    blimp: float = 0.6,
+    unigram: float = 500.0,
+    eval_loss=None,
+) -> LMRun:
     """The record of a synthetic run result with the fields the verdict reads."""
-    entry = {"scorer": scorer, "seed": seed, "perplexity_id": perplexity_id, "perplexity_ood": perplexity_ood,
-             "unigram_perplexity_id": unigram, "unigram_perplexity_ood": 1.2 * unigram,
-             "blimp": {"accuracy": blimp, "by_phenomenon": {}, "pairs": 6700}, "tokens_trained": 1_000_000, "parameters": 2_000_000}
+    entry = {
+        "scorer": scorer,
+        "seed": seed,
+        "perplexity_id": perplexity_id,
+        "perplexity_ood": perplexity_ood,
+        "unigram_perplexity_id": unigram,
+        "unigram_perplexity_ood": 1.2 * unigram,
+        "blimp": {"accuracy": blimp, "by_phenomenon": {}, "pairs": 6700},
+        "tokens_trained": 1_000_000,
+        "parameters": 2_000_000,
+    }
     if eval_loss is not None:
         entry["history"] = {"eval_step": [0, 50, 100], "eval_loss": list(eval_loss)}
     return LMRun.from_result(entry)
@@ -274,7 +376,11 @@ def paired_runs(seeds, ssa_id_factor: float, ssa_ood_factor: float, blimp_gain: 
         softmax_id, softmax_ood = 100.0 + 17.0 * (seed % 4), 150.0 + 23.0 * (seed % 3)
         blimp = 0.55 + 0.01 * (seed % 5)
         runs.append(lm_run("softmax", seed, softmax_id, softmax_ood, blimp, **extra))
-        runs.append(lm_run("ssa", seed, softmax_id * ssa_id_factor, softmax_ood * ssa_ood_factor, blimp + blimp_gain / 100, **extra))
+        runs.append(
+            lm_run(
+                "ssa", seed, softmax_id * ssa_id_factor, softmax_ood * ssa_ood_factor, blimp + blimp_gain / 100, **extra
+            )
+        )
     return runs
 
 
@@ -313,7 +419,9 @@ def test_fewer_than_six_pairs_are_too_few_with_the_pairs_that_would_decide():
     from ssa_book.lm import experiment
 
     runs = paired_runs(range(2), ssa_id_factor=math.exp(-0.05), ssa_ood_factor=1.0, blimp_gain=1.5)
-    runs[-1] = dataclasses.replace(runs[-1], perplexity_id=runs[-1].perplexity_id * math.exp(-0.03))  # some spread between the two pairs
+    runs[-1] = dataclasses.replace(
+        runs[-1], perplexity_id=runs[-1].perplexity_id * math.exp(-0.03)
+    )  # some spread between the two pairs
     summary = experiment.verdict(runs)
     assert summary["learned"]
     assert {verdict.outcome for verdict in summary["claims"].values()} == {"exploratory"}
@@ -346,7 +454,9 @@ def test_calibration_says_when_the_baseline_is_far_from_its_reference(tmp_path):
     falling = paired_runs(range(6), math.exp(-0.05), 1.0, eval_loss=[8.0, 6.0, 5.9])  # still falling by 0.1
     calibrated = experiment.calibration(falling)
     assert calibrated["far"] and calibrated["still_falling"]["drop"] == pytest.approx(0.1)
-    assert calibrated["unigram_ratio"]["id"] == pytest.approx(max(run.perplexity_id for run in falling if run.scorer == "softmax") / 500)
+    assert calibrated["unigram_ratio"]["id"] == pytest.approx(
+        max(run.perplexity_id for run in falling if run.scorer == "softmax") / 500
+    )
     assert "undertrained" in experiment.claim_verdicts(falling)["perplexity_id"].detail
     flat = paired_runs(range(6), math.exp(-0.05), 1.0, eval_loss=[8.0, 6.0, 5.995])
     assert experiment.calibration(flat)["far"] is False
@@ -355,8 +465,18 @@ def test_calibration_says_when_the_baseline_is_far_from_its_reference(tmp_path):
     longer = run_config("cpu", "softmax", 0).replace(train={"steps": 10 * run_config("cpu").train.steps})
     folder = tmp_path / "cpu" / "lm" / "run"
     folder.mkdir(parents=True)
-    (folder / "entry.json").write_text(json.dumps({"schema_version": 1, "experiment": "lm/run", "profile": "cpu", "config": longer.to_dict(),
-                                                   "result": {"perplexity_id": 50.0}, "provenance": PROVENANCE}))
+    (folder / "entry.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "experiment": "lm/run",
+                "profile": "cpu",
+                "config": longer.to_dict(),
+                "result": {"perplexity_id": 50.0},
+                "provenance": PROVENANCE,
+            }
+        )
+    )
     calibrated = experiment.calibration(falling, profile="cpu", results_dir=tmp_path)
     reference = calibrated["longer_trained"]
     assert reference["perplexity_id"] == 50.0 and reference["runs"] == 1 and calibrated["far"]
@@ -368,7 +488,9 @@ def test_the_decoder_trains_under_bfloat16_autocast_as_on_a_gpu(scorer):
     # The trainer autocasts to bfloat16 on CUDA; Nemotron's rotary embedding then hands attention
     # a float32 query and key with a bfloat16 value. CPU autocast takes the same route.
     torch.manual_seed(0)
-    shape = ModelConfig(vocab_size=128, hidden_size=64, num_layers=2, num_heads=4, num_kv_heads=2, ffn_size=128, seq_len=32)
+    shape = ModelConfig(
+        vocab_size=128, hidden_size=64, num_layers=2, num_heads=4, num_kv_heads=2, ffn_size=128, seq_len=32
+    )
     model = build_model(shape, scorer)
     tokens = torch.randint(0, shape.vocab_size, (2, shape.seq_len))
     with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -384,8 +506,10 @@ def test_the_papers_gap_is_placed_against_each_perplexity_interval():
     from ssa_book.verdicts.verdict import Verdict
 
     gap = experiment.paper_log_gap("id")
-    found = {"perplexity_id": Verdict("id", UNDECIDED, interval=(-0.04, gap / 2)),
-             "perplexity_ood": Verdict("ood", UNDECIDED, interval=(-0.01, 1.0))}
+    found = {
+        "perplexity_id": Verdict("id", UNDECIDED, interval=(-0.04, gap / 2)),
+        "perplexity_ood": Verdict("ood", UNDECIDED, interval=(-0.01, 1.0)),
+    }
     sentence = experiment.paper_gap_sentence(found)
     assert sentence.startswith("the paper's gap lies above our interval (perplexity in distribution: interval [-0.040,")
     assert "the paper's gap lies inside our interval (perplexity out of distribution" in sentence

@@ -59,7 +59,11 @@ class TestNotebook:
         notebook = nbformat.read(path, as_version=4)
         nbformat.validate(notebook)
         # nbformat fills missing cell ids in on reading (with a warning), so the file itself is checked
-        without_id = [index for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]) if "id" not in cell]
+        without_id = [
+            index
+            for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])
+            if "id" not in cell
+        ]
         assert not without_id, f"cells {without_id} have no id"
         for index, cell in enumerate(_code_cells(notebook)):
             assert cell.outputs == [], f"code cell {index} has outputs: clear them before committing"
@@ -75,7 +79,9 @@ class TestNotebook:
         parameters = _code_cells(nbformat.read(path, as_version=4))[1]
         assert "parameters" in parameters.metadata.get("tags", [])
         if path.name not in UNTAGGED:
-            assert "remove-cell" in parameters.metadata["tags"], "the parameters cell is plumbing: tag it remove-cell too"
+            assert "remove-cell" in parameters.metadata["tags"], (
+                "the parameters cell is plumbing: tag it remove-cell too"
+            )
         assigned = {
             statement.targets[0].id: ast.literal_eval(statement.value)
             for statement in ast.parse(parameters.source).body
@@ -86,21 +92,29 @@ class TestNotebook:
     def test_a_reader_sees_no_code_unless_asked(self, path):
         notebook = nbformat.read(path, as_version=4)
         assert notebook.metadata.get("mystnb", {}).get("remove_code_source") is True, (
-            "set the notebook's mystnb.remove_code_source to true: papermill's injected parameters cell would show")
+            "set the notebook's mystnb.remove_code_source to true: papermill's injected parameters cell would show"
+        )
         for index, cell in enumerate(_code_cells(notebook)[1:], start=1):
             tags = cell.metadata.get("tags", [])
             shows_code = cell.metadata.get("mystnb", {}).get("remove_code_source")
             assert shows_code in (None, False), f"code cell {index}: only false may override the notebook"
-            assert (shows_code is False) == ("hide-input" in tags), f"code cell {index}: hide-input goes with mystnb.remove_code_source false"
+            assert (shows_code is False) == ("hide-input" in tags), (
+                f"code cell {index}: hide-input goes with mystnb.remove_code_source false"
+            )
             if path.name in UNTAGGED:
                 continue
             chosen = [tag for tag in tags if tag in VISIBILITY_TAGS]
-            assert len(chosen) == 1, f"code cell {index} ({cell.source.splitlines()[0]!r}) needs one of {VISIBILITY_TAGS}, has {chosen}"
+            assert len(chosen) == 1, (
+                f"code cell {index} ({cell.source.splitlines()[0]!r}) needs one of {VISIBILITY_TAGS}, has {chosen}"
+            )
 
     def test_follows_overview_what_you_will_see_summary(self, path):
         notebook = nbformat.read(path, as_version=4)
         text = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
-        sections = [match.group(1).strip() for match in re.finditer(r"(?m)^##\s+(.*)$", re.sub(r"(?ms)^(```|~~~).*?^\1", "", text))]
+        sections = [
+            match.group(1).strip()
+            for match in re.finditer(r"(?m)^##\s+(.*)$", re.sub(r"(?ms)^(```|~~~).*?^\1", "", text))
+        ]
         found = [name for name in sections if name in RHYTHM]
         assert found == list(RHYTHM), f"H2 sections {sections}: need {RHYTHM} once each, in this order"
         # the Summary closes the chapter; only the front page's Citation may follow it
@@ -109,7 +123,12 @@ class TestNotebook:
 
     def test_has_one_h1_in_its_first_cell(self, path):
         notebook = nbformat.read(path, as_version=4)
-        headings = [(index, line) for index, cell in enumerate(notebook.cells) if cell.cell_type == "markdown" for line in _h1_lines(cell.source)]
+        headings = [
+            (index, line)
+            for index, cell in enumerate(notebook.cells)
+            if cell.cell_type == "markdown"
+            for line in _h1_lines(cell.source)
+        ]
         assert len(headings) == 1 and headings[0][0] == 0, f"H1 headings (cell, line): {headings}"
 
 
@@ -127,15 +146,24 @@ def test_a_placeholder_page_stands_exactly_for_each_draft_notebook():
         relative = path.relative_to(ROOT)
         placeholder = ROOT / "book" / f"{path.stem}.md"
         if relative in in_toc:
-            assert not placeholder.exists(), f"delete {placeholder.relative_to(ROOT)}: notebooks/{path.name} replaces it"
+            assert not placeholder.exists(), (
+                f"delete {placeholder.relative_to(ROOT)}: notebooks/{path.name} replaces it"
+            )
         else:
             assert relative in drafts
-            assert placeholder.exists(), f"draft notebooks/{path.name} needs its placeholder page book/{path.stem}.md in _toc.yml"
+            assert placeholder.exists(), (
+                f"draft notebooks/{path.name} needs its placeholder page book/{path.stem}.md in _toc.yml"
+            )
 
 
 def _targets_defined() -> set[str]:
     """Labels the book defines: MyST targets ``(name)=``, ``:name:`` options and ``$$ ... $$ (name)``."""
-    texts = [cell.source for path in NOTEBOOKS for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"]
+    texts = [
+        cell.source
+        for path in NOTEBOOKS
+        for cell in nbformat.read(path, as_version=4).cells
+        if cell.cell_type == "markdown"
+    ]
     texts += [page.read_text(encoding="utf-8") for page in PAGES]
     found = set()
     for text in texts:

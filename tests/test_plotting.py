@@ -8,8 +8,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ssa_book.plotting import (SEED_LINE, plot_category_means, plot_mean_and_seeds, plot_seed_lines, provenance_caption,
-                               scorer_color, scorer_palette)
+from ssa_book.plotting import (
+    SEED_LINE,
+    plot_category_means,
+    plot_mean_and_seeds,
+    plot_seed_lines,
+    provenance_caption,
+    scorer_color,
+    scorer_palette,
+)
 from ssa.scoring import scorer_names
 
 
@@ -22,11 +29,15 @@ def test_every_scorer_has_its_own_colour():
 
 
 def test_caption_names_profile_seeds_and_time():
-    assert provenance_caption("cpu", [2, 0, 1, 1], 150.0) == "cpu profile, 3 seeds (0, 1, 2), 2.5 min of training in total"
+    assert (
+        provenance_caption("cpu", [2, 0, 1, 1], 150.0) == "cpu profile, 3 seeds (0, 1, 2), 2.5 min of training in total"
+    )
     assert provenance_caption("smoke", [0], 12.0, "measurement") == "smoke profile, 1 seed (0), 12 s of measurement"
     assert provenance_caption("cpu", []) == "cpu profile, deterministic (no seed)"
     # a run of four or more consecutive seeds is written as its ends, so a study's caption stays short
-    assert provenance_caption("cpu", [*range(100, 140), 7, 8, 9, 300]) == "cpu profile, 44 seeds (7, 8, 9, 100-139, 300)"
+    assert (
+        provenance_caption("cpu", [*range(100, 140), 7, 8, 9, 300]) == "cpu profile, 44 seeds (7, 8, 9, 100-139, 300)"
+    )
 
 
 # Every mean over a few seeds is drawn with each seed beside it: the tests count the artists.
@@ -49,8 +60,14 @@ def test_a_mean_line_is_drawn_over_one_thin_line_per_seed():
 
 
 def test_seed_lines_of_a_long_table_draw_each_seed_of_each_hue():
-    frame = pd.DataFrame([{"variant": variant, "seed": seed, "step": step, "loss": 5.0 - step + seed}
-                          for variant in ("softmax", "ssa") for seed in SEEDS for step in range(4)])
+    frame = pd.DataFrame(
+        [
+            {"variant": variant, "seed": seed, "step": step, "loss": 5.0 - step + seed}
+            for variant in ("softmax", "ssa")
+            for seed in SEEDS
+            for step in range(4)
+        ]
+    )
     fig, ax = plt.subplots()
     drawn = plot_seed_lines(ax, frame, x="step", y="loss", hue="variant", palette={"softmax": "C0", "ssa": "C1"})
     assert set(drawn) == {"softmax", "ssa"}
@@ -60,14 +77,37 @@ def test_seed_lines_of_a_long_table_draw_each_seed_of_each_hue():
 
 def test_category_means_show_every_seed_and_join_paired_seeds():
     categories = ["a", "b", "c", "d"]
-    frame = pd.DataFrame([{"paradigm": category, "variant": variant, "seed": seed, "accuracy": 50 + 5 * seed + (variant == "ssa"),
-                           "low": 40.0, "high": 70.0}
-                          for category in categories for variant in ("softmax", "ssa") for seed in SEEDS])
+    frame = pd.DataFrame(
+        [
+            {
+                "paradigm": category,
+                "variant": variant,
+                "seed": seed,
+                "accuracy": 50 + 5 * seed + (variant == "ssa"),
+                "low": 40.0,
+                "high": 70.0,
+            }
+            for category in categories
+            for variant in ("softmax", "ssa")
+            for seed in SEEDS
+        ]
+    )
     fig, ax = plt.subplots()
-    drawn = plot_category_means(ax, frame, category="paradigm", value="accuracy", hue="variant", palette={"softmax": "C0", "ssa": "C1"},
-                                low="low", high="high", paired=True)
+    drawn = plot_category_means(
+        ax,
+        frame,
+        category="paradigm",
+        value="accuracy",
+        hue="variant",
+        palette={"softmax": "C0", "ssa": "C1"},
+        low="low",
+        high="high",
+        paired=True,
+    )
     assert [len(points.get_offsets()) for points in drawn["seeds"]] == [len(categories) * len(SEEDS)] * 2
-    assert len(drawn["pairs"]) == len(categories) * len(SEEDS)  # one line per category and seed, across the two variants
+    assert len(drawn["pairs"]) == len(categories) * len(
+        SEEDS
+    )  # one line per category and seed, across the two variants
     means = [artist for artist in drawn["means"] if hasattr(artist, "get_offsets")]
     np.testing.assert_allclose(means[0].get_offsets()[:, 0], [55.0] * len(categories))
     assert [tick.get_text() for tick in ax.get_yticklabels()] == categories
@@ -78,11 +118,22 @@ def _icl_run(seed: int, sigmas=(1.0, 2.0, 4.0)):
     from ssa_book.icl.records import ICLRun
 
     errors = [0.1 * (1 + seed) * sigma for sigma in sigmas]
-    result = {"training": {"history": [(step, 1.0 / (1 + step + seed)) for step in range(5)], "steps": 5, "wall_time_s": 1.0},
-              "shifts": {"sigma_x": {"sigmas": list(sigmas), "model": {"prompt_error": errors},
-                                     "majority class": {"prompt_error": [0.5] * len(sigmas)}}},
-              "concentration": {"sigma_x": {"sigmas": list(sigmas),
-                                            "entropy": [[[1.0 - 0.1 * i - 0.01 * seed] * 2] * 2 for i in range(len(sigmas))]}}}
+    result = {
+        "training": {"history": [(step, 1.0 / (1 + step + seed)) for step in range(5)], "steps": 5, "wall_time_s": 1.0},
+        "shifts": {
+            "sigma_x": {
+                "sigmas": list(sigmas),
+                "model": {"prompt_error": errors},
+                "majority class": {"prompt_error": [0.5] * len(sigmas)},
+            }
+        },
+        "concentration": {
+            "sigma_x": {
+                "sigmas": list(sigmas),
+                "entropy": [[[1.0 - 0.1 * i - 0.01 * seed] * 2] * 2 for i in range(len(sigmas))],
+            }
+        },
+    }
     return ICLRun.from_result(result, task="every", scorer="softmax", seed=seed)
 
 
@@ -102,13 +153,17 @@ def test_alternatives_figures_draw_each_seed():
 
     runs = {"every": {scorer: [_icl_run(seed) for seed in SEEDS] for scorer in ("softmax", "ssa", "sparsemax")}}
     ranks = figures.seed_ranks(runs["every"], "every", "sigma_x")
-    assert {scorer: values.shape for scorer, values in ranks.items()} == {scorer: (len(SEEDS), 3) for scorer in runs["every"]}
+    assert {scorer: values.shape for scorer, values in ranks.items()} == {
+        scorer: (len(SEEDS), 3) for scorer in runs["every"]
+    }
     np.testing.assert_allclose(sum(ranks.values()), 1 + 2 + 3)  # each seed ranks the three scorers at each sigma
 
     ranked = comparison.rank_table(comparison.error_table(runs))
     fig, axes = plt.subplots(1, 1, squeeze=False)
     figures.plot_ranks(fig, axes, ranked, [("every", "sigma_x")], runs)
-    assert sum(len(points.get_offsets()) for points in axes[0, 0].collections) == 3 * len(SEEDS) * 3  # scorers x seeds x sigmas
+    assert (
+        sum(len(points.get_offsets()) for points in axes[0, 0].collections) == 3 * len(SEEDS) * 3
+    )  # scorers x seeds x sigmas
     plt.close(fig)
 
     fig, axes = plt.subplots(1, 1, squeeze=False)
@@ -118,9 +173,13 @@ def test_alternatives_figures_draw_each_seed():
 
     mechanism = comparison.mechanism_table(runs)
     fig, axes = plt.subplots(1, 1, squeeze=False)
-    figures.plot_mechanism(fig, axes, mechanism, comparison.mechanism_correlation(mechanism), [("every", "sigma_x")], runs)
+    figures.plot_mechanism(
+        fig, axes, mechanism, comparison.mechanism_correlation(mechanism), [("every", "sigma_x")], runs
+    )
     seed_points = [points for points in axes[0, 0].collections if len(points.get_offsets()) == len(SEEDS)]
-    assert len(seed_points) == 3 and len(axes[0, 0].lines) >= 3 * len(SEEDS)  # each seed's point, joined to its scorer's mean
+    assert len(seed_points) == 3 and len(axes[0, 0].lines) >= 3 * len(
+        SEEDS
+    )  # each seed's point, joined to its scorer's mean
     plt.close(fig)
 
 
@@ -135,12 +194,18 @@ def test_a_crowded_overlay_keeps_softmax_and_ssa_in_colour_and_the_rest_grey():
     assert {colours[name] for name in everyone if name not in plotting.HIGHLIGHTED} == {plotting.OTHER_SCORERS_COLOR}
     few = ["softmax", "ssa", "sparsemax"]
     assert plotting.overlay_color("sparsemax", few) == plotting.scorer_color("sparsemax")
-    assert plotting.overlay_order(["ssa", "sigmoid", "softmax", "sparsemax"]) == ["sigmoid", "sparsemax", "ssa", "softmax"]
+    assert plotting.overlay_order(["ssa", "sigmoid", "softmax", "sparsemax"]) == [
+        "sigmoid",
+        "sparsemax",
+        "ssa",
+        "softmax",
+    ]
 
 
 # Every figure is drawn for the book's column (issue 53): at most 7.5 in wide as saved, no text
 # below 8 pt. The notebooks' figures are checked when they are glued (use_book_style installs the
 # check in the kernel), so the smoke run of every notebook in CI checks every figure of the book.
+
 
 def test_a_figure_wider_than_the_column_or_with_small_text_is_refused():
     from ssa_book import plotting
@@ -224,7 +289,7 @@ def test_ssa_variants_are_told_apart_from_ssa_by_colour_and_marker():
     variants = ["ssa", "ssa_n1.5", "ssa_n2"]
     colours = [np.array(to_rgb(plotting.scorer_color(name))) for name in variants]
     # every pair at least a third of the RGB cube's diagonal apart: no near-identical shades
-    assert min(np.linalg.norm(a - b) for i, a in enumerate(colours) for b in colours[i + 1:]) > 0.35
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(colours) for b in colours[i + 1 :]) > 0.35
     assert len({plotting.scorer_marker(name) for name in ["softmax", *variants]}) == 4
 
 
@@ -240,15 +305,31 @@ def test_the_study_forest_fits_the_column_with_every_comparison_on_one_row():
     plotting.use_book_style()
 
     def verdict(effect):
-        return SimpleNamespace(differences=[effect - 0.1, effect, effect + 0.1], interval=(effect - 0.2, effect + 0.2),
-                               effect=effect, threshold=0.1, units="prompt error", detail="")
+        return SimpleNamespace(
+            differences=[effect - 0.1, effect, effect + 0.1],
+            interval=(effect - 0.2, effect + 0.2),
+            effect=effect,
+            threshold=0.1,
+            units="prompt error",
+            detail="",
+        )
 
     comparisons = [f"SSA vs softmax, variant number {index} of the study's plan" for index in range(12)]
-    rows = [{"comparison": comparison, "task": task, "endpoint": endpoint, "verdict": verdict(0.01 * index)}
-            for endpoint in ("error at σ = 10", "mean error, σ = 2-29", "generalises at σ = 10")
-            for index, comparison in enumerate(comparisons) for task in ("every", "some")]
-    rows += [{"comparison": "SSA vs softmax, linear functions", "task": "linear", "endpoint": endpoint, "verdict": verdict(0.05)}
-             for endpoint in ("normalised error, larger inputs", "normalised error, larger functions")]
+    rows = [
+        {"comparison": comparison, "task": task, "endpoint": endpoint, "verdict": verdict(0.01 * index)}
+        for endpoint in ("error at σ = 10", "mean error, σ = 2-29", "generalises at σ = 10")
+        for index, comparison in enumerate(comparisons)
+        for task in ("every", "some")
+    ]
+    rows += [
+        {
+            "comparison": "SSA vs softmax, linear functions",
+            "task": "linear",
+            "endpoint": endpoint,
+            "verdict": verdict(0.05),
+        }
+        for endpoint in ("normalised error, larger inputs", "normalised error, larger functions")
+    ]
     fig = figures.plot_study_forest(rows)
     assert plotting.figure_problems(fig) == []
     labelled = [ax for ax in fig.axes if [label.get_text() for label in ax.get_yticklabels() if label.get_text()]]

@@ -99,9 +99,18 @@ def _retrieval(profile, setup):
 
 
 # The config builders the chapters' code calls, written out here independently of ssa_book.sizes.
-BUILDERS = {"icl_quantification": _icl, "icl_linear": _icl, "icl_collapse": _icl, "icl_study": _study, "alternative_scorers": _alternatives,
-            "decoder": _decoder, "encoder": _encoder, "performance": _performance, "max_retrieval": _retrieval,
-            "leaderboard": _leaderboard}
+BUILDERS = {
+    "icl_quantification": _icl,
+    "icl_linear": _icl,
+    "icl_collapse": _icl,
+    "icl_study": _study,
+    "alternative_scorers": _alternatives,
+    "decoder": _decoder,
+    "encoder": _encoder,
+    "performance": _performance,
+    "max_retrieval": _retrieval,
+    "leaderboard": _leaderboard,
+}
 # Fields that differ between profiles but are not sizes (why, for each).
 NOT_SIZES = {
     "train.log_every": "how often the training loss is logged, steps / 20",
@@ -178,7 +187,9 @@ def test_every_setting_that_differs_between_profiles_is_in_the_table(chapter):
         for path in leaves["cpu"]:
             if len({repr(leaves[profile].get(path)) for profile in PROFILES}) == 1 or path in NOT_SIZES:
                 continue
-            assert any(path == shown or path.startswith(f"{shown}.") for shown in paths), f"{chapter}: {path} differs by profile"
+            assert any(path == shown or path.startswith(f"{shown}.") for shown in paths), (
+                f"{chapter}: {path} differs by profile"
+            )
 
 
 def test_resolve_and_unknown_chapter():

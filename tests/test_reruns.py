@@ -22,8 +22,16 @@ STUDIES = ("icl_linear", "max_retrieval", "encoder", "decoder")
 def _timeless(value):
     """``value`` without its timings, which differ from run to run by nature."""
     if isinstance(value, dict):
-        return {key: _timeless(item) for key, item in value.items()
-                if not ("time" in key or "timing" in key or key.endswith(("_per_s", "_seconds")) or key in ("created_utc", "seconds"))}
+        return {
+            key: _timeless(item)
+            for key, item in value.items()
+            if not (
+                "time" in key
+                or "timing" in key
+                or key.endswith(("_per_s", "_seconds"))
+                or key in ("created_utc", "seconds")
+            )
+        }
     if isinstance(value, list):
         return [_timeless(item) for item in value]
     if isinstance(value, float) and math.isnan(value):
@@ -32,10 +40,36 @@ def _timeless(value):
 
 
 def _compute(study: str, folder: Path) -> dict[str, dict]:
-    environment = {**os.environ, "SSA_RESULTS_DIR": str(folder), "SSA_CHECKPOINT_DIR": str(folder / "checkpoints"),
-                   "SSA_RUNS_DIR": str(folder / "runs"), "OMP_NUM_THREADS": "1"}
-    subprocess.run([sys.executable, "-m", "ssa_book", "regenerate", study, "--profile", "smoke", "--seeds", "0", "--scorers", "ssa",
-                    "--device", "cpu"], cwd=ROOT, env=environment, check=True, capture_output=True, text=True, timeout=600)
+    environment = {
+        **os.environ,
+        "SSA_RESULTS_DIR": str(folder),
+        "SSA_CHECKPOINT_DIR": str(folder / "checkpoints"),
+        "SSA_RUNS_DIR": str(folder / "runs"),
+        "OMP_NUM_THREADS": "1",
+    }
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ssa_book",
+            "regenerate",
+            study,
+            "--profile",
+            "smoke",
+            "--seeds",
+            "0",
+            "--scorers",
+            "ssa",
+            "--device",
+            "cpu",
+        ],
+        cwd=ROOT,
+        env=environment,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     entries = sorted((folder / "smoke").rglob("*.json"))
     assert entries, f"{study}: no result entry written"
     return {str(path.relative_to(folder)): json.loads(path.read_text(encoding="utf-8")) for path in entries}

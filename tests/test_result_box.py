@@ -14,10 +14,22 @@ from ssa_book.studies import PAPER
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every experimental chapter: each opens with the box.
-EXPERIMENTAL = ("icl_quantification", "icl_linear", "icl_collapse", "icl_study", "alternative_scorers", "decoder", "encoder",
-                "performance", "max_retrieval", "leaderboard")
-ICL = ("4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: "
-       "12 layers of width 256, 500,000 steps at 0.0001); 40 paired seeds a task")
+EXPERIMENTAL = (
+    "icl_quantification",
+    "icl_linear",
+    "icl_collapse",
+    "icl_study",
+    "alternative_scorers",
+    "decoder",
+    "encoder",
+    "performance",
+    "max_retrieval",
+    "leaderboard",
+)
+ICL = (
+    "4 layers of width 64, 1,000 steps at learning rate 0.001 (constant), SSA from b = 2.72, n = 1.49 (the paper: "
+    "12 layers of width 256, 500,000 steps at 0.0001); 40 paired seeds a task"
+)
 
 
 def _judged(effects, threshold=0.05):
@@ -34,29 +46,52 @@ def _row(key, verdict, seeds=tuple(range(40)), **fields):
 
 def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_seeds_in_at_most_three_short_bullets():
     worse = _judged(WORSE)
-    quantification = _row("quantification", "does not hold", parts=("worse", "worse", "undecided"), regime=ICL,
-                          summary="Error at sigma 10: every -0.17 [-0.27, -0.07]; 40 paired seeds.",
-                          finding="On every, SSA vs the sharper softmax is undecided. " + "A long sentence of many words " * 8 + ".",
-                          headline=(("every", worse),))
+    quantification = _row(
+        "quantification",
+        "does not hold",
+        parts=("worse", "worse", "undecided"),
+        regime=ICL,
+        summary="Error at sigma 10: every -0.17 [-0.27, -0.07]; 40 paired seeds.",
+        finding="On every, SSA vs the sharper softmax is undecided. " + "A long sentence of many words " * 8 + ".",
+        headline=(("every", worse),),
+    )
     bullets = result_boxes.chapter_findings([quantification])
     assert 1 <= len(bullets) <= result_boxes.BOX_BULLETS
     assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets), bullets
-    assert bullets[0].startswith("**ICL quantification**: the paper's claim does not hold (SSA worse on 2 of 3 parts, undecided on 1); 40 seeds")
+    assert bullets[0].startswith(
+        "**ICL quantification**: the paper's claim does not hold (SSA worse on 2 of 3 parts, undecided on 1); 40 seeds"
+    )
     assert bullets[1] == quantification.summary
-    assert bullets[2] == "On every, SSA vs the sharper softmax is undecided."  # the long sentence does not fit, and is left out
+    assert (
+        bullets[2] == "On every, SSA vs the sharper softmax is undecided."
+    )  # the long sentence does not fit, and is left out
     # a chapter of three claims: one bullet each, the numbers left out for want of room
-    decoder = [_row("perplexity_id", "undecided", seeds=(1, 2, 3, 4, 5, 6), summary="Perplexity 261 and 263."),
-               _row("perplexity_ood", "undecided", seeds=(1, 2, 3, 4, 5, 6)),
-               _row("benchmarks", "not tested", seeds=(), summary="Not measured: no lm-eval results.")]
+    decoder = [
+        _row("perplexity_id", "undecided", seeds=(1, 2, 3, 4, 5, 6), summary="Perplexity 261 and 263."),
+        _row("perplexity_ood", "undecided", seeds=(1, 2, 3, 4, 5, 6)),
+        _row("benchmarks", "not tested", seeds=(), summary="Not measured: no lm-eval results."),
+    ]
     bullets = result_boxes.chapter_findings(decoder)
-    assert bullets == ["**Perplexity, in distribution**: undecided; 6 seeds.", "**Perplexity, out of distribution**: undecided; 6 seeds.",
-                       "**Decoder benchmarks**: not tested. Not measured: no lm-eval results."]
+    assert bullets == [
+        "**Perplexity, in distribution**: undecided; 6 seeds.",
+        "**Perplexity, out of distribution**: undecided; 6 seeds.",
+        "**Decoder benchmarks**: not tested. Not measured: no lm-eval results.",
+    ]
     # an interval that excludes the paper's gain says so beside the word, with how far the baseline is from the paper's
     gain = _judged((0.01, -0.02, 0.0, 0.015, -0.01, 0.005), threshold=0.02)
-    decoder[0] = _row("perplexity_id", "undecided", seeds=(1, 2, 3, 4, 5, 6), published_excluded=True, paper_effect=0.103,
-                      headline=(("ppl", gain),), baseline=("the decoder's softmax in-distribution perplexity", 261.2, 21.86))
-    note = ("the 95% interval excludes the paper's gain of 0.103 error; the decoder's softmax in-distribution perplexity is 261, "
-            "the paper's 21.86")
+    decoder[0] = _row(
+        "perplexity_id",
+        "undecided",
+        seeds=(1, 2, 3, 4, 5, 6),
+        published_excluded=True,
+        paper_effect=0.103,
+        headline=(("ppl", gain),),
+        baseline=("the decoder's softmax in-distribution perplexity", 261.2, 21.86),
+    )
+    note = (
+        "the 95% interval excludes the paper's gain of 0.103 error; the decoder's softmax in-distribution perplexity is 261, "
+        "the paper's 21.86"
+    )
     assert result_boxes.published_excluded_note(decoder[0]) == note
     assert result_boxes.chapter_findings(decoder)[0] == f"**Perplexity, in distribution**: undecided ({note}); 6 seeds."
     assert all(note in wording for wording in result_boxes.row_findings(decoder[0])[0])
@@ -70,18 +105,31 @@ def test_a_ledger_chapters_box_says_each_claims_verdict_with_its_direction_and_s
 
 def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_wording_leaves_a_bracket_open():
     note = "a distribution-free check keeps 1 of 4 decided directions"
-    finding = ("On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper softmax is "
-               "undecided (+0.08 [-0.00, +0.16]); the decided ones point to its starting slope (the sharper softmax vs "
-               "softmax: sharper softmax worse -0.25 [-0.35, -0.16], SSA from b = 1: no difference that matters; see above).")
-    quantification = _row("quantification", "does not hold", parts=("worse", "worse", "undecided"), regime=ICL,
-                          parts_note=note, finding=finding)
+    finding = (
+        "On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper softmax is "
+        "undecided (+0.08 [-0.00, +0.16]); the decided ones point to its starting slope (the sharper softmax vs "
+        "softmax: sharper softmax worse -0.25 [-0.35, -0.16], SSA from b = 1: no difference that matters; see above)."
+    )
+    quantification = _row(
+        "quantification",
+        "does not hold",
+        parts=("worse", "worse", "undecided"),
+        regime=ICL,
+        parts_note=note,
+        finding=finding,
+    )
     found = result_boxes.row_findings(quantification)
     assert all(f"({note})" in wording or f"; {note})" in wording for wording in found[0])
     # where the claim's words do not fit, its tally goes on beside the word before only the note does
-    assert found[0][-2] == f"**ICL quantification**: does not hold (SSA worse on 2 of 3 parts, undecided on 1; {note}); 40 seeds."
+    assert (
+        found[0][-2]
+        == f"**ICL quantification**: does not hold (SSA worse on 2 of 3 parts, undecided on 1; {note}); 40 seeds."
+    )
     slope = found[-1]
-    assert slope[-1] == ("On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper "
-                         "softmax is undecided (+0.08 [-0.00, +0.16]).")
+    assert slope[-1] == (
+        "On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper "
+        "softmax is undecided (+0.08 [-0.00, +0.16])."
+    )
     assert all(wording.count("(") == wording.count(")") for wording in slope)
 
 
@@ -102,14 +150,29 @@ def test_chapter_rows_refuses_a_chapter_that_tests_no_claim():
 
 
 def test_the_performance_box_reads_the_targets_checks():
-    checks = [{"what": "attention time", "size": "lm", "tokens": 1024, "ratio": 1.18, "at most": 1.0, "met": False},
-              {"what": "attention peak memory", "size": "lm", "tokens": 1024, "ratio": 1.0, "at most": 1.2, "met": True},
-              {"what": "attention peak memory", "size": "icl", "tokens": 82, "ratio": 2.92, "at most": 1.2, "met": False},
-              {"what": "in-context training time", "size": "icl training", "tokens": None, "ratio": 1.12, "at most": 1.05, "met": False}]
+    checks = [
+        {"what": "attention time", "size": "lm", "tokens": 1024, "ratio": 1.18, "at most": 1.0, "met": False},
+        {"what": "attention peak memory", "size": "lm", "tokens": 1024, "ratio": 1.0, "at most": 1.2, "met": True},
+        {"what": "attention peak memory", "size": "icl", "tokens": 82, "ratio": 2.92, "at most": 1.2, "met": False},
+        {
+            "what": "in-context training time",
+            "size": "icl training",
+            "tokens": None,
+            "ratio": 1.12,
+            "at most": 1.05,
+            "met": False,
+        },
+    ]
     box = result_boxes.result_box(result_boxes.performance_findings(checks, 1024))
     assert "SSA takes 1.18 times softmax's time and 1.00 times its peak memory" in box
-    assert "**A whole in-context training run**, estimated from timed training steps weighted by the curriculum: SSA's would take 1.12 times softmax's time." in box
-    assert "**Targets**: 1 of 4 met; the furthest, attention peak memory at 82 tokens: 2.92 times softmax's, against at most 1.2." in box
+    assert (
+        "**A whole in-context training run**, estimated from timed training steps weighted by the curriculum: SSA's would take 1.12 times softmax's time."
+        in box
+    )
+    assert (
+        "**Targets**: 1 of 4 met; the furthest, attention peak memory at 82 tokens: 2.92 times softmax's, against at most 1.2."
+        in box
+    )
     with pytest.raises(ValueError, match="tokens must be a length the checks measure"):
         result_boxes.performance_findings(checks, 512)
 
@@ -117,10 +180,14 @@ def test_the_performance_box_reads_the_targets_checks():
 def test_the_max_retrieval_box_names_the_direction_and_the_paired_seeds_once():
     worse = _judged(WORSE * 3)  # 24 pairs: decided
     few = _judged(WORSE[:4] * 2)  # 8 pairs
-    box = result_boxes.result_box(result_boxes.retrieval_findings({"ssa": worse}, {"ssa": worse}, {"ssa": few}, few, few))
+    box = result_boxes.result_box(
+        result_boxes.retrieval_findings({"ssa": worse}, {"ssa": worse}, {"ssa": few}, few, few)
+    )
     lines = box.splitlines()
     assert len(lines) == 3 and all(front_page.words(line[2:]) <= front_page.BULLET_WORDS for line in lines), box
-    assert lines[0].startswith("- **Short setup**, SSA against softmax on accuracy beyond the training sizes: SSA worse (24 paired seeds)")
+    assert lines[0].startswith(
+        "- **Short setup**, SSA against softmax on accuracy beyond the training sizes: SSA worse (24 paired seeds)"
+    )
     assert "(24 paired seeds)" in lines[0] and "SSA worse" in lines[0]
     with pytest.raises(ValueError, match="accuracy must judge SSA"):
         result_boxes.retrieval_findings({}, {}, {}, few, few)
@@ -134,15 +201,24 @@ def test_the_max_retrieval_box_says_every_exploratory_verdict_in_one_form_with_i
 
     ssa = exploratory(analysis.SHIFTED_ACCURACY, (WORSE + WORSE)[:10])
     gains = [0.1 + 0.01 * (seed % 3) for seed in range(10)]
-    short, original = exploratory(analysis.ADAPTIVE_TEMPERATURE_REPLICATION, gains), exploratory(
-        analysis.ADAPTIVE_TEMPERATURE_REPLICATION, [gain + 0.05 for gain in gains])
-    lines = result_boxes.result_box(result_boxes.retrieval_findings({"ssa": ssa}, {"ssa": ssa}, {"ssa": ssa}, short, original)).splitlines()
+    short, original = (
+        exploratory(analysis.ADAPTIVE_TEMPERATURE_REPLICATION, gains),
+        exploratory(analysis.ADAPTIVE_TEMPERATURE_REPLICATION, [gain + 0.05 for gain in gains]),
+    )
+    lines = result_boxes.result_box(
+        result_boxes.retrieval_findings({"ssa": ssa}, {"ssa": ssa}, {"ssa": ssa}, short, original)
+    ).splitlines()
     assert len(lines) == 3 and all(front_page.words(line[2:]) <= front_page.BULLET_WORDS for line in lines), lines
     form = f"exploratory (10 of {analysis.CHAPTER_MIN_PAIRS} pairs)"
     assert lines[0].endswith(f": {form}, {ssa.estimate()}; pair minimum set after reading, SSA worse before it.")
-    assert lines[1] == f"- **Original setup**, the same comparison: {form}, {ssa.estimate()}; pair minimum set after reading, SSA worse before it."
-    assert lines[2] == (f"- **Adaptive temperature** against its authors' published gain: {form}, short {short.estimate()}, original "
-                        f"{original.estimate()}; pair minimum set after reading, adaptive temperature better before it.")
+    assert (
+        lines[1]
+        == f"- **Original setup**, the same comparison: {form}, {ssa.estimate()}; pair minimum set after reading, SSA worse before it."
+    )
+    assert lines[2] == (
+        f"- **Adaptive temperature** against its authors' published gain: {form}, short {short.estimate()}, original "
+        f"{original.estimate()}; pair minimum set after reading, adaptive temperature better before it."
+    )
     # one note, once, and no bracket group after another
     assert all(line.count("set after reading") == 1 and ") (" not in line for line in lines)
 
@@ -155,24 +231,34 @@ def test_every_experimental_chapter_opens_with_its_result_box_before_any_section
     assert title.startswith("# ")
     assert rest.lstrip().startswith(":::{admonition} What this chapter found"), f"{name}: the box must follow the title"
     assert "```{glue:md} result_box" in rest.split("## ", 1)[0]
-    glued = [cell for cell in notebook["cells"] if cell["cell_type"] == "code" and 'glue("result_box"' in "".join(cell["source"])]
+    glued = [
+        cell
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code" and 'glue("result_box"' in "".join(cell["source"])
+    ]
     assert len(glued) == 1 and "result_boxes.result_box(" in "".join(glued[0]["source"]), f"{name}: one computed box"
 
 
 def test_visible_words_count_dropdown_titles_and_not_their_bodies():
-    html = ("<main><article><h1>Title<a class='headerlink'>#</a></h1><p>one two three</p>"
-            "<details><summary>the title</summary><p>many hidden words here</p></details>"
-            "<span class='math'>\\(x + y\\)</span></article><div>sidebar words</div></main>")
+    html = (
+        "<main><article><h1>Title<a class='headerlink'>#</a></h1><p>one two three</p>"
+        "<details><summary>the title</summary><p>many hidden words here</p></details>"
+        "<span class='math'>\\(x + y\\)</span></article><div>sidebar words</div></main>"
+    )
     assert page_check.visible_words(html) == 6
 
 
 def test_long_pages_lists_the_chapters_over_the_limit_and_leaves_the_appendix_pages_out(tmp_path):
     def page(name, count):
-        (tmp_path / name).write_text(f"<article><p>{'word ' * count}</p><details><summary>t</summary>{'x ' * 5000}</details></article>")
+        (tmp_path / name).write_text(
+            f"<article><p>{'word ' * count}</p><details><summary>t</summary>{'x ' * 5000}</details></article>"
+        )
 
     page("short.html", 10)
     page("long.html", page_check.CHAPTER_WORDS + 1)
     page("reproducing.html", page_check.CHAPTER_WORDS * 3)
-    assert page_check.long_pages(tmp_path, ["short.html", "long.html", "reproducing.html"]) == {"long.html": page_check.CHAPTER_WORDS + 2}
+    assert page_check.long_pages(tmp_path, ["short.html", "long.html", "reproducing.html"]) == {
+        "long.html": page_check.CHAPTER_WORDS + 2
+    }
     with pytest.raises(ValueError, match="limit must be a positive number"):
         page_check.long_pages(tmp_path, ["short.html"], limit=0)

@@ -12,8 +12,15 @@ from ssa_book.results.cache import REQUIRE_CACHE_ENV, cached, cached_entry
 from ssa_book.results.errors import CacheMissError, EntryError
 from ssa_book.results.keys import CACHE_SCHEMA_VERSION, cache_key, code_identity, entry_path
 from ssa_book.results.mirror import RESULTS_MIRROR_ENV, _committed_source, committed_cache_url
-from ssa_book.results.provenance import (NUMERIC_CPU_FLAGS, Provenance, code_state, instruction_sets, new_provenance,
-                                         processor_name, run_git)
+from ssa_book.results.provenance import (
+    NUMERIC_CPU_FLAGS,
+    Provenance,
+    code_state,
+    instruction_sets,
+    new_provenance,
+    processor_name,
+    run_git,
+)
 from ssa_book.results.store import entries_of, read_entry
 from ssa_book.results.validate import RESULTS_BYTES_LIMIT, committed_bytes, list_entries, reformat_entry
 from synthetic_runs import PROVENANCE
@@ -61,7 +68,17 @@ def test_entry_layout_and_provenance(tmp_path):
     provenance = stored["provenance"]
     assert provenance["seed"] == 7
     assert provenance["device"] == "cpu"
-    for field in ("git_commit", "git_dirty", "torch", "transformers", "python", "platform", "processor", "wall_time_s", "created_utc"):
+    for field in (
+        "git_commit",
+        "git_dirty",
+        "torch",
+        "transformers",
+        "python",
+        "platform",
+        "processor",
+        "wall_time_s",
+        "created_utc",
+    ):
         assert field in provenance
     assert provenance["processor"] == processor_name("cpu")
     # the instruction sets a CPU computation's rounding can depend on
@@ -76,14 +93,23 @@ def test_chapter_times_sum_what_each_part_reads_and_name_its_processors(tmp_path
     from ssa_book import chapters, reproduce, studies
 
     def decoder_run(profile, device, progress, scorer, seed):  # reads one entry per run, as a study's kind does
-        cached("demo/run", {"scorer": scorer, "seed": seed}, Counter(), profile=profile, regenerate=REGENERATE, results_dir=tmp_path)
+        cached(
+            "demo/run",
+            {"scorer": scorer, "seed": seed},
+            Counter(),
+            profile=profile,
+            regenerate=REGENERATE,
+            results_dir=tmp_path,
+        )
         return ""
 
     monkeypatch.setitem(studies.KINDS, "decoder", chapters.RunKind(decoder_run))
     stored_seconds = {}
     for scorer, processor in (("softmax", "CPU A"), ("ssa", None)):  # seed 1 of each stays uncomputed
         config = {"scorer": scorer, "seed": 0}
-        cached("demo/run", config, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path, device="cpu")
+        cached(
+            "demo/run", config, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path, device="cpu"
+        )
         path = entry_path("demo/run", config, profile="smoke", results_dir=tmp_path)
         stored = json.loads(path.read_text())
         stored["provenance"]["wall_time_s"] = stored_seconds[scorer] = 10.0 if processor else 25.0
@@ -102,8 +128,9 @@ def test_chapter_times_sum_what_each_part_reads_and_name_its_processors(tmp_path
 
 def test_cached_entry_gives_the_result_with_the_provenance_it_was_stored_with(tmp_path):
     compute = Counter()
-    fresh = cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path,
-                         device="cpu")
+    fresh = cached_entry(
+        "demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, device="cpu"
+    )
     again = cached_entry("demo/run", {"seed": 2}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     assert compute.calls == 1 and fresh.result == again.result == {"loss": 0.25, "curve": [1, 2, 3]}
     assert fresh.provenance == again.provenance
@@ -177,7 +204,9 @@ def test_non_finite_results_are_refused_naming_the_key_path(tmp_path):
 
 def test_non_finite_results_are_stored_when_allowed(tmp_path):
     compute = Counter({"loss": math.inf})
-    first = cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, allow_nonfinite=True)
+    first = cached(
+        "demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, allow_nonfinite=True
+    )
     second = cached("demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     assert first == second == {"loss": math.inf}
     assert compute.calls == 1
@@ -222,8 +251,14 @@ def test_list_entries_reports_problems(tmp_path):
 
 def test_entries_are_stored_on_one_line_and_format_rewrites_others_without_changing_them(tmp_path):
     config = {"seed": 0, "rate": 0.1}
-    cached("demo/a", config, Counter({"curve": [0.1, 1e-05, 3]}), profile="cpu", regenerate=REGENERATE,
-           results_dir=tmp_path)
+    cached(
+        "demo/a",
+        config,
+        Counter({"curve": [0.1, 1e-05, 3]}),
+        profile="cpu",
+        regenerate=REGENERATE,
+        results_dir=tmp_path,
+    )
     path = entry_path("demo/a", config, profile="cpu", results_dir=tmp_path)
     written = path.read_text()
     assert written.count("\n") == 1 and written.endswith("}\n")
@@ -238,7 +273,9 @@ def test_validate_fails_when_the_committed_results_pass_the_size_cap(tmp_path, m
     cached("demo/a", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
     cached("demo/b", {"seed": 1}, Counter(), profile="smoke", regenerate=REGENERATE, results_dir=tmp_path)
     committed = committed_bytes(tmp_path)
-    assert committed == sum(path.stat().st_size for path in (tmp_path / "cpu").rglob("*.json"))  # smoke is not committed
+    assert committed == sum(
+        path.stat().st_size for path in (tmp_path / "cpu").rglob("*.json")
+    )  # smoke is not committed
     monkeypatch.setattr(cli_results, "RESULTS_BYTES_LIMIT", committed)
     assert cli_results.main(["validate", "--results-dir", str(tmp_path)]) == 0
     monkeypatch.setattr(cli_results, "RESULTS_BYTES_LIMIT", committed - 1)
@@ -300,22 +337,41 @@ def test_validate_clean_requires_a_traceable_provenance(tmp_path):
     if head is None:
         pytest.skip("needs the git checkout")
     code = code_identity("icl")
-    for name, provenance in {"clean": {**PROVENANCE, "git_dirty": False, "git_commit": head},
-                             "dirty": {**PROVENANCE, "git_dirty": True, "git_commit": head},
-                             "unknown": {**PROVENANCE, "git_dirty": False, "git_commit": "0" * 40},
-                             "untracked": {**PROVENANCE, "git_dirty": None, "git_commit": None}}.items():
+    for name, provenance in {
+        "clean": {**PROVENANCE, "git_dirty": False, "git_commit": head},
+        "dirty": {**PROVENANCE, "git_dirty": True, "git_commit": head},
+        "unknown": {**PROVENANCE, "git_dirty": False, "git_commit": "0" * 40},
+        "untracked": {**PROVENANCE, "git_dirty": None, "git_commit": None},
+    }.items():
         versioned = name != "untracked"
-        experiment = f"icl/every/softmax/demo/{name}" if versioned else f"demo/{name}"  # under icl/every/softmax/: versioned by the icl code
+        experiment = (
+            f"icl/every/softmax/demo/{name}" if versioned else f"demo/{name}"
+        )  # under icl/every/softmax/: versioned by the icl code
         path = entry_path(experiment, {"seed": 0}, profile="cpu", results_dir=tmp_path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": experiment, "profile": "cpu",
-                                    "config": {"seed": 0}, "result": {}, "provenance": provenance,
-                                    **({"code": code} if versioned else {})}), encoding="utf-8")
+        path.write_text(
+            json.dumps(
+                {
+                    "schema_version": CACHE_SCHEMA_VERSION,
+                    "experiment": experiment,
+                    "profile": "cpu",
+                    "config": {"seed": 0},
+                    "result": {},
+                    "provenance": provenance,
+                    **({"code": code} if versioned else {}),
+                }
+            ),
+            encoding="utf-8",
+        )
     problems = {entry.experiment: entry.problems for entry in list_entries(tmp_path, clean=True)}
     assert problems["icl/every/softmax/demo/clean"] == ()
     assert problems["icl/every/softmax/demo/dirty"] == ("computed from a dirty working tree",)
     assert problems["icl/every/softmax/demo/unknown"] == (f"commit {'0' * 12} is not in this checkout",)
-    assert set(problems["demo/untracked"]) == {"no code version in its key", "no record of the tree's state", "no commit recorded"}
+    assert set(problems["demo/untracked"]) == {
+        "no code version in its key",
+        "no record of the tree's state",
+        "no commit recorded",
+    }
     assert all(entry.problems == () for entry in list_entries(tmp_path))  # without --clean: layout only
     assert cli_results.main(["validate", "--results-dir", str(tmp_path), "--clean"]) == 1
 
@@ -336,7 +392,15 @@ def test_the_code_version_is_in_the_key(tmp_path, monkeypatch):
     monkeypatch.setattr(code_versions, "version", lambda name: bumped)
     # The old code's entry is not reused: required, it is missing; listed, it is stale.
     with pytest.raises(CacheMissError, match="is missing"):
-        cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path, require=True)
+        cached(
+            "icl/every/softmax/demo",
+            config,
+            compute,
+            profile="cpu",
+            regenerate=REGENERATE,
+            results_dir=tmp_path,
+            require=True,
+        )
     (entry,) = list_entries(tmp_path)
     assert entry.problems == (f"computed by icl code version {bumped - 1}; the current version is {bumped}",)
     cached("icl/every/softmax/demo", config, compute, profile="cpu", regenerate=REGENERATE, results_dir=tmp_path)
@@ -345,10 +409,22 @@ def test_the_code_version_is_in_the_key(tmp_path, monkeypatch):
 
 def test_an_entry_without_the_code_version_its_experiment_needs_is_invalid(tmp_path):
     config = {"seed": 0}
-    path = tmp_path / "cpu" / "icl" / "every" / "softmax" / "demo" / f"{cache_key(config)[:16]}.json"  # keyed as before code versions
+    path = (
+        tmp_path / "cpu" / "icl" / "every" / "softmax" / "demo" / f"{cache_key(config)[:16]}.json"
+    )  # keyed as before code versions
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
-                                "config": config, "result": {}, "provenance": PROVENANCE}))
+    path.write_text(
+        json.dumps(
+            {
+                "schema_version": CACHE_SCHEMA_VERSION,
+                "experiment": "icl/every/softmax/demo",
+                "profile": "cpu",
+                "config": config,
+                "result": {},
+                "provenance": PROVENANCE,
+            }
+        )
+    )
     (entry,) = list_entries(tmp_path)
     assert entry.problems == ("its key holds no icl code version",)
 
@@ -357,9 +433,20 @@ def _committed_entry(mirror, config, result):
     """Write an entry into ``mirror`` laid out like the repository, as a commit would hold it."""
     path = entry_path("icl/every/softmax/demo", config, profile="cpu", results_dir=mirror / "results")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"schema_version": CACHE_SCHEMA_VERSION, "experiment": "icl/every/softmax/demo", "profile": "cpu",
-                                "code": code_identity("icl"), "config": config, "result": result,
-                                "provenance": PROVENANCE}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "schema_version": CACHE_SCHEMA_VERSION,
+                "experiment": "icl/every/softmax/demo",
+                "profile": "cpu",
+                "code": code_identity("icl"),
+                "config": config,
+                "result": result,
+                "provenance": PROVENANCE,
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -368,14 +455,31 @@ def test_without_a_checkout_the_committed_cache_is_read(tmp_path, monkeypatch):
     _committed_entry(mirror, {"seed": 0}, {"loss": 0.5})
     monkeypatch.setenv(RESULTS_MIRROR_ENV, str(mirror))
     compute = Counter()
-    found = cached("icl/every/softmax/demo", {"seed": 0}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local, require=True)
+    found = cached(
+        "icl/every/softmax/demo",
+        {"seed": 0},
+        compute,
+        profile="cpu",
+        regenerate=REGENERATE,
+        results_dir=local,
+        require=True,
+    )
     assert found == {"loss": 0.5} and compute.calls == 0
     assert entry_path("icl/every/softmax/demo", {"seed": 0}, profile="cpu", results_dir=local).is_file()  # kept locally
     # Absent from the commit: the usual path (computed here, or reported missing when required).
     with pytest.raises(CacheMissError, match="is missing"):
-        cached("icl/every/softmax/demo", {"seed": 1}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local, require=True)
-    assert cached("icl/every/softmax/demo", {"seed": 1}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local) == {
-        "loss": 0.25, "curve": [1, 2, 3]}
+        cached(
+            "icl/every/softmax/demo",
+            {"seed": 1},
+            compute,
+            profile="cpu",
+            regenerate=REGENERATE,
+            results_dir=local,
+            require=True,
+        )
+    assert cached(
+        "icl/every/softmax/demo", {"seed": 1}, compute, profile="cpu", regenerate=REGENERATE, results_dir=local
+    ) == {"loss": 0.25, "curve": [1, 2, 3]}
 
 
 def test_a_committed_entry_that_does_not_match_is_refused(tmp_path, monkeypatch):
@@ -386,7 +490,9 @@ def test_a_committed_entry_that_does_not_match_is_refused(tmp_path, monkeypatch)
     path.write_text(json.dumps(tampered))
     monkeypatch.setenv(RESULTS_MIRROR_ENV, str(mirror))
     with pytest.raises(CacheMissError, match="does not match"):
-        cached("icl/every/softmax/demo", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=local)
+        cached(
+            "icl/every/softmax/demo", {"seed": 0}, Counter(), profile="cpu", regenerate=REGENERATE, results_dir=local
+        )
     assert not entry_path("icl/every/softmax/demo", {"seed": 0}, profile="cpu", results_dir=local).exists()
 
 
@@ -395,12 +501,15 @@ def test_the_committed_cache_comes_from_the_installed_commit(monkeypatch):
 
     commit = "0123456789abcdef0123456789abcdef01234567"
     assert committed_cache_url("https://github.com/ssa-book/ssa-book", commit) == (
-        f"https://raw.githubusercontent.com/ssa-book/ssa-book/{commit}")
+        f"https://raw.githubusercontent.com/ssa-book/ssa-book/{commit}"
+    )
     assert committed_cache_url("https://github.com/ssa-book/ssa-book.git", commit).endswith(f"/ssa-book/{commit}")
     assert committed_cache_url("https://gitlab.com/a/b", commit) is None
     assert committed_cache_url("https://github.com/a/b", "main") is None  # a branch moves; only a commit is read
     monkeypatch.delenv(RESULTS_MIRROR_ENV, raising=False)
-    monkeypatch.setattr("ssa_book.results.mirror.installed_commit", lambda: ("https://github.com/ssa-book/ssa-book", commit))
+    monkeypatch.setattr(
+        "ssa_book.results.mirror.installed_commit", lambda: ("https://github.com/ssa-book/ssa-book", commit)
+    )
     monkeypatch.setattr(paths, "repository_root", lambda: None)
     assert _committed_source() == f"https://raw.githubusercontent.com/ssa-book/ssa-book/{commit}"
     monkeypatch.setattr(paths, "repository_root", lambda: Path("/checkout"))
@@ -424,7 +533,13 @@ def test_every_committed_entry_reads_back_exactly_as_stored():
         assert typed.provenance.to_dict() == stored["provenance"], entry.path
         assert Provenance.from_dict(stored["provenance"]) == typed.provenance
         assert (typed.experiment, typed.profile, typed.config, typed.result, typed.code, typed.schema_version) == (
-            stored["experiment"], stored["profile"], stored["config"], stored["result"], stored.get("code"), stored["schema_version"])
+            stored["experiment"],
+            stored["profile"],
+            stored["config"],
+            stored["result"],
+            stored.get("code"),
+            stored["schema_version"],
+        )
         assert read_entry(entry.path) == typed
         layouts.add(tuple(sorted(stored["provenance"])))
     assert len(layouts) > 1  # the committed cache holds older layouts, which must read too
@@ -439,14 +554,17 @@ def test_an_optional_field_stored_as_null_differs_from_one_never_stored():
     assert Provenance.from_dict(older).processor is None
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"torch": None}, "torch"),  # a required field may not be null
-    ({"wall_time_s": "slow"}, "wall_time_s"),
-    ({"git_dirty": "no"}, "git_dirty"),
-    ({"seed": True}, "seed"),
-    ({"processor": 3}, "processor"),
-    ({"hostname": "box"}, "hostname"),  # unknown: it would not be written back
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"torch": None}, "torch"),  # a required field may not be null
+        ({"wall_time_s": "slow"}, "wall_time_s"),
+        ({"git_dirty": "no"}, "git_dirty"),
+        ({"seed": True}, "seed"),
+        ({"processor": 3}, "processor"),
+        ({"hostname": "box"}, "hostname"),  # unknown: it would not be written back
+    ],
+)
 def test_a_bad_provenance_field_is_named(change, field):
     with pytest.raises(EntryError, match=f"'{field}'"):
         Provenance.from_dict({**PROVENANCE, **change})
@@ -491,7 +609,10 @@ NOT_RESULT_FILES = {
     ("ssa_book/lm/tokenizer.py", "tokenizer.backend_tokenizer.to_str()"),  # a tokenizer, in memory
     ("ssa_book/training.py", "json.dumps(value)"),  # a JSON round trip in memory
     ("ssa_book/direction_check.py", "line"),  # a line of a notebook's log of direction words
-    ("ssa_book/cli/decoder.py", "(found['pretrained'] / 'config.json').read_text(encoding='utf-8')"),  # a checkpoint's model config
+    (
+        "ssa_book/cli/decoder.py",
+        "(found['pretrained'] / 'config.json').read_text(encoding='utf-8')",
+    ),  # a checkpoint's model config
 }
 
 
@@ -505,7 +626,10 @@ def _python_sources():
         for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
             if cell["cell_type"] == "code":
                 lines = "".join(cell["source"]).splitlines()
-                yield f"{path.name}[{index}]", "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))
+                yield (
+                    f"{path.name}[{index}]",
+                    "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!"))),
+                )
 
 
 def test_nothing_but_results_reads_a_result_entry():
@@ -519,14 +643,24 @@ def test_nothing_but_results_reads_a_result_entry():
         if name.startswith("ssa_book/results/"):
             continue
         for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads") \
-                    and ast.unparse(node.func.value) == "json" and node.args:
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("load", "loads")
+                and ast.unparse(node.func.value) == "json"
+                and node.args
+            ):
                 if (name, ast.unparse(node.args[0])) not in NOT_RESULT_FILES:
                     found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
             keys = []
             if isinstance(node, ast.Subscript):
                 keys = [node.slice]
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get"
+                and node.args
+            ):
                 keys = [node.args[0]]
             if any(isinstance(key, ast.Constant) and key.value == "provenance" for key in keys):
                 found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")

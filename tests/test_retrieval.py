@@ -44,7 +44,10 @@ def test_the_retriever_pools_the_set_with_its_scorers_weights(scorer):
 
 def test_a_smoke_run_is_deterministic_and_reads_back_as_a_record():
     config = experiment.experiment_config("ssa", "smoke", seed=1)
-    first, second = experiment.run(config, device="cpu", progress=False), experiment.run(config, device="cpu", progress=False)
+    first, second = (
+        experiment.run(config, device="cpu", progress=False),
+        experiment.run(config, device="cpu", progress=False),
+    )
     assert first["accuracy"] == second["accuracy"] and first["top_share"] == second["top_share"]
     record = RetrievalRun.from_result(first, scorer="ssa", seed=1)
     assert record.sizes == config.eval.sizes and record.accuracy.shape == (len(config.eval.sizes),)
@@ -88,18 +91,30 @@ def test_a_run_flushes_subnormals_inside_and_restores_the_callers_setting():
 def _run(scorer, seed, accuracy, top_share=None):
     sizes = (16, 32, 64)
     top_share = accuracy if top_share is None else top_share
-    return RetrievalRun(scorer, seed, sizes, np.asarray(accuracy, float), np.asarray(top_share, float),
-                        np.full(len(sizes), 0.5), ((0, 1.0),), 1.0)
+    return RetrievalRun(
+        scorer,
+        seed,
+        sizes,
+        np.asarray(accuracy, float),
+        np.asarray(top_share, float),
+        np.full(len(sizes), 0.5),
+        ((0, 1.0),),
+        1.0,
+    )
 
 
 def test_each_scorer_is_judged_against_softmax_paired_by_seed():
     seeds = range(analysis.CHAPTER_MIN_PAIRS)  # the fewest pairs the chapter decides from
-    runs = {"softmax": [_run("softmax", s, [0.95, 0.5, 0.2 + 0.01 * s]) for s in seeds],
-            "ssa": [_run("ssa", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
-            "sigmoid": [_run("sigmoid", s, [0.3, 0.2, 0.1]) for s in seeds]}
+    runs = {
+        "softmax": [_run("softmax", s, [0.95, 0.5, 0.2 + 0.01 * s]) for s in seeds],
+        "ssa": [_run("ssa", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
+        "sigmoid": [_run("sigmoid", s, [0.3, 0.2, 0.1]) for s in seeds],
+    }
     judged = analysis.versus_softmax(runs, analysis.SHIFTED_ACCURACY, "accuracy", train_items=16)
     assert judged["ssa"].outcome == BETTER and judged["ssa"].pairs == len(seeds)
-    assert judged["ssa"].effect == pytest.approx(np.mean([(0.8 - 0.5 + 0.6 + 0.01 * (s % 3) - 0.2 - 0.01 * s) / 2 for s in seeds]))
+    assert judged["ssa"].effect == pytest.approx(
+        np.mean([(0.8 - 0.5 + 0.6 + 0.01 * (s % 3) - 0.2 - 0.01 * s) / 2 for s in seeds])
+    )
     assert judged["sigmoid"].outcome == NOT_LEARNED and "sigmoid did not learn the task" in judged["sigmoid"].detail
     table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_SHARE, "top_share", 16))
     assert list(table.index) == ["SSA", "sigmoid"] and table.loc["SSA", "accuracy vs softmax"] == "SSA better"
@@ -110,8 +125,16 @@ def test_each_scorer_is_judged_against_softmax_paired_by_seed():
 
 
 def _sized_run(scorer, seed, accuracy, sizes=(16, 512, 1024, 2048)):
-    return RetrievalRun(scorer, seed, sizes, np.asarray(accuracy, float), np.asarray(accuracy, float),
-                        np.full(len(sizes), 0.5), ((0, 1.0),), 1.0)
+    return RetrievalRun(
+        scorer,
+        seed,
+        sizes,
+        np.asarray(accuracy, float),
+        np.asarray(accuracy, float),
+        np.full(len(sizes), 0.5),
+        ((0, 1.0),),
+        1.0,
+    )
 
 
 def test_adaptive_temperature_is_judged_against_the_smallest_gain_its_authors_report():
@@ -122,18 +145,30 @@ def test_adaptive_temperature_is_judged_against_the_smallest_gain_its_authors_re
     softmax = [_sized_run("softmax", s, [0.95, 0.4, 0.25, 0.2 + 0.01 * s]) for s in seeds]
 
     def judged(gain):
-        adaptive = [_sized_run("adaptive_temperature", s, [0.95, 0.4 + gain + 0.002 * (s % 3), 0.25 + gain, 0.2 + 0.01 * s + gain])
-                    for s in seeds]
+        adaptive = [
+            _sized_run(
+                "adaptive_temperature", s, [0.95, 0.4 + gain + 0.002 * (s % 3), 0.25 + gain, 0.2 + 0.01 * s + gain]
+            )
+            for s in seeds
+        ]
         return analysis.adaptive_temperature_replication({"softmax": softmax, "adaptive_temperature": adaptive}, 16)
 
     # a gain as large as the published ones reads better; one a tenth of the smallest, however sure, does not
-    assert judged(0.04).outcome == BETTER and judged(0.04).effect == pytest.approx(0.04 + 0.002 / 3 * np.mean([s % 3 for s in seeds]))
+    assert judged(0.04).outcome == BETTER and judged(0.04).effect == pytest.approx(
+        0.04 + 0.002 / 3 * np.mean([s % 3 for s in seeds])
+    )
     assert judged(0.0024).outcome == NEGLIGIBLE
     table = analysis.replication_table({"softmax": softmax, "adaptive_temperature": softmax})
-    assert list(table["items"]) == ["512", "1,024", "2,048"] and list(table["their gain"]) == ["+0.024", "+0.039", "+0.037"]
+    assert list(table["items"]) == ["512", "1,024", "2,048"] and list(table["their gain"]) == [
+        "+0.024",
+        "+0.039",
+        "+0.037",
+    ]
     # test sets that stop short of the published sizes test nothing
-    short = {"softmax": [_run("softmax", s, [0.9, 0.5, 0.2]) for s in seeds],
-             "adaptive_temperature": [_run("adaptive_temperature", s, [0.9, 0.6, 0.3]) for s in seeds]}
+    short = {
+        "softmax": [_run("softmax", s, [0.9, 0.5, 0.2]) for s in seeds],
+        "adaptive_temperature": [_run("adaptive_temperature", s, [0.9, 0.6, 0.3]) for s in seeds],
+    }
     assert analysis.adaptive_temperature_replication(short, 16).outcome == NOT_TESTED
     assert len(analysis.replication_table(short)) == 0
 
@@ -148,28 +183,46 @@ def test_the_chapter_plans_every_scorer_seed_by_seed():
     assert len(runs) == (len(scorer_names()) + len(experiment.VARIANTS)) * len(seeds) + original
     assert [run.arguments for run in runs[:2]] == [("softmax", 0), ("ssa", 0)]
     # the variants come after every registered scorer's seeds, and can be asked for by name
-    assert {run.arguments[0] for run in runs[-original - 2 * len(seeds):-original]} == set(experiment.VARIANTS)
+    assert {run.arguments[0] for run in runs[-original - 2 * len(seeds) : -original]} == set(experiment.VARIANTS)
     assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[0], scorers=["ssa_authors_start"])] == [
-        ("ssa_authors_start", 0), ("ssa_authors_start", 0, experiment.ORIGINAL)]
+        ("ssa_authors_start", 0),
+        ("ssa_authors_start", 0, experiment.ORIGINAL),
+    ]
     # then the original setup's, every registered scorer and the variants, scorer by scorer: softmax
     # first, the variants after SSA
     assert set(experiment.ORIGINAL_SCORERS) == set(scorer_names()) and experiment.ORIGINAL_SCORERS[0] == "softmax"
     assert experiment.ORIGINAL_RUNS[:5] == (*experiment.REPLICATION_SCORERS, *experiment.VARIANTS)
     assert set(experiment.ORIGINAL_RUNS) == set(scorer_names()) | set(experiment.VARIANTS)
-    assert [run.arguments for run in runs[-original:][:len(seeds) + 1]] == (
-        [("softmax", seed, experiment.ORIGINAL) for seed in seeds] + [(experiment.ORIGINAL_SCORERS[1], 0, experiment.ORIGINAL)])
-    assert [run.arguments for run in plan("max_retrieval", "cpu", seeds=[4, 5], scorers=["ssa", "softmax_ssa_slope", "sparsemax"])] == [
-        ("ssa", 4), ("sparsemax", 4), ("ssa", 5), ("sparsemax", 5), ("softmax_ssa_slope", 4), ("softmax_ssa_slope", 5),
-        ("ssa", 4, experiment.ORIGINAL), ("ssa", 5, experiment.ORIGINAL), ("softmax_ssa_slope", 4, experiment.ORIGINAL),
-        ("softmax_ssa_slope", 5, experiment.ORIGINAL), ("sparsemax", 4, experiment.ORIGINAL), ("sparsemax", 5, experiment.ORIGINAL)]
+    assert [run.arguments for run in runs[-original:][: len(seeds) + 1]] == (
+        [("softmax", seed, experiment.ORIGINAL) for seed in seeds]
+        + [(experiment.ORIGINAL_SCORERS[1], 0, experiment.ORIGINAL)]
+    )
+    assert [
+        run.arguments
+        for run in plan("max_retrieval", "cpu", seeds=[4, 5], scorers=["ssa", "softmax_ssa_slope", "sparsemax"])
+    ] == [
+        ("ssa", 4),
+        ("sparsemax", 4),
+        ("ssa", 5),
+        ("sparsemax", 5),
+        ("softmax_ssa_slope", 4),
+        ("softmax_ssa_slope", 5),
+        ("ssa", 4, experiment.ORIGINAL),
+        ("ssa", 5, experiment.ORIGINAL),
+        ("softmax_ssa_slope", 4, experiment.ORIGINAL),
+        ("softmax_ssa_slope", 5, experiment.ORIGINAL),
+        ("sparsemax", 4, experiment.ORIGINAL),
+        ("sparsemax", 5, experiment.ORIGINAL),
+    ]
     assert {experiment.CHAPTER.part(run) for run in runs} == {"short setup", "original setup"}
     with pytest.raises(ValueError, match="--scorers: unknown scorer 'ssa_from_nowhere'"):
         plan("max_retrieval", "cpu", scorers=["ssa_from_nowhere"])
     from ssa_book.sizes import sizes
 
     # the setup table counts the registered scorers and names the variants apart
-    assert sizes("max_retrieval").loc["scorers", "cpu"] == (f"all {len(scorer_names())} registered, and "
-                                                            + ", ".join(experiment.VARIANTS))
+    assert sizes("max_retrieval").loc["scorers", "cpu"] == (
+        f"all {len(scorer_names())} registered, and " + ", ".join(experiment.VARIANTS)
+    )
     assert experiment.CHAPTER.command("cpu") == "python -m ssa_book regenerate max_retrieval --profile cpu --jobs 2"
 
 
@@ -186,11 +239,21 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     seeds = range(analysis.CHAPTER_MIN_PAIRS)  # the fewest pairs the chapter decides from
 
     def runs_with(sharper_loses):
-        return {"softmax": [_run("softmax", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
-                "ssa": [_run("ssa", s, [0.95, 0.5, 0.2 + 0.01 * s]) for s in seeds],
-                "softmax_ssa_slope": [_run("softmax_ssa_slope", s, [0.95, 0.5, 0.2 + 0.01 * s + 0.01 * (s % 2)] if sharper_loses
-                                           else [0.95, 0.8, 0.6 + 0.01 * (s % 2)]) for s in seeds],
-                "ssa_authors_start": [_run("ssa_authors_start", s, [0.95, 0.4, 0.1]) for s in seeds]}
+        return {
+            "softmax": [_run("softmax", s, [0.95, 0.8, 0.6 + 0.01 * (s % 3)]) for s in seeds],
+            "ssa": [_run("ssa", s, [0.95, 0.5, 0.2 + 0.01 * s]) for s in seeds],
+            "softmax_ssa_slope": [
+                _run(
+                    "softmax_ssa_slope",
+                    s,
+                    [0.95, 0.5, 0.2 + 0.01 * s + 0.01 * (s % 2)]
+                    if sharper_loses
+                    else [0.95, 0.8, 0.6 + 0.01 * (s % 2)],
+                )
+                for s in seeds
+            ],
+            "ssa_authors_start": [_run("ssa_authors_start", s, [0.95, 0.4, 0.1]) for s in seeds],
+        }
 
     found, reading = analysis.starting_point(runs_with(False), train_items=16)
     assert found[("softmax_ssa_slope", "softmax")].outcome == NEGLIGIBLE
@@ -198,12 +261,18 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     _, reading = analysis.starting_point(runs_with(True), train_items=16)  # the slope alone loses as much
     assert "deficit goes with its starting slope" in reading
     # the slope loses some, SSA loses more than that softmax: not separated, and the sentence says what was found
-    partly = {**runs_with(False), "softmax_ssa_slope": [_run("softmax_ssa_slope", s, [0.95, 0.7, 0.5 + 0.01 * (s % 2)]) for s in seeds]}
+    partly = {
+        **runs_with(False),
+        "softmax_ssa_slope": [_run("softmax_ssa_slope", s, [0.95, 0.7, 0.5 + 0.01 * (s % 2)]) for s in seeds],
+    }
     separate, words = analysis.starting_point(partly, train_items=16)
     assert separate[("softmax_ssa_slope", "softmax")].outcome == separate[("ssa", "softmax_ssa_slope")].outcome == WORSE
-    assert words.startswith("These comparisons do not separate SSA's form from its starting slope: a softmax with SSA's "
-                            "starting slope is worse than softmax (-0.")
+    assert words.startswith(
+        "These comparisons do not separate SSA's form from its starting slope: a softmax with SSA's "
+        "starting slope is worse than softmax (-0."
+    )
     assert f"and SSA is worse than that softmax ({separate[('ssa', 'softmax_ssa_slope')].estimate('+.3f')})." in words
+
     # read setup by setup for the front page, each only once every seed of its four arms is cached
     def whole(profile, scorers, seeds, device, setup):
         if setup == experiment.ORIGINAL:
@@ -215,20 +284,27 @@ def test_the_variants_separate_ssas_form_from_its_starting_slope(monkeypatch):
     assert analysis.starting_point_finding("cpu") == (
         "In max retrieval (SSA from b = 1, n = 1.5; on the mean accuracy over the sets larger than in training), short setup: SSA's deficit goes with its form, not its starting slope: a "
         "softmax with that slope shows no difference that matters from softmax, and SSA differs from it as it does from softmax; original setup: "
-        "not read until every seed of its four arms is run.")
+        "not read until every seed of its four arms is run."
+    )
     waiting, words = analysis.starting_point_in("cpu", experiment.ORIGINAL)
-    assert waiting == {} and words.endswith("waits for runs in this setup (SSA from the authors' start: not run yet: 4 of 10 runs done).")
+    assert waiting == {} and words.endswith(
+        "waits for runs in this setup (SSA from the authors' start: not run yet: 4 of 10 runs done)."
+    )
     table = analysis.pairs_table(found)
     assert table.index[1] == f"softmax x {slope:g} (SSA's slope) vs softmax" and table.iloc[0]["outcome"] == "SSA worse"
     with pytest.raises(ValueError, match="need the runs of ssa_authors_start"):
-        analysis.starting_point({name: group for name, group in runs_with(False).items() if name != "ssa_authors_start"}, 16)
+        analysis.starting_point(
+            {name: group for name, group in runs_with(False).items() if name != "ssa_authors_start"}, 16
+        )
 
 
 def test_the_knobs_of_the_original_setup_name_their_bad_values():
-    for arguments, message in (({"min_items": 17}, "min_items must be at most items"),
-                               ({"optimizer": "sgd"}, "optimizer must be one of adam, adamw"),
-                               ({"weight_decay": 0.01}, "weight_decay needs optimizer='adamw'"),
-                               ({"optimizer": "adamw", "weight_decay": -1.0}, "weight_decay must be a finite float >= 0")):
+    for arguments, message in (
+        ({"min_items": 17}, "min_items must be at most items"),
+        ({"optimizer": "sgd"}, "optimizer must be one of adam, adamw"),
+        ({"weight_decay": 0.01}, "weight_decay needs optimizer='adamw'"),
+        ({"optimizer": "adamw", "weight_decay": -1.0}, "weight_decay must be a finite float >= 0"),
+    ):
         with pytest.raises(ValueError, match=message):
             experiment.TrainConfig(**arguments)
     with pytest.raises(ValueError, match="query must be one of learned, input"):
@@ -246,7 +322,10 @@ def test_training_sets_of_a_drawn_size_cover_the_range_and_repeat_with_the_seed(
     assert set(drawn) == set(range(5, 17))
     assert drawn == [config.items_at(task.generator(0, task.TRAIN_STREAM, step)) for step in range(400)]
     assert experiment.TrainConfig(items=16).items_at(task.generator(0, task.TRAIN_STREAM, 0)) == 16
-    assert isinstance(experiment.TrainConfig(optimizer="adamw", weight_decay=0.1).optimizer_for(torch.nn.Linear(2, 2)), torch.optim.AdamW)
+    assert isinstance(
+        experiment.TrainConfig(optimizer="adamw", weight_decay=0.1).optimizer_for(torch.nn.Linear(2, 2)),
+        torch.optim.AdamW,
+    )
 
 
 def test_a_query_from_the_set_ignores_the_order_of_its_items():
@@ -261,11 +340,17 @@ def test_a_query_from_the_set_ignores_the_order_of_its_items():
     eps = torch.finfo(torch.float32).eps
     assert torch.allclose(shuffled, logits, rtol=0, atol=64 * eps * float(logits.detach().abs().max().clamp_min(1)))
     assert torch.allclose(shuffled_weights, weights[:, order], rtol=0, atol=64 * eps)
-    config = dataclasses.replace(experiment.experiment_config("softmax", "smoke", 0),
-                                 model=RetrieverConfig(width=16, depth=1, query="input"),
-                                 train=experiment.TrainConfig(steps=20, batch_size=16, items=16, min_items=5, optimizer="adamw",
-                                                              weight_decay=0.01))
-    first, second = experiment.run(config, device="cpu", progress=False), experiment.run(config, device="cpu", progress=False)
+    config = dataclasses.replace(
+        experiment.experiment_config("softmax", "smoke", 0),
+        model=RetrieverConfig(width=16, depth=1, query="input"),
+        train=experiment.TrainConfig(
+            steps=20, batch_size=16, items=16, min_items=5, optimizer="adamw", weight_decay=0.01
+        ),
+    )
+    first, second = (
+        experiment.run(config, device="cpu", progress=False),
+        experiment.run(config, device="cpu", progress=False),
+    )
     assert first["accuracy"] == second["accuracy"] and len(first["accuracy"]) == len(config.eval.sizes)
 
 
@@ -293,15 +378,25 @@ def test_the_replication_table_shows_every_size_with_a_dash_where_they_publish_n
     sizes = [16, 256, 512, 1024, 2048, 4096]
 
     def made(name, shift):
-        return [_sized_run(name, s, [0.9 + shift, 0.5, 0.4 + shift, 0.3 + shift, 0.2 + shift, 0.1], tuple(sizes)) for s in seeds]
+        return [
+            _sized_run(name, s, [0.9 + shift, 0.5, 0.4 + shift, 0.3 + shift, 0.2 + shift, 0.1], tuple(sizes))
+            for s in seeds
+        ]
 
-    runs = {"softmax": made("softmax", 0.0), "adaptive_temperature": made("adaptive_temperature", 0.02), "ssa": made("ssa", 0.01)}
+    runs = {
+        "softmax": made("softmax", 0.0),
+        "adaptive_temperature": made("adaptive_temperature", 0.02),
+        "ssa": made("ssa", 0.01),
+    }
     table = analysis.replication_table(runs, sizes)
     assert list(table["items"]) == ["16", "256", "512", "1,024", "2,048", "4,096"]
     assert list(table["their softmax"]) == ["0.986", "0.813", "0.701", "0.538", "0.357", "–"]
     assert list(table["their adaptive temperature"])[:2] == ["–", "–"] and table["their gain"].iloc[2] == "+0.024"
     assert list(table["our SSA"])[:1] == ["0.910"] and "our SSA" in table.columns
-    assert "our SSA" not in analysis.replication_table({k: runs[k] for k in ("softmax", "adaptive_temperature")}, sizes).columns
+    assert (
+        "our SSA"
+        not in analysis.replication_table({k: runs[k] for k in ("softmax", "adaptive_temperature")}, sizes).columns
+    )
 
 
 def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(monkeypatch):
@@ -321,10 +416,15 @@ def test_the_original_setup_is_read_whole_seeds_only_and_said_with_its_regime(mo
     runs = analysis.cached_original_runs("cpu")
     assert set(runs) == set(experiment.REPLICATION_SCORERS) and [run.seed for run in runs["ssa"]] == list(range(9))
     said = analysis.original_setup_sentence("cpu")
-    assert said.startswith("In max retrieval as Veličković et al. ran it (3 layers of width 128, a query computed from the set")
+    assert said.startswith(
+        "In max retrieval as Veličković et al. ran it (3 layers of width 128, a query computed from the set"
+    )
     # below the chapter's fewest pairs every comparison is an estimate without a verdict
     minimum = f"exploratory (9 pairs; the rule decides from {analysis.CHAPTER_MIN_PAIRS})"
-    assert "9 paired seeds of the 10 planned, the rest not yet run" in said and f"larger than in training: {minimum}" in said
+    assert (
+        "9 paired seeds of the 10 planned, the rest not yet run" in said
+        and f"larger than in training: {minimum}" in said
+    )
     assert f"adaptive temperature against its authors' smallest gain (0.024): {minimum}" in said
 
     def nothing(*args, **kwargs):
@@ -342,14 +442,23 @@ def test_every_scorer_is_judged_only_with_all_its_seeds_and_the_others_say_how_f
     def cached(scorer, seed, *, profile, device, setup):
         if scorer == "sparsemax" and seed >= 7:
             raise CacheMissError("not cached")
-        return _sized_run(scorer, seed, [0.98, 0.5 + shift[scorer] + 0.01 * seed, 0.4 + shift[scorer], 0.3 + shift[scorer]])
+        return _sized_run(
+            scorer, seed, [0.98, 0.5 + shift[scorer] + 0.01 * seed, 0.4 + shift[scorer], 0.3 + shift[scorer]]
+        )
 
     monkeypatch.setattr(analysis, "load_run", cached)
-    runs, pending = analysis.load_whole_scorers("cpu", ("softmax", "ssa", "sigmoid", "sparsemax"), setup=experiment.ORIGINAL)
+    runs, pending = analysis.load_whole_scorers(
+        "cpu", ("softmax", "ssa", "sigmoid", "sparsemax"), setup=experiment.ORIGINAL
+    )
     assert list(runs) == ["softmax", "ssa", "sigmoid"] and pending == {"sparsemax": "not run yet: 7 of 10 runs done"}
     judged = analysis.versus_softmax(runs, analysis.SHIFTED_ACCURACY, "accuracy", 16)
     assert analysis.outcome_counts_words(judged) == "2 exploratory"  # ten pairs: below the chapter's minimum
     assert analysis.outcome_counts_words({}) == "none judged yet"
     table = analysis.verdict_table(judged, analysis.versus_softmax(runs, analysis.TOP_SHARE, "top_share", 16), pending)
-    assert table.loc["sparsemax", "accuracy vs softmax"] == "not run yet: 7 of 10 runs done" and table.loc["sparsemax", "effect (95% interval)"] == ""
-    assert table.loc["SSA", "accuracy vs softmax"] == "exploratory (10 pairs)" and table.loc["SSA", "effect (95% interval)"].endswith("10 pairs")
+    assert (
+        table.loc["sparsemax", "accuracy vs softmax"] == "not run yet: 7 of 10 runs done"
+        and table.loc["sparsemax", "effect (95% interval)"] == ""
+    )
+    assert table.loc["SSA", "accuracy vs softmax"] == "exploratory (10 pairs)" and table.loc[
+        "SSA", "effect (95% interval)"
+    ].endswith("10 pairs")

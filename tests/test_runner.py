@@ -93,23 +93,62 @@ def test_a_scheduler_over_tcp_with_a_worker_killed_mid_run_leaves_a_complete_val
     dask = str(Path(sys.executable).with_name("dask"))
     started = []
     try:
-        started.append(_start([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                               "--scheduler-file", str(scheduler_file)], env, caches / "scheduler.log"))
+        started.append(
+            _start(
+                [
+                    dask,
+                    "scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--no-dashboard",
+                    "--scheduler-file",
+                    str(scheduler_file),
+                ],
+                env,
+                caches / "scheduler.log",
+            )
+        )
         for index in range(2):  # --no-nanny: a killed worker stays dead
-            started.append(_start([dask, "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1", "--no-nanny",
-                                   "--no-dashboard", "--host", "127.0.0.1"], worker_env, caches / f"worker{index}.log"))
+            started.append(
+                _start(
+                    [
+                        dask,
+                        "worker",
+                        "--scheduler-file",
+                        str(scheduler_file),
+                        "--nthreads",
+                        "1",
+                        "--no-nanny",
+                        "--no-dashboard",
+                        "--host",
+                        "127.0.0.1",
+                    ],
+                    worker_env,
+                    caches / f"worker{index}.log",
+                )
+            )
         _wait_for(scheduler_file.exists, 60, "the scheduler's file")
         address = json.loads(scheduler_file.read_text())["address"]
         with distributed.Client(address, timeout=30) as watcher:
             watcher.wait_for_workers(2, timeout=60)
             pids = watcher.run(os.getpid)
             cache = _folder(caches / "results")
-            command = subprocess.Popen([sys.executable, "-m", "ssa_book", "regenerate", *SMOKE, "--cluster", address],
-                                       env={**env, "SSA_RESULTS_DIR": str(cache)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       text=True, start_new_session=True)
+            command = subprocess.Popen(
+                [sys.executable, "-m", "ssa_book", "regenerate", *SMOKE, "--cluster", address],
+                env={**env, "SSA_RESULTS_DIR": str(cache)},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
             started.append(command)
-            busy = _wait_for(lambda: next((worker for worker, keys in watcher.processing().items() if keys), None), 120,
-                             "a run in progress")
+            busy = _wait_for(
+                lambda: next((worker for worker, keys in watcher.processing().items() if keys), None),
+                120,
+                "a run in progress",
+            )
             os.kill(pids[busy], signal.SIGKILL)  # one of the workers this test started
             out, _ = command.communicate(timeout=300)
         assert command.returncode == 0, out
@@ -147,11 +186,20 @@ def test_cluster_arguments_are_checked_up_front(caches, monkeypatch, capsys):
         assert exited.value.code == 2 and err.count("\n") == 1 and words in err, err
 
     refused(["decoder", "--jobs", "2", "--cluster", "tcp://127.0.0.1:8786"], "argument --jobs: not with --cluster")
-    refused(["decoder", "--cluster", "tcp://127.0.0.1:1"], "argument --cluster: no Dask scheduler answers at tcp://127.0.0.1:1")
-    refused(["decoder", "--cluster", "slurmm"], "argument --cluster: expected a scheduler's tcp://HOST:PORT or a batch system")
+    refused(
+        ["decoder", "--cluster", "tcp://127.0.0.1:1"],
+        "argument --cluster: no Dask scheduler answers at tcp://127.0.0.1:1",
+    )
+    refused(
+        ["decoder", "--cluster", "slurmm"],
+        "argument --cluster: expected a scheduler's tcp://HOST:PORT or a batch system",
+    )
     assert regenerate_command.parse_arguments(["decoder", "--cluster", "tcp://127.0.0.1:1", "--dry-run"])[0].jobs == 1
     monkeypatch.setattr(runner.importlib.util, "find_spec", lambda name: None)
-    refused(["decoder", "--cluster", "slurm", "--jobs", "4"], "slurm needs dask-jobqueue, which is not installed: pip install")
+    refused(
+        ["decoder", "--cluster", "slurm", "--jobs", "4"],
+        "slurm needs dask-jobqueue, which is not installed: pip install",
+    )
 
 
 def test_a_batch_job_is_one_worker_of_one_thread_and_asks_for_a_gpu_for_cuda_runs():
@@ -174,8 +222,13 @@ def test_a_captured_run_writes_nothing_and_its_entries_are_checked_before_they_a
     root = _use_cache(monkeypatch, caches / "results")
     with captured_writes() as written:
         first = cached("demo/run", {"seed": 0}, lambda: {"loss": 0.5}, profile="smoke", regenerate=REGENERATE)
-        again = cached("demo/run", {"seed": 0}, lambda: pytest.fail("read back, not computed again"), profile="smoke",
-                       regenerate=REGENERATE)
+        again = cached(
+            "demo/run",
+            {"seed": 0},
+            lambda: pytest.fail("read back, not computed again"),
+            profile="smoke",
+            regenerate=REGENERATE,
+        )
     assert first == again == {"loss": 0.5} and not list(root.rglob("*")) and len(written) == 1
     ((path, text),) = written.items()
     relative = path.relative_to(root).as_posix()
@@ -192,7 +245,9 @@ def test_a_captured_run_writes_nothing_and_its_entries_are_checked_before_they_a
     assert path.read_text() == text and read_entry(path).result == {"loss": 0.5}
 
 
-def test_an_interrupted_command_leaves_a_valid_cache_and_the_next_computes_only_what_is_missing(caches, monkeypatch, capsys):
+def test_an_interrupted_command_leaves_a_valid_cache_and_the_next_computes_only_what_is_missing(
+    caches, monkeypatch, capsys
+):
     root = _use_cache(monkeypatch, caches / "results")
     monkeypatch.setattr(regenerate, "single_thread", lambda: None)
     computed, interrupted = [], []
@@ -209,8 +264,14 @@ def test_an_interrupted_command_leaves_a_valid_cache_and_the_next_computes_only_
 
     monkeypatch.setitem(regenerate.KINDS, "demo", RunKind(demo))
     runs = [Run("demo", (seed,), f"demo / seed {seed}") for seed in (0, 1, 2)]
-    monkeypatch.setattr(regenerate_command, "parse_arguments", lambda argv: (regenerate_command.parser().parse_args(
-        ["decoder", "--profile", "smoke", "--jobs", "1", "--device", "cpu"]), runs))
+    monkeypatch.setattr(
+        regenerate_command,
+        "parse_arguments",
+        lambda argv: (
+            regenerate_command.parser().parse_args(["decoder", "--profile", "smoke", "--jobs", "1", "--device", "cpu"]),
+            runs,
+        ),
+    )
     assert main([]) == 130
     assert "interrupted: every run reported above is stored" in capsys.readouterr().err
     _assert_valid_and_whole(root, 1)
@@ -227,4 +288,7 @@ def test_the_time_left_comes_from_the_cached_runs_of_the_same_kind():
     progress.started(runs[2])
     progress.finished(runs[2], 600.0)  # measured: the estimate of its kind follows
     assert progress.line(1) == "1 done, 0 running, 1 left, about 10 min left"
-    assert runner.Progress(runs, {}).line(1) == "0 done, 0 running, 4 left, time left unknown until a run of each kind is done"
+    assert (
+        runner.Progress(runs, {}).line(1)
+        == "0 done, 0 running, 4 left, time left unknown until a run of each kind is done"
+    )

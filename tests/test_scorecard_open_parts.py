@@ -33,7 +33,9 @@ def _row(key, verdict="not tested", profile="cpu", **fields):
 def _rows(**changed):
     """Every claim not tested, the theorems holding, with ``changed`` rows (key -> fields) replaced."""
     found = {key: _row(key) for key in claims.ORDER}
-    found.update(theorem_1=_row("theorem_1", "better", profile="live"), theorem_2=_row("theorem_2", "better", profile="live"))
+    found.update(
+        theorem_1=_row("theorem_1", "better", profile="live"), theorem_2=_row("theorem_2", "better", profile="live")
+    )
     for key, fields in changed.items():
         found[key] = _row(key, **fields)
     return [found[key] for key in claims.ORDER]
@@ -48,9 +50,15 @@ def _drawn_colours(ax) -> list[str]:
 
 
 def test_an_open_part_is_drawn_grey_and_the_word_says_under_it_what_it_rests_on_and_that_it_is_not_drawn():
-    rows = _rows(across_shifts=dict(verdict="does not hold", headline=(("every", EXPLORATORY), ("some", EXPLORATORY)),
-                                    word_note=REST_ON, after_reading=MINIMUMS),
-                 quantification=dict(verdict="does not hold", headline=(("every", WORSE_PART), ("some", EXPLORATORY))))
+    rows = _rows(
+        across_shifts=dict(
+            verdict="does not hold",
+            headline=(("every", EXPLORATORY), ("some", EXPLORATORY)),
+            word_note=REST_ON,
+            after_reading=MINIMUMS,
+        ),
+        quantification=dict(verdict="does not hold", headline=(("every", WORSE_PART), ("some", EXPLORATORY))),
+    )
     fig = front_page.scorecard_figure(rows)
     try:
         by_key = {ax.get_gid(): ax for ax in fig.axes if ax.get_gid()}
@@ -59,7 +67,10 @@ def test_an_open_part_is_drawn_grey_and_the_word_says_under_it_what_it_rests_on_
         assert _drawn_colours(by_key["quantification"]) == [red, grey]
         assert _drawn_colours(by_key["across_shifts"]) == [grey, grey]
         texts = " ".join(text.get_text().replace("\n", " ") for text in by_key["across_shifts"].texts)
-        assert "does not hold" in texts and "linear panels only (not drawn); set-size and prompt-error minimums set after reading" in texts
+        assert (
+            "does not hold" in texts
+            and "linear panels only (not drawn); set-size and prompt-error minimums set after reading" in texts
+        )
         # a row a decided part carries says nothing is missing
         assert not any("not drawn" in text.get_text() for text in by_key["quantification"].texts)
         assert "an open part (exploratory, undecided)" in [text.get_text() for text in fig.legends[0].get_texts()]
@@ -69,40 +80,66 @@ def test_an_open_part_is_drawn_grey_and_the_word_says_under_it_what_it_rests_on_
 
 
 def test_the_note_under_the_word_is_the_rows_short_note_and_not_drawn_only_where_no_drawn_part_decides():
-    exploratory_only = _row("alternatives", "better", headline=(("a", EXPLORATORY),), word_note=REST_ON + "; more",
-                            after_reading=(("tally", "undecided"),))
+    exploratory_only = _row(
+        "alternatives",
+        "better",
+        headline=(("a", EXPLORATORY),),
+        word_note=REST_ON + "; more",
+        after_reading=(("tally", "undecided"),),
+    )
     # the tally moved the claim's word (undecided before it), so its short note keeps the word before it
-    assert front_page.scorecard_note(exploratory_only) == "linear panels only (not drawn); tally set after reading, undecided before it"
+    assert (
+        front_page.scorecard_note(exploratory_only)
+        == "linear panels only (not drawn); tally set after reading, undecided before it"
+    )
     carried = dataclasses.replace(exploratory_only, headline=(("a", EXPLORATORY), ("b", WORSE_PART)))
     assert front_page.scorecard_note(carried) == "linear panels only; tally set after reading, undecided before it"
     # an open word is not said to rest on anything; a decided word without a note still says its parts are not drawn
-    assert front_page.scorecard_note(dataclasses.replace(exploratory_only, verdict="undecided", word_note="", after_reading=())) == ""
-    assert front_page.scorecard_note(dataclasses.replace(exploratory_only, word_note="", after_reading=())) == "parts it rests on not drawn"
+    assert (
+        front_page.scorecard_note(
+            dataclasses.replace(exploratory_only, verdict="undecided", word_note="", after_reading=())
+        )
+        == ""
+    )
+    assert (
+        front_page.scorecard_note(dataclasses.replace(exploratory_only, word_note="", after_reading=()))
+        == "parts it rests on not drawn"
+    )
     assert front_page.scorecard_note(_row("linear", NEGLIGIBLE, headline=(("", WORSE_PART),))) == ""
 
 
 def test_the_caption_says_what_grey_dots_are_only_where_the_scorecard_draws_one():
     assert front_page.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", WORSE_PART),)))) == (
-        "Positive favours the claim.")
+        "Positive favours the claim."
+    )
     assert front_page.scorecard_key(_rows(linear=dict(verdict="worse", headline=(("", EXPLORATORY),)))) == (
-        "Positive favours the claim; grey dots: open parts.")
+        "Positive favours the claim; grey dots: open parts."
+    )
 
 
 def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shortened_before_either_is_left_out():
-    rows = _rows(quantification=dict(verdict="does not hold", headline=(("", WORSE_PART),)),
-                 linear=dict(verdict="worse", headline=(("", WORSE_PART),)),
-                 alternatives=dict(verdict="better", word_note=REST_ON, after_reading=(("tally", "undecided"),), regime=ICL),
-                 across_shifts=dict(verdict="does not hold", word_note=REST_ON, after_reading=MINIMUMS, regime=SHIFTS),
-                 collapse=dict(verdict="undecided"), perplexity_id=dict(verdict="undecided", published_excluded=True),
-                 benchmarks=dict(verdict="premise not shown"))
+    rows = _rows(
+        quantification=dict(verdict="does not hold", headline=(("", WORSE_PART),)),
+        linear=dict(verdict="worse", headline=(("", WORSE_PART),)),
+        alternatives=dict(verdict="better", word_note=REST_ON, after_reading=(("tally", "undecided"),), regime=ICL),
+        across_shifts=dict(verdict="does not hold", word_note=REST_ON, after_reading=MINIMUMS, regime=SHIFTS),
+        collapse=dict(verdict="undecided"),
+        perplexity_id=dict(verdict="undecided", published_excluded=True),
+        benchmarks=dict(verdict="premise not shown"),
+    )
     bullets = front_page.key_findings(rows)
     also = next(bullet for bullet in bullets if bullet.startswith("**Also decided**"))
     # the short notes make 34 words; the own test's kinds of minimum go first, then the regimes' codes; what was set after
     # reading stays, and the word the tally moved stays beside it
-    assert also == ("**Also decided**: Alternative scorers, holds (linear panels only; tally set after reading, undecided before "
-                    "it); Own test: two shifts, does not hold (linear panels only; minimums set after reading).")
+    assert also == (
+        "**Also decided**: Alternative scorers, holds (linear panels only; tally set after reading, undecided before "
+        "it); Own test: two shifts, does not hold (linear panels only; minimums set after reading)."
+    )
     assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets)
     # where they fit, the kinds stay
     roomy = [dataclasses.replace(row, after_reading=()) if row.key == "alternatives" else row for row in rows]
     also = next(bullet for bullet in front_page.key_findings(roomy) if bullet.startswith("**Also decided**"))
-    assert "Own test: two shifts (R2), does not hold (linear panels only; set-size and prompt-error minimums set after reading)" in also
+    assert (
+        "Own test: two shifts (R2), does not hold (linear panels only; set-size and prompt-error minimums set after reading)"
+        in also
+    )

@@ -5,8 +5,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ssa_book.verdicts.words import (BETTER, HOLDS_IN_PART, NEGLIGIBLE, NOT_TESTED, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED,
-                                     WORSE)
+from ssa_book.verdicts.words import (
+    BETTER,
+    HOLDS_IN_PART,
+    NEGLIGIBLE,
+    NOT_TESTED,
+    PREMISE_NOT_SHOWN,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    WORSE,
+)
 from ssa_book.verdicts.claim import MIN_PAIRS, no_effect_pairs
 from ssa_book.verdicts.verdict import Verdict, withheld_direction
 from ssa_book.verdicts.judge import judge
@@ -32,12 +40,15 @@ def test_the_plan_is_consistent_and_puts_the_primary_question_first():
     assert all(comparison.seeds >= study.ABLATION_SEEDS for comparison in study.COMPARISONS)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"treatment": "ssa_turbo"}, "treatment arm 'ssa_turbo' is not one of"),
-    ({"endpoints": ("error at sigma 99",)}, "endpoint 'error at sigma 99' is not one of"),
-    ({"tasks": ("linear",)}, "endpoint 'error at σ = 10' is not measured on linear"),
-    ({"seeds": 5}, "5 seeds, fewer than the plan's 10"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"treatment": "ssa_turbo"}, "treatment arm 'ssa_turbo' is not one of"),
+        ({"endpoints": ("error at sigma 99",)}, "endpoint 'error at sigma 99' is not one of"),
+        ({"tasks": ("linear",)}, "endpoint 'error at σ = 10' is not measured on linear"),
+        ({"seeds": 5}, "5 seeds, fewer than the plan's 10"),
+    ],
+)
 def test_a_plan_that_cannot_be_carried_out_is_refused_by_name(change, message):
     broken = dataclasses.replace(study.COMPARISONS[2], **change)
     with pytest.raises(ValueError, match=message):
@@ -55,7 +66,9 @@ def test_every_arm_builds_a_valid_model_on_its_tasks(profile):
                 assert experiment.train.seed == study.FIRST_SEED
     # The settings reach the model and its optimizer.
     frozen = study.ARMS["ssa_frozen"].experiment("every", 100, "smoke").train
-    assert not any(parameter.requires_grad for name, parameter in build_model(frozen).named_parameters() if ".scorer." in name)
+    assert not any(
+        parameter.requires_grad for name, parameter in build_model(frozen).named_parameters() if ".scorer." in name
+    )
     fast = study.ARMS["ssa_lr10"].experiment("every", 100, "smoke").train
     assert _parameter_groups(build_model(fast), fast)[1]["lr_scale"] == 10.0
     wide = study.ARMS["softmax_wide"].experiment("every", 100, "cpu").train.model
@@ -67,19 +80,38 @@ def test_every_arm_builds_a_valid_model_on_its_tasks(profile):
 
 def _run(errors_at_sigmas, task="every"):
     sigmas = list(range(1, 30))
-    return ICLRun.from_result({"shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": errors_at_sigmas}}}},
-                              task=task, scorer="softmax", seed=0)
+    return ICLRun.from_result(
+        {"shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": errors_at_sigmas}}}},
+        task=task,
+        scorer="softmax",
+        seed=0,
+    )
 
 
 def test_endpoints_read_the_declared_numbers():
     run = _run([0.0] + [0.05] * 8 + [0.3] + [0.6] * 19)  # sigma 10 is the 10th
     assert study.ENDPOINTS["error at σ = 10"].measure(run, "every") == 0.3
-    assert study.ENDPOINTS["mean error, σ = 2-29"].measure(run, "every") == pytest.approx((8 * 0.05 + 0.3 + 19 * 0.6) / 28)
+    assert study.ENDPOINTS["mean error, σ = 2-29"].measure(run, "every") == pytest.approx(
+        (8 * 0.05 + 0.3 + 19 * 0.6) / 28
+    )
     assert study.ENDPOINTS["generalises at σ = 10"].measure(run, "every") == 0.0
-    linear = ICLRun.from_result({"shifts": {"sigma_ab": {"sigmas": [1, 2, 3], "model": {"prompt_error": [1.0, 2.0, 6.0]},
-                                                         "zero": {"prompt_error": [10.0, 10.0, 20.0]}}}},
-                                task="linear", scorer="softmax", seed=0)
-    assert study.ENDPOINTS["normalised error, larger functions"].measure(linear, "linear") == pytest.approx((0.2 + 0.3) / 2)
+    linear = ICLRun.from_result(
+        {
+            "shifts": {
+                "sigma_ab": {
+                    "sigmas": [1, 2, 3],
+                    "model": {"prompt_error": [1.0, 2.0, 6.0]},
+                    "zero": {"prompt_error": [10.0, 10.0, 20.0]},
+                }
+            }
+        },
+        task="linear",
+        scorer="softmax",
+        seed=0,
+    )
+    assert study.ENDPOINTS["normalised error, larger functions"].measure(linear, "linear") == pytest.approx(
+        (0.2 + 0.3) / 2
+    )
 
 
 def test_a_comparison_with_missing_seeds_is_an_error_and_a_complete_one_is_judged():
@@ -92,7 +124,12 @@ def test_a_comparison_with_missing_seeds_is_an_error_and_a_complete_one_is_judge
     verdict = study.judge(compared, "every", "error at σ = 10", load)
     assert verdict.outcome == BETTER and verdict.pairs == compared.seeds
     with pytest.raises(study.IncompleteStudyError, match=f"1 of {2 * compared.seeds} runs on some are not cached"):
-        study.outcomes(compared, "some", "error at σ = 10", lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed))
+        study.outcomes(
+            compared,
+            "some",
+            "error at σ = 10",
+            lambda arm, task, seed: None if seed == 105 and arm == "softmax" else load(arm, task, seed),
+        )
     with pytest.raises(ValueError, match="task 'linear' is not one of"):
         study.outcomes(compared, "linear", "error at σ = 10", load)
     with pytest.raises(ValueError, match="comparison must be one of"):
@@ -123,7 +160,10 @@ def test_the_measured_cost_sums_each_cached_run_once():
     assert table.loc[sharing.name, "new runs"] == len(sharing.tasks) * sharing.seeds
     assert table.loc[sharing.name, "hours on one thread"] == pytest.approx(0.1 * len(sharing.tasks) * sharing.seeds / 2)
     progress = study.progress_table([primary, sharing], cache)
-    assert progress.loc[sharing.name, "runs of its own"] == len(sharing.tasks) * sharing.seeds and not progress.loc[sharing.name, "complete"]
+    assert (
+        progress.loc[sharing.name, "runs of its own"] == len(sharing.tasks) * sharing.seeds
+        and not progress.loc[sharing.name, "complete"]
+    )
     assert progress["hours on one thread"].sum() == pytest.approx(table.loc["all", "hours on one thread"])
 
 
@@ -132,8 +172,6 @@ def test_pilot_power_grows_with_pairs():
     assert power[6] < power[40]
     with pytest.raises(ValueError, match="differences"):
         study.pilot_power([0.2, 0.2], effect=0.3, pairs=(6,), threshold=0.1)
-
-
 
 
 class _Cache(study.StudyCache):
@@ -161,23 +199,53 @@ def test_the_chapter_judges_complete_comparisons_only_and_says_what_is_missing()
 
     cache = _Cache(errors)
     progress = study.progress_table([primary, ablation], cache)
-    assert progress.loc["SSA vs softmax", "cached"] == 2 * 2 * 40 - 2 * 35 and not progress.loc["SSA vs softmax", "complete"]
+    assert (
+        progress.loc["SSA vs softmax", "cached"] == 2 * 2 * 40 - 2 * 35
+        and not progress.loc["SSA vs softmax", "complete"]
+    )
     assert progress.loc["SSA from b = 1 vs softmax", "complete"]
     rows = study.verdict_rows([primary, ablation], cache)
     assert len(rows) == 2 * 2 * 3
     missing = [row for row in rows if row["comparison"] == "SSA vs softmax"]
-    assert {row["verdict"].outcome for row in missing} == {"not tested"} and "not run yet: 45 of 80 runs done" == missing[0]["verdict"].detail
-    judged = {(row["task"], row["endpoint"]): row["verdict"] for row in rows if row["comparison"] == "SSA from b = 1 vs softmax"}
-    assert judged[("every", "generalises at σ = 10")].differences == pytest.approx([1.0, 0.0] * (ablation.seeds // 2))  # softmax fails on even seeds
+    assert {row["verdict"].outcome for row in missing} == {
+        "not tested"
+    } and "not run yet: 45 of 80 runs done" == missing[0]["verdict"].detail
+    judged = {
+        (row["task"], row["endpoint"]): row["verdict"]
+        for row in rows
+        if row["comparison"] == "SSA from b = 1 vs softmax"
+    }
+    assert judged[("every", "generalises at σ = 10")].differences == pytest.approx(
+        [1.0, 0.0] * (ablation.seeds // 2)
+    )  # softmax fails on even seeds
     assert judged[("every", "error at σ = 10")].effect == pytest.approx((0.9 + 0.05) / 2)
     table = study.verdict_table(rows)
-    assert list(table.columns) == ["comparison", "task", "endpoint", "outcome", "effect", "95% interval", "pairs", "to decide / missing",
-                                   "leaving one seed out"]
+    assert list(table.columns) == [
+        "comparison",
+        "task",
+        "endpoint",
+        "outcome",
+        "effect",
+        "95% interval",
+        "pairs",
+        "to decide / missing",
+        "leaving one seed out",
+    ]
     shares = study.generalising_table([primary, ablation], cache)
-    in_ablation = shares[(shares["comparison"] == ablation.name) & (shares["arm"] == "softmax") & (shares["task"] == '"every"')].iloc[0]
-    assert in_ablation["generalise"] == ablation.seeds // 2 and in_ablation["seeds"] == ablation.seeds and in_ablation["95% low"] < 0.5 < in_ablation["95% high"]
-    assert primary.name not in set(shares["comparison"])  # an incomplete comparison shows no share, as it has no verdict
-    curves = study.arm_curves(["ssa", "softmax", "ssa_10k"], "every", primary.seed_list()[:8], study.error_along_sigma(cache))
+    in_ablation = shares[
+        (shares["comparison"] == ablation.name) & (shares["arm"] == "softmax") & (shares["task"] == '"every"')
+    ].iloc[0]
+    assert (
+        in_ablation["generalise"] == ablation.seeds // 2
+        and in_ablation["seeds"] == ablation.seeds
+        and in_ablation["95% low"] < 0.5 < in_ablation["95% high"]
+    )
+    assert primary.name not in set(
+        shares["comparison"]
+    )  # an incomplete comparison shows no share, as it has no verdict
+    curves = study.arm_curves(
+        ["ssa", "softmax", "ssa_10k"], "every", primary.seed_list()[:8], study.error_along_sigma(cache)
+    )
     assert len(curves["ssa"][0]) == 5 and curves["softmax"][1].shape == (8, 29) and "ssa_10k" in curves
 
 
@@ -205,9 +273,13 @@ def test_the_chapter_never_trains_at_cpu(tmp_path, monkeypatch):
     monkeypatch.setenv("SSA_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
     monkeypatch.delenv("SSA_RESULTS_MIRROR", raising=False)
     cache = study.StudyCache("cpu")
-    assert cache.run("ssa", "every", study.FIRST_SEED) is None and cache.spread("ssa", "every", study.FIRST_SEED) is None
+    assert (
+        cache.run("ssa", "every", study.FIRST_SEED) is None and cache.spread("ssa", "every", study.FIRST_SEED) is None
+    )
     assert not any((tmp_path / "checkpoints").rglob("*")) if (tmp_path / "checkpoints").exists() else True
-    assert study.StudyCache("smoke").run("ssa_10k", "every", study.FIRST_SEED) is None  # not in the smoke plan: not trained
+    assert (
+        study.StudyCache("smoke").run("ssa_10k", "every", study.FIRST_SEED) is None
+    )  # not in the smoke plan: not trained
     with pytest.raises(ValueError, match="train: the study's runs are trained at cpu by"):
         study.StudyCache("cpu", train=True)
 
@@ -217,7 +289,9 @@ def test_the_pilot_reads_the_chapters_seeds():
     if found is None:
         pytest.skip("the chapters' cpu runs are not in this checkout's cache")
     assert found["seeds"] == study.PILOT_SEEDS and len(found["differences"]) == len(study.PILOT_SEEDS)
-    assert set(found["power"]) == {(endpoint, effect) for endpoint in ("error at σ = 10", "generalises at σ = 10") for effect in (0.2, 0.3)}
+    assert set(found["power"]) == {
+        (endpoint, effect) for endpoint in ("error at σ = 10", "generalises at σ = 10") for effect in (0.2, 0.3)
+    }
 
 
 def test_a_comparison_is_judged_on_each_task_whose_runs_are_complete():
@@ -249,16 +323,25 @@ def test_the_front_page_takes_the_studys_answer_where_it_is_complete(monkeypatch
     from ssa_book.icl import study as study_module
 
     row = claims.LedgerRow("quantification", "claim", "figure", "three seeds", "cpu", (0, 1, 2), UNDECIDED, None, "cmd")
-    monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train))
+    monkeypatch.setattr(
+        study_module, "StudyCache", lambda profile, train: _Cache(lambda arm, task, seed: None, profile, train)
+    )
     waiting = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
     assert waiting.verdict == UNDECIDED and "not run yet: 0 of 160 runs done" in waiting.ours
-    monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _Cache(
-        lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train))
+    monkeypatch.setattr(
+        study_module,
+        "StudyCache",
+        lambda profile, train: _Cache(
+            lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile, train
+        ),
+    )
     answered = icl_claims.answered_by_study(row, "SSA vs softmax", "cpu")
     assert answered.verdict == WORSE and answered.seeds == primary_seeds()
     assert "The chapter's 3 seeds alone: undecided." in answered.ours and '"some": not run yet' in answered.ours
     assert '"some": not run yet: 0 of 80 runs done' in answered.summary
-    assert icl_claims.answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row  # not in the smoke plan
+    assert (
+        icl_claims.answered_by_study(row, "SSA vs softmax, linear functions", "smoke") is row
+    )  # not in the smoke plan
 
 
 def primary_seeds():
@@ -279,16 +362,38 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
                 return None
             error = 0.0 if arm == variant.treatment else 0.8  # SSA generalises, softmax does not
             weight = np.linspace(0.2, 0.9, len(sigmas)) if arm == variant.control else np.full(len(sigmas), 0.3)
-            return ICLRun.from_result({"shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": [error] * 29}}},
-                                       "concentration": {"sigma_x": {"sigmas": sigmas, "max_weight": np.repeat(
-                                           weight[:, None, None], 4, axis=2).repeat(2, axis=1).tolist()}}},
-                                      task=task, scorer=arm, seed=seed)
+            return ICLRun.from_result(
+                {
+                    "shifts": {"sigma_x": {"sigmas": sigmas, "model": {"prompt_error": [error] * 29}}},
+                    "concentration": {
+                        "sigma_x": {
+                            "sigmas": sigmas,
+                            "max_weight": np.repeat(weight[:, None, None], 4, axis=2).repeat(2, axis=1).tolist(),
+                        }
+                    },
+                },
+                task=task,
+                scorer=arm,
+                seed=seed,
+            )
 
         __call__ = run
 
-    row = claims.LedgerRow("collapse", "claim", "figure", "no collapse here", "cpu", (0, 1, 2), PREMISE_NOT_SHOWN, None, "cmd",
-                           summary="Premise absent.")
-    monkeypatch.setattr(study_module, "StudyCache", lambda profile, train: _WithWeights(lambda *_: None, profile, train))
+    row = claims.LedgerRow(
+        "collapse",
+        "claim",
+        "figure",
+        "no collapse here",
+        "cpu",
+        (0, 1, 2),
+        PREMISE_NOT_SHOWN,
+        None,
+        "cmd",
+        summary="Premise absent.",
+    )
+    monkeypatch.setattr(
+        study_module, "StudyCache", lambda profile, train: _WithWeights(lambda *_: None, profile, train)
+    )
     combined = icl_claims.with_premise_made_to_hold(row, "cpu")
     # premise absent as trained; where it can hold, at ten pairs, only the yes-or-no endpoint may
     # decide (the prompt errors flip, and need no_effect_pairs pairs for any decision)
@@ -300,11 +405,19 @@ def test_the_collapse_row_adds_the_variant_where_the_premise_can_hold(monkeypatc
 
 
 def test_a_task_chapter_shows_the_studys_answer_or_what_it_lacks(monkeypatch):
-    monkeypatch.setattr(study_report, "StudyCache", lambda profile: _Cache(
-        lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile))
+    monkeypatch.setattr(
+        study_report,
+        "StudyCache",
+        lambda profile: _Cache(
+            lambda arm, task, seed: (0.9 if arm == "ssa" else 0.0) if task == "every" else None, profile
+        ),
+    )
     answer = study.chapter_answer("SSA vs softmax", "cpu")
     assert answer["outcome"] == WORSE and answer["seeds"] == study.PRIMARY_SEEDS
-    assert answer["text"].startswith("Its answer: **the claim does not hold** (\"every\", error at σ = 10: SSA worse;") and '"some": not run yet: 0 of 80 runs done' in answer["text"]
+    assert (
+        answer["text"].startswith('Its answer: **the claim does not hold** ("every", error at σ = 10: SSA worse;')
+        and '"some": not run yet: 0 of 80 runs done' in answer["text"]
+    )
     assert len(answer["table"]) == 2 * len(study.QUANTIFICATION_ENDPOINTS)
     # with the distribution-free check beside the answer, counted among the verdicts it can test
     assert answer["text"].endswith("(added after reading) keeps 2 of 2 prompt-error directions.")
@@ -320,7 +433,13 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
             if task != "every":
                 return None
             noise = 0.01 * (seed % 3)
-            return {"softmax_3k": 0.5, "ssa_3k": 0.4 + noise, "softmax_10k": 0.5, "ssa_10k": 0.5 - advantage_10k + noise}.get(arm)
+            return {
+                "softmax_3k": 0.5,
+                "ssa_3k": 0.4 + noise,
+                "softmax_10k": 0.5,
+                "ssa_10k": 0.5 - advantage_10k + noise,
+            }.get(arm)
+
         return _Cache(errors)
 
     stable, moving = cache_with(0.1), cache_with(0.4)  # SSA's advantage: 0.1 at 3 x; 0.1 or 0.4 at 10 x
@@ -328,16 +447,24 @@ def test_the_length_contingency_adds_30_x_steps_only_when_the_difference_still_m
     assert study.LONGER_TRAINING not in study.plan("cpu", cache=stable)
     assert study.length_trend(moving).outcome == BETTER and study.longer_training_needed(moving) is True
     assert study.plan("cpu", cache=moving)[-1] is study.LONGER_TRAINING
-    assert "adds SSA vs softmax, 30 x steps with 6 pairs (not run yet: 0 of 12 runs done)" in study.length_trend_sentence(moving)
+    assert (
+        "adds SSA vs softmax, 30 x steps with 6 pairs (not run yet: 0 of 12 runs done)"
+        in study.length_trend_sentence(moving)
+    )
     # undecided until both comparisons are complete; never part of the smoke plan
     unread = _Cache(lambda arm, task, seed: None if arm == "ssa_10k" and seed == 109 else 0.5)
     assert study.length_trend(unread) is None and study.longer_training_needed(unread) is None
     three, ten = (study.comparison(name) for name in study.LENGTH_TREND)
-    assert f"not run yet: {study.needed(three) + study.needed(ten) - 1} of {study.needed(three) + study.needed(ten)} runs" in \
-        study.length_trend_sentence(unread)
+    assert (
+        f"not run yet: {study.needed(three) + study.needed(ten) - 1} of {study.needed(three) + study.needed(ten)} runs"
+        in study.length_trend_sentence(unread)
+    )
     assert study.plan("smoke", cache=moving) == study.plan("smoke")
     # the contingent comparison takes the rule's fewest pairs, not the ablations' ten
-    assert study.LONGER_TRAINING.seeds == MIN_PAIRS and study.comparison(study.LONGER_TRAINING.name) is study.LONGER_TRAINING
+    assert (
+        study.LONGER_TRAINING.seeds == MIN_PAIRS
+        and study.comparison(study.LONGER_TRAINING.name) is study.LONGER_TRAINING
+    )
 
 
 def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_endpoint():
@@ -350,7 +477,9 @@ def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_e
     compared = [study.comparison("SSA from b = 1 vs softmax"), study.comparison("SSA vs softmax, 3 x steps")]
     table = study.ablation_table(study.verdict_rows(compared, cache))
     assert list(table.index) == [c.name for c in compared]
-    assert table.loc["SSA from b = 1 vs softmax", '"every": error at σ = 10'].startswith("SSA from b = 1 better +0.51 [")
+    assert table.loc["SSA from b = 1 vs softmax", '"every": error at σ = 10'].startswith(
+        "SSA from b = 1 better +0.51 ["
+    )
     assert table.loc["SSA vs softmax, 3 x steps", '"some": error at σ = 10'] == ""  # 3 x steps is read on "every" only
     assert table.loc["SSA vs softmax, 3 x steps", '"every": error at σ = 10'] == "not tested"
 
@@ -359,42 +488,71 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
     def cache_with(ssa_b1_error):
         def errors(arm, task, seed):
             base = 0.1 + 0.01 * (seed % 3)
-            return {"softmax": base, "ssa": 0.6 + 0.01 * (seed % 2), "softmax_slope": 0.6 + 0.01 * ((seed + 1) % 2),
-                    "ssa_b1": ssa_b1_error + 0.01 * (seed % 3)}.get(arm, base)
+            return {
+                "softmax": base,
+                "ssa": 0.6 + 0.01 * (seed % 2),
+                "softmax_slope": 0.6 + 0.01 * ((seed + 1) % 2),
+                "ssa_b1": ssa_b1_error + 0.01 * (seed % 3),
+            }.get(arm, base)
+
         return _Cache(errors)
 
     # "no effect" on a prompt error needs no_effect_pairs pairs, which these comparisons have
     assert min(study.comparison(name).seeds for name in study.STARTING_POINT) >= no_effect_pairs(
-        study.ENDPOINTS["error at σ = 10"].claim)
+        study.ENDPOINTS["error at σ = 10"].claim
+    )
     slope = study.starting_point_reading(cache_with(0.1), "every")
-    assert "SSA vs softmax: SSA worse (-0.4" in slope and "SSA from b = 1 vs softmax: no difference that matters" in slope
+    assert (
+        "SSA vs softmax: SSA worse (-0.4" in slope and "SSA from b = 1 vs softmax: no difference that matters" in slope
+    )
     assert "deficit goes with its starting slope" in slope
     # the gentler start in its verdict's own words (a difference below the threshold, not equality)
-    assert "SSA started at b = 1 vs softmax reads no difference that matters (" in slope and "does not differ" not in slope
+    assert (
+        "SSA started at b = 1 vs softmax reads no difference that matters (" in slope and "does not differ" not in slope
+    )
     # SSA from b = 1 losing as well: the slope does not explain it
     assert "do not separate" in study.starting_point_reading(cache_with(0.6), "every")
+
     # the slope's facts decided, SSA against the sharper softmax open: the open comparison first, then the decided ones
     def open_against_sharper(arm, task, seed):
         base = 0.1 + 0.01 * (seed % 3)
-        return {"ssa": 0.55 + (0.45 if seed % 2 else -0.45), "softmax_slope": 0.55 + 0.01 * (seed % 2),
-                "ssa_b1": 0.1 + 0.01 * (seed % 3)}.get(arm, base)
+        return {
+            "ssa": 0.55 + (0.45 if seed % 2 else -0.45),
+            "softmax_slope": 0.55 + 0.01 * (seed % 2),
+            "ssa_b1": 0.1 + 0.01 * (seed % 3),
+        }.get(arm, base)
 
     follows = study.starting_point_reading(_Cache(open_against_sharper), "every")
     # the seeds of the comparisons beside SSA vs softmax were raised after their ten-seed readings, said with those readings
-    assert "do not separate SSA's form from its starting slope (seeds raised after reading): SSA vs the sharper softmax is undecided (" in follows
-    assert follows.endswith("; at 10 seeds: undecided on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise).")
+    assert (
+        "do not separate SSA's form from its starting slope (seeds raised after reading): SSA vs the sharper softmax is undecided ("
+        in follows
+    )
+    assert follows.endswith(
+        "; at 10 seeds: undecided on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise)."
+    )
     assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
     assert "follows" not in follows
     # an undecided verdict's words say how many seeds would decide it; the reading does not say it again
     assert "seeds would decide)" in follows and "pairs would decide it" not in follows
     # no difference to attribute
-    assert "nothing to attribute" in study.starting_point_reading(_Cache(lambda arm, task, seed: 0.1 + 0.01 * (seed % 3)), "every")
+    assert "nothing to attribute" in study.starting_point_reading(
+        _Cache(lambda arm, task, seed: 0.1 + 0.01 * (seed % 3)), "every"
+    )
     # read only once all four comparisons are complete on the task
-    assert study.starting_point_reading(_Cache(lambda arm, task, seed: None if arm == "softmax_slope" and seed == 100 else 0.1), "every") is None
+    assert (
+        study.starting_point_reading(
+            _Cache(lambda arm, task, seed: None if arm == "softmax_slope" and seed == 100 else 0.1), "every"
+        )
+        is None
+    )
     quantifiers = [c for c in study.COMPARISONS if "linear" not in c.tasks]
     summary = study.summary(quantifiers, cache_with(0.1))
-    assert "Form or starting slope, on \"every\"" in summary
-    assert "A check that assumes nothing" in summary and "the primary question's under it: \"every\", error at σ = 10: SSA worse" in summary
+    assert 'Form or starting slope, on "every"' in summary
+    assert (
+        "A check that assumes nothing" in summary
+        and 'the primary question\'s under it: "every", error at σ = 10: SSA worse' in summary
+    )
 
 
 def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the_slope_with_them():
@@ -409,7 +567,9 @@ def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the
     assert all(row["verdict"].outcome in ("worse", "no difference that matters") for row in checks)
     checked = {(row["comparison"], row["task"], row["endpoint"]): row["checked"].outcome for row in checks}
     assert checked[("SSA vs softmax", "every", "error at σ = 10")] == "worse"  # 0.5 on every pair: decided under it too
-    assert checked[("SSA from b = 1 vs softmax", "every", "error at σ = 10")] == "undecided"  # 40 ties cannot rule out flips
+    assert (
+        checked[("SSA from b = 1 vs softmax", "every", "error at σ = 10")] == "undecided"
+    )  # 40 ties cannot rule out flips
     table = study.bounded_check_table(checks)
     assert len(table) == len(checks) and table["bounded interval"].str.contains("worse|undecided").all()
     # counted among the verdicts the check can test: at 40 pairs no data could give "no difference that matters"
@@ -418,10 +578,15 @@ def test_the_bounded_check_decides_the_prompt_error_verdicts_again_and_reads_the
     kept = sum(row["checked"].outcome == "worse" for row in directions)
     words = study.bounded_check_words(checks)
     assert words.startswith(f"keeps {kept} of {len(directions)} prompt-error directions (SSA worse: ")
-    assert words.endswith(f"; at 40 pairs it cannot decide \"no difference that matters\", so those {len(negligible)} are unchecked")
+    assert words.endswith(
+        f'; at 40 pairs it cannot decide "no difference that matters", so those {len(negligible)} are unchecked'
+    )
     assert study.bounded_check_words(directions[:1]) == "keeps 1 of 1 prompt-error directions"
     sentence = study.bounded_check_sentence(checks, cache)
-    assert sentence.startswith(f"On the decided prompt-error verdicts, the check {words}.") and "do not separate" in sentence
+    assert (
+        sentence.startswith(f"On the decided prompt-error verdicts, the check {words}.")
+        and "do not separate" in sentence
+    )
     assert study.bounded_check_sentence([], cache) == "No verdict on a prompt-error endpoint is decided yet."
 
 
@@ -434,14 +599,18 @@ def test_the_resampled_nulls_measure_each_complete_prompt_error_verdict_at_its_p
 
     cache = _Cache(errors)
     table, sentence = study.resampled_nulls([compared], cache, simulations=400, seed=1)
-    assert list(table.index) == [(compared.name, '"every"', "error at σ = 10"), (compared.name, '"every"', "mean error, σ = 2-29")]
+    assert list(table.index) == [
+        (compared.name, '"every"', "error at σ = 10"),
+        (compared.name, '"every"', "mean error, σ = 2-29"),
+    ]
     assert table["pairs"].tolist() == [compared.seeds] * 2
     verdict = study.judge(compared, "every", "error at σ = 10", cache)
-    expected = resampled_null_rates(study.ENDPOINTS["error at σ = 10"].claim, verdict.differences, compared.seeds,
-                                    simulations=400, seed=1)
+    expected = resampled_null_rates(
+        study.ENDPOINTS["error at σ = 10"].claim, verdict.differences, compared.seeds, simulations=400, seed=1
+    )
     assert table.iloc[0].drop("pairs").to_dict() == expected
     largest = table[FALSE_DIRECTIONAL].max()
-    assert f"at most {largest:.1%} ({compared.name}, \"every\", " in sentence and "400 simulated studies" in sentence
+    assert f'at most {largest:.1%} ({compared.name}, "every", ' in sentence and "400 simulated studies" in sentence
     incomplete = _Cache(lambda arm, task, seed: None if arm == "ssa_3k" else 0.3)
     empty, nothing = study.resampled_nulls([compared], incomplete)
     assert empty.empty and nothing.startswith("No prompt-error comparison is complete yet")
@@ -457,7 +626,10 @@ def test_the_compute_sentence_sums_the_cached_runs_and_estimates_the_rest_by_cos
 
     half = Timed(lambda arm, task, seed: None if arm == "ssa_10k" else 0.1)
     text = study.compute_sentence(compared, half)
-    assert text.startswith("The 10 cached runs took 1.0 h on one thread each") and "about 0.5 h of wall time at 2 runs" in text
+    assert (
+        text.startswith("The 10 cached runs took 1.0 h on one thread each")
+        and "about 0.5 h of wall time at 2 runs" in text
+    )
     assert "The 10 runs still missing need about 1.0 h more on one thread (0.5 h at 2 at a time)" in text
     assert "runs still missing" not in study.compute_sentence(compared, Timed(lambda arm, task, seed: 0.1))
 
@@ -476,7 +648,10 @@ def test_what_deciding_an_exploratory_comparison_costs_comes_from_its_cached_run
     assert extra > 0
     text = study_report.deciding_cost_sentence(compared, "every", "error at σ = 10", timed)
     assert f"the {minimum} pairs the rule decides from on error at σ = 10: {extra} more pairs, {2 * extra} runs" in text
-    assert f"about {extra * 2 * 360 / 3600:.0f} h on one thread" in text and f"({extra * 360 / 3600:.0f} h at 2 at a time)" in text
+    assert (
+        f"about {extra * 2 * 360 / 3600:.0f} h on one thread" in text
+        and f"({extra * 360 / 3600:.0f} h at 2 at a time)" in text
+    )
     incomplete = Timed(lambda arm, task, seed: None if arm == "ssa_30k" and seed == study.FIRST_SEED else 0.3)
     assert study_report.deciding_cost_sentence(compared, "every", "error at σ = 10", incomplete) == ""
 
@@ -492,30 +667,52 @@ def test_false_discoveries_are_controlled_within_the_primary_and_the_other_compa
     assert {row["family"] for row in found if row["comparison"] == "SSA from b = 1 vs softmax"} == {"other comparisons"}
     primary = [row["verdict"] for row in found if row["family"] == "primary"]
     assert [row["adjusted p"] for row in found if row["family"] == "primary"] == pytest.approx(
-        [f["adjusted p"] for f in false_discoveries(primary)])
+        [f["adjusted p"] for f in false_discoveries(primary)]
+    )
     table = study.false_discovery_table(found)
-    assert set(table["verdict"]) <= {"SSA worse", "SSA from b = 1 worse"} and set(table["survives adjustment"]) == {"yes"}
-    assert "the primary comparisons: 6 of the 6 directions the interval and threshold decide" in study.false_discovery_sentence(found)
+    assert set(table["verdict"]) <= {"SSA worse", "SSA from b = 1 worse"} and set(table["survives adjustment"]) == {
+        "yes"
+    }
+    assert (
+        "the primary comparisons: 6 of the 6 directions the interval and threshold decide"
+        in study.false_discovery_sentence(found)
+    )
     assert study.false_discovery_sentence([]).startswith("No verdict")
 
 
 def test_the_false_discovery_count_shows_the_directions_control_takes_away():
     kept = Verdict("SSA's error is lower", WORSE, treatment="SSA")
     lost = Verdict("SSA's error is lower", UNDECIDED, treatment="SSA", uncontrolled=WORSE, adjusted_p=0.097)
-    found = [{"family": "other comparisons", "verdict": verdict, "survives": verdict is kept} for verdict in (kept, lost)]
-    found.append({"family": "other comparisons", "verdict": Verdict("SSA's error is lower", NEGLIGIBLE), "survives": False})
+    found = [
+        {"family": "other comparisons", "verdict": verdict, "survives": verdict is kept} for verdict in (kept, lost)
+    ]
+    found.append(
+        {"family": "other comparisons", "verdict": Verdict("SSA's error is lower", NEGLIGIBLE), "survives": False}
+    )
     assert study.false_discovery_sentence(found) == (
         "Controlling false discoveries within each family of tests (Benjamini and Hochberg), the other comparisons: 1 of the "
-        "2 directions the interval and threshold decide keep an adjusted p below 0.05 (3 tests), 1 read undecided.")
+        "2 directions the interval and threshold decide keep an adjusted p below 0.05 (3 tests), 1 read undecided."
+    )
 
 
 def test_the_generalisation_cut_table_judges_the_same_runs_at_each_cut():
     class WithBaseline(_Cache):
         def run(self, arm, task, seed):
             error = self.errors(arm, task, seed)
-            return ICLRun.from_result({"shifts": {"sigma_x": {
-                "sigmas": list(range(1, 30)), "model": {"prompt_error": [error] * 29},
-                "majority class": {"prompt_error": [0.15] * 29}}}}, task=task, scorer="softmax", seed=seed)
+            return ICLRun.from_result(
+                {
+                    "shifts": {
+                        "sigma_x": {
+                            "sigmas": list(range(1, 30)),
+                            "model": {"prompt_error": [error] * 29},
+                            "majority class": {"prompt_error": [0.15] * 29},
+                        }
+                    }
+                },
+                task=task,
+                scorer="softmax",
+                seed=seed,
+            )
 
     # SSA's error 0.08 on every seed, softmax's 0.15 on half the seeds and 0.02 on the others
     cache = WithBaseline(lambda arm, task, seed: 0.08 if arm == "ssa" else (0.15 if seed % 2 else 0.02))
@@ -524,7 +721,10 @@ def test_the_generalisation_cut_table_judges_the_same_runs_at_each_cut():
     assert len(table) == 2 * len(study.GENERALISATION_CUTS)
     every = table[table["task"] == '"every"'].set_index("cut")
     assert every.loc["0.05", "SSA generalise"] == "0 of 40" and every.loc["0.05", "softmax generalise"] == "20 of 40"
-    assert every.loc["0.1 (declared)", "SSA generalise"] == "40 of 40" and every.loc["0.2", "softmax generalise"] == "40 of 40"
+    assert (
+        every.loc["0.1 (declared)", "SSA generalise"] == "40 of 40"
+        and every.loc["0.2", "softmax generalise"] == "40 of 40"
+    )
     assert every.loc["0.05", "verdict"] == "SSA worse" and every.loc["0.1 (declared)", "verdict"] == "SSA better"
     assert every.loc["0.2", "verdict"] == "no difference that matters"
     declared = study.judge(compared, "every", study.BINARY_ENDPOINT, cache)
@@ -547,13 +747,17 @@ def test_the_regime_map_sets_ssa_against_softmax_in_every_regime_the_study_has()
     assert rows.loc["SSA from b = 1 vs softmax", '"some"'].startswith("no difference that matters")
     assert rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", '"every"'] == "not run yet: 0 of 80 runs done"
     assert rows.loc["SSA vs softmax, 3 x steps", '"some"'] == "not tested"  # read on "every" only
-    assert rows.loc["SSA vs softmax, 10 x steps", '"every"'].startswith("exploratory")  # ten pairs: below the 36 a prompt error needs
+    assert rows.loc["SSA vs softmax, 10 x steps", '"every"'].startswith(
+        "exploratory"
+    )  # ten pairs: below the 36 a prompt error needs
     assert "lr 0.0001 (constant), 10,000 steps" in rows.loc["SSA vs softmax, lr 1e-4, 10 x steps", "regime"]
     assert "SSA from b = 1" in rows.loc["SSA from b = 1 vs softmax", "regime"]
     # the chapters' regime in full, every other one by what differs from it
     assert rows.loc["SSA vs softmax", "regime"].startswith("the chapters': lr 0.001 (constant), 1,000 steps, width 64")
     assert rows.loc["SSA vs softmax, 3 x steps", "regime"] == "3,000 steps"
-    assert rows.loc["SSA vs softmax, warm-up + cosine", "regime"] == "lr 0.001 (warm-up + cosine)"  # each schedule named in words
+    assert (
+        rows.loc["SSA vs softmax, warm-up + cosine", "regime"] == "lr 0.001 (warm-up + cosine)"
+    )  # each schedule named in words
     assert set(study.design.SCHEDULE_WORDS) == set(SCHEDULES)
     assert set(frame["comparison"]) <= set(study.REGIME_MAP)
 
@@ -585,44 +789,58 @@ def test_a_regime_cell_the_distribution_free_check_does_not_keep_says_so_in_the_
 
     cache = _Cache(errors)
     rows = study.regime_map(cache).set_index("comparison")
-    assert rows.loc["SSA vs softmax", '"every"'] == ("SSA worse, -0.15 [-0.18, -0.12] (SSA worse by the t interval, undecided by "
-                                                     "the distribution-free one)")
+    assert rows.loc["SSA vs softmax", '"every"'] == (
+        "SSA worse, -0.15 [-0.18, -0.12] (SSA worse by the t interval, undecided by the distribution-free one)"
+    )
     assert "distribution-free" not in rows.loc["SSA vs softmax", '"some"']  # kept: no note
     takeaway = study.regime_takeaway(study.regime_rows(cache))
     worse = takeaway.split(" SSA worse")[0].rsplit(" ", 1)[-1]
     assert f" SSA worse ({int(worse) - 1} kept by the distribution-free check), " in takeaway
     # the short wording keeps it too (the study's box)
-    assert f" SSA worse ({int(worse) - 1} kept by the distribution-free check), " in study.regime_takeaway(study.regime_rows(cache), detail=False)
+    assert f" SSA worse ({int(worse) - 1} kept by the distribution-free check), " in study.regime_takeaway(
+        study.regime_rows(cache), detail=False
+    )
     # the front page's sentence and the map say a check that does not keep a verdict in the same words
     checks = study.bounded_checks(study.regime_rows(cache))
     assert [study.not_kept_words(row) for row in study.not_kept(checks)] == [
-        "SSA worse by the t interval, undecided by the distribution-free one"]
+        "SSA worse by the t interval, undecided by the distribution-free one"
+    ]
 
 
 def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes_zero():
     claim = study.ENDPOINTS[study.REGIME_MAP_ENDPOINT].claim
     below = judge(claim, [0.15 + 0.01 * (i % 5) for i in range(40)], [0.1] * 40)  # SSA's error above softmax's
     inside = judge(claim, [0.1] * 40, [0.1 + 0.01 * (i % 5 - 2) for i in range(40)])
-    assert below.outcome == inside.outcome == "no difference that matters" and below.interval[1] < 0 < inside.interval[1]
-    rows = [{"comparison": "SSA vs softmax, warm-up + cosine", "verdict": below, "seeds": list(range(40))},
-            {"comparison": "SSA from b = 1 vs softmax", "verdict": inside, "seeds": list(range(40))}]
+    assert (
+        below.outcome == inside.outcome == "no difference that matters" and below.interval[1] < 0 < inside.interval[1]
+    )
+    rows = [
+        {"comparison": "SSA vs softmax, warm-up + cosine", "verdict": below, "seeds": list(range(40))},
+        {"comparison": "SSA from b = 1 vs softmax", "verdict": inside, "seeds": list(range(40))},
+    ]
     # both comparisons' seeds were raised after reading; both run on every quantifier, so no cell is left untested
-    assert study.regime_takeaway(rows) == ("Of 2 regime-and-task cells, 2 no difference that matters (seeds raised after "
-                                           "reading; 1 below 0).")
+    assert study.regime_takeaway(rows) == (
+        "Of 2 regime-and-task cells, 2 no difference that matters (seeds raised after reading; 1 below 0)."
+    )
     # the short wording keeps the count below 0, so the adverse part is not folded into the milder word
     assert study.regime_takeaway(rows, detail=False) == "Of 2 planned cells, 2 no difference that matters (1 below 0)."
     assert study.regime_takeaway([rows[0], dict(rows[1], comparison="SSA vs softmax")]).startswith(
-        "Of 2 regime-and-task cells, 2 no difference that matters (1 with seeds raised after reading; 1 below 0)")
+        "Of 2 regime-and-task cells, 2 no difference that matters (1 with seeds raised after reading; 1 below 0)"
+    )
     # and how many of them a seed left out changes, in the full wording
-    fragile = dict(rows[0], verdict=judge(claim, [0.18 + 0.04 * (i % 5 - 2) for i in range(40)], [0.1] * 40))  # near -0.1
+    fragile = dict(
+        rows[0], verdict=judge(claim, [0.18 + 0.04 * (i % 5 - 2) for i in range(40)], [0.1] * 40)
+    )  # near -0.1
     assert fragile["verdict"].outcome == "no difference that matters" and fragile["verdict"].interval[1] < 0
     assert "; 1 below 0, 1 changed by dropping a seed)" in study.regime_takeaway([fragile])
     assert "(1 below 0)" in study.regime_takeaway([fragile], detail=False)
 
 
 def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
-    found = [Verdict("SSA's error is lower", outcome, treatment="SSA") for outcome in
-             (WORSE, NEGLIGIBLE, TOO_FEW_SEEDS, TOO_FEW_SEEDS, UNDECIDED)]
+    found = [
+        Verdict("SSA's error is lower", outcome, treatment="SSA")
+        for outcome in (WORSE, NEGLIGIBLE, TOO_FEW_SEEDS, TOO_FEW_SEEDS, UNDECIDED)
+    ]
     counted = study_report.outcome_counts(found)
     assert counted.startswith("2 decided (1 SSA worse, 1 no difference that matters)")
     assert "2 exploratory (fewer pairs than the rule decides from: estimates, no verdict)" in counted
@@ -630,10 +848,25 @@ def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
 
 
 def test_the_verdict_table_says_why_a_verdict_beyond_zero_says_no_direction():
-    controlled = Verdict("generalises", UNDECIDED, -0.25, (-0.44, -0.05), 6, 0.2,
-                         differences=(-0.3,) * 5 + (-0.0,), adjusted_p=0.097, family_size=37, uncontrolled=WORSE)
-    row = {"comparison": "sharper softmax vs softmax", "task": "every", "endpoint": "generalises at σ = 10", "verdict": controlled,
-           "seeds": list(range(100, 106))}
+    controlled = Verdict(
+        "generalises",
+        UNDECIDED,
+        -0.25,
+        (-0.44, -0.05),
+        6,
+        0.2,
+        differences=(-0.3,) * 5 + (-0.0,),
+        adjusted_p=0.097,
+        family_size=37,
+        uncontrolled=WORSE,
+    )
+    row = {
+        "comparison": "sharper softmax vs softmax",
+        "task": "every",
+        "endpoint": "generalises at σ = 10",
+        "verdict": controlled,
+        "seeds": list(range(100, 106)),
+    }
     outcome = study.verdict_table([row])["outcome"].iloc[0]
     assert outcome == f"undecided ({withheld_direction(controlled)})" and "false-discovery control" in outcome
     plain = dataclasses.replace(controlled, interval=(-0.44, 0.05), adjusted_p=None, uncontrolled=None)
@@ -652,7 +885,11 @@ def test_the_seed_amendments_are_the_analysis_changes_record_and_the_rule_then_i
         assert amendment.before_flip_minimum == (commits.index(amendment.commit) < flip_minimum)
         assert all(study.comparison(name).seeds > study.ABLATION_SEEDS for name in amendment.comparisons)
     # the comparisons the analysis-changes page tables as raised after reading are these
-    assert set(study.RAISED_AFTER_READING) == {*study.STARTING_POINT[1:], *study.REGIME_COMPARISONS, *study.LENGTH_AND_SIZE_COMPARISONS}
+    assert set(study.RAISED_AFTER_READING) == {
+        *study.STARTING_POINT[1:],
+        *study.REGIME_COMPARISONS,
+        *study.LENGTH_AND_SIZE_COMPARISONS,
+    }
     # a comparison no amendment raised is refused, not read as if it were
     with pytest.raises(ValueError, match="name must be a comparison whose seeds an amendment raised"):
         study.read_before_raise(_Cache(_regime_errors), "SSA vs softmax", "every", study.REGIME_MAP_ENDPOINT)
@@ -661,29 +898,44 @@ def test_the_seed_amendments_are_the_analysis_changes_record_and_the_rule_then_i
 def test_the_reading_before_a_raise_is_the_first_ten_seeds_by_the_rule_of_its_time():
     # sharper softmax worse by 0.3 on every seed: at ten pairs the rule before the flip minimum read a direction, today's rule
     # reads exploratory (a direction on a prompt error needs 36 pairs)
-    cache = _Cache(lambda arm, task, seed: 0.4 + 0.01 * (seed % 3) if arm == "softmax_slope" else 0.1 + 0.01 * (seed % 3))
+    cache = _Cache(
+        lambda arm, task, seed: 0.4 + 0.01 * (seed % 3) if arm == "softmax_slope" else 0.1 + 0.01 * (seed % 3)
+    )
     then = study.read_before_raise(cache, "sharper softmax vs softmax", "every", study.STARTING_POINT_ENDPOINT)
     assert then.outcome == WORSE and then.pairs == study.ABLATION_SEEDS
     # 3 x the steps was raised after the flip minimum: read by the rule with it
-    after = study.read_before_raise(_Cache(lambda arm, task, seed: 0.4 if arm == "ssa_3k" else 0.1), "SSA vs softmax, 3 x steps",
-                                    "every", study.STARTING_POINT_ENDPOINT)
+    after = study.read_before_raise(
+        _Cache(lambda arm, task, seed: 0.4 if arm == "ssa_3k" else 0.1),
+        "SSA vs softmax, 3 x steps",
+        "every",
+        study.STARTING_POINT_ENDPOINT,
+    )
     assert after.outcome == TOO_FEW_SEEDS and after.pairs == study.ABLATION_SEEDS
     assert study.readings_words([after]) == after.label()
     assert study.readings_words([then, then]) == "both sharper softmax worse"
     assert study.readings_words([then, after]) == f"sharper softmax worse on 1 of 2, {after.label()} on 1"
     # no cached run: nothing to say
-    assert study.read_before_raise(_Cache(lambda arm, task, seed: None), "SSA vs softmax, 3 x steps", "every",
-                                   study.STARTING_POINT_ENDPOINT) is None
+    assert (
+        study.read_before_raise(
+            _Cache(lambda arm, task, seed: None), "SSA vs softmax, 3 x steps", "every", study.STARTING_POINT_ENDPOINT
+        )
+        is None
+    )
 
 
 def test_a_table_prints_enough_decimals_that_no_bound_inside_the_threshold_reads_on_it():
     near = Verdict("x", NEGLIGIBLE, effect=-0.06, interval=(-0.0988, -0.02))
-    assert study.interval_spec([near], 0.1) == "+.3f" and near.estimate(study.interval_spec([near], 0.1)) == "-0.060 [-0.099, -0.020]"
+    assert (
+        study.interval_spec([near], 0.1) == "+.3f"
+        and near.estimate(study.interval_spec([near], 0.1)) == "-0.060 [-0.099, -0.020]"
+    )
     assert study.interval_spec([Verdict("x", NEGLIGIBLE, effect=-0.06, interval=(-0.09, -0.02))], 0.1) == "+.2f"
     # a bound outside the threshold may round as it likes; one table, one format: the most decimals any cell needs
     far = Verdict("x", WORSE, effect=-0.2, interval=(-0.2996, -0.1004))
     assert study.interval_spec([far], 0.1) == "+.2f"
-    assert study.interval_spec([far, near, Verdict("x", NEGLIGIBLE, effect=0.0, interval=(-0.09996, 0.01))], 0.1) == "+.5f"
+    assert (
+        study.interval_spec([far, near, Verdict("x", NEGLIGIBLE, effect=0.0, interval=(-0.09996, 0.01))], 0.1) == "+.5f"
+    )
     with pytest.raises(ValueError, match="threshold must be positive"):
         study.interval_spec([near], 0)
 
@@ -692,11 +944,20 @@ def test_the_rates_without_the_pair_minimums_are_the_largest_over_the_studys_ver
     cache = _Cache(_regime_errors)
     comparisons = [study.comparison("SSA vs softmax")]
     rates = study.rates_without_minimums(comparisons, cache, (6, 40), simulations=200)
-    judged = [(study.ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in study.verdict_rows(comparisons, cache)
-              if len(row["verdict"].differences) >= 2]
+    judged = [
+        (study.ENDPOINTS[row["endpoint"]].claim, row["verdict"])
+        for row in study.verdict_rows(comparisons, cache)
+        if len(row["verdict"].differences) >= 2
+    ]
     from ssa_book.claims import without_minimums
-    assert rates == {pairs: max(resampled_null_rates(without_minimums(claim), found.differences, pairs, simulations=200)[FALSE_DIRECTIONAL]
-                                for claim, found in judged) for pairs in (6, 40)}
+
+    assert rates == {
+        pairs: max(
+            resampled_null_rates(without_minimums(claim), found.differences, pairs, simulations=200)[FALSE_DIRECTIONAL]
+            for claim, found in judged
+        )
+        for pairs in (6, 40)
+    }
     for bad in ((), (0,), (6.5,), (True,)):
         with pytest.raises(ValueError, match="pair_counts must hold positive whole numbers"):
             study.rates_without_minimums(comparisons, cache, bad)

@@ -65,11 +65,16 @@ def test_ssa_magnification_symbolic_closed_forms(ssa_symbolic):
 
 def test_ssa_magnification_numeric_direct_limits_agree():
     # With numbers for b and n sympy's limit works on the raw weights: it must agree.
-    result = theory.ssa_magnification([sp.Rational(1, 2), 2, 0, -1], b=sp.Rational(3, 2), n=sp.Rational(3, 2), cross_check=True)
+    result = theory.ssa_magnification(
+        [sp.Rational(1, 2), 2, 0, -1], b=sp.Rational(3, 2), n=sp.Rational(3, 2), cross_check=True
+    )
     assert all(d is not None and same(d, c) for d, c in zip(result.direct, result.constants))
     assert result.direct_rates[:2] == (None, None)  # positive logits do not decay
     assert all(same(d, r) for d, r in zip(result.direct_rates[2:], result.rates[2:]))
-    assert same(result.contextual_mass, 1 - 2**sp.Rational(3, 2) / (2**sp.Rational(3, 2) + sp.Rational(1, 2) ** sp.Rational(3, 2)))
+    assert same(
+        result.contextual_mass,
+        1 - 2 ** sp.Rational(3, 2) / (2 ** sp.Rational(3, 2) + sp.Rational(1, 2) ** sp.Rational(3, 2)),
+    )
 
 
 def test_ssa_single_positive_logit_has_no_contextual_mass_in_the_limit():
@@ -137,7 +142,9 @@ def test_lambdified_softmax_equals_scoring():
     assert np.abs(symbolic - scoring.softmax(torch.from_numpy(logits)).numpy()).max() < 1e-14
 
 
-@pytest.mark.parametrize("alpha, scorer, threshold", [(2, scoring.sparsemax, 1), (sp.Rational(3, 2), scoring.entmax15, 2)])
+@pytest.mark.parametrize(
+    "alpha, scorer, threshold", [(2, scoring.sparsemax, 1), (sp.Rational(3, 2), scoring.entmax15, 2)]
+)
 def test_entmax_threshold_closed_form_and_package(alpha, scorer, threshold):
     result = theory.entmax_hardmax_threshold(DELTA, alpha)
     assert same(result.threshold, threshold / DELTA)

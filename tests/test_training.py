@@ -46,9 +46,19 @@ def icl_chapter(root: Path) -> Chapter:
     from ssa_book.icl.models import ModelConfig
 
     def run(where: Path, *, seed: int = 0, stop_at: int | None = None):
-        config = icl.TrainConfig(task="linear", model=ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12, scorer="ssa"),
-                                 curriculum=Curriculum(3, 5, 2, 3), batch_size=8, learning_rate=1e-2, train_steps=STEPS, log_every=1, seed=seed)
-        return icl.train(config, checkpoint=where / "icl.pt", checkpoint_every=2, stop_at=stop_at, progress=False).history
+        config = icl.TrainConfig(
+            task="linear",
+            model=ModelConfig(n_layer=1, n_head=2, n_embd=8, n_positions=12, scorer="ssa"),
+            curriculum=Curriculum(3, 5, 2, 3),
+            batch_size=8,
+            learning_rate=1e-2,
+            train_steps=STEPS,
+            log_every=1,
+            seed=seed,
+        )
+        return icl.train(
+            config, checkpoint=where / "icl.pt", checkpoint_every=2, stop_at=stop_at, progress=False
+        ).history
 
     return Chapter("icl", run, lambda where: where / "icl.pt", (icl, "training_batch"))
 
@@ -60,19 +70,40 @@ def encoder_chapter(root: Path) -> Chapter:
     from ssa_book.encoder.train import CHECKPOINT_FILE, BatchStream, train_and_probe
 
     sentences = ["the dog is here .", "where is the ball ?", "you want the cup .", "look at the big dog !"] * 30
-    corpus = Corpus(utterances=tuple(sentences), ages_days=(1.0,) * len(sentences), corpus_names=("T",) * len(sentences), dropped={})
+    corpus = Corpus(
+        utterances=tuple(sentences), ages_days=(1.0,) * len(sentences), corpus_names=("T",) * len(sentences), dropped={}
+    )
     folder = root / "zorro" / "sentences"
     folder.mkdir(parents=True)
     for name in zorro.PARADIGMS:
-        (folder / f"{name}.txt").write_text("dog the is here .\nthe dog is here .\nball where the is ?\nwhere is the ball ?\n")
+        (folder / f"{name}.txt").write_text(
+            "dog the is here .\nthe dog is here .\nball where the is ?\nwhere is the ball ?\n"
+        )
     config = EncoderConfig.for_profile(  # dropout 0.1: the RNG state must travel in the checkpoint
-        "smoke", vocab_size=300, max_utterances=None, held_out_every=10, steps=STEPS, eval_every=3,
-        checkpoint_every=2, curve_pairs=1, probe_pairs=1, pll_pairs=1, held_out_utterances=5,
+        "smoke",
+        vocab_size=300,
+        max_utterances=None,
+        held_out_every=10,
+        steps=STEPS,
+        eval_every=3,
+        checkpoint_every=2,
+        curve_pairs=1,
+        probe_pairs=1,
+        pll_pairs=1,
+        held_out_utterances=5,
     )
 
     def run(where: Path, *, seed: int = 0, stop_at: int | None = None):
-        result = train_and_probe(config, "ssa", 3 + seed, checkpoint_dir=where, corpus=corpus, zorro_folder=root / "zorro",
-                                 progress=False, stop_at=stop_at)
+        result = train_and_probe(
+            config,
+            "ssa",
+            3 + seed,
+            checkpoint_dir=where,
+            corpus=corpus,
+            zorro_folder=root / "zorro",
+            progress=False,
+            stop_at=stop_at,
+        )
         return {key: result[key] for key in ("curve", "scorer_values", "holistic", "pll")}
 
     return Chapter("encoder", run, lambda where: where / CHECKPOINT_FILE, (BatchStream, "batch"))
@@ -87,14 +118,26 @@ def lm_chapter(root: Path) -> Chapter:
     nouns, verbs = ["cat", "dog", "bird", "teacher", "child", "river"], ["sees", "likes", "follows", "helps"]
     with open(root / "corpus.jsonl", "w", encoding="utf-8") as stream:
         for _ in range(240):
-            text = " ".join(f"The {rng.choice(nouns)} {rng.choice(verbs)} the {rng.choice(nouns)}." for _ in range(rng.randint(3, 8)))
+            text = " ".join(
+                f"The {rng.choice(nouns)} {rng.choice(verbs)} the {rng.choice(nouns)}."
+                for _ in range(rng.randint(3, 8))
+            )
             stream.write(json.dumps({"text": text}) + "\n")
     data = {"train_source": str(root / "corpus.jsonl"), "ood_source": str(root / "corpus.jsonl")}
 
     def run(where: Path, *, seed: int = 0, stop_at: int | None = None):
         # Two micro-batches a step: the accumulation is what is resumed.
-        run = run_config("smoke", "ssa", seed).replace(data=data, train={
-            "steps": STEPS, "warmup_steps": 2, "global_batch": 4, "micro_batch": 2, "eval_every": 3, "checkpoint_every": 2})
+        run = run_config("smoke", "ssa", seed).replace(
+            data=data,
+            train={
+                "steps": STEPS,
+                "warmup_steps": 2,
+                "global_batch": 4,
+                "micro_batch": 2,
+                "eval_every": 3,
+                "checkpoint_every": 2,
+            },
+        )
         history = train(run, where, device="cpu", progress=False, stop_at=stop_at)["history"]
         return {key: value for key, value in history.items() if key != "train_seconds"}
 
@@ -215,8 +258,15 @@ def test_tensors_that_do_not_fit_the_model_are_ignored_with_a_warning(tmp_path):
         torch.manual_seed(0)
         model = torch.nn.Linear(width, 1)
         batch = lambda step: [torch.full((2, width), float(step))]  # noqa: E731
-        return training.Training(model, torch.optim.SGD(model.parameters(), lr=0.1), batch, lambda x: model(x).square().mean(),
-                                 steps=3, identity={"width": 1}, checkpoint=tmp_path / "state.pt")
+        return training.Training(
+            model,
+            torch.optim.SGD(model.parameters(), lr=0.1),
+            batch,
+            lambda x: model(x).square().mean(),
+            steps=3,
+            identity={"width": 1},
+            checkpoint=tmp_path / "state.pt",
+        )
 
     training.train(spec(3), progress=False)
     state = training.load_checkpoint(tmp_path / "state.pt", {"width": 1})
@@ -230,8 +280,17 @@ def test_a_non_finite_loss_names_the_step_and_leaves_the_last_checkpoint(tmp_pat
     torch.manual_seed(0)
     model = torch.nn.Linear(1, 1)
     batch = lambda step: [torch.tensor([[float("inf") if step == 3 else 1.0]])]  # noqa: E731
-    spec = training.Training(model, torch.optim.SGD(model.parameters(), lr=0.1), batch, lambda x: model(x).sum(), steps=5,
-                             identity={}, checkpoint=tmp_path / "state.pt", checkpoint_every=2, description="toy")
+    spec = training.Training(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        batch,
+        lambda x: model(x).sum(),
+        steps=5,
+        identity={},
+        checkpoint=tmp_path / "state.pt",
+        checkpoint_every=2,
+        description="toy",
+    )
     with pytest.raises(FloatingPointError, match="toy: the training loss became .* at step 3"):
         training.train(spec, progress=False, threads=2)
     assert torch.get_num_threads() == 1  # restored

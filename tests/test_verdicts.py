@@ -8,23 +8,67 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ssa_book.verdicts.words import (AGAINST, BETTER, FOR, HOLDS_IN_PART, NEGLIGIBLE, OPEN, OUTCOMES, RETIRED_WORDS,
-                                     TOO_FEW_SEEDS, UNDECIDED, VOCABULARY, WORSE, claim_phrase, claim_word, outcome_words)
-from ssa_book.verdicts.intervals import (BOUNDED_GRID, METHOD_BOUNDED, bounded_mean_interval, paired_proportion_interval,
-                                         rate_interval, t_interval)
+from ssa_book.verdicts.words import (
+    AGAINST,
+    BETTER,
+    FOR,
+    HOLDS_IN_PART,
+    NEGLIGIBLE,
+    OPEN,
+    OUTCOMES,
+    RETIRED_WORDS,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    VOCABULARY,
+    WORSE,
+    claim_phrase,
+    claim_word,
+    outcome_words,
+)
+from ssa_book.verdicts.intervals import (
+    BOUNDED_GRID,
+    METHOD_BOUNDED,
+    bounded_mean_interval,
+    paired_proportion_interval,
+    rate_interval,
+    t_interval,
+)
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
 from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE, METHOD_BINARY, decide, seeds_to_resolve, signed_rank_p_values
 from ssa_book.verdicts.verdict import Verdict, signed_rank_p, withheld_direction
 from ssa_book.verdicts.judge import judge, learning_failure, not_learned, not_tested, pair_by_seed, premise_not_shown
 from ssa_book.verdicts.families import combine, control_false_discoveries, false_discoveries
 from ssa_book.verdicts.robustness import bounded_check, rests_on_words, seeds_it_rests_on
-from ssa_book.verdicts.readings import (FORM, NOT_SEPARATED, NO_DIFFERENCE, SLOPE, effect_placement, exploratory_effect_sentence,
-                                        form_or_slope, published_effect_sentence, slope_sentence)
-from ssa_book.verdicts.power import (FALSE_DIRECTIONAL, FALSE_OPPOSITE, FALSE_REPRODUCED, effect_power_sentence,
-                                     false_reproduction_rate, power, power_table, resampled_null_rates, resampled_null_table)
+from ssa_book.verdicts.readings import (
+    FORM,
+    NOT_SEPARATED,
+    NO_DIFFERENCE,
+    SLOPE,
+    effect_placement,
+    exploratory_effect_sentence,
+    form_or_slope,
+    published_effect_sentence,
+    slope_sentence,
+)
+from ssa_book.verdicts.power import (
+    FALSE_DIRECTIONAL,
+    FALSE_OPPOSITE,
+    FALSE_REPRODUCED,
+    effect_power_sentence,
+    false_reproduction_rate,
+    power,
+    power_table,
+    resampled_null_rates,
+    resampled_null_table,
+)
 
-ERROR_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
-                    reason="a tenth of the error scale [0, 1]")
+ERROR_CLAIM = Claim(
+    "SSA lowers the prompt error",
+    direction=-1,
+    threshold=0.1,
+    units="prompt error",
+    reason="a tenth of the error scale [0, 1]",
+)
 
 
 def test_a_claim_declares_direction_threshold_and_reason():
@@ -46,17 +90,20 @@ def test_the_effect_and_interval_are_the_paired_t_interval_in_the_papers_directi
     assert verdict.outcome == "better"
 
 
-@pytest.mark.parametrize("differences, outcome", [
-    ([0.30, 0.35, 0.28, 0.32, 0.31, 0.33], "better"),
-    ([-0.30, -0.35, -0.28, -0.32, -0.31, -0.29], "worse"),
-    ([0.01, -0.02, 0.00, 0.02, -0.01, 0.01], "no difference that matters"),
-    ([0.03, 0.05, 0.04, 0.06, 0.05, 0.04], "no difference that matters"),  # real but below the threshold
-    ([0.9, -0.8, 0.7, 0.0, 0.1, -0.5], "undecided"),
-    ([0.30, 0.35, 0.28], "exploratory"),  # three seeds decide nothing
-    ([0.5, 0.5, 0.5, 0.5, 0.5], "exploratory"),  # identical pairs: too few for a sign test
-    ([0.5] * 6, "better"),
-    ([0.0] * 8, "no difference that matters"),
-])
+@pytest.mark.parametrize(
+    "differences, outcome",
+    [
+        ([0.30, 0.35, 0.28, 0.32, 0.31, 0.33], "better"),
+        ([-0.30, -0.35, -0.28, -0.32, -0.31, -0.29], "worse"),
+        ([0.01, -0.02, 0.00, 0.02, -0.01, 0.01], "no difference that matters"),
+        ([0.03, 0.05, 0.04, 0.06, 0.05, 0.04], "no difference that matters"),  # real but below the threshold
+        ([0.9, -0.8, 0.7, 0.0, 0.1, -0.5], "undecided"),
+        ([0.30, 0.35, 0.28], "exploratory"),  # three seeds decide nothing
+        ([0.5, 0.5, 0.5, 0.5, 0.5], "exploratory"),  # identical pairs: too few for a sign test
+        ([0.5] * 6, "better"),
+        ([0.0] * 8, "no difference that matters"),
+    ],
+)
 def test_outcomes(differences, outcome):
     differences = np.array(differences)
     verdict = judge(ERROR_CLAIM, np.zeros_like(differences), differences)  # error: softmax - ssa
@@ -82,7 +129,12 @@ def test_other_outcomes_and_combining_parts():
     no = judge(ERROR_CLAIM, np.zeros(6), np.array([0.01, -0.02, 0.0, 0.02, -0.01, 0.0]))
     assert combine("both", {"every": yes, "some": yes}).outcome == "better"
     mixed = combine("both", {"every": yes, "some": no})
-    assert mixed.outcome == "mixed" and mixed.words() == "mixed (SSA better on 1 of 2, no difference that matters on 1)" and "every: SSA better" in mixed.detail and "some: no difference that matters" in mixed.detail
+    assert (
+        mixed.outcome == "mixed"
+        and mixed.words() == "mixed (SSA better on 1 of 2, no difference that matters on 1)"
+        and "every: SSA better" in mixed.detail
+        and "some: no difference that matters" in mixed.detail
+    )
     undecided = judge(ERROR_CLAIM, [0.1, 0.2, 0.3], [0.3, 0.1, 0.2])
     # nothing decided anywhere is not "holds in part" (which reads as partial support)
     assert undecided.outcome == "exploratory"
@@ -158,8 +210,14 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_all_or_nothing(pa
 # 0.0049 for r = 0.05 and S = 2000. The tests of resampled nulls allow 4 of them, taken at the rate
 # the bound is about: a one-sided normal tail of 3e-5, so a redrawn seed would fail about once in 30,000.
 NULL_SIMULATIONS = 2000
-FLIP_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
-                   reason="a tenth of the error scale [0, 1]", largest_flip=1.0)
+FLIP_CLAIM = Claim(
+    "SSA lowers the prompt error",
+    direction=-1,
+    threshold=0.1,
+    units="prompt error",
+    reason="a tenth of the error scale [0, 1]",
+    largest_flip=1.0,
+)
 
 
 def _four_standard_errors(rate: float, simulations: int = NULL_SIMULATIONS) -> float:
@@ -208,15 +266,18 @@ def test_a_binary_null_keeps_the_discordant_share_with_both_signs_equally_likely
         resampled_null_rates(GENERALISE_CLAIM, [0.5, -0.5, 0.0], 10)
 
 
-@pytest.mark.parametrize("differences, pairs, simulations, message", [
-    ([0.1], 10, 100, "differences"),
-    ([[0.1, 0.2], [0.3, 0.4]], 10, 100, "differences"),
-    ([0.1, np.nan, 0.2], 10, 100, "differences must be finite"),
-    ([0.1, np.inf, 0.2], 10, 100, "differences must be finite"),
-    ([0.1, 0.2, 0.3], 0, 100, "pairs"),
-    ([0.1, 0.2, 0.3], 2.5, 100, "pairs"),
-    ([0.1, 0.2, 0.3], 10, 0, "simulations"),
-])
+@pytest.mark.parametrize(
+    "differences, pairs, simulations, message",
+    [
+        ([0.1], 10, 100, "differences"),
+        ([[0.1, 0.2], [0.3, 0.4]], 10, 100, "differences"),
+        ([0.1, np.nan, 0.2], 10, 100, "differences must be finite"),
+        ([0.1, np.inf, 0.2], 10, 100, "differences must be finite"),
+        ([0.1, 0.2, 0.3], 0, 100, "pairs"),
+        ([0.1, 0.2, 0.3], 2.5, 100, "pairs"),
+        ([0.1, 0.2, 0.3], 10, 0, "simulations"),
+    ],
+)
 def test_resampled_null_rates_name_bad_input(differences, pairs, simulations, message):
     with pytest.raises(ValueError, match=message):
         resampled_null_rates(FLIP_CLAIM, differences, pairs, simulations=simulations)
@@ -235,8 +296,9 @@ def test_resampled_null_rates_repeat_with_the_seed_and_decide_nothing_below_the_
 def test_the_resampled_null_table_has_a_row_per_verdict_at_its_pairs_and_the_largest_rate():
     skewed = judge(FLIP_CLAIM, np.zeros(20), -np.r_[np.full(18, 0.15), np.full(2, -0.9)])  # error: ssa - softmax
     spread = judge(FLIP_CLAIM, np.zeros(10), -np.random.default_rng(1).normal(0.0, 0.3, 10))
-    table, largest = resampled_null_table([(FLIP_CLAIM, skewed), (FLIP_CLAIM, spread), (FLIP_CLAIM, not_tested(FLIP_CLAIM))],
-                                          simulations=500, seed=6)
+    table, largest = resampled_null_table(
+        [(FLIP_CLAIM, skewed), (FLIP_CLAIM, spread), (FLIP_CLAIM, not_tested(FLIP_CLAIM))], simulations=500, seed=6
+    )
     assert table["pairs"].tolist() == [20, 10]
     assert table.iloc[0].to_dict() == {"pairs": 20, **resampled_null_rates(FLIP_CLAIM, skewed.differences, 20, 500, 6)}
     assert largest == table[FALSE_DIRECTIONAL].max() == table.iloc[0][FALSE_DIRECTIONAL]
@@ -244,8 +306,9 @@ def test_the_resampled_null_table_has_a_row_per_verdict_at_its_pairs_and_the_lar
     assert empty.empty and none is None
 
 
-GENERALISE_CLAIM = Claim("more seeds generalise", direction=1, threshold=0.2, units="share of seeds",
-                         reason="one seed in five", binary=True)
+GENERALISE_CLAIM = Claim(
+    "more seeds generalise", direction=1, threshold=0.2, units="share of seeds", reason="one seed in five", binary=True
+)
 
 
 def _tango_score_by_likelihood(gains: int, losses: int, pairs: int, delta: float) -> float:
@@ -258,21 +321,31 @@ def _tango_score_by_likelihood(gains: int, losses: int, pairs: int, delta: float
         terms = [(gains, p_gain), (losses, p_loss), (pairs - gains - losses, p_same)]
         return -sum(count * math.log(p) for count, p in terms if count)
 
-    p_loss = optimize.minimize_scalar(negative_log_likelihood, bounds=(max(0.0, -delta) + 1e-15, (1 - delta) / 2 - 1e-15),
-                                      method="bounded", options={"xatol": 1e-13}).x
+    p_loss = optimize.minimize_scalar(
+        negative_log_likelihood,
+        bounds=(max(0.0, -delta) + 1e-15, (1 - delta) / 2 - 1e-15),
+        method="bounded",
+        options={"xatol": 1e-13},
+    ).x
     return (gains - losses - pairs * delta) / math.sqrt(pairs * (2 * p_loss + delta * (1 - delta)))
 
 
-@pytest.mark.parametrize("gains, losses, pairs", [(3, 0, 10), (7, 1, 21), (1, 7, 21), (5, 5, 10), (2, 1, 40), (9, 4, 40)])
+@pytest.mark.parametrize(
+    "gains, losses, pairs", [(3, 0, 10), (7, 1, 21), (1, 7, 21), (5, 5, 10), (2, 1, 40), (9, 4, 40)]
+)
 def test_the_binary_interval_is_tangos_score_interval(gains, losses, pairs):
-    low, high = (float(end[0]) for end in paired_proportion_interval(np.array([gains]), np.array([losses]), np.array([pairs])))
+    low, high = (
+        float(end[0]) for end in paired_proportion_interval(np.array([gains]), np.array([losses]), np.array([pairs]))
+    )
     z = stats.norm.ppf(0.975)
     assert low < (gains - losses) / pairs < high
     assert _tango_score_by_likelihood(gains, losses, pairs, low) == pytest.approx(z, abs=1e-5)
     assert _tango_score_by_likelihood(gains, losses, pairs, high) == pytest.approx(-z, abs=1e-5)
 
 
-@pytest.mark.parametrize("pairs, outcome", [(10, "undecided"), (16, "no difference that matters"), (40, "no difference that matters")])
+@pytest.mark.parametrize(
+    "pairs, outcome", [(10, "undecided"), (16, "no difference that matters"), (40, "no difference that matters")]
+)
 def test_agreeing_binary_pairs_are_not_a_point(pairs, outcome):
     """Every seed generalises under both or fails under both: the t interval would be the point 0;
     Tango's is +-z^2 / (N + z^2), inside the threshold 0.2 from 16 pairs on."""
@@ -285,8 +358,10 @@ def test_agreeing_binary_pairs_are_not_a_point(pairs, outcome):
         assert verdict.seeds_to_resolve == 16
 
 
-@pytest.mark.parametrize("gains, losses, pairs, message", [(-1, 0, 10, "gains"), (0, np.nan, 10, "losses"), (0, 0, 0, "pairs"),
-                                                          (6, 5, 10, "at most pairs")])
+@pytest.mark.parametrize(
+    "gains, losses, pairs, message",
+    [(-1, 0, 10, "gains"), (0, np.nan, 10, "losses"), (0, 0, 0, "pairs"), (6, 5, 10, "at most pairs")],
+)
 def test_the_paired_proportion_interval_names_a_bad_count(gains, losses, pairs, message):
     with pytest.raises(ValueError, match=message):
         paired_proportion_interval(gains, losses, pairs)
@@ -315,8 +390,14 @@ def test_no_effect_is_reproduced_at_most_5_percent_of_the_time_binary(pairs, gen
     assert false_reproduction_rate(GENERALISE_CLAIM, pairs, sample, simulations=2000) <= 0.05
 
 
-FLIP_CLAIM = Claim("SSA lowers the prompt error", direction=-1, threshold=0.1, units="prompt error",
-                   reason="a tenth of the error scale [0, 1]", largest_flip=1.0)
+FLIP_CLAIM = Claim(
+    "SSA lowers the prompt error",
+    direction=-1,
+    threshold=0.1,
+    units="prompt error",
+    reason="a tenth of the error scale [0, 1]",
+    largest_flip=1.0,
+)
 
 
 @pytest.mark.parametrize("threshold, flip", [(0.1, 1.0), (0.1, 0.9), (0.2, 1.0), (0.05, 1.0)])
@@ -342,10 +423,16 @@ def test_outcomes_that_flip_need_enough_pairs_for_no_effect():
         verdict = judge(FLIP_CLAIM, np.zeros(pairs), differences)
         assert verdict.outcome == outcome
         if outcome == "exploratory":
-            assert verdict.seeds_to_resolve == needed and f"the rule decides from {needed} pairs on" in verdict.sentence()
+            assert (
+                verdict.seeds_to_resolve == needed and f"the rule decides from {needed} pairs on" in verdict.sentence()
+            )
             assert verdict.words() == f"exploratory ({pairs} pairs; the rule decides from {needed})"
     flipped = np.r_[np.full(12, 0.9), generator.normal(0.0, 0.01, 28)]  # a direction needs no more pairs than before
-    assert judge(FLIP_CLAIM, np.zeros(40), flipped).outcome == judge(ERROR_CLAIM, np.zeros(40), flipped).outcome == "better"
+    assert (
+        judge(FLIP_CLAIM, np.zeros(40), flipped).outcome
+        == judge(ERROR_CLAIM, np.zeros(40), flipped).outcome
+        == "better"
+    )
 
 
 @pytest.mark.parametrize("pairs", [10, 20])
@@ -353,6 +440,7 @@ def test_rare_flips_are_not_called_no_effect(pairs):
     """Seeds flip (one arm generalises, the other fails: a difference of 1) in a tenth of the
     pairs, so the true effect is the threshold. The t interval alone calls that "no effect"
     whenever no pair flipped, (0.9)^N of the time; the declared flips forbid it below 36 pairs."""
+
     def sample(generator, shape):
         flips = generator.random(shape) < FLIP_CLAIM.threshold / FLIP_CLAIM.largest_flip
         return np.zeros(shape), np.where(flips, 1.0, 0.0) + generator.normal(0.0, 0.01, shape)
@@ -360,8 +448,10 @@ def test_rare_flips_are_not_called_no_effect(pairs):
     def no_effect_rate(claim):
         treatment, control = sample(np.random.default_rng(0), (2000, pairs))
         differences = claim.direction * (treatment - control)
-        return np.mean(decide(differences, claim.threshold, no_effect_from=no_effect_pairs(claim))[3]
-                       == "no difference that matters")
+        return np.mean(
+            decide(differences, claim.threshold, no_effect_from=no_effect_pairs(claim))[3]
+            == "no difference that matters"
+        )
 
     assert no_effect_rate(ERROR_CLAIM) > 0.05 and no_effect_rate(FLIP_CLAIM) == 0.0
 
@@ -373,8 +463,13 @@ def test_power_grows_with_seeds():
 
 
 def test_combined_and_few_seed_verdicts_have_sentences():
-    agreeing = combine("both", {"a": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)),
-                                "b": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.4) + np.linspace(0, 0.01, 6))})
+    agreeing = combine(
+        "both",
+        {
+            "a": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)),
+            "b": judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.4) + np.linspace(0, 0.01, 6)),
+        },
+    )
     assert agreeing.outcome == "better" and agreeing.sentence() == "both: the claim holds (SSA better on 2 of 2)."
     few = judge(ERROR_CLAIM, np.zeros(3), np.array([0.2, 0.5, 0.3]))
     assert few.outcome == "exploratory" and few.seeds_to_resolve >= MIN_PAIRS
@@ -412,7 +507,9 @@ def test_simulated_studies_are_judged_as_judge_judges_each_one():
     scipy's signed-rank test switches method)."""
     generator = np.random.default_rng(7)
     normal = generator.normal(0.0, 0.25, (60, 8)) + np.linspace(-0.3, 0.3, 60)[:, None]
-    all_or_nothing = np.where(generator.random((20, 8)) < 0.5, 0.0, 0.9) - np.where(generator.random((20, 8)) < 0.5, 0.0, 0.9)
+    all_or_nothing = np.where(generator.random((20, 8)) < 0.5, 0.0, 0.9) - np.where(
+        generator.random((20, 8)) < 0.5, 0.0, 0.9
+    )
     constant = np.array([[-0.3] * 8, [0.3] * 8])
     for differences in (normal, all_or_nothing, constant, np.vstack([normal, all_or_nothing, constant])):
         effect, low, high, outcome = decide(-differences, ERROR_CLAIM.threshold)  # paper's direction
@@ -426,7 +523,11 @@ def test_simulated_studies_are_judged_as_judge_judges_each_one():
         alone = judge(GENERALISE_CLAIM, (study > 0).astype(float), (study < 0).astype(float), resolve=False)
         assert (alone.outcome, alone.interval, alone.effect) == (outcome[row], (low[row], high[row]), effect[row])
     outcomes = set(decide(-np.vstack([normal, all_or_nothing, constant]), ERROR_CLAIM.threshold)[3])
-    assert {"better", "worse", "undecided"} <= outcomes  # the comparison covered the outcomes that need the signed-rank test
+    assert {
+        "better",
+        "worse",
+        "undecided",
+    } <= outcomes  # the comparison covered the outcomes that need the signed-rank test
 
 
 def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
@@ -483,9 +584,17 @@ def test_the_bounded_interval_holds_the_mean_narrows_with_pairs_and_ignores_orde
     assert zero_low == pytest.approx(-zero_high, abs=step)
 
 
-@pytest.mark.parametrize("differences, bound, message", [
-    ([0.1, 0.2], 0.0, "bound"), ([0.1, 0.2], math.inf, "bound"), ([0.1], 1.0, "differences"),
-    ([0.1, 1.5], 1.0, "within"), ([0.1, math.nan], 1.0, "finite"), ([[0.1, 0.2]], 1.0, "differences")])
+@pytest.mark.parametrize(
+    "differences, bound, message",
+    [
+        ([0.1, 0.2], 0.0, "bound"),
+        ([0.1, 0.2], math.inf, "bound"),
+        ([0.1], 1.0, "differences"),
+        ([0.1, 1.5], 1.0, "within"),
+        ([0.1, math.nan], 1.0, "finite"),
+        ([[0.1, 0.2]], 1.0, "differences"),
+    ],
+)
 def test_the_bounded_interval_names_bad_input(differences, bound, message):
     with pytest.raises(ValueError, match=message):
         bounded_mean_interval(differences, bound)
@@ -508,10 +617,14 @@ def test_the_bounded_check_decides_again_with_the_bounded_interval():
 @pytest.mark.parametrize("pairs", [1, 2, 5, 6, 10, 13, 14, 20])
 def test_signed_rank_p_values_are_scipys_for_each_row_alone(pairs):
     generator = np.random.default_rng(pairs)
-    rows = [generator.integers(-3, 4, pairs) / 4,  # ties and zeros
-            generator.choice([-1.0, 0.0, 1.0], pairs),  # a binary claim's differences
-            generator.normal(0.3, 1.0, pairs),  # no ties: scipy's exact distribution
-            np.zeros(pairs), np.full(pairs, 0.5), np.r_[0.0, np.full(pairs - 1, -0.25)]]
+    rows = [
+        generator.integers(-3, 4, pairs) / 4,  # ties and zeros
+        generator.choice([-1.0, 0.0, 1.0], pairs),  # a binary claim's differences
+        generator.normal(0.3, 1.0, pairs),  # no ties: scipy's exact distribution
+        np.zeros(pairs),
+        np.full(pairs, 0.5),
+        np.r_[0.0, np.full(pairs - 1, -0.25)],
+    ]
     if pairs <= 6:  # scipy's own test takes about a second a row at 2**13 flips: few rows there
         rows += [generator.integers(-2, 3, pairs).astype(float) for _ in range(20)]
     elif pairs == 13:
@@ -522,12 +635,17 @@ def test_signed_rank_p_values_are_scipys_for_each_row_alone(pairs):
 
 
 def test_the_words_name_the_treatment_and_say_the_direction():
-    other = Claim("x beats softmax", direction=-1, threshold=0.1, units="error", reason="a tenth", treatment="entmax-1.5")
+    other = Claim(
+        "x beats softmax", direction=-1, threshold=0.1, units="error", reason="a tenth", treatment="entmax-1.5"
+    )
     assert judge(other, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)).words() == "entmax-1.5 better"
     assert judge(other, np.full(6, 0.5) + np.linspace(0, 0.01, 6), np.zeros(6)).words() == "entmax-1.5 worse"
     assert judge(ERROR_CLAIM, np.zeros(6), np.full(6, 0.5) + np.linspace(0, 0.01, 6)).words() == "SSA better"
     open_ = judge(ERROR_CLAIM, np.zeros(6), np.array([0.9, -0.8, 0.7, 0.0, 0.1, -0.5]))
-    assert open_.outcome == "undecided" and open_.words() == f"undecided (about {open_.seeds_to_resolve:,} seeds would decide)"
+    assert (
+        open_.outcome == "undecided"
+        and open_.words() == f"undecided (about {open_.seeds_to_resolve:,} seeds would decide)"
+    )
     assert not_learned(ERROR_CLAIM, "softmax's error at sigma 1 is 0.9").words() == "not learned"
     with pytest.raises(ValueError, match="reason"):
         not_learned(ERROR_CLAIM, " ")
@@ -589,7 +707,10 @@ def test_an_interval_never_reads_wider_than_the_scale_of_a_bounded_outcome():
 
 def test_learning_failure_names_every_model_that_did_not_learn():
     assert learning_failure({"softmax": True, "SSA": True}, "error below 0.5") is None
-    assert learning_failure({"softmax": False, "SSA": True}, "error below 0.5") == "softmax did not learn the task (error below 0.5)"
+    assert (
+        learning_failure({"softmax": False, "SSA": True}, "error below 0.5")
+        == "softmax did not learn the task (error below 0.5)"
+    )
     assert learning_failure({"a": False, "b": False, "c": False}, "e").startswith("a, b and c did not learn")
     with pytest.raises(ValueError, match="learned must name"):
         learning_failure({}, "e")
@@ -604,14 +725,17 @@ def test_the_power_sentence_reads_the_power_table_for_the_named_effect():
     table = power_table(found, [6], effects={"gain": {"the paper's gain": 10.0}}, simulations=200)
     sentence = effect_power_sentence(table, 6, "the paper's gain", {"gain": "the mean"}, "points")
     expected = table.loc[("gain", "the paper's gain"), "6 seeds"]
-    assert sentence == (f"with 6 paired seeds, the chance that the rule says \"SSA better\" if the true effect were the paper's "
-                        f"gain: the mean (10 points) {expected:.0%}")
+    assert sentence == (
+        f'with 6 paired seeds, the chance that the rule says "SSA better" if the true effect were the paper\'s '
+        f"gain: the mean (10 points) {expected:.0%}"
+    )
     with pytest.raises(ValueError, match="pairs"):
         effect_power_sentence(table, 7, "the paper's gain", {"gain": "the mean"}, "points")
     with pytest.raises(ValueError, match="names"):
         effect_power_sentence(table, 6, "the paper's gain", {"other": "x"}, "points")
     assert effect_power_sentence(table, 1, "the paper's gain", {}, "points") == (
-        "with 1 paired seed, the rule's power cannot be estimated: no claim has the two paired differences a spread needs")
+        "with 1 paired seed, the rule's power cannot be estimated: no claim has the two paired differences a spread needs"
+    )
 
 
 def test_a_published_effect_is_placed_against_each_interval():
@@ -619,9 +743,11 @@ def test_a_published_effect_is_placed_against_each_interval():
     assert effect_placement(below, 10.0) == "above" and effect_placement(inside, 10.0) == "inside"
     assert effect_placement(inside, 4.0) == "below" and effect_placement(Verdict("c", UNDECIDED), 1.0) is None
     sentence = published_effect_sentence({"first": (below, 10.0), "second": (inside, 10.0)}, "points", spec="+.1f")
-    assert sentence == ("the paper's gain lies above our interval (first: interval [-1.0, +2.0], the paper's 10.0 points): at this "
-                        "scale the 95% interval excludes an effect of the paper's size, not one of the threshold's; the paper's "
-                        "gain lies inside our interval (second: interval [+5.0, +12.0], the paper's 10.0 points)")
+    assert sentence == (
+        "the paper's gain lies above our interval (first: interval [-1.0, +2.0], the paper's 10.0 points): at this "
+        "scale the 95% interval excludes an effect of the paper's size, not one of the threshold's; the paper's "
+        "gain lies inside our interval (second: interval [+5.0, +12.0], the paper's 10.0 points)"
+    )
     assert published_effect_sentence({"none": (Verdict("c", UNDECIDED), 1.0)}, "points") == ""
 
 
@@ -670,8 +796,10 @@ def test_a_published_effect_is_placed_against_exploratory_intervals_only_as_an_e
     few = Verdict("SSA beats softmax", TOO_FEW_SEEDS, 0.5, (-4.0, 5.0), 8, 2.0)
     assert effect_placement(few, 10.0) is None  # an exploratory interval decides nothing
     said = exploratory_effect_sentence({"mean": (few, 10.0), "one": (few, -20.0)}, "points")
-    assert said.startswith("every interval is exploratory (8 pairs), so none decides against the paper's gain; as estimates, "
-                           "the paper's gain lies above 1 of the 2 intervals, below 1 of the 2 intervals (mean: [")
+    assert said.startswith(
+        "every interval is exploratory (8 pairs), so none decides against the paper's gain; as estimates, "
+        "the paper's gain lies above 1 of the 2 intervals, below 1 of the 2 intervals (mean: ["
+    )
     assert said.endswith("points, the paper's 10.00)")
     decided = dataclasses.replace(few, outcome=UNDECIDED)
     assert exploratory_effect_sentence({"mean": (few, 10.0), "other": (decided, 10.0)}, "points") == ""
@@ -680,24 +808,37 @@ def test_a_published_effect_is_placed_against_exploratory_intervals_only_as_an_e
 
 def test_a_verdict_that_says_no_direction_beyond_zero_names_the_step_of_the_rule_it_fails():
     def made(outcome, effect, interval, differences, **extra):
-        return Verdict("SSA beats softmax", outcome, effect, interval, len(differences), 0.1,
-                       differences=tuple(differences), **extra)
+        return Verdict(
+            "SSA beats softmax",
+            outcome,
+            effect,
+            interval,
+            len(differences),
+            0.1,
+            differences=tuple(differences),
+            **extra,
+        )
 
     mixed_signs = (-0.5, -0.4, -0.3, -0.2, 0.05, -0.1)  # signed-rank p above 0.05 on 6 pairs
     assert signed_rank_p(made(UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) >= 0.05
     assert withheld_direction(made(UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)) == (
         "its interval excludes 0 and its estimate reaches the threshold, but the signed-rank test does not agree: p = "
         f"{signed_rank_p(made(UNDECIDED, -0.24, (-0.45, -0.03), mixed_signs)):.2g}, and a direction needs it "
-        "below 0.05")
-    controlled = made(UNDECIDED, -0.25, (-0.44, -0.05), (-0.3,) * 5 + (-0.2,), adjusted_p=0.097, family_size=37,
-                      uncontrolled=WORSE)
+        "below 0.05"
+    )
+    controlled = made(
+        UNDECIDED, -0.25, (-0.44, -0.05), (-0.3,) * 5 + (-0.2,), adjusted_p=0.097, family_size=37, uncontrolled=WORSE
+    )
     assert withheld_direction(controlled).endswith(
         "the direction fails false-discovery control: adjusted p = 0.097 over the 37 comparisons judged with it, and a "
-        "direction needs it below 0.05")
+        "direction needs it below 0.05"
+    )
     assert withheld_direction(made(UNDECIDED, -0.07, (-0.12, -0.02), (-0.07,) * 6)) == (
-        "its interval excludes 0, but its estimate -0.07 is short of the threshold 0.1")
+        "its interval excludes 0, but its estimate -0.07 is short of the threshold 0.1"
+    )
     assert withheld_direction(made(NEGLIGIBLE, -0.05, (-0.09, -0.01), mixed_signs)).startswith(
-        "its interval excludes 0, but no direction is said: signed-rank p = ")
+        "its interval excludes 0, but no direction is said: signed-rank p = "
+    )
     assert withheld_direction(made(UNDECIDED, -0.1, (-0.3, 0.1), mixed_signs)) == ""  # reaches 0
     assert withheld_direction(made(WORSE, -0.3, (-0.4, -0.2), (-0.3,) * 6)) == ""  # says a direction
 

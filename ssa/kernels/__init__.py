@@ -38,11 +38,22 @@ from torch import Tensor
 
 import os
 
-from ssa.kernels.blockwise import EAGER_KERNELS, NativeTileKernels, TileKernels, blockwise_ssa_attention, compile_with_fallback
+from ssa.kernels.blockwise import (
+    EAGER_KERNELS,
+    NativeTileKernels,
+    TileKernels,
+    blockwise_ssa_attention,
+    compile_with_fallback,
+)
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_available, flex_ssa_attention
 from ssa.kernels.native import cpu_kernels, vector_tile_kernels
-from ssa.kernels.reference import attention_without_keys, first_derivatives_only, nothing_to_attend, reference_ssa_attention
+from ssa.kernels.reference import (
+    attention_without_keys,
+    first_derivatives_only,
+    nothing_to_attend,
+    reference_ssa_attention,
+)
 from ssa.scoring import default_scale
 
 __all__ = ["PATHS", "DIRECT_MAX_KEYS", "DIRECT_MAX_ELEMENTS", "choose_path", "fast_ssa_attention", "ssa_values"]
@@ -136,10 +147,22 @@ def fast_ssa_attention(
         # follow, and autocast stays out of the kernels' own products.
         with torch.autocast(device_type, enabled=False):
             b, n = ssa_values(scorer)
-            return _fast_ssa_attention(query, key, value, b.to(query.dtype), n.to(query.dtype), mask=mask, causal=causal,
-                                       scale=scale, path=path, compile=compile)
+            return _fast_ssa_attention(
+                query,
+                key,
+                value,
+                b.to(query.dtype),
+                n.to(query.dtype),
+                mask=mask,
+                causal=causal,
+                scale=scale,
+                path=path,
+                compile=compile,
+            )
     b, n = ssa_values(scorer)
-    return _fast_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, path=path, compile=compile)
+    return _fast_ssa_attention(
+        query, key, value, b, n, mask=mask, causal=causal, scale=scale, path=path, compile=compile
+    )
 
 
 def _fast_ssa_attention(query, key, value, b, n, *, mask, causal, scale, path, compile) -> Tensor:
@@ -149,16 +172,20 @@ def _fast_ssa_attention(query, key, value, b, n, *, mask, causal, scale, path, c
     scale = default_scale(query.shape[-1]) if scale is None else scale
     if path == "flex":  # FlexAttention's backward has no derivative of its own
         return first_derivatives_only(
-            flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile), "flex")
+            flex_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale, compiled=compile), "flex"
+        )
     if path == "direct":
         return direct_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale)
     if path == "blockwise":
-        return blockwise_ssa_attention(query, key, value, b, n, mask=mask, causal=causal, scale=scale,
-                                       kernels=tile_kernels(query.device, compile))
+        return blockwise_ssa_attention(
+            query, key, value, b, n, mask=mask, causal=causal, scale=scale, kernels=tile_kernels(query.device, compile)
+        )
     if path == "compiled":
         causal_offset = key.shape[-2] - query.shape[-2] if causal else None
         if not compile:  # the reference computation, eagerly: its second derivatives are autograd's
             return reference_ssa_attention(query, key, value, b, n, mask, causal_offset, scale)
         # A compiled backward (AOTAutograd's) cannot be differentiated again.
-        return first_derivatives_only(_compiled_reference()(query, key, value, b, n, mask, causal_offset, scale), "compiled")
+        return first_derivatives_only(
+            _compiled_reference()(query, key, value, b, n, mask, causal_offset, scale), "compiled"
+        )
     raise ValueError(f"fast_ssa_attention: path must be one of flex, direct, blockwise, compiled; got {path!r}")

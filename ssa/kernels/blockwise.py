@@ -45,7 +45,15 @@ from torch import Tensor
 from ssa.kernels.reference import attention_without_keys, nothing_to_attend, reference_gradients
 from ssa.scoring import default_scale
 
-__all__ = ["NativeTileKernels", "TileKernels", "blockwise_ssa_attention", "forward_scores", "online_forward_scores", "backward_scores", "ssa_scores"]
+__all__ = [
+    "NativeTileKernels",
+    "TileKernels",
+    "blockwise_ssa_attention",
+    "forward_scores",
+    "online_forward_scores",
+    "backward_scores",
+    "ssa_scores",
+]
 
 SAFE_SHIFT_RANGE = 80.0  # largest 2m for the fixed shift: e^-80 ~ 1.8e-35, far above float32's tiny (1.2e-38)
 
@@ -63,7 +71,10 @@ def _visible(scores: Tensor, mask: Tensor | None, causal_shift: Tensor | None) -
     that it fuses)."""
     if causal_shift is not None:
         rows, cols = scores.shape[-2:]
-        visible = torch.arange(cols, device=scores.device)[None, :] <= torch.arange(rows, device=scores.device)[:, None] + causal_shift
+        visible = (
+            torch.arange(cols, device=scores.device)[None, :]
+            <= torch.arange(rows, device=scores.device)[:, None] + causal_shift
+        )
         mask = visible if mask is None else mask & visible
     return mask
 
@@ -157,14 +168,22 @@ class TileKernels:
     def forward_tile(self, q, k, v, b, n, scale, row_shift, row_sum, output, mask, causal_shift):
         """Fixed shift: the updated running sum and (unnormalised) output of the query block."""
         dot_products = torch.matmul(q, k.transpose(-2, -1))  # (B, H, Bq, D) @ (B, H, D, Bk) -> (B, H, Bq, Bk)
-        probabilities, tile_sum = self.forward_scores(dot_products, b, n, scale, row_shift, mask, _causal_tensor(causal_shift, q))
+        probabilities, tile_sum = self.forward_scores(
+            dot_products, b, n, scale, row_shift, mask, _causal_tensor(causal_shift, q)
+        )
         return row_sum + tile_sum, output + torch.matmul(probabilities, v)  # (B, H, Bq, Bk) @ (B, H, Bk, Dv)
 
     def online_forward_tile(self, q, k, v, b, n, scale, row_max, row_sum, output, mask, causal_shift):
         """Running maximum: the updated maximum, running sum and output of the query block."""
         dot_products = torch.matmul(q, k.transpose(-2, -1))
-        new_max, probabilities, rescale = self.online_forward_scores(dot_products, b, n, scale, row_max, mask, _causal_tensor(causal_shift, q))
-        return new_max, row_sum * rescale + probabilities.sum(-1, keepdim=True), output * rescale + torch.matmul(probabilities, v)
+        new_max, probabilities, rescale = self.online_forward_scores(
+            dot_products, b, n, scale, row_max, mask, _causal_tensor(causal_shift, q)
+        )
+        return (
+            new_max,
+            row_sum * rescale + probabilities.sum(-1, keepdim=True),
+            output * rescale + torch.matmul(probabilities, v),
+        )
 
     def backward_tile(self, q, k, v, grad_output, log_sum_exp, delta, b, n, scale, mask, causal_shift):
         """Gradients of one tile: ``(dq, dk, dv, dn)``, ``dn`` per (B, H); ``b``'s gradient comes
@@ -172,7 +191,8 @@ class TileKernels:
         dot_products = torch.matmul(q, k.transpose(-2, -1))  # (B, H, Bq, Bk)
         grad_probabilities = torch.matmul(grad_output, v.transpose(-2, -1))
         probabilities, grad_dot_products, grad_n = self.backward_scores(
-            dot_products, grad_probabilities, log_sum_exp, delta, b, n, scale, mask, _causal_tensor(causal_shift, q))
+            dot_products, grad_probabilities, log_sum_exp, delta, b, n, scale, mask, _causal_tensor(causal_shift, q)
+        )
         grad_v = torch.matmul(probabilities.transpose(-2, -1), grad_output)  # (B, H, Bk, Dv)
         grad_q = torch.matmul(grad_dot_products, k)  # (B, H, Bq, D)
         grad_k = torch.matmul(grad_dot_products.transpose(-2, -1), q)  # (B, H, Bk, D)
@@ -197,16 +217,33 @@ class NativeTileKernels(TileKernels):
 
     def forward_tile(self, q, k, v, b, n, scale, row_shift, row_sum, output, mask, causal_shift):
         dot_products = torch.matmul(q, k.transpose(-2, -1))  # (B, H, Bq, Bk); becomes the probabilities
-        tile_sum = self.kernels_for(q.dtype).tile_forward(dot_products, b.reshape(-1), n.reshape(-1), scale, row_shift,
-                                                          causal_shift is not None, causal_shift or 0, mask)
+        tile_sum = self.kernels_for(q.dtype).tile_forward(
+            dot_products,
+            b.reshape(-1),
+            n.reshape(-1),
+            scale,
+            row_shift,
+            causal_shift is not None,
+            causal_shift or 0,
+            mask,
+        )
         return row_sum.add_(tile_sum), output.add_(torch.matmul(dot_products, v))
 
     def backward_tile(self, q, k, v, grad_output, log_sum_exp, delta, b, n, scale, mask, causal_shift):
         probabilities = torch.matmul(q, k.transpose(-2, -1))  # q.k until the kernel overwrites it
         grad_dot_products = torch.matmul(grad_output, v.transpose(-2, -1))  # dL/dp until overwritten
-        grad_n = self.kernels_for(q.dtype).tile_backward(probabilities, grad_dot_products, log_sum_exp, delta,
-                                                         b.reshape(-1), n.reshape(-1), scale, causal_shift is not None,
-                                                         causal_shift or 0, mask)
+        grad_n = self.kernels_for(q.dtype).tile_backward(
+            probabilities,
+            grad_dot_products,
+            log_sum_exp,
+            delta,
+            b.reshape(-1),
+            n.reshape(-1),
+            scale,
+            causal_shift is not None,
+            causal_shift or 0,
+            mask,
+        )
         grad_v = torch.matmul(probabilities.transpose(-2, -1), grad_output)  # (B, H, Bk, Dv)
         grad_q = torch.matmul(grad_dot_products, k)  # (B, H, Bq, D)
         grad_k = torch.matmul(grad_dot_products.transpose(-2, -1), q)  # (B, H, Bk, D)
@@ -284,10 +321,12 @@ class BlockwiseSSAAttention(torch.autograd.Function):
                 tiles = (_tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), b_heads, n_heads, scale)
                 if fixed_shift:
                     row_sum, block_output = kernels.forward_tile(
-                        *tiles, block_shift, row_sum, block_output, tile_mask, causal_shift)
+                        *tiles, block_shift, row_sum, block_output, tile_mask, causal_shift
+                    )
                 else:  # block_shift is the running maximum
                     block_shift, row_sum, block_output = kernels.online_forward_tile(
-                        *tiles, block_shift, row_sum, block_output, tile_mask, causal_shift)
+                        *tiles, block_shift, row_sum, block_output, tile_mask, causal_shift
+                    )
             # Rows that saw no key have row_sum 0: output 0 (as the reference) and L = -inf.
             output[items, :, rows] = block_output / row_sum.clamp_min(torch.finfo(row_sum.dtype).tiny)
             log_sum_exp[items, :, rows] = block_shift + torch.log(row_sum)
@@ -302,8 +341,10 @@ class BlockwiseSSAAttention(torch.autograd.Function):
         q, k, v, b_heads, n_heads, output, log_sum_exp, b, n = ctx.saved_tensors
         tiling, scale, kernels, b_shape, n_shape = ctx.config
         if torch.is_grad_enabled():  # create_graph=True: gradients that will be differentiated
-            return (*reference_gradients((q, k, v, b, n), ctx.needs_input_grad[:5], grad_output, *ctx.visibility, scale),
-                    *[None] * 7)
+            return (
+                *reference_gradients((q, k, v, b, n), ctx.needs_input_grad[:5], grad_output, *ctx.visibility, scale),
+                *[None] * 7,
+            )
         grad_output = grad_output.contiguous()
         delta = (grad_output * output).sum(-1, keepdim=True)  # (B, H, Q, 1)
         # Rows without any visible key: p = exp(-inf - 0) = 0 everywhere.
@@ -311,14 +352,22 @@ class BlockwiseSSAAttention(torch.autograd.Function):
 
         def tile_gradients(items, rows, cols, tile_mask, causal_shift):
             return kernels.backward_tile(
-                _tile(q, items, rows), _tile(k, items, cols), _tile(v, items, cols), _tile(grad_output, items, rows),
-                _row_tile(log_sum_exp, items, rows), _row_tile(delta, items, rows), b_heads, n_heads, scale,
-                tile_mask, causal_shift,
+                _tile(q, items, rows),
+                _tile(k, items, cols),
+                _tile(v, items, cols),
+                _tile(grad_output, items, rows),
+                _row_tile(log_sum_exp, items, rows),
+                _row_tile(delta, items, rows),
+                b_heads,
+                n_heads,
+                scale,
+                tile_mask,
+                causal_shift,
             )
 
         if tiling.single_tile:  # small problems: no accumulation buffers
             items, rows = next(tiling.row_blocks())
-            (cols, tile_mask, causal_shift), = tiling.key_blocks(items, rows)
+            ((cols, tile_mask, causal_shift),) = tiling.key_blocks(items, rows)
             grad_q, grad_k, grad_v, grad_n = tile_gradients(items, rows, cols, tile_mask, causal_shift)
         else:
             grad_q = torch.zeros_like(q)
@@ -336,8 +385,18 @@ class BlockwiseSSAAttention(torch.autograd.Function):
         # peak of the backward), and the sums are the same, each (item, head) reduced on its own.
         grad_b = _item_dot_products(q, grad_q) / b_heads.reshape(-1)
         return (
-            grad_q, grad_k, grad_v, _reduce_to(grad_b, b_shape).to(q.dtype), _reduce_to(grad_n, n_shape).to(q.dtype),
-            None, None, None, None, None, None, None,
+            grad_q,
+            grad_k,
+            grad_v,
+            _reduce_to(grad_b, b_shape).to(q.dtype),
+            _reduce_to(grad_n, n_shape).to(q.dtype),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
         )
 
 
@@ -345,8 +404,12 @@ def _item_dot_products(q: Tensor, grad_q: Tensor) -> Tensor:
     """``(q * grad_q).sum((-2, -1), dtype=torch.float64)``, ``(B, H)``, one batch item at a time."""
     if q.shape[0] == 0:
         return q.new_zeros(q.shape[:2], dtype=torch.float64)
-    return torch.cat([(q_item * grad_item).sum((-2, -1), dtype=torch.float64)
-                      for q_item, grad_item in zip(q.split(1), grad_q.split(1))])
+    return torch.cat(
+        [
+            (q_item * grad_item).sum((-2, -1), dtype=torch.float64)
+            for q_item, grad_item in zip(q.split(1), grad_q.split(1))
+        ]
+    )
 
 
 def _tile(tensor: Tensor, items: slice, positions: slice) -> Tensor:
@@ -386,7 +449,9 @@ def prepare_inputs(q: Tensor, k: Tensor, v: Tensor, b, n):
     n = torch.as_tensor(n, dtype=q.dtype, device=q.device)
     for name, value in (("b", b), ("n", n)):
         if value.dim() > 1 or (value.dim() == 1 and value.shape[0] not in (1, heads)):
-            raise ValueError(f"{name} must be a scalar or have one value per query head ({heads}); got shape {tuple(value.shape)}")
+            raise ValueError(
+                f"{name} must be a scalar or have one value per query head ({heads}); got shape {tuple(value.shape)}"
+            )
     return q, k, v, b, n, dtype
 
 

@@ -93,13 +93,16 @@ class NativeRows:
 
     def forward(self, y: Tensor, n: Tensor, mask: Tensor | None, causal_offset: int | None):
         mask = None if mask is None else mask.expand(y.shape)  # strides 0 where broadcast: no copy
-        weights = self.kernels.forward(y, n.reshape(-1).contiguous(), causal_offset is not None, causal_offset or 0, mask)
+        weights = self.kernels.forward(
+            y, n.reshape(-1).contiguous(), causal_offset is not None, causal_offset or 0, mask
+        )
         return weights, (y, mask, causal_offset)
 
     def backward(self, grad_weights: Tensor, weights: Tensor, saved, n: Tensor):
         y, mask, causal_offset = saved
-        grad_n_rows = self.kernels.backward(grad_weights, weights, y, n.reshape(-1).contiguous(),
-                                            causal_offset is not None, causal_offset or 0, mask)
+        grad_n_rows = self.kernels.backward(
+            grad_weights, weights, y, n.reshape(-1).contiguous(), causal_offset is not None, causal_offset or 0, mask
+        )
         return grad_weights, grad_n_rows.sum((0, 2))  # grad_weights now holds dL/dy; dL/dn in double
 
 
@@ -142,8 +145,14 @@ class DirectSSAAttention(torch.autograd.Function):
     def backward(ctx, grad_output):
         q, scaled_q, k, v, b, n, weights, key, value = ctx.saved_tensors
         if torch.is_grad_enabled():  # create_graph=True: gradients that will be differentiated
-            return (*reference_gradients((q, key, value, b, n), ctx.needs_input_grad[:5], grad_output, *ctx.visibility,
-                                         ctx.scale), None, None, None)
+            return (
+                *reference_gradients(
+                    (q, key, value, b, n), ctx.needs_input_grad[:5], grad_output, *ctx.visibility, ctx.scale
+                ),
+                None,
+                None,
+                None,
+            )
         grad_output = grad_output.contiguous()
         grad_v = torch.matmul(weights.transpose(-2, -1), grad_output)
         grad_weights = torch.matmul(grad_output, v.transpose(-2, -1))
@@ -156,12 +165,29 @@ class DirectSSAAttention(torch.autograd.Function):
         grad_b = (q * grad_q).sum((0, 2, 3), dtype=torch.float64) / b.reshape(-1)
         grad_k = torch.empty_strided(k.shape, ctx.key_strides, dtype=k.dtype, device=k.device)
         grad_k.copy_(torch.matmul(grad_y.transpose(-2, -1), scaled_q))
-        return (grad_q, grad_k, grad_v, grad_b.to(b.dtype).reshape(b.shape), grad_n.to(n.dtype).reshape(n.shape),
-                None, None, None)
+        return (
+            grad_q,
+            grad_k,
+            grad_v,
+            grad_b.to(b.dtype).reshape(b.shape),
+            grad_n.to(n.dtype).reshape(n.shape),
+            None,
+            None,
+            None,
+        )
 
 
-def direct_ssa_attention(q: Tensor, k: Tensor, v: Tensor, b: Tensor, n: Tensor, *, mask: Tensor | None = None,
-                         causal: bool = False, scale: float | None = None) -> Tensor:
+def direct_ssa_attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    b: Tensor,
+    n: Tensor,
+    *,
+    mask: Tensor | None = None,
+    causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
     """SSA attention ``(B, H, Q, Dv)``; same arguments as :func:`ssa.kernels.blockwise.blockwise_ssa_attention`."""
     if nothing_to_attend(q, k):
         return attention_without_keys(q, k, v)

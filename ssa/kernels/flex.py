@@ -131,7 +131,9 @@ def flex_ssa_attention(
     block_mask = _block_mask(mask, causal, batch, heads, n_queries, n_keys, q.device)
     attend = _compiled_flex_attention() if compiled else flex_attention
     return attend(
-        q, k, v,
+        q,
+        k,
+        v,
         score_mod=ssa_score_mod(b_heads, n_heads),
         block_mask=block_mask,
         scale=scale,

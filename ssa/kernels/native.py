@@ -43,8 +43,17 @@ try:
 except ImportError:
     fcntl = None
 
-__all__ = ["NATIVE_ENV", "TILE_VARIANTS", "TileVariant", "native_enabled", "cpu_kernels", "vector_tile_kernels",
-           "tile_variant", "build_directory", "missing_build_requirements"]
+__all__ = [
+    "NATIVE_ENV",
+    "TILE_VARIANTS",
+    "TileVariant",
+    "native_enabled",
+    "cpu_kernels",
+    "vector_tile_kernels",
+    "tile_variant",
+    "build_directory",
+    "missing_build_requirements",
+]
 
 NATIVE_ENV = "SSA_NATIVE"
 CSRC = Path(__file__).parent / "csrc"
@@ -97,8 +106,11 @@ TILE_VARIANTS = {
     variant.capability: variant
     for variant in (
         TileVariant("AVX2", ("avx2", "fma"), ("-mavx2", "-mfma")),
-        TileVariant("AVX512", ("avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"),
-                    ("-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma")),
+        TileVariant(
+            "AVX512",
+            ("avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"),
+            ("-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma"),
+        ),
     )
 }
 
@@ -188,12 +200,17 @@ def missing_build_requirements(source: Path = SOURCE) -> list[str]:
     and PyTorch's headers."""
     from torch.utils.cpp_extension import get_cxx_compiler, include_paths
 
-    missing = [f"the kernel source {path.name} (not in {CSRC}: reinstall ssa-book from a wheel or sdist that ships it)"
-               for path in (source, HEADER) if not path.is_file()]
+    missing = [
+        f"the kernel source {path.name} (not in {CSRC}: reinstall ssa-book from a wheel or sdist that ships it)"
+        for path in (source, HEADER)
+        if not path.is_file()
+    ]
     compiler = get_cxx_compiler()
     if shutil.which(compiler) is None:
-        missing.append(f"a C++ compiler ({compiler!r}, or the one $CXX names; e.g. `apt install g++`, "
-                       "`xcode-select --install` on macOS, or `conda install gxx`)")
+        missing.append(
+            f"a C++ compiler ({compiler!r}, or the one $CXX names; e.g. `apt install g++`, "
+            "`xcode-select --install` on macOS, or `conda install gxx`)"
+        )
     if not _find_ninja():
         missing.append("the ninja build tool (`pip install ninja` in this environment, or `apt install ninja-build`)")
     python_headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
@@ -208,13 +225,21 @@ def missing_build_requirements(source: Path = SOURCE) -> list[str]:
 def _warn_unbuilt(name: str, source: Path, reason: str) -> None:
     """The one warning of a build that did not happen: what was missing, and what it costs."""
     if source == VECTOR_SOURCE:
-        instead = ("the scalar tile kernels instead, whose float32 numbers differ in their last bits from the "
-                   "vectorised kernels'")
+        instead = (
+            "the scalar tile kernels instead, whose float32 numbers differ in their last bits from the "
+            "vectorised kernels'"
+        )
     else:
-        instead = ("PyTorch operations instead, whose numbers differ in their last bits from the C++ kernels' "
-                   "and so from the SSA book's cached results")
-    warnings.warn(f"ssa: the C++ kernels {name} cannot be built: {reason}. SSA attention on the CPU uses {instead} "
-                  f"(set {NATIVE_ENV}=0 to choose that without this warning)", RuntimeWarning, stacklevel=4)
+        instead = (
+            "PyTorch operations instead, whose numbers differ in their last bits from the C++ kernels' "
+            "and so from the SSA book's cached results"
+        )
+    warnings.warn(
+        f"ssa: the C++ kernels {name} cannot be built: {reason}. SSA attention on the CPU uses {instead} "
+        f"(set {NATIVE_ENV}=0 to choose that without this warning)",
+        RuntimeWarning,
+        stacklevel=4,
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -228,8 +253,14 @@ def _build(name: str, source: Path, cflags: tuple[str, ...]):
     try:
         directory = build_directory(name)
         with exclusive_build(directory):
-            return load(name=name, sources=[str(source)], extra_cflags=list(cflags), extra_ldflags=LDFLAGS,
-                        build_directory=str(directory), verbose=False)
+            return load(
+                name=name,
+                sources=[str(source)],
+                extra_cflags=list(cflags),
+                extra_ldflags=LDFLAGS,
+                build_directory=str(directory),
+                verbose=False,
+            )
     except Exception as error:  # a failed compilation or link: the scalar kernels or PyTorch operations still work
         first_line = (str(error).strip().splitlines() or [""])[0][:300]
         _warn_unbuilt(name, source, f"{type(error).__name__}: {first_line}")
@@ -254,8 +285,10 @@ def load_tile_variant(variant: TileVariant):
     ``instruction_set``), built on first use, or ``None`` if unbuildable. Refuses a variant this
     CPU cannot execute: importing it would kill the process."""
     if not variant.runs_here():
-        raise RuntimeError(f"ssa: this CPU lacks {', '.join(sorted(set(variant.cpu_flags) - cpu_flags()))}: "
-                           f"the {variant.capability} tile kernels cannot run here")
+        raise RuntimeError(
+            f"ssa: this CPU lacks {', '.join(sorted(set(variant.cpu_flags) - cpu_flags()))}: "
+            f"the {variant.capability} tile kernels cannot run here"
+        )
     return _build(variant.name, VECTOR_SOURCE, tuple(variant.cflags))
 
 

@@ -20,8 +20,15 @@ from torch import Tensor
 
 from ssa.scoring import _ssa_weights
 
-__all__ = ["attention_without_keys", "first_derivatives_only", "nothing_to_attend", "reference_gradients",
-           "reference_ssa_attention", "second_derivative_refusal", "visible_keys"]
+__all__ = [
+    "attention_without_keys",
+    "first_derivatives_only",
+    "nothing_to_attend",
+    "reference_gradients",
+    "reference_ssa_attention",
+    "second_derivative_refusal",
+    "visible_keys",
+]
 
 
 def visible_keys(n_queries: int, n_keys: int, mask: Tensor | None, causal_offset: int | None, device) -> Tensor | None:
@@ -29,7 +36,9 @@ def visible_keys(n_queries: int, n_keys: int, mask: Tensor | None, causal_offset
     ``j <= i + causal_offset``."""
     if causal_offset is None:
         return mask
-    causal = torch.arange(n_keys, device=device)[None, :] <= torch.arange(n_queries, device=device)[:, None] + causal_offset
+    causal = (
+        torch.arange(n_keys, device=device)[None, :] <= torch.arange(n_queries, device=device)[:, None] + causal_offset
+    )
     return causal if mask is None else mask & causal
 
 
@@ -47,8 +56,14 @@ def reference_ssa_attention(q, k, v, b, n, mask, causal_offset, scale):
     return weights @ v
 
 
-def reference_gradients(inputs: Sequence[Tensor], needs_grad: Sequence[bool], grad_output: Tensor, mask: Tensor | None,
-                        causal_offset: int | None, scale: float) -> list[Tensor | None]:
+def reference_gradients(
+    inputs: Sequence[Tensor],
+    needs_grad: Sequence[bool],
+    grad_output: Tensor,
+    mask: Tensor | None,
+    causal_offset: int | None,
+    scale: float,
+) -> list[Tensor | None]:
     """The gradients of :func:`reference_ssa_attention` at ``inputs`` (``q, k, v, b, n``) with
     respect to those that ``needs_grad``, as differentiable tensors (``None`` for the others):
     what a fast path's backward returns under ``create_graph=True``."""
@@ -88,15 +103,20 @@ def attention_without_keys(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
     return _AttentionWithoutKeys.apply(query, key, value)
 
 
-def second_derivative_refusal(path: str, what: str | None = None, others: str = (
-        ", or on a CPU path='direct' or 'blockwise', which differentiate the reference computation then")) -> str:
+def second_derivative_refusal(
+    path: str,
+    what: str | None = None,
+    others: str = (", or on a CPU path='direct' or 'blockwise', which differentiate the reference computation then"),
+) -> str:
     """The one message with which a path that cannot differentiate its backward refuses a backward
     with ``create_graph=True``: ``what`` refuses (SSA attention's ``path`` path unless given), and
     ``path='reference'`` (then ``others``) computes the second derivatives."""
     what = f"SSA attention's {path} path" if what is None else what
-    return (f"{what} does not support second derivatives (a backward with create_graph=True through it); "
-            "use path='reference' (ssa.attention.attention_path('reference') or SSA_ATTENTION_PATH=reference)"
-            f"{others}")
+    return (
+        f"{what} does not support second derivatives (a backward with create_graph=True through it); "
+        "use path='reference' (ssa.attention.attention_path('reference') or SSA_ATTENTION_PATH=reference)"
+        f"{others}"
+    )
 
 
 class _FirstDerivativesOnly(torch.autograd.Function):

@@ -49,7 +49,14 @@ from ssa_book.alternatives.cost import EXPERIMENT_COST, cost_benchmark, cost_con
 
 # The scorers the paper says it tried (its discussion of alternative scoring functions); the
 # verdict on its statement is about these.
-PAPER_ALTERNATIVES = ("temperature_softmax", "sparsemax", "entmax15", "sa_softmax", "sa_softmax_normalized", "cosformer")
+PAPER_ALTERNATIVES = (
+    "temperature_softmax",
+    "sparsemax",
+    "entmax15",
+    "sa_softmax",
+    "sa_softmax_normalized",
+    "cosformer",
+)
 SMOKE_SEEDS = 1  # the smoke profile only checks the code: one model per scorer and task (12 x 3 add up)
 # Shift levels in the results table (the figures show every sigma).
 TABLE_SIGMAS = {"quantification": (1, 5, 10, 20, 29), "linear": (1, 2, 5, 10)}
@@ -64,7 +71,11 @@ def chapter_seeds(profile: str, first_seed: int = 0) -> tuple[int, ...]:
 
 def panels(profile: str = "cpu") -> list[tuple[str, str]]:
     """``(task, shift)`` of every sigma sweep the ICL experiments evaluate."""
-    return [(task, shift) for task in TASKS for shift in experiments.shifts(experiments.experiment_config(task, "softmax", profile))]
+    return [
+        (task, shift)
+        for task in TASKS
+        for shift in experiments.shifts(experiments.experiment_config(task, "softmax", profile))
+    ]
 
 
 def panel_label(task: str, shift: str) -> str:
@@ -84,25 +95,49 @@ class AlternativesChapter(Chapter):
         then the alternatives the paper tried, then the others."""
         return tuple(dict.fromkeys((*experiments.CHAPTER_SCORERS, *PAPER_ALTERNATIVES, *scorer_names())))
 
-    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str], *, tasks: Sequence[str] | None = None,
-             cost: bool = True) -> list[Run]:
-        measured = [Run("cost", ("icl",), "cost of every scorer, the in-context model", exclusive=True,
-                        chapters=(self.name,))] if cost else []
-        return measured + experiments.icl_runs(TASKS if tasks is None else tasks, scorers, seeds, scorer_major=True, planned_by=self.name)
+    def runs(
+        self,
+        profile: str,
+        seeds: Sequence[int],
+        scorers: Sequence[str],
+        *,
+        tasks: Sequence[str] | None = None,
+        cost: bool = True,
+    ) -> list[Run]:
+        measured = (
+            [Run("cost", ("icl",), "cost of every scorer, the in-context model", exclusive=True, chapters=(self.name,))]
+            if cost
+            else []
+        )
+        return measured + experiments.icl_runs(
+            TASKS if tasks is None else tasks, scorers, seeds, scorer_major=True, planned_by=self.name
+        )
 
     def configs(self, profile: str) -> dict:
         cost = cost_config(profile, "cpu")
-        return {task: {"experiment": experiments.experiment_config(task, "ssa", profile), "cost": cost} for task in TASKS}
+        return {
+            task: {"experiment": experiments.experiment_config(task, "ssa", profile), "cost": cost} for task in TASKS
+        }
 
     def settings(self) -> tuple[Setting, ...]:
-        return tuple(dataclasses.replace(setting, path=f"experiment.{setting.path}") for setting in experiments.ICL_SETTINGS) + (
-            Setting("cost: timing", "seconds of interleaved timing of the fastest scorer, cost measurement", "cost.min_run_time"),
-            Setting("cost: task", "the task whose model and longest training batch the cost measurement times", "cost.task"),
+        return tuple(
+            dataclasses.replace(setting, path=f"experiment.{setting.path}") for setting in experiments.ICL_SETTINGS
+        ) + (
+            Setting(
+                "cost: timing",
+                "seconds of interleaved timing of the fastest scorer, cost measurement",
+                "cost.min_run_time",
+            ),
+            Setting(
+                "cost: task", "the task whose model and longest training batch the cost measurement times", "cost.task"
+            ),
             Setting("cost: threads", "torch threads of the cost measurement", "cost.threads"),
         )
 
 
-CHAPTER = AlternativesChapter("alternative_scorers", "every registered scorer on the three in-context tasks, and their cost", jobs=2)
+CHAPTER = AlternativesChapter(
+    "alternative_scorers", "every registered scorer on the three in-context tasks, and their cost", jobs=2
+)
 
 
 def regenerate_command(profile: str = "cpu", scorers=None, seeds=None) -> str:
@@ -112,6 +147,7 @@ def regenerate_command(profile: str = "cpu", scorers=None, seeds=None) -> str:
 
 
 # --- the plan of runs --------------------------------------------------------------------------
+
 
 def plan(tasks=TASKS, scorers=None, seeds=(0, 1, 2)) -> list[tuple[str, str, int]]:
     """``(task, scorer, seed)`` runs in the order they should finish: task by task, and within a
@@ -125,22 +161,31 @@ def is_cached(task: str, scorer: str, seed: int, profile: str) -> bool:
 
     experiment = experiments.experiment_config(task, scorer, profile, seed)
     spread = experiments.logit_spread_key(experiment)
-    return (entry_exists(experiment.name, experiment, profile=profile)
-            and entry_exists(f"icl_logits/{task}/{scorer}", spread, profile=profile))
+    return entry_exists(experiment.name, experiment, profile=profile) and entry_exists(
+        f"icl_logits/{task}/{scorer}", spread, profile=profile
+    )
 
 
 # --- loading -----------------------------------------------------------------------------------
 
-def load_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS, device: str = "auto") -> dict[str, dict[str, list[ICLRun]]]:
+
+def load_runs(
+    profile: str, *, scorers=None, seeds=None, tasks=TASKS, device: str = "auto"
+) -> dict[str, dict[str, list[ICLRun]]]:
     """``{task: {scorer: [result of each seed]}}`` from the ICL cache (computed on a miss unless
     the cache is required). Scorers default to every registered one. Each run carries its
     ``seed``: the comparisons pair runs by it."""
     scorers = scorer_names() if scorers is None else scorers
     seeds = chapter_seeds(profile) if seeds is None else seeds
-    return {task: experiments.load_runs(task, profile=profile, scorers=scorers, seeds=seeds, device=device) for task in tasks}
+    return {
+        task: experiments.load_runs(task, profile=profile, scorers=scorers, seeds=seeds, device=device)
+        for task in tasks
+    }
 
 
-def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple[dict[str, dict[str, list[ICLRun]]], int, int]:
+def cached_runs(
+    profile: str, *, scorers=None, seeds=None, tasks=TASKS
+) -> tuple[dict[str, dict[str, list[ICLRun]]], int, int]:
     """What the cache already holds, without training anything: ``({task: {scorer: runs}},
     runs cached, runs planned)``. A scorer appears for a task only with all its seeds; a task
     only with softmax's (the reference of every comparison) and one other scorer. Each run carries
@@ -157,7 +202,9 @@ def cached_runs(profile: str, *, scorers=None, seeds=None, tasks=TASKS) -> tuple
     return found, len(done), len(planned)
 
 
-def chapter_runs(profile: str, *, seeds=None, device: str = "auto") -> tuple[dict[str, dict[str, list[ICLRun]]], int, int]:
+def chapter_runs(
+    profile: str, *, seeds=None, device: str = "auto"
+) -> tuple[dict[str, dict[str, list[ICLRun]]], int, int]:
     """What the chapter shows: ``({task: {scorer: runs}}, runs cached, runs planned)``. Where the
     cache is required (``$SSA_REQUIRE_CACHE``, as in book builds) that is what the cache holds now
     (:func:`cached_runs`: whole seed groups, so a sweep spread over sessions shows as it fills);
@@ -175,13 +222,18 @@ def coverage(cached: int, planned: int) -> dict:
     text: it is glued into the prose, where Markdown is not parsed)."""
     if cached >= planned:
         return {"complete": True, "sentence": f"All {planned} planned runs are in the cache."}
-    return {"complete": False, "sentence": (
-        f"Only {cached} of the {planned} planned runs are in the cache so far: a task appears once softmax's runs are "
-        f"in, a scorer once all its seeds are, and every verdict below is provisional until the rest "
-        f"is trained (the regenerate command resumes the sweep where it stopped).")}
+    return {
+        "complete": False,
+        "sentence": (
+            f"Only {cached} of the {planned} planned runs are in the cache so far: a task appears once softmax's runs are "
+            f"in, a scorer once all its seeds are, and every verdict below is provisional until the rest "
+            f"is trained (the regenerate command resumes the sweep where it stopped)."
+        ),
+    }
 
 
 # --- the table and the ranks -------------------------------------------------------------------
+
 
 def error_table(runs: dict[str, dict[str, list[ICLRun]]]):
     """Long table: one row per task, shift, sigma and scorer with the mean error over seeds and
@@ -196,8 +248,18 @@ def error_table(runs: dict[str, dict[str, list[ICLRun]]]):
             for scorer, seeds in by_scorer.items():
                 band = bootstrap_band(icl_data.error_curve(seeds, task, shift))
                 for index, sigma in enumerate(sigmas):
-                    rows.append({"task": task, "shift": shift, "sigma": sigma, "scorer": scorer, "mean": band["mean"][index],
-                                 "low": band["low"][index], "high": band["high"][index], "seeds": len(seeds)})
+                    rows.append(
+                        {
+                            "task": task,
+                            "shift": shift,
+                            "sigma": sigma,
+                            "scorer": scorer,
+                            "mean": band["mean"][index],
+                            "low": band["low"][index],
+                            "high": band["high"][index],
+                            "seeds": len(seeds),
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -213,12 +275,14 @@ def summary_table(errors, cost: dict | None = None, digits: int = 3):
             cells = group[group["sigma"] == sigma].set_index("scorer")
             columns[(panel_label(task, shift), f"σ = {sigma:g}")] = {
                 scorer_label(scorer): f"{row['mean']:.{digits}f} [{row['low']:.{digits}f}, {row['high']:.{digits}f}]"
-                for scorer, row in cells.iterrows()}
+                for scorer, row in cells.iterrows()
+            }
     table = pd.DataFrame(columns)
     if cost is not None:
         for column, key in (("step time / softmax", "time_ratio"), ("peak memory / softmax", "memory_ratio")):
-            table[("cost", column)] = pd.Series({scorer_label(s): "n/a" if v[key] is None else f"{v[key]:.2f}"
-                                                 for s, v in cost["scorers"].items()})
+            table[("cost", column)] = pd.Series(
+                {scorer_label(s): "n/a" if v[key] is None else f"{v[key]:.2f}" for s, v in cost["scorers"].items()}
+            )
     table = table.reindex([scorer_label(s) for s in scorer_names() if scorer_label(s) in table.index])
     table.index.name = "scorer"
     return table
@@ -244,6 +308,7 @@ def mean_ranks(ranked):
 
 # --- the collapse mechanism, scorer by scorer --------------------------------------------------
 
+
 def mechanism_table(runs: dict[str, dict[str, list[ICLRun]]]):
     """One row per scorer and panel: mean attention entropy (normalised, mean over layers, heads
     and seeds) at the smallest and largest sigma, its drop, and the error at both ends and its
@@ -258,9 +323,20 @@ def mechanism_table(runs: dict[str, dict[str, list[ICLRun]]]):
             for scorer, seeds in by_scorer.items():
                 entropy = icl_data.head_mean(seeds, shift, "entropy").mean(axis=0)
                 error = icl_data.error_curve(seeds, task, shift).mean(axis=0)
-                rows.append({"scorer": scorer, "task": task, "shift": shift, "learned": learned[scorer],
-                             "entropy_first": entropy[0], "entropy_last": entropy[-1], "entropy_drop": entropy[0] - entropy[-1],
-                             "error_first": error[0], "error_last": error[-1], "error_growth": error[-1] - error[0]})
+                rows.append(
+                    {
+                        "scorer": scorer,
+                        "task": task,
+                        "shift": shift,
+                        "learned": learned[scorer],
+                        "entropy_first": entropy[0],
+                        "entropy_last": entropy[-1],
+                        "entropy_drop": entropy[0] - entropy[-1],
+                        "error_first": error[0],
+                        "error_last": error[-1],
+                        "error_growth": error[-1] - error[0],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -279,25 +355,36 @@ def mechanism_correlation(mechanism) -> dict[tuple[str, str], float]:
         if group["learned"].sum() >= MIN_SCORERS_FOR_CORRELATION:
             group = group[group["learned"]]
         drop, growth = group["entropy_drop"].rank(), group["error_growth"].rank()
-        correlations[(task, shift)] = 0.0 if drop.std() == 0 or growth.std() == 0 else float(np.corrcoef(drop, growth)[0, 1])
+        correlations[(task, shift)] = (
+            0.0 if drop.std() == 0 or growth.std() == 0 else float(np.corrcoef(drop, growth)[0, 1])
+        )
     return correlations
 
 
 # --- the cost through the cache ----------------------------------------------------------------
 
+
 def cost_entry(profile: str = "cpu", device: str = "auto", scorers=None, seed: int = 0, model: str = "icl") -> dict:
     """:func:`cost_benchmark` of ``model`` through the result cache (``results/<profile>/alternatives/cost/``)."""
 
     config = cost_config(profile, device, scorers, seed, model)
-    return cached(EXPERIMENT_COST, config, lambda: cost_benchmark(config), profile=profile,
-                  regenerate=regenerate_command(profile), device=config.device)
+    return cached(
+        EXPERIMENT_COST,
+        config,
+        lambda: cost_benchmark(config),
+        profile=profile,
+        regenerate=regenerate_command(profile),
+        device=config.device,
+    )
 
 
 def compute_cost(profile: str, device: str, progress: bool, model: str = "icl") -> str:
     """Run kind "cost": the scorers' cost per training step through the cache."""
     ratios = cost_entry(profile, device, model=model)["scorers"]
     return "time / memory per step, x softmax: " + ", ".join(
-        f"{name} {value['time_ratio']:.2f}/{value['memory_ratio'] or float('nan'):.2f}" for name, value in ratios.items())
+        f"{name} {value['time_ratio']:.2f}/{value['memory_ratio'] or float('nan'):.2f}"
+        for name, value in ratios.items()
+    )
 
 
 KINDS = {"cost": RunKind(compute_cost)}

@@ -45,9 +45,17 @@ class CostConfig:
             raise ValueError(f"model must be one of {', '.join(COST_MODELS)}; got {self.model!r}")
 
 
-def cost_config(profile: str = "cpu", device: str = "auto", scorers=None, seed: int = 0, model: str = "icl") -> CostConfig:
-    return CostConfig(check_profile(profile), resolve_device(device), tuple(scorer_names() if scorers is None else scorers),
-                      min_run_time=0.2 if profile == "smoke" else 2.0, seed=seed, model=model)
+def cost_config(
+    profile: str = "cpu", device: str = "auto", scorers=None, seed: int = 0, model: str = "icl"
+) -> CostConfig:
+    return CostConfig(
+        check_profile(profile),
+        resolve_device(device),
+        tuple(scorer_names() if scorers is None else scorers),
+        min_run_time=0.2 if profile == "smoke" else 2.0,
+        seed=seed,
+        model=model,
+    )
 
 
 def _icl_training_step(config: CostConfig, scorer: str):
@@ -64,6 +72,7 @@ def _icl_training_step(config: CostConfig, scorer: str):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+
     return step, {"points": train_config.curriculum.points(last_step), "batch_size": train_config.batch_size}
 
 
@@ -71,7 +80,10 @@ def _retrieval_training_step(config: CostConfig, scorer: str):
     """One training step of max retrieval's retriever with ``scorer`` (:func:`ssa_book.retrieval.experiment.training_step`)."""
 
     experiment = retrieval_config(scorer, config.profile, config.seed)
-    return training_step(experiment, config.device), {"items": experiment.train.items, "batch_size": experiment.train.batch_size}
+    return training_step(experiment, config.device), {
+        "items": experiment.train.items,
+        "batch_size": experiment.train.batch_size,
+    }
 
 
 def cost_benchmark(config: CostConfig) -> dict:
@@ -94,7 +106,9 @@ def cost_benchmark(config: CostConfig) -> dict:
     result = {"model": config.model, "path": config.path, **built["softmax"][1], "scorers": {}}
     for scorer in config.scorers:
         result["scorers"][scorer] = {
-            "step_s": times[scorer][0], "rounds": times[scorer][1], "peak_bytes": memory[scorer],
+            "step_s": times[scorer][0],
+            "rounds": times[scorer][1],
+            "peak_bytes": memory[scorer],
             "time_ratio": times[scorer][0] / times["softmax"][0],
             "memory_ratio": memory[scorer] / memory["softmax"] if memory["softmax"] else None,
         }

@@ -8,7 +8,14 @@ import numpy as np
 from ssa_book.alternatives.comparison import panel_label
 from ssa_book.icl import figures as icl_figures
 from ssa_book.icl import verdicts
-from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order, scorer_color, scorer_label
+from ssa_book.plotting import (
+    OTHER_SCORERS_COLOR,
+    OTHER_SCORERS_LABEL,
+    overlay_color,
+    overlay_order,
+    scorer_color,
+    scorer_label,
+)
 from ssa.scoring import scorer_names
 
 SIGMA_LABEL = r"$\sigma$ of the shifted quantity (training: 1)"
@@ -23,15 +30,29 @@ def shared_legend(fig, scorers, extra_handles=()) -> None:
     coloured = [s for s in scorers if overlay_color(s, scorers) != OTHER_SCORERS_COLOR]
     handles = [Line2D([], [], color=scorer_color(s), marker="o", markersize=4, label=scorer_label(s)) for s in coloured]
     if len(coloured) < len(scorers):
-        handles.append(Line2D([], [], color=OTHER_SCORERS_COLOR, marker="o", markersize=4,
-                              label=f"{OTHER_SCORERS_LABEL} ({len(scorers) - len(coloured)})"))
-    fig.legend(handles=handles + list(extra_handles), loc="upper center", ncol=min(6, len(handles) + len(extra_handles)),
-               fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))  # below the panels; call after tight_layout
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=OTHER_SCORERS_COLOR,
+                marker="o",
+                markersize=4,
+                label=f"{OTHER_SCORERS_LABEL} ({len(scorers) - len(coloured)})",
+            )
+        )
+    fig.legend(
+        handles=handles + list(extra_handles),
+        loc="upper center",
+        ncol=min(6, len(handles) + len(extra_handles)),
+        fontsize=8,
+        frameon=False,
+        bbox_to_anchor=(0.5, 0.0),
+    )  # below the panels; call after tight_layout
 
 
 def _panel_axes(axes, panels):
     flat = np.ravel(axes)
-    for ax in flat[len(panels):]:
+    for ax in flat[len(panels) :]:
         ax.set_visible(False)
     return zip(flat, panels)
 
@@ -43,9 +64,12 @@ def plot_errors(fig, axes, runs: dict, panels) -> None:
     for ax, (task, shift) in _panel_axes(axes, panels):
         icl_figures.plot_shift(ax, runs[task], task, shift, title=panel_label(task, shift))
         scorers = {scorer_label(s) for s in runs[task]}
-        baselines.update({label: handle for handle, label in zip(*ax.get_legend_handles_labels()) if label not in scorers})
+        baselines.update(
+            {label: handle for handle, label in zip(*ax.get_legend_handles_labels()) if label not in scorers}
+        )
         ax.get_legend().remove()
     shared_legend(fig, list(next(iter(runs.values()))), list(baselines.values()))
+
 
 def seed_ranks(runs_by_scorer: dict, task: str, shift: str) -> dict[str, np.ndarray]:
     """Each seed's own ranking: ``{scorer: array (seeds, sigmas)}``, rank 1 = the lowest error
@@ -75,7 +99,15 @@ def plot_ranks(fig, axes, ranked, panels, runs: dict | None = None) -> None:
                 # a small horizontal shift per scorer, so that seeds of different scorers at one rank stay apart
                 shift_x = 1 + 0.012 * (index - (len(scorers) - 1) / 2)
                 for seed_rank in per_seed[scorer]:
-                    ax.scatter(np.asarray(group["sigma"]) * shift_x, seed_rank, color=color, zorder=1, s=8, alpha=0.45, linewidths=0)
+                    ax.scatter(
+                        np.asarray(group["sigma"]) * shift_x,
+                        seed_rank,
+                        color=color,
+                        zorder=1,
+                        s=8,
+                        alpha=0.45,
+                        linewidths=0,
+                    )
         ax.set(title=panel_label(task, shift), xlabel=SIGMA_LABEL, ylabel="rank (1 = lowest error)")
         ax.set_yticks(range(1, rows["scorer"].nunique() + 1))
         ax.invert_yaxis()
@@ -89,8 +121,13 @@ def plot_entropy(fig, axes, runs: dict, panels) -> None:
         for scorer in overlay_order(runs[task]):
             seeds = runs[task][scorer]
             sigmas = seeds[0].concentration[shift].sigmas
-            icl_figures._band(ax, sigmas, verdicts.head_mean(seeds, shift, "entropy"), color=overlay_color(scorer, runs[task]),
-                              label=scorer_label(scorer))
+            icl_figures._band(
+                ax,
+                sigmas,
+                verdicts.head_mean(seeds, shift, "entropy"),
+                color=overlay_color(scorer, runs[task]),
+                label=scorer_label(scorer),
+            )
         ax.set(title=panel_label(task, shift), xlabel=SIGMA_LABEL, ylabel="attention entropy (normalised)")
     shared_legend(fig, list(next(iter(runs.values()))))
 
@@ -112,19 +149,35 @@ def plot_mechanism(fig, axes, mechanism, correlations: dict, panels, runs: dict 
         rows = mechanism[(mechanism["task"] == task) & (mechanism["shift"] == shift)]
         for _, row in rows.iterrows():
             color = scorer_color(row["scorer"])  # hollow: the scorer did not learn the task in distribution
-            ax.scatter(row["entropy_drop"], row["error_growth"], s=30, edgecolors=color, facecolors=color if row["learned"] else "none",
-                       zorder=3)
+            ax.scatter(
+                row["entropy_drop"],
+                row["error_growth"],
+                s=30,
+                edgecolors=color,
+                facecolors=color if row["learned"] else "none",
+                zorder=3,
+            )
             if runs is not None and row["scorer"] in runs.get(task, {}):
                 drops, growths = seed_mechanism(runs[task][row["scorer"]], task, shift)
                 for drop, growth in zip(drops, growths):
-                    ax.plot([row["entropy_drop"], drop], [row["error_growth"], growth], color=color, linewidth=0.5, alpha=0.35, zorder=1)
+                    ax.plot(
+                        [row["entropy_drop"], drop],
+                        [row["error_growth"], growth],
+                        color=color,
+                        linewidth=0.5,
+                        alpha=0.35,
+                        zorder=1,
+                    )
                 ax.scatter(drops, growths, s=8, color=color, alpha=0.5, linewidths=0, zorder=2)
         ax.axhline(0, color="grey", linewidth=0.6)
         ax.axvline(0, color="grey", linewidth=0.6)
         correlation = correlations.get((task, shift))
         spearman = "too few scorers for a correlation" if correlation is None else f"Spearman {correlation:+.2f}"
-        ax.set(title=f"{panel_label(task, shift)}: {spearman}",
-               xlabel="entropy drop (smallest to largest σ)", ylabel="error growth (smallest to largest σ)")
+        ax.set(
+            title=f"{panel_label(task, shift)}: {spearman}",
+            xlabel="entropy drop (smallest to largest σ)",
+            ylabel="error growth (smallest to largest σ)",
+        )
     shared_legend(fig, list(mechanism["scorer"].unique()))
 
 
@@ -135,10 +188,20 @@ def plot_cost(ax, cost: dict) -> None:
     time_ratio = [cost["scorers"][s]["time_ratio"] for s in scorers]
     memory_ratio = [cost["scorers"][s]["memory_ratio"] or 0.0 for s in scorers]
     ax.bar(positions - 0.2, time_ratio, width=0.4, color=[scorer_color(s) for s in scorers], label="time per step")
-    ax.bar(positions + 0.2, memory_ratio, width=0.4, color=[scorer_color(s) for s in scorers], alpha=0.45, hatch="//", label="peak memory")
+    ax.bar(
+        positions + 0.2,
+        memory_ratio,
+        width=0.4,
+        color=[scorer_color(s) for s in scorers],
+        alpha=0.45,
+        hatch="//",
+        label="peak memory",
+    )
     ax.axhline(1, color="black", linewidth=0.8)
     ax.set_xticks(positions, [scorer_label(s) for s in scorers], rotation=45, ha="right")
-    ax.set(ylabel="multiple of softmax's", title=f"one training step, batch {cost['batch_size']}, {cost['points']} points")
+    ax.set(
+        ylabel="multiple of softmax's", title=f"one training step, batch {cost['batch_size']}, {cost['points']} points"
+    )
     ax.legend(fontsize=8)
 
 

@@ -9,8 +9,23 @@ import math
 
 import numpy as np
 
-from ssa_book.verdicts.words import (BETTER, DOES_NOT_HOLD, HOLDS, HOLDS_IN_PART, MIXED, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED,
-                                     OPEN, OUTCOMES, PREMISE_NOT_SHOWN, UNDECIDED, WORSE, claim_word, outcome_words)
+from ssa_book.verdicts.words import (
+    BETTER,
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_PART,
+    MIXED,
+    NEGLIGIBLE,
+    NOT_LEARNED,
+    NOT_TESTED,
+    OPEN,
+    OUTCOMES,
+    PREMISE_NOT_SHOWN,
+    UNDECIDED,
+    WORSE,
+    claim_word,
+    outcome_words,
+)
 from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS, no_effect_pairs
 from ssa_book.verdicts.rule import MAX_SEEDS
@@ -36,7 +51,8 @@ THRESHOLD = 0.1
 THRESHOLD_REASON = (
     "a tenth of the error scale (a tenth of the test prompts for quantification, a tenth of the zero predictor's "
     "squared error for linear functions): the smallest effect the In-context learning chapters count, declared "
-    "there before any result of this chapter was computed")
+    "there before any result of this chapter was computed"
+)
 STATEMENT = "None of the alternatives the paper tried is consistently better than softmax"
 POWER_SEEDS = (10, 20)  # seed counts at which the chapter states the power, besides its own
 UNITS = {"quantification": "prompt error", "linear": "normalised squared error"}
@@ -48,10 +64,16 @@ def claim(scorer: str, task: str, shift: str) -> Claim:
     [0, 1] and flips from seed to seed (a learner generalises or fails), so it is decided from
     :func:`ssa_book.verdicts.claim.no_effect_pairs` pairs, as in every other chapter."""
     prompt_error = get_task(task).claim == "quantification"
-    return Claim(f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}", direction=-1,
-                 threshold=THRESHOLD, units=UNITS[get_task(task).claim],
-                 reason=THRESHOLD_REASON, treatment=scorer_label(scorer),
-                 bound=1.0 if prompt_error else None, largest_flip=icl_data.PROMPT_ERROR_FLIP if prompt_error else None)
+    return Claim(
+        f"{scorer_label(scorer)} has lower error than softmax on {panel_label(task, shift)}",
+        direction=-1,
+        threshold=THRESHOLD,
+        units=UNITS[get_task(task).claim],
+        reason=THRESHOLD_REASON,
+        treatment=scorer_label(scorer),
+        bound=1.0 if prompt_error else None,
+        largest_flip=icl_data.PROMPT_ERROR_FLIP if prompt_error else None,
+    )
 
 
 def _shifted_error(seeds: list[ICLRun], task: str, shift: str) -> np.ndarray:
@@ -68,7 +90,9 @@ def _by_seed(seed_runs: list[ICLRun], task: str, shift: str) -> dict[int, float]
     return dict(zip(seeds, _shifted_error(seed_runs, task, shift).tolist()))
 
 
-def paired(treatment: list[ICLRun], control: list[ICLRun], task: str, shift: str) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+def paired(
+    treatment: list[ICLRun], control: list[ICLRun], task: str, shift: str
+) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
     """``(seeds, treatment errors, control errors)``: the mean error over the shifted sigmas of
     the runs of both scorers that share a seed, in seed order (a seed only one of them has is
     left out: it has no pair)."""
@@ -83,9 +107,13 @@ def _softmax_unlearned(by_scorer: dict[str, list[ICLRun]], task: str) -> str:
     baseline = icl_data.trivial_baseline(task)
     model = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x")[:, 0].mean()
     trivial = icl_data.error_curve(by_scorer["softmax"], task, "sigma_x", baseline)[:, 0].mean()
-    return learning_failure({"softmax": False}, (
-        f"{task!r} in distribution: its error at σ = 1 is {model:.3g}, not below {icl_data.LEARNED_FRACTION:g} times the "
-        f"{baseline} predictor's {trivial:.3g}, so no shift tests anything"))
+    return learning_failure(
+        {"softmax": False},
+        (
+            f"{task!r} in distribution: its error at σ = 1 is {model:.3g}, not below {icl_data.LEARNED_FRACTION:g} times the "
+            f"{baseline} predictor's {trivial:.3g}, so no shift tests anything"
+        ),
+    )
 
 
 def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
@@ -112,22 +140,56 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
                     continue
                 seeds, error, softmax = paired(seed_runs, by_scorer["softmax"], task, shift)
                 comparison = claim(scorer, task, shift)
-                verdict = (judge(comparison, error, softmax) if learned["softmax"]
-                           else not_learned(comparison, _softmax_unlearned(by_scorer, task)))
+                verdict = (
+                    judge(comparison, error, softmax)
+                    if learned["softmax"]
+                    else not_learned(comparison, _softmax_unlearned(by_scorer, task))
+                )
                 low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
-                rows.append({
-                    "scorer": scorer, "task": task, "shift": shift, "panel": panel_label(task, shift),
-                    "paper": scorer in PAPER_ALTERNATIVES, "learned": learned[scorer],
-                    "softmax": float(softmax.mean()) if len(seeds) else np.nan, "error": float(error.mean()) if len(seeds) else np.nan,
-                    "outcome": verdict.outcome, "effect": np.nan if verdict.effect is None else verdict.effect, "low": low, "high": high,
-                    "pairs": verdict.pairs, "seeds_to_resolve": verdict.seeds_to_resolve, "seeds": seeds,
-                    "differences": verdict.differences, "verdict": verdict})
+                rows.append(
+                    {
+                        "scorer": scorer,
+                        "task": task,
+                        "shift": shift,
+                        "panel": panel_label(task, shift),
+                        "paper": scorer in PAPER_ALTERNATIVES,
+                        "learned": learned[scorer],
+                        "softmax": float(softmax.mean()) if len(seeds) else np.nan,
+                        "error": float(error.mean()) if len(seeds) else np.nan,
+                        "outcome": verdict.outcome,
+                        "effect": np.nan if verdict.effect is None else verdict.effect,
+                        "low": low,
+                        "high": high,
+                        "pairs": verdict.pairs,
+                        "seeds_to_resolve": verdict.seeds_to_resolve,
+                        "seeds": seeds,
+                        "differences": verdict.differences,
+                        "verdict": verdict,
+                    }
+                )
     # Every comparison of the chapter is one family: a direction must survive control of false
     # discoveries over all of them.
     for row, controlled in zip(rows, control_false_discoveries([row["verdict"] for row in rows])):
         row.update(verdict=controlled, outcome=controlled.outcome)
-    columns = ["scorer", "task", "shift", "panel", "paper", "learned", "softmax", "error", "outcome", "effect", "low", "high",
-               "pairs", "seeds_to_resolve", "seeds", "differences", "verdict"]
+    columns = [
+        "scorer",
+        "task",
+        "shift",
+        "panel",
+        "paper",
+        "learned",
+        "softmax",
+        "error",
+        "outcome",
+        "effect",
+        "low",
+        "high",
+        "pairs",
+        "seeds_to_resolve",
+        "seeds",
+        "differences",
+        "verdict",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -135,11 +197,15 @@ def outcome_counts(comparison):
     """Scorer x outcome: on how many panels the rule gives each outcome of :data:`ssa_book.verdicts.words.OUTCOMES`
     to "the scorer's error is lower than softmax's", a direction with its subject ("scorer worse
     than softmax")."""
-    counts = comparison.pivot_table(index="scorer", columns="outcome", values="task", aggfunc="count", fill_value=0, sort=False)
+    counts = comparison.pivot_table(
+        index="scorer", columns="outcome", values="task", aggfunc="count", fill_value=0, sort=False
+    )
     counts = counts.reindex(columns=[o for o in OUTCOMES if o in counts.columns], fill_value=0)
     counts.index = [scorer_label(scorer) for scorer in counts.index]
-    counts.columns = [outcome_words(outcome, "scorer") + (" than softmax" if outcome in (BETTER, WORSE) else "")
-                      for outcome in counts.columns]
+    counts.columns = [
+        outcome_words(outcome, "scorer") + (" than softmax" if outcome in (BETTER, WORSE) else "")
+        for outcome in counts.columns
+    ]
     return counts
 
 
@@ -157,15 +223,24 @@ def verdict_table(comparison, digits: int = 3):
     rows = []
     for (_, row), found in zip(comparison.iterrows(), tested):
         by_seed = dict(zip(row["seeds"], row["differences"]))
-        rows.append({
-            "scorer": scorer_label(row["scorer"]), "panel": row["panel"], "tried by the paper": "yes" if row["paper"] else "no",
-            "outcome": row["verdict"].label(), "effect": round(row["effect"], digits),
-            "95% interval": "" if np.isnan(row["low"]) else f"[{row['low']:+.{digits}f}, {row['high']:+.{digits}f}]",
-            "pairs": row["pairs"],
-            "seeds to decide": row["verdict"].pairs_to_decide(),
-            "leaving one seed out": _rests_on(row["verdict"], row["seeds"]),
-            "p": "" if found is None else f"{found['p']:.2g}", "adjusted p": "" if found is None else f"{found['adjusted p']:.2g}",
-            **{f"seed {seed}": round(by_seed[seed], digits) if seed in by_seed else np.nan for seed in seeds}})
+        rows.append(
+            {
+                "scorer": scorer_label(row["scorer"]),
+                "panel": row["panel"],
+                "tried by the paper": "yes" if row["paper"] else "no",
+                "outcome": row["verdict"].label(),
+                "effect": round(row["effect"], digits),
+                "95% interval": ""
+                if np.isnan(row["low"])
+                else f"[{row['low']:+.{digits}f}, {row['high']:+.{digits}f}]",
+                "pairs": row["pairs"],
+                "seeds to decide": row["verdict"].pairs_to_decide(),
+                "leaving one seed out": _rests_on(row["verdict"], row["seeds"]),
+                "p": "" if found is None else f"{found['p']:.2g}",
+                "adjusted p": "" if found is None else f"{found['adjusted p']:.2g}",
+                **{f"seed {seed}": round(by_seed[seed], digits) if seed in by_seed else np.nan for seed in seeds},
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -187,8 +262,13 @@ def observed_spread(comparison, scorers=None) -> float | None:
 
 @functools.lru_cache(maxsize=64)
 def _power(pairs: int, effect: float, spread: float) -> float:
-    power_claim = Claim("an alternative scorer has lower error than softmax", direction=-1, threshold=THRESHOLD,
-                        units="error", reason=THRESHOLD_REASON)
+    power_claim = Claim(
+        "an alternative scorer has lower error than softmax",
+        direction=-1,
+        threshold=THRESHOLD,
+        units="error",
+        reason=THRESHOLD_REASON,
+    )
     return power(power_claim, pairs, effect, spread)
 
 
@@ -201,8 +281,13 @@ def power_table(spread: float | None, pairs=(3, *POWER_SEEDS), effects=(THRESHOL
 
     if spread is None:
         return None
-    table = pd.DataFrame({f"scorer better by {effect:g}": [_power(int(n), float(effect), float(spread)) for n in pairs] for effect in effects},
-                         index=pd.Index([int(n) for n in pairs], name="paired seeds"))
+    table = pd.DataFrame(
+        {
+            f"scorer better by {effect:g}": [_power(int(n), float(effect), float(spread)) for n in pairs]
+            for effect in effects
+        },
+        index=pd.Index([int(n) for n in pairs], name="paired seeds"),
+    )
     return table
 
 
@@ -248,8 +333,10 @@ def scorer_evidence(verdict: Verdict, spec: str = "+.3f") -> str:
     and its units (positive: the scorer's error lower than softmax's): "sparsemax is better than
     softmax on every panel: does not hold (...): "every", σ of x = 10, exploratory (10 pairs),
     +0.329 [+0.046, +0.612] prompt error; ..."."""
-    panels = "; ".join(f"{panel}, {part.label()}" + (f", {part.estimate(spec)} {part.units}" if part.interval is not None else "")
-                       for panel, part in verdict.parts)
+    panels = "; ".join(
+        f"{panel}, {part.label()}" + (f", {part.estimate(spec)} {part.units}" if part.interval is not None else "")
+        for panel, part in verdict.parts
+    )
     return f"{verdict.claim}: {scorer_words(verdict)}" + (f": {panels}" if panels else "")
 
 
@@ -257,16 +344,28 @@ def scorer_evidence(verdict: Verdict, spec: str = "+.3f") -> str:
 # statement that no alternative is: decided against it (a panel at least) or decided both ways, the
 # statement holds for that scorer; the claim holds, the statement does not; open while the claim may
 # still hold (better on some panels, the others open).
-_FOR_THE_STATEMENT = {DOES_NOT_HOLD: BETTER, MIXED: BETTER, NEGLIGIBLE: BETTER,
-                      WORSE: BETTER, BETTER: WORSE, HOLDS_IN_PART: UNDECIDED}
+_FOR_THE_STATEMENT = {
+    DOES_NOT_HOLD: BETTER,
+    MIXED: BETTER,
+    NEGLIGIBLE: BETTER,
+    WORSE: BETTER,
+    BETTER: WORSE,
+    HOLDS_IN_PART: UNDECIDED,
+}
 
 
 def _statement_part(verdict: Verdict, label: str) -> Verdict:
     """``verdict`` (:func:`scorer_verdict`) as a part of the paper's statement, "``label`` is not
     better than softmax on every panel": its outcome in the statement's direction (better: the
     statement holds for it), its panels kept as its parts."""
-    return Verdict(f"{label} is not better than softmax on every panel", _FOR_THE_STATEMENT.get(verdict.outcome, verdict.outcome),
-                   threshold=THRESHOLD, detail=verdict.detail, parts=verdict.parts, treatment="")
+    return Verdict(
+        f"{label} is not better than softmax on every panel",
+        _FOR_THE_STATEMENT.get(verdict.outcome, verdict.outcome),
+        threshold=THRESHOLD,
+        detail=verdict.detail,
+        parts=verdict.parts,
+        treatment="",
+    )
 
 
 def _seeds_to_decide(undecided: list[Verdict]) -> str:
@@ -277,12 +376,16 @@ def _seeds_to_decide(undecided: list[Verdict]) -> str:
     pieces = []
     if known:
         count = f"about {known[0]}" if known[0] == known[-1] else f"about {known[0]} to {known[-1]}"
-        pieces.append(f"{count} paired seeds would decide {'it' if len(known) == 1 else 'them'} at the observed means and spread")
+        pieces.append(
+            f"{count} paired seeds would decide {'it' if len(known) == 1 else 'them'} at the observed means and spread"
+        )
     if beyond:
         pieces.append(f"{_plural(beyond, 'would', 'would')} need more than {MAX_SEEDS}")
     if single:
-        pieces.append(f"{_plural(single, 'has', 'have')} one seed, no spread to go by, and the rule decides nothing "
-                      f"with fewer than {MIN_PAIRS}")
+        pieces.append(
+            f"{_plural(single, 'has', 'have')} one seed, no spread to go by, and the rule decides nothing "
+            f"with fewer than {MIN_PAIRS}"
+        )
     return "; ".join(pieces)
 
 
@@ -297,17 +400,21 @@ def power_sentence(comparison, scorers=None, pairs=None) -> str:
     spread = observed_spread(rows)
     pairs = int(rows["pairs"].max()) if pairs is None else pairs
     if spread is None:
-        return (f"the power of the rule cannot be estimated from {_plural(pairs, 'seed')} (the spread of the paired "
-                f"differences needs two at least)")
+        return (
+            f"the power of the rule cannot be estimated from {_plural(pairs, 'seed')} (the spread of the paired "
+            f"differences needs two at least)"
+        )
     others = [n for n in POWER_SEEDS if n != pairs]  # the comparisons' own count is said first, once
     table = power_table(spread, (pairs, *others), (THRESHOLD,))
     rates = table.iloc[:, 0]
     flips = no_effect_pairs(claim("softmax", "every", "sigma_x"))
-    return (f"if an alternative were truly better than softmax by the threshold ({THRESHOLD:g}), at the observed spread of the "
-            f"paired differences (standard deviation {spread:.3g}) the rule would find it better on a panel whose error does not "
-            f"flip from seed to seed in {rates[pairs]:.0%} of experiments with {pairs} seeds"
-            + "".join(f", {rates[n]:.0%} with {n}" for n in others)
-            + f"; on the prompt-error panels, where a seed's error flips, it decides nothing below {flips} pairs")
+    return (
+        f"if an alternative were truly better than softmax by the threshold ({THRESHOLD:g}), at the observed spread of the "
+        f"paired differences (standard deviation {spread:.3g}) the rule would find it better on a panel whose error does not "
+        f"flip from seed to seed in {rates[pairs]:.0%} of experiments with {pairs} seeds"
+        + "".join(f", {rates[n]:.0%} with {n}" for n in others)
+        + f"; on the prompt-error panels, where a seed's error flips, it decides nothing below {flips} pairs"
+    )
 
 
 def _predicate(outcome: str) -> str:
@@ -323,8 +430,10 @@ def statement_tally(statement: Verdict, noun: str = "alternatives") -> str:
     found: dict[str, int] = {}
     for _, part in statement.parts:
         found[claim_word(part.outcome)] = found.get(claim_word(part.outcome), 0) + 1
-    return ", ".join(f"{word} for {count}" + (f" of the {len(statement.parts)} {noun}" if i == 0 else "")
-                     for i, (word, count) in enumerate(found.items()))
+    return ", ".join(
+        f"{word} for {count}" + (f" of the {len(statement.parts)} {noun}" if i == 0 else "")
+        for i, (word, count) in enumerate(found.items())
+    )
 
 
 def statement_evidence(comparison, alternatives=PAPER_ALTERNATIVES) -> str:
@@ -333,12 +442,19 @@ def statement_evidence(comparison, alternatives=PAPER_ALTERNATIVES) -> str:
     units (:func:`scorer_evidence`); the sign said once."""
     names = [scorer for scorer in alternatives if scorer in set(comparison["scorer"])]
     said = " ".join(f"{scorer_evidence(scorer_verdict(comparison, scorer))}." for scorer in names)
-    return (f"Each estimate is softmax's error minus the alternative's (positive: the alternative's lower), with its "
-            f"{CONFIDENCE:.0%} interval. {said}") if said else ""
+    return (
+        (
+            f"Each estimate is softmax's error minus the alternative's (positive: the alternative's lower), with its "
+            f"{CONFIDENCE:.0%} interval. {said}"
+        )
+        if said
+        else ""
+    )
 
 
-def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
-                    what: str = "alternatives the paper tried") -> Verdict:
+def judge_statement(
+    comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT, what: str = "alternatives the paper tried"
+) -> Verdict:
     """The statement "none of ``alternatives`` is consistently better than softmax", from the
     comparisons of :func:`versus_softmax`, by the book's one tally (:func:`ssa_book.verdicts.families.combine`)
     twice: each alternative's claim "better than softmax on every panel" combines its panels
@@ -355,41 +471,63 @@ def judge_statement(comparison, alternatives=PAPER_ALTERNATIVES, *, name: str = 
     if not names:
         return Verdict(name, NOT_TESTED, threshold=THRESHOLD, detail=f"none of the {what} has results", treatment="")
     claims = {scorer_label(scorer): scorer_verdict(comparison, scorer) for scorer in names}
-    statement = dataclasses.replace(combine(name, {label: _statement_part(verdict, label) for label, verdict in claims.items()}),
-                                    threshold=THRESHOLD)
+    statement = dataclasses.replace(
+        combine(name, {label: _statement_part(verdict, label) for label, verdict in claims.items()}),
+        threshold=THRESHOLD,
+    )
     rows = comparison[comparison["scorer"].isin(names)]
     tested = rows[~rows["outcome"].isin(TESTS_NOTHING)]
     if tested.empty:
         return dataclasses.replace(statement, detail=_distinct(verdict.detail for verdict in rows["verdict"]))
     rows = tested
     counts = rows["outcome"].value_counts()
-    tally = ", ".join(f"{counts[o]} {'alternative ' if o in (BETTER, WORSE) else ''}{o}" for o in OUTCOMES if o in counts)
+    tally = ", ".join(
+        f"{counts[o]} {'alternative ' if o in (BETTER, WORSE) else ''}{o}" for o in OUTCOMES if o in counts
+    )
     panels_count = rows.groupby("scorer")["panel"].nunique()
-    where = (f"{panels_count.max()} task-and-shift panels" if panels_count.min() == panels_count.max()
-             else f"{panels_count.min()} to {panels_count.max()} task-and-shift panels")
-    head = (f"{len(names)} of the {len(alternatives)} {what} compared with softmax on {where}: "
-            f"{_plural(len(rows), 'comparison')} of the claim that the alternative's error is lower, {tally}"
-            + (f"; no results yet for {', '.join(missing)}" if missing else ""))
+    where = (
+        f"{panels_count.max()} task-and-shift panels"
+        if panels_count.min() == panels_count.max()
+        else f"{panels_count.min()} to {panels_count.max()} task-and-shift panels"
+    )
+    head = (
+        f"{len(names)} of the {len(alternatives)} {what} compared with softmax on {where}: "
+        f"{_plural(len(rows), 'comparison')} of the claim that the alternative's error is lower, {tally}"
+        + (f"; no results yet for {', '.join(missing)}" if missing else "")
+    )
     each = "; ".join(f"{label}, {scorer_words(verdict)}" for label, verdict in claims.items())
-    detail = (f"{head}. Each alternative's claim to be better than softmax on every panel, its panels tallied by the book's one "
-              f"rule for a claim of several parts: {each}. So the statement {_predicate(statement.outcome)} "
-              f"({statement_tally(statement, what.split()[0])})")
+    detail = (
+        f"{head}. Each alternative's claim to be better than softmax on every panel, its panels tallied by the book's one "
+        f"rule for a claim of several parts: {each}. So the statement {_predicate(statement.outcome)} "
+        f"({statement_tally(statement, what.split()[0])})"
+    )
     wins = rows[rows["outcome"] == BETTER].groupby("scorer").size()
-    somewhere = [f"{scorer_label(scorer)} ({wins[scorer]} of {panels_count[scorer]})" for scorer in names if scorer in wins]
+    somewhere = [
+        f"{scorer_label(scorer)} ({wins[scorer]} of {panels_count[scorer]})" for scorer in names if scorer in wins
+    ]
     if somewhere:
         detail += f"; better than softmax on some panels: {', '.join(somewhere)}"
     undecided = [v for v in rows["verdict"] if v.outcome in OPEN]
     if undecided:
         deciding = _most_seeds(undecided)
-        where_deciding = next(f"{scorer_label(row.scorer)} on {row.panel}" for row in rows.itertuples() if row.verdict is deciding)
-        detail += (f". {_plural(len(undecided), 'comparison is', 'comparisons are')} still open (undecided or exploratory): "
-                   f"{_seeds_to_decide(undecided)} (the most for {where_deciding})")
+        where_deciding = next(
+            f"{scorer_label(row.scorer)} on {row.panel}" for row in rows.itertuples() if row.verdict is deciding
+        )
+        detail += (
+            f". {_plural(len(undecided), 'comparison is', 'comparisons are')} still open (undecided or exploratory): "
+            f"{_seeds_to_decide(undecided)} (the most for {where_deciding})"
+        )
         statement = dataclasses.replace(statement, seeds_to_resolve=deciding.seeds_to_resolve)
     return dataclasses.replace(statement, detail=f"{detail}. Power: {power_sentence(comparison, names)}.")
 
 
-def statement_verdict(runs: dict[str, dict[str, list[ICLRun]]], alternatives=PAPER_ALTERNATIVES, *, name: str = STATEMENT,
-                      what: str = "alternatives the paper tried") -> Verdict:
+def statement_verdict(
+    runs: dict[str, dict[str, list[ICLRun]]],
+    alternatives=PAPER_ALTERNATIVES,
+    *,
+    name: str = STATEMENT,
+    what: str = "alternatives the paper tried",
+) -> Verdict:
     """The verdict on the paper's statement from ``{task: {scorer: runs}}`` (each run with its
     ``seed``, as :func:`cached_runs` and :func:`load_runs` give them): :func:`judge_statement` of
     :func:`versus_softmax`. "not tested" when nothing is cached."""

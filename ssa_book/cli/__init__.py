@@ -26,10 +26,18 @@ from ssa_book.cli.arguments import Parser
 
 # Each command's module in this package: its parser (``parser()``, and ``parse_arguments`` where it
 # checks more right after parsing) and ``main(argv)``, which calls the module that does the work.
-COMMANDS = {"book": "ssa_book.cli.book", "regenerate": "ssa_book.cli.regenerate", "bench": "ssa_book.cli.bench",
-            "results": "ssa_book.cli.results", "data": "ssa_book.cli.data", "code-versions": "ssa_book.cli.code_versions",
-            "paper-check": "ssa_book.cli.paper_check", "decoder": "ssa_book.cli.decoder", "encoder": "ssa_book.cli.encoder",
-            "reruns": "ssa_book.cli.reruns"}
+COMMANDS = {
+    "book": "ssa_book.cli.book",
+    "regenerate": "ssa_book.cli.regenerate",
+    "bench": "ssa_book.cli.bench",
+    "results": "ssa_book.cli.results",
+    "data": "ssa_book.cli.data",
+    "code-versions": "ssa_book.cli.code_versions",
+    "paper-check": "ssa_book.cli.paper_check",
+    "decoder": "ssa_book.cli.decoder",
+    "encoder": "ssa_book.cli.encoder",
+    "reruns": "ssa_book.cli.reruns",
+}
 
 
 def parser() -> argparse.ArgumentParser:

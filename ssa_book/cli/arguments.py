@@ -27,6 +27,7 @@ class Parser(argparse.ArgumentParser):
 
 def at_least(minimum: int) -> Callable[[str], int]:
     """A whole number >= ``minimum``."""
+
     def whole_number(text: str) -> int:
         try:
             value = int(text)
@@ -35,6 +36,7 @@ def at_least(minimum: int) -> Callable[[str], int]:
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}; got {value}")
         return value
+
     whole_number.__name__ = f"whole number >= {minimum}"
     return whole_number
 
@@ -42,6 +44,7 @@ def at_least(minimum: int) -> Callable[[str], int]:
 def number(name: str, what: str, accepted: Callable[[float], bool]) -> Callable[[str], float]:
     """A number that ``accepted`` accepts (NaN never is), described as ``what`` when refused; the
     type is called ``name``."""
+
     def checked(text: str) -> float:
         try:
             value = float(text)
@@ -50,6 +53,7 @@ def number(name: str, what: str, accepted: Callable[[float], bool]) -> Callable[
         if value != value or not accepted(value):
             raise argparse.ArgumentTypeError(f"must be {what}; got {text}")
         return value
+
     checked.__name__ = name
     return checked
 
@@ -80,6 +84,7 @@ def one_of(choices: Iterable[str], what: str) -> Callable[[str], str]:
         if text not in choices:
             raise argparse.ArgumentTypeError(f"unknown {what} {text!r}; choose from {', '.join(choices)}")
         return text
+
     name.__name__ = what
     return name
 
@@ -135,7 +140,11 @@ def _output_file(text: str, *, create_folder: bool) -> Path:
     if file.is_dir() or text.endswith(("/", "\\")):
         raise argparse.ArgumentTypeError(f"must be a file to write; {text} is a folder")
     folder = file.absolute().parent
-    problem = folder_problem(folder, new_parents=True) if folder.is_dir() or create_folder else f"its folder {folder} does not exist"
+    problem = (
+        folder_problem(folder, new_parents=True)
+        if folder.is_dir() or create_folder
+        else f"its folder {folder} does not exist"
+    )
     if problem is not None:
         raise argparse.ArgumentTypeError(f"must be a file in a writable folder; {problem}")
     return file

@@ -17,14 +17,32 @@ from ssa_book.results.errors import CacheMissError
 
 def parser() -> argparse.ArgumentParser:
     described = Parser(prog="python -m ssa_book bench", description=bench.__doc__.split("\n\n")[0])
-    described.add_argument("--full", action="store_true",
-                           help="the book's whole benchmark of --profile, through the result cache (default: a quick "
-                                "measurement of this machine, about 3 minutes, not cached)")
-    described.add_argument("--profile", choices=PROFILES, default="cpu", help="with --full: smoke | cpu | paper (paper: GPU sizes)")
-    described.add_argument("--device", type=available_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
-                           help="where to measure (default: auto: cuda, else mps, else cpu)")
-    described.add_argument("--threads", type=at_least(1), default=None, metavar="N", help=f"torch threads (default: {CPU_THREADS} on a CPU)")
-    described.add_argument("--force", action="store_true", help="with --full: measure again even if the result is cached")
+    described.add_argument(
+        "--full",
+        action="store_true",
+        help="the book's whole benchmark of --profile, through the result cache (default: a quick "
+        "measurement of this machine, about 3 minutes, not cached)",
+    )
+    described.add_argument(
+        "--profile", choices=PROFILES, default="cpu", help="with --full: smoke | cpu | paper (paper: GPU sizes)"
+    )
+    described.add_argument(
+        "--device",
+        type=available_device,
+        default="auto",
+        metavar="{" + ",".join(DEVICES) + "}",
+        help="where to measure (default: auto: cuda, else mps, else cpu)",
+    )
+    described.add_argument(
+        "--threads",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help=f"torch threads (default: {CPU_THREADS} on a CPU)",
+    )
+    described.add_argument(
+        "--force", action="store_true", help="with --full: measure again even if the result is cached"
+    )
     described.add_argument("--json", type=output_file, metavar="PATH", help="also write the result to this file")
     return described
 

@@ -12,11 +12,19 @@ from ssa_book.code_versions import COMPUTATIONS, record, record_path, recorded, 
 
 def parser() -> argparse.ArgumentParser:
     described = Parser(prog="python -m ssa_book code-versions", description=code_versions.__doc__.split("\n\n")[0])
-    described.add_argument("command", choices=("check", "record", "bump"),
-                           help="check: list computations whose code changed; record: keep the version, store the new "
-                                "fingerprint; bump: raise the version (its cached results are recomputed) and record")
-    described.add_argument("names", nargs="*", metavar="NAME", type=one_of(COMPUTATIONS, "computation"),
-                           help=f"computations ({', '.join(COMPUTATIONS)}); default: every one that changed")
+    described.add_argument(
+        "command",
+        choices=("check", "record", "bump"),
+        help="check: list computations whose code changed; record: keep the version, store the new "
+        "fingerprint; bump: raise the version (its cached results are recomputed) and record",
+    )
+    described.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        type=one_of(COMPUTATIONS, "computation"),
+        help=f"computations ({', '.join(COMPUTATIONS)}); default: every one that changed",
+    )
     return described
 
 
@@ -38,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
             if name not in recorded():
                 print(f"{name}: never recorded; bump it to give it version 1")
             else:
-                print(f"{name}: code changed since version {version(name)}; bump it if a number can change, else record it")
+                print(
+                    f"{name}: code changed since version {version(name)}; bump it if a number can change, else record it"
+                )
         return 1 if changed else 0
     for name, entry in record(arguments.names or changed, bump=arguments.command == "bump").items():
         print(f"{name}: version {entry['version']}, fingerprint {entry['fingerprint'][:12]} recorded")

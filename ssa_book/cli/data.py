@@ -21,9 +21,15 @@ def parser() -> argparse.ArgumentParser:
     commands = described.add_subparsers(dest="command", required=True, metavar="COMMAND")
     dataset = one_of(DATASET_NAMES, "dataset")
     fetch_parser = commands.add_parser("fetch", help="copy from a mirror or download, then verify")
-    fetch_parser.add_argument("names", nargs="*", type=dataset, metavar="NAME", help="default: all of " + ", ".join(DATASET_NAMES))
-    fetch_parser.add_argument("--mirror", type=existing_folder, metavar="DIR",
-                              help=f"a folder laid out like the data directory (default ${MIRROR_ENV})")
+    fetch_parser.add_argument(
+        "names", nargs="*", type=dataset, metavar="NAME", help="default: all of " + ", ".join(DATASET_NAMES)
+    )
+    fetch_parser.add_argument(
+        "--mirror",
+        type=existing_folder,
+        metavar="DIR",
+        help=f"a folder laid out like the data directory (default ${MIRROR_ENV})",
+    )
     commands.add_parser("list", help="each dataset, its size and whether it is ready")
     verify_parser = commands.add_parser("verify", help="check every file's SHA-256 sum")
     verify_parser.add_argument("names", nargs="*", type=dataset, metavar="NAME", help="default: all")
@@ -37,10 +43,16 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     arguments = described.parse_args(argv)
     if arguments.command == "fetch":
         mirror = arguments.mirror if arguments.mirror is not None else os.environ.get(MIRROR_ENV) or None
-        lacking = [name for name in arguments.names or DATASET_NAMES if mirror is not None and not (Path(mirror) / name).is_dir()]
+        lacking = [
+            name
+            for name in arguments.names or DATASET_NAMES
+            if mirror is not None and not (Path(mirror) / name).is_dir()
+        ]
         if lacking:
-            described.error(f"argument --mirror (or ${MIRROR_ENV}): {mirror} has no folder {', '.join(lacking)}; "
-                            "it must be laid out like the data directory")
+            described.error(
+                f"argument --mirror (or ${MIRROR_ENV}): {mirror} has no folder {', '.join(lacking)}; "
+                "it must be laid out like the data directory"
+            )
         problem = files.folder_problem(paths.data_dir())
         if problem is not None:
             described.error(f"the data directory cannot be written: {problem}; set $SSA_DATA_DIR to a writable folder")

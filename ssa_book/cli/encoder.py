@@ -1,6 +1,6 @@
 """``python -m ssa_book encoder``: the encoder chapter's tools (its cached results: ``python -m ssa_book regenerate encoder``).
 
-    python -m ssa_book encoder corpus --profile smoke     # what the AO-CHILDES corpus contains
+python -m ssa_book encoder corpus --profile smoke     # what the AO-CHILDES corpus contains
 """
 
 from __future__ import annotations

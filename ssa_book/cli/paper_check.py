@@ -21,15 +21,41 @@ from ssa_book.profiles import DEVICES
 def parser() -> argparse.ArgumentParser:
     described = Parser(prog="python -m ssa_book paper-check", description=paper_check.__doc__.splitlines()[0])
     described.add_argument("--chapters", nargs="+", choices=list(CHAPTERS), default=list(CHAPTERS))
-    described.add_argument("--device", type=available_device, default="cpu", metavar="{" + ",".join(DEVICES) + "}",
-                           help="where the models train (default: cpu)")
-    described.add_argument("--micro-batch", choices=MICRO_BATCHES, default="smallest", help="decoder sequences per forward pass: 1, or the paper's 4")
-    described.add_argument("--lm-data", choices=LM_DATA, default="local", help="decoder text: local web text (offline) or the paper's, streamed")
-    described.add_argument("--threads", type=at_least(1), metavar="N", help="torch CPU threads (default: torch's choice, e.g. $OMP_NUM_THREADS)")
-    described.add_argument("--work-dir", type=writable_folder, metavar="DIR",
-                           help="where caches and checkpoints go (default: a temporary folder, deleted)")
+    described.add_argument(
+        "--device",
+        type=available_device,
+        default="cpu",
+        metavar="{" + ",".join(DEVICES) + "}",
+        help="where the models train (default: cpu)",
+    )
+    described.add_argument(
+        "--micro-batch",
+        choices=MICRO_BATCHES,
+        default="smallest",
+        help="decoder sequences per forward pass: 1, or the paper's 4",
+    )
+    described.add_argument(
+        "--lm-data",
+        choices=LM_DATA,
+        default="local",
+        help="decoder text: local web text (offline) or the paper's, streamed",
+    )
+    described.add_argument(
+        "--threads",
+        type=at_least(1),
+        metavar="N",
+        help="torch CPU threads (default: torch's choice, e.g. $OMP_NUM_THREADS)",
+    )
+    described.add_argument(
+        "--work-dir",
+        type=writable_folder,
+        metavar="DIR",
+        help="where caches and checkpoints go (default: a temporary folder, deleted)",
+    )
     described.add_argument("--json", type=output_file_creating_folder, metavar="PATH", help="write the reports here")
-    described.add_argument("--in-process", action="store_true", help="run here, with the folders already set (run_chapter's child)")
+    described.add_argument(
+        "--in-process", action="store_true", help="run here, with the folders already set (run_chapter's child)"
+    )
     return described
 
 

@@ -28,20 +28,46 @@ def cluster_address(text: str) -> str:
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags every regenerate command shares (this one and the chapters' own)."""
     parser.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
-    parser.add_argument("--seeds", nargs="+", type=at_least(0), metavar="S",
-                        help="training seeds of the chapter's models (default: the chapter's published seeds)")
-    parser.add_argument("--scorers", nargs="+", metavar="X",
-                        help="attention scorers, by registry name (default: the chapter's published scorers)")
-    parser.add_argument("--jobs", type=at_least(1), metavar="N",
-                        help="runs at once: a local Dask cluster of N processes of one torch thread each; with --cluster "
-                             "slurm (or another batch system), N batch jobs (default: 1, in this process)")
-    parser.add_argument("--cluster", type=cluster_address, metavar="ADDRESS",
-                        help="compute on a running Dask scheduler's workers (tcp://HOST:PORT) or on batch jobs "
-                             f"({', '.join(BATCH_SYSTEMS)}; needs dask-jobqueue)")
-    parser.add_argument("--device", type=resolved_device, default="auto", metavar="{" + ",".join(DEVICES) + "}",
-                        help="where models train (default: auto: cuda, else mps, else cpu)")
-    parser.add_argument("--dry-run", action="store_true", help="list the runs, cached or to compute, and compute nothing")
-    parser.add_argument("--stop-launching-after", type=minutes, metavar="MINUTES", help="start no new run after this many minutes")
+    parser.add_argument(
+        "--seeds",
+        nargs="+",
+        type=at_least(0),
+        metavar="S",
+        help="training seeds of the chapter's models (default: the chapter's published seeds)",
+    )
+    parser.add_argument(
+        "--scorers",
+        nargs="+",
+        metavar="X",
+        help="attention scorers, by registry name (default: the chapter's published scorers)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=at_least(1),
+        metavar="N",
+        help="runs at once: a local Dask cluster of N processes of one torch thread each; with --cluster "
+        "slurm (or another batch system), N batch jobs (default: 1, in this process)",
+    )
+    parser.add_argument(
+        "--cluster",
+        type=cluster_address,
+        metavar="ADDRESS",
+        help="compute on a running Dask scheduler's workers (tcp://HOST:PORT) or on batch jobs "
+        f"({', '.join(BATCH_SYSTEMS)}; needs dask-jobqueue)",
+    )
+    parser.add_argument(
+        "--device",
+        type=resolved_device,
+        default="auto",
+        metavar="{" + ",".join(DEVICES) + "}",
+        help="where models train (default: auto: cuda, else mps, else cpu)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="list the runs, cached or to compute, and compute nothing"
+    )
+    parser.add_argument(
+        "--stop-launching-after", type=minutes, metavar="MINUTES", help="start no new run after this many minutes"
+    )
 
 
 def _seed_ranges(seeds: Sequence[int]) -> str:
@@ -61,27 +87,39 @@ def _chapter_lines() -> str:
     lines = []
     for name, each in CHAPTERS.items():
         seeds = _seed_ranges(each.published_seeds("cpu"))
-        lines.append(f"  {name:{width}}  {each.summary} ({', '.join(each.published_scorers())}; seeds {seeds})"
-                     if len(each.published_scorers()) <= 4 else
-                     f"  {name:{width}}  {each.summary} ({len(each.published_scorers())} scorers; seeds {seeds})")
+        lines.append(
+            f"  {name:{width}}  {each.summary} ({', '.join(each.published_scorers())}; seeds {seeds})"
+            if len(each.published_scorers()) <= 4
+            else f"  {name:{width}}  {each.summary} ({len(each.published_scorers())} scorers; seeds {seeds})"
+        )
     lines.append(f"  {ALL:{width}}  every chapter above, each run once")
     return "\n".join(lines)
 
 
 def parser() -> argparse.ArgumentParser:
     described = Parser(
-        prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=PROG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compute every cached result a chapter reads that is not cached yet (resumable).",
-        epilog=("chapters (in brackets: the scorers and seeds published at profile cpu, the defaults):\n" + _chapter_lines() + "\n\n"
-                "A seed initialises one model's weights and draws its training data; runs pair by seed. The\n"
-                "performance chapter trains no model: its seed draws the benchmark's inputs. The ICL chapters, the\n"
-                "decoder and the encoder accept only the scorers they show; alternative_scorers accepts every\n"
-                f"registered one ({', '.join(scorer_names())}).\n"
-                "More in the docstring of ssa_book/regenerate.py."))
+        epilog=(
+            "chapters (in brackets: the scorers and seeds published at profile cpu, the defaults):\n"
+            + _chapter_lines()
+            + "\n\n"
+            "A seed initialises one model's weights and draws its training data; runs pair by seed. The\n"
+            "performance chapter trains no model: its seed draws the benchmark's inputs. The ICL chapters, the\n"
+            "decoder and the encoder accept only the scorers they show; alternative_scorers accepts every\n"
+            f"registered one ({', '.join(scorer_names())}).\n"
+            "More in the docstring of ssa_book/regenerate.py."
+        ),
+    )
     described.add_argument("chapter", metavar="CHAPTER", choices=(*CHAPTERS, ALL), help="a chapter below, or all")
     add_run_arguments(described)
-    described.add_argument("--arms", nargs="+", metavar="A",
-                           help="icl_study only: the arms of its plan to compute, by name (default: every arm)")
+    described.add_argument(
+        "--arms",
+        nargs="+",
+        metavar="A",
+        help="icl_study only: the arms of its plan to compute, by name (default: every arm)",
+    )
     return described
 
 
@@ -91,12 +129,16 @@ def parse_arguments(argv: list[str] | None = None) -> tuple[argparse.Namespace, 
     command_line = parser()
     arguments = command_line.parse_args(argv)
     try:
-        runs = plan(arguments.chapter, arguments.profile, seeds=arguments.seeds, scorers=arguments.scorers, arms=arguments.arms)
+        runs = plan(
+            arguments.chapter, arguments.profile, seeds=arguments.seeds, scorers=arguments.scorers, arms=arguments.arms
+        )
     except ValueError as error:  # "--scorers: ...": argparse's own form, "argument --scorers: ..."
         command_line.error(f"argument {error}")
     if arguments.jobs is not None and arguments.cluster is not None and arguments.cluster not in BATCH_SYSTEMS:
-        command_line.error(f"argument --jobs: not with --cluster {arguments.cluster}: its scheduler's workers say how many "
-                           "runs go at once")
+        command_line.error(
+            f"argument --jobs: not with --cluster {arguments.cluster}: its scheduler's workers say how many "
+            "runs go at once"
+        )
     arguments.jobs = 1 if arguments.jobs is None else arguments.jobs
     if arguments.cluster is not None and arguments.cluster not in BATCH_SYSTEMS and not arguments.dry_run:
         problem = scheduler_problem(arguments.cluster)
@@ -108,8 +150,15 @@ def parse_arguments(argv: list[str] | None = None) -> tuple[argparse.Namespace, 
 def main(argv: list[str] | None = None) -> int:
     arguments, runs = parse_arguments(argv)
     try:
-        return run_plan(runs, profile=arguments.profile, device=arguments.device, jobs=arguments.jobs, cluster=arguments.cluster,
-                        dry_run=arguments.dry_run, stop_launching_after=arguments.stop_launching_after)
+        return run_plan(
+            runs,
+            profile=arguments.profile,
+            device=arguments.device,
+            jobs=arguments.jobs,
+            cluster=arguments.cluster,
+            dry_run=arguments.dry_run,
+            stop_launching_after=arguments.stop_launching_after,
+        )
     except CacheNotWritableError as error:
         parser().error(f"{error}; set $SSA_RESULTS_DIR to a writable folder (--dry-run shows the plan without writing)")
     except TrainingFolderError as error:

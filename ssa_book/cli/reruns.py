@@ -21,12 +21,24 @@ def parser() -> argparse.ArgumentParser:
     commands = described.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="rerun the subset, compare it with the cache, store this machine's record")
     run.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
-    run.add_argument("--jobs", type=at_least(1), default=1, metavar="N", help="runs at once, each on one torch thread (default: 1)")
-    run.add_argument("--folder", type=_fresh_folder, metavar="DIR", help="the fresh results folder to rerun into (empty or absent; kept); default: a temporary one")
+    run.add_argument(
+        "--jobs", type=at_least(1), default=1, metavar="N", help="runs at once, each on one torch thread (default: 1)"
+    )
+    run.add_argument(
+        "--folder",
+        type=_fresh_folder,
+        metavar="DIR",
+        help="the fresh results folder to rerun into (empty or absent; kept); default: a temporary one",
+    )
     table = commands.add_parser("table", help="print every machine's rerun rows at a profile and the summary")
     table.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
-    bits = commands.add_parser("bitwise", help="which settings give the same bits: short runs in fresh processes, stored as this machine's record")
-    bits.add_argument("--profile", choices=PROFILES, default="smoke", help="the profile of the short runs (default: smoke)")
+    bits = commands.add_parser(
+        "bitwise",
+        help="which settings give the same bits: short runs in fresh processes, stored as this machine's record",
+    )
+    bits.add_argument(
+        "--profile", choices=PROFILES, default="smoke", help="the profile of the short runs (default: smoke)"
+    )
     bits.add_argument("--repeats", type=at_least(1), default=2, metavar="N", help="runs of each setting (default: 2)")
     return described
 
@@ -46,15 +58,21 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     arguments = described.parse_args(argv)
     problem = cache_problem(arguments.profile) if arguments.command in ("run", "bitwise") else None
     if problem is not None:
-        described.error(f"{problem}; {arguments.command} stores this machine's record there: set $SSA_RESULTS_DIR to a writable folder")
+        described.error(
+            f"{problem}; {arguments.command} stores this machine's record there: set $SSA_RESULTS_DIR to a writable folder"
+        )
     return arguments
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     if arguments.command == "run":
-        stored = rerun(arguments.profile, jobs=arguments.jobs, folder=arguments.folder,
-                       log=lambda line: print(line, file=sys.stderr, flush=True))
+        stored = rerun(
+            arguments.profile,
+            jobs=arguments.jobs,
+            folder=arguments.folder,
+            log=lambda line: print(line, file=sys.stderr, flush=True),
+        )
         print(f"record written: {stored.path}", file=sys.stderr)
         arguments.command = "table"
     if arguments.command == "table":
@@ -63,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
             print(markdown_table(frame))
         print(rerun_summary(arguments.profile))
         return 0
-    stored = bitwise(arguments.profile, repeats=arguments.repeats, log=lambda line: print(line, file=sys.stderr, flush=True))
+    stored = bitwise(
+        arguments.profile, repeats=arguments.repeats, log=lambda line: print(line, file=sys.stderr, flush=True)
+    )
     print(f"record written: {stored.path}", file=sys.stderr)
     print(markdown_table(bitwise_table()))
     print(bitwise_summary())

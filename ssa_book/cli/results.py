@@ -16,27 +16,51 @@ from ssa_book.results.validate import RESULTS_BYTES_LIMIT, committed_bytes, list
 
 def parser() -> argparse.ArgumentParser:
     described = Parser(prog="python -m ssa_book results", description="List and validate cached results.")
-    described.add_argument("command", choices=("list", "validate", "format"),
-                           help="list entries; validate them (and the committed cache's size); format: rewrite "
-                                "entries stored in another layout in the one entry_text writes")
-    described.add_argument("--profile", choices=PROFILES, action="append",
-                           help="only this profile's entries (repeatable; default: every profile folder)")
-    described.add_argument("--results-dir", type=existing_folder, metavar="DIR",
-                           help="the cache to read (default: $SSA_RESULTS_DIR, else results/ in the repository)")
-    described.add_argument("--clean", action="store_true",
-                           help="also require a clean provenance: a code version in the key, computed from a clean tree at a "
-                                "commit of this checkout")
-    described.add_argument("--experiment", action="append", metavar="FOLDER", type=_experiment_folder,
-                           help="only the experiments in FOLDER or under it (repeatable), e.g. icl/ or icl/every/ssa")
-    described.add_argument("--versioned", action="store_true",
-                           help="only the experiments whose keys hold a code version (ssa_book.code_versions)")
+    described.add_argument(
+        "command",
+        choices=("list", "validate", "format"),
+        help="list entries; validate them (and the committed cache's size); format: rewrite "
+        "entries stored in another layout in the one entry_text writes",
+    )
+    described.add_argument(
+        "--profile",
+        choices=PROFILES,
+        action="append",
+        help="only this profile's entries (repeatable; default: every profile folder)",
+    )
+    described.add_argument(
+        "--results-dir",
+        type=existing_folder,
+        metavar="DIR",
+        help="the cache to read (default: $SSA_RESULTS_DIR, else results/ in the repository)",
+    )
+    described.add_argument(
+        "--clean",
+        action="store_true",
+        help="also require a clean provenance: a code version in the key, computed from a clean tree at a "
+        "commit of this checkout",
+    )
+    described.add_argument(
+        "--experiment",
+        action="append",
+        metavar="FOLDER",
+        type=_experiment_folder,
+        help="only the experiments in FOLDER or under it (repeatable), e.g. icl/ or icl/every/ssa",
+    )
+    described.add_argument(
+        "--versioned",
+        action="store_true",
+        help="only the experiments whose keys hold a code version (ssa_book.code_versions)",
+    )
     return described
 
 
 def _experiment_folder(text: str) -> str:
     """An experiment folder's relative name (``icl/`` or ``icl/every/ssa``)."""
     if not text.strip("/") or Path(text).is_absolute() or ".." in Path(text).parts:
-        raise argparse.ArgumentTypeError(f"must be a folder of the cache relative to a profile's, like icl/ or icl/every/ssa; got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be a folder of the cache relative to a profile's, like icl/ or icl/every/ssa; got {text!r}"
+        )
     return text.rstrip("/") + "/"
 
 
@@ -52,7 +76,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     profiles = arguments.profile or profile_folders(root, None)
     for folder in arguments.experiment or ():
         if not any((root / profile / folder).is_dir() for profile in profiles):
-            described.error(f"argument --experiment: no folder {folder} under {root} at profile {', '.join(profiles) or '(none)'}")
+            described.error(
+                f"argument --experiment: no folder {folder} under {root} at profile {', '.join(profiles) or '(none)'}"
+            )
     problem = files.folder_problem(root) if arguments.command == "format" else None
     if problem is not None:
         described.error(f"argument command: format rewrites entries, but {problem}")
@@ -61,8 +87,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
-    entries = [entry for profile in (arguments.profile or [None])
-               for entry in list_entries(arguments.results_dir, profile, clean=arguments.clean)]
+    entries = [
+        entry
+        for profile in (arguments.profile or [None])
+        for entry in list_entries(arguments.results_dir, profile, clean=arguments.clean)
+    ]
     if arguments.experiment:
         entries = [entry for entry in entries if in_folders(entry.experiment, arguments.experiment)]
     if arguments.versioned:
@@ -78,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(entries)} entries, {len(invalid)} invalid", file=sys.stderr)
     oversize = arguments.command == "validate" and committed_bytes(arguments.results_dir) > RESULTS_BYTES_LIMIT
     if oversize:
-        print(f"the committed results take {committed_bytes(arguments.results_dir):,} bytes, over the cap of "
-              f"{RESULTS_BYTES_LIMIT:,}: run `python -m ssa_book results format`, or keep fewer per-position arrays",
-              file=sys.stderr)
+        print(
+            f"the committed results take {committed_bytes(arguments.results_dir):,} bytes, over the cap of "
+            f"{RESULTS_BYTES_LIMIT:,}: run `python -m ssa_book results format`, or keep fewer per-position arrays",
+            file=sys.stderr,
+        )
     return 1 if invalid or oversize else 0

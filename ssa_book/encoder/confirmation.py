@@ -50,8 +50,10 @@ COMPARISONS = {"primary": PRIMARY, "secondary": SECONDARY}
 EXPLORATORY_SEEDS = tuple(range(0, 8))  # the chapter's seeds, read before this plan
 CONFIRMATORY_SEEDS = tuple(range(8, 24))  # fresh: none run before this plan was committed
 DECLARED = "2026-12-07"
-REASON = (f"{GAIN_THRESHOLD:g} accuracy points: the chapter's own threshold for the paper's claim, kept so that the "
-          "confirmation asks the question the chapter asks")
+REASON = (
+    f"{GAIN_THRESHOLD:g} accuracy points: the chapter's own threshold for the paper's claim, kept so that the "
+    "confirmation asks the question the chapter asks"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,8 +66,14 @@ class PlannedComparison:
 
     @property
     def claim(self) -> Claim:
-        return Claim(f"{self.treatment} beats {self.control} on the {ENDPOINT}", direction=1, threshold=GAIN_THRESHOLD,
-                     units="accuracy points", reason=REASON, bound=100.0)
+        return Claim(
+            f"{self.treatment} beats {self.control} on the {ENDPOINT}",
+            direction=1,
+            threshold=GAIN_THRESHOLD,
+            units="accuracy points",
+            reason=REASON,
+            bound=100.0,
+        )
 
 
 PLAN = tuple(PlannedComparison(role, treatment, control) for role, (treatment, control) in COMPARISONS.items())
@@ -77,14 +85,18 @@ def endpoint(run: EncoderRun) -> float | None:
     return None if overall is None else 100 * overall
 
 
-def differences(runs: Sequence[EncoderRun], comparison: PlannedComparison, seeds: Sequence[int]) -> tuple[tuple[int, ...], np.ndarray]:
+def differences(
+    runs: Sequence[EncoderRun], comparison: PlannedComparison, seeds: Sequence[int]
+) -> tuple[tuple[int, ...], np.ndarray]:
     """``(seeds, treatment minus control)`` in points, for the ``seeds`` both sides have."""
     by_variant: dict[str, dict[int, float]] = {comparison.treatment: {}, comparison.control: {}}
     for encoder_run in runs:
         value = endpoint(encoder_run)
         if encoder_run.scorer in by_variant and encoder_run.seed in seeds and value is not None:
             if encoder_run.seed in by_variant[encoder_run.scorer]:
-                raise ValueError(f"runs: two {encoder_run.scorer} runs with seed {encoder_run.seed}; each seed must give one pair")
+                raise ValueError(
+                    f"runs: two {encoder_run.scorer} runs with seed {encoder_run.seed}; each seed must give one pair"
+                )
             by_variant[encoder_run.scorer][encoder_run.seed] = value
     paired, treatment, control = pair_by_seed(by_variant[comparison.treatment], by_variant[comparison.control])
     return paired, treatment - control
@@ -103,9 +115,15 @@ def plan_power(runs: Sequence[EncoderRun], comparison: PlannedComparison, simula
     reading = exploratory(runs, comparison)
     spread = float(np.std(reading.differences, ddof=1))
     pairs = len(CONFIRMATORY_SEEDS)
-    return {"estimate": reading.effect, "low": reading.interval[0], "high": reading.interval[1], "spread": spread, "pairs": pairs,
-            "power at the estimate": rule_power(comparison.claim, pairs, reading.effect, spread, simulations),
-            "power at the lower end": rule_power(comparison.claim, pairs, reading.interval[0], spread, simulations)}
+    return {
+        "estimate": reading.effect,
+        "low": reading.interval[0],
+        "high": reading.interval[1],
+        "spread": spread,
+        "pairs": pairs,
+        "power at the estimate": rule_power(comparison.claim, pairs, reading.effect, spread, simulations),
+        "power at the lower end": rule_power(comparison.claim, pairs, reading.interval[0], spread, simulations),
+    }
 
 
 def plan_frame(runs: Sequence[EncoderRun]):
@@ -115,12 +133,18 @@ def plan_frame(runs: Sequence[EncoderRun]):
     rows = []
     for comparison in PLAN:
         power = plan_power(runs, comparison)
-        rows.append({"comparison": comparison.role, "SSA variant": comparison.treatment, "against": comparison.control,
-                     "seeds": f"{CONFIRMATORY_SEEDS[0]}-{CONFIRMATORY_SEEDS[-1]} ({power['pairs']} pairs)",
-                     "threshold (points)": GAIN_THRESHOLD,
-                     "exploratory gain (seeds 0-7)": f"{power['estimate']:+.2f} [{power['low']:+.2f}, {power['high']:+.2f}]",
-                     "power if the gain is the estimate": power["power at the estimate"],
-                     "power if the gain is its lower end": power["power at the lower end"]})
+        rows.append(
+            {
+                "comparison": comparison.role,
+                "SSA variant": comparison.treatment,
+                "against": comparison.control,
+                "seeds": f"{CONFIRMATORY_SEEDS[0]}-{CONFIRMATORY_SEEDS[-1]} ({power['pairs']} pairs)",
+                "threshold (points)": GAIN_THRESHOLD,
+                "exploratory gain (seeds 0-7)": f"{power['estimate']:+.2f} [{power['low']:+.2f}, {power['high']:+.2f}]",
+                "power if the gain is the estimate": power["power at the estimate"],
+                "power if the gain is its lower end": power["power at the lower end"],
+            }
+        )
     return pd.DataFrame(rows).set_index("comparison")
 
 
@@ -133,7 +157,9 @@ def needed_runs() -> list[tuple[str, int]]:
 def regenerate_command(profile: str = "cpu") -> str:
     """The command that computes the plan's runs."""
     variants = list(dict.fromkeys(variant for variant, _ in needed_runs()))
-    return CHAPTER.command(profile, scorers=variants, seeds=list(CONFIRMATORY_SEEDS)) + " --scorers " + " ".join(variants)
+    return (
+        CHAPTER.command(profile, scorers=variants, seeds=list(CONFIRMATORY_SEEDS)) + " --scorers " + " ".join(variants)
+    )
 
 
 PROFILE = "cpu"  # the profile whose configuration the plan runs
@@ -182,16 +208,20 @@ def paper_gain_words(judged: Mapping[str, Verdict]) -> str:
     points, inside both intervals"."""
     gains = sorted(experiment.paper_gains().values())
     spread = float(np.mean(gains)) * len(gains) / len(zorro.PARADIGMS)
-    head = (f"the paper reports gains only on its {len(gains)} paradigms, {gains[0]:.1f} to {gains[-1]:.1f} points, "
-            f"none on this endpoint, which this test therefore neither confirms nor excludes; spread over the "
-            f"{len(zorro.PARADIGMS)} paradigms with no gain on the others they would be {spread:.1f} points")
+    head = (
+        f"the paper reports gains only on its {len(gains)} paradigms, {gains[0]:.1f} to {gains[-1]:.1f} points, "
+        f"none on this endpoint, which this test therefore neither confirms nor excludes; spread over the "
+        f"{len(zorro.PARADIGMS)} paradigms with no gain on the others they would be {spread:.1f} points"
+    )
     placed = {role: effect_placement(verdict, spread) for role, verdict in judged.items()}
     placed = {role: where for role, where in placed.items() if where is not None}
     if not placed:
         return head
     if len(placed) > 1 and len(set(placed.values())) == 1:
         return f"{head}, " + _PLACED[next(iter(placed.values()))].format("both intervals", "them")
-    return f"{head}, " + ", ".join(_PLACED[where].format(f"the {role} interval", "it") for role, where in placed.items())
+    return f"{head}, " + ", ".join(
+        _PLACED[where].format(f"the {role} interval", "it") for role, where in placed.items()
+    )
 
 
 _PLACED = {"above": "above {} (outside {})", "inside": "inside {}", "below": "below {} (outside {})"}
@@ -201,13 +231,18 @@ def sentence(runs: Sequence[EncoderRun]) -> str:
     """The confirmatory test in one sentence: its verdicts, with the paper's gains placed against
     their intervals (:func:`paper_gain_words`), once every run of the plan is cached, else how many
     are (an incomplete test is not read)."""
-    head = (f"The confirmatory test, declared before its runs (fresh seeds {CONFIRMATORY_SEEDS[0]}-{CONFIRMATORY_SEEDS[-1]}, "
-            f"the mean accuracy over every Zorro paradigm)")
+    head = (
+        f"The confirmatory test, declared before its runs (fresh seeds {CONFIRMATORY_SEEDS[0]}-{CONFIRMATORY_SEEDS[-1]}, "
+        f"the mean accuracy over every Zorro paradigm)"
+    )
     if not progress(runs).startswith("complete"):
         return f"{head}: {progress(runs)}."
     judged = judge(runs)
-    said = "; ".join(f"{comparison.role}, {scorer_label(comparison.treatment)} against {scorer_label(comparison.control)}: "
-                     f"{judged[comparison.role].words()} {judged[comparison.role].estimate()} points" for comparison in PLAN)
+    said = "; ".join(
+        f"{comparison.role}, {scorer_label(comparison.treatment)} against {scorer_label(comparison.control)}: "
+        f"{judged[comparison.role].words()} {judged[comparison.role].estimate()} points"
+        for comparison in PLAN
+    )
     return f"{head}: {said}{_seed_counts_rule(judged)}; {paper_gain_words(judged)}."
 
 
@@ -217,8 +252,10 @@ def _seed_counts_rule(judged: Mapping[str, Verdict]) -> str:
     if not any(verdict.outcome in OPEN for verdict in judged.values()):
         return ""
     plan, chapter = no_effect_pairs(PLAN[0].claim), no_effect_pairs(experiment.CLAIMS[experiment.HEADLINE])
-    return (f" (seeds counted under the plan's rule, which decides from {plan} pairs; the chapter's own claims decide "
-            f"from {chapter})")
+    return (
+        f" (seeds counted under the plan's rule, which decides from {plan} pairs; the chapter's own claims decide "
+        f"from {chapter})"
+    )
 
 
 def short(runs: Sequence[EncoderRun]) -> str:
@@ -228,20 +265,26 @@ def short(runs: Sequence[EncoderRun]) -> str:
     if not progress(runs).startswith("complete"):
         return f"confirmatory test, all paradigms: {progress(runs)}"
     primary, comparison = judge(runs)["primary"], PLAN[0]
-    return (f"confirmatory test, all paradigms, {len(CONFIRMATORY_SEEDS)} fresh seeds: {scorer_label(comparison.treatment)} "
-            f"{primary.word()} {primary.estimate()}")
+    return (
+        f"confirmatory test, all paradigms, {len(CONFIRMATORY_SEEDS)} fresh seeds: {scorer_label(comparison.treatment)} "
+        f"{primary.word()} {primary.estimate()}"
+    )
 
 
 def box_bullet(runs: Sequence[EncoderRun]) -> list[str]:
     """The confirmatory test for the chapter's result box, its wordings longest first: both
     comparisons' outcomes with their estimates once every run is cached, else its progress."""
-    head = (f"**Confirmatory test** (declared before its runs; {len(CONFIRMATORY_SEEDS)} fresh seeds; mean over all "
-            f"{len(zorro.PARADIGMS)} paradigms)")
+    head = (
+        f"**Confirmatory test** (declared before its runs; {len(CONFIRMATORY_SEEDS)} fresh seeds; mean over all "
+        f"{len(zorro.PARADIGMS)} paradigms)"
+    )
     if not progress(runs).startswith("complete"):
         return [f"{head}: {progress(runs)}."]
     judged = judge(runs)
-    said = [f"{scorer_label(comparison.treatment)}: {judged[comparison.role].word()}, {judged[comparison.role].estimate()} points"
-            for comparison in PLAN]
+    said = [
+        f"{scorer_label(comparison.treatment)}: {judged[comparison.role].word()}, {judged[comparison.role].estimate()} points"
+        for comparison in PLAN
+    ]
     return [f"{head}: {'; '.join(said)}.", f"{head}: {said[0]}."]
 
 
@@ -255,5 +298,7 @@ def reading(runs: Sequence[EncoderRun], short: bool = False) -> str:
     found = f"left it {primary.word()}" if primary.outcome in OPEN else f"found {primary.word()}"
     if short:
         return f"a difference found after reading; the confirmatory test {found}"
-    return (f"a difference found after reading; the chapter's confirmatory test, on fresh seeds {CONFIRMATORY_SEEDS[0]}-"
-            f"{CONFIRMATORY_SEEDS[-1]}, {found}: {primary.estimate()} points")
+    return (
+        f"a difference found after reading; the chapter's confirmatory test, on fresh seeds {CONFIRMATORY_SEEDS[0]}-"
+        f"{CONFIRMATORY_SEEDS[-1]}, {found}: {primary.estimate()} points"
+    )

@@ -34,13 +34,27 @@ COMPOUND_JOINERS = ("+", "_")
 # with ' .' or ' ?', so we append the same kind of token.
 QUESTION_TYPES = frozenset({"question", "trail off question", "interruption question", "self interruption question"})
 EXCLAMATION_TYPES = frozenset({"imperative_emphatic"})
-REQUIRED_COLUMNS = ("gloss", "speaker_role", "target_child_age", "type", "collection_name", "transcript_id", "utterance_order")
+REQUIRED_COLUMNS = (
+    "gloss",
+    "speaker_role",
+    "target_child_age",
+    "type",
+    "collection_name",
+    "transcript_id",
+    "utterance_order",
+)
 
 CLEANING_RULES = (
     ("speaker", f"drop rows whose speaker_role is {' or '.join(EXCLUDED_SPEAKER_ROLES)} (child-directed speech only)"),
     ("collection", f"keep rows of the {COLLECTION} collection only (drops Clinical-MOR rows)"),
-    ("age", f"drop rows whose target child is older than {MAX_AGE_DAYS} days; rows of unknown age are kept and placed last"),
-    ("untranscribable", f"drop the whole utterance if it contains {', '.join(sorted(UNTRANSCRIBABLE))} (not transcribed; removing only the marker would leave a broken sentence)"),
+    (
+        "age",
+        f"drop rows whose target child is older than {MAX_AGE_DAYS} days; rows of unknown age are kept and placed last",
+    ),
+    (
+        "untranscribable",
+        f"drop the whole utterance if it contains {', '.join(sorted(UNTRANSCRIBABLE))} (not transcribed; removing only the marker would leave a broken sentence)",
+    ),
     ("compounds", "split CHILDES compounds at '+' and '_' (ice+cream -> ice cream, Big_Bird -> Big Bird)"),
     ("empty", "drop utterances with no words left"),
     ("punctuation", "append ' ?' to questions, ' !' to emphatic imperatives and ' .' to all other utterance types"),
@@ -88,7 +102,9 @@ def transcript_files(folder: Path) -> list[Path]:
         raise CorpusError(f"corpus folder {folder} does not exist")
     files = sorted(candidates.glob("*.csv"))
     if not files:
-        raise CorpusError(f"corpus folder {candidates} holds no transcripts (*.csv); run: python -m ssa_book data fetch aochildes")
+        raise CorpusError(
+            f"corpus folder {candidates} holds no transcripts (*.csv); run: python -m ssa_book data fetch aochildes"
+        )
     return files
 
 

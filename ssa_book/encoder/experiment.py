@@ -87,7 +87,11 @@ SETTINGS = (
     Setting("longest utterance", "tokens; longer utterances are left out", "max_tokens"),
     Setting("dropout", "dropout probability", "dropout"),
     Setting("masked share", "share of tokens selected for prediction", "mask_probability"),
-    Setting("random-token share", "share of selected tokens replaced by a random token (the others: <mask>)", "random_token_probability"),
+    Setting(
+        "random-token share",
+        "share of selected tokens replaced by a random token (the others: <mask>)",
+        "random_token_probability",
+    ),
     Setting("batch", "utterances per step", "batch_size"),
     Setting("learning rate", "peak, AdamW", "learning_rate"),
     Setting("warm-up steps", "linear warm-up, then linear decay", "warmup_steps"),
@@ -117,8 +121,11 @@ class EncoderChapter(Chapter):
 
     def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
         summary = Run("encoder_data", (), "corpus and Zorro summary", chapters=(self.name,))
-        return [summary] + [Run("encoder", (variant, seed), f"{variant} / seed {seed}", chapters=(self.name,))
-                            for seed in seeds for variant in scorers]
+        return [summary] + [
+            Run("encoder", (variant, seed), f"{variant} / seed {seed}", chapters=(self.name,))
+            for seed in seeds
+            for variant in scorers
+        ]
 
     def configs(self, profile: str) -> dict:
         return {"": EncoderConfig.for_profile(profile)}
@@ -178,26 +185,55 @@ def checkpoint_dir(profile: str, config: dict) -> Path:
     return root / EXPERIMENT / profile / f"{config['scorer']}-seed{config['seed']}-{key}"
 
 
-def run(profile: str, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1, progress: bool = True) -> EncoderRun:
+def run(
+    profile: str, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1, progress: bool = True
+) -> EncoderRun:
     """One trained and probed model (from the cache when it is there), as a typed record
     (:class:`ssa_book.encoder.records.EncoderRun`) with its cache entry's provenance."""
-    entry = _cached_entry(profile, EncoderConfig.for_profile(check_profile(profile)), variant, seed, device=device, threads=threads,
-                          progress=progress)
+    entry = _cached_entry(
+        profile,
+        EncoderConfig.for_profile(check_profile(profile)),
+        variant,
+        seed,
+        device=device,
+        threads=threads,
+        progress=progress,
+    )
     return EncoderRun.from_result(entry.result, provenance=entry.provenance)
 
 
-def cached_run(profile: str, model: EncoderConfig, variant: str, seed: int, *, device: str = "auto", threads: int | None = 1,
-               progress: bool = True, stop_at: int | None = None) -> dict:
+def cached_run(
+    profile: str,
+    model: EncoderConfig,
+    variant: str,
+    seed: int,
+    *,
+    device: str = "auto",
+    threads: int | None = 1,
+    progress: bool = True,
+    stop_at: int | None = None,
+) -> dict:
     """The run of ``model`` x ``variant`` x ``seed`` through the cache (``results/<profile>/encoder/runs/<variant>/``):
     the result dict (:func:`run` gives it as a typed record).
 
     ``stop_at`` stops training early (see :func:`ssa_book.encoder.train.train_and_probe`); the cache
     key does not hold it, so :mod:`ssa_book.paper_check`, which uses it, writes to a throwaway cache."""
-    return _cached_entry(profile, model, variant, seed, device=device, threads=threads, progress=progress, stop_at=stop_at).result
+    return _cached_entry(
+        profile, model, variant, seed, device=device, threads=threads, progress=progress, stop_at=stop_at
+    ).result
 
 
-def _cached_entry(profile: str, model: EncoderConfig, variant: str, seed: int, *, device: str, threads: int | None, progress: bool,
-                  stop_at: int | None = None):
+def _cached_entry(
+    profile: str,
+    model: EncoderConfig,
+    variant: str,
+    seed: int,
+    *,
+    device: str,
+    threads: int | None,
+    progress: bool,
+    stop_at: int | None = None,
+):
     if stop_at is not None:
         check_throwaway_cache()
     config = run_config(check_profile(profile), variant, seed, model)
@@ -207,26 +243,53 @@ def _cached_entry(profile: str, model: EncoderConfig, variant: str, seed: int, *
 
         with torch_threads(threads if device == "cpu" else None):
             return train_and_probe(
-                model, variant, seed, device=device,
-                checkpoint_dir=checkpoint_dir(profile, config), corpus=_corpus(), progress=progress, stop_at=stop_at,
+                model,
+                variant,
+                seed,
+                device=device,
+                checkpoint_dir=checkpoint_dir(profile, config),
+                corpus=_corpus(),
+                progress=progress,
+                stop_at=stop_at,
             )
 
-    return cached_entry(runs_experiment(variant), config, compute, profile=profile, regenerate=regenerate_command(profile, variant, seed),
-                        device=device)
+    return cached_entry(
+        runs_experiment(variant),
+        config,
+        compute,
+        profile=profile,
+        regenerate=regenerate_command(profile, variant, seed),
+        device=device,
+    )
 
 
 def seeds_for(profile: str, first_seed: int = 0) -> list[int]:
     return list(range(first_seed, first_seed + SEEDS_PER_PROFILE[check_profile(profile)]))
 
 
-def run_all(profile: str, *, first_seed: int = 0, device: str = "auto", variants=VARIANTS, threads: int | None = 1,
-            progress: bool = True) -> list[EncoderRun]:
-    return [run(profile, variant, seed, device=device, threads=threads, progress=progress) for variant in variants for seed in seeds_for(profile, first_seed)]
+def run_all(
+    profile: str,
+    *,
+    first_seed: int = 0,
+    device: str = "auto",
+    variants=VARIANTS,
+    threads: int | None = 1,
+    progress: bool = True,
+) -> list[EncoderRun]:
+    return [
+        run(profile, variant, seed, device=device, threads=threads, progress=progress)
+        for variant in variants
+        for seed in seeds_for(profile, first_seed)
+    ]
 
 
 def data_summary(profile: str) -> dict:
     """What the corpus and the probing suite contain (cached: CI builds the book without data)."""
-    config = {"rules": corpus_module.CLEANING_RULES, "paradigms": zorro.PARADIGMS, "max_age_days": corpus_module.MAX_AGE_DAYS}
+    config = {
+        "rules": corpus_module.CLEANING_RULES,
+        "paradigms": zorro.PARADIGMS,
+        "max_age_days": corpus_module.MAX_AGE_DAYS,
+    }
 
     def compute() -> dict:
         corpus = _corpus()
@@ -235,12 +298,24 @@ def data_summary(profile: str) -> dict:
         spaced = np.linspace(0, len(corpus.utterances) - 1, 8).round().astype(int)
         return {
             "corpus": corpus.summary(),
-            "example_utterances": [{"utterance": corpus.utterances[i], "age_days": corpus.ages_days[i] if np.isfinite(corpus.ages_days[i]) else None} for i in spaced],
+            "example_utterances": [
+                {
+                    "utterance": corpus.utterances[i],
+                    "age_days": corpus.ages_days[i] if np.isfinite(corpus.ages_days[i]) else None,
+                }
+                for i in spaced
+            ],
             "zorro_pairs": pairs,
             "zorro_example": dataclasses.asdict(example),
         }
 
-    return cached(f"{EXPERIMENT}/dataset_summary", config, compute, profile=check_profile(profile), regenerate=regenerate_command(profile))
+    return cached(
+        f"{EXPERIMENT}/dataset_summary",
+        config,
+        compute,
+        profile=check_profile(profile),
+        regenerate=regenerate_command(profile),
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -252,9 +327,17 @@ def runs_frame(runs: list[EncoderRun], method: str = "holistic") -> pd.DataFrame
     if method not in zorro.METHODS:
         raise ValueError(f"method must be one of {', '.join(zorro.METHODS)}; got {method!r}")
     rows = [
-        {"variant": run.scorer, "seed": run.seed, "paradigm": paradigm,
-         "accuracy": 100 * score.accuracy, "low": 100 * score.low, "high": 100 * score.high, "pairs": score.total}
-        for run in runs for paradigm, score in run.scores(method).items()
+        {
+            "variant": run.scorer,
+            "seed": run.seed,
+            "paradigm": paradigm,
+            "accuracy": 100 * score.accuracy,
+            "low": 100 * score.low,
+            "high": 100 * score.high,
+            "pairs": score.total,
+        }
+        for run in runs
+        for paradigm, score in run.scores(method).items()
     ]
     return pd.DataFrame(rows)
 
@@ -263,7 +346,9 @@ def accuracy_table(runs: list[EncoderRun], method: str = "holistic") -> pd.DataF
     """Paradigm x variant: mean accuracy (%) over seeds, paradigms in Zorro order, plus a mean row."""
     frame = runs_frame(runs, method)
     table = frame.pivot_table(index="paradigm", columns="variant", values="accuracy", aggfunc="mean")
-    table = table.reindex(index=[p for p in zorro.PARADIGMS if p in table.index], columns=[v for v in VARIANTS if v in table.columns])
+    table = table.reindex(
+        index=[p for p in zorro.PARADIGMS if p in table.index], columns=[v for v in VARIANTS if v in table.columns]
+    )
     table.loc["mean over paradigms"] = table.mean()
     return table
 
@@ -275,10 +360,12 @@ def paper_gains() -> dict[str, float]:
 
 def _gain_reason() -> str:
     gains = paper_gains().values()
-    return (f"{GAIN_THRESHOLD:g} accuracy points is {GAIN_THRESHOLD / min(gains):.0%} of the paper's smallest published gain "
-            f"(its gains run from {min(gains):.1f} to {max(gains):.1f} points); a smaller gain is inside the 95% sampling "
-            "error of one seed's accuracy on one paradigm's scored pairs (computed in the chapter) and would not support "
-            "the claim that SSA helps")
+    return (
+        f"{GAIN_THRESHOLD:g} accuracy points is {GAIN_THRESHOLD / min(gains):.0%} of the paper's smallest published gain "
+        f"(its gains run from {min(gains):.1f} to {max(gains):.1f} points); a smaller gain is inside the 95% sampling "
+        "error of one seed's accuracy on one paradigm's scored pairs (computed in the chapter) and would not support "
+        "the claim that SSA helps"
+    )
 
 
 def _claim(part: str) -> Claim:
@@ -286,8 +373,15 @@ def _claim(part: str) -> Claim:
         name = "SSA beats softmax on the mean over the paper's Zorro paradigms"
     else:
         name = f"SSA ({PAPER_ACCURACIES[part]['variant']}) beats softmax on {part}"
-    return Claim(name, direction=1, threshold=GAIN_THRESHOLD, units="accuracy points", reason=_gain_reason(), bound=100.0,
-                 min_pairs=CHAPTER_MIN_PAIRS)
+    return Claim(
+        name,
+        direction=1,
+        threshold=GAIN_THRESHOLD,
+        units="accuracy points",
+        reason=_gain_reason(),
+        bound=100.0,
+        min_pairs=CHAPTER_MIN_PAIRS,
+    )
 
 
 CLAIMS = {part: _claim(part) for part in (HEADLINE, *PAPER_ACCURACIES)}
@@ -309,14 +403,30 @@ def paired_accuracies(runs: list[EncoderRun], method: str = "holistic") -> pd.Da
         softmax = part[part["variant"] == "softmax"].set_index("seed")["accuracy"].to_dict()
         ssa = part[part["variant"] == paper["variant"]].set_index("seed")["accuracy"].to_dict()
         for seed, treatment, control in zip(*pair_by_seed(ssa, softmax)):
-            rows.append({"part": paradigm, "SSA variant": paper["variant"], "seed": seed, "softmax": float(control),
-                         "ssa": float(treatment), "gain": float(treatment - control)})
+            rows.append(
+                {
+                    "part": paradigm,
+                    "SSA variant": paper["variant"],
+                    "seed": seed,
+                    "softmax": float(control),
+                    "ssa": float(treatment),
+                    "gain": float(treatment - control),
+                }
+            )
     table = pd.DataFrame(rows, columns=columns)
     headline = []
     for seed, group in table.groupby("seed"):
         if len(group) == len(PAPER_ACCURACIES):
-            headline.append({"part": HEADLINE, "SSA variant": "the paper's, per paradigm", "seed": seed,
-                             "softmax": group["softmax"].mean(), "ssa": group["ssa"].mean(), "gain": group["ssa"].mean() - group["softmax"].mean()})
+            headline.append(
+                {
+                    "part": HEADLINE,
+                    "SSA variant": "the paper's, per paradigm",
+                    "seed": seed,
+                    "softmax": group["softmax"].mean(),
+                    "ssa": group["ssa"].mean(),
+                    "gain": group["ssa"].mean() - group["softmax"].mean(),
+                }
+            )
     return pd.concat([pd.DataFrame(headline, columns=columns), table], ignore_index=True)
 
 
@@ -340,14 +450,25 @@ def calibration(runs: list[EncoderRun]) -> dict:
     :func:`evidence_caveat`); None when our runs do not score every Zorro paradigm (no overall
     accuracy to compare)."""
     softmax = sorted((run for run in runs if run.scorer == "softmax"), key=lambda run: run.seed)
-    overall = {run.seed: 100 * run.overall(zorro.PARADIGMS) for run in softmax if run.overall(zorro.PARADIGMS) is not None}
+    overall = {
+        run.seed: 100 * run.overall(zorro.PARADIGMS) for run in softmax if run.overall(zorro.PARADIGMS) is not None
+    }
     configs = [run.config for run in softmax if run.config]
     ours = configs[0]["steps"] * configs[0]["batch_size"] if configs else None
     reference = BABYBERTA_STEPS * BABYBERTA_BATCH
-    result = {"overall": overall, "reference": BABYBERTA_ZORRO_ACCURACY, "source": BABYBERTA_SOURCE,
-              "steps": configs[0]["steps"] if configs else None, "batch_size": configs[0]["batch_size"] if configs else None,
-              "sequences": ours, "reference_sequences": reference, "fraction": ours / reference if ours else None,
-              "shortfall": None, "far": None, "smallest_paper_gain": min(paper_gains().values())}
+    result = {
+        "overall": overall,
+        "reference": BABYBERTA_ZORRO_ACCURACY,
+        "source": BABYBERTA_SOURCE,
+        "steps": configs[0]["steps"] if configs else None,
+        "batch_size": configs[0]["batch_size"] if configs else None,
+        "sequences": ours,
+        "reference_sequences": reference,
+        "fraction": ours / reference if ours else None,
+        "shortfall": None,
+        "far": None,
+        "smallest_paper_gain": min(paper_gains().values()),
+    }
     if not overall:
         result["note"] = "our runs do not score every Zorro paradigm, so the softmax baseline is not calibrated"
         return result
@@ -355,15 +476,21 @@ def calibration(runs: list[EncoderRun]) -> dict:
     result["mean"], result["shortfall"] = mean, BABYBERTA_ZORRO_ACCURACY - mean
     result["far"] = result["shortfall"] > result["smallest_paper_gain"]
     seeds = ", ".join(f"{value:.1f}%" for value in overall.values())
-    note = (f"our softmax baseline's overall Zorro accuracy is {mean:.1f}% (per seed: {seeds}) against "
-            f"{BABYBERTA_ZORRO_ACCURACY:g}% for BabyBERTa after {BABYBERTA_STEPS:,} steps of batch {BABYBERTA_BATCH} "
-            f"({BABYBERTA_SOURCE}: the best of the 10 models it reports)")
+    note = (
+        f"our softmax baseline's overall Zorro accuracy is {mean:.1f}% (per seed: {seeds}) against "
+        f"{BABYBERTA_ZORRO_ACCURACY:g}% for BabyBERTa after {BABYBERTA_STEPS:,} steps of batch {BABYBERTA_BATCH} "
+        f"({BABYBERTA_SOURCE}: the best of the 10 models it reports)"
+    )
     if ours:
-        note += (f"; ours trained {result['steps']:,} steps of batch {result['batch_size']}, {100 * result['fraction']:.2g}% of "
-                 "BabyBERTa's sequences")
+        note += (
+            f"; ours trained {result['steps']:,} steps of batch {result['batch_size']}, {100 * result['fraction']:.2g}% of "
+            "BabyBERTa's sequences"
+        )
     if result["far"]:
-        note += (f"; {result['shortfall']:.1f} points below it, more than the paper's smallest published gain "
-                 f"({result['smallest_paper_gain']:.1f} points): the baseline is undertrained")
+        note += (
+            f"; {result['shortfall']:.1f} points below it, more than the paper's smallest published gain "
+            f"({result['smallest_paper_gain']:.1f} points): the baseline is undertrained"
+        )
     result["note"] = note
     return result
 
@@ -376,21 +503,27 @@ def evidence_caveat(runs: list[EncoderRun]) -> str:
     calibrated = calibration(runs)
     if "mean" not in calibrated:
         return ""
-    baselines = f"our softmax's overall Zorro accuracy is {calibrated['mean']:.1f}%, BabyBERTa's {calibrated['reference']:g}%"
+    baselines = (
+        f"our softmax's overall Zorro accuracy is {calibrated['mean']:.1f}%, BabyBERTa's {calibrated['reference']:g}%"
+    )
     fewest = min(verdict.pairs for verdict in paradigm_verdicts(runs).values())
     if fewest < CHAPTER_MIN_PAIRS:
-        return (f"every part is exploratory ({_seeds(fewest)} of the {CHAPTER_MIN_PAIRS} this chapter decides from) and "
-                f"{baselines}: any result here, a gain, a loss or a null, says little of the paper's scale")
+        return (
+            f"every part is exploratory ({_seeds(fewest)} of the {CHAPTER_MIN_PAIRS} this chapter decides from) and "
+            f"{baselines}: any result here, a gain, a loss or a null, says little of the paper's scale"
+        )
     return f"{baselines}: a null result here says little of the paper's scale" if calibrated["far"] else ""
 
 
 def regime(profile: str) -> str:
     """The encoders' training regime in words, the paper's beside it."""
     ours, paper = EncoderConfig.for_profile(profile), EncoderConfig.for_profile("paper")
-    return (f"{ours.num_layers} layers of width {ours.hidden_size}, {ours.steps:,} steps at learning rate "
-            f"{ours.learning_rate:g} (warm-up {ours.warmup_steps:,} steps), SSA with n fixed at 1.5 or 2 as the paper's "
-            f"variants (the paper: {paper.num_layers} layers of width {paper.hidden_size}, {paper.steps:,} steps at "
-            f"{paper.learning_rate:g})")
+    return (
+        f"{ours.num_layers} layers of width {ours.hidden_size}, {ours.steps:,} steps at learning rate "
+        f"{ours.learning_rate:g} (warm-up {ours.warmup_steps:,} steps), SSA with n fixed at 1.5 or 2 as the paper's "
+        f"variants (the paper: {paper.num_layers} layers of width {paper.hidden_size}, {paper.steps:,} steps at "
+        f"{paper.learning_rate:g})"
+    )
 
 
 def probing_verdict(runs: list[EncoderRun]) -> Verdict:
@@ -412,7 +545,11 @@ def summary(runs: list[EncoderRun]) -> str:
     """The verdict in words: the combined outcome, each part's evidence, and the calibration."""
     parts = paradigm_verdicts(runs)
     combined = combine(PROBING_CLAIM, parts)
-    text = f"{PROBING_CLAIM}: {combined.words()}. " + "; ".join(f"{part}: {v.with_evidence()}" for part, v in parts.items()) + "."
+    text = (
+        f"{PROBING_CLAIM}: {combined.words()}. "
+        + "; ".join(f"{part}: {v.with_evidence()}" for part, v in parts.items())
+        + "."
+    )
     fewest = min(v.pairs for v in parts.values())
     if fewest < CHAPTER_MIN_PAIRS:
         text += f" With {_seeds(fewest)} no claim can be decided: this chapter decides from {CHAPTER_MIN_PAIRS} on."
@@ -430,13 +567,23 @@ def gain_table(runs: list[EncoderRun]) -> pd.DataFrame:
     rows = []
     for part, verdict in found.items():
         own = pairs[pairs["part"] == part]
-        row = {"part": part, "SSA variant": PAPER_ACCURACIES[part]["variant"] if part in PAPER_ACCURACIES else "per paradigm",
-               "paper gain": gains[part] if part in gains else float(np.mean(list(gains.values())))}
+        row = {
+            "part": part,
+            "SSA variant": PAPER_ACCURACIES[part]["variant"] if part in PAPER_ACCURACIES else "per paradigm",
+            "paper gain": gains[part] if part in gains else float(np.mean(list(gains.values()))),
+        }
         row.update({f"seed {seed}": gain for seed, gain in zip(own["seed"], own["gain"])})
         low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
-        row.update({"mean gain": np.nan if verdict.effect is None else verdict.effect, "95% low": low, "95% high": high,
-                    "pairs": verdict.pairs, "outcome": verdict.label(),
-                    "pairs to decide": verdict.pairs_to_decide()})
+        row.update(
+            {
+                "mean gain": np.nan if verdict.effect is None else verdict.effect,
+                "95% low": low,
+                "95% high": high,
+                "pairs": verdict.pairs,
+                "outcome": verdict.label(),
+                "pairs to decide": verdict.pairs_to_decide(),
+            }
+        )
         rows.append(row)
     table = pd.DataFrame(rows).set_index("part")
     seed_columns = sorted((c for c in table.columns if c.startswith("seed ")), key=lambda c: int(c.split()[1]))
@@ -450,7 +597,10 @@ def power_table(runs: list[EncoderRun], seed_counts=POWER_SEEDS, simulations: in
     mean over paradigms, the mean of the paper's gains)."""
     found = paradigm_verdicts(runs)
     gains = paper_gains()
-    paper = {part: {"the paper's gain": gains[part] if part in gains else float(np.mean(list(gains.values())))} for part in found}
+    paper = {
+        part: {"the paper's gain": gains[part] if part in gains else float(np.mean(list(gains.values())))}
+        for part in found
+    }
     pairs = sorted({verdict.pairs for verdict in found.values()} | set(seed_counts) - {0})
     return rule_power_table(found, pairs, effects=paper, multiples=(1,), simulations=simulations)
 
@@ -467,8 +617,10 @@ def paper_gain_power_sentence(runs: list[EncoderRun], table: pd.DataFrame) -> st
 def paper_gain_placement(runs: list[EncoderRun]) -> dict[str, str | None]:
     """Where the paper's gain lies against each part's interval: "above", "inside", "below" or None."""
     gains = paper_gains()
-    return {part: effect_placement(verdict, gains.get(part, float(np.mean(list(gains.values())))))
-            for part, verdict in paradigm_verdicts(runs).items()}
+    return {
+        part: effect_placement(verdict, gains.get(part, float(np.mean(list(gains.values())))))
+        for part, verdict in paradigm_verdicts(runs).items()
+    }
 
 
 def paper_gain_sentence(runs: list[EncoderRun]) -> str:
@@ -476,14 +628,29 @@ def paper_gain_sentence(runs: list[EncoderRun]) -> str:
     mean of its gains; :func:`ssa_book.verdicts.readings.published_effect_sentence`)."""
     gains = paper_gains()
     return published_effect_sentence(
-        {part: (verdict, gains.get(part, float(np.mean(list(gains.values()))))) for part, verdict in paradigm_verdicts(runs).items()},
-        "accuracy points", spec="+.2f")
+        {
+            part: (verdict, gains.get(part, float(np.mean(list(gains.values())))))
+            for part, verdict in paradigm_verdicts(runs).items()
+        },
+        "accuracy points",
+        spec="+.2f",
+    )
 
 
 def claims_table() -> pd.DataFrame:
     """Each part of the claim as declared: threshold, units and the reason for the threshold."""
-    return pd.DataFrame([{"part": part, "claim": claim.name, "threshold": claim.threshold, "units": claim.units,
-                          "reason": claim.reason} for part, claim in CLAIMS.items()]).set_index("part")
+    return pd.DataFrame(
+        [
+            {
+                "part": part,
+                "claim": claim.name,
+                "threshold": claim.threshold,
+                "units": claim.units,
+                "reason": claim.reason,
+            }
+            for part, claim in CLAIMS.items()
+        ]
+    ).set_index("part")
 
 
 def paper_comparison(runs: list[EncoderRun]) -> pd.DataFrame:
@@ -495,12 +662,20 @@ def paper_comparison(runs: list[EncoderRun]) -> pd.DataFrame:
     for paradigm, paper in PAPER_ACCURACIES.items():
         ours_softmax = table.at[paradigm, "softmax"] if "softmax" in table else np.nan
         ours_ssa = table.at[paradigm, paper["variant"]] if paper["variant"] in table else np.nan
-        rows.append({
-            "paradigm": paradigm, "SSA variant": paper["variant"],
-            "paper softmax": paper["softmax"], "paper SSA": paper["ssa"], "paper gain": paper["ssa"] - paper["softmax"],
-            "our softmax": ours_softmax, "our SSA": ours_ssa, "our gain": ours_ssa - ours_softmax,
-            "seeds": found[paradigm].pairs, "outcome": found[paradigm].label(),
-        })
+        rows.append(
+            {
+                "paradigm": paradigm,
+                "SSA variant": paper["variant"],
+                "paper softmax": paper["softmax"],
+                "paper SSA": paper["ssa"],
+                "paper gain": paper["ssa"] - paper["softmax"],
+                "our softmax": ours_softmax,
+                "our SSA": ours_ssa,
+                "our gain": ours_ssa - ours_softmax,
+                "seeds": found[paradigm].pairs,
+                "outcome": found[paradigm].label(),
+            }
+        )
     return pd.DataFrame(rows).set_index("paradigm")
 
 
@@ -508,7 +683,13 @@ def above_chance(runs: list[EncoderRun], method: str = "holistic") -> pd.DataFra
     """Per variant: mean number of paradigms (over seeds) whose 95% interval lies above 50%."""
     frame = runs_frame(runs, method)
     frame["above chance"] = frame["low"] > 100 * CHANCE
-    return frame.groupby(["variant", "seed"])["above chance"].sum().groupby("variant").mean().reindex([v for v in VARIANTS if v in set(frame["variant"])])
+    return (
+        frame.groupby(["variant", "seed"])["above chance"]
+        .sum()
+        .groupby("variant")
+        .mean()
+        .reindex([v for v in VARIANTS if v in set(frame["variant"])])
+    )
 
 
 def curves_frame(runs: list[EncoderRun]) -> pd.DataFrame:
@@ -517,8 +698,16 @@ def curves_frame(runs: list[EncoderRun]) -> pd.DataFrame:
     for run in runs:
         curve = run.curve
         for index, step in enumerate(curve.step):
-            rows.append({"variant": run.scorer, "seed": run.seed, "step": step, "train loss": curve.train_loss[index],
-                         "held-out loss": curve.held_out_loss[index], "Zorro accuracy": 100 * curve.zorro_accuracy[index]})
+            rows.append(
+                {
+                    "variant": run.scorer,
+                    "seed": run.seed,
+                    "step": step,
+                    "train loss": curve.train_loss[index],
+                    "held-out loss": curve.held_out_loss[index],
+                    "Zorro accuracy": 100 * curve.zorro_accuracy[index],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -529,7 +718,16 @@ def scalars_frame(runs: list[EncoderRun]) -> pd.DataFrame:
         for step, values in zip(run.curve.step, run.curve.scorer_values):
             for name, per_layer in values.items():
                 for layer, value in enumerate(per_layer):
-                    rows.append({"variant": run.scorer, "seed": run.seed, "step": step, "parameter": name, "layer": layer, "value": value})
+                    rows.append(
+                        {
+                            "variant": run.scorer,
+                            "seed": run.seed,
+                            "step": step,
+                            "parameter": name,
+                            "layer": layer,
+                            "value": value,
+                        }
+                    )
     return pd.DataFrame(rows, columns=["variant", "seed", "step", "parameter", "layer", "value"])
 
 
@@ -565,15 +763,21 @@ class EncoderProbing:
 
     def endpoints(self, record, profile: str) -> dict[str, float | None]:
         """The holistic accuracy (a fraction) averaged over the paper's paradigms and over every Zorro paradigm."""
-        return {"mean accuracy over the paper's paradigms": record.overall(PAPER_ACCURACIES),
-                "mean accuracy over Zorro": record.overall(zorro.PARADIGMS)}
+        return {
+            "mean accuracy over the paper's paradigms": record.overall(PAPER_ACCURACIES),
+            "mean accuracy over Zorro": record.overall(zorro.PARADIGMS),
+        }
 
     def cached_runs(self, profile: str) -> dict:
         """``{variant: [runs]}`` at the chapter's seeds, from the book's cache."""
         with cache_required():
-            return {variant: [run(profile, variant, seed, device="cpu", progress=False)
-                              for seed in CHAPTER.published_seeds(profile)]
-                    for variant in CHAPTER.published_scorers()}
+            return {
+                variant: [
+                    run(profile, variant, seed, device="cpu", progress=False)
+                    for seed in CHAPTER.published_seeds(profile)
+                ]
+                for variant in CHAPTER.published_scorers()
+            }
 
     def swapped(self, runs: Mapping, records: Sequence) -> dict:
         return swapped_by_scorer(runs, records)

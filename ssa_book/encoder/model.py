@@ -83,9 +83,22 @@ class EncoderConfig:
 PROFILE_SETTINGS = {
     # Seconds: checks that every piece runs. Learns nothing.
     "smoke": dict(
-        num_layers=2, num_heads=2, hidden_size=32, ffn_size=64, vocab_size=400, max_utterances=3000,
-        batch_size=8, learning_rate=1e-3, warmup_steps=5, steps=20, eval_every=10, held_out_utterances=20,
-        curve_pairs=4, probe_pairs=10, pll_pairs=3, checkpoint_every=10,
+        num_layers=2,
+        num_heads=2,
+        hidden_size=32,
+        ffn_size=64,
+        vocab_size=400,
+        max_utterances=3000,
+        batch_size=8,
+        learning_rate=1e-3,
+        warmup_steps=5,
+        steps=20,
+        eval_every=10,
+        held_out_utterances=20,
+        curve_pairs=4,
+        probe_pairs=10,
+        pll_pairs=3,
+        checkpoint_every=10,
     ),
     # 15 to 30 minutes per model on one thread of a shared 2-core machine (measured with other
     # jobs running: 0.1-0.2 s per step, 20-40 s of holistic scoring per 1,000 pairs): half of
@@ -94,9 +107,21 @@ PROFILE_SETTINGS = {
     # time there is; the first 1,000 of the 2,000 pairs of each paradigm (scoring all of them
     # would double the probing time: the LM head over 8k tokens at every position dominates).
     "cpu": dict(
-        num_layers=4, num_heads=4, hidden_size=128, ffn_size=512, vocab_size=8192,
-        batch_size=16, learning_rate=1e-3, warmup_steps=500, steps=6000, eval_every=1000,
-        held_out_utterances=1000, curve_pairs=50, probe_pairs=1000, pll_pairs=100, checkpoint_every=500,
+        num_layers=4,
+        num_heads=4,
+        hidden_size=128,
+        ffn_size=512,
+        vocab_size=8192,
+        batch_size=16,
+        learning_rate=1e-3,
+        warmup_steps=500,
+        steps=6000,
+        eval_every=1000,
+        held_out_utterances=1000,
+        curve_pairs=50,
+        probe_pairs=1000,
+        pll_pairs=100,
+        checkpoint_every=500,
     ),
     # The paper's (BabyBERTa's) configuration: the dataclass defaults.
     "paper": dict(),

@@ -39,8 +39,13 @@ class ParadigmScore:
 
     @classmethod
     def from_result(cls, entry: Mapping, where: str) -> "ParadigmScore":
-        return cls(float(_required(entry, "accuracy", where)), int(entry.get("correct", 0)), int(_required(entry, "total", where)),
-                   float(_required(entry, "low", where)), float(_required(entry, "high", where)))
+        return cls(
+            float(_required(entry, "accuracy", where)),
+            int(entry.get("correct", 0)),
+            int(_required(entry, "total", where)),
+            float(_required(entry, "low", where)),
+            float(_required(entry, "high", where)),
+        )
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -90,19 +95,35 @@ class EncoderRun:
         scorer, seed = str(_required(result, "scorer", where)), int(_required(result, "seed", where))
 
         def scores(key: str) -> dict[str, ParadigmScore]:
-            return {name: ParadigmScore.from_result(entry, f"{where}/{key}/{name}") for name, entry in result.get(key, {}).items()}
+            return {
+                name: ParadigmScore.from_result(entry, f"{where}/{key}/{name}")
+                for name, entry in result.get(key, {}).items()
+            }
 
         curve = result.get("curve")
         return cls(
-            scorer=scorer, seed=seed, holistic=scores("holistic") if "holistic" in result else _required(result, "holistic", where),
-            pll=scores("pll"), config=dict(result.get("config", {})),
-            curve=None if curve is None else TrainingCurve(
-                tuple(curve["step"]), tuple(curve["train_loss"]), tuple(curve["held_out_loss"]), tuple(curve["zorro_accuracy"]),
-                tuple(curve.get("scorer_values", ()))),
-            scorer_values={name: np.asarray(values, dtype=float) for name, values in result.get("scorer_values", {}).items()},
+            scorer=scorer,
+            seed=seed,
+            holistic=scores("holistic") if "holistic" in result else _required(result, "holistic", where),
+            pll=scores("pll"),
+            config=dict(result.get("config", {})),
+            curve=None
+            if curve is None
+            else TrainingCurve(
+                tuple(curve["step"]),
+                tuple(curve["train_loss"]),
+                tuple(curve["held_out_loss"]),
+                tuple(curve["zorro_accuracy"]),
+                tuple(curve.get("scorer_values", ())),
+            ),
+            scorer_values={
+                name: np.asarray(values, dtype=float) for name, values in result.get("scorer_values", {}).items()
+            },
             timings={name: float(value) for name, value in result.get("timings", {}).items()},
-            num_parameters=result.get("num_parameters"), train_sequences=result.get("train_sequences"),
+            num_parameters=result.get("num_parameters"),
+            train_sequences=result.get("train_sequences"),
             held_out_sequences=result.get("held_out_sequences"),
-            too_long_utterances_dropped=result.get("too_long_utterances_dropped"), passes_over_corpus=result.get("passes_over_corpus"),
+            too_long_utterances_dropped=result.get("too_long_utterances_dropped"),
+            passes_over_corpus=result.get("passes_over_corpus"),
             provenance=provenance,
         )

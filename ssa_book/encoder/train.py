@@ -79,8 +79,15 @@ def layer_scalars(model: nn.Module) -> dict[str, list[float]]:
     return values
 
 
-def masked_lm_loss(model: nn.Module, ids: torch.Tensor, attention_mask: torch.Tensor, generator: torch.Generator, *,
-                   config: EncoderConfig, device: str) -> torch.Tensor:
+def masked_lm_loss(
+    model: nn.Module,
+    ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    generator: torch.Generator,
+    *,
+    config: EncoderConfig,
+    device: str,
+) -> torch.Tensor:
     inputs, selected = mask_tokens(ids, config, generator)
     logits = masked_lm_logits(model, inputs.to(device), attention_mask.to(device), selected.to(device))
     return F.cross_entropy(logits, ids[selected].to(device))
@@ -98,7 +105,9 @@ def held_out_loss(model: nn.Module, sequences: list[list[int]], config: EncoderC
     return total / count
 
 
-def prepare_data(config: EncoderConfig, corpus: Corpus | None, tokenizer_path: Path | None, *, reuse_tokenizer: bool = True):
+def prepare_data(
+    config: EncoderConfig, corpus: Corpus | None, tokenizer_path: Path | None, *, reuse_tokenizer: bool = True
+):
     """Training and held-out token sequences, and the tokenizer: trained on the training
     utterances (and saved to ``tokenizer_path``), or loaded from ``tokenizer_path`` when a
     checkpointed run resumes (``reuse_tokenizer``; a fresh run fits it again)."""
@@ -169,22 +178,45 @@ def train_and_probe(
         curve["zorro_accuracy"].append(zorro.mean_accuracy(accuracies))
         curve["scorer_values"].append(layer_scalars(model))
 
-    trained = training.train(training.Training(
-        model=model, optimizer=torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.0, fused=device != "mps"),
-        batch=batch, loss=lambda micro: masked_lm_loss(model, *micro, config=config, device=device), steps=config.steps,
-        identity=identity, checkpoint=path, checkpoint_every=config.checkpoint_every,
-        lr=lambda step: config.learning_rate * learning_rate_factor(step, config), clip=config.gradient_clip,
-        evaluate=evaluate, evaluate_every=config.eval_every, log_every=config.eval_every, extra=curve,
-        description=f"{scorer} seed {seed}",
-    ), state, stop_at=stop_at, progress=progress)
-    timings = {"train_seconds": trained.wall_time_s - trained.evaluate_seconds, "eval_seconds": trained.evaluate_seconds}
+    trained = training.train(
+        training.Training(
+            model=model,
+            optimizer=torch.optim.AdamW(
+                model.parameters(), lr=config.learning_rate, weight_decay=0.0, fused=device != "mps"
+            ),
+            batch=batch,
+            loss=lambda micro: masked_lm_loss(model, *micro, config=config, device=device),
+            steps=config.steps,
+            identity=identity,
+            checkpoint=path,
+            checkpoint_every=config.checkpoint_every,
+            lr=lambda step: config.learning_rate * learning_rate_factor(step, config),
+            clip=config.gradient_clip,
+            evaluate=evaluate,
+            evaluate_every=config.eval_every,
+            log_every=config.eval_every,
+            extra=curve,
+            description=f"{scorer} seed {seed}",
+        ),
+        state,
+        stop_at=stop_at,
+        progress=progress,
+    )
+    timings = {
+        "train_seconds": trained.wall_time_s - trained.evaluate_seconds,
+        "eval_seconds": trained.evaluate_seconds,
+    }
 
     started = time.perf_counter()
-    holistic = zorro.evaluate(model, tokenizer, method="holistic", max_pairs=config.probe_pairs, folder=zorro_folder, device=device)
+    holistic = zorro.evaluate(
+        model, tokenizer, method="holistic", max_pairs=config.probe_pairs, folder=zorro_folder, device=device
+    )
     pll = zorro.evaluate(model, tokenizer, method="pll", max_pairs=config.pll_pairs, folder=zorro_folder, device=device)
     timings["probe_seconds"] = time.perf_counter() - started
     # The first curve point has no training loss yet; JSON has no NaN, so it is stored as None.
-    curve["train_loss"] = [None if isinstance(value, float) and math.isnan(value) else value for value in curve["train_loss"]]
+    curve["train_loss"] = [
+        None if isinstance(value, float) and math.isnan(value) else value for value in curve["train_loss"]
+    ]
     return {
         "scorer": scorer,
         "seed": seed,

@@ -91,7 +91,10 @@ def read_pairs(file: str | Path) -> list[MinimalPair]:
         raise ZorroFormatError(
             f"{file}, line {len(lines)}: odd number of lines ({len(lines)}); the last sentence has no partner"
         )
-    return [MinimalPair(grammatical=lines[index + 1].strip(), ungrammatical=lines[index].strip()) for index in range(0, len(lines), 2)]
+    return [
+        MinimalPair(grammatical=lines[index + 1].strip(), ungrammatical=lines[index].strip())
+        for index in range(0, len(lines), 2)
+    ]
 
 
 def load_paradigm(name: str, folder: str | Path | None = None, max_pairs: int | None = None) -> list[MinimalPair]:
@@ -110,7 +113,9 @@ def _batches(items: Sequence, size: int):
 
 
 @torch.no_grad()
-def holistic_scores(model: nn.Module, tokenizer, sentences: Sequence[str], *, batch_size: int = 256, device: str = "cpu") -> list[float]:
+def holistic_scores(
+    model: nn.Module, tokenizer, sentences: Sequence[str], *, batch_size: int = 256, device: str = "cpu"
+) -> list[float]:
     """Mean token cross-entropy of each sentence, read unmasked (lower = more acceptable)."""
     model.eval()
     scores: list[float] = []
@@ -125,7 +130,9 @@ def holistic_scores(model: nn.Module, tokenizer, sentences: Sequence[str], *, ba
 
 
 @torch.no_grad()
-def pseudo_log_likelihood_scores(model: nn.Module, tokenizer, sentences: Sequence[str], *, batch_size: int = 256, device: str = "cpu") -> list[float]:
+def pseudo_log_likelihood_scores(
+    model: nn.Module, tokenizer, sentences: Sequence[str], *, batch_size: int = 256, device: str = "cpu"
+) -> list[float]:
     """Summed negative log-probability of each token with that token masked (lower = better)."""
     model.eval()
     # One row per (sentence, masked position): the sentence's ids with that position masked.
@@ -195,10 +202,11 @@ def evaluate(
     results = {}
     for name in paradigms:
         pairs = load_paradigm(name, folder, max_pairs)
-        results[name] = pair_accuracy(pairs, lambda sentences: score(model, tokenizer, sentences, batch_size=batch_size, device=device))
+        results[name] = pair_accuracy(
+            pairs, lambda sentences: score(model, tokenizer, sentences, batch_size=batch_size, device=device)
+        )
     return results
 
 
 def mean_accuracy(results: dict[str, dict]) -> float:
     return sum(entry["accuracy"] for entry in results.values()) / len(results)
-

@@ -49,7 +49,9 @@ def concentration(weights: Tensor) -> dict[str, list]:
     }
 
 
-def concentration_sweep(model, task: Task, specs: list[PromptSpec], prompts: int, seed: int, device: str = "cpu") -> dict[str, list]:
+def concentration_sweep(
+    model, task: Task, specs: list[PromptSpec], prompts: int, seed: int, device: str = "cpu"
+) -> dict[str, list]:
     """:func:`concentration` for each spec: ``{"entropy": [spec][layer][head], "max_weight": ...}``."""
     sweep = {"entropy": [], "max_weight": []}
     for index, spec in enumerate(specs):
@@ -87,8 +89,10 @@ def logit_ranges(model, xs: Tensor, ys: Tensor, device: str = "cpu") -> list:
     """
     backbone = model.backbone
     heads, captured = backbone.config.n_head, []
-    hooks = [block.attn.c_attn.register_forward_hook(lambda module, args, output: captured.append(output.detach()))
-             for block in backbone.h]
+    hooks = [
+        block.attn.c_attn.register_forward_hook(lambda module, args, output: captured.append(output.detach()))
+        for block in backbone.h
+    ]
     try:
         with torch.no_grad():
             model(xs.to(device), ys.to(device))

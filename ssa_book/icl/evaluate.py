@@ -32,7 +32,10 @@ def model_predictor(model: torch.nn.Module, device: str = "cpu") -> Predictor:
 
 # --- metrics -----------------------------------------------------------------------------------
 
-def pointwise_errors(predictor: Predictor, task: Task, spec: PromptSpec, prompts: int, seed: int, batch_size: int = 64) -> Tensor:
+
+def pointwise_errors(
+    predictor: Predictor, task: Task, spec: PromptSpec, prompts: int, seed: int, batch_size: int = 64
+) -> Tensor:
     """Error of every prediction ``(prompts, spec.points)`` on prompts drawn from ``spec`` with ``seed``."""
     rng = generator(seed)
     errors = []
@@ -54,6 +57,7 @@ def sweep(predictor: Predictor, task: Task, specs: Sequence[PromptSpec], prompts
 
 
 # --- confidence bands over seeds ---------------------------------------------------------------
+
 
 def bootstrap_band(values: Sequence | np.ndarray, *, level: float = 0.95, resamples: int = 2000, seed: int = 0) -> dict:
     """Mean over seeds (axis 0) with a percentile bootstrap band: resample the seeds with

@@ -27,8 +27,17 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ssa_book.chapters import (Chapter, Run, RunKind, SeedRun, Setting, listed, regenerate_command as chapter_command, replace_seed,
-                               scorer_settings)
+from ssa_book.chapters import (
+    Chapter,
+    Run,
+    RunKind,
+    SeedRun,
+    Setting,
+    listed,
+    regenerate_command as chapter_command,
+    replace_seed,
+    scorer_settings,
+)
 from ssa_book.icl import diagnostics, verdicts as icl_verdicts
 from ssa_book.icl.curriculum import Curriculum
 from ssa_book.icl.evaluate import evaluate, model_predictor, sweep
@@ -51,7 +60,6 @@ SEEDS = (0, 1, 2)
 SCORER_DEFAULTS: dict[str, dict[str, float]] = {"ssa": dict(AUTHORS_ICL_START)}
 
 
-
 @dataclasses.dataclass(frozen=True)
 class EvalConfig:
     sigmas: tuple[float, ...] = tuple(range(1, 30))  # test scales (quantification 1..29, linear 1..10)
@@ -63,8 +71,12 @@ class EvalConfig:
     inject_magnitude: float = 10.0  # |x| of the injected value (training x ~ N(0, 1))
     diagnostic_prompts: int = 64  # prompts per sigma for the attention statistics
     seed: int = 1_000_003  # evaluation prompts: the same for every model, so comparisons are paired
-    per_position: bool = added_field(True)  # keep each sigma's error at every point (False: prompt errors only, a smaller entry)
-    attention_map: bool = added_field(True)  # keep one prompt's attention map, layers x tokens x tokens (False: a smaller entry)
+    per_position: bool = added_field(
+        True
+    )  # keep each sigma's error at every point (False: prompt errors only, a smaller entry)
+    attention_map: bool = added_field(
+        True
+    )  # keep one prompt's attention map, layers x tokens x tokens (False: a smaller entry)
 
     def __post_init__(self) -> None:
         if any(not (math.isfinite(s) and s > 0) for s in self.sigmas):
@@ -106,7 +118,12 @@ def _profile_sizes(profile: str) -> tuple[ModelConfig, Curriculum, dict]:
         return (
             ModelConfig(n_layer=4, n_head=4, n_embd=64, n_positions=200),
             Curriculum(start=5, end=21, increment=2, interval=150),
-            {"train_steps": 1500, "learning_rate": 1e-3, "prompts": 256, "lengths": (10, 20, 30, 40, 60, 80, 100, 150, 200)},
+            {
+                "train_steps": 1500,
+                "learning_rate": 1e-3,
+                "prompts": 256,
+                "lengths": (10, 20, 30, 40, 60, 80, 100, 150, 200),
+            },
         )
     return (
         ModelConfig(n_layer=1, n_head=2, n_embd=16, n_positions=40),
@@ -115,7 +132,9 @@ def _profile_sizes(profile: str) -> tuple[ModelConfig, Curriculum, dict]:
     )
 
 
-def experiment_config(task: str, scorer: str, profile: str = "cpu", seed: int = 0, **scorer_kwargs: float) -> ICLExperiment:
+def experiment_config(
+    task: str, scorer: str, profile: str = "cpu", seed: int = 0, **scorer_kwargs: float
+) -> ICLExperiment:
     """The experiment of ``task`` x ``scorer`` x ``seed`` at ``profile``; ``scorer_kwargs``
     override :data:`SCORER_DEFAULTS` (e.g. ``n=2.0``)."""
     rules = get_task(task)
@@ -132,12 +151,23 @@ def experiment_config(task: str, scorer: str, profile: str = "cpu", seed: int = 
     kwargs = {**SCORER_DEFAULTS.get(scorer, {}), **scorer_kwargs}
     model = dataclasses.replace(model, scorer=scorer, scorer_kwargs=tuple(sorted(kwargs.items())))
     train_config = TrainConfig(
-        task=rules, model=model, curriculum=curriculum, batch_size=64,
-        learning_rate=settings["learning_rate"], train_steps=settings["train_steps"], seed=seed,
+        task=rules,
+        model=model,
+        curriculum=curriculum,
+        batch_size=64,
+        learning_rate=settings["learning_rate"],
+        train_steps=settings["train_steps"],
+        seed=seed,
         log_every=max(1, min(50, settings["train_steps"] // 20)),
     )
     quick = profile == "smoke"
-    sigmas = (1, 5, 29) if quick and classification else (1, 5, 10) if quick else tuple(range(1, 30 if classification else 11))
+    sigmas = (
+        (1, 5, 29)
+        if quick and classification
+        else (1, 5, 10)
+        if quick
+        else tuple(range(1, 30 if classification else 11))
+    )
     eval_config = EvalConfig(
         sigmas=sigmas,
         points=curriculum.end if classification else 9,
@@ -154,7 +184,10 @@ def shifts(experiment: ICLExperiment) -> dict[str, list[PromptSpec]]:
     """The sigma sweeps of the task: ``sigma_x`` (inputs), and for the linear task ``sigma_ab``
     (function parameters), each with the other scale at 1."""
     points, sigmas = experiment.eval.points, experiment.eval.sigmas
-    return {scale: [PromptSpec(points, **{scale: s}) for s in sigmas] for scale in experiment.train.task_rules.shifted_scales}
+    return {
+        scale: [PromptSpec(points, **{scale: s}) for s in sigmas]
+        for scale in experiment.train.task_rules.shifted_scales
+    }
 
 
 def injection_spec(experiment: ICLExperiment) -> PromptSpec:
@@ -195,27 +228,40 @@ def evaluate_trained(experiment: ICLExperiment, model, device: str = "cpu") -> d
     out: dict = {"shifts": {}, "concentration": {}}
     for offset, (shift, specs) in enumerate(shifts(experiment).items()):
         seed = ev.seed + 1000 * offset
-        out["shifts"][shift] = {"sigmas": list(ev.sigmas), **everywhere(specs, seed, ev.prompts, keep_positions=ev.per_position)}
+        out["shifts"][shift] = {
+            "sigmas": list(ev.sigmas),
+            **everywhere(specs, seed, ev.prompts, keep_positions=ev.per_position),
+        }
         out["concentration"][shift] = {
             "sigmas": list(ev.sigmas),
             **diagnostics.concentration_sweep(model, task, specs, ev.diagnostic_prompts, seed, device),
         }
-    out["length"] = {"lengths": list(ev.lengths), **everywhere([PromptSpec(n) for n in ev.lengths], ev.seed + 5000, ev.length_prompts, keep_positions=False)}
+    out["length"] = {
+        "lengths": list(ev.lengths),
+        **everywhere([PromptSpec(n) for n in ev.lengths], ev.seed + 5000, ev.length_prompts, keep_positions=False),
+    }
 
     spec = injection_spec(experiment)
     # The same seed draws the same prompts with and without the injected value (it only overwrites
     # one input), so "clean" is the paired control.
     clean = dataclasses.replace(spec, inject_position=None)
     out["injection"] = {
-        "position": spec.inject_position, "value": spec.inject_value,
+        "position": spec.inject_position,
+        "value": spec.inject_value,
         **{name: evaluate(predictor, task, spec, ev.prompts, ev.seed + 7000) for name, predictor in predictors.items()},
-        "clean": {name: evaluate(predictor, task, clean, ev.prompts, ev.seed + 7000) for name, predictor in predictors.items()},
+        "clean": {
+            name: evaluate(predictor, task, clean, ev.prompts, ev.seed + 7000) for name, predictor in predictors.items()
+        },
     }
     xs, ys = sample_prompts(task, spec, ev.diagnostic_prompts, generator(ev.seed + 7000))
     weights = diagnostics.attention_weights(model, xs, ys, device)
     out["injection"]["injected_mass"] = diagnostics.injected_token_mass(weights, spec.inject_position)
     if ev.attention_map:
-        out["attention_map"] = {"xs": xs[0].tolist(), "ys": ys[0].tolist(), "weights": diagnostics.attention_map(weights)}
+        out["attention_map"] = {
+            "xs": xs[0].tolist(),
+            "ys": ys[0].tolist(),
+            "weights": diagnostics.attention_map(weights),
+        }
     return out
 
 
@@ -240,7 +286,9 @@ def run(experiment: ICLExperiment, *, device: str = "auto", progress: bool = Tru
     return _rounded(result)
 
 
-def logit_spread(experiment: ICLExperiment, *, device: str = "auto", progress: bool = True, stop_at: int | None = None) -> dict:
+def logit_spread(
+    experiment: ICLExperiment, *, device: str = "auto", progress: bool = True, stop_at: int | None = None
+) -> dict:
     """Attention-logit spread per layer and head along the input-scale sweep, measured on the
     trained model of ``experiment`` (loaded from its final checkpoint, trained if there is none;
     ``stop_at`` as in :func:`run`)."""
@@ -261,8 +309,16 @@ def logit_spread_key(experiment: ICLExperiment) -> dict:
     return {"experiment": config_dict(experiment), "measure": "logit_spread"}
 
 
-def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
-                        stop_at: int | None = None, regenerate: str | None = None) -> dict:
+def cached_logit_spread(
+    experiment: ICLExperiment,
+    *,
+    profile: str,
+    device: str = "auto",
+    progress: bool = True,
+    results_dir=None,
+    stop_at: int | None = None,
+    regenerate: str | None = None,
+) -> dict:
     """:func:`logit_spread` through the result cache (its own entry, beside the experiment's);
     ``regenerate`` as in :func:`cached_run`."""
 
@@ -275,13 +331,16 @@ def cached_logit_spread(experiment: ICLExperiment, *, profile: str, device: str 
         logit_spread_key(experiment),
         lambda: logit_spread(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
-        regenerate=regenerate or regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
+        regenerate=regenerate
+        or regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
         results_dir=results_dir,
         device=resolved,
     )
 
 
-def regenerate_command(profile: str, task: str | None = None, scorer: str | None = None, seed: int | None = None) -> str:
+def regenerate_command(
+    profile: str, task: str | None = None, scorer: str | None = None, seed: int | None = None
+) -> str:
     """The command that computes the run of ``task`` x ``scorer`` x ``seed``: its chapter's
     ``python -m ssa_book regenerate`` (:func:`icl_chapter`); for a scorer of no ICL chapter, the
     alternatives chapter's, with the scorer and seed named (that chapter is defined above the ICL
@@ -289,33 +348,68 @@ def regenerate_command(profile: str, task: str | None = None, scorer: str | None
     name = icl_chapter(task, scorer)
     if name == ALTERNATIVES_CHAPTER:
         return chapter_command(name, profile, scorers=[scorer], seeds=None if seed is None else [seed])
-    return next(each for each in ICL_CHAPTERS if each.name == name).command(profile, scorers=[scorer] if scorer else None,
-                                                                            seeds=None if seed is None else [seed])
+    return next(each for each in ICL_CHAPTERS if each.name == name).command(
+        profile, scorers=[scorer] if scorer else None, seeds=None if seed is None else [seed]
+    )
 
 
-def cached_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = True, results_dir=None,
-               stop_at: int | None = None, regenerate: str | None = None) -> dict:
+def cached_run(
+    experiment: ICLExperiment,
+    *,
+    profile: str,
+    device: str = "auto",
+    progress: bool = True,
+    results_dir=None,
+    stop_at: int | None = None,
+    regenerate: str | None = None,
+) -> dict:
     """:func:`run` through the result cache, keyed by the whole experiment config: the result
     dict (:func:`load_run` gives it as a typed record, with its provenance).
 
     The key does not hold ``stop_at``: a stopped run is written only to a throwaway cache.
     ``regenerate``: the command that computes the run, when it is not its task's chapter's
     (:func:`regenerate_command`; the powered study's runs are its own)."""
-    return _cached_run_entry(experiment, profile=profile, device=device, progress=progress, results_dir=results_dir,
-                             stop_at=stop_at, regenerate=regenerate).result
+    return _cached_run_entry(
+        experiment,
+        profile=profile,
+        device=device,
+        progress=progress,
+        results_dir=results_dir,
+        stop_at=stop_at,
+        regenerate=regenerate,
+    ).result
 
 
-def load_run(experiment: ICLExperiment, *, profile: str, device: str = "auto", progress: bool = False,
-             regenerate: str | None = None) -> ICLRun:
+def load_run(
+    experiment: ICLExperiment,
+    *,
+    profile: str,
+    device: str = "auto",
+    progress: bool = False,
+    regenerate: str | None = None,
+) -> ICLRun:
     """:func:`cached_run` as a typed record (:class:`ssa_book.icl.records.ICLRun`) that knows its task,
     scorer and seed, and carries its cache entry's provenance."""
     entry = _cached_run_entry(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
-    return ICLRun.from_result(entry.result, task=experiment.train.task, scorer=experiment.train.model.scorer,
-                              seed=experiment.train.seed, provenance=entry.provenance)
+    return ICLRun.from_result(
+        entry.result,
+        task=experiment.train.task,
+        scorer=experiment.train.model.scorer,
+        seed=experiment.train.seed,
+        provenance=entry.provenance,
+    )
 
 
-def _cached_run_entry(experiment: ICLExperiment, *, profile: str, device: str, progress: bool, results_dir=None,
-                      stop_at: int | None = None, regenerate: str | None = None):
+def _cached_run_entry(
+    experiment: ICLExperiment,
+    *,
+    profile: str,
+    device: str,
+    progress: bool,
+    results_dir=None,
+    stop_at: int | None = None,
+    regenerate: str | None = None,
+):
 
     if stop_at is not None:
         check_throwaway_cache(results_dir)
@@ -326,7 +420,8 @@ def _cached_run_entry(experiment: ICLExperiment, *, profile: str, device: str, p
         experiment,
         lambda: run(experiment, device=resolved, progress=progress, stop_at=stop_at),
         profile=profile,
-        regenerate=regenerate or regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
+        regenerate=regenerate
+        or regenerate_command(profile, experiment.train.task, experiment.train.model.scorer, experiment.train.seed),
         results_dir=results_dir,
         device=resolved,
     )
@@ -337,44 +432,66 @@ def chapter_seeds(first_seed: int = 0) -> tuple[int, ...]:
     return tuple(first_seed + offset for offset in SEEDS)
 
 
-def load_runs(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto",
-              progress: bool = False) -> dict[str, list[ICLRun]]:
+def load_runs(
+    task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto", progress: bool = False
+) -> dict[str, list[ICLRun]]:
     """``{scorer: [the run of each seed]}`` as typed records (:class:`ssa_book.icl.records.ICLRun`,
     each with its seed and provenance), from the cache (or computed, unless the cache is required)."""
-    return {scorer: [load_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
-                     for seed in seeds]
-            for scorer in scorers}
+    return {
+        scorer: [
+            load_run(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
+            for seed in seeds
+        ]
+        for scorer in scorers
+    }
 
 
-def load_logit_spreads(task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto") -> dict[str, list[LogitSpread]]:
+def load_logit_spreads(
+    task: str, *, profile: str, scorers=CHAPTER_SCORERS, seeds=SEEDS, device: str = "auto"
+) -> dict[str, list[LogitSpread]]:
     """``{scorer: [logit spread of each seed]}`` (:func:`logit_spread`) as typed records, cached."""
     return {
-        scorer: [LogitSpread.from_result(cached_logit_spread(experiment_config(task, scorer, profile, seed), profile=profile,
-                                                             device=device, progress=False),
-                                         task=task, scorer=scorer, seed=seed)
-                 for seed in seeds]
+        scorer: [
+            LogitSpread.from_result(
+                cached_logit_spread(
+                    experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=False
+                ),
+                task=task,
+                scorer=scorer,
+                seed=seed,
+            )
+            for seed in seeds
+        ]
         for scorer in scorers
     }
 
 
 def compute_icl_run(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
     """Run kind "icl": one chapter experiment and its logit spreads through the cache."""
-    return cached_with_spread(experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress)
+    return cached_with_spread(
+        experiment_config(task, scorer, profile, seed), profile=profile, device=device, progress=progress
+    )
 
 
-def cached_with_spread(experiment: ICLExperiment, *, profile: str, device: str, progress: bool, regenerate: str | None = None) -> str:
+def cached_with_spread(
+    experiment: ICLExperiment, *, profile: str, device: str, progress: bool, regenerate: str | None = None
+) -> str:
     """An experiment's run and its logit spreads through the cache (:func:`cached_run`,
     :func:`cached_logit_spread`): one line about the run."""
     run = load_run(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
     cached_logit_spread(experiment, profile=profile, device=device, progress=progress, regenerate=regenerate)
-    return (f"{run.training.steps} steps in {run.training.wall_time_s:.0f} s training; "
-            f"in-distribution prompt error {run.sweep('sigma_x').error()[0]:.4g}")
+    return (
+        f"{run.training.steps} steps in {run.training.wall_time_s:.0f} s training; "
+        f"in-distribution prompt error {run.sweep('sigma_x').error()[0]:.4g}"
+    )
 
 
 # --- the chapters -----------------------------------------------------------------------------
 
-def icl_runs(tasks: Iterable[str], scorers: Iterable[str], seeds: Iterable[int], *, planned_by: str,
-             scorer_major: bool = False) -> list[Run]:
+
+def icl_runs(
+    tasks: Iterable[str], scorers: Iterable[str], seeds: Iterable[int], *, planned_by: str, scorer_major: bool = False
+) -> list[Run]:
     """One run per task x scorer x seed (a trained model and its logit spreads), planned by the
     chapter ``planned_by``. Task by task, and within a task seed by seed (so an interrupted sweep leaves
     whole pairs), or with ``scorer_major`` scorer by scorer with all its seeds (whole scorers)."""
@@ -383,8 +500,10 @@ def icl_runs(tasks: Iterable[str], scorers: Iterable[str], seeds: Iterable[int],
         order = [(task, scorer, seed) for task in tasks for scorer in scorers for seed in seeds]
     else:
         order = [(task, scorer, seed) for task in tasks for seed in seeds for scorer in scorers]
-    return [Run("icl", (task, scorer, seed), f"{task} / {scorer} / seed {seed}", chapters=(planned_by,))
-            for task, scorer, seed in order]
+    return [
+        Run("icl", (task, scorer, seed), f"{task} / {scorer} / seed {seed}", chapters=(planned_by,))
+        for task, scorer, seed in order
+    ]
 
 
 def _curriculum(curriculum) -> str:
@@ -397,17 +516,29 @@ ICL_SETTINGS = (
     Setting("heads", "attention heads per block", "train.model.n_head"),
     Setting("width", "embedding width", "train.model.n_embd"),
     Setting("positions", "longest prompt the model takes, in points", "train.model.n_positions"),
-    Setting("SSA at initialisation", "SSA's b and n before training (both are trained)", "train.model.scorer_kwargs", scorer_settings),
+    Setting(
+        "SSA at initialisation",
+        "SSA's b and n before training (both are trained)",
+        "train.model.scorer_kwargs",
+        scorer_settings,
+    ),
     Setting("batch", "prompts per training step", "train.batch_size"),
     Setting("learning rate", "Adam", "train.learning_rate"),
     Setting("steps", "training steps", "train.train_steps"),
-    Setting("curriculum", "training prompt length in points: first -> last, + increment every interval steps", "train.curriculum", _curriculum),
+    Setting(
+        "curriculum",
+        "training prompt length in points: first -> last, + increment every interval steps",
+        "train.curriculum",
+        _curriculum,
+    ),
     Setting("test σ", "scales of the shifted test inputs (and functions, linear task)", "eval.sigmas", listed),
     Setting("test prompts per σ", "test prompts (linear: functions) per scale", "eval.prompts"),
     Setting("test points per prompt", "points per prompt of the scale sweeps", "eval.points"),
     Setting("test lengths", "prompt lengths of the length sweep, in points", "eval.lengths", listed),
     Setting("prompts per length", "test prompts per length", "eval.length_prompts"),
-    Setting("attention-statistics prompts", "prompts per scale for the attention statistics", "eval.diagnostic_prompts"),
+    Setting(
+        "attention-statistics prompts", "prompts per scale for the attention statistics", "eval.diagnostic_prompts"
+    ),
 )
 
 
@@ -441,7 +572,11 @@ KINDS = {"icl": RunKind(compute_icl_run)}
 ICL_CHAPTERS = (
     ICLChapter("icl_quantification", "the 'every' and 'some' in-context learners", tasks=("every", "some")),
     ICLChapter("icl_linear", "the linear-function in-context learners", tasks=("linear",)),
-    ICLChapter("icl_collapse", "the in-context learners of all three tasks and their logit spreads", tasks=("every", "some", "linear")),
+    ICLChapter(
+        "icl_collapse",
+        "the in-context learners of all three tasks and their logit spreads",
+        tasks=("every", "some", "linear"),
+    ),
 )
 
 
@@ -477,15 +612,16 @@ class InContextQuantification:
         curve = icl_verdicts.error_curve([record], record.task, "sigma_x")[0]
         sigmas = np.array(record.sweep("sigma_x").values, dtype=float)
         at_ten = curve[sigmas == 10]
-        return {"prompt error at σ 10": float(at_ten[0]) if at_ten.size else None,
-                "mean prompt error over σ > 1": float(curve[sigmas > 1].mean())}
+        return {
+            "prompt error at σ 10": float(at_ten[0]) if at_ten.size else None,
+            "mean prompt error over σ > 1": float(curve[sigmas > 1].mean()),
+        }
 
     def cached_runs(self, profile: str) -> dict:
         """``{task: {scorer: [runs]}}``: every run the chapter's verdicts read, from the book's
         cache (:class:`ssa_book.results.errors.CacheMissError`, naming the command, when one is missing)."""
         with cache_required():
-            return {task: load_runs(task, profile=profile, seeds=chapter_seeds(0), device="cpu")
-                    for task in self.tasks}
+            return {task: load_runs(task, profile=profile, seeds=chapter_seeds(0), device="cpu") for task in self.tasks}
 
     def swapped(self, runs: Mapping, records: Sequence) -> dict:
         """``runs`` with each of ``records`` in place of the run of its task, scorer and seed."""
@@ -500,8 +636,10 @@ class InContextQuantification:
         for task in self.tasks:
             label = f'"{task}"'
             trained_points = experiment_config(task, "ssa", profile, 0).train.curriculum.end
-            for verdict in [*icl_verdicts.shift_verdicts(runs[task], task, "sigma_x", label),
-                            icl_verdicts.length_verdict(runs[task], task, trained_points, label)]:
+            for verdict in [
+                *icl_verdicts.shift_verdicts(runs[task], task, "sigma_x", label),
+                icl_verdicts.length_verdict(runs[task], task, trained_points, label),
+            ]:
                 outcomes[verdict.claim] = verdict.label()
         combined = icl_verdicts.quantification_verdict(runs)
         outcomes[combined.claim] = combined.label()

@@ -15,8 +15,15 @@ import numpy as np
 from ssa_book.icl.evaluate import bootstrap_band
 from ssa_book.icl.tasks import FIRST_SCORED, get_task
 from ssa_book.icl.verdicts import error_curve, length_curve
-from ssa_book.plotting import (overlay_color, overlay_order, plot_mean_and_seeds, scorer_color, scorer_label, seed_style,
-                               variant_shade)
+from ssa_book.plotting import (
+    overlay_color,
+    overlay_order,
+    plot_mean_and_seeds,
+    scorer_color,
+    scorer_label,
+    seed_style,
+    variant_shade,
+)
 from ssa_book.icl.study import ARMS
 
 # What each shift scales, as the book writes its sigma: "σ of x = 10".
@@ -46,20 +53,32 @@ def _baselines(runs: dict, curve) -> dict[str, np.ndarray]:
     return {name: curve(first[:1], name)[0] for name in names}
 
 
-def plot_shift(ax, runs: dict, task: str, shift: str = "sigma_x", title: str | None = None, normalise: bool = True) -> None:
+def plot_shift(
+    ax, runs: dict, task: str, shift: str = "sigma_x", title: str | None = None, normalise: bool = True
+) -> None:
     """Error against sigma, per scorer, with the baselines (linear: normalised by the zero
     predictor, or the raw MSE on a log scale with ``normalise=False``)."""
     sigmas = next(iter(runs.values()))[0].sweep(shift).values
     for scorer in overlay_order(runs):
-        _band(ax, sigmas, error_curve(runs[scorer], task, shift, normalise=normalise), color=overlay_color(scorer, runs),
-              label=scorer_label(scorer))
+        _band(
+            ax,
+            sigmas,
+            error_curve(runs[scorer], task, shift, normalise=normalise),
+            color=overlay_color(scorer, runs),
+            label=scorer_label(scorer),
+        )
     for name, values in _baselines(runs, lambda r, p: error_curve(r, task, shift, p, normalise=normalise)).items():
-        if normalise or get_task(task).classification or name == "zero":  # exact baselines have raw error ~0: invisible on a log scale
+        if (
+            normalise or get_task(task).classification or name == "zero"
+        ):  # exact baselines have raw error ~0: invisible on a log scale
             ax.plot(sigmas, values, color="grey", linestyle=BASELINE_STYLES.get(name, "--"), label=name)
     if not (normalise or get_task(task).classification):
         ax.set_yscale("log")
-    ax.set(xlabel={"sigma_x": r"$\sigma$ of x (x ~ N(0, $\sigma^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
-           ylabel=error_label(task, normalise), title=title)
+    ax.set(
+        xlabel={"sigma_x": r"$\sigma$ of x (x ~ N(0, $\sigma^2$))", "sigma_ab": r"$\sigma$ of a, b"}.get(shift, shift),
+        ylabel=error_label(task, normalise),
+        title=title,
+    )
     ax.legend(fontsize=8)
 
 
@@ -83,8 +102,11 @@ def plot_per_position(ax, runs: dict, task: str, shift: str, sigma: float, title
         values = np.array([run.sweep(shift).per_position["model"][index] for run in seeds])
         _band(ax, np.arange(1, values.shape[1] + 1), values, color=scorer_color(scorer), label=scorer_label(scorer))
     ax.axvspan(0.5, FIRST_SCORED + 0.5, color="grey", alpha=0.1, label="not scored")
-    ax.set(xlabel="point in the prompt", ylabel="error rate" if get_task(task).classification else "squared error",
-           title=title or f"σ of {SHIFTED[shift]} = {sigma:g}")
+    ax.set(
+        xlabel="point in the prompt",
+        ylabel="error rate" if get_task(task).classification else "squared error",
+        title=title or f"σ of {SHIFTED[shift]} = {sigma:g}",
+    )
     if not get_task(task).classification:
         ax.set_yscale("log")
     ax.legend(fontsize=8)
@@ -119,14 +141,21 @@ def plot_per_layer(axes, per_seed: dict[str, list], sigmas, ylabel: str) -> None
 def plot_concentration(axes, runs: dict, shift: str, statistic: str) -> None:
     """One panel per layer: the attention statistic (mean over heads) against sigma."""
     sigmas = next(iter(runs.values()))[0].concentration[shift].sigmas
-    per_seed = {scorer: [run.concentration[shift].statistic(statistic) for run in seeds] for scorer, seeds in runs.items()}
+    per_seed = {
+        scorer: [run.concentration[shift].statistic(statistic) for run in seeds] for scorer, seeds in runs.items()
+    }
     plot_per_layer(axes, per_seed, sigmas, STATISTIC_LABELS[statistic])
 
 
 def plot_logit_spread(axes, spreads: dict) -> None:
     """One panel per layer: the attention-logit spread (mean over heads) against sigma."""
     sigmas = next(iter(spreads.values()))[0].sigmas
-    plot_per_layer(axes, {scorer: [run.spread for run in seeds] for scorer, seeds in spreads.items()}, sigmas, STATISTIC_LABELS["logit_spread"])
+    plot_per_layer(
+        axes,
+        {scorer: [run.spread for run in seeds] for scorer, seeds in spreads.items()},
+        sigmas,
+        STATISTIC_LABELS["logit_spread"],
+    )
 
 
 def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1) -> None:
@@ -135,8 +164,14 @@ def plot_heads(ax, runs: dict, shift: str, statistic: str, sigma_index: int = -1
         for run in seeds:
             values = run.concentration[shift].statistic(statistic)[sigma_index]  # (layers, heads)
             for layer, heads in enumerate(values):
-                ax.scatter(np.full(len(heads), layer + 1 + 0.15 * (2 * offset - 1)), heads, s=10,
-                           color=scorer_color(scorer), label=scorer_label(scorer) if layer == 0 and run is seeds[0] else None, alpha=0.7)
+                ax.scatter(
+                    np.full(len(heads), layer + 1 + 0.15 * (2 * offset - 1)),
+                    heads,
+                    s=10,
+                    color=scorer_color(scorer),
+                    label=scorer_label(scorer) if layer == 0 and run is seeds[0] else None,
+                    alpha=0.7,
+                )
     ax.set(xlabel="layer", ylabel=STATISTIC_LABELS[statistic])
     ax.legend(fontsize=8)
 
@@ -156,7 +191,9 @@ def plot_attention_maps(axes, runs: dict, seed_index: int = 0) -> None:
             ax = axes[row, layer]
             # A square-root colour scale: small weights spread over many keys stay visible.
             ax.imshow(maps[layer], cmap="magma", norm=PowerNorm(0.5, vmin=0, vmax=1), interpolation="nearest")
-            ax.add_patch(patches.Rectangle((token - 0.5, -0.5), 1, maps.shape[1], fill=False, edgecolor="cyan", linewidth=1))
+            ax.add_patch(
+                patches.Rectangle((token - 0.5, -0.5), 1, maps.shape[1], fill=False, edgecolor="cyan", linewidth=1)
+            )
             ax.set(xticks=[], yticks=[], title=f"{scorer_label(scorer)}, layer {layer + 1}")
             if layer == 0:
                 ax.set_ylabel("query token")
@@ -172,8 +209,16 @@ def scorer_values_table(runs: dict):
         for layer, parameters in seeds[0].scorer_values.items():
             for parameter in parameters:
                 values = np.array([np.mean(run.scorer_values[layer][parameter]) for run in seeds])
-                rows.append({"scorer": scorer_label(scorer), "layer": layer, "parameter": parameter,
-                             "mean": values.mean(), "min": values.min(), "max": values.max()})
+                rows.append(
+                    {
+                        "scorer": scorer_label(scorer),
+                        "layer": layer,
+                        "parameter": parameter,
+                        "mean": values.mean(),
+                        "min": values.min(),
+                        "max": values.max(),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -187,10 +232,16 @@ def timing_table(runs: dict):
     for scorer, seed_runs in runs.items():
         for run in seed_runs:
             training = run.training
-            rows.append({"scorer": scorer_label(scorer), "seed": run.seed,
-                         "device": None if run.provenance is None else run.provenance.device,
-                         "training (min)": training.wall_time_s / 60, "steps/s": training.steps_per_s,
-                         "evaluation (min)": training.evaluation_wall_time_s / 60})
+            rows.append(
+                {
+                    "scorer": scorer_label(scorer),
+                    "seed": run.seed,
+                    "device": None if run.provenance is None else run.provenance.device,
+                    "training (min)": training.wall_time_s / 60,
+                    "steps/s": training.steps_per_s,
+                    "evaluation (min)": training.evaluation_wall_time_s / 60,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -211,18 +262,30 @@ def plot_paired_differences(verdicts, seeds, width: float = 7.2):
         ax.set_axis_off()
         return fig
     heights = [len(group) + 1.2 for group in groups.values()]
-    fig, axes = plt.subplots(len(groups), 1, figsize=(width, 0.65 * sum(heights) + 0.6), squeeze=False,
-                             gridspec_kw={"height_ratios": heights})
+    fig, axes = plt.subplots(
+        len(groups),
+        1,
+        figsize=(width, 0.65 * sum(heights) + 0.6),
+        squeeze=False,
+        gridspec_kw={"height_ratios": heights},
+    )
     for ax, (units, group) in zip(axes[:, 0], groups.items()):
         for row, verdict in enumerate(group):
             y = len(group) - 1 - row
             if verdict.interval is not None and all(np.isfinite(verdict.interval)):
                 ax.plot(verdict.interval, [y, y], color="black", linewidth=1.5)
-            ax.plot(verdict.effect, y, marker="|", markersize=14, color="black",
-                    label="mean, 95% interval" if row == 0 else None)
+            ax.plot(
+                verdict.effect,
+                y,
+                marker="|",
+                markersize=14,
+                color="black",
+                label="mean, 95% interval" if row == 0 else None,
+            )
             for index, (seed, difference) in enumerate(zip(seeds, verdict.differences)):
-                ax.scatter(difference, y + 0.2, s=28, **seed_style(index),
-                           label=f"seed {seed}" if row == 0 else None, zorder=3)
+                ax.scatter(
+                    difference, y + 0.2, s=28, **seed_style(index), label=f"seed {seed}" if row == 0 else None, zorder=3
+                )
         threshold = group[0].threshold
         ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0, label="within the threshold")
         ax.axvline(0, color="grey", linewidth=0.8)
@@ -247,7 +310,9 @@ def _comparison_label(row, tasks_on_row: int) -> str:
     return textwrap.fill(label, 30)
 
 
-def plot_study_differences(ax, rows, endpoint: str, *, labels: bool = True, order=None, tasks=None, legend: bool = True) -> list:
+def plot_study_differences(
+    ax, rows, endpoint: str, *, labels: bool = True, order=None, tasks=None, legend: bool = True
+) -> list:
     """The powered study's judged comparisons at one endpoint (rows of
     :func:`ssa_book.icl.study.verdict_rows`), one row per comparison: per task (a marker and shade
     each, side by side on the row), the mean with its 95% interval and each seed's paired difference
@@ -280,8 +345,7 @@ def plot_study_differences(ax, rows, endpoint: str, *, labels: bool = True, orde
         title = get_task(row["task"]).title
         if title not in names:
             names.append(title)
-            handles.append(Line2D([], [], color=shade, marker=marker, markersize=5, linewidth=1.6,
-                                  label=title))
+            handles.append(Line2D([], [], color=shade, marker=marker, markersize=5, linewidth=1.6, label=title))
     if chosen:
         threshold = chosen[0]["verdict"].threshold
         ax.axvspan(-threshold, threshold, color="grey", alpha=0.15, linewidth=0)
@@ -289,13 +353,19 @@ def plot_study_differences(ax, rows, endpoint: str, *, labels: bool = True, orde
     ax.axvline(0, color="grey", linewidth=0.8)
     by_comparison = {c: [row for row in chosen if row["comparison"] == c] for c in comparisons}
     if labels:  # a panel sharing its rows with one beside it leaves the labels (and the shared ticks) to that one
-        ax.set_yticks(range(len(comparisons)),
-                      [_comparison_label(by_comparison[c][0], len(by_comparison[c])) if by_comparison[c] else c for c in comparisons])
+        ax.set_yticks(
+            range(len(comparisons)),
+            [
+                _comparison_label(by_comparison[c][0], len(by_comparison[c])) if by_comparison[c] else c
+                for c in comparisons
+            ],
+        )
         ax.tick_params(axis="y", labelsize=8.5)
     ax.set_ylim(max(len(comparisons), 1) - 0.5, -0.5)
     ax.set_title(endpoint)
-    handles.append(Line2D([], [], color=scorer_color("ssa"), marker="o", markersize=3, alpha=0.6, linewidth=0,
-                          label="each seed"))
+    handles.append(
+        Line2D([], [], color=scorer_color("ssa"), marker="o", markersize=3, alpha=0.6, linewidth=0, label="each seed")
+    )
     from matplotlib.patches import Patch
 
     handles.append(Patch(color="grey", alpha=0.15, label="within the threshold"))
@@ -314,16 +384,25 @@ def plot_study_forest(rows, width: float = 7.2, columns: int = 3):
     tasks = list(dict.fromkeys(row["task"] for row in rows))
     if not endpoints:
         fig, ax = plt.subplots(figsize=(width, 1.2))
-        ax.text(0.5, 0.5, "No comparison is complete on any task yet, so none is drawn.", ha="center", va="center",
-                transform=ax.transAxes)
+        ax.text(
+            0.5,
+            0.5,
+            "No comparison is complete on any task yet, so none is drawn.",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
         ax.set_axis_off()
         return fig
     groups: dict[tuple, list] = {}
     for endpoint in endpoints:
         comparisons = tuple(dict.fromkeys(row["comparison"] for row in rows if row["endpoint"] == endpoint))
         groups.setdefault(comparisons, []).append(endpoint)
-    lines = [(comparisons, chunk) for comparisons, members in groups.items()
-             for chunk in (members[i:i + columns] for i in range(0, len(members), columns))]
+    lines = [
+        (comparisons, chunk)
+        for comparisons, members in groups.items()
+        for chunk in (members[i : i + columns] for i in range(0, len(members), columns))
+    ]
     heights = [0.42 * len(comparisons) + 1.2 for comparisons, _ in lines]
     legend_in = 0.75  # the shared legend's band at the top
     fig = plt.figure(figsize=(width, sum(heights) + legend_in))
@@ -334,15 +413,23 @@ def plot_study_forest(rows, width: float = 7.2, columns: int = 3):
         for column, endpoint in enumerate(chunk):
             ax = fig.add_subplot(grid[line, column], sharey=first)
             first = first or ax
-            for handle in plot_study_differences(ax, rows, endpoint, labels=column == 0, order=comparisons, tasks=tasks,
-                                                 legend=False):
+            for handle in plot_study_differences(
+                ax, rows, endpoint, labels=column == 0, order=comparisons, tasks=tasks, legend=False
+            ):
                 handles.setdefault(handle.get_label(), handle)
             ax.set_title(textwrap.fill(endpoint, 18))
             if column:
                 ax.tick_params(axis="y", labelleft=False)
     fig.supxlabel("paired difference (positive = the paper's direction)", fontsize=9)
-    fig.legend(handles=list(handles.values()), loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False,
-               title="per task: the mean and its 95% interval", title_fontsize=9)
+    fig.legend(
+        handles=list(handles.values()),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=3,
+        frameon=False,
+        title="per task: the mean and its 95% interval",
+        title_fontsize=9,
+    )
     fig.tight_layout(rect=(0, 0, 1, 1 - legend_in / fig.get_figheight()))
     return fig
 
@@ -360,7 +447,14 @@ def plot_arm_curves(ax, curves: dict, x, labels: dict, *, legend: bool = True) -
     for arm, (seeds, values) in curves.items():
         scorer = ARMS[arm].scorer
         index = arms_of[scorer] = arms_of.get(scorer, -1) + 1
-        plot_mean_and_seeds(ax, x, values, color=variant_shade(scorer_color(scorer), index), label=f"{labels[arm]} ({len(seeds)} seeds)",
-                            marker=ARM_MARKERS[index % len(ARM_MARKERS)], markersize=4)
+        plot_mean_and_seeds(
+            ax,
+            x,
+            values,
+            color=variant_shade(scorer_color(scorer), index),
+            label=f"{labels[arm]} ({len(seeds)} seeds)",
+            marker=ARM_MARKERS[index % len(ARM_MARKERS)],
+            markersize=4,
+        )
     if curves and legend:
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, frameon=False)

@@ -29,11 +29,17 @@ class ModelConfig:
     n_embd: int = 256  # embedding width (paper: 256)
     n_positions: int = 256  # most (x, y) points a prompt may hold; GPT-2 gets 2x as many token positions
     scorer: str = "softmax"  # any name of ssa.scoring.scorer_names()
-    scorer_kwargs: tuple[tuple[str, Any], ...] = ()  # e.g. (("b", 2.72), ("n", 1.49)); a tuple keeps the config hashable
+    scorer_kwargs: tuple[
+        tuple[str, Any], ...
+    ] = ()  # e.g. (("b", 2.72), ("n", 1.49)); a tuple keeps the config hashable
     per_head: bool = False  # one scorer parameter set per head instead of per layer
     # Added for the powered study; at their defaults they leave a config's key as it was.
-    read_in: str = added_field("shared")  # "shared": x and y tokens are one number in one channel (the paper's); "separate": x and y in channels of their own
-    first_attention_norm: bool = added_field(True)  # False: no LayerNorm before the first block's attention, so the input's scale reaches its logits
+    read_in: str = added_field(
+        "shared"
+    )  # "shared": x and y tokens are one number in one channel (the paper's); "separate": x and y in channels of their own
+    first_attention_norm: bool = added_field(
+        True
+    )  # False: no LayerNorm before the first block's attention, so the input's scale reaches its logits
 
     def __post_init__(self) -> None:
         if self.read_in not in READ_INS:
@@ -59,7 +65,9 @@ def interleave(xs: Tensor, ys: Tensor, read_in: str = "shared") -> Tensor:
     if read_in == "shared":
         return torch.stack((xs, ys), dim=2).reshape(xs.shape[0], 2 * xs.shape[1], 1)  # (B, N, 2) -> (B, 2N, 1)
     zeros = torch.zeros_like(xs)
-    tokens = torch.stack((torch.stack((xs, zeros), dim=2), torch.stack((zeros, ys), dim=2)), dim=2)  # (B, N, 2 tokens, 2 channels)
+    tokens = torch.stack(
+        (torch.stack((xs, zeros), dim=2), torch.stack((zeros, ys), dim=2)), dim=2
+    )  # (B, N, 2 tokens, 2 channels)
     return tokens.reshape(xs.shape[0], 2 * xs.shape[1], 2)
 
 
@@ -94,7 +102,9 @@ class InContextLearner(nn.Module):
         if not config.first_attention_norm:
             self.backbone.h[0].ln_1 = nn.Identity()
 
-    def forward(self, xs: Tensor, ys: Tensor, *, output_attentions: bool = False) -> Tensor | tuple[Tensor, tuple[Tensor, ...]]:
+    def forward(
+        self, xs: Tensor, ys: Tensor, *, output_attentions: bool = False
+    ) -> Tensor | tuple[Tensor, tuple[Tensor, ...]]:
         points = xs.shape[1]
         if points > self.config.n_positions:
             raise ValueError(

@@ -24,7 +24,17 @@ from ssa_book.results.provenance import Provenance
 
 SCHEMA_VERSION = 1  # the layout of ssa_book.icl.experiments.run's result that these records read
 
-__all__ = ["SCHEMA_VERSION", "Errors", "Sweep", "Concentration", "Injection", "AttentionMap", "Training", "ICLRun", "LogitSpread"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Errors",
+    "Sweep",
+    "Concentration",
+    "Injection",
+    "AttentionMap",
+    "Training",
+    "ICLRun",
+    "LogitSpread",
+]
 
 
 def _section(result: Mapping, key: str, where: str) -> Any:
@@ -45,7 +55,9 @@ class Errors:
     @classmethod
     def from_result(cls, entry: Mapping, where: str) -> "Errors":
         per_position = entry.get("per_position")
-        return cls(float(_section(entry, "prompt_error", where)), None if per_position is None else _array(per_position))
+        return cls(
+            float(_section(entry, "prompt_error", where)), None if per_position is None else _array(per_position)
+        )
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -75,11 +87,17 @@ class Sweep:
     def from_result(cls, entry: Mapping, axis: str, where: str) -> "Sweep":
         values = tuple(_section(entry, axis, where))
         predictors = {name: value for name, value in entry.items() if name != axis}
-        prompt_error = {name: _array(_section(value, "prompt_error", f"{where}/{name}")) for name, value in predictors.items()}
+        prompt_error = {
+            name: _array(_section(value, "prompt_error", f"{where}/{name}")) for name, value in predictors.items()
+        }
         for name, errors in prompt_error.items():
             if errors.shape != (len(values),):
-                raise ValueError(f"{where}/{name}: {errors.shape[0] if errors.ndim else 0} prompt errors for {len(values)} {axis}")
-        per_position = {name: _array(value["per_position"]) for name, value in predictors.items() if "per_position" in value}
+                raise ValueError(
+                    f"{where}/{name}: {errors.shape[0] if errors.ndim else 0} prompt errors for {len(values)} {axis}"
+                )
+        per_position = {
+            name: _array(value["per_position"]) for name, value in predictors.items() if "per_position" in value
+        }
         return cls(values, prompt_error, per_position)
 
 
@@ -115,9 +133,15 @@ class Injection:
     def from_result(cls, entry: Mapping, where: str) -> "Injection":
         fixed = {"position", "value", "clean", "injected_mass"}
         return cls(
-            position=int(entry.get("position", 0)), value=float(entry.get("value", float("nan"))),
-            injected={name: Errors.from_result(value, f"{where}/{name}") for name, value in entry.items() if name not in fixed},
-            clean={name: Errors.from_result(value, f"{where}/clean/{name}") for name, value in entry.get("clean", {}).items()},
+            position=int(entry.get("position", 0)),
+            value=float(entry.get("value", float("nan"))),
+            injected={
+                name: Errors.from_result(value, f"{where}/{name}") for name, value in entry.items() if name not in fixed
+            },
+            clean={
+                name: Errors.from_result(value, f"{where}/clean/{name}")
+                for name, value in entry.get("clean", {}).items()
+            },
             injected_mass=_array(_section(entry, "injected_mass", where)),
         )
 
@@ -146,9 +170,11 @@ class Training:
     def from_result(cls, entry: Mapping, where: str) -> "Training":
         return cls(
             history=tuple((int(step), float(loss)) for step, loss in entry.get("history", ())),
-            steps=int(_section(entry, "steps", where)), wall_time_s=float(_section(entry, "wall_time_s", where)),
+            steps=int(_section(entry, "steps", where)),
+            wall_time_s=float(_section(entry, "wall_time_s", where)),
             steps_per_s=None if entry.get("steps_per_s") is None else float(entry["steps_per_s"]),
-            device=str(entry.get("device", "")), evaluation_wall_time_s=float(entry.get("evaluation_wall_time_s", float("nan"))),
+            device=str(entry.get("device", "")),
+            evaluation_wall_time_s=float(entry.get("evaluation_wall_time_s", float("nan"))),
         )
 
 
@@ -168,7 +194,9 @@ class ICLRun:
     injection: Injection | None = None
     attention_map: AttentionMap | None = None
     training: Training | None = None
-    scorer_values: Mapping[str, Mapping[str, np.ndarray]] = dataclasses.field(default_factory=dict)  # layer -> parameter -> values
+    scorer_values: Mapping[str, Mapping[str, np.ndarray]] = dataclasses.field(
+        default_factory=dict
+    )  # layer -> parameter -> values
     provenance: Provenance | None = None  # of the cache entry; None for a run not read from the cache
 
     def sweep(self, shift: str) -> Sweep:
@@ -177,25 +205,39 @@ class ICLRun:
         return self.shifts[shift]
 
     @classmethod
-    def from_result(cls, result: Mapping, *, task: str, scorer: str, seed: int, provenance: Provenance | None = None) -> "ICLRun":
+    def from_result(
+        cls, result: Mapping, *, task: str, scorer: str, seed: int, provenance: Provenance | None = None
+    ) -> "ICLRun":
         """The record of ``result`` (:func:`ssa_book.icl.experiments.run`'s dict, or the cache entry's
         ``result``); ``ValueError`` naming the first key its layout lacks."""
         where = f"{task}/{scorer}/seed {seed}"
-        shifts = {shift: Sweep.from_result(entry, "sigmas", f"{where}/shifts/{shift}")
-                  for shift, entry in _section(result, "shifts", where).items()}
-        concentration = {shift: Concentration.from_result(entry, f"{where}/concentration/{shift}")
-                         for shift, entry in result.get("concentration", {}).items()}
+        shifts = {
+            shift: Sweep.from_result(entry, "sigmas", f"{where}/shifts/{shift}")
+            for shift, entry in _section(result, "shifts", where).items()
+        }
+        concentration = {
+            shift: Concentration.from_result(entry, f"{where}/concentration/{shift}")
+            for shift, entry in result.get("concentration", {}).items()
+        }
         attention = result.get("attention_map")
         return cls(
-            task=task, scorer=scorer, seed=int(seed), shifts=shifts,
+            task=task,
+            scorer=scorer,
+            seed=int(seed),
+            shifts=shifts,
             length=Sweep.from_result(result["length"], "lengths", f"{where}/length") if "length" in result else None,
             concentration=concentration,
-            injection=Injection.from_result(result["injection"], f"{where}/injection") if "injection" in result else None,
-            attention_map=None if attention is None else AttentionMap(
-                _array(attention["xs"]), _array(attention["ys"]), _array(attention["weights"])),
+            injection=Injection.from_result(result["injection"], f"{where}/injection")
+            if "injection" in result
+            else None,
+            attention_map=None
+            if attention is None
+            else AttentionMap(_array(attention["xs"]), _array(attention["ys"]), _array(attention["weights"])),
             training=Training.from_result(result["training"], f"{where}/training") if "training" in result else None,
-            scorer_values={layer: {name: _array(values) for name, values in parameters.items()}
-                           for layer, parameters in result.get("scorer_values", {}).items()},
+            scorer_values={
+                layer: {name: _array(values) for name, values in parameters.items()}
+                for layer, parameters in result.get("scorer_values", {}).items()
+            },
             provenance=provenance,
         )
 
@@ -214,5 +256,10 @@ class LogitSpread:
     @classmethod
     def from_result(cls, result: Mapping, *, task: str, scorer: str, seed: int) -> "LogitSpread":
         where = f"{task}/{scorer}/seed {seed}/logit spread"
-        return cls(task, scorer, int(seed), tuple(_section(result, "sigmas", where)),
-                   _array(_section(result, "logit_spread", where)))
+        return cls(
+            task,
+            scorer,
+            int(seed),
+            tuple(_section(result, "sigmas", where)),
+            _array(_section(result, "logit_spread", where)),
+        )

@@ -26,7 +26,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ssa_book.icl.baselines import Predictor, exact_rule, least_squares, majority_class, quantification_labels, zero_predictor
+from ssa_book.icl.baselines import (
+    Predictor,
+    exact_rule,
+    least_squares,
+    majority_class,
+    quantification_labels,
+    zero_predictor,
+)
 
 FIRST_SCORED = 2  # predictions from the 3rd point on count in the prompt-level metric
 
@@ -136,7 +143,9 @@ def linear_labels(xs: Tensor, slope: Tensor, intercept: Tensor) -> Tensor:
     return slope[:, None] * xs + intercept[:, None]
 
 
-REGISTRY: dict[str, Task] = {task.name: task for task in (Quantifier("every"), Quantifier("some"), LinearFunctions("linear"))}
+REGISTRY: dict[str, Task] = {
+    task.name: task for task in (Quantifier("every"), Quantifier("some"), LinearFunctions("linear"))
+}
 TASKS: tuple[str, ...] = tuple(REGISTRY)
 QUANTIFIERS: tuple[str, ...] = tuple(name for name, task in REGISTRY.items() if task.classification)
 

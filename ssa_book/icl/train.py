@@ -29,7 +29,6 @@ from ssa.scoring import Scorer
 from ssa_book.results.keys import cache_key, config_dict
 
 
-
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
     task: str = "linear"  # "every", "some" or "linear" (a Task is taken by its name)
@@ -58,10 +57,14 @@ class TrainConfig:
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}")
         if not (isinstance(self.warmup_steps, int) and 0 <= self.warmup_steps < self.train_steps):
-            raise ValueError(f"warmup_steps must be an int in 0..train_steps-1 ({self.train_steps - 1}); got {self.warmup_steps!r}")
+            raise ValueError(
+                f"warmup_steps must be an int in 0..train_steps-1 ({self.train_steps - 1}); got {self.warmup_steps!r}"
+            )
         if self.schedule == "constant" and self.warmup_steps:
             raise ValueError("warmup_steps: the constant schedule has no warm-up; use schedule='warmup_cosine'")
-        if self.gradient_clip is not None and not (isinstance(self.gradient_clip, (int, float)) and self.gradient_clip > 0):
+        if self.gradient_clip is not None and not (
+            isinstance(self.gradient_clip, (int, float)) and self.gradient_clip > 0
+        ):
             raise ValueError(f"gradient_clip must be a number > 0 or None; got {self.gradient_clip!r}")
         if self.curriculum.end > self.model.n_positions:
             raise ValueError(
@@ -91,12 +94,19 @@ def _parameter_groups(model: torch.nn.Module, config: TrainConfig) -> list[dict]
     if config.scorer_lr_scale == 1.0:
         return [{"params": list(model.parameters())}]
 
-    scorer = {id(parameter) for module in model.modules() if isinstance(module, Scorer) for parameter in module.parameters()}
+    scorer = {
+        id(parameter) for module in model.modules() if isinstance(module, Scorer) for parameter in module.parameters()
+    }
     if not scorer:
         raise ValueError(f"scorer_lr_scale: scorer {config.model.scorer!r} has no trainable parameters to scale")
-    return [{"params": [p for p in model.parameters() if id(p) not in scorer]},
-            {"params": [p for p in model.parameters() if id(p) in scorer], "lr_scale": config.scorer_lr_scale,
-             "lr": config.learning_rate * config.scorer_lr_scale}]
+    return [
+        {"params": [p for p in model.parameters() if id(p) not in scorer]},
+        {
+            "params": [p for p in model.parameters() if id(p) in scorer],
+            "lr_scale": config.scorer_lr_scale,
+            "lr": config.learning_rate * config.scorer_lr_scale,
+        },
+    ]
 
 
 def build_model(config: TrainConfig) -> InContextLearner:
@@ -108,7 +118,9 @@ def build_model(config: TrainConfig) -> InContextLearner:
 
 def training_batch(config: TrainConfig, step: int) -> tuple[torch.Tensor, torch.Tensor]:
     spec = PromptSpec(points=config.curriculum.points(step))
-    return sample_prompts(config.task_rules, spec, config.batch_size, generator(stream_seed(config.seed, "train", step)))
+    return sample_prompts(
+        config.task_rules, spec, config.batch_size, generator(stream_seed(config.seed, "train", step))
+    )
 
 
 def checkpoint_root() -> Path:
@@ -161,11 +173,23 @@ def train(
         xs, ys = (tensor.to(device) for tensor in batch)  # (batch_size, points)
         return config.task_rules.loss(model(xs, ys), ys)
 
-    trained = training.train(training.Training(
-        model=model, optimizer=torch.optim.Adam(_parameter_groups(model, config), lr=config.learning_rate),
-        lr=None if config.schedule == "constant" else (lambda step: learning_rate(config, step)), clip=config.gradient_clip,
-        batch=lambda step: [training_batch(config, step)], loss=loss, steps=config.train_steps, identity=identity,
-        checkpoint=path, checkpoint_every=checkpoint_every, log_every=config.log_every,
-        description=f"{config.task}/{config.model.scorer}/seed{config.seed}",
-    ), state, stop_at=stop_at, progress=progress)
+    trained = training.train(
+        training.Training(
+            model=model,
+            optimizer=torch.optim.Adam(_parameter_groups(model, config), lr=config.learning_rate),
+            lr=None if config.schedule == "constant" else (lambda step: learning_rate(config, step)),
+            clip=config.gradient_clip,
+            batch=lambda step: [training_batch(config, step)],
+            loss=loss,
+            steps=config.train_steps,
+            identity=identity,
+            checkpoint=path,
+            checkpoint_every=checkpoint_every,
+            log_every=config.log_every,
+            description=f"{config.task}/{config.model.scorer}/seed{config.seed}",
+        ),
+        state,
+        stop_at=stop_at,
+        progress=progress,
+    )
     return TrainedModel(model, trained.history, trained.step, trained.wall_time_s, device)

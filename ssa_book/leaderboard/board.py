@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ssa_book.verdicts.words import (not_run_yet as rule_not_run_yet)
+from ssa_book.verdicts.words import not_run_yet as rule_not_run_yet
 from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.claim import Claim, MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict
@@ -67,7 +67,14 @@ from ssa_book.results.cache import cache_required
 from ssa_book.results.errors import CacheMissError
 from ssa_book.results.provenance import total_wall_time
 from ssa_book.retrieval.analysis import LEARNED_ACCURACY, THRESHOLD as RETRIEVAL_THRESHOLD, train_items
-from ssa_book.retrieval.experiment import (ORIGINAL, ORIGINAL_SCORERS, SEEDS as RETRIEVAL_SEEDS, SHORT, load_run as load_retrieval_run, setup_of)
+from ssa_book.retrieval.experiment import (
+    ORIGINAL,
+    ORIGINAL_SCORERS,
+    SEEDS as RETRIEVAL_SEEDS,
+    SHORT,
+    load_run as load_retrieval_run,
+    setup_of,
+)
 from ssa.scoring import scorer_names
 
 TITLE = "Leaderboard: every scorer under every shift"
@@ -110,11 +117,26 @@ class Column:
 RETRIEVAL_MIN_PAIRS = {"short": 20, "original": 40}
 
 
-def _claim(what: str, threshold: float, units: str, reason: str, largest_flip: float | None = None,
-           bounded: bool = False, min_pairs: int = MIN_PAIRS) -> Claim:
+def _claim(
+    what: str,
+    threshold: float,
+    units: str,
+    reason: str,
+    largest_flip: float | None = None,
+    bounded: bool = False,
+    min_pairs: int = MIN_PAIRS,
+) -> Claim:
     """``bounded``: the error lies in [0, 1], so a paired difference lies in [-1, 1]."""
-    return Claim(f"the error {what} is lower than softmax's", -1, threshold, units, reason, largest_flip=largest_flip,
-                 bound=1.0 if bounded else None, min_pairs=min_pairs)
+    return Claim(
+        f"the error {what} is lower than softmax's",
+        -1,
+        threshold,
+        units,
+        reason,
+        largest_flip=largest_flip,
+        bound=1.0 if bounded else None,
+        min_pairs=min_pairs,
+    )
 
 
 def _columns() -> tuple[Column, ...]:
@@ -122,26 +144,120 @@ def _columns() -> tuple[Column, ...]:
     # ssa_book.verdicts.claim.no_effect_pairs pairs; linear functions' normalised error and max retrieval's
     # share of sets wrong do not flip so
 
-    retrieval_reason = ("one test set in twenty more answered wrong: the Max retrieval chapter's threshold, "
-                        "fixed before its runs")
+    retrieval_reason = (
+        "one test set in twenty more answered wrong: the Max retrieval chapter's threshold, fixed before its runs"
+    )
     point = TEN_TIMES
     return (
-        Column("every", f'"every", σ of x = {point}', ICL, "every", '"every"', "sigma_x", point, "σ = 1", "prompt error", True,
-               _claim(f'on "every" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP, bounded=True)),
-        Column("some", f'"some", σ of x = {point}', ICL, "some", '"some"', "sigma_x", point, "σ = 1", "prompt error", True,
-               _claim(f'on "some" at σ of x = {point}', ICL_THRESHOLD, "prompt error", ICL_REASON, PROMPT_ERROR_FLIP, bounded=True)),
-        Column("linear_x", f"linear, σ of x = {point}", ICL, "linear", "linear functions", "sigma_x", point, "σ = 1", "normalised squared error", False,
-               _claim(f"on linear functions at σ of x = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
-        Column("linear_ab", f"linear, σ of a, b = {point}", ICL, "linear", "linear functions", "sigma_ab", point, "σ = 1", "normalised squared error", False,
-               _claim(f"on linear functions at σ of a, b = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON)),
-        Column("retrieval", "max retrieval, short setup, 256 items", RETRIEVAL, "retrieval", "max retrieval (short setup)", "items", 256,
-               "16 items", "share of sets wrong", True,
-               _claim("of max retrieval (short setup) at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason,
-                      bounded=True, min_pairs=RETRIEVAL_MIN_PAIRS["short"])),
-        Column("retrieval_original", "max retrieval, original setup, 256 items", RETRIEVAL, "retrieval", "max retrieval (original setup)",
-               "items", 256, "5 to 16 items", "share of sets wrong", True,
-               _claim("of max retrieval (original setup) at 256 items", RETRIEVAL_THRESHOLD, "share of test sets", retrieval_reason,
-                      bounded=True, min_pairs=RETRIEVAL_MIN_PAIRS["original"]), ORIGINAL),
+        Column(
+            "every",
+            f'"every", σ of x = {point}',
+            ICL,
+            "every",
+            '"every"',
+            "sigma_x",
+            point,
+            "σ = 1",
+            "prompt error",
+            True,
+            _claim(
+                f'on "every" at σ of x = {point}',
+                ICL_THRESHOLD,
+                "prompt error",
+                ICL_REASON,
+                PROMPT_ERROR_FLIP,
+                bounded=True,
+            ),
+        ),
+        Column(
+            "some",
+            f'"some", σ of x = {point}',
+            ICL,
+            "some",
+            '"some"',
+            "sigma_x",
+            point,
+            "σ = 1",
+            "prompt error",
+            True,
+            _claim(
+                f'on "some" at σ of x = {point}',
+                ICL_THRESHOLD,
+                "prompt error",
+                ICL_REASON,
+                PROMPT_ERROR_FLIP,
+                bounded=True,
+            ),
+        ),
+        Column(
+            "linear_x",
+            f"linear, σ of x = {point}",
+            ICL,
+            "linear",
+            "linear functions",
+            "sigma_x",
+            point,
+            "σ = 1",
+            "normalised squared error",
+            False,
+            _claim(f"on linear functions at σ of x = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON),
+        ),
+        Column(
+            "linear_ab",
+            f"linear, σ of a, b = {point}",
+            ICL,
+            "linear",
+            "linear functions",
+            "sigma_ab",
+            point,
+            "σ = 1",
+            "normalised squared error",
+            False,
+            _claim(
+                f"on linear functions at σ of a, b = {point}", ICL_THRESHOLD, "normalised squared error", ICL_REASON
+            ),
+        ),
+        Column(
+            "retrieval",
+            "max retrieval, short setup, 256 items",
+            RETRIEVAL,
+            "retrieval",
+            "max retrieval (short setup)",
+            "items",
+            256,
+            "16 items",
+            "share of sets wrong",
+            True,
+            _claim(
+                "of max retrieval (short setup) at 256 items",
+                RETRIEVAL_THRESHOLD,
+                "share of test sets",
+                retrieval_reason,
+                bounded=True,
+                min_pairs=RETRIEVAL_MIN_PAIRS["short"],
+            ),
+        ),
+        Column(
+            "retrieval_original",
+            "max retrieval, original setup, 256 items",
+            RETRIEVAL,
+            "retrieval",
+            "max retrieval (original setup)",
+            "items",
+            256,
+            "5 to 16 items",
+            "share of sets wrong",
+            True,
+            _claim(
+                "of max retrieval (original setup) at 256 items",
+                RETRIEVAL_THRESHOLD,
+                "share of test sets",
+                retrieval_reason,
+                bounded=True,
+                min_pairs=RETRIEVAL_MIN_PAIRS["original"],
+            ),
+            ORIGINAL,
+        ),
     )
 
 
@@ -171,13 +287,16 @@ def seeds(benchmark: str, profile: str) -> tuple[int, ...]:
 
 # --- the runs ---------------------------------------------------------------------------------
 
+
 def icl_experiment(task: str, scorer: str, seed: int, profile: str = "cpu"):
     """The leaderboard's in-context run: the chapters' experiment of ``task`` x ``scorer`` x
     ``seed``, evaluated at sigma 1 and at the point only, keeping prompt errors and attention
     statistics (a fifth of a chapter entry)."""
 
     base = experiments.experiment_config(task, scorer, profile, seed)
-    evaluation = dataclasses.replace(base.eval, sigmas=(1, TEN_TIMES), lengths=(), length_prompts=0, per_position=False, attention_map=False)
+    evaluation = dataclasses.replace(
+        base.eval, sigmas=(1, TEN_TIMES), lengths=(), length_prompts=0, per_position=False, attention_map=False
+    )
     return dataclasses.replace(base, eval=evaluation)
 
 
@@ -194,16 +313,27 @@ class LeaderboardChapter(Chapter):
         return scorers()
 
     def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
-        found = [Run("cost", (model,), f"cost of every scorer, {what}", exclusive=True, chapters=(self.name,))
-                 for model, what in (("icl", "the in-context model"), ("retrieval", "the retrieval model"))]
+        found = [
+            Run("cost", (model,), f"cost of every scorer, {what}", exclusive=True, chapters=(self.name,))
+            for model, what in (("icl", "the in-context model"), ("retrieval", "the retrieval model"))
+        ]
         for run in plan(profile, scorers):
             if (run[2] if run[0] == "retrieval" else run[3]) not in seeds:
                 continue
             if run[0] == "retrieval":
                 setup = f" / {run[3]} setup" if run[3:] else ""
-                found.append(Run("retrieval", run[1:], f"retrieval / {run[1]} / seed {run[2]}{setup}", chapters=(self.name,)))
+                found.append(
+                    Run("retrieval", run[1:], f"retrieval / {run[1]} / seed {run[2]}{setup}", chapters=(self.name,))
+                )
             else:
-                found.append(Run("leaderboard_icl", run[1:], f"{run[1]} / {run[2]} / seed {run[3]} (σ 1 and 10)", chapters=(self.name,)))
+                found.append(
+                    Run(
+                        "leaderboard_icl",
+                        run[1:],
+                        f"{run[1]} / {run[2]} / seed {run[3]} (σ 1 and 10)",
+                        chapters=(self.name,),
+                    )
+                )
         return found
 
     def part(self, run: Run) -> str:
@@ -218,28 +348,47 @@ class LeaderboardChapter(Chapter):
 
     def settings(self) -> tuple:
         """Its in-context runs' (no length sweep); its retrieval runs' are in the Max retrieval chapter's table."""
-        return tuple(setting for setting in experiments.ICL_SETTINGS if setting.path not in ("eval.lengths", "eval.length_prompts"))
+        return tuple(
+            setting
+            for setting in experiments.ICL_SETTINGS
+            if setting.path not in ("eval.lengths", "eval.length_prompts")
+        )
 
 
-CHAPTER = LeaderboardChapter("leaderboard", "every registered scorer under every shift: max retrieval's runs, the in-context runs "
-                             "at the leaderboard's points and seeds, and the scorers' cost", jobs=2)
+CHAPTER = LeaderboardChapter(
+    "leaderboard",
+    "every registered scorer under every shift: max retrieval's runs, the in-context runs "
+    "at the leaderboard's points and seeds, and the scorers' cost",
+    jobs=2,
+)
 
 
 def regenerate_command(profile: str = "cpu", scorer: str | None = None, seed: int | None = None) -> str:
-    return CHAPTER.command(profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
+    return CHAPTER.command(
+        profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed]
+    )
 
 
 def load_icl_run(task: str, scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False):
     """The run through the result cache (computed if missing unless the cache is required)."""
 
-    return experiments.load_run(icl_experiment(task, scorer, seed, profile), profile=profile, device=device, progress=progress,
-                                regenerate=regenerate_command(profile, scorer, seed))
+    return experiments.load_run(
+        icl_experiment(task, scorer, seed, profile),
+        profile=profile,
+        device=device,
+        progress=progress,
+        regenerate=regenerate_command(profile, scorer, seed),
+    )
 
 
 def compute_leaderboard_icl_run(profile: str, device: str, progress: bool, task: str, scorer: str, seed: int) -> str:
     """Run kind "leaderboard_icl": one in-context run of the leaderboard through the cache."""
     run = load_icl_run(task, scorer, seed, profile=profile, device=device, progress=progress)
-    parts = [f"{_SHIFT_WORDS[shift]} error {_point_error(run, task, shift):.4g} at σ = {TEN_TIMES}" for shift in ("sigma_x", "sigma_ab") if shift in run.shifts]
+    parts = [
+        f"{_SHIFT_WORDS[shift]} error {_point_error(run, task, shift):.4g} at σ = {TEN_TIMES}"
+        for shift in ("sigma_x", "sigma_ab")
+        if shift in run.shifts
+    ]
     return "; ".join(parts)
 
 
@@ -253,7 +402,9 @@ def _point_error(run, task: str, shift: str) -> float:
 KINDS = {"leaderboard_icl": RunKind(compute_leaderboard_icl_run)}
 
 
-def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_list: Sequence[int] | None = None) -> list[tuple]:
+def plan(
+    profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_list: Sequence[int] | None = None
+) -> list[tuple]:
     """The runs, in the order they are computed (the Max retrieval chapter's): ``("retrieval",
     scorer, seed)`` of its short setup seed by seed, then ``("retrieval", scorer, seed, ORIGINAL)``
     of its original setup scorer by scorer; then ``("icl", task, scorer, seed)`` task by task and
@@ -262,12 +413,18 @@ def plan(profile: str = "cpu", scorer_names_: Sequence[str] | None = None, seed_
     retrieval_seeds = seeds(RETRIEVAL, profile) if seed_list is None else tuple(seed_list)
     icl_seeds = seeds(ICL, profile) if seed_list is None else tuple(seed_list)
     runs: list[tuple] = [("retrieval", scorer, seed) for seed in retrieval_seeds for scorer in chosen]
-    runs += [("retrieval", scorer, seed, ORIGINAL) for scorer in ORIGINAL_SCORERS if scorer in chosen for seed in retrieval_seeds]
+    runs += [
+        ("retrieval", scorer, seed, ORIGINAL)
+        for scorer in ORIGINAL_SCORERS
+        if scorer in chosen
+        for seed in retrieval_seeds
+    ]
     runs += [("icl", task, scorer, seed) for task in TASKS for scorer in chosen for seed in icl_seeds]
     return runs
 
 
 # --- reading the cache into cells -------------------------------------------------------------
+
 
 @dataclasses.dataclass(frozen=True)
 class Cell:
@@ -339,9 +496,20 @@ class Board:
         training and evaluation in total"; without ``seeds``: "cpu profile, 10 paired seeds a column, 1674.8 min in total"."""
         if not self.cells:
             return f"{self.profile} profile, no cell filled yet"
-        by_benchmark = {benchmark: sorted({seed for (_, key), cell in self.cells.items() if column(key).benchmark == benchmark
-                                           for seed in cell.seeds}) for benchmark in (ICL, RETRIEVAL)}
-        where = ", ".join(f"{BENCHMARK_WORDS[benchmark]} {seed_ranges(found)}" for benchmark, found in by_benchmark.items() if found)
+        by_benchmark = {
+            benchmark: sorted(
+                {
+                    seed
+                    for (_, key), cell in self.cells.items()
+                    if column(key).benchmark == benchmark
+                    for seed in cell.seeds
+                }
+            )
+            for benchmark in (ICL, RETRIEVAL)
+        }
+        where = ", ".join(
+            f"{BENCHMARK_WORDS[benchmark]} {seed_ranges(found)}" for benchmark, found in by_benchmark.items() if found
+        )
         pairs = f"{' or '.join(map(str, self.pair_counts()))} paired seeds a column"
         if not seeds:
             return f"{self.profile} profile, {pairs}, {self.wall_time_s / 60:.1f} min in total"
@@ -352,9 +520,11 @@ class Board:
         total = len(scorers()) * len(COLUMNS)
         if self.complete:
             return f"All {total} cells are filled, from {self.runs[1]} cached runs."
-        return (f"{len(self.cells)} of the {total} cells are filled so far: a cell waits until every seed of its scorer and "
-                f"of softmax is cached, and the board is {rule_not_run_yet(*self.runs)}. "
-                f"`{regenerate_command(self.profile)}` computes the rest.")
+        return (
+            f"{len(self.cells)} of the {total} cells are filled so far: a cell waits until every seed of its scorer and "
+            f"of softmax is cached, and the board is {rule_not_run_yet(*self.runs)}. "
+            f"`{regenerate_command(self.profile)}` computes the rest."
+        )
 
 
 def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto", load=None) -> Board:
@@ -365,10 +535,14 @@ def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto
     profile = check_profile(profile)
     train = profile == "smoke" if train is None else bool(train)
     if train and profile != "smoke":
-        raise ValueError(f"train: the leaderboard's runs are trained at {profile} by `{regenerate_command(profile)}`, never by reading them")
+        raise ValueError(
+            f"train: the leaderboard's runs are trained at {profile} by `{regenerate_command(profile)}`, never by reading them"
+        )
     if load is None:
+
         def load(run):
             return _load(run, profile, train, device)
+
     loaded: dict[tuple, object] = {}
     for run in plan(profile):
         found = load(run)
@@ -388,8 +562,15 @@ def read(profile: str = "cpu", *, train: bool | None = None, device: str = "auto
         for scorer in complete:
             verdict = None if scorer == "softmax" else _verdict(each, scorer, errors, learned)
             ordered = tuple(sorted(errors[scorer]))
-            cells[(scorer, each.key)] = Cell(scorer, each.key, ordered, tuple(errors[scorer][s] for s in ordered), learned[scorer], verdict,
-                                             each.bounded)
+            cells[(scorer, each.key)] = Cell(
+                scorer,
+                each.key,
+                ordered,
+                tuple(errors[scorer][s] for s in ordered),
+                learned[scorer],
+                verdict,
+                each.bounded,
+            )
     # The board is one family: a direction against softmax must survive control of false
     # discoveries over every cell judged.
     judged = [key for key, cell in cells.items() if cell.verdict is not None]
@@ -419,8 +600,11 @@ def _load(run: tuple, profile: str, train: bool, device: str):
 
 def _runs_of(loaded: Mapping[tuple, object], each: Column, scorer: str, profile: str) -> list:
     setup = () if each.setup == SHORT else (each.setup,)
-    keys = ([("retrieval", scorer, seed, *setup) for seed in seeds(RETRIEVAL, profile)] if each.benchmark == RETRIEVAL
-            else [("icl", each.task, scorer, seed) for seed in seeds(ICL, profile)])
+    keys = (
+        [("retrieval", scorer, seed, *setup) for seed in seeds(RETRIEVAL, profile)]
+        if each.benchmark == RETRIEVAL
+        else [("icl", each.task, scorer, seed) for seed in seeds(ICL, profile)]
+    )
     return [loaded[key] for key in keys if key in loaded]
 
 
@@ -436,16 +620,25 @@ def _learned(each: Column, by_scorer: Mapping[str, list], profile: str) -> dict[
     trivial predictor's (in context)."""
     if each.benchmark == RETRIEVAL:
         size = train_items(profile, each.setup)
-        return {scorer: bool(np.mean([run.at(size) for run in runs]) >= LEARNED_ACCURACY) for scorer, runs in by_scorer.items()}
+        return {
+            scorer: bool(np.mean([run.at(size) for run in runs]) >= LEARNED_ACCURACY)
+            for scorer, runs in by_scorer.items()
+        }
 
     return learned(dict(by_scorer), each.task)
 
 
-def _verdict(each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]) -> Verdict:
+def _verdict(
+    each: Column, scorer: str, errors: Mapping[str, Mapping[int, float]], learned: Mapping[str, bool]
+) -> Verdict:
 
-    claim = dataclasses.replace(each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer))
-    why = learning_failure({"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
-                           f"{each.task_label} in distribution, at {each.training}")
+    claim = dataclasses.replace(
+        each.claim, name=f"{scorer_label(scorer)}: {each.claim.name}", treatment=scorer_label(scorer)
+    )
+    why = learning_failure(
+        {"softmax": learned["softmax"], scorer_label(scorer): learned[scorer]},
+        f"{each.task_label} in distribution, at {each.training}",
+    )
     if why:
         return not_learned(claim, why)
     _, treatment, control = pair_by_seed(errors[scorer], errors["softmax"])

@@ -12,8 +12,24 @@ from ssa_book.verdicts.claim import no_effect_pairs
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.leaderboard import board as leaderboard, findings
 from ssa_book.alternatives import comparison, statement
-from ssa_book.claims import (LedgerRow, PaperClaim, headline_of, judged_parts, listed, missing, only_on, ours, paired, paper_figure,
-                             panels_by_task, parts_of, sentence, set_after_reading, short_summary, tally)
+from ssa_book.claims import (
+    LedgerRow,
+    PaperClaim,
+    headline_of,
+    judged_parts,
+    listed,
+    missing,
+    only_on,
+    ours,
+    paired,
+    paper_figure,
+    panels_by_task,
+    parts_of,
+    sentence,
+    set_after_reading,
+    short_summary,
+    tally,
+)
 from ssa_book.icl import study as icl_study
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 from ssa_book.results.provenance import total_wall_time
@@ -26,9 +42,10 @@ ALL_PARTS = 64
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
     """The in-context columns' regime with their ``seeds``, then max retrieval's in each of its setups."""
     retrieval_seeds = leaderboard.seeds(leaderboard.RETRIEVAL, profile)
-    return (f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}, {paired(seeds)}; "
-            + "; ".join(f"max retrieval, {setup} setup: {retrieval_analysis.regime(profile, setup, retrieval_seeds)}"
-                        for setup in retrieval.SETUPS))
+    return f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}, {paired(seeds)}; " + "; ".join(
+        f"max retrieval, {setup} setup: {retrieval_analysis.regime(profile, setup, retrieval_seeds)}"
+        for setup in retrieval.SETUPS
+    )
 
 
 def alternatives_row(profile: str) -> LedgerRow:
@@ -42,16 +59,36 @@ def alternatives_row(profile: str) -> LedgerRow:
     if findings.statement_complete(board):
         return alternatives_row_at_ten_seeds(profile, board, runs)
     if not runs:
-        return missing("alternatives", CLAIMS["alternatives"], profile, command, "no alternative scorer's results in the cache")
+        return missing(
+            "alternatives", CLAIMS["alternatives"], profile, command, "no alternative scorer's results in the cache"
+        )
     verdict = statement.statement_verdict(runs)
     infos = [run.provenance for by_scorer in runs.values() for seed_runs in by_scorer.values() for run in seed_runs]
-    coverage = "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
-    return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), statement_ours(verdict) + coverage, profile,
-                     tuple(comparison.chapter_seeds(profile)), verdict.outcome, None, command, total_wall_time(infos),
-                     short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
-                                                   "comparisons of the paper's alternatives with softmax")),
-                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(comparison.chapter_seeds(profile))}",
-                     headline=headline_of(verdict, limit=ALL_PARTS))
+    coverage = (
+        "" if cached == planned else f" (so far {cached} of the {planned} runs of these scorers; the rest: `{command}`)"
+    )
+    return LedgerRow(
+        "alternatives",
+        CLAIMS["alternatives"].claim,
+        paper_figure(CLAIMS["alternatives"]),
+        statement_ours(verdict) + coverage,
+        profile,
+        tuple(comparison.chapter_seeds(profile)),
+        verdict.outcome,
+        None,
+        command,
+        total_wall_time(infos),
+        short_summary(
+            verdict,
+            tally(
+                verdict,
+                "comparison of an alternative with softmax",
+                "comparisons of the paper's alternatives with softmax",
+            ),
+        ),
+        regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(comparison.chapter_seeds(profile))}",
+        headline=headline_of(verdict, limit=ALL_PARTS),
+    )
 
 
 def leaderboard_row(profile: str) -> LedgerRow:
@@ -60,11 +97,15 @@ def leaderboard_row(profile: str) -> LedgerRow:
     command = leaderboard.regenerate_command(profile)
     board = leaderboard.read(profile, train=False)
     if not board.cells:
-        return missing("across_shifts", CLAIMS["across_shifts"], profile, command, "no cell of the leaderboard in the cache")
+        return missing(
+            "across_shifts", CLAIMS["across_shifts"], profile, command, "no cell of the leaderboard in the cache"
+        )
     verdict = findings.ssa_verdict(board)
     columns = [each for each in leaderboard.COLUMNS if board.cell("ssa", each.key) is not None]
-    numbers = "; ".join(f"{each.label}: SSA {board.cell('ssa', each.key).mean:.3g}, softmax {board.cell('softmax', each.key).mean:.3g}"
-                        for each in columns)
+    numbers = "; ".join(
+        f"{each.label}: SSA {board.cell('ssa', each.key).mean:.3g}, softmax {board.cell('softmax', each.key).mean:.3g}"
+        for each in columns
+    )
     text = ours(verdict, f"Error at the out-of-distribution point ({numbers})")
     text += f" Scorers better than softmax by the rule, per column: {findings.winners_words(board)}."
     original = retrieval_analysis.original_setup_sentence(profile)
@@ -75,14 +116,35 @@ def leaderboard_row(profile: str) -> LedgerRow:
     seeds = tuple(sorted({seed for cell in board.cells.values() for seed in cell.seeds}))
     ssa_tasks = panels_by_task([(each.label, cell) for each, cell in findings.ssa_cells(board)])
     short = f"SSA against softmax in {len(columns)} of the {len(leaderboard.COLUMNS)} columns"
-    return LedgerRow("across_shifts", CLAIMS["across_shifts"].claim, paper_figure(CLAIMS["across_shifts"]), text, profile, seeds,
-                     verdict.outcome, None, command, board.wall_time_s or None, short_summary(verdict, short), parts_of(verdict),
-                     leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
-                     seed_counts=board.pair_counts(),
-                     finding=" ".join(filter(None, (sentence(findings.ssa_shifts_sentence(board)), retrieval_analysis.starting_point_finding(profile),
-                                                    fewest_pairs_note()))),
-                     headline=headline_of(verdict, rests_on_panels(*ssa_tasks[1:])), word_note=findings.ssa_rests_on(board),
-                     after_reading=minimums_after_reading(board))
+    return LedgerRow(
+        "across_shifts",
+        CLAIMS["across_shifts"].claim,
+        paper_figure(CLAIMS["across_shifts"]),
+        text,
+        profile,
+        seeds,
+        verdict.outcome,
+        None,
+        command,
+        board.wall_time_s or None,
+        short_summary(verdict, short),
+        parts_of(verdict),
+        leaderboard_regime(profile, leaderboard.seeds(leaderboard.ICL, profile)),
+        seed_counts=board.pair_counts(),
+        finding=" ".join(
+            filter(
+                None,
+                (
+                    sentence(findings.ssa_shifts_sentence(board)),
+                    retrieval_analysis.starting_point_finding(profile),
+                    fewest_pairs_note(),
+                ),
+            )
+        ),
+        headline=headline_of(verdict, rests_on_panels(*ssa_tasks[1:])),
+        word_note=findings.ssa_rests_on(board),
+        after_reading=minimums_after_reading(board),
+    )
 
 
 # The commit that raised max retrieval's fewest pairs after its results had been read (its entry in
@@ -105,7 +167,9 @@ def tally_after_reading_note(verdict: Verdict) -> tuple[str, str]:
     leaderboard's seeds had been read, and what the tally before it gave (undecided while any panel
     was open), for :func:`ssa_book.claims.set_after_reading`: ("tally", "undecided") (() when both agree)."""
     by_task, _, _ = statement_tasks(verdict)
-    before = UNDECIDED if any(panel.outcome in OPEN for panels in by_task.values() for panel in panels) else verdict.outcome
+    before = (
+        UNDECIDED if any(panel.outcome in OPEN for panels in by_task.values() for panel in panels) else verdict.outcome
+    )
     return ("tally", claim_word(before)) if claim_word(before) != claim_word(verdict.outcome) else ()
 
 
@@ -130,22 +194,51 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
     alternatives filled, :func:`ssa_book.leaderboard.findings.statement_complete`): its seeds replace the
     chapter's three; the chapter's outcome is kept as a note."""
     verdict = findings.statement_verdict(board)
-    chapter = (f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
-               f"the shifted values of σ, says {chapter_words(chapter_runs)}." if chapter_runs else "")
+    chapter = (
+        f" The Alternative scorers chapter, on its {len(comparison.chapter_seeds(profile))} seeds and the mean error over "
+        f"the shifted values of σ, says {chapter_words(chapter_runs)}."
+        if chapter_runs
+        else ""
+    )
     seeds = leaderboard.seeds(leaderboard.ICL, profile)
     note = decided_panels_note(verdict)
-    text = (f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at σ = {leaderboard.TEN_TIMES} of the four "
-            f"in-context panels. " + statement_ours(verdict) + chapter)
+    text = (
+        f"Read by the leaderboard at {len(seeds)} paired seeds, on the error at σ = {leaderboard.TEN_TIMES} of the four "
+        f"in-context panels. " + statement_ours(verdict) + chapter
+    )
     # beside the tally (what the word rests on stands beside the word): what the chapter's own seeds say
-    said = f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: {chapter_words(chapter_runs)}" if chapter_runs else ""
-    return LedgerRow("alternatives", CLAIMS["alternatives"].claim, paper_figure(CLAIMS["alternatives"]), text, profile, tuple(seeds),
-                     verdict.outcome, None, leaderboard.regenerate_command(profile), board.wall_time_s or None,
-                     short_summary(verdict, tally(verdict, "comparison of an alternative with softmax",
-                                                   "comparisons of the paper's alternatives with softmax") + f" at σ = {leaderboard.TEN_TIMES}"
-                                   + (f"; {said}" if said else "")),
-                     regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
-                     finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
-                     headline=headline_of(verdict, rests_on_panels(*statement_tasks(verdict)[1:]), limit=ALL_PARTS), word_note=note, after_reading=tuple(filter(None, (tally_after_reading_note(verdict),))))
+    said = (
+        f"the chapter's {len(comparison.chapter_seeds(profile))} seeds: {chapter_words(chapter_runs)}"
+        if chapter_runs
+        else ""
+    )
+    return LedgerRow(
+        "alternatives",
+        CLAIMS["alternatives"].claim,
+        paper_figure(CLAIMS["alternatives"]),
+        text,
+        profile,
+        tuple(seeds),
+        verdict.outcome,
+        None,
+        leaderboard.regenerate_command(profile),
+        board.wall_time_s or None,
+        short_summary(
+            verdict,
+            tally(
+                verdict,
+                "comparison of an alternative with softmax",
+                "comparisons of the paper's alternatives with softmax",
+            )
+            + f" at σ = {leaderboard.TEN_TIMES}"
+            + (f"; {said}" if said else ""),
+        ),
+        regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
+        finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
+        headline=headline_of(verdict, rests_on_panels(*statement_tasks(verdict)[1:]), limit=ALL_PARTS),
+        word_note=note,
+        after_reading=tuple(filter(None, (tally_after_reading_note(verdict),))),
+    )
 
 
 CLAIMS: dict[str, PaperClaim] = {
@@ -176,15 +269,26 @@ def fewest_pairs_note() -> str:
     """Max retrieval's fewest pairs, and the leaderboard's retrieval columns' where they differ, said
     set after the results were read, as the appendix records (:data:`RETRIEVAL_MINIMUM_SET_AFTER_READING`)."""
     chapter = no_effect_pairs(retrieval_analysis.SHIFTED_ACCURACY)
-    columns = {each.label: no_effect_pairs(each.claim) for each in leaderboard.COLUMNS if each.benchmark == leaderboard.RETRIEVAL}
-    other = [f"the leaderboard's column of the {label.split(', ')[1]} from {pairs}" for label, pairs in columns.items()
-             if pairs != chapter]
-    return (f"Max retrieval decides from {chapter} pairs" + (f" ({listed(other)})" if other else "")
-            + f", minimum{'s' if other else ''} set after the results were read (the analysis-changes page lists "
-            f"{'them' if other else 'it'}).")
+    columns = {
+        each.label: no_effect_pairs(each.claim)
+        for each in leaderboard.COLUMNS
+        if each.benchmark == leaderboard.RETRIEVAL
+    }
+    other = [
+        f"the leaderboard's column of the {label.split(', ')[1]} from {pairs}"
+        for label, pairs in columns.items()
+        if pairs != chapter
+    ]
+    return (
+        f"Max retrieval decides from {chapter} pairs"
+        + (f" ({listed(other)})" if other else "")
+        + f", minimum{'s' if other else ''} set after the results were read (the analysis-changes page lists "
+        f"{'them' if other else 'it'})."
+    )
 
 
 # The paper's statement in words: its direction said plainly, what its word rests on, how it was tallied.
+
 
 def statement_words(verdict: Verdict) -> str:
     """The paper's statement that none of its alternatives is consistently better than softmax
@@ -261,7 +365,9 @@ def statement_finding(verdict: Verdict, pairs: int, chapter: str = "") -> str:
     if decided and open_:
         counted = counted_words([(part.outcome, part.word()) for task in open_ for part in by_task[task]])
         basis = f"{claim_word(verdict.outcome)} on {only_on(decided, open_)} ({listed(open_)} {counted})"
-    return sentence("; ".join(filter(None, (basis, tally_after_reading(verdict, pairs), chapter[:1].lower() + chapter[1:]))))
+    return sentence(
+        "; ".join(filter(None, (basis, tally_after_reading(verdict, pairs), chapter[:1].lower() + chapter[1:])))
+    )
 
 
 def chapter_words(chapter_runs: dict) -> str:
@@ -278,5 +384,7 @@ def chapter_reading(profile: str, chapter_runs: dict) -> str:
     (exploratory on 24 of 24)." ("" without its runs)."""
     if not chapter_runs:
         return ""
-    return (f"The chapter's own {len(comparison.chapter_seeds(profile))} seeds (mean error over σ > 1) read "
-            f"{chapter_words(chapter_runs)}.")
+    return (
+        f"The chapter's own {len(comparison.chapter_seeds(profile))} seeds (mean error over σ > 1) read "
+        f"{chapter_words(chapter_runs)}."
+    )

@@ -9,28 +9,58 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ssa_book.verdicts.words import (BETTER, HOLDS_IN_PART, MIXED, NOT_RUN_YET, NOT_TESTED, OPEN,
-                                     UNDECIDED, WORSE, claim_word)
+from ssa_book.verdicts.words import (
+    BETTER,
+    HOLDS_IN_PART,
+    MIXED,
+    NOT_RUN_YET,
+    NOT_TESTED,
+    OPEN,
+    UNDECIDED,
+    WORSE,
+    claim_word,
+)
 from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.families import combine
 from ssa_book.alternatives.comparison import PAPER_ALTERNATIVES
 from ssa_book.alternatives.statement import judge_statement
-from ssa_book.claims import listed, minimum_moved, minimums_after_reading, only_on, panels_by_task, plural, set_after_reading
+from ssa_book.claims import (
+    listed,
+    minimum_moved,
+    minimums_after_reading,
+    only_on,
+    panels_by_task,
+    plural,
+    set_after_reading,
+)
 from ssa_book.plotting import COLUMN_WIDTH_IN, scorer_color, scorer_label
-from ssa_book.leaderboard.board import (Board, COLUMNS, Column, ICL_COLUMNS, ICL, RETRIEVAL, SHIFT_KINDS, TEN_TIMES,
-                                        column, regenerate_command, scorers, seeds)
-from ssa_book.leaderboard.tables import (OUTCOME_MARKS, rests_on)
+from ssa_book.leaderboard.board import (
+    Board,
+    COLUMNS,
+    Column,
+    ICL_COLUMNS,
+    ICL,
+    RETRIEVAL,
+    SHIFT_KINDS,
+    TEN_TIMES,
+    column,
+    regenerate_command,
+    scorers,
+    seeds,
+)
+from ssa_book.leaderboard.tables import OUTCOME_MARKS, rests_on
 
 
 def outcome_counts(board: Board):
     """Scorer x outcome: in how many columns each verdict against softmax was reached."""
     import pandas as pd
 
-
     counts = {}
     for scorer in scorers()[1:]:
-        outcomes = [cell.verdict.outcome for key in (c.key for c in COLUMNS) if (cell := board.cell(scorer, key)) is not None]
+        outcomes = [
+            cell.verdict.outcome for key in (c.key for c in COLUMNS) if (cell := board.cell(scorer, key)) is not None
+        ]
         counts[scorer_label(scorer)] = {OUTCOME_MARKS[o]: outcomes.count(o) for o in OUTCOME_MARKS}
         counts[scorer_label(scorer)][NOT_RUN_YET] = len(COLUMNS) - len(outcomes)
     return pd.DataFrame.from_dict(counts, orient="index")
@@ -43,17 +73,30 @@ def before_minimums_sentence(board: Board) -> str:
     pair minimums set after the cells had been read (...), 17 read worse than softmax and 1.5-entmax read
     better than softmax, of the 50 cells those minimums left exploratory, ..." ("" when they moved no
     cell to a direction)."""
-    before = [moved[1] for scorer in scorers()[1:] for each in COLUMNS
-              if (cell := board.cell(scorer, each.key)) is not None and (moved := minimum_moved(each.claim, cell.verdict))]
+    before = [
+        moved[1]
+        for scorer in scorers()[1:]
+        for each in COLUMNS
+        if (cell := board.cell(scorer, each.key)) is not None and (moved := minimum_moved(each.claim, cell.verdict))
+    ]
     worse = [verdict for verdict in before if verdict.outcome == WORSE]
     better = [verdict.treatment for verdict in before if verdict.outcome == BETTER]
     if not worse and not better:
         return ""
-    said = " and ".join(filter(None, (f"{len(worse)} read worse than softmax" if worse else "",
-                                      f"{listed(better)} read better than softmax" if better else "")))
-    return (f"Before the pair minimums set after the cells had been read (max retrieval's, and the prompt-error minimum "
-            f"for a direction), {said}, of the {plural(len(before), 'cell')} those minimums left exploratory, before false-discovery "
-            f"control; the analysis-changes page lists the changes.")
+    said = " and ".join(
+        filter(
+            None,
+            (
+                f"{len(worse)} read worse than softmax" if worse else "",
+                f"{listed(better)} read better than softmax" if better else "",
+            ),
+        )
+    )
+    return (
+        f"Before the pair minimums set after the cells had been read (max retrieval's, and the prompt-error minimum "
+        f"for a direction), {said}, of the {plural(len(before), 'cell')} those minimums left exploratory, before false-discovery "
+        f"control; the analysis-changes page lists the changes."
+    )
 
 
 def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
@@ -62,7 +105,6 @@ def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
     of the paper's statement (:func:`ssa_book.alternatives.comparison.judge_statement`) reads this
     table too."""
     import pandas as pd
-
 
     rows = []
     for key in keys:
@@ -74,14 +116,46 @@ def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
                 continue
             verdict = found.verdict
             low, high = verdict.interval if verdict.interval is not None else (np.nan, np.nan)
-            rows.append({"scorer": scorer, "task": each.task, "shift": each.shift, "panel": each.label,
-                         "paper": scorer in PAPER_ALTERNATIVES, "learned": found.learned, "softmax": reference.mean,
-                         "error": found.mean, "outcome": verdict.outcome, "effect": np.nan if verdict.effect is None else verdict.effect,
-                         "low": low, "high": high, "pairs": verdict.pairs, "seeds_to_resolve": verdict.seeds_to_resolve,
-                         "seeds": found.seeds if verdict.interval is not None else (), "differences": verdict.differences,
-                         "verdict": verdict})
-    columns = ["scorer", "task", "shift", "panel", "paper", "learned", "softmax", "error", "outcome", "effect", "low", "high",
-               "pairs", "seeds_to_resolve", "seeds", "differences", "verdict"]
+            rows.append(
+                {
+                    "scorer": scorer,
+                    "task": each.task,
+                    "shift": each.shift,
+                    "panel": each.label,
+                    "paper": scorer in PAPER_ALTERNATIVES,
+                    "learned": found.learned,
+                    "softmax": reference.mean,
+                    "error": found.mean,
+                    "outcome": verdict.outcome,
+                    "effect": np.nan if verdict.effect is None else verdict.effect,
+                    "low": low,
+                    "high": high,
+                    "pairs": verdict.pairs,
+                    "seeds_to_resolve": verdict.seeds_to_resolve,
+                    "seeds": found.seeds if verdict.interval is not None else (),
+                    "differences": verdict.differences,
+                    "verdict": verdict,
+                }
+            )
+    columns = [
+        "scorer",
+        "task",
+        "shift",
+        "panel",
+        "paper",
+        "learned",
+        "softmax",
+        "error",
+        "outcome",
+        "effect",
+        "low",
+        "high",
+        "pairs",
+        "seeds_to_resolve",
+        "seeds",
+        "differences",
+        "verdict",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -97,7 +171,9 @@ def statement_complete(board: Board) -> bool:
     """Whether every in-context cell of softmax and of the paper's alternatives is filled: only
     then does the leaderboard's reading of the paper's statement replace the chapter's."""
 
-    return all(board.cell(scorer, key) is not None for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS)
+    return all(
+        board.cell(scorer, key) is not None for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS
+    )
 
 
 def statement_reading(board: Board) -> dict:
@@ -108,13 +184,21 @@ def statement_reading(board: Board) -> dict:
     if not statement_complete(board):
         cells = [(scorer, key) for scorer in ("softmax", *PAPER_ALTERNATIVES) for key in ICL_COLUMNS]
         filled = sum(board.cell(*cell) is not None for cell in cells)
-        return {"complete": False, "outcome": NOT_TESTED,
-                "text": (f"not read yet: {filled} of the {len(cells)} in-context cells of softmax and the paper's alternatives "
-                         f"are filled; `{regenerate_command(board.profile)}` computes the rest")}
+        return {
+            "complete": False,
+            "outcome": NOT_TESTED,
+            "text": (
+                f"not read yet: {filled} of the {len(cells)} in-context cells of softmax and the paper's alternatives "
+                f"are filled; `{regenerate_command(board.profile)}` computes the rest"
+            ),
+        }
     verdict = statement_verdict(board)
     pairs = len(seeds(ICL, board.profile))
-    return {"complete": True, "outcome": verdict.outcome,
-            "text": f"{verdict.words()}, at {pairs} paired seeds on the error at σ = {TEN_TIMES}. {verdict.detail}"}
+    return {
+        "complete": True,
+        "outcome": verdict.outcome,
+        "text": f"{verdict.words()}, at {pairs} paired seeds on the error at σ = {TEN_TIMES}. {verdict.detail}",
+    }
 
 
 def ssa_verdict(board: Board) -> Verdict:
@@ -131,7 +215,9 @@ def ssa_verdict(board: Board) -> Verdict:
         return combined
     # parts decided both ways, or one for the claim, stay so whatever the columns still to come show
     outcome = combined.outcome if combined.outcome in (HOLDS_IN_PART, MIXED) else UNDECIDED
-    return dataclasses.replace(combined, outcome=outcome, detail=f"{combined.detail}; not run yet: {', '.join(pending)}")
+    return dataclasses.replace(
+        combined, outcome=outcome, detail=f"{combined.detail}; not run yet: {', '.join(pending)}"
+    )
 
 
 def ssa_by_shift(board: Board) -> dict[str, Verdict]:
@@ -139,7 +225,11 @@ def ssa_by_shift(board: Board) -> dict[str, Verdict]:
     cell, those columns combined by the one tally of a claim of several parts."""
     found = {}
     for benchmark, kind in SHIFT_KINDS.items():
-        parts = {each.label: cell.verdict for each in COLUMNS if each.benchmark == benchmark and (cell := board.cell("ssa", each.key)) is not None}
+        parts = {
+            each.label: cell.verdict
+            for each in COLUMNS
+            if each.benchmark == benchmark and (cell := board.cell("ssa", each.key)) is not None
+        }
         if parts:
             found[kind] = combine(f"SSA's error is lower than softmax's under a shift of {kind}", parts)
     return found
@@ -159,8 +249,11 @@ def shift_words(verdict: Verdict, kind: str, note: str = "") -> str:
 
 def ssa_cells(board: Board, benchmark: str | None = None) -> list[tuple[Column, Verdict]]:
     """SSA's cells against softmax, column by column (those of ``benchmark`` only, when given)."""
-    return [(each, cell.verdict) for each in COLUMNS if benchmark in (None, each.benchmark)
-            and (cell := board.cell("ssa", each.key)) is not None]
+    return [
+        (each, cell.verdict)
+        for each in COLUMNS
+        if benchmark in (None, each.benchmark) and (cell := board.cell("ssa", each.key)) is not None
+    ]
 
 
 def ssa_rests_on(board: Board, benchmark: str | None = None) -> str:
@@ -170,8 +263,9 @@ def ssa_rests_on(board: Board, benchmark: str | None = None) -> str:
     return only_on(decided, open_)
 
 
-def ssa_minimums_after_reading(board: Board, benchmark: str | None = None,
-                               what: str = "pair minimum") -> tuple[tuple[str, str], ...]:
+def ssa_minimums_after_reading(
+    board: Board, benchmark: str | None = None, what: str = "pair minimum"
+) -> tuple[tuple[str, str], ...]:
     """The pair minimums set after SSA's cells (of ``benchmark``, or all) had been read that left them
     exploratory, each with what they read before it: max retrieval's :data:`RETRIEVAL_MIN_PAIRS`
     (called ``what``) and the one for prompt errors, which flip from seed to seed
@@ -186,31 +280,57 @@ def ssa_shifts_sentence(board: Board) -> str:
     decided (exploratory on 2 of 2; pair minimum set after reading, SSA worse before it)" ("" before
     any SSA cell)."""
     by_kind = ssa_by_shift(board)
-    return "; ".join(shift_words(by_kind[kind], kind, "; ".join(filter(None, (
-        ssa_rests_on(board, benchmark), *(set_after_reading(*change) for change in ssa_minimums_after_reading(board, benchmark))))))
-                     for benchmark, kind in SHIFT_KINDS.items() if kind in by_kind)
+    return "; ".join(
+        shift_words(
+            by_kind[kind],
+            kind,
+            "; ".join(
+                filter(
+                    None,
+                    (
+                        ssa_rests_on(board, benchmark),
+                        *(set_after_reading(*change) for change in ssa_minimums_after_reading(board, benchmark)),
+                    ),
+                )
+            ),
+        )
+        for benchmark, kind in SHIFT_KINDS.items()
+        if kind in by_kind
+    )
 
 
 def false_discovery_sentence(board: Board) -> str:
     """How many of the board's decided directions against softmax survive control of false
     discoveries over all its cells, one family (:func:`ssa_book.verdicts.families.false_discoveries`)."""
-    cells = [cell.verdict for scorer in scorers()[1:] for each in COLUMNS
-             if (cell := board.cell(scorer, each.key)) is not None]
+    cells = [
+        cell.verdict
+        for scorer in scorers()[1:]
+        for each in COLUMNS
+        if (cell := board.cell(scorer, each.key)) is not None
+    ]
     tested = [verdict for verdict in cells if verdict.adjusted_p is not None]
     if not tested:
         return "No cell has enough pairs for a signed-rank test yet."
     kept = [verdict for verdict in tested if verdict.outcome in (BETTER, WORSE)]
     lost = [verdict.claim for verdict in tested if verdict.uncontrolled is not None]
-    return (f"Controlled for false discoveries over the {len(tested)} tested cells (Benjamini and Hochberg), {len(kept)} of "
-            f"the {len(kept) + len(lost)} directions the interval and threshold decide keep an adjusted p below "
-            f"{FALSE_DISCOVERY_RATE:g} and their word"
-            + (f"; the others read undecided: {'; '.join(lost)}." if lost else "."))
+    return (
+        f"Controlled for false discoveries over the {len(tested)} tested cells (Benjamini and Hochberg), {len(kept)} of "
+        f"the {len(kept) + len(lost)} directions the interval and threshold decide keep an adjusted p below "
+        f"{FALSE_DISCOVERY_RATE:g} and their word"
+        + (f"; the others read undecided: {'; '.join(lost)}." if lost else ".")
+    )
 
 
 def best_scorers(board: Board) -> dict[str, list[str]]:
     """Per column: the scorers judged better than softmax there (empty when none is)."""
-    return {each.key: [scorer for scorer in scorers()[1:] if (cell := board.cell(scorer, each.key)) is not None
-                       and cell.verdict.outcome == BETTER] for each in COLUMNS}
+    return {
+        each.key: [
+            scorer
+            for scorer in scorers()[1:]
+            if (cell := board.cell(scorer, each.key)) is not None and cell.verdict.outcome == BETTER
+        ]
+        for each in COLUMNS
+    }
 
 
 def winners_words(board: Board) -> str:
@@ -221,16 +341,24 @@ def winners_words(board: Board) -> str:
         if board.cell("softmax", each.key) is None:
             continue
         judged = sum(board.cell(scorer, each.key) is not None for scorer in scorers()[1:])
-        so_far = "" if judged == len(scorers()) - 1 else f" (so far: {judged} of the {len(scorers()) - 1} scorers judged)"
+        so_far = (
+            "" if judged == len(scorers()) - 1 else f" (so far: {judged} of the {len(scorers()) - 1} scorers judged)"
+        )
         named = []
         for scorer in better[each.key]:
             found = board.cell(scorer, each.key)
             rests = rests_on(found)
             # the verdict's own word, so that the direction a page shows is logged from the verdict that decided it
-            named.append(f"{found.verdict.word()}{f', but it {rests}' if rests else ''} ({found.verdict.estimate('+.3f')}, "
-                         f"threshold {each.claim.threshold:g})")
-        words.append(f"{each.label}: {', '.join(named) or 'none'}{so_far}"
-                     + "".join(f" ({said} before the {what} set after reading)" for said, what in better_before_minimum(board, each)))
+            named.append(
+                f"{found.verdict.word()}{f', but it {rests}' if rests else ''} ({found.verdict.estimate('+.3f')}, "
+                f"threshold {each.claim.threshold:g})"
+            )
+        words.append(
+            f"{each.label}: {', '.join(named) or 'none'}{so_far}"
+            + "".join(
+                f" ({said} before the {what} set after reading)" for said, what in better_before_minimum(board, each)
+            )
+        )
     return "; ".join(words) or "no column is complete yet"
 
 
@@ -255,11 +383,18 @@ def winners_takeaway(board: Board) -> str:
     complete = [each for each in COLUMNS if board.cell("softmax", each.key) is not None]
     if not complete:
         return "No column is complete yet"
-    named = [f"{scorer_label(scorer)} on {each.label}" + (f" ({rests})" if (rests := rests_on(board.cell(scorer, each.key))) else "")
-             for each in complete for scorer in better[each.key]]
+    named = [
+        f"{scorer_label(scorer)} on {each.label}"
+        + (f" ({rests})" if (rests := rests_on(board.cell(scorer, each.key))) else "")
+        for each in complete
+        for scorer in better[each.key]
+    ]
     found = sum(bool(better[each.key]) for each in complete)
-    before = [f"{said} on {each.label} only before the {what} set after reading"
-              for each in complete for said, what in better_before_minimum(board, each)]
+    before = [
+        f"{said} on {each.label} only before the {what} set after reading"
+        for each in complete
+        for said, what in better_before_minimum(board, each)
+    ]
     also = f"; {'; '.join(before)}" if before else ""
     if not named:
         return f"In none of the {len(complete)} columns is a scorer better than softmax{also}"
@@ -276,7 +411,6 @@ def plot(board: Board, fig=None):
     the scorer better than softmax there, hollow when worse, grey-edged otherwise."""
     import matplotlib.pyplot as plt
 
-
     names = list(scorers())
     # Three panels a row, so that the figure keeps legible text at a page's width.
     columns = min(PANELS_PER_ROW, len(COLUMNS))
@@ -284,7 +418,7 @@ def plot(board: Board, fig=None):
     if fig is None:
         fig = plt.figure(figsize=(COLUMN_WIDTH_IN - 0.3, rows * (0.3 * len(names) + 1.5)))  # the column's width
     axes = np.ravel(fig.subplots(rows, columns, sharey=True, squeeze=False))
-    for unused in axes[len(COLUMNS):]:
+    for unused in axes[len(COLUMNS) :]:
         unused.remove()
     positions = {scorer: index for index, scorer in enumerate(names)}
     for ax, each in zip(axes, COLUMNS):
@@ -303,7 +437,9 @@ def plot(board: Board, fig=None):
             face = color if outcome in (None, BETTER) else "white"
             edge = color if outcome in (None, BETTER, WORSE) else "0.5"
             ax.scatter([found.mean], [y], s=30, facecolor=face, edgecolor=edge, linewidths=1.2, zorder=3)
-        ax.set_title(f"{textwrap.fill(each.label, TITLE_WIDTH)}\n({each.shift_label}; training {each.training})", fontsize=8)
+        ax.set_title(
+            f"{textwrap.fill(each.label, TITLE_WIDTH)}\n({each.shift_label}; training {each.training})", fontsize=8
+        )
         ax.set_xlabel(each.error, fontsize=8)
         ax.tick_params(labelsize=8)
         if each.benchmark == RETRIEVAL:

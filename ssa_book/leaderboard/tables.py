@@ -11,14 +11,24 @@ from pathlib import Path
 
 import numpy as np
 
-from ssa_book.verdicts.words import (BETTER, NEGLIGIBLE, NOT_LEARNED, NOT_RUN_YET, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE, not_run_yet as rule_not_run_yet)
+from ssa_book.verdicts.words import (
+    BETTER,
+    NEGLIGIBLE,
+    NOT_LEARNED,
+    NOT_RUN_YET,
+    PREMISE_NOT_SHOWN,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    WORSE,
+    not_run_yet as rule_not_run_yet,
+)
 from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.alternatives.comparison import cost_entry
 from ssa_book.plotting import scorer_label
 from ssa_book.icl.study.design import SCHEDULE_WORDS
 from ssa_book.retrieval.analysis import regime as retrieval_regime
-from ssa_book.retrieval.experiment import (experiment_config as retrieval_config)
-from ssa_book.leaderboard.board import (Board, COLUMNS, Cell, Column, ICL, RETRIEVAL, icl_experiment, scorers, seeds)
+from ssa_book.retrieval.experiment import experiment_config as retrieval_config
+from ssa_book.leaderboard.board import Board, COLUMNS, Cell, Column, ICL, RETRIEVAL, icl_experiment, scorers, seeds
 
 
 # --- what the page shows ----------------------------------------------------------------------
@@ -51,26 +61,54 @@ def frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     cached."""
     import pandas as pd
 
-
     rows = []
     for scorer in scorers():
         for each in COLUMNS:
             time_ratio, memory_ratio = _cost_ratios(cost, each.benchmark, scorer)
             found, reference = board.cell(scorer, each.key), board.cell("softmax", each.key)
             cached, planned = board.seeds_cached.get((scorer, each.key), (0, 0))
-            row = {"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
-                   "benchmark": each.benchmark, "point": each.point, "error": each.error, "seeds": planned, "seeds_cached": cached,
-                   "mean": np.nan, "low": np.nan, "high": np.nan, "softmax_mean": np.nan, "learned": None,
-                   "outcome": NOT_RUN_YET, "effect": np.nan, "effect_low": np.nan, "effect_high": np.nan, "pairs": 0,
-                   "per_seed": "", "time_ratio": time_ratio, "memory_ratio": memory_ratio}
+            row = {
+                "scorer": scorer,
+                "scorer_label": scorer_label(scorer),
+                "column": each.key,
+                "shift": each.shift_label,
+                "benchmark": each.benchmark,
+                "point": each.point,
+                "error": each.error,
+                "seeds": planned,
+                "seeds_cached": cached,
+                "mean": np.nan,
+                "low": np.nan,
+                "high": np.nan,
+                "softmax_mean": np.nan,
+                "learned": None,
+                "outcome": NOT_RUN_YET,
+                "effect": np.nan,
+                "effect_low": np.nan,
+                "effect_high": np.nan,
+                "pairs": 0,
+                "per_seed": "",
+                "time_ratio": time_ratio,
+                "memory_ratio": memory_ratio,
+            }
             if found is not None:
                 low, high = found.interval or (np.nan, np.nan)
-                row.update(mean=found.mean, low=low, high=high, learned=found.learned, softmax_mean=reference.mean,
-                           per_seed=" ".join(f"{seed}:{error:.6g}" for seed, error in zip(found.seeds, found.errors)),
-                           outcome="reference" if found.verdict is None else found.verdict.outcome)
+                row.update(
+                    mean=found.mean,
+                    low=low,
+                    high=high,
+                    learned=found.learned,
+                    softmax_mean=reference.mean,
+                    per_seed=" ".join(f"{seed}:{error:.6g}" for seed, error in zip(found.seeds, found.errors)),
+                    outcome="reference" if found.verdict is None else found.verdict.outcome,
+                )
                 if found.verdict is not None and found.verdict.interval is not None:
-                    row.update(effect=found.verdict.effect, effect_low=found.verdict.interval[0],
-                               effect_high=found.verdict.interval[1], pairs=found.verdict.pairs)
+                    row.update(
+                        effect=found.verdict.effect,
+                        effect_low=found.verdict.interval[0],
+                        effect_high=found.verdict.interval[1],
+                        pairs=found.verdict.pairs,
+                    )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -85,9 +123,10 @@ def not_run_yet(board: Board, scorer: str, column: str) -> str:
 
 # A cell's verdict against softmax, the scorer named by its row: the book's words without the name.
 # A direction keeps its subject, the row's scorer: "scorer worse than softmax", never a bare "worse".
-OUTCOME_MARKS = {outcome: f"scorer {outcome} than softmax" if outcome in (BETTER, WORSE) else outcome
-                 for outcome in (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS,
-                                 PREMISE_NOT_SHOWN, NOT_LEARNED)}
+OUTCOME_MARKS = {
+    outcome: f"scorer {outcome} than softmax" if outcome in (BETTER, WORSE) else outcome
+    for outcome in (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED)
+}
 
 
 def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int = 3):
@@ -96,7 +135,6 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
     no difference that matters / undecided / not learned); "not run yet: k of n runs" for a cell not
     complete; then the cost columns, each benchmark's model apart."""
     import pandas as pd
-
 
     rows = {}
     for scorer in scorers():
@@ -107,10 +145,15 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
                 row[each.label] = not_run_yet(board, scorer, each.key)
                 continue
             interval = found.interval
-            text = f"{found.mean:.{digits}f}" + ("" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]")
+            text = f"{found.mean:.{digits}f}" + (
+                "" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+            )
             rests = "" if found.verdict is None else rests_on_words(seeds_it_rests_on(found.verdict, found.seeds))
-            row[each.label] = (text + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
-                               + (f" ({rests})" if rests else ""))
+            row[each.label] = (
+                text
+                + ("" if found.verdict is None else f" {OUTCOME_MARKS[found.verdict.outcome]}")
+                + (f" ({rests})" if rests else "")
+            )
         for benchmark, where in ((ICL, "in context"), (RETRIEVAL, "retrieval")):
             time_ratio, memory_ratio = _cost_ratios(cost, benchmark, scorer)
             row[f"step time / softmax, {where}"] = "n/a" if time_ratio is None else f"{time_ratio:.2f}"
@@ -123,19 +166,38 @@ def table(board: Board, cost: Mapping[str, Mapping] | None = None, digits: int =
 
 # --- the regime of each column, and each cell's words against softmax ------------------------------
 
+
 def regime_fields(each: Column, profile: str) -> dict:
     """The training regime of ``each``'s runs at ``profile``, field by field (every scorer's runs
     of a column share it; SSA's start is in the chapters' tables): the model's layers and width,
     training steps, learning rate and its schedule, the training scale, and the paired seeds."""
     if each.benchmark == RETRIEVAL:
         config = retrieval_config("softmax", profile, setup=each.setup)
-        layers, width, steps, rate, schedule = config.model.depth, config.model.width, config.train.steps, config.train.learning_rate, "constant"
+        layers, width, steps, rate, schedule = (
+            config.model.depth,
+            config.model.width,
+            config.train.steps,
+            config.train.learning_rate,
+            "constant",
+        )
     else:
         train = icl_experiment(each.task, "softmax", seeds(ICL, profile)[0], profile).train
-        layers, width, steps, rate, schedule = (train.model.n_layer, train.model.n_embd, train.train_steps, train.learning_rate,
-                                                SCHEDULE_WORDS[train.schedule])
-    return {"layers": layers, "width": width, "steps": steps, "learning_rate": rate, "schedule": schedule,
-            "training_scale": each.training, "seeds": len(seeds(each.benchmark, profile))}
+        layers, width, steps, rate, schedule = (
+            train.model.n_layer,
+            train.model.n_embd,
+            train.train_steps,
+            train.learning_rate,
+            SCHEDULE_WORDS[train.schedule],
+        )
+    return {
+        "layers": layers,
+        "width": width,
+        "steps": steps,
+        "learning_rate": rate,
+        "schedule": schedule,
+        "training_scale": each.training,
+        "seeds": len(seeds(each.benchmark, profile)),
+    }
 
 
 def regime(each: Column, profile: str) -> str:
@@ -144,8 +206,10 @@ def regime(each: Column, profile: str) -> str:
     if each.benchmark == RETRIEVAL:
         return f"max retrieval, {each.setup} setup: {retrieval_regime(profile, each.setup)}"
     fields = regime_fields(each, profile)
-    return (f"in context, {fields['layers']} layers of width {fields['width']}, {fields['steps']:,} steps at learning rate "
-            f"{fields['learning_rate']:g} ({fields['schedule']}), trained at {each.training}; {fields['seeds']} paired seeds")
+    return (
+        f"in context, {fields['layers']} layers of width {fields['width']}, {fields['steps']:,} steps at learning rate "
+        f"{fields['learning_rate']:g} ({fields['schedule']}), trained at {each.training}; {fields['seeds']} paired seeds"
+    )
 
 
 def short_regime(each: Column, profile: str) -> str:
@@ -181,9 +245,20 @@ def columns_table():
     of the verdict against softmax with its reason."""
     import pandas as pd
 
-    return pd.DataFrame([{"column": each.label, "kind of shift": each.shift_label, "benchmark": each.benchmark,
-                          "training": each.training, "error read": each.error, "threshold": each.claim.threshold,
-                          "why this threshold": each.claim.reason} for each in COLUMNS]).set_index("column")
+    return pd.DataFrame(
+        [
+            {
+                "column": each.label,
+                "kind of shift": each.shift_label,
+                "benchmark": each.benchmark,
+                "training": each.training,
+                "error read": each.error,
+                "threshold": each.claim.threshold,
+                "why this threshold": each.claim.reason,
+            }
+            for each in COLUMNS
+        ]
+    ).set_index("column")
 
 
 BOARD_COST_COLUMNS = ("step time / softmax", "peak memory / softmax")
@@ -203,8 +278,14 @@ def board_frame(board: Board, cost: Mapping[str, Mapping] | None = None, digits:
         for each in COLUMNS:
             found = board.cell(scorer, each.key)
             time_ratio, memory_ratio = _cost_ratios(cost, each.benchmark, scorer)
-            row = {"scorer": scorer_label(scorer), "column": each.label, "regime": short_regime(each, board.profile),
-                   "mean error": np.nan, "95% interval": "", "against softmax": ""}
+            row = {
+                "scorer": scorer_label(scorer),
+                "column": each.label,
+                "regime": short_regime(each, board.profile),
+                "mean error": np.nan,
+                "95% interval": "",
+                "against softmax": "",
+            }
             if found is None:
                 row["against softmax"] = not_run_yet(board, scorer, each.key)
             else:
@@ -212,7 +293,12 @@ def board_frame(board: Board, cost: Mapping[str, Mapping] | None = None, digits:
                 if found.interval is not None:
                     row["95% interval"] = f"[{found.interval[0]:.{digits}f}, {found.interval[1]:.{digits}f}]"
                 row["against softmax"] = against_softmax(found)
-            row.update(zip(BOARD_COST_COLUMNS, (np.nan if ratio is None else round(float(ratio), 2) for ratio in (time_ratio, memory_ratio))))
+            row.update(
+                zip(
+                    BOARD_COST_COLUMNS,
+                    (np.nan if ratio is None else round(float(ratio), 2) for ratio in (time_ratio, memory_ratio)),
+                )
+            )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -229,9 +315,17 @@ def interactive_table(table, rows: int = ROWS_PER_PAGE) -> str:
     from itables.javascript import generate_init_offline_itables_html, to_html_datatable
 
     # "compact" without "nowrap": cells wrap, so that the table fits the text column
-    found = to_html_datatable(table, connected=False, showIndex=False, classes="display compact", pageLength=rows,
-                              lengthMenu=[rows, 2 * rows, len(table)], style="width:100%", autoWidth=False,
-                              layout={"topStart": "pageLength", "topEnd": "search", "bottomStart": "info", "bottomEnd": "paging"})
+    found = to_html_datatable(
+        table,
+        connected=False,
+        showIndex=False,
+        classes="display compact",
+        pageLength=rows,
+        lengthMenu=[rows, 2 * rows, len(table)],
+        style="width:100%",
+        autoWidth=False,
+        layout={"topStart": "pageLength", "topEnd": "search", "bottomStart": "info", "bottomEnd": "paging"},
+    )
     return generate_init_offline_itables_html(options.dt_bundle) + found
 
 
@@ -250,7 +344,6 @@ def seed_frame(board: Board, cost: Mapping[str, Mapping] | None = None):
     :data:`CSV_DIGITS` significant digits."""
     import pandas as pd
 
-
     rows = []
     for scorer in scorers():
         for each in COLUMNS:
@@ -264,17 +357,29 @@ def seed_frame(board: Board, cost: Mapping[str, Mapping] | None = None):
             fields = {f"regime_{name}": value for name, value in regime_fields(each, board.profile).items()}
             words, outcome = regime(each, board.profile), against_softmax(found)
             for seed, error in zip(found.seeds, found.errors):
-                rows.append({"scorer": scorer, "scorer_label": scorer_label(scorer), "column": each.key, "shift": each.shift_label,
-                             "benchmark": each.benchmark, "point": each.point, "regime": words, **fields,
-                             "error_measure": each.error, "seed": seed,
-                             "error": error, "softmax_error": softmax_errors.get(seed, np.nan),
-                             "outcome": outcome,
-                             "effect": verdict.effect if decided else np.nan,
-                             "effect_low": verdict.interval[0] if decided else np.nan,
-                             "effect_high": verdict.interval[1] if decided else np.nan,
-                             "pairs": verdict.pairs if decided else 0,
-                             "time_ratio": np.nan if time_ratio is None else time_ratio,
-                             "memory_ratio": np.nan if memory_ratio is None else memory_ratio})
+                rows.append(
+                    {
+                        "scorer": scorer,
+                        "scorer_label": scorer_label(scorer),
+                        "column": each.key,
+                        "shift": each.shift_label,
+                        "benchmark": each.benchmark,
+                        "point": each.point,
+                        "regime": words,
+                        **fields,
+                        "error_measure": each.error,
+                        "seed": seed,
+                        "error": error,
+                        "softmax_error": softmax_errors.get(seed, np.nan),
+                        "outcome": outcome,
+                        "effect": verdict.effect if decided else np.nan,
+                        "effect_low": verdict.interval[0] if decided else np.nan,
+                        "effect_high": verdict.interval[1] if decided else np.nan,
+                        "pairs": verdict.pairs if decided else 0,
+                        "time_ratio": np.nan if time_ratio is None else time_ratio,
+                        "memory_ratio": np.nan if memory_ratio is None else memory_ratio,
+                    }
+                )
     return significant(pd.DataFrame(rows), CSV_DIGITS)
 
 
@@ -288,8 +393,9 @@ def significant(table, digits: int = CSV_DIGITS):
     return found
 
 
-def download_link(table, folder: str | Path | None = None, filename: str = CSV_NAME,
-                  text: str = "Download the leaderboard as CSV") -> str:
+def download_link(
+    table, folder: str | Path | None = None, filename: str = CSV_NAME, text: str = "Download the leaderboard as CSV"
+) -> str:
     """An HTML link that downloads ``table`` (a DataFrame) as a CSV file. With ``folder`` (the
     book's downloads folder, which the build copies to the site's root: a stable address,
     ``<site>/<filename>``), the file is written there and the link points at it from a chapter

@@ -91,11 +91,20 @@ class TrainConfig:
 
         if self.scorer not in scorer_names():
             raise ValueError(f"scorer must be one of {', '.join(scorer_names())}; got {self.scorer!r}")
-        for name in ("global_batch", "micro_batch", "steps", "eval_every", "checkpoint_every", "eval_windows_during_training"):
+        for name in (
+            "global_batch",
+            "micro_batch",
+            "steps",
+            "eval_every",
+            "checkpoint_every",
+            "eval_windows_during_training",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be a positive integer; got {getattr(self, name)}")
         if self.global_batch % self.micro_batch:
-            raise ValueError(f"global_batch ({self.global_batch}) must be a multiple of micro_batch ({self.micro_batch})")
+            raise ValueError(
+                f"global_batch ({self.global_batch}) must be a multiple of micro_batch ({self.micro_batch})"
+            )
         if not 0 <= self.warmup_steps < self.steps:
             raise ValueError(f"warmup_steps must be in 0..steps-1 ({self.steps - 1}); got {self.warmup_steps}")
 
@@ -134,18 +143,53 @@ _PROFILES = {
     "paper": RunConfig(),
     "cpu": RunConfig(
         # 2.4M parameters; 400 steps x 32 x 128 = 1.6M tokens, about two thirds of an epoch.
-        ModelConfig(vocab_size=4096, hidden_size=192, num_layers=4, num_heads=6, num_kv_heads=2, ffn_size=768, seq_len=128),
-        DataConfig(train_source="webtext", ood_source="wikitext-2", held_out_per_mille=50, tokenizer_documents=100_000,
-                   eval_windows=400, blimp_pairs_per_paradigm=100),
-        TrainConfig(global_batch=32, micro_batch=32, steps=400, warmup_steps=20, lr=2e-3, seed=0,
-                    eval_every=50, eval_windows_during_training=64, checkpoint_every=50),
+        ModelConfig(
+            vocab_size=4096, hidden_size=192, num_layers=4, num_heads=6, num_kv_heads=2, ffn_size=768, seq_len=128
+        ),
+        DataConfig(
+            train_source="webtext",
+            ood_source="wikitext-2",
+            held_out_per_mille=50,
+            tokenizer_documents=100_000,
+            eval_windows=400,
+            blimp_pairs_per_paradigm=100,
+        ),
+        TrainConfig(
+            global_batch=32,
+            micro_batch=32,
+            steps=400,
+            warmup_steps=20,
+            lr=2e-3,
+            seed=0,
+            eval_every=50,
+            eval_windows_during_training=64,
+            checkpoint_every=50,
+        ),
     ),
     "smoke": RunConfig(
-        ModelConfig(vocab_size=384, hidden_size=32, num_layers=2, num_heads=4, num_kv_heads=2, ffn_size=64, seq_len=128),
-        DataConfig(train_source="webtext", ood_source="wikitext-2", held_out_per_mille=100, max_train_documents=150,
-                   tokenizer_documents=150, eval_windows=8, blimp_pairs_per_paradigm=4),
-        TrainConfig(global_batch=4, micro_batch=2, steps=6, warmup_steps=2, lr=3e-3, seed=0,
-                    eval_every=3, eval_windows_during_training=4, checkpoint_every=3),
+        ModelConfig(
+            vocab_size=384, hidden_size=32, num_layers=2, num_heads=4, num_kv_heads=2, ffn_size=64, seq_len=128
+        ),
+        DataConfig(
+            train_source="webtext",
+            ood_source="wikitext-2",
+            held_out_per_mille=100,
+            max_train_documents=150,
+            tokenizer_documents=150,
+            eval_windows=8,
+            blimp_pairs_per_paradigm=4,
+        ),
+        TrainConfig(
+            global_batch=4,
+            micro_batch=2,
+            steps=6,
+            warmup_steps=2,
+            lr=3e-3,
+            seed=0,
+            eval_every=3,
+            eval_windows_during_training=4,
+            checkpoint_every=3,
+        ),
     ),
 }
 

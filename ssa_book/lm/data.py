@@ -115,9 +115,13 @@ def documents(source: str, *, rank: int = 0, world_size: int = 1) -> Iterator[st
     path = Path(source)
     if path.suffix in (".jsonl", ".txt"):
         if not path.is_file():
-            raise ValueError(f"source: no file {path}; give an existing .jsonl/.txt file or one of webtext, wikitext-2, fineweb-edu, wikipedia")
+            raise ValueError(
+                f"source: no file {path}; give an existing .jsonl/.txt file or one of webtext, wikitext-2, fineweb-edu, wikipedia"
+            )
         return read_jsonl(path) if path.suffix == ".jsonl" else read_text_documents(path)
-    raise ValueError(f"source must be webtext, wikitext-2, fineweb-edu, wikipedia or a .jsonl/.txt path; got {source!r}")
+    raise ValueError(
+        f"source must be webtext, wikitext-2, fineweb-edu, wikipedia or a .jsonl/.txt path; got {source!r}"
+    )
 
 
 def split_documents(source: str, split: str, per_mille: int, limit: int | None = None, **shard) -> Iterator[str]:
@@ -156,7 +160,9 @@ def pack(texts: Iterable[str], tokenizer, seq_len: int, max_sequences: int | Non
         yield torch.tensor(chunk, dtype=torch.long)
 
 
-def packed_tensor(texts: Iterable[str], tokenizer, seq_len: int, max_sequences: int | None = None, *, what: str, minimum: int = 1) -> Tensor:
+def packed_tensor(
+    texts: Iterable[str], tokenizer, seq_len: int, max_sequences: int | None = None, *, what: str, minimum: int = 1
+) -> Tensor:
     """``pack`` into one ``(sequences, seq_len)`` tensor; at least ``minimum`` sequences or an error."""
     sequences = list(pack(texts, tokenizer, seq_len, max_sequences))
     if len(sequences) < minimum:
@@ -178,7 +184,9 @@ class GlobalBatches:
 
     def __init__(self, sequences: Tensor, global_batch: int, seed: int, rank: int = 0, world_size: int = 1):
         if global_batch % world_size:
-            raise ValueError(f"global_batch ({global_batch}) must be a multiple of the number of processes ({world_size})")
+            raise ValueError(
+                f"global_batch ({global_batch}) must be a multiple of the number of processes ({world_size})"
+            )
         if len(sequences) < global_batch:
             raise ValueError(
                 f"corpus: {len(sequences)} training sequences, fewer than one global batch ({global_batch}); "

@@ -26,13 +26,18 @@ from ssa_book import data as datasets
 from ssa_book.lm.model import load_checkpoint
 
 
-def sentence_log_probabilities(model, tokenizer, sentences: list[str], *, batch_size: int = 64, device="cpu") -> list[float]:
+def sentence_log_probabilities(
+    model, tokenizer, sentences: list[str], *, batch_size: int = 64, device="cpu"
+) -> list[float]:
     """``log p(sentence)`` under the model, each sentence preceded by the end-of-text token."""
     limit = model.config.max_position_embeddings
     scores: list[float] = []
     model.eval()
     for start in range(0, len(sentences), batch_size):
-        encoded = [[tokenizer.eos_token_id] + ids for ids in tokenizer(sentences[start : start + batch_size], add_special_tokens=False)["input_ids"]]
+        encoded = [
+            [tokenizer.eos_token_id] + ids
+            for ids in tokenizer(sentences[start : start + batch_size], add_special_tokens=False)["input_ids"]
+        ]
         longest = max(len(ids) for ids in encoded)
         if longest > limit:
             raise ValueError(f"seq_len: a sentence of {longest} tokens exceeds the model's {limit} positions")
@@ -57,7 +62,9 @@ def load_blimp(pairs_per_paradigm: int) -> list[dict]:
         with open(path, encoding="utf-8") as stream:
             for line in itertools.islice(stream, pairs_per_paradigm):
                 row = json.loads(line)
-                rows.append({key: row[key] for key in ("sentence_good", "sentence_bad", "UID", "linguistics_term", "field")})
+                rows.append(
+                    {key: row[key] for key in ("sentence_good", "sentence_bad", "UID", "linguistics_term", "field")}
+                )
     return rows
 
 
@@ -72,8 +79,12 @@ def blimp_accuracy(model, tokenizer, rows: list[dict], *, batch_size: int = 64, 
     """Accuracy over all pairs, per phenomenon and per paradigm."""
     if not rows:
         raise ValueError("rows: no BLiMP pairs to score")
-    good = sentence_log_probabilities(model, tokenizer, [row["sentence_good"] for row in rows], batch_size=batch_size, device=device)
-    bad = sentence_log_probabilities(model, tokenizer, [row["sentence_bad"] for row in rows], batch_size=batch_size, device=device)
+    good = sentence_log_probabilities(
+        model, tokenizer, [row["sentence_good"] for row in rows], batch_size=batch_size, device=device
+    )
+    bad = sentence_log_probabilities(
+        model, tokenizer, [row["sentence_bad"] for row in rows], batch_size=batch_size, device=device
+    )
     correct = [g > b for g, b in zip(good, bad)]
     return {
         "accuracy": sum(correct) / len(correct),
@@ -96,7 +107,9 @@ def evaluation_windows(run: RunConfig, tokenizer) -> dict[str, torch.Tensor]:
 
 def unigram_counts(run: RunConfig, tokenizer) -> torch.Tensor:
     """Token counts of (up to ``tokenizer_documents``) training documents."""
-    texts = data.split_documents(run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents)
+    texts = data.split_documents(
+        run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents
+    )
     stream = data.token_stream(itertools.islice(texts, run.data.tokenizer_documents), tokenizer)
     counts = torch.zeros(len(tokenizer), dtype=torch.long)
     while chunk := list(itertools.islice(stream, 1 << 20)):  # bounded memory on a large corpus

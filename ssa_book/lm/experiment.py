@@ -76,7 +76,11 @@ SETTINGS = (
     Setting("parameters", "model parameters", "", _decoder_parameters),
     Setting("training text", "in-distribution source (training and held-out split)", "data.train_source"),
     Setting("out-of-distribution text", "source of the out-of-distribution perplexity", "data.ood_source"),
-    Setting("held out per 1000", "documents kept out of training, per 1000 (by a hash of the text)", "data.held_out_per_mille"),
+    Setting(
+        "held out per 1000",
+        "documents kept out of training, per 1000 (by a hash of the text)",
+        "data.held_out_per_mille",
+    ),
     Setting("training documents", "documents read for training (None: the whole source)", "data.max_train_documents"),
     Setting("tokenizer documents", "training documents the tokenizer is fitted on", "data.tokenizer_documents"),
     Setting("perplexity windows", "held-out windows of one context each", "data.eval_windows"),
@@ -89,7 +93,9 @@ SETTINGS = (
     Setting("learning rate", "peak, AdamW", "train.lr"),
     Setting("final learning rate", "fraction of the peak at the end of the decay", "train.min_lr_ratio"),
     Setting("weight decay", "on matrices only", "train.weight_decay"),
-    Setting("SSA settings", "SSA's b and n at the start, and which are trained", "train.scorer_kwargs", scorer_settings),
+    Setting(
+        "SSA settings", "SSA's b and n at the start, and which are trained", "train.scorer_kwargs", scorer_settings
+    ),
     Setting("curve every", "steps between held-out losses of the training curve", "train.eval_every"),
     Setting("curve windows", "held-out windows per point of the training curve", "train.eval_windows_during_training"),
     Setting("checkpoint every", "steps between checkpoints", "train.checkpoint_every"),
@@ -107,7 +113,11 @@ class DecoderChapter(Chapter):
         return SCORERS
 
     def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
-        return [Run("decoder", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed in seeds for scorer in scorers]
+        return [
+            Run("decoder", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,))
+            for seed in seeds
+            for scorer in scorers
+        ]
 
     def configs(self, profile: str) -> dict:
         return {"": run_config(profile, "ssa")}
@@ -133,7 +143,9 @@ def run_folder(profile: str, run: RunConfig) -> Path:
     return runs_dir() / profile / f"{run.train.scorer}-seed{run.train.seed}-{cache_key(run.to_dict())[:8]}"
 
 
-def train_and_evaluate(run: RunConfig, folder: Path, *, device: str = "auto", progress: bool = False, stop_at: int | None = None) -> dict:
+def train_and_evaluate(
+    run: RunConfig, folder: Path, *, device: str = "auto", progress: bool = False, stop_at: int | None = None
+) -> dict:
     """Train (resuming from ``folder`` if interrupted), then evaluate the final checkpoint.
 
     ``stop_at``: stop training after that many steps (see :func:`ssa_book.lm.train.train`)."""
@@ -163,7 +175,9 @@ def result(profile: str, scorer: str, seed: int, *, device: str = "auto", progre
     return LMRun.from_result(entry.result, provenance=entry.provenance)
 
 
-def cached_result(profile: str, run: RunConfig, *, device: str = "auto", progress: bool = False, stop_at: int | None = None) -> dict:
+def cached_result(
+    profile: str, run: RunConfig, *, device: str = "auto", progress: bool = False, stop_at: int | None = None
+) -> dict:
     """The result of ``run`` through the cache (``results/<profile>/lm/run/``), trained in
     :func:`run_folder`: the result dict (:func:`result` gives it as a typed record).
 
@@ -206,9 +220,11 @@ LEARNED_RATIO = 0.5
 PERPLEXITY_THRESHOLD_NATS = 0.02
 # The smallest BLiMP gain that would matter, in accuracy points; why: BLIMP_REASON.
 BLIMP_THRESHOLD_POINTS = 1.0
-BLIMP_REASON = ("BLiMP is context here, not a claim of the paper (which does not report it): one point of overall "
-                "accuracy is the smallest gain we would report, about the 95% sampling half-width of one model's "
-                "overall accuracy near 50% on the pairs the cpu profile scores")
+BLIMP_REASON = (
+    "BLiMP is context here, not a claim of the paper (which does not report it): one point of overall "
+    "accuracy is the smallest gain we would report, about the 95% sampling half-width of one model's "
+    "overall accuracy near 50% on the pairs the cpu profile scores"
+)
 POWER_SEEDS = (10, 20)  # seed counts at which the chapter shows the rule's power
 
 
@@ -220,23 +236,43 @@ def paper_log_gap(key: str) -> float:
 
 def _perplexity_reason() -> str:
     gaps = {key: paper_log_gap(key) for key in ("id", "ood")}
-    return (f"{PERPLEXITY_THRESHOLD_NATS:g} nats per token is a perplexity ratio of {math.exp(PERPLEXITY_THRESHOLD_NATS):.3f} "
-            f"and {PERPLEXITY_THRESHOLD_NATS / min(gaps.values()):.0%} of the paper's smaller gap (its perplexities give "
-            f"ln(softmax / SSA) = {gaps['id']:.3f} in distribution, {gaps['ood']:.3f} out of distribution); a smaller gain "
-            "would not make SSA a practical improvement. The log is judged, not the perplexity, because a gap in "
-            "perplexity units grows with the level, and ours is far above the paper's")
+    return (
+        f"{PERPLEXITY_THRESHOLD_NATS:g} nats per token is a perplexity ratio of {math.exp(PERPLEXITY_THRESHOLD_NATS):.3f} "
+        f"and {PERPLEXITY_THRESHOLD_NATS / min(gaps.values()):.0%} of the paper's smaller gap (its perplexities give "
+        f"ln(softmax / SSA) = {gaps['id']:.3f} in distribution, {gaps['ood']:.3f} out of distribution); a smaller gain "
+        "would not make SSA a practical improvement. The log is judged, not the perplexity, because a gap in "
+        "perplexity units grows with the level, and ours is far above the paper's"
+    )
 
 
 CLAIMS = {
-    "perplexity_id": Claim("SSA's in-distribution perplexity is lower than softmax's", direction=-1,
-                           threshold=PERPLEXITY_THRESHOLD_NATS, units="nats per token", reason=_perplexity_reason()),
-    "perplexity_ood": Claim("SSA's out-of-distribution perplexity is lower than softmax's", direction=-1,
-                            threshold=PERPLEXITY_THRESHOLD_NATS, units="nats per token", reason=_perplexity_reason()),
-    "blimp": Claim("SSA's BLiMP accuracy is higher than softmax's (context, not a claim of the paper)", direction=1,
-                   threshold=BLIMP_THRESHOLD_POINTS, units="accuracy points", reason=BLIMP_REASON),
+    "perplexity_id": Claim(
+        "SSA's in-distribution perplexity is lower than softmax's",
+        direction=-1,
+        threshold=PERPLEXITY_THRESHOLD_NATS,
+        units="nats per token",
+        reason=_perplexity_reason(),
+    ),
+    "perplexity_ood": Claim(
+        "SSA's out-of-distribution perplexity is lower than softmax's",
+        direction=-1,
+        threshold=PERPLEXITY_THRESHOLD_NATS,
+        units="nats per token",
+        reason=_perplexity_reason(),
+    ),
+    "blimp": Claim(
+        "SSA's BLiMP accuracy is higher than softmax's (context, not a claim of the paper)",
+        direction=1,
+        threshold=BLIMP_THRESHOLD_POINTS,
+        units="accuracy points",
+        reason=BLIMP_REASON,
+    ),
 }
-CLAIM_LABELS = {"perplexity_id": "perplexity in distribution", "perplexity_ood": "perplexity out of distribution",
-                "blimp": "BLiMP accuracy"}
+CLAIM_LABELS = {
+    "perplexity_id": "perplexity in distribution",
+    "perplexity_ood": "perplexity out of distribution",
+    "blimp": "BLiMP accuracy",
+}
 
 
 def measure(entry: LMRun, key: str) -> float:
@@ -263,8 +299,10 @@ def paired(runs: list[LMRun], key: str):
         found[entry.seed] = measure(entry, key)
     seeds, ssa, softmax = pair_by_seed(by_scorer["ssa"], by_scorer["softmax"])
     direction = CLAIMS[key].direction
-    rows = [{"seed": seed, "softmax": float(c), "ssa": float(t), "difference": direction * float(t - c)}
-            for seed, t, c in zip(seeds, ssa, softmax)]
+    rows = [
+        {"seed": seed, "softmax": float(c), "ssa": float(t), "difference": direction * float(t - c)}
+        for seed, t, c in zip(seeds, ssa, softmax)
+    ]
     return pd.DataFrame(rows, columns=["seed", "softmax", "ssa", "difference"])
 
 
@@ -282,9 +320,15 @@ def longer_trained(profile: str, results_dir: str | Path | None = None) -> list[
     found = []
     for entry in entries_of(EXPERIMENT, results_dir=results_dir):
         config = entry.config
-        if (config.get("model") == ours["model"] and config.get("data") == ours["data"]
-                and config.get("train", {}).get("scorer") == "softmax" and tokens(config["train"]) > tokens(ours["train"])):
-            found.append({**entry.result, "tokens_trained": entry.result.get("tokens_trained", tokens(config["train"]))})
+        if (
+            config.get("model") == ours["model"]
+            and config.get("data") == ours["data"]
+            and config.get("train", {}).get("scorer") == "softmax"
+            and tokens(config["train"]) > tokens(ours["train"])
+        ):
+            found.append(
+                {**entry.result, "tokens_trained": entry.result.get("tokens_trained", tokens(config["train"]))}
+            )
     return found
 
 
@@ -311,34 +355,52 @@ def calibration(runs: list[LMRun], *, profile: str | None = None, results_dir: s
             row["steps"] = history.eval_step[-1]
         rows.append(row)
     table = pd.DataFrame(rows)
-    result = {"table": table, "longer_trained": None, "still_falling": None, "far": None, "threshold": PERPLEXITY_THRESHOLD_NATS}
+    result = {
+        "table": table,
+        "longer_trained": None,
+        "still_falling": None,
+        "far": None,
+        "threshold": PERPLEXITY_THRESHOLD_NATS,
+    }
     if table.empty:
         result["note"] = "No softmax run: the baseline is not calibrated."
         return result
     ratio = {key: float(table[f"perplexity / unigram {key}"].max()) for key in ("id", "ood")}
     result["unigram_ratio"] = ratio
-    note = (f"Our softmax baseline's perplexity is at most {ratio['id']:.2f} of the unigram model's in distribution "
-            f"and {ratio['ood']:.2f} out of distribution")
+    note = (
+        f"Our softmax baseline's perplexity is at most {ratio['id']:.2f} of the unigram model's in distribution "
+        f"and {ratio['ood']:.2f} out of distribution"
+    )
     longer = longer_trained(profile, results_dir) if profile is not None else []
     if longer:
         reference = statistics.fmean(entry["perplexity_id"] for entry in longer)
         gap = math.log(statistics.fmean(table["perplexity id"]) / reference)
-        result["longer_trained"] = {"perplexity_id": reference, "runs": len(longer), "log_gap": gap,
-                                    "tokens_trained": max(entry["tokens_trained"] for entry in longer)}
+        result["longer_trained"] = {
+            "perplexity_id": reference,
+            "runs": len(longer),
+            "log_gap": gap,
+            "tokens_trained": max(entry["tokens_trained"] for entry in longer),
+        }
         result["far"] = gap > PERPLEXITY_THRESHOLD_NATS
-        note += (f"; the same model trained on {result['longer_trained']['tokens_trained'] / 1e6:.3g}M tokens reaches "
-                 f"{reference:.1f} in distribution, {gap:.3f} nats per token below ours")
+        note += (
+            f"; the same model trained on {result['longer_trained']['tokens_trained'] / 1e6:.3g}M tokens reaches "
+            f"{reference:.1f} in distribution, {gap:.3f} nats per token below ours"
+        )
     elif "held-out loss drop, last interval" in table:
         drop = float(table["held-out loss drop, last interval"].mean())
         interval, steps = int(table["last interval (steps)"].iloc[0]), int(table["steps"].iloc[0])
         result["still_falling"] = {"drop": drop, "interval": interval, "steps": steps}
         result["far"] = drop > PERPLEXITY_THRESHOLD_NATS
-        note += (f". The cache holds no longer-trained run of this model; its held-out loss was still falling by "
-                 f"{drop:.3f} nats per token over the last {interval} of its {steps} steps (mean over seeds)")
+        note += (
+            f". The cache holds no longer-trained run of this model; its held-out loss was still falling by "
+            f"{drop:.3f} nats per token over the last {interval} of its {steps} steps (mean over seeds)"
+        )
     if result["far"]:
-        note += (f", more than the perplexity claims' threshold of {PERPLEXITY_THRESHOLD_NATS:g}: the baseline is "
-                 "undertrained at the scale of the effect under test, so a gap between scorers here may change with "
-                 "longer training, and a null result here says little of the paper's scale")
+        note += (
+            f", more than the perplexity claims' threshold of {PERPLEXITY_THRESHOLD_NATS:g}: the baseline is "
+            "undertrained at the scale of the effect under test, so a gap between scorers here may change with "
+            "longer training, and a null result here says little of the paper's scale"
+        )
     elif result["far"] is False:
         note += f", within the perplexity claims' threshold of {PERPLEXITY_THRESHOLD_NATS:g}"
     result["note"] = note + "."
@@ -355,14 +417,18 @@ def regime(profile: str) -> str:
     paper: 12 layers of width 768, 22,000 steps, 17.3B tokens)"."""
     ours, paper = run_config(profile, "ssa"), run_config("paper", "ssa")
     start = ours.train.scorer_kwargs
-    return (f"{ours.model.num_layers} layers of width {ours.model.hidden_size}, {ours.train.steps:,} steps "
-            f"({_tokens(ours.train.steps * ours.train.global_batch * ours.model.seq_len)} tokens) at learning rate "
-            f"{ours.train.lr:g} (warm-up + cosine), SSA from b = {start['b']:g}, n = {start['n']:g} (the paper: "
-            f"{paper.model.num_layers} layers of width {paper.model.hidden_size}, {paper.train.steps:,} steps, "
-            f"{_tokens(paper.train.steps * paper.train.global_batch * paper.model.seq_len)} tokens)")
+    return (
+        f"{ours.model.num_layers} layers of width {ours.model.hidden_size}, {ours.train.steps:,} steps "
+        f"({_tokens(ours.train.steps * ours.train.global_batch * ours.model.seq_len)} tokens) at learning rate "
+        f"{ours.train.lr:g} (warm-up + cosine), SSA from b = {start['b']:g}, n = {start['n']:g} (the paper: "
+        f"{paper.model.num_layers} layers of width {paper.model.hidden_size}, {paper.train.steps:,} steps, "
+        f"{_tokens(paper.train.steps * paper.train.global_batch * paper.model.seq_len)} tokens)"
+    )
 
 
-def claim_verdicts(runs: list[LMRun], *, profile: str | None = None, results_dir: str | Path | None = None) -> dict[str, Verdict]:
+def claim_verdicts(
+    runs: list[LMRun], *, profile: str | None = None, results_dir: str | Path | None = None
+) -> dict[str, Verdict]:
     """The verdict (:mod:`ssa_book.verdicts`) on each of :data:`CLAIMS`, from runs paired by seed:
     keys ``perplexity_id``, ``perplexity_ood`` and ``blimp``. If a model stayed near the unigram
     baseline, every claim is "not learned", with the measurement. A judged verdict's ``detail``
@@ -370,9 +436,11 @@ def claim_verdicts(runs: list[LMRun], *, profile: str | None = None, results_dir
     if not runs:
         return {key: not_tested(claim) for key, claim in CLAIMS.items()}
     ratio = worst_perplexity_over_unigram(runs)
-    why = learning_failure({"the decoders": ratio < LEARNED_RATIO},
-                           f"not beyond word frequencies: the worst in-distribution perplexity is {ratio:.2f} of "
-                           f"the unigram baseline's, and a model counts as trained below {LEARNED_RATIO:g}")
+    why = learning_failure(
+        {"the decoders": ratio < LEARNED_RATIO},
+        f"not beyond word frequencies: the worst in-distribution perplexity is {ratio:.2f} of "
+        f"the unigram baseline's, and a model counts as trained below {LEARNED_RATIO:g}",
+    )
     if why:
         return {key: not_learned(claim, why) for key, claim in CLAIMS.items()}
     calibrated = calibration(runs, profile=profile, results_dir=results_dir)
@@ -395,11 +463,20 @@ def verdict_table(found: dict[str, Verdict]):
     rows = []
     for key, verdict in found.items():
         low, high = verdict.interval if verdict.interval is not None else (math.nan, math.nan)
-        rows.append({"claim": CLAIM_LABELS.get(key, key), "outcome": verdict.label(),
-                     "effect": math.nan if verdict.effect is None else verdict.effect, "95% low": low, "95% high": high,
-                     "pairs": verdict.pairs, "threshold": verdict.threshold, "units": verdict.units,
-                     "pairs to decide": verdict.pairs_to_decide(),
-                     "detail": verdict.detail})
+        rows.append(
+            {
+                "claim": CLAIM_LABELS.get(key, key),
+                "outcome": verdict.label(),
+                "effect": math.nan if verdict.effect is None else verdict.effect,
+                "95% low": low,
+                "95% high": high,
+                "pairs": verdict.pairs,
+                "threshold": verdict.threshold,
+                "units": verdict.units,
+                "pairs to decide": verdict.pairs_to_decide(),
+                "detail": verdict.detail,
+            }
+        )
     return pd.DataFrame(rows).set_index("claim")
 
 
@@ -408,7 +485,11 @@ def power_table(found: dict[str, Verdict], seed_counts=POWER_SEEDS, simulations:
     and each of ``seed_counts``: for a true effect of the claim's threshold and, for perplexity,
     of the paper's gap."""
     pairs = sorted({verdict.pairs for verdict in found.values()} | set(seed_counts) - {0})
-    gaps = {key: {"the paper's gap": paper_log_gap(key.removeprefix("perplexity_"))} for key in found if key.startswith("perplexity_")}
+    gaps = {
+        key: {"the paper's gap": paper_log_gap(key.removeprefix("perplexity_"))}
+        for key in found
+        if key.startswith("perplexity_")
+    }
     return rule_power_table(found, pairs, effects=gaps, multiples=(1,), simulations=simulations)
 
 
@@ -431,17 +512,33 @@ def paper_gap_sentence(found: dict[str, Verdict]) -> str:
     """Where the paper's gap lies against each perplexity claim's interval
     (:func:`ssa_book.verdicts.readings.published_effect_sentence`)."""
     return published_effect_sentence(
-        {CLAIM_LABELS[key]: (found[key], paper_log_gap(key.removeprefix("perplexity_")))
-         for key in ("perplexity_id", "perplexity_ood") if key in found}, "nats per token", "the paper's gap")
+        {
+            CLAIM_LABELS[key]: (found[key], paper_log_gap(key.removeprefix("perplexity_")))
+            for key in ("perplexity_id", "perplexity_ood")
+            if key in found
+        },
+        "nats per token",
+        "the paper's gap",
+    )
 
 
 def claims_table():
     """Each claim as declared: direction, threshold, units and the reason for the threshold."""
     import pandas as pd
 
-    return pd.DataFrame([{"claim": claim.name, "SSA should be": "lower" if claim.direction < 0 else "higher",
-                          "threshold": claim.threshold, "units": claim.units, "reason": claim.reason}
-                         for claim in CLAIMS.values()], index=[CLAIM_LABELS[key] for key in CLAIMS])
+    return pd.DataFrame(
+        [
+            {
+                "claim": claim.name,
+                "SSA should be": "lower" if claim.direction < 0 else "higher",
+                "threshold": claim.threshold,
+                "units": claim.units,
+                "reason": claim.reason,
+            }
+            for claim in CLAIMS.values()
+        ],
+        index=[CLAIM_LABELS[key] for key in CLAIMS],
+    )
 
 
 def differences_table(runs: list[LMRun]):
@@ -462,21 +559,37 @@ def verdict(runs: list[LMRun], *, profile: str | None = None, results_dir: str |
     tokens = runs[0].tokens_trained
     parameters = runs[0].parameters
     if not learned:
-        summary = (f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
-                   f"every claim is {NOT_LEARNED}, and this run supports no claim about scorers.")
+        summary = (
+            f"The models did not get far below the unigram baseline (worst perplexity / unigram = {ratio:.2f}): "
+            f"every claim is {NOT_LEARNED}, and this run supports no claim about scorers."
+        )
     else:
         parts = "; ".join(f"{CLAIM_LABELS[key]} {found[key].with_evidence()}" for key in found)
-        summary = (f"Every model learned well beyond word frequencies (in-distribution perplexity at most {ratio:.0%} of the "
-                   f"unigram baseline's). SSA against softmax, paired by seed: {parts}.")
+        summary = (
+            f"Every model learned well beyond word frequencies (in-distribution perplexity at most {ratio:.0%} of the "
+            f"unigram baseline's). SSA against softmax, paired by seed: {parts}."
+        )
         fewest = min(found[key].pairs for key in found)
         if fewest < MIN_PAIRS:
-            summary += (f" With {fewest} paired seed{'' if fewest == 1 else 's'} no claim can be decided: the rule needs at least "
-                        f"{MIN_PAIRS}.")
+            summary += (
+                f" With {fewest} paired seed{'' if fewest == 1 else 's'} no claim can be decided: the rule needs at least "
+                f"{MIN_PAIRS}."
+            )
         summary += " " + calibrated["note"]
-    summary += (f" With {parameters / 1e6:.3g}M parameters and {tokens / 1e6:.3g}M tokens ({tokens / PAPER_TOKENS:.1e} of "
-                "the paper's budget) this scale cannot speak to the paper's lm-eval benchmarks, where such models score at chance.")
-    return {"learned": learned, "worst_perplexity_over_unigram": ratio, "claims": found, "calibration": calibrated,
-            "parameters": parameters, "tokens_trained": tokens, "paper_tokens": PAPER_TOKENS, "summary": summary}
+    summary += (
+        f" With {parameters / 1e6:.3g}M parameters and {tokens / 1e6:.3g}M tokens ({tokens / PAPER_TOKENS:.1e} of "
+        "the paper's budget) this scale cannot speak to the paper's lm-eval benchmarks, where such models score at chance."
+    )
+    return {
+        "learned": learned,
+        "worst_perplexity_over_unigram": ratio,
+        "claims": found,
+        "calibration": calibrated,
+        "parameters": parameters,
+        "tokens_trained": tokens,
+        "paper_tokens": PAPER_TOKENS,
+        "summary": summary,
+    }
 
 
 def scorer_table(runs: list[LMRun]):
@@ -487,7 +600,16 @@ def scorer_table(runs: list[LMRun]):
     for entry in runs:
         for layer, (module, parameters) in enumerate(entry.scorer_values.items()):
             for name, value in parameters.items():
-                rows.append({"scorer": entry.scorer, "seed": entry.seed, "layer": layer, "module": module, "parameter": name, "value": value[0] if len(value) == 1 else value})
+                rows.append(
+                    {
+                        "scorer": entry.scorer,
+                        "seed": entry.seed,
+                        "layer": layer,
+                        "module": module,
+                        "parameter": name,
+                        "value": value[0] if len(value) == 1 else value,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -500,7 +622,16 @@ def scorer_trajectories(runs: list[LMRun]):
         for step, snapshot in zip(entry.history.eval_step, entry.history.scorer_values):
             for layer, parameters in enumerate(snapshot.values()):
                 for name, value in parameters.items():
-                    rows.append({"scorer": entry.scorer, "seed": entry.seed, "step": step, "layer": layer, "parameter": name, "value": value[0]})
+                    rows.append(
+                        {
+                            "scorer": entry.scorer,
+                            "seed": entry.seed,
+                            "step": step,
+                            "layer": layer,
+                            "parameter": name,
+                            "value": value[0],
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -513,8 +644,18 @@ def perplexity_table(runs: list[LMRun]):
         for scorer in SCORERS:
             ours = [entry.perplexity(key) for entry in runs if entry.scorer == scorer]
             unigram = [entry.unigram_perplexity(key) for entry in runs if entry.scorer == scorer]
-            rows.append({"set": label, "scorer": scorer, "paper": PAPER_PERPLEXITY[key][scorer], "ours (mean)": statistics.fmean(ours),
-                         "ours (min)": min(ours), "ours (max)": max(ours), "unigram baseline": statistics.fmean(unigram), "seeds": len(ours)})
+            rows.append(
+                {
+                    "set": label,
+                    "scorer": scorer,
+                    "paper": PAPER_PERPLEXITY[key][scorer],
+                    "ours (mean)": statistics.fmean(ours),
+                    "ours (min)": min(ours),
+                    "ours (max)": max(ours),
+                    "unigram baseline": statistics.fmean(unigram),
+                    "seeds": len(ours),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -526,7 +667,9 @@ def blimp_table(runs: list[LMRun]):
     for entry in runs:
         for phenomenon, accuracy in entry.blimp.by_phenomenon.items():
             rows.append({"phenomenon": phenomenon, "scorer": entry.scorer, "seed": entry.seed, "accuracy": accuracy})
-        rows.append({"phenomenon": "overall", "scorer": entry.scorer, "seed": entry.seed, "accuracy": entry.blimp.accuracy})
+        rows.append(
+            {"phenomenon": "overall", "scorer": entry.scorer, "seed": entry.seed, "accuracy": entry.blimp.accuracy}
+        )
     frame = pd.DataFrame(rows)
     return frame.groupby(["phenomenon", "scorer"])["accuracy"].mean().unstack("scorer")
 
@@ -538,8 +681,10 @@ def paper_commands(nodes: int = 2, gpus_per_node: int = 8) -> dict[str, str]:
     (on any number of GPUs) and the cached evaluation meet: ``regenerate`` finds the finished
     checkpoint, evaluates it on one GPU and stores the result."""
     train = "-m ssa_book decoder train --profile paper --device cuda"
-    multi_node = (f"torchrun --nnodes={nodes} --nproc_per_node={gpus_per_node} --rdzv_backend=c10d "
-                  f"--rdzv_endpoint=$MASTER_HOST:29500 --rdzv_id=ssa-lm-$SCORER {train} --scorer $SCORER")
+    multi_node = (
+        f"torchrun --nnodes={nodes} --nproc_per_node={gpus_per_node} --rdzv_backend=c10d "
+        f"--rdzv_endpoint=$MASTER_HOST:29500 --rdzv_id=ssa-lm-$SCORER {train} --scorer $SCORER"
+    )
     return {
         "one GPU": f"for SCORER in softmax ssa; do python {train} --scorer $SCORER; done",
         "one node, 8 GPUs": f"for SCORER in softmax ssa; do torchrun --standalone --nproc_per_node={gpus_per_node} {train} --scorer $SCORER; done",
@@ -555,8 +700,10 @@ def paper_commands(nodes: int = 2, gpus_per_node: int = 8) -> dict[str, str]:
 def compute_decoder_run(profile: str, device: str, progress: bool, scorer: str, seed: int) -> str:
     """Run kind "decoder": one decoder language model through the cache."""
     found = result(profile, scorer, seed, device=device, progress=progress)
-    return (f"perplexity {found.perplexity_id:.2f} in distribution, {found.perplexity_ood:.2f} out of distribution; "
-            f"BLiMP {found.blimp.accuracy:.3f}")
+    return (
+        f"perplexity {found.perplexity_id:.2f} in distribution, {found.perplexity_ood:.2f} out of distribution; "
+        f"BLiMP {found.blimp.accuracy:.3f}"
+    )
 
 
 KINDS = {"decoder": RunKind(compute_decoder_run)}

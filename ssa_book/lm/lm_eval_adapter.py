@@ -33,7 +33,15 @@ MODEL_NAME = "ssa-lm"
 class SSALanguageModel(TemplateLM):
     """lm-eval model for checkpoints written by ``python -m ssa_book decoder train``."""
 
-    def __init__(self, pretrained: str, device: str = "auto", batch_size: int | str = 16, max_length: int | None = None, max_gen_toks: int = 256, **_ignored):
+    def __init__(
+        self,
+        pretrained: str,
+        device: str = "auto",
+        batch_size: int | str = 16,
+        max_length: int | None = None,
+        max_gen_toks: int = 256,
+        **_ignored,
+    ):
 
         super().__init__()
         kind = resolve_device(str(device).split(":")[0])  # a clear error when the device is absent
@@ -42,7 +50,9 @@ class SSALanguageModel(TemplateLM):
         positions = self.model.config.max_position_embeddings
         self.max_length = int(max_length or positions)
         if self.max_length > positions:
-            raise ValueError(f"max_length: {self.max_length} exceeds the model's {positions} positions; use max_length <= {positions}")
+            raise ValueError(
+                f"max_length: {self.max_length} exceeds the model's {positions} positions; use max_length <= {positions}"
+            )
         self.batch_size = int(batch_size) if str(batch_size) != "auto" else 16
         self.max_gen_toks = int(max_gen_toks)
 
@@ -72,10 +82,16 @@ class SSALanguageModel(TemplateLM):
                 ids[row, : len(inputs)] = torch.tensor(inputs)
                 mask[row, : len(inputs)] = 1
             with torch.no_grad():
-                logits = self.model(input_ids=ids.to(self._device), attention_mask=mask.to(self._device)).logits.float().cpu()
+                logits = (
+                    self.model(input_ids=ids.to(self._device), attention_mask=mask.to(self._device))
+                    .logits.float()
+                    .cpu()
+                )
             for row, (inputs, continuation) in enumerate(rows):
                 end = len(inputs)
-                log_probs = torch.log_softmax(logits[row, end - len(continuation) : end], dim=-1)  # (continuation, vocab)
+                log_probs = torch.log_softmax(
+                    logits[row, end - len(continuation) : end], dim=-1
+                )  # (continuation, vocab)
                 target = torch.tensor(continuation)
                 total = float(log_probs.gather(-1, target[:, None]).sum())
                 results.append((total, bool((log_probs.argmax(-1) == target).all())))
@@ -90,7 +106,9 @@ class SSALanguageModel(TemplateLM):
         for (text,) in (request.args for request in requests):
             windows = [
                 make_disjoint_window(window)
-                for window in get_rolling_token_windows(self.tok_encode(text), self.prefix_token_id, self.max_length, context_len=1)
+                for window in get_rolling_token_windows(
+                    self.tok_encode(text), self.prefix_token_id, self.max_length, context_len=1
+                )
             ]
             totals.append(sum(score for score, _ in self._score(windows)))
         return totals
@@ -107,11 +125,14 @@ class SSALanguageModel(TemplateLM):
             prompt = torch.tensor([self.tok_encode(context)[-room:] or [self.eot_token_id]], device=self._device)
             with torch.no_grad():
                 generated = self.model.generate(
-                    prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=new_tokens, do_sample=False, pad_token_id=self.eot_token_id
+                    prompt,
+                    attention_mask=torch.ones_like(prompt),
+                    max_new_tokens=new_tokens,
+                    do_sample=False,
+                    pad_token_id=self.eot_token_id,
                 )
             text = self.tok_decode(generated[0, prompt.shape[1] :].tolist())
             for stop in until:
                 text = text.split(stop)[0] if stop else text
             outputs.append(text)
         return outputs
-

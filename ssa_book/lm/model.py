@@ -35,8 +35,15 @@ def nemotron_config(shape: ModelConfig, end_of_text_id: int = 0):
     )
 
 
-def build_model(shape: ModelConfig, scorer: str = "softmax", *, per_head: bool = False, scorer_kwargs: dict | None = None,
-                tokenizer=None, device: str | torch.device = "cpu") -> nn.Module:
+def build_model(
+    shape: ModelConfig,
+    scorer: str = "softmax",
+    *,
+    per_head: bool = False,
+    scorer_kwargs: dict | None = None,
+    tokenizer=None,
+    device: str | torch.device = "cpu",
+) -> nn.Module:
     """A freshly initialised decoder with ``scorer`` in every attention layer.
 
     ``device="meta"`` builds it without allocating memory (to count the paper model's parameters).
@@ -73,13 +80,17 @@ def save_checkpoint(model: nn.Module, tokenizer, folder: str | Path) -> Path:
     return folder
 
 
-def load_checkpoint(folder: str | Path, *, device: str | torch.device = "cpu", tokenizer_folder: str | Path | None = None):
+def load_checkpoint(
+    folder: str | Path, *, device: str | torch.device = "cpu", tokenizer_folder: str | Path | None = None
+):
     """``(model, tokenizer)`` from a checkpoint folder; the tokenizer must be the training one."""
     from transformers import NemotronForCausalLM
 
     folder = Path(folder)
     if not (folder / "config.json").is_file():
-        raise ValueError(f"checkpoint: {folder} holds no config.json; train one with `python -m ssa_book decoder train --out {folder}`")
+        raise ValueError(
+            f"checkpoint: {folder} holds no config.json; train one with `python -m ssa_book decoder train --out {folder}`"
+        )
     model = ssa.hf.from_pretrained(NemotronForCausalLM, folder).to(device)
     tokenizer = load_tokenizer(tokenizer_folder or folder)
     check_matches(model.config, tokenizer, folder)

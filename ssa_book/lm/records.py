@@ -62,7 +62,9 @@ class LMRun:
     parameters: int | None = None
     tokens_trained: int | None = None
     scorer_values: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # module -> parameter -> values
-    windows: Mapping[str, tuple[int, int]] = dataclasses.field(default_factory=dict)  # split -> (windows, tokens per window)
+    windows: Mapping[str, tuple[int, int]] = dataclasses.field(
+        default_factory=dict
+    )  # split -> (windows, tokens per window)
     train_seconds: float = 0.0  # over every session, if the run was resumed
     evaluate_seconds: float = 0.0
     provenance: Provenance | None = None  # of the cache entry; None for a run not read from the cache
@@ -78,16 +80,33 @@ class LMRun:
         where = f"decoder {result.get('scorer', '?')}/seed {result.get('seed', '?')}"
         blimp, history = result.get("blimp"), result.get("history") or {}
         return cls(
-            scorer=str(_required(result, "scorer", where)), seed=int(_required(result, "seed", where)),
-            perplexity_id=float(_required(result, "perplexity_id", where)), perplexity_ood=float(_required(result, "perplexity_ood", where)),
-            unigram_perplexity_id=result.get("unigram_perplexity_id"), unigram_perplexity_ood=result.get("unigram_perplexity_ood"),
-            blimp=None if blimp is None else Blimp(float(blimp["accuracy"]), dict(blimp.get("by_phenomenon", {})),
-                                                   dict(blimp.get("by_paradigm", {})), blimp.get("pairs")),
-            history=History(*(tuple(history.get(name, ())) for name in ("step", "train_loss", "eval_step", "eval_loss", "scorer_values"))),
-            parameters=result.get("parameters"), tokens_trained=result.get("tokens_trained"),
+            scorer=str(_required(result, "scorer", where)),
+            seed=int(_required(result, "seed", where)),
+            perplexity_id=float(_required(result, "perplexity_id", where)),
+            perplexity_ood=float(_required(result, "perplexity_ood", where)),
+            unigram_perplexity_id=result.get("unigram_perplexity_id"),
+            unigram_perplexity_ood=result.get("unigram_perplexity_ood"),
+            blimp=None
+            if blimp is None
+            else Blimp(
+                float(blimp["accuracy"]),
+                dict(blimp.get("by_phenomenon", {})),
+                dict(blimp.get("by_paradigm", {})),
+                blimp.get("pairs"),
+            ),
+            history=History(
+                *(
+                    tuple(history.get(name, ()))
+                    for name in ("step", "train_loss", "eval_step", "eval_loss", "scorer_values")
+                )
+            ),
+            parameters=result.get("parameters"),
+            tokens_trained=result.get("tokens_trained"),
             scorer_values=dict(result.get("scorer_values", {})),
-            windows={split: tuple(value) for split, value in result.get("windows", {}).items()}, train_seconds=float(result.get("train_seconds", 0.0)),
-            evaluate_seconds=float(result.get("evaluate_seconds", 0.0)), provenance=provenance,
+            windows={split: tuple(value) for split, value in result.get("windows", {}).items()},
+            train_seconds=float(result.get("train_seconds", 0.0)),
+            evaluate_seconds=float(result.get("evaluate_seconds", 0.0)),
+            provenance=provenance,
         )
 
 

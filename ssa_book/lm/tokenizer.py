@@ -44,7 +44,9 @@ def train_tokenizer(documents: Iterable[str], vocab_size: int):
     bpe.train_from_iterator(counting(documents), trainer=trainer)
     if counted == 0:
         raise ValueError("corpus: no documents to fit the tokenizer on; check the training source")
-    return PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token=END_OF_TEXT, bos_token=END_OF_TEXT, pad_token=END_OF_TEXT)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe, eos_token=END_OF_TEXT, bos_token=END_OF_TEXT, pad_token=END_OF_TEXT
+    )
 
 
 def fingerprint(tokenizer) -> str:
@@ -60,7 +62,9 @@ def load_tokenizer(folder: str | Path):
 
     folder = Path(folder)
     if not (folder / "tokenizer.json").is_file():
-        raise ValueError(f"tokenizer: {folder} holds no tokenizer.json; train one with `python -m ssa_book decoder train` or copy it beside the checkpoint")
+        raise ValueError(
+            f"tokenizer: {folder} holds no tokenizer.json; train one with `python -m ssa_book decoder train` or copy it beside the checkpoint"
+        )
     return PreTrainedTokenizerFast.from_pretrained(str(folder))
 
 

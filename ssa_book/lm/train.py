@@ -89,7 +89,9 @@ def fit_or_load_tokenizer(run: RunConfig, out: Path, processes: Processes, *, re
     run: ``refit``); all ranks load it."""
     folder = out / "tokenizer"
     if processes.main and (refit or not (folder / "tokenizer.json").is_file()):
-        texts = data.split_documents(run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents)
+        texts = data.split_documents(
+            run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents
+        )
         tokenizer = train_tokenizer(itertools.islice(texts, run.data.tokenizer_documents), run.model.vocab_size)
         tokenizer.save_pretrained(folder)
     processes.barrier()
@@ -99,16 +101,22 @@ def fit_or_load_tokenizer(run: RunConfig, out: Path, processes: Processes, *, re
 def training_batches(run: RunConfig, tokenizer, processes: Processes):
     shard = {"rank": processes.rank, "world_size": processes.world_size}
     if run.data.train_source == "fineweb-edu":
-        texts = data.split_documents(run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents, **shard)
+        texts = data.split_documents(
+            run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents, **shard
+        )
         return data.StreamedBatches(texts, tokenizer, run.model.seq_len, run.train.global_batch // processes.world_size)
-    texts = data.split_documents(run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents)
+    texts = data.split_documents(
+        run.data.train_source, "train", run.data.held_out_per_mille, run.data.max_train_documents
+    )
     sequences = data.packed_tensor(texts, tokenizer, run.model.seq_len, what="training", minimum=run.train.global_batch)
     return data.GlobalBatches(sequences, run.train.global_batch, run.train.seed, processes.rank, processes.world_size)
 
 
 def held_out_windows(run: RunConfig, tokenizer, count: int) -> torch.Tensor:
     """The first ``count`` held-out in-distribution windows of ``seq_len`` tokens."""
-    texts = data.split_documents(run.data.train_source, "held_out", run.data.held_out_per_mille, run.data.max_train_documents)
+    texts = data.split_documents(
+        run.data.train_source, "held_out", run.data.held_out_per_mille, run.data.max_train_documents
+    )
     return data.packed_tensor(texts, tokenizer, run.model.seq_len, count, what="held-out")
 
 
@@ -133,7 +141,9 @@ def mean_loss(model, windows: torch.Tensor, batch_size: int, device) -> float:
     """Mean next-token cross-entropy over every predicted position of ``windows``."""
     limit = model.config.max_position_embeddings
     if windows.shape[1] > limit:
-        raise ValueError(f"seq_len: windows of {windows.shape[1]} tokens exceed the model's {limit} positions; use seq_len <= {limit}")
+        raise ValueError(
+            f"seq_len: windows of {windows.shape[1]} tokens exceed the model's {limit} positions; use seq_len <= {limit}"
+        )
     total, count = 0.0, 0
     was_training = model.training
     model.eval()
@@ -154,7 +164,9 @@ def _autocast(device):
     return contextlib.nullcontext()
 
 
-def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bool = True, stop_at: int | None = None) -> dict:
+def train(
+    run: RunConfig, out: str | Path, *, device: str = "auto", progress: bool = True, stop_at: int | None = None
+) -> dict:
     """Train (or resume) the run in folder ``out`` with :func:`ssa_book.training.train`; returns the
     history (also in ``history.json``).
 
@@ -179,7 +191,13 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
     eval_windows = held_out_windows(run, tokenizer, run.train.eval_windows_during_training) if processes.main else None
 
     torch.manual_seed(run.train.seed)  # identical initial weights in every process
-    model = build_model(run.model, run.train.scorer, per_head=run.train.per_head, scorer_kwargs=run.train.scorer_kwargs, tokenizer=tokenizer)
+    model = build_model(
+        run.model,
+        run.train.scorer,
+        per_head=run.train.per_head,
+        scorer_kwargs=run.train.scorer_kwargs,
+        tokenizer=tokenizer,
+    )
     model.to(processes.device)
     wrapped = DistributedDataParallel(model) if processes.world_size > 1 else model
     evaluations = {"eval_step": [], "eval_loss": [], "scorer_values": []}
@@ -193,22 +211,41 @@ def train(run: RunConfig, out: str | Path, *, device: str = "auto", progress: bo
         evaluations["eval_loss"].append(mean_loss(model, eval_windows, run.train.micro_batch, processes.device))
         evaluations["scorer_values"].append(ssa.hf.scorer_values(model))
 
-    trained = training.train(training.Training(
-        model=model, optimizer=_optimizer(model, run),
-        batch=lambda step: batches.local_batch(step).split(run.train.micro_batch),  # this process's share, in micro-batches
-        loss=loss, steps=run.train.steps, identity=run.to_dict(), checkpoint=out / STATE_FILE,
-        checkpoint_every=run.train.checkpoint_every, lr=lambda step: learning_rate(step, run), clip=run.train.grad_clip,
-        evaluate=evaluate, evaluate_every=run.train.eval_every, extra=evaluations,
-        export=lambda step: _export(model, tokenizer, out), ddp=wrapped if processes.world_size > 1 else None,
-        autocast=torch.bfloat16, description=f"{run.train.scorer} seed {run.train.seed}",
-    ), state, stop_at=stop_at, progress=progress)
+    trained = training.train(
+        training.Training(
+            model=model,
+            optimizer=_optimizer(model, run),
+            batch=lambda step: batches.local_batch(step).split(
+                run.train.micro_batch
+            ),  # this process's share, in micro-batches
+            loss=loss,
+            steps=run.train.steps,
+            identity=run.to_dict(),
+            checkpoint=out / STATE_FILE,
+            checkpoint_every=run.train.checkpoint_every,
+            lr=lambda step: learning_rate(step, run),
+            clip=run.train.grad_clip,
+            evaluate=evaluate,
+            evaluate_every=run.train.eval_every,
+            extra=evaluations,
+            export=lambda step: _export(model, tokenizer, out),
+            ddp=wrapped if processes.world_size > 1 else None,
+            autocast=torch.bfloat16,
+            description=f"{run.train.scorer} seed {run.train.seed}",
+        ),
+        state,
+        stop_at=stop_at,
+        progress=progress,
+    )
 
     tokens_per_step = run.train.global_batch * run.model.seq_len
     history = {
-        "step": list(range(1, trained.step + 1)), "train_loss": trained.losses,
+        "step": list(range(1, trained.step + 1)),
+        "train_loss": trained.losses,
         "lr": [learning_rate(step, run) for step in range(trained.step)],
         "tokens": [(step + 1) * tokens_per_step for step in range(trained.step)],
-        **evaluations, "train_seconds": trained.wall_time_s,  # summed over sessions if resumed
+        **evaluations,
+        "train_seconds": trained.wall_time_s,  # summed over sessions if resumed
     }
     summary = {
         "history": history,

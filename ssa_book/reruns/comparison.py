@@ -50,9 +50,15 @@ class SubsetRun:
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be an int >= 0; got {self.seed!r}")
         if (self.task is None) != (READERS[self.chapter].tasks == ()):
-            raise ValueError(f"task: the {self.chapter} chapter's runs "
-                             + (f"need one of {', '.join(READERS[self.chapter].tasks)}" if READERS[self.chapter].tasks else "have none")
-                             + f"; got {self.task!r}")
+            raise ValueError(
+                f"task: the {self.chapter} chapter's runs "
+                + (
+                    f"need one of {', '.join(READERS[self.chapter].tasks)}"
+                    if READERS[self.chapter].tasks
+                    else "have none"
+                )
+                + f"; got {self.task!r}"
+            )
 
     @property
     def label(self) -> str:
@@ -87,7 +93,9 @@ def describe_subset(subset: Sequence[SubsetRun] = SUBSET) -> str:
     for chapter, (scorers, seeds, tasks) in check_subset(subset).items():
         quoted = [f'"{task}"' for task in tasks if task is not None]
         named = chapter + (f" ({listed(quoted)} task)" if quoted else "")
-        parts.append(f"{named}: {listed(scorers)}, seed{'s' if len(seeds) > 1 else ''} {listed([str(seed) for seed in seeds])}")
+        parts.append(
+            f"{named}: {listed(scorers)}, seed{'s' if len(seeds) > 1 else ''} {listed([str(seed) for seed in seeds])}"
+        )
     return "; ".join(parts)
 
 
@@ -97,8 +105,7 @@ def describe_subset(subset: Sequence[SubsetRun] = SUBSET) -> str:
 
 def is_timing(key: str) -> bool:
     """Whether a result's ``key`` holds a time, which differs from run to run by nature."""
-    return ("time" in key or "timing" in key or key.endswith(("_per_s", "_seconds"))
-            or key in ("created_utc", "seconds"))
+    return "time" in key or "timing" in key or key.endswith(("_per_s", "_seconds")) or key in ("created_utc", "seconds")
 
 
 def timeless(value: Any) -> Any:
@@ -170,15 +177,24 @@ def endpoint_differences(reader, cached_record, rerun_record, profile: str) -> l
     for name, before in cached.items():
         after = rerun.get(name)
         difference = None if before is None or after is None else after - before
-        rows.append({"endpoint": name, "cached": _finite_or_none(before), "rerun": _finite_or_none(after),
-                     "difference": _finite_or_none(difference)})
+        rows.append(
+            {
+                "endpoint": name,
+                "cached": _finite_or_none(before),
+                "rerun": _finite_or_none(after),
+                "difference": _finite_or_none(difference),
+            }
+        )
     return rows
 
 
 def changed_verdicts(before: Mapping[str, str], after: Mapping[str, str]) -> list[dict]:
     """The verdicts whose outcome differs: ``verdict``, its ``cached`` and ``rerun`` outcome."""
-    return [{"verdict": claim, "cached": before.get(claim, "not judged"), "rerun": after.get(claim, "not judged")}
-            for claim in dict.fromkeys([*before, *after]) if before.get(claim) != after.get(claim)]
+    return [
+        {"verdict": claim, "cached": before.get(claim, "not judged"), "rerun": after.get(claim, "not judged")}
+        for claim in dict.fromkeys([*before, *after])
+        if before.get(claim) != after.get(claim)
+    ]
 
 
 def _machine_of(provenance: Provenance) -> dict:
@@ -186,8 +202,16 @@ def _machine_of(provenance: Provenance) -> dict:
     return {"processor": provenance.processor or None, "instruction_sets": provenance.instruction_sets}
 
 
-def compare_run(run: SubsetRun, cached_entry: StoredEntry, rerun_entry: StoredEntry, cached_runs: Mapping, *, profile: str,
-                path: str = "", verdicts_before: Mapping[str, str] | None = None) -> dict:
+def compare_run(
+    run: SubsetRun,
+    cached_entry: StoredEntry,
+    rerun_entry: StoredEntry,
+    cached_runs: Mapping,
+    *,
+    profile: str,
+    path: str = "",
+    verdicts_before: Mapping[str, str] | None = None,
+) -> dict:
     """The comparison of one rerun entry with the cached one: the machines of both, the chapter's endpoints, the largest
     difference over every number of the result, and the verdicts that change when the rerun
     replaces the cached seed in ``cached_runs`` (the chapter's runs, :meth:`cached_runs`);
@@ -199,12 +223,16 @@ def compare_run(run: SubsetRun, cached_entry: StoredEntry, rerun_entry: StoredEn
     rerun_record = reader.record(run, rerun_entry.result, rerun_entry.provenance)
     before = reader.verdicts(cached_runs, profile) if verdicts_before is None else verdicts_before
     after = reader.verdicts(reader.swapped(cached_runs, [rerun_record]), profile)
-    return {**run.as_dict(), "entry": path,
-            "cached_on": _machine_of(cached_entry.provenance), "rerun_on": _machine_of(rerun_entry.provenance),
-            "cached_commit": cached_entry.provenance.git_commit,
-            "endpoints": endpoint_differences(reader, cached_record, rerun_record, profile),
-            "numbers": number_differences(cached_entry.result, rerun_entry.result),
-            "verdicts_changed": changed_verdicts(before, after)}
+    return {
+        **run.as_dict(),
+        "entry": path,
+        "cached_on": _machine_of(cached_entry.provenance),
+        "rerun_on": _machine_of(rerun_entry.provenance),
+        "cached_commit": cached_entry.provenance.git_commit,
+        "endpoints": endpoint_differences(reader, cached_record, rerun_record, profile),
+        "numbers": number_differences(cached_entry.result, rerun_entry.result),
+        "verdicts_changed": changed_verdicts(before, after),
+    }
 
 
 # ----------------------------------------------------------------------------------------------
@@ -245,17 +273,31 @@ def check_subset(subset: Sequence[SubsetRun]) -> dict[str, tuple[tuple[str, ...]
         seeds = tuple(dict.fromkeys(run.seed for run in runs))
         tasks = tuple(dict.fromkeys(run.task for run in runs))
         if len(set(runs)) != len(scorers) * len(seeds) * len(tasks) or len(set(runs)) != len(runs):
-            raise ValueError(f"subset: the {chapter} runs must be each of its scorers x seeds (x tasks) once, "
-                             "as one regenerate command computes them")
+            raise ValueError(
+                f"subset: the {chapter} runs must be each of its scorers x seeds (x tasks) once, "
+                "as one regenerate command computes them"
+            )
         found[chapter] = (scorers, seeds, tasks)
     return found
 
 
-def regenerate_arguments(chapter: str, profile: str, scorers: Sequence[str], seeds: Sequence[int], jobs: int = 1) -> list[str]:
+def regenerate_arguments(
+    chapter: str, profile: str, scorers: Sequence[str], seeds: Sequence[int], jobs: int = 1
+) -> list[str]:
     """The arguments of ``python -m ssa_book`` that a reader runs to compute ``chapter``'s runs of
     ``scorers`` x ``seeds`` on the CPU (the in-context chapter's command computes both its tasks)."""
-    arguments = ["regenerate", chapter, "--profile", check_profile(profile), "--scorers", *scorers,
-                 "--seeds", *map(str, seeds), "--device", "cpu"]
+    arguments = [
+        "regenerate",
+        chapter,
+        "--profile",
+        check_profile(profile),
+        "--scorers",
+        *scorers,
+        "--seeds",
+        *map(str, seeds),
+        "--device",
+        "cpu",
+    ]
     return arguments + (["--jobs", str(jobs)] if jobs > 1 else [])
 
 
@@ -263,8 +305,11 @@ def throwaway_environment(folder: Path) -> dict[str, str]:
     """This process's environment with the result, checkpoint and run folders inside ``folder``,
     one torch thread, and nothing that would let the book's cache stand in for a computation."""
     environment = {name: value for name, value in os.environ.items() if name not in CACHE_ENVIRONMENT}
-    return {**environment, **{name: str(folder / relative) if relative else str(folder)
-                              for name, relative in THROWAWAY_FOLDERS.items()}, "OMP_NUM_THREADS": "1"}
+    return {
+        **environment,
+        **{name: str(folder / relative) if relative else str(folder) for name, relative in THROWAWAY_FOLDERS.items()},
+        "OMP_NUM_THREADS": "1",
+    }
 
 
 def package_root() -> Path:
@@ -298,8 +343,9 @@ def written_entries(folder: Path, profile: str) -> dict[str, Path]:
     return {path.relative_to(folder).as_posix(): path for path in sorted(root.rglob("*.json"))} if root.is_dir() else {}
 
 
-def compare_folder(folder: Path, profile: str, subset: Sequence[SubsetRun], cached_runs: Mapping[str, Any],
-                   book_cache: Path) -> dict:
+def compare_folder(
+    folder: Path, profile: str, subset: Sequence[SubsetRun], cached_runs: Mapping[str, Any], book_cache: Path
+) -> dict:
     """The comparison of every entry the rerun wrote under ``folder`` with the book cache's entry at
     the same relative path: one row per run of ``subset`` (:func:`compare_run`), the verdicts that
     change when all of a chapter's reruns replace their cached seeds at once, and for the other
@@ -319,19 +365,34 @@ def compare_folder(folder: Path, profile: str, subset: Sequence[SubsetRun], cach
         if not committed.is_file():
             raise RuntimeError(f"the book's cache has no entry at {relative} to compare {run.label} with")
         rerun_entry = read_entry(written[relative])
-        rows.append(compare_run(run, read_entry(committed), rerun_entry, cached_runs[run.chapter], profile=profile, path=relative,
-                                verdicts_before=verdicts_before[run.chapter]))
+        rows.append(
+            compare_run(
+                run,
+                read_entry(committed),
+                rerun_entry,
+                cached_runs[run.chapter],
+                profile=profile,
+                path=relative,
+                verdicts_before=verdicts_before[run.chapter],
+            )
+        )
         records.setdefault(run.chapter, []).append(reader.record(run, rerun_entry.result, rerun_entry.provenance))
         used.add(relative)
-    together = {chapter: changed_verdicts(verdicts_before[chapter],
-                                          READERS[chapter].verdicts(READERS[chapter].swapped(cached_runs[chapter], found), profile))
-                for chapter, found in records.items()}
+    together = {
+        chapter: changed_verdicts(
+            verdicts_before[chapter],
+            READERS[chapter].verdicts(READERS[chapter].swapped(cached_runs[chapter], found), profile),
+        )
+        for chapter, found in records.items()
+    }
     others = []
     for relative, path in written.items():
         if relative in used:
             continue
         committed = book_cache / relative
-        numbers = number_differences(read_entry(committed).result, read_entry(path).result) if committed.is_file() else None
+        numbers = (
+            number_differences(read_entry(committed).result, read_entry(path).result) if committed.is_file() else None
+        )
         others.append({"entry": relative, "in_book_cache": committed.is_file(), "numbers": numbers})
     return {"rows": rows, "verdicts_changed_all_replaced": together, "other_entries": others}
 
@@ -343,8 +404,15 @@ def _code_versions(subset: Sequence[SubsetRun], profile: str) -> dict[str, int]:
     return {name: version(name) for name in sorted(names - {None})}
 
 
-def rerun(profile: str, *, jobs: int = 1, folder: str | Path | None = None, subset: Sequence[SubsetRun] = SUBSET,
-          results_dir: str | Path | None = None, log: Callable[[str], None] = print):
+def rerun(
+    profile: str,
+    *,
+    jobs: int = 1,
+    folder: str | Path | None = None,
+    subset: Sequence[SubsetRun] = SUBSET,
+    results_dir: str | Path | None = None,
+    log: Callable[[str], None] = print,
+):
     """Recompute ``subset`` at ``profile`` into a fresh, empty results folder (``folder``, else a
     temporary one) through the reader's regenerate command, ``jobs`` runs at a time, compare it
     with the book's cache (``results_dir``, default :func:`ssa_book.paths.results_dir`) and store the
@@ -376,18 +444,28 @@ def rerun(profile: str, *, jobs: int = 1, folder: str | Path | None = None, subs
             training_s = time.perf_counter() - started
             with paths.environment({"SSA_RESULTS_DIR": str(book_cache)}):
                 compared = compare_folder(work, profile, subset, cached_runs, book_cache)
-        return {"subset": [run.as_dict() for run in subset], "commands": run_commands, "jobs": jobs,
-                "environment": {"OMP_NUM_THREADS": "1", **{name: f"<fresh folder>/{relative}".rstrip("/")
-                                                           for name, relative in THROWAWAY_FOLDERS.items()}},
-                "code_versions": _code_versions(subset, profile), "rerun_wall_time_s": round(training_s, 3), **compared}
+        return {
+            "subset": [run.as_dict() for run in subset],
+            "commands": run_commands,
+            "jobs": jobs,
+            "environment": {
+                "OMP_NUM_THREADS": "1",
+                **{name: f"<fresh folder>/{relative}".rstrip("/") for name, relative in THROWAWAY_FOLDERS.items()},
+            },
+            "code_versions": _code_versions(subset, profile),
+            "rerun_wall_time_s": round(training_s, 3),
+            **compared,
+        }
 
     return record_entry(COMPARED, {"machine": machine}, compute, profile=profile, results_dir=book_cache, device="cpu")
 
 
 # Runs the reader's command line with deterministic algorithms switched on first: torch has no
 # environment variable for them, so this is the only way a started command gets them.
-_DETERMINISTIC_LAUNCH = ("import sys, torch; torch.use_deterministic_algorithms(True); "
-                         "from ssa_book.__main__ import main; sys.exit(main(sys.argv[1:]))")
+_DETERMINISTIC_LAUNCH = (
+    "import sys, torch; torch.use_deterministic_algorithms(True); "
+    "from ssa_book.__main__ import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 def training_command(arguments: Sequence[str], deterministic: bool = False) -> list[str]:

@@ -14,8 +14,16 @@ from ssa_book.verdicts.readings import NO_DIFFERENCE
 from ssa_book.studies import READERS
 from ssa_book.plotting import scorer_label
 from ssa_book.results.store import StoredEntry
-from ssa_book.reruns.comparison import (COMPARED, SubsetRun, changed_verdicts, difference_text, listed, machine_label,
-                                        record_machine, stored_records)
+from ssa_book.reruns.comparison import (
+    COMPARED,
+    SubsetRun,
+    changed_verdicts,
+    difference_text,
+    listed,
+    machine_label,
+    record_machine,
+    stored_records,
+)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -32,12 +40,17 @@ def _signed(value: float) -> str:
 
 
 def _endpoint_text(rows: Sequence[Mapping]) -> str:
-    return "; ".join(f"{row['endpoint']}: " + ("not tested at this profile" if row["difference"] is None else _signed(row["difference"]))
-                     for row in rows)
+    return "; ".join(
+        f"{row['endpoint']}: "
+        + ("not tested at this profile" if row["difference"] is None else _signed(row["difference"]))
+        for row in rows
+    )
 
 
 def _verdicts_text(changed: Sequence[Mapping]) -> str:
-    return "; ".join(f"{_verdict_name(item['verdict'])}: {item['cached']} → {item['rerun']}" for item in changed) or "none"
+    return (
+        "; ".join(f"{_verdict_name(item['verdict'])}: {item['cached']} → {item['rerun']}" for item in changed) or "none"
+    )
 
 
 def _largest_text(numbers: Mapping) -> str:
@@ -120,20 +133,39 @@ def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | No
             found[chapter] = ChapterToday(chapter, tuple(rows), tuple(() for _ in rows), (), None, None)
             continue
         if not isinstance(reader, EndpointReader):
-            found[chapter] = ChapterToday(chapter, tuple(rows), tuple(() if _same_numbers(row) else None for row in rows), None,
-                                          None, None)
+            found[chapter] = ChapterToday(
+                chapter, tuple(rows), tuple(() if _same_numbers(row) else None for row in rows), None, None, None
+            )
             continue
-        with paths.environment({"SSA_RESULTS_DIR": str(Path(results_dir).expanduser().resolve())} if results_dir else {}):
+        with paths.environment(
+            {"SSA_RESULTS_DIR": str(Path(results_dir).expanduser().resolve())} if results_dir else {}
+        ):
             cached = reader.cached_runs(profile)
         before = reader.endpoint_verdicts(cached, profile)
-        rebuilt = [reader.with_endpoints(cached, SubsetRun(row["chapter"], row["scorer"], row["seed"], row.get("task")),
-                                         {item["endpoint"]: item["rerun"] for item in row["endpoints"]}, profile) for row in rows]
-        alone = tuple(tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, [one]), profile)))
-                      for one in rebuilt)
+        rebuilt = [
+            reader.with_endpoints(
+                cached,
+                SubsetRun(row["chapter"], row["scorer"], row["seed"], row.get("task")),
+                {item["endpoint"]: item["rerun"] for item in row["endpoints"]},
+                profile,
+            )
+            for row in rows
+        ]
+        alone = tuple(
+            tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, [one]), profile)))
+            for one in rebuilt
+        )
         together = tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, rebuilt), profile)))
-        found[chapter] = ChapterToday(chapter, tuple(rows), alone, together, len(before), len(reader.verdicts(cached, profile)),
-                                      sum(map(is_decided, before.values())),
-                                      sum(label.startswith(TOO_FEW_SEEDS) for label in before.values()))
+        found[chapter] = ChapterToday(
+            chapter,
+            tuple(rows),
+            alone,
+            together,
+            len(before),
+            len(reader.verdicts(cached, profile)),
+            sum(map(is_decided, before.values())),
+            sum(label.startswith(TOO_FEW_SEEDS) for label in before.values()),
+        )
     return found
 
 
@@ -150,12 +182,17 @@ def _today_text(today: ChapterToday, changed: Sequence[Mapping] | None) -> str:
 def largest_move(rows: Sequence[Mapping]) -> tuple[float, Mapping, str] | None:
     """The largest move of one endpoint of one seed over ``rows`` (stored comparisons' rows):
     ``(rerun minus cached, the row, the endpoint's name)``; ``None`` when no endpoint was compared."""
-    moves = [(item["difference"], row, item["endpoint"]) for row in rows for item in row["endpoints"] if item["difference"] is not None]
+    moves = [
+        (item["difference"], row, item["endpoint"])
+        for row in rows
+        for item in row["endpoints"]
+        if item["difference"] is not None
+    ]
     return max(moves, key=lambda move: abs(move[0])) if moves else None
 
 
 def _run_name(row: Mapping) -> str:
-    """"SSA seed 0" ("SSA seed 0 on \"every\"" for an in-context run)."""
+    """ "SSA seed 0" ("SSA seed 0 on \"every\"" for an in-context run)."""
     return f"{scorer_label(row['scorer'])} seed {row['seed']}" + (f' on "{row["task"]}"' if row.get("task") else "")
 
 
@@ -173,8 +210,17 @@ def rerun_table(profile: str, results_dir: str | Path | None = None):
     when no machine has a record."""
     import pandas as pd
 
-    columns = ["machine", "reran commit", "chapter", "scorer", "seed", "cached on", "largest absolute difference",
-               "endpoint differences (rerun − cached)", "verdicts changed (today's rule)"]
+    columns = [
+        "machine",
+        "reran commit",
+        "chapter",
+        "scorer",
+        "seed",
+        "cached on",
+        "largest absolute difference",
+        "endpoint differences (rerun − cached)",
+        "verdicts changed (today's rule)",
+    ]
     rows = []
     for record in rerun_records(profile, results_dir):
         commit = (record.provenance.git_commit or "")[:10] or "not recorded"
@@ -185,13 +231,21 @@ def rerun_table(profile: str, results_dir: str | Path | None = None):
             changed = chapter.alone[position[row["chapter"]]]
             position[row["chapter"]] += 1
             cached_sets = row["cached_on"].get("instruction_sets") or {}
-            rows.append({"machine": record_machine(record), "reran commit": commit,
-                         "chapter": row["chapter"] + (f' ("{row["task"]}")' if row.get("task") else ""),
-                         "scorer": row["scorer"], "seed": row["seed"],
-                         "cached on": machine_label(row["cached_on"].get("processor"), cached_sets.get("aten_cpu_capability")),
-                         "largest absolute difference": _largest_text(row["numbers"]),
-                         "endpoint differences (rerun − cached)": _endpoint_text(row["endpoints"]),
-                         "verdicts changed (today's rule)": _today_text(chapter, changed)})
+            rows.append(
+                {
+                    "machine": record_machine(record),
+                    "reran commit": commit,
+                    "chapter": row["chapter"] + (f' ("{row["task"]}")' if row.get("task") else ""),
+                    "scorer": row["scorer"],
+                    "seed": row["seed"],
+                    "cached on": machine_label(
+                        row["cached_on"].get("processor"), cached_sets.get("aten_cpu_capability")
+                    ),
+                    "largest absolute difference": _largest_text(row["numbers"]),
+                    "endpoint differences (rerun − cached)": _endpoint_text(row["endpoints"]),
+                    "verdicts changed (today's rule)": _today_text(chapter, changed),
+                }
+            )
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -217,35 +271,54 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
         moved = "gave the cached results bit for bit (timings apart)"
     else:
         move = largest_move(rows)
-        moved = (f"moved one seed's endpoint by at most {_move_text(move) if move else '0'} and any number of a result by at most "
-                 f"{max(largest, default=0.0):.3g}")
+        moved = (
+            f"moved one seed's endpoint by at most {_move_text(move) if move else '0'} and any number of a result by at most "
+            f"{max(largest, default=0.0):.3g}"
+        )
     claims = sorted({_verdict_name(item["verdict"]) for chapter in today for item in _changes(chapter)})
-    changed = (f"{len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})" if claims else
-               "no verdict the chapters compute changed")
+    changed = (
+        f"{len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})"
+        if claims
+        else "no verdict the chapters compute changed"
+    )
     notes = []
     for chapter in today:
         if chapter.same_numbers:
             continue
         if chapter.judged is None:
-            notes.append(f"{chapter.chapter}'s verdicts cannot be judged again from the record, which keeps the endpoints only")
+            notes.append(
+                f"{chapter.chapter}'s verdicts cannot be judged again from the record, which keeps the endpoints only"
+            )
         elif chapter.judged < chapter.verdicts:
-            notes.append(f"of {chapter.chapter}'s {chapter.verdicts} verdicts, the {chapter.judged} that read only the endpoints the "
-                         f"record keeps were judged again ({_decided_text(chapter)}), the other {chapter.verdicts - chapter.judged} "
-                         "cannot be")
+            notes.append(
+                f"of {chapter.chapter}'s {chapter.verdicts} verdicts, the {chapter.judged} that read only the endpoints the "
+                f"record keeps were judged again ({_decided_text(chapter)}), the other {chapter.verdicts - chapter.judged} "
+                "cannot be"
+            )
         else:
-            notes.append(f"{chapter.chapter}'s {chapter.verdicts} verdicts were judged again ({_decided_text(chapter)})")
+            notes.append(
+                f"{chapter.chapter}'s {chapter.verdicts} verdicts were judged again ({_decided_text(chapter)})"
+            )
     same = sum(_same_numbers(row) for row in rows)
     if same:
         notes.insert(0, f"{same} of the reruns gave the cached numbers, which no rule can read otherwise")
-    return (f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}; judged again by today's rule, with one rerun "
-            f"or all of a machine's in place of the cached seeds, {changed}" + (f" ({'; '.join(notes)})" if notes else "") + ".")
+    return (
+        f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}; judged again by today's rule, with one rerun "
+        f"or all of a machine's in place of the cached seeds, {changed}"
+        + (f" ({'; '.join(notes)})" if notes else "")
+        + "."
+    )
 
 
 def _decided_text(chapter: ChapterToday) -> str:
     """How many of a chapter's verdicts judged again were decided, and how many read "exploratory",
     which a rerun cannot move (the pairs' count fixes it): a check that moves no decided verdict
     says so rather than reading as a test that every verdict passed."""
-    decided = f"{chapter.decided or 'none'} of them decided" if chapter.decided is not None else "how many were decided unknown"
+    decided = (
+        f"{chapter.decided or 'none'} of them decided"
+        if chapter.decided is not None
+        else "how many were decided unknown"
+    )
     return decided + (f", {chapter.exploratory} exploratory" if chapter.exploratory else "")
 
 
@@ -274,31 +347,45 @@ def rerun_sentence(chapter: str, profile: str, results_dir: str | Path | None = 
             counts.add((today.judged, today.verdicts))
             decided.add((today.decided, today.exploratory))
         for row, changed in zip(today.rows, today.alone):
-            changes += [f"{_verdict_name(item['verdict'])} reads \"{item['cached']}\" with the cached seeds and \"{item['rerun']}\" "
-                        f"with {_run_name(row)} rerun on {record_machine(record)} in its place" for item in changed or ()]
+            changes += [
+                f'{_verdict_name(item["verdict"])} reads "{item["cached"]}" with the cached seeds and "{item["rerun"]}" '
+                f"with {_run_name(row)} rerun on {record_machine(record)} in its place"
+                for item in changed or ()
+            ]
     if not rows:
         return ""
     reran = sorted({(row["scorer"], row["seed"]) for row in rows}, key=lambda pair: (pair[1], pair[0]))
     seeds = sorted({seed for _, seed in reran})
-    runs = (f"{listed(list(dict.fromkeys(scorer_label(scorer) for scorer, _ in reran)))} seed{'s' if len(seeds) > 1 else ''} "
-            f"{listed([str(seed) for seed in seeds])}")
+    runs = (
+        f"{listed(list(dict.fromkeys(scorer_label(scorer) for scorer, _ in reran)))} seed{'s' if len(seeds) > 1 else ''} "
+        f"{listed([str(seed) for seed in seeds])}"
+    )
     move = largest_move(rows)
-    text = (f"Rerun on another machine ({', '.join(dict.fromkeys(machines))}; the reproducing page has the reruns), {runs} of "
-            f"{where} moved by up to {_move_text(move) if move else '0'} in one endpoint; judged again by today's rule with each "
-            "rerun in place of its cached seed, ")
+    text = (
+        f"Rerun on another machine ({', '.join(dict.fromkeys(machines))}; the reproducing page has the reruns), {runs} of "
+        f"{where} moved by up to {_move_text(move) if move else '0'} in one endpoint; judged again by today's rule with each "
+        "rerun in place of its cached seed, "
+    )
     if changes:
-        text += (f"{'a verdict' if len(changes) == 1 else f'{len(changes)} verdicts'} change{'s' if len(changes) == 1 else ''}: "
-                 + "; ".join(changes) + ". Its margin is within what rounding differences between CPUs move.")
+        text += (
+            f"{'a verdict' if len(changes) == 1 else f'{len(changes)} verdicts'} change{'s' if len(changes) == 1 else ''}: "
+            + "; ".join(changes)
+            + ". Its margin is within what rounding differences between CPUs move."
+        )
     elif unjudged:
         text += "whether a verdict changes cannot be said: the record keeps the endpoints only."
     else:
         partial = [(judged, total) for judged, total in counts if judged < total]  # the chapter's reader: one count
-        judged = f"the {partial[0][0]} verdicts that read only the endpoints the record keeps" if partial else "the verdicts"
+        judged = (
+            f"the {partial[0][0]} verdicts that read only the endpoints the record keeps" if partial else "the verdicts"
+        )
         others = f" (the other {partial[0][1] - partial[0][0]} cannot be judged again)" if partial else ""
         undecided = [exploratory for count, exploratory in decided if count == 0]
         if undecided and len(decided) == 1:
-            text += (f"{judged} include no decided one ({undecided[0]} are exploratory), so the check cannot move a decided "
-                     f"verdict{others}.")
+            text += (
+                f"{judged} include no decided one ({undecided[0]} are exploratory), so the check cannot move a decided "
+                f"verdict{others}."
+            )
         else:
             text += f"none of {judged} changes{others}." if partial else "no verdict changes."
     return text

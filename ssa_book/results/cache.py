@@ -16,8 +16,15 @@ from ssa_book import code_versions
 from ssa_book.code_versions import in_folders
 from ssa_book.collectors import Collector
 from ssa_book.results.errors import CacheMissError
-from ssa_book.results.keys import (CACHE_SCHEMA_VERSION, MEASUREMENT_FOLDERS, code_identity, entry_path, entry_text,
-                                   experiment_code, to_json_value)
+from ssa_book.results.keys import (
+    CACHE_SCHEMA_VERSION,
+    MEASUREMENT_FOLDERS,
+    code_identity,
+    entry_path,
+    entry_text,
+    experiment_code,
+    to_json_value,
+)
 from ssa_book.results.mirror import fetch_committed_entry
 from ssa_book.results.provenance import code_state, new_provenance
 from ssa_book.results.store import StoredEntry, entry_from_dict, read_matching_entry, write_atomically
@@ -61,7 +68,9 @@ def require_cache_from_environment() -> bool:
     return os.environ.get(REQUIRE_CACHE_ENV, "").strip().lower() in {"1", "true", "yes"}
 
 
-def cached(experiment: str, config: Mapping[str, Any] | Any, compute: Callable[[], Mapping[str, Any]], **options: Any) -> dict:
+def cached(
+    experiment: str, config: Mapping[str, Any] | Any, compute: Callable[[], Mapping[str, Any]], **options: Any
+) -> dict:
     """The result of ``compute()`` for ``config``, from the cache when it is there: the
     ``result`` of :func:`cached_entry`, which takes the same arguments (``profile`` and
     ``regenerate`` required) and gives the whole entry, with its provenance."""
@@ -98,7 +107,9 @@ def cached_entry(
     code = experiment_code(experiment)
     identity = code_identity(code)
     path = entry_path(experiment, normalized_config, profile=profile, results_dir=results_dir)
-    stored, reason = (None, "is to be computed again") if recompute else read_matching_entry(path, normalized_config, identity)
+    stored, reason = (
+        (None, "is to be computed again") if recompute else read_matching_entry(path, normalized_config, identity)
+    )
     if stored is None and not recompute:
         stored = fetch_committed_entry(path, profile, normalized_config, identity, results_dir)
     if stored is not None:
@@ -113,12 +124,33 @@ def cached_entry(
             f"then commit the new file under results/{profile}/."
         )
 
-    return _returned(_compute_and_write(experiment, normalized_config, compute, path=path, profile=profile, code=code,
-                                        identity=identity, device=device, allow_nonfinite=allow_nonfinite))
+    return _returned(
+        _compute_and_write(
+            experiment,
+            normalized_config,
+            compute,
+            path=path,
+            profile=profile,
+            code=code,
+            identity=identity,
+            device=device,
+            allow_nonfinite=allow_nonfinite,
+        )
+    )
 
 
-def _compute_and_write(experiment: str, config: dict, compute: Callable[[], Mapping[str, Any]], *, path: Path, profile: str,
-                       code: str | None, identity: dict | None, device: str | None, allow_nonfinite: bool) -> StoredEntry:
+def _compute_and_write(
+    experiment: str,
+    config: dict,
+    compute: Callable[[], Mapping[str, Any]],
+    *,
+    path: Path,
+    profile: str,
+    code: str | None,
+    identity: dict | None,
+    device: str | None,
+    allow_nonfinite: bool,
+) -> StoredEntry:
     """Run ``compute()`` and write its entry at ``path`` (replacing any), with its provenance."""
     before = code_state()
     started = time.perf_counter()
@@ -140,8 +172,15 @@ def _compute_and_write(experiment: str, config: dict, compute: Callable[[], Mapp
     return entry_from_dict(path, json.loads(text))
 
 
-def record_entry(experiment: str, config: Mapping[str, Any] | Any, compute: Callable[[], Mapping[str, Any]], *, profile: str,
-                 results_dir: str | Path | None = None, device: str | None = None) -> StoredEntry:
+def record_entry(
+    experiment: str,
+    config: Mapping[str, Any] | Any,
+    compute: Callable[[], Mapping[str, Any]],
+    *,
+    profile: str,
+    results_dir: str | Path | None = None,
+    device: str | None = None,
+) -> StoredEntry:
     """Compute a measurement of this machine and store it as a cache entry of ``experiment`` (a
     folder of :data:`MEASUREMENT_FOLDERS`) keyed by ``config``, replacing the entry of the same
     config: unlike :func:`cached_entry` it never reuses one, since a measurement stands for the
@@ -153,5 +192,14 @@ def record_entry(experiment: str, config: Mapping[str, Any] | Any, compute: Call
     if not isinstance(normalized_config, dict):
         raise TypeError(f"config must be a mapping or a dataclass; got {type(config).__name__}")
     path = entry_path(experiment, normalized_config, profile=profile, results_dir=results_dir)
-    return _compute_and_write(experiment, normalized_config, compute, path=path, profile=profile, code=None, identity=None,
-                              device=device, allow_nonfinite=False)
+    return _compute_and_write(
+        experiment,
+        normalized_config,
+        compute,
+        path=path,
+        profile=profile,
+        code=None,
+        identity=None,
+        device=device,
+        allow_nonfinite=False,
+    )

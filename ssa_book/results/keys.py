@@ -130,9 +130,13 @@ def check_throwaway_cache(results_dir: str | Path | None = None) -> None:
     it may be written only to a throwaway cache."""
     root = paths.repository_root()
     book_cache = ((root if root is not None else Path.cwd()) / "results").resolve()
-    if (Path(results_dir).expanduser().resolve() if results_dir is not None else paths.results_dir().resolve()) == book_cache:
-        raise ValueError("stop_at: a stopped run is keyed as the full run and would enter the book's result cache; "
-                         "set $SSA_RESULTS_DIR (or results_dir) to a throwaway folder")
+    if (
+        Path(results_dir).expanduser().resolve() if results_dir is not None else paths.results_dir().resolve()
+    ) == book_cache:
+        raise ValueError(
+            "stop_at: a stopped run is keyed as the full run and would enter the book's result cache; "
+            "set $SSA_RESULTS_DIR (or results_dir) to a throwaway folder"
+        )
 
 
 # Folders of measurements rather than computations: each entry measures the machine it was made on

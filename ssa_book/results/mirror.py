@@ -67,8 +67,9 @@ def _read_committed(source: str, relative: str) -> str | None:
         raise
 
 
-def fetch_committed_entry(path: Path, profile: str, config: dict, code: dict | None,
-                          results_dir: str | Path | None) -> StoredEntry | None:
+def fetch_committed_entry(
+    path: Path, profile: str, config: dict, code: dict | None, results_dir: str | Path | None
+) -> StoredEntry | None:
     """Copy the committed entry for ``path`` into the local cache if the source has one that
     matches ``config`` and ``code`` exactly; the entry found, or ``None``."""
     source = _committed_source()
@@ -85,7 +86,8 @@ def fetch_committed_entry(path: Path, profile: str, config: dict, code: dict | N
         parsed = None
     stored = matching_entry(path, parsed, config, code)
     if stored is None or stored.profile != profile:
-        raise CacheMissError(f"the committed cache entry {relative} at {source} does not match the config asked for; "
-                             "it was not used")
+        raise CacheMissError(
+            f"the committed cache entry {relative} at {source} does not match the config asked for; it was not used"
+        )
     write_atomically(path, text)
     return stored

@@ -14,6 +14,7 @@ from typing import Any
 from ssa_book import paths
 from ssa_book.results.errors import EntryError
 
+
 def run_git(*arguments: str) -> str | None:
     root = paths.repository_root()
     if root is None:
@@ -62,8 +63,22 @@ def processor_name(device: str | None) -> str:
 
 # The x86-64 instruction-set extensions that change which kernels PyTorch, MKL and oneDNN run, and
 # so the rounding of a float32 computation: two CPUs that differ here may give other bits.
-NUMERIC_CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512_vnni",
-                     "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16")
+NUMERIC_CPU_FLAGS = (
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512dq",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "amx_bf16",
+)
 
 
 def instruction_sets(device: str | None) -> dict | None:
@@ -83,8 +98,10 @@ def instruction_sets(device: str | None) -> dict | None:
                     break
     except OSError:
         pass
-    return {"aten_cpu_capability": torch.backends.cpu.get_cpu_capability(),
-            "flags": [flag for flag in NUMERIC_CPU_FLAGS if flag in flags]}
+    return {
+        "aten_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "flags": [flag for flag in NUMERIC_CPU_FLAGS if flag in flags],
+    }
 
 
 def new_provenance(config: dict, device: str | None, wall_time_s: float, before: CodeState) -> dict:
@@ -94,7 +111,11 @@ def new_provenance(config: dict, device: str | None, wall_time_s: float, before:
     import transformers
 
     after = code_state()
-    dirty = None if before.dirty is None or after.dirty is None else (before.dirty or after.dirty or before.commit != after.commit)
+    dirty = (
+        None
+        if before.dirty is None or after.dirty is None
+        else (before.dirty or after.dirty or before.commit != after.commit)
+    )
     device = device if device is not None else config.get("device")
     return {
         "seed": config.get("seed"),
@@ -115,8 +136,15 @@ def new_provenance(config: dict, device: str | None, wall_time_s: float, before:
 
 # The provenance fields of every entry, with the JSON types each may hold.
 _PROVENANCE_FIELDS = {
-    "seed": (int, type(None)), "git_commit": (str, type(None)), "git_dirty": (bool, type(None)), "torch": (str,),
-    "transformers": (str,), "python": (str,), "device": (str,), "platform": (str,), "wall_time_s": (int, float),
+    "seed": (int, type(None)),
+    "git_commit": (str, type(None)),
+    "git_dirty": (bool, type(None)),
+    "torch": (str,),
+    "transformers": (str,),
+    "python": (str,),
+    "device": (str,),
+    "platform": (str,),
+    "wall_time_s": (int, float),
     "created_utc": (str,),
 }
 # Fields only some entries hold: the processor and instruction sets are recorded by entries written
@@ -165,15 +193,24 @@ class Provenance:
             value = stored.get(name)
             optional_null = name in _OPTIONAL_PROVENANCE_FIELDS and value is None
             if not optional_null and (not isinstance(value, types) or (isinstance(value, bool) and bool not in types)):
-                raise EntryError(f"provenance field {name!r} is {value!r}, not a {' or '.join(t.__name__ for t in types)}")
-        stored_nulls = frozenset(name for name in _OPTIONAL_PROVENANCE_FIELDS if name in stored and stored[name] is None)
+                raise EntryError(
+                    f"provenance field {name!r} is {value!r}, not a {' or '.join(t.__name__ for t in types)}"
+                )
+        stored_nulls = frozenset(
+            name for name in _OPTIONAL_PROVENANCE_FIELDS if name in stored and stored[name] is None
+        )
         return cls(**stored, stored_nulls=stored_nulls)
 
     def to_dict(self) -> dict:
         """The ``provenance`` dict as stored in the entry."""
         stored = {name: getattr(self, name) for name in _PROVENANCE_FIELDS}
-        stored.update({name: getattr(self, name) for name in _OPTIONAL_PROVENANCE_FIELDS
-                       if getattr(self, name) is not None or name in self.stored_nulls})
+        stored.update(
+            {
+                name: getattr(self, name)
+                for name in _OPTIONAL_PROVENANCE_FIELDS
+                if getattr(self, name) is not None or name in self.stored_nulls
+            }
+        )
         return stored
 
 

@@ -15,7 +15,14 @@ from typing import Any
 from ssa_book import code_versions, files, paths
 from ssa_book.profiles import PROFILES, check_profile
 from ssa_book.results.errors import EntryError
-from ssa_book.results.keys import CACHE_SCHEMA_VERSION, KEY_LENGTH, cache_key, code_identity, entry_path, experiment_code
+from ssa_book.results.keys import (
+    CACHE_SCHEMA_VERSION,
+    KEY_LENGTH,
+    cache_key,
+    code_identity,
+    entry_path,
+    experiment_code,
+)
 from ssa_book.results.provenance import Provenance
 
 # What an entry is written to before it is renamed into place (ssa_book.files): hidden, and not
@@ -39,7 +46,14 @@ class StoredEntry:
     schema_version: int
 
 
-_ENTRY_FIELDS = {"schema_version": int, "experiment": str, "profile": str, "config": dict, "result": dict, "provenance": dict}
+_ENTRY_FIELDS = {
+    "schema_version": int,
+    "experiment": str,
+    "profile": str,
+    "config": dict,
+    "result": dict,
+    "provenance": dict,
+}
 
 
 def entry_from_dict(path: Path, stored: Any) -> StoredEntry:
@@ -61,15 +75,25 @@ def entry_from_dict(path: Path, stored: Any) -> StoredEntry:
         provenance = Provenance.from_dict(stored["provenance"])
     except EntryError as error:
         raise EntryError(f"{path}: {error}") from None
-    return StoredEntry(path, stored["experiment"], stored["profile"], stored["config"], stored["result"], provenance,
-                       stored.get("code"), stored["schema_version"])
+    return StoredEntry(
+        path,
+        stored["experiment"],
+        stored["profile"],
+        stored["config"],
+        stored["result"],
+        provenance,
+        stored.get("code"),
+        stored["schema_version"],
+    )
 
 
 def _load_entry_json(path: Path) -> Any:
     """The parsed JSON of the entry file at ``path`` (within :func:`captured_writes`, of the entry
     written there last)."""
     try:
-        return json.loads(_captured[path] if _captured is not None and path in _captured else path.read_text(encoding="utf-8"))
+        return json.loads(
+            _captured[path] if _captured is not None and path in _captured else path.read_text(encoding="utf-8")
+        )
     except (OSError, ValueError) as error:
         raise EntryError(f"{path}: unreadable: {error}") from None
 
@@ -86,7 +110,9 @@ def entries_of(experiment: str, profile: str | None = None, results_dir: str | P
     named on stderr and left out, as missing (``results validate`` lists what is wrong with it)."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
     found = []
-    for path in (path for name in profile_folders(root, profile) for path in sorted((root / name / experiment).glob("*.json"))):
+    for path in (
+        path for name in profile_folders(root, profile) for path in sorted((root / name / experiment).glob("*.json"))
+    ):
         try:
             found.append(read_entry(path))
         except EntryError as error:
@@ -177,8 +203,11 @@ def matching_entry(path: Path, stored: Any, config: dict, code: dict | None) -> 
     ``code``, else ``None``."""
     if not isinstance(stored, dict) or "result" not in stored:
         return None
-    if (stored.get("schema_version") != CACHE_SCHEMA_VERSION or stored.get("config") != config
-            or _stored_code(stored.get("code")) != code):
+    if (
+        stored.get("schema_version") != CACHE_SCHEMA_VERSION
+        or stored.get("config") != config
+        or _stored_code(stored.get("code")) != code
+    ):
         return None
     return entry_from_dict(path, stored)
 
@@ -208,6 +237,7 @@ def _report_malformed(error: EntryError) -> None:
 
 _REPORTED: set[str] = set()
 
+
 def _computation_names() -> tuple[str, ...]:
     return tuple(code_versions.COMPUTATIONS)
 
@@ -222,14 +252,19 @@ def entry_problems(entry: StoredEntry, profile: str, experiment: str) -> list[st
         problems.append("file name does not match the key of its config")
     elif (code or {}).get("name") != experiment_code(experiment):
         expected = experiment_code(experiment)
-        problems.append(f"its key holds no {expected} code version" if code is None else
-                        f"computed by {code['name']} code, but {experiment!r} is computed by {expected or 'no versioned code'}")
+        problems.append(
+            f"its key holds no {expected} code version"
+            if code is None
+            else f"computed by {code['name']} code, but {experiment!r} is computed by {expected or 'no versioned code'}"
+        )
     elif code is not None:
         current = code_identity(code["name"]) if code["name"] in _computation_names() else None
         if current is None:
             problems.append(f"computed by unknown code {code['name']!r}")
         elif current != code:
-            problems.append(f"computed by {code['name']} code version {code['version']}; the current version is {current['version']}")
+            problems.append(
+                f"computed by {code['name']} code version {code['version']}; the current version is {current['version']}"
+            )
     if profile not in PROFILES:
         problems.append(f"unknown profile folder {profile!r}")
     if entry.experiment != experiment:

@@ -42,7 +42,9 @@ def provenance_problems(entry: StoredEntry) -> list[str]:
     if entry.code is None and not in_folders(entry.experiment, MEASUREMENT_FOLDERS):
         problems.append("no code version in its key")
     if provenance.git_dirty is not False:
-        problems.append("computed from a dirty working tree" if provenance.git_dirty else "no record of the tree's state")
+        problems.append(
+            "computed from a dirty working tree" if provenance.git_dirty else "no record of the tree's state"
+        )
     if not provenance.git_commit:
         problems.append("no commit recorded")
     elif run_git("cat-file", "-e", f"{provenance.git_commit}^{{commit}}") is None:
@@ -50,7 +52,9 @@ def provenance_problems(entry: StoredEntry) -> list[str]:
     return problems
 
 
-def list_entries(results_dir: str | Path | None = None, profile: str | None = None, *, clean: bool = False) -> list[CacheEntry]:
+def list_entries(
+    results_dir: str | Path | None = None, profile: str | None = None, *, clean: bool = False
+) -> list[CacheEntry]:
     """Every stored entry, with what is wrong with it (an empty ``problems`` means valid);
     ``clean`` also counts :func:`provenance_problems`."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
@@ -72,8 +76,13 @@ def list_entries(results_dir: str | Path | None = None, profile: str | None = No
 def committed_bytes(results_dir: str | Path | None = None) -> int:
     """Bytes of every file under the committed profiles' folders (all but ``smoke``)."""
     root = Path(results_dir) if results_dir is not None else paths.results_dir()
-    return sum(path.stat().st_size for profile in PROFILES if profile != "smoke"
-               for path in (root / profile).rglob("*") if path.is_file())
+    return sum(
+        path.stat().st_size
+        for profile in PROFILES
+        if profile != "smoke"
+        for path in (root / profile).rglob("*")
+        if path.is_file()
+    )
 
 
 def reformat_entry(path: Path) -> bool:

@@ -39,7 +39,17 @@ from ssa_book.chapters import SeedRun, swapped_by_scorer
 from ssa_book.claims import at_rule_minimum, minimum_notes, paired, plural
 from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_color, overlay_order
 from ssa_book.retrieval import experiment
-from ssa_book.retrieval.experiment import ORIGINAL, REPLICATION_SCORERS, SEEDS, SETUPS, SHORT, SSA_START, VARIANTS, experiment_config, load_run
+from ssa_book.retrieval.experiment import (
+    ORIGINAL,
+    REPLICATION_SCORERS,
+    SEEDS,
+    SETUPS,
+    SHORT,
+    SSA_START,
+    VARIANTS,
+    experiment_config,
+    load_run,
+)
 from ssa_book.retrieval.records import RetrievalRun
 from ssa_book.results.cache import cache_required
 from ssa_book.results.errors import CacheMissError
@@ -53,36 +63,68 @@ LEARNED_ACCURACY = 0.5  # at the training size; chance is 1 / classes (0.1 at 10
 # time (one seed far from the others, as a softmax that fails), and at most 5% from 20 on.
 CHAPTER_MIN_PAIRS = 20
 SHIFTED_ACCURACY = Claim(
-    "mean accuracy over the sets larger than in training is higher than softmax's", 1, THRESHOLD, "accuracy",
+    "mean accuracy over the sets larger than in training is higher than softmax's",
+    1,
+    THRESHOLD,
+    "accuracy",
     "one test set in twenty more retrieved right, over the shifted sizes: below that a scorer is not "
-    "'better' in any sense a reader would act on; fixed before the chapter's runs", bound=1.0, min_pairs=CHAPTER_MIN_PAIRS)
+    "'better' in any sense a reader would act on; fixed before the chapter's runs",
+    bound=1.0,
+    min_pairs=CHAPTER_MIN_PAIRS,
+)
 TOP_SHARE = Claim(
     "mean share of the attention on the item of highest priority, over the sets larger than in training, is higher than "
-    "softmax's", 1, THRESHOLD, "share of the attention", "a twentieth of the whole weight; the threshold was fixed before the "
+    "softmax's",
+    1,
+    THRESHOLD,
+    "share of the attention",
+    "a twentieth of the whole weight; the threshold was fixed before the "
     "chapter's runs, the endpoint (the share of the head's absolute weight, not its raw weight) after three seeds had been read",
-    bound=1.0, min_pairs=CHAPTER_MIN_PAIRS)
+    bound=1.0,
+    min_pairs=CHAPTER_MIN_PAIRS,
+)
 
 
 # Veličković et al. (2025), their max-retrieval results: accuracy of softmax and of adaptive
 # temperature on sets larger than in training, at the sizes where both are reported; the gains are
 # 2.4 to 3.9 points.
-PUBLISHED_ADAPTIVE_TEMPERATURE: dict[int, tuple[float, float]] = {512: (0.701, 0.725), 1024: (0.538, 0.577), 2048: (0.357, 0.394)}
+PUBLISHED_ADAPTIVE_TEMPERATURE: dict[int, tuple[float, float]] = {
+    512: (0.701, 0.725),
+    1024: (0.538, 0.577),
+    2048: (0.357, 0.394),
+}
 # Their softmax's accuracy at every size the book records a number of theirs for: in distribution
 # (16 items), at 256 items, and at the sizes above.
-PUBLISHED_SOFTMAX: dict[int, float] = {16: 0.986, 256: 0.813, **{size: pair[0] for size, pair in PUBLISHED_ADAPTIVE_TEMPERATURE.items()}}
-REPLICATION_THRESHOLD = round(min(adaptive - softmax for softmax, adaptive in PUBLISHED_ADAPTIVE_TEMPERATURE.values()), 3)
+PUBLISHED_SOFTMAX: dict[int, float] = {
+    16: 0.986,
+    256: 0.813,
+    **{size: pair[0] for size, pair in PUBLISHED_ADAPTIVE_TEMPERATURE.items()},
+}
+REPLICATION_THRESHOLD = round(
+    min(adaptive - softmax for softmax, adaptive in PUBLISHED_ADAPTIVE_TEMPERATURE.values()), 3
+)
 ADAPTIVE_TEMPERATURE_REPLICATION = Claim(
-    "mean accuracy over the sets of 512, 1,024 and 2,048 items is higher than softmax's", 1, REPLICATION_THRESHOLD,
-    "accuracy", "the smallest gain its authors report at these sizes: a replication of published work is judged "
+    "mean accuracy over the sets of 512, 1,024 and 2,048 items is higher than softmax's",
+    1,
+    REPLICATION_THRESHOLD,
+    "accuracy",
+    "the smallest gain its authors report at these sizes: a replication of published work is judged "
     "against the effect its authors report, not against this chapter's threshold for a new scorer",
-    treatment="adaptive temperature", bound=1.0, min_pairs=CHAPTER_MIN_PAIRS)
+    treatment="adaptive temperature",
+    bound=1.0,
+    min_pairs=CHAPTER_MIN_PAIRS,
+)
 
 
-def load_runs(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto",
-              setup: str = SHORT) -> dict[str, list[RetrievalRun]]:
+def load_runs(
+    profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto", setup: str = SHORT
+) -> dict[str, list[RetrievalRun]]:
     """``{scorer: [run of each seed]}`` in ``setup`` through the cache (computed if missing unless the cache is required)."""
     seeds = SEEDS[profile] if seeds is None else tuple(seeds)
-    return {scorer: [load_run(scorer, seed, profile=profile, device=device, setup=setup) for seed in seeds] for scorer in scorers}
+    return {
+        scorer: [load_run(scorer, seed, profile=profile, device=device, setup=setup) for seed in seeds]
+        for scorer in scorers
+    }
 
 
 def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
@@ -96,43 +138,69 @@ def shifted(run: RetrievalRun, metric: str, train_items: int) -> float:
 def _learning_failure(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> str | None:
     """Why a comparison of ``runs`` tests nothing: a scorer's mean accuracy at the training size is
     below :data:`LEARNED_ACCURACY` (:func:`ssa_book.verdicts.judge.learning_failure`)."""
-    return learning_failure({name: bool(np.mean([run.at(train_items) for run in found]) >= LEARNED_ACCURACY)
-                             for name, found in runs.items()},
-                            f"mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items")
+    return learning_failure(
+        {
+            name: bool(np.mean([run.at(train_items) for run in found]) >= LEARNED_ACCURACY)
+            for name, found in runs.items()
+        },
+        f"mean accuracy below {LEARNED_ACCURACY:g} at {train_items} items",
+    )
 
 
-def versus(runs: Mapping[str, Sequence[RetrievalRun]], treatment: str, control: str, claim: Claim, metric: str,
-           train_items: int) -> Verdict:
+def versus(
+    runs: Mapping[str, Sequence[RetrievalRun]],
+    treatment: str,
+    control: str,
+    claim: Claim,
+    metric: str,
+    train_items: int,
+) -> Verdict:
     """``treatment`` against ``control`` on ``claim`` (``metric`` over the shifted sizes), paired by
     seed; "not learned" when either did not learn the task."""
-    named = dataclasses.replace(claim, name=f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
-                                treatment=_style(treatment)[1])
+    named = dataclasses.replace(
+        claim,
+        name=f"{treatment}: {claim.name.replace('softmax', control) if control != 'softmax' else claim.name}",
+        treatment=_style(treatment)[1],
+    )
     why = _learning_failure({name: runs[name] for name in (control, treatment)}, train_items)
     if why:
         return not_learned(named, why)
-    seeds, treated, controlled = pair_by_seed({run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
-                                              {run.seed: shifted(run, metric, train_items) for run in runs[control]})
+    seeds, treated, controlled = pair_by_seed(
+        {run.seed: shifted(run, metric, train_items) for run in runs[treatment]},
+        {run.seed: shifted(run, metric, train_items) for run in runs[control]},
+    )
     return judge(named, treated, controlled)
 
 
-def versus_softmax(runs: Mapping[str, Sequence[RetrievalRun]], claim: Claim, metric: str, train_items: int) -> dict[str, Verdict]:
+def versus_softmax(
+    runs: Mapping[str, Sequence[RetrievalRun]], claim: Claim, metric: str, train_items: int
+) -> dict[str, Verdict]:
     """Each scorer but softmax against softmax on ``claim`` (:func:`versus`), one family: a
     direction must survive control of false discoveries over every scorer compared
     (:func:`ssa_book.verdicts.families.control_false_discoveries`)."""
     if "softmax" not in runs:
         raise ValueError("runs must hold softmax's, the reference of every comparison")
-    found = {scorer: versus(runs, scorer, "softmax", claim, metric, train_items) for scorer in runs if scorer != "softmax"}
+    found = {
+        scorer: versus(runs, scorer, "softmax", claim, metric, train_items) for scorer in runs if scorer != "softmax"
+    }
     return dict(zip(found, control_false_discoveries(list(found.values()))))
 
 
 # The comparisons that separate SSA's form from its starting slope, ``(treatment, control)``, on
 # :data:`SHIFTED_ACCURACY`: SSA as this chapter starts it (b = 1, n = 1.5), a softmax with its
 # slope at zero (:data:`ssa_book.retrieval.experiment.VARIANTS`), and SSA from the authors' start.
-STARTING_POINT = (("ssa", "softmax"), ("softmax_ssa_slope", "softmax"), ("ssa", "softmax_ssa_slope"),
-                  ("ssa_authors_start", "softmax"), ("ssa_authors_start", "ssa"))
+STARTING_POINT = (
+    ("ssa", "softmax"),
+    ("softmax_ssa_slope", "softmax"),
+    ("ssa", "softmax_ssa_slope"),
+    ("ssa_authors_start", "softmax"),
+    ("ssa_authors_start", "ssa"),
+)
 
 
-def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int) -> tuple[dict[tuple[str, str], Verdict], str]:
+def starting_point(
+    runs: Mapping[str, Sequence[RetrievalRun]], train_items: int
+) -> tuple[dict[tuple[str, str], Verdict], str]:
     """The verdicts of :data:`STARTING_POINT` on the accuracy over the shifted sizes, and what they
     say of SSA's difference from softmax (:func:`ssa_book.verdicts.readings.form_or_slope`, with no gentler
     start: this chapter's SSA already starts at b = 1)."""
@@ -144,7 +212,11 @@ def starting_point(runs: Mapping[str, Sequence[RetrievalRun]], train_items: int)
     reading = _reading(found)
     sentence = _slope_words(reading, found)
     # the same family judged again from the rule's own fewest pairs, before the chapter's minimum set after reading
-    before = dict(zip(found, control_false_discoveries([at_rule_minimum(SHIFTED_ACCURACY, verdict) for verdict in found.values()])))
+    before = dict(
+        zip(
+            found, control_false_discoveries([at_rule_minimum(SHIFTED_ACCURACY, verdict) for verdict in found.values()])
+        )
+    )
     if any(minimum_note(verdict) for verdict in found.values()) and _reading(before) != reading:
         earlier = slope_sentence(_reading(before), before[("ssa", "softmax")]).rstrip(".")  # with what decides it
         earlier = earlier if earlier.startswith("SSA") else earlier[0].lower() + earlier[1:]
@@ -158,15 +230,19 @@ def _slope_words(reading: str, found: Mapping[tuple[str, str], Verdict]) -> str:
     sentence = slope_sentence(reading, found[("ssa", "softmax")])
     if reading == NOT_SEPARATED:
         sharper, versus_sharper = found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")]
-        sentence = (f"{sentence.rstrip('.')}: a softmax with SSA's starting slope is {_against(sharper, 'softmax')} "
-                    f"({sharper.estimate('+.3f')}), and SSA is {_against(versus_sharper, 'that softmax')} "
-                    f"({versus_sharper.estimate('+.3f')}).")
+        sentence = (
+            f"{sentence.rstrip('.')}: a softmax with SSA's starting slope is {_against(sharper, 'softmax')} "
+            f"({sharper.estimate('+.3f')}), and SSA is {_against(versus_sharper, 'that softmax')} "
+            f"({versus_sharper.estimate('+.3f')})."
+        )
     return sentence
 
 
 def _reading(found: Mapping[tuple[str, str], Verdict]) -> str:
     """:func:`ssa_book.verdicts.readings.form_or_slope` of the starting-point verdicts ``found``."""
-    return form_or_slope(found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")])
+    return form_or_slope(
+        found[("ssa", "softmax")], found[("softmax_ssa_slope", "softmax")], found[("ssa", "softmax_ssa_slope")]
+    )
 
 
 def _against(verdict: Verdict, control: str) -> str:
@@ -185,10 +261,16 @@ def outcome_counts_words(judged: Mapping[str, Verdict], claim: Claim | None = No
     are exploratory only under the chapter's fewest pairs, set after reading, are counted again as
     the rule's own minimum reads them (:func:`ssa_book.claims.at_rule_minimum`): "10 exploratory (pair
     minimum set after reading; before it 1 scorer better than softmax, 7 scorers worse than softmax, 2 undecided)"."""
+
     def counted(verdicts: Sequence[Verdict]) -> str:
         counts = {outcome: sum(verdict.outcome == outcome for verdict in verdicts) for outcome in OUTCOMES}
-        return ", ".join(f"{count} scorer{'' if count == 1 else 's'} {outcome} than softmax" if outcome in (BETTER, WORSE)
-                         else f"{count} {outcome}" for outcome, count in counts.items() if count)
+        return ", ".join(
+            f"{count} scorer{'' if count == 1 else 's'} {outcome} than softmax"
+            if outcome in (BETTER, WORSE)
+            else f"{count} {outcome}"
+            for outcome, count in counts.items()
+            if count
+        )
 
     said = counted(list(judged.values())) or "none judged yet"
     moved = [verdict for verdict in judged.values() if claim is not None and minimum_note(verdict, claim)]
@@ -197,11 +279,12 @@ def outcome_counts_words(judged: Mapping[str, Verdict], claim: Claim | None = No
     return said
 
 
-def verdict_table(accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict], pending: Mapping[str, str] | None = None):
+def verdict_table(
+    accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict], pending: Mapping[str, str] | None = None
+):
     """One row per scorer: the outcome and effect of the claim and of the mechanism; then a row
     for each scorer of ``pending`` (``{scorer: why it is not judged}``: "not run yet: 7 of 10 runs done")."""
     import pandas as pd
-
 
     def cells(verdict: Verdict) -> tuple[str, str]:
         if verdict.interval is None:
@@ -212,11 +295,25 @@ def verdict_table(accuracy: Mapping[str, Verdict], weight: Mapping[str, Verdict]
     for scorer in accuracy:
         claim, claim_effect = cells(accuracy[scorer])
         mechanism, mechanism_effect = cells(weight[scorer])
-        rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": claim, "effect (95% interval)": claim_effect,
-                     "top-item share vs softmax": mechanism, "share effect (95% interval)": mechanism_effect})
+        rows.append(
+            {
+                "scorer": scorer_label(scorer),
+                "accuracy vs softmax": claim,
+                "effect (95% interval)": claim_effect,
+                "top-item share vs softmax": mechanism,
+                "share effect (95% interval)": mechanism_effect,
+            }
+        )
     for scorer, why in (pending or {}).items():
-        rows.append({"scorer": scorer_label(scorer), "accuracy vs softmax": why, "effect (95% interval)": "",
-                     "top-item share vs softmax": why, "share effect (95% interval)": ""})
+        rows.append(
+            {
+                "scorer": scorer_label(scorer),
+                "accuracy vs softmax": why,
+                "effect (95% interval)": "",
+                "top-item share vs softmax": why,
+                "share effect (95% interval)": "",
+            }
+        )
     return pd.DataFrame(rows).set_index("scorer")
 
 
@@ -240,10 +337,14 @@ def pairs_table(found: Mapping[tuple[str, str], Verdict]):
 
     rows = []
     for (treatment, control), verdict in found.items():
-        effect = verdict.detail if verdict.interval is None else (
-            f"{verdict.estimate('+.3f')}, {verdict.pairs} pairs")
-        rows.append({"comparison": f"{_style(treatment)[1]} vs {_style(control)[1]}", "outcome": verdict.label(),
-                     "effect (95% interval)": effect})
+        effect = verdict.detail if verdict.interval is None else (f"{verdict.estimate('+.3f')}, {verdict.pairs} pairs")
+        rows.append(
+            {
+                "comparison": f"{_style(treatment)[1]} vs {_style(control)[1]}",
+                "outcome": verdict.label(),
+                "effect (95% interval)": effect,
+            }
+        )
     return pd.DataFrame(rows).set_index("comparison")
 
 
@@ -272,14 +373,17 @@ def adaptive_temperature_replication(runs: Mapping[str, Sequence[RetrievalRun]],
     learned" where either did not learn the task."""
     claim = ADAPTIVE_TEMPERATURE_REPLICATION
     group = {name: runs.get(name) for name in ("softmax", "adaptive_temperature")}
-    if not all(group.values()) or any(size not in run.sizes for runs_ in group.values() for run in runs_
-                                      for size in PUBLISHED_ADAPTIVE_TEMPERATURE):
+    if not all(group.values()) or any(
+        size not in run.sizes for runs_ in group.values() for run in runs_ for size in PUBLISHED_ADAPTIVE_TEMPERATURE
+    ):
         return not_tested(claim)
     why = _learning_failure(group, train_items)
     if why:
         return not_learned(claim, why)
-    _, treated, controlled = pair_by_seed({run.seed: at_published_sizes(run) for run in group["adaptive_temperature"]},
-                                          {run.seed: at_published_sizes(run) for run in group["softmax"]})
+    _, treated, controlled = pair_by_seed(
+        {run.seed: at_published_sizes(run) for run in group["adaptive_temperature"]},
+        {run.seed: at_published_sizes(run) for run in group["softmax"]},
+    )
     return judge(claim, treated, controlled)
 
 
@@ -291,29 +395,52 @@ def replication_table(runs: Mapping[str, Sequence[RetrievalRun]], sizes: Sequenc
     not tested at are left out."""
     import pandas as pd
 
-    columns = ["items", "their softmax", "their adaptive temperature", "their gain", "our softmax", "our adaptive temperature",
-               "our gain (95% interval)"] + (["our SSA"] if runs.get("ssa") else [])
+    columns = [
+        "items",
+        "their softmax",
+        "their adaptive temperature",
+        "their gain",
+        "our softmax",
+        "our adaptive temperature",
+        "our gain (95% interval)",
+    ] + (["our SSA"] if runs.get("ssa") else [])
     dash = "–"
     rows = []
-    for size in (tuple(PUBLISHED_ADAPTIVE_TEMPERATURE) if sizes is None else tuple(sizes)):
-        if not (runs.get("softmax") and runs.get("adaptive_temperature")) or any(size not in run.sizes for group in runs.values() for run in group):
+    for size in tuple(PUBLISHED_ADAPTIVE_TEMPERATURE) if sizes is None else tuple(sizes):
+        if not (runs.get("softmax") and runs.get("adaptive_temperature")) or any(
+            size not in run.sizes for group in runs.values() for run in group
+        ):
             continue
         published = PUBLISHED_ADAPTIVE_TEMPERATURE.get(size)
-        row = {"items": f"{size:,}", "their softmax": f"{PUBLISHED_SOFTMAX[size]:.3f}" if size in PUBLISHED_SOFTMAX else dash,
-               "their adaptive temperature": f"{published[1]:.3f}" if published else dash,
-               "their gain": f"{published[1] - published[0]:+.3f}" if published else dash}
-        _, treated, controlled = pair_by_seed({run.seed: run.at(size) for run in runs["adaptive_temperature"]},
-                                              {run.seed: run.at(size) for run in runs["softmax"]})
+        row = {
+            "items": f"{size:,}",
+            "their softmax": f"{PUBLISHED_SOFTMAX[size]:.3f}" if size in PUBLISHED_SOFTMAX else dash,
+            "their adaptive temperature": f"{published[1]:.3f}" if published else dash,
+            "their gain": f"{published[1] - published[0]:+.3f}" if published else dash,
+        }
+        _, treated, controlled = pair_by_seed(
+            {run.seed: run.at(size) for run in runs["adaptive_temperature"]},
+            {run.seed: run.at(size) for run in runs["softmax"]},
+        )
         gain = judge(ADAPTIVE_TEMPERATURE_REPLICATION, treated, controlled, resolve=False)
-        row.update({"our softmax": f"{np.mean(controlled):.3f}", "our adaptive temperature": f"{np.mean(treated):.3f}",
-                    "our gain (95% interval)": gain.estimate("+.3f") if gain.interval and np.isfinite(gain.interval).all() else f"{gain.effect:+.3f}"})
+        row.update(
+            {
+                "our softmax": f"{np.mean(controlled):.3f}",
+                "our adaptive temperature": f"{np.mean(treated):.3f}",
+                "our gain (95% interval)": gain.estimate("+.3f")
+                if gain.interval and np.isfinite(gain.interval).all()
+                else f"{gain.effect:+.3f}",
+            }
+        )
         if runs.get("ssa"):
             row["our SSA"] = f"{np.mean([run.at(size) for run in runs['ssa']]):.3f}"
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
 
 
-def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = "") -> None:
+def plot_curves(
+    ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, train_items: int, ylabel: str, title: str = ""
+) -> None:
     """Mean over seeds (thick) and each seed (thin) of ``metric`` against the set size, log scale;
     in a crowded overlay softmax and SSA in colour, the rest in grey (:func:`ssa_book.plotting.overlay_color`)."""
     found = curves(runs, metric)
@@ -325,13 +452,27 @@ def plot_curves(ax, runs: Mapping[str, Sequence[RetrievalRun]], metric: str, tra
         if scorer not in VARIANTS and overlay_color(scorer, scorers) == OTHER_SCORERS_COLOR:
             # the grey scorers share one legend entry
             greyed += 1
-            color, label = OTHER_SCORERS_COLOR, (f"{OTHER_SCORERS_LABEL} ({sum(overlay_color(n, scorers) == OTHER_SCORERS_COLOR for n in scorers)})"
-                                                 if greyed == 1 else None)
+            color, label = (
+                OTHER_SCORERS_COLOR,
+                (
+                    f"{OTHER_SCORERS_LABEL} ({sum(overlay_color(n, scorers) == OTHER_SCORERS_COLOR for n in scorers)})"
+                    if greyed == 1
+                    else None
+                ),
+            )
         linestyle = "--" if scorer in VARIANTS else "-"
         for row in values:
             ax.plot(sizes, row, color=color, alpha=0.2, linewidth=0.7, linestyle=linestyle)
-        ax.plot(sizes, values.mean(0), color=color, linewidth=2, marker=_marker(scorer), markersize=4, label=label,
-                linestyle=linestyle)
+        ax.plot(
+            sizes,
+            values.mean(0),
+            color=color,
+            linewidth=2,
+            marker=_marker(scorer),
+            markersize=4,
+            label=label,
+            linestyle=linestyle,
+        )
     ax.axvline(train_items, color="grey", linestyle=":", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("items per set (dotted: training size)")
@@ -353,18 +494,31 @@ def regime(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None)
     sets = f"sets of {train.min_items} to {train.items} items" if train.min_items else f"sets of {train.items} items"
     optimizer = f"AdamW, weight decay {train.weight_decay:g}" if train.optimizer == "adamw" else "Adam"
     query = "a query computed from the set" if model.query == "input" else "one learned query"
-    return (f"{plural(model.depth, 'layer')} of width {model.width}, {query}, {train.steps:,} steps at learning rate "
-            f"{train.learning_rate:g} (constant, {optimizer}), batches of {train.batch_size} {sets}; "
-            f"{paired(SEEDS[profile] if seeds is None else seeds)}")
+    return (
+        f"{plural(model.depth, 'layer')} of width {model.width}, {query}, {train.steps:,} steps at learning rate "
+        f"{train.learning_rate:g} (constant, {optimizer}), batches of {train.batch_size} {sets}; "
+        f"{paired(SEEDS[profile] if seeds is None else seeds)}"
+    )
 
 
 def plot_published(ax) -> None:
     """The original's published accuracies (:data:`PUBLISHED_SOFTMAX`, :data:`PUBLISHED_ADAPTIVE_TEMPERATURE`)
     as large open markers in their scorers' colours."""
-    for name, points, marker in (("softmax", PUBLISHED_SOFTMAX, "s"),
-                                 ("adaptive_temperature", {size: pair[1] for size, pair in PUBLISHED_ADAPTIVE_TEMPERATURE.items()}, "D")):
-        ax.scatter(list(points), list(points.values()), s=60, facecolors="none", edgecolors=scorer_color(name), marker=marker,
-                   linewidths=1.5, zorder=5, label=f"{scorer_label(name)}, Veličković et al.")
+    for name, points, marker in (
+        ("softmax", PUBLISHED_SOFTMAX, "s"),
+        ("adaptive_temperature", {size: pair[1] for size, pair in PUBLISHED_ADAPTIVE_TEMPERATURE.items()}, "D"),
+    ):
+        ax.scatter(
+            list(points),
+            list(points.values()),
+            s=60,
+            facecolors="none",
+            edgecolors=scorer_color(name),
+            marker=marker,
+            linewidths=1.5,
+            zorder=5,
+            label=f"{scorer_label(name)}, Veličković et al.",
+        )
 
 
 class MaxRetrieval:
@@ -401,11 +555,17 @@ class MaxRetrieval:
         missing = [_accuracy_at(size) for size in record.sizes if endpoints.get(_accuracy_at(size)) is None]
         if missing:
             raise ValueError(f"endpoints: {run.scorer} seed {run.seed} has no {', '.join(missing)}")
-        rebuilt = dataclasses.replace(record, accuracy=np.array([endpoints[_accuracy_at(size)] for size in record.sizes], dtype=float))
+        rebuilt = dataclasses.replace(
+            record, accuracy=np.array([endpoints[_accuracy_at(size)] for size in record.sizes], dtype=float)
+        )
         mean = endpoints.get(_mean_accuracy(profile))
-        if mean is not None and not np.isclose(shifted(rebuilt, "accuracy", train_items(profile)), mean, rtol=0, atol=1e-9):
-            raise ValueError(f"endpoints: {run.scorer} seed {run.seed}'s {_mean_accuracy(profile)} ({mean}) is not the mean of its "
-                             "accuracies at those sizes")
+        if mean is not None and not np.isclose(
+            shifted(rebuilt, "accuracy", train_items(profile)), mean, rtol=0, atol=1e-9
+        ):
+            raise ValueError(
+                f"endpoints: {run.scorer} seed {run.seed}'s {_mean_accuracy(profile)} ({mean}) is not the mean of its "
+                "accuracies at those sizes"
+            )
         return rebuilt
 
     def endpoint_verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
@@ -413,8 +573,10 @@ class MaxRetrieval:
         :meth:`with_endpoints` sets: every one but the top-item share's."""
         trained = train_items(profile)
         scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
-        outcomes = {f"accuracy vs softmax: {scorer}": verdict.label()
-                    for scorer, verdict in versus_softmax(scorers, SHIFTED_ACCURACY, "accuracy", trained).items()}
+        outcomes = {
+            f"accuracy vs softmax: {scorer}": verdict.label()
+            for scorer, verdict in versus_softmax(scorers, SHIFTED_ACCURACY, "accuracy", trained).items()
+        }
         outcomes["adaptive temperature replication"] = adaptive_temperature_replication(scorers, trained).label()
         if all(runs.get(name) for pair in STARTING_POINT for name in pair):
             found, _ = starting_point(runs, trained)
@@ -433,8 +595,10 @@ class MaxRetrieval:
 
     def verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
         scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
-        shares = {f"top-item share vs softmax: {scorer}": verdict.label()
-                  for scorer, verdict in versus_softmax(scorers, TOP_SHARE, "top_share", train_items(profile)).items()}
+        shares = {
+            f"top-item share vs softmax: {scorer}": verdict.label()
+            for scorer, verdict in versus_softmax(scorers, TOP_SHARE, "top_share", train_items(profile)).items()
+        }
         return {**self.endpoint_verdicts(runs, profile), **shares}
 
 
@@ -451,8 +615,9 @@ def _mean_accuracy(profile: str) -> str:
 READER = MaxRetrieval()
 
 
-def load_whole_seeds(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto",
-                     setup: str = SHORT) -> dict[str, list[RetrievalRun]]:
+def load_whole_seeds(
+    profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto", setup: str = SHORT
+) -> dict[str, list[RetrievalRun]]:
     """:func:`load_runs`, but where the cache is required a seed with a run missing is left out
     for every scorer (so every comparison stays paired) instead of raising."""
     found: dict[str, list[RetrievalRun]] = {name: [] for name in scorers}
@@ -466,8 +631,9 @@ def load_whole_seeds(profile: str, scorers: Sequence[str], seeds: Sequence[int] 
     return found
 
 
-def load_whole_scorers(profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto",
-                       setup: str = SHORT) -> tuple[dict[str, list[RetrievalRun]], dict[str, str]]:
+def load_whole_scorers(
+    profile: str, scorers: Sequence[str], seeds: Sequence[int] | None = None, device: str = "auto", setup: str = SHORT
+) -> tuple[dict[str, list[RetrievalRun]], dict[str, str]]:
     """:func:`load_runs`, but where the cache is required a scorer with a seed missing is left out
     (so every comparison has all its pairs) instead of raising: ``(runs of the whole scorers,
     {scorer left out: how many of its seeds are cached})``."""
@@ -487,15 +653,19 @@ def load_whole_scorers(profile: str, scorers: Sequence[str], seeds: Sequence[int
     return found, pending
 
 
-def starting_point_in(profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None,
-                      device: str = "auto") -> tuple[dict[tuple[str, str], Verdict], str]:
+def starting_point_in(
+    profile: str, setup: str = SHORT, seeds: Sequence[int] | None = None, device: str = "auto"
+) -> tuple[dict[tuple[str, str], Verdict], str]:
     """:func:`starting_point` in ``setup``: its verdicts and what they say of SSA's difference from
     softmax, in one sentence; where the cache is required and a seed of softmax, SSA or a variant
     is missing there, no verdicts and what the reading waits for."""
     found, pending = load_whole_scorers(profile, ("softmax", "ssa", *VARIANTS), seeds, device, setup)
     if pending:
-        return {}, ("Whether SSA's difference here goes with its form or with its start waits for runs in this setup ("
-                    + "; ".join(f"{_style(name)[1]}: {why}" for name, why in pending.items()) + ").")
+        return {}, (
+            "Whether SSA's difference here goes with its form or with its start waits for runs in this setup ("
+            + "; ".join(f"{_style(name)[1]}: {why}" for name, why in pending.items())
+            + ")."
+        )
     return starting_point(found, train_items(profile, setup))
 
 
@@ -508,8 +678,10 @@ def starting_point_finding(profile: str) -> str:
             found, reading = starting_point_in(profile, setup, device="cpu")
         reading = reading.rstrip(".") if found else "not read until every seed of its four arms is run"
         readings.append(f"{setup} setup: {reading if reading.startswith('SSA') else reading[:1].lower() + reading[1:]}")
-    return (f"In max retrieval (SSA from b = {SSA_START['b']:g}, n = {SSA_START['n']:g}; on the mean accuracy over the sets "
-            f"larger than in training), {'; '.join(readings)}.")
+    return (
+        f"In max retrieval (SSA from b = {SSA_START['b']:g}, n = {SSA_START['n']:g}; on the mean accuracy over the sets "
+        f"larger than in training), {'; '.join(readings)}."
+    )
 
 
 def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
@@ -520,7 +692,7 @@ def cached_original_runs(profile: str) -> dict[str, list[RetrievalRun]]:
 
 
 def coverage_words(runs: Mapping[str, Sequence[RetrievalRun]], profile: str) -> str:
-    """" of the n planned, the rest not yet run", to follow a seed count, while some of the
+    """ " of the n planned, the rest not yet run", to follow a seed count, while some of the
     profile's seeds are missing; else empty."""
     count, planned = min(len(group) for group in runs.values()), len(SEEDS[profile])
     return "" if count >= planned else f" of the {planned} planned, the rest not yet run"
@@ -538,10 +710,12 @@ def original_setup_sentence(profile: str, with_regime: bool = True) -> str:
     ssa = versus(runs, "ssa", "softmax", SHIFTED_ACCURACY, "accuracy", trained)
     replication = adaptive_temperature_replication(runs, trained)
     setting = regime(profile, ORIGINAL, seeds) if with_regime else paired(seeds)
-    return (f"In max retrieval as Veličković et al. ran it ({setting}{coverage_words(runs, profile)}), SSA against "
-            f"softmax on the mean accuracy over the sets larger than in training: {_evidence(ssa, SHIFTED_ACCURACY)}; adaptive "
-            f"temperature against its authors' smallest gain ({REPLICATION_THRESHOLD:.3f}): "
-            f"{_evidence(replication, ADAPTIVE_TEMPERATURE_REPLICATION)}.")
+    return (
+        f"In max retrieval as Veličković et al. ran it ({setting}{coverage_words(runs, profile)}), SSA against "
+        f"softmax on the mean accuracy over the sets larger than in training: {_evidence(ssa, SHIFTED_ACCURACY)}; adaptive "
+        f"temperature against its authors' smallest gain ({REPLICATION_THRESHOLD:.3f}): "
+        f"{_evidence(replication, ADAPTIVE_TEMPERATURE_REPLICATION)}."
+    )
 
 
 def _evidence(verdict: Verdict, claim: Claim) -> str:

@@ -79,7 +79,9 @@ class TrainConfig:
         if not (isinstance(self.weight_decay, float) and math.isfinite(self.weight_decay) and self.weight_decay >= 0):
             raise ValueError(f"weight_decay must be a finite float >= 0; got {self.weight_decay!r}")
         if self.weight_decay and self.optimizer != "adamw":
-            raise ValueError(f"weight_decay needs optimizer='adamw' (Adam would fold it into the gradient); got {self.optimizer!r}")
+            raise ValueError(
+                f"weight_decay needs optimizer='adamw' (Adam would fold it into the gradient); got {self.optimizer!r}"
+            )
 
     def items_at(self, rng: torch.Generator) -> int:
         """The number of items of a step's sets, drawn from the step's generator when it varies."""
@@ -100,7 +102,11 @@ class EvalConfig:
     seed: int = 0  # of the test sets
 
     def __post_init__(self) -> None:
-        if not self.sizes or any(not isinstance(size, int) or size < 1 for size in self.sizes) or list(self.sizes) != sorted(set(self.sizes)):
+        if (
+            not self.sizes
+            or any(not isinstance(size, int) or size < 1 for size in self.sizes)
+            or list(self.sizes) != sorted(set(self.sizes))
+        ):
             raise ValueError(f"sizes must be increasing ints >= 1; got {self.sizes!r}")
         if not isinstance(self.sets, int) or self.sets < 1:
             raise ValueError(f"sets must be an int >= 1; got {self.sets!r}")
@@ -127,7 +133,9 @@ class RetrievalExperiment:
 
 # SSA's start here is the registry's (b = 1, n = 1.5, both trained), whose slope at zero is n b:
 # the in-context chapters start it at the authors' b = e, n = e^0.4 instead (slope 4.06).
-SSA_START = {name: parameter.default for name, parameter in inspect.signature(SSA).parameters.items() if name in ("b", "n")}
+SSA_START = {
+    name: parameter.default for name, parameter in inspect.signature(SSA).parameters.items() if name in ("b", "n")
+}
 SSA_SLOPE_AT_ZERO = SSA_START["n"] * SSA_START["b"]
 
 
@@ -143,8 +151,10 @@ class Variant:
 # The runs that separate SSA's form from its starting point (the chapter's last section).
 VARIANTS: dict[str, Variant] = {
     "softmax_ssa_slope": Variant(
-        "temperature_softmax", (("learn_temperature", False), ("temperature", 1.0 / SSA_SLOPE_AT_ZERO)),
-        f"softmax x {SSA_SLOPE_AT_ZERO:g} (SSA's slope)"),  # fixed: SSA's slope at zero at its start here
+        "temperature_softmax",
+        (("learn_temperature", False), ("temperature", 1.0 / SSA_SLOPE_AT_ZERO)),
+        f"softmax x {SSA_SLOPE_AT_ZERO:g} (SSA's slope)",
+    ),  # fixed: SSA's slope at zero at its start here
     "ssa_authors_start": Variant("ssa", tuple(sorted(AUTHORS_ICL_START.items())), "SSA from the authors' start"),
 }
 
@@ -161,17 +171,30 @@ ORIGINAL_SIZES = tuple(2**power for power in range(4, 15))
 # book's; paper the original's scale.
 PROFILE_SIZES = {
     SHORT: {
-        "smoke": (RetrieverConfig(width=16, depth=1), TrainConfig(steps=40, batch_size=32), EvalConfig(sizes=(16, 64, 256), sets=32)),
+        "smoke": (
+            RetrieverConfig(width=16, depth=1),
+            TrainConfig(steps=40, batch_size=32),
+            EvalConfig(sizes=(16, 64, 256), sets=32),
+        ),
         "cpu": (RetrieverConfig(), TrainConfig(), EvalConfig()),
         "paper": (RetrieverConfig(), TrainConfig(steps=10_000), EvalConfig(sets=1024)),
     },
     ORIGINAL: {
-        "smoke": (RetrieverConfig(width=16, depth=1, query="input"), dataclasses.replace(_ORIGINAL_TRAIN, steps=40, batch_size=32),
-                  EvalConfig(sizes=(16, 64, 256), sets=32)),
-        "cpu": (RetrieverConfig(query="input"), dataclasses.replace(_ORIGINAL_TRAIN, steps=ORIGINAL_STEPS, learning_rate=ORIGINAL_LEARNING_RATE),
-                EvalConfig(sizes=ORIGINAL_SIZES, sets=ORIGINAL_TEST_SETS)),
-        "paper": (RetrieverConfig(query="input"), dataclasses.replace(_ORIGINAL_TRAIN, steps=ORIGINAL_STEPS, learning_rate=ORIGINAL_LEARNING_RATE),
-                  EvalConfig(sizes=ORIGINAL_SIZES, sets=1024)),
+        "smoke": (
+            RetrieverConfig(width=16, depth=1, query="input"),
+            dataclasses.replace(_ORIGINAL_TRAIN, steps=40, batch_size=32),
+            EvalConfig(sizes=(16, 64, 256), sets=32),
+        ),
+        "cpu": (
+            RetrieverConfig(query="input"),
+            dataclasses.replace(_ORIGINAL_TRAIN, steps=ORIGINAL_STEPS, learning_rate=ORIGINAL_LEARNING_RATE),
+            EvalConfig(sizes=ORIGINAL_SIZES, sets=ORIGINAL_TEST_SETS),
+        ),
+        "paper": (
+            RetrieverConfig(query="input"),
+            dataclasses.replace(_ORIGINAL_TRAIN, steps=ORIGINAL_STEPS, learning_rate=ORIGINAL_LEARNING_RATE),
+            EvalConfig(sizes=ORIGINAL_SIZES, sets=1024),
+        ),
     },
 }
 SEEDS = {"smoke": (0, 1), "cpu": tuple(range(10)), "paper": tuple(range(10))}
@@ -217,7 +240,9 @@ def evaluate(model: MaxRetriever, experiment: RetrievalExperiment, device: str =
             correct, top_share, entropy = 0.0, 0.0, 0.0
             for start in range(0, experiment.eval.sets, EVAL_CHUNK):
                 count = min(EVAL_CHUNK, experiment.eval.sets - start)
-                rng = generator(experiment.eval.seed, EVAL_STREAM, size * 2**20 + start)  # a size's sets are the same in every profile
+                rng = generator(
+                    experiment.eval.seed, EVAL_STREAM, size * 2**20 + start
+                )  # a size's sets are the same in every profile
                 features, target = sample_sets(count, size, experiment.model.classes, rng)
                 logits, weights = model(features.to(device), return_weights=True)  # (B, C), (B, N)
                 weights = weights.double().cpu()
@@ -273,16 +298,27 @@ def _train_and_evaluate(experiment: RetrievalExperiment, device: str, progress: 
         features, target = (tensor.to(device) for tensor in micro_batch)
         return loss_function(model(features), target)
 
-
-    trained = training.train(training.Training(
-        model=model, optimizer=config.optimizer_for(model), batch=batch, loss=loss,
-        steps=config.steps, identity=config_dict(experiment), log_every=max(1, config.steps // 50),
-        description=f"retrieval/{experiment.model.scorer}/seed{config.seed}",
-    ), None, progress=progress)
+    trained = training.train(
+        training.Training(
+            model=model,
+            optimizer=config.optimizer_for(model),
+            batch=batch,
+            loss=loss,
+            steps=config.steps,
+            identity=config_dict(experiment),
+            log_every=max(1, config.steps // 50),
+            description=f"retrieval/{experiment.model.scorer}/seed{config.seed}",
+        ),
+        None,
+        progress=progress,
+    )
     started = time.perf_counter()
     result = evaluate(model, experiment, device)
-    result["training"] = {"history": [[step, round(value, 6)] for step, value in trained.history],
-                          "wall_time_s": round(trained.wall_time_s, 3), "evaluate_seconds": round(time.perf_counter() - started, 3)}
+    result["training"] = {
+        "history": [[step, round(value, 6)] for step, value in trained.history],
+        "wall_time_s": round(trained.wall_time_s, 3),
+        "evaluate_seconds": round(time.perf_counter() - started, 3),
+    }
     return result
 
 
@@ -293,8 +329,12 @@ def training_step(experiment: RetrievalExperiment, device: str):
     model = build_model(experiment).to(device)
     config = experiment.train
     optimizer = config.optimizer_for(model)
-    features, target = (tensor.to(device) for tensor in sample_sets(
-        config.batch_size, config.items, experiment.model.classes, generator(config.seed, TRAIN_STREAM, 0)))
+    features, target = (
+        tensor.to(device)
+        for tensor in sample_sets(
+            config.batch_size, config.items, experiment.model.classes, generator(config.seed, TRAIN_STREAM, 0)
+        )
+    )
     loss_function = nn.CrossEntropyLoss()
 
     def step() -> None:
@@ -302,6 +342,7 @@ def training_step(experiment: RetrievalExperiment, device: str):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+
     return step
 
 
@@ -317,7 +358,11 @@ SETTINGS = (
     Setting("depth", "hidden layers of the item encoder and of the readout, each", "model.depth"),
     Setting("query", "learned: one vector for every set; input: computed from the set's items", "model.query"),
     Setting("training set size", "items per training set (the largest, when the smallest is set)", "train.items"),
-    Setting("smallest training set", "fewest items per training set, drawn per step (0: every set has the largest)", "train.min_items"),
+    Setting(
+        "smallest training set",
+        "fewest items per training set, drawn per step (0: every set has the largest)",
+        "train.min_items",
+    ),
     Setting("batch", "sets per step", "train.batch_size"),
     Setting("steps", "training steps", "train.steps"),
     Setting("optimizer", "Adam, or AdamW with decoupled weight decay", "train.optimizer"),
@@ -343,7 +388,9 @@ class RetrievalChapter(Chapter):
     def check_scorers(self, scorers: Sequence[str]) -> tuple[str, ...]:
         unknown = [name for name in scorers if name not in self.published_scorers()]
         if unknown:
-            raise ValueError(f"--scorers: unknown scorer {', '.join(map(repr, unknown))}; choose from {', '.join(self.published_scorers())}")
+            raise ValueError(
+                f"--scorers: unknown scorer {', '.join(map(repr, unknown))}; choose from {', '.join(self.published_scorers())}"
+            )
         return tuple(dict.fromkeys(scorers))
 
     def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str]) -> list[Run]:
@@ -354,9 +401,21 @@ class RetrievalChapter(Chapter):
         which comes first)."""
         ordered = [(seed, scorer) for seed in seeds for scorer in scorers if scorer not in VARIANTS]
         ordered += [(seed, scorer) for seed in seeds for scorer in scorers if scorer in VARIANTS]
-        found = [Run("retrieval", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,)) for seed, scorer in ordered]
-        return found + [Run("retrieval", (scorer, seed, ORIGINAL), f"{scorer} / seed {seed} / {ORIGINAL} setup", chapters=(self.name,))
-                        for scorer in ORIGINAL_RUNS if scorer in scorers for seed in seeds]
+        found = [
+            Run("retrieval", (scorer, seed), f"{scorer} / seed {seed}", chapters=(self.name,))
+            for seed, scorer in ordered
+        ]
+        return found + [
+            Run(
+                "retrieval",
+                (scorer, seed, ORIGINAL),
+                f"{scorer} / seed {seed} / {ORIGINAL} setup",
+                chapters=(self.name,),
+            )
+            for scorer in ORIGINAL_RUNS
+            if scorer in scorers
+            for seed in seeds
+        ]
 
     def part(self, run: Run) -> str:
         return f"{setup_of(run.arguments)} setup"
@@ -372,24 +431,36 @@ CHAPTER = RetrievalChapter("max_retrieval", "max retrieval under set-size shift,
 
 
 def regenerate_command(profile: str, scorer: str | None = None, seed: int | None = None) -> str:
-    return CHAPTER.command(profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed])
+    return CHAPTER.command(
+        profile, scorers=None if scorer is None else [scorer], seeds=None if seed is None else [seed]
+    )
 
 
-def load_run(scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False, setup: str = SHORT) -> RetrievalRun:
+def load_run(
+    scorer: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False, setup: str = SHORT
+) -> RetrievalRun:
     """The run of ``scorer`` with ``seed`` in ``setup`` through the result cache, as a typed record."""
 
     experiment = experiment_config(scorer, profile, seed, setup)
     resolved = resolve_device(device)
-    entry = cached_entry(experiment.name, experiment, lambda: run(experiment, device=resolved, progress=progress), profile=profile,
-                         regenerate=regenerate_command(profile, scorer, seed), device=resolved)
+    entry = cached_entry(
+        experiment.name,
+        experiment,
+        lambda: run(experiment, device=resolved, progress=progress),
+        profile=profile,
+        regenerate=regenerate_command(profile, scorer, seed),
+        device=resolved,
+    )
     return RetrievalRun.from_result(entry.result, scorer=scorer, seed=seed, provenance=entry.provenance)
 
 
 def compute_retrieval_run(profile: str, device: str, progress: bool, scorer: str, seed: int, setup: str = SHORT) -> str:
     """Run kind "retrieval": one max-retrieval run through the cache."""
     found = load_run(scorer, seed, profile=profile, device=device, progress=progress, setup=setup)
-    return (f"accuracy {found.accuracy[0]:.3f} at {found.sizes[0]} items, {found.accuracy[-1]:.3f} at {found.sizes[-1]}; "
-            f"share of the weight on the top item {found.top_share[0]:.2f} -> {found.top_share[-1]:.2f}")
+    return (
+        f"accuracy {found.accuracy[0]:.3f} at {found.sizes[0]} items, {found.accuracy[-1]:.3f} at {found.sizes[-1]}; "
+        f"share of the weight on the top item {found.top_share[0]:.2f} -> {found.top_share[-1]:.2f}"
+    )
 
 
 KINDS = {"retrieval": RunKind(compute_retrieval_run)}

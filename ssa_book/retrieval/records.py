@@ -25,7 +25,9 @@ class RetrievalRun:
     provenance: Provenance | None = None  # of the cache entry; None for a run not read from the cache
 
     @classmethod
-    def from_result(cls, result: dict, *, scorer: str, seed: int, provenance: Provenance | None = None) -> "RetrievalRun":
+    def from_result(
+        cls, result: dict, *, scorer: str, seed: int, provenance: Provenance | None = None
+    ) -> "RetrievalRun":
         where, layout = f"retrieval run {scorer}/seed {seed}", f"RetrievalRun schema {SCHEMA_VERSION}"
 
         def get(mapping, key):
@@ -33,12 +35,15 @@ class RetrievalRun:
 
         training = get(result, "training")
         return cls(
-            scorer=scorer, seed=seed, sizes=tuple(int(size) for size in get(result, "sizes")),
+            scorer=scorer,
+            seed=seed,
+            sizes=tuple(int(size) for size in get(result, "sizes")),
             accuracy=np.asarray(get(result, "accuracy"), dtype=float),
             top_share=np.asarray(get(result, "top_share"), dtype=float),
             entropy=np.asarray(get(result, "entropy"), dtype=float),
             history=tuple((int(step), float(loss)) for step, loss in get(training, "history")),
-            wall_time_s=float(get(training, "wall_time_s")), provenance=provenance,
+            wall_time_s=float(get(training, "wall_time_s")),
+            provenance=provenance,
         )
 
     def at(self, size: int, metric: str = "accuracy") -> float:

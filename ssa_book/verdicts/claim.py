@@ -49,10 +49,13 @@ class Claim:
     def __post_init__(self):
         if not isinstance(self.binary, bool):
             raise ValueError(f"binary must be True or False, got {self.binary!r}")
-        if self.largest_flip is not None and not (isinstance(self.largest_flip, (int, float)) and math.isfinite(self.largest_flip)
-                                                  and self.largest_flip > 0):
+        if self.largest_flip is not None and not (
+            isinstance(self.largest_flip, (int, float)) and math.isfinite(self.largest_flip) and self.largest_flip > 0
+        ):
             raise ValueError(f"largest_flip must be None or a finite number > 0, got {self.largest_flip!r}")
-        if self.bound is not None and not (isinstance(self.bound, (int, float)) and math.isfinite(self.bound) and self.bound > 0):
+        if self.bound is not None and not (
+            isinstance(self.bound, (int, float)) and math.isfinite(self.bound) and self.bound > 0
+        ):
             raise ValueError(f"bound must be None or a finite number > 0, got {self.bound!r}")
         if self.direction not in (1, -1):
             raise ValueError(f"direction must be +1 or -1, got {self.direction!r}")
@@ -62,8 +65,12 @@ class Claim:
             raise ValueError("reason must say why the threshold has its size")
         if isinstance(self.min_pairs, bool) or not isinstance(self.min_pairs, int) or self.min_pairs < MIN_PAIRS:
             raise ValueError(f"min_pairs must be a whole number >= {MIN_PAIRS}, got {self.min_pairs!r}")
-        if self.directions and (len(self.directions) != 2 or not all(isinstance(w, str) and w.strip() for w in self.directions)):
-            raise ValueError(f"directions must be two phrases (as the paper says, the other way), got {self.directions!r}")
+        if self.directions and (
+            len(self.directions) != 2 or not all(isinstance(w, str) and w.strip() for w in self.directions)
+        ):
+            raise ValueError(
+                f"directions must be two phrases (as the paper says, the other way), got {self.directions!r}"
+            )
 
 
 def no_effect_pairs(claim: Claim) -> int:

@@ -9,8 +9,20 @@ from collections.abc import Mapping, Sequence
 from ssa_book.verdicts.judge import Judged, record
 from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE
 from ssa_book.verdicts.verdict import Verdict, signed_rank_p
-from ssa_book.verdicts.words import (AGAINST, BETTER, DOES_NOT_HOLD, FOR, HOLDS_IN_PART, MIXED, NOT_LEARNED, NOT_TESTED,
-                                     PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED, WORSE)
+from ssa_book.verdicts.words import (
+    AGAINST,
+    BETTER,
+    DOES_NOT_HOLD,
+    FOR,
+    HOLDS_IN_PART,
+    MIXED,
+    NOT_LEARNED,
+    NOT_TESTED,
+    PREMISE_NOT_SHOWN,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    WORSE,
+)
 
 
 def false_discoveries(family: Sequence[Verdict]) -> list[dict]:
@@ -28,8 +40,11 @@ def false_discoveries(family: Sequence[Verdict]) -> list[dict]:
     adjusted = stats.false_discovery_control([raw[i] for i in tested], method="bh") if tested else []
     found: list[dict | None] = [None] * len(family)
     for i, q in zip(tested, adjusted):
-        found[i] = {"p": raw[i], "adjusted p": float(q),
-                    "survives": family[i].outcome in (BETTER, WORSE) and float(q) < FALSE_DISCOVERY_RATE}
+        found[i] = {
+            "p": raw[i],
+            "adjusted p": float(q),
+            "survives": family[i].outcome in (BETTER, WORSE) and float(q) < FALSE_DISCOVERY_RATE,
+        }
     return found
 
 
@@ -47,9 +62,15 @@ def control_false_discoveries(family: Sequence[Verdict]) -> list[Verdict]:
             controlled.append(verdict)
             continue
         changed = verdict.outcome in (BETTER, WORSE) and not found["survives"]
-        controlled.append(dataclasses.replace(verdict, outcome=UNDECIDED if changed else verdict.outcome,
-                                              adjusted_p=found["adjusted p"], family_size=size,
-                                              uncontrolled=verdict.outcome if changed else None))
+        controlled.append(
+            dataclasses.replace(
+                verdict,
+                outcome=UNDECIDED if changed else verdict.outcome,
+                adjusted_p=found["adjusted p"],
+                family_size=size,
+                uncontrolled=verdict.outcome if changed else None,
+            )
+        )
         # every member, changed or not: its words as the family reads them (a small direction
         # beside "no difference that matters" also needs the adjusted p)
         record(Judged("controlled", verdict, after=controlled[-1]))
@@ -81,7 +102,11 @@ def combine(name: str, parts: Mapping[str, Verdict]) -> Verdict:
     elif against:
         outcome = DOES_NOT_HOLD
     else:
-        outcome = next(found for found in (UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED) if found in outcomes)
+        outcome = next(
+            found
+            for found in (UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED)
+            if found in outcomes
+        )
     shared = {}
     for field in ("treatment", "directions"):
         values = {getattr(verdict, field) for verdict in parts.values()}

@@ -23,7 +23,9 @@ def t_interval(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The paired t interval (``scipy.stats.ttest_rel``) along the last axis."""
     from scipy import stats
 
-    interval = stats.ttest_rel(differences, np.zeros_like(differences), axis=-1).confidence_interval(confidence_level=CONFIDENCE)
+    interval = stats.ttest_rel(differences, np.zeros_like(differences), axis=-1).confidence_interval(
+        confidence_level=CONFIDENCE
+    )
     return interval.low, interval.high
 
 
@@ -60,7 +62,10 @@ def paired_proportion_interval(gains, losses, pairs) -> tuple[np.ndarray, np.nda
     z = stats.norm.ppf(0.5 + CONFIDENCE / 2)
     estimate = (gains - losses) / pairs
     bounds = []
-    for outside, inside, sign in ((np.full_like(estimate, -1.0), estimate, 1), (np.full_like(estimate, 1.0), estimate, -1)):
+    for outside, inside, sign in (
+        (np.full_like(estimate, -1.0), estimate, 1),
+        (np.full_like(estimate, 1.0), estimate, -1),
+    ):
         beyond = sign * _tango_score(gains, losses, pairs, outside) <= z  # the interval reaches -1 (or 1)
         for _ in range(60):  # 2^-60: below double precision on [-1, 1]
             middle = (outside + inside) / 2
@@ -72,14 +77,18 @@ def paired_proportion_interval(gains, losses, pairs) -> tuple[np.ndarray, np.nda
 
 def binary_interval(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Tango's interval for each row of 0/+1/-1 paired differences."""
-    return paired_proportion_interval((differences > 0).sum(axis=-1), (differences < 0).sum(axis=-1), differences.shape[-1])
+    return paired_proportion_interval(
+        (differences > 0).sum(axis=-1), (differences < 0).sum(axis=-1), differences.shape[-1]
+    )
 
 
 BOUNDED_ORDERS = 100  # seeded orders of the pairs whose wealth bounded_mean_interval averages
 BOUNDED_GRID = 4001  # candidate means on [-bound, bound]: endpoints to within bound / 2000
 BOUNDED_TRUNCATION = 0.5  # the largest share of its wealth a bet may stake (the authors' code's default)
-METHOD_BOUNDED = (f"betting interval for a bounded mean (Waudby-Smith and Ramdas 2024), 95%, wealth averaged over "
-                  f"{BOUNDED_ORDERS} seeded orders of the pairs")
+METHOD_BOUNDED = (
+    f"betting interval for a bounded mean (Waudby-Smith and Ramdas 2024), 95%, wealth averaged over "
+    f"{BOUNDED_ORDERS} seeded orders of the pairs"
+)
 
 
 def bounded_mean_interval(differences: Sequence[float], bound: float) -> tuple[float, float]:
@@ -113,8 +122,10 @@ def bounded_mean_interval(differences: Sequence[float], bound: float) -> tuple[f
     if d.ndim != 1 or len(d) < 2:
         raise ValueError(f"differences must be a flat sequence of at least 2 pairs; got shape {d.shape}")
     if not np.isfinite(d).all() or (np.abs(d) > bound).any():
-        raise ValueError(f"differences must be finite and within [-bound, bound] = [{-bound:g}, {bound:g}]; "
-                         f"got values from {np.nanmin(d):g} to {np.nanmax(d):g}")
+        raise ValueError(
+            f"differences must be finite and within [-bound, bound] = [{-bound:g}, {bound:g}]; "
+            f"got values from {np.nanmin(d):g} to {np.nanmax(d):g}"
+        )
     n, alpha = len(d), 1 - CONFIDENCE
     x = (np.sort(d) + bound) / (2 * bound)
     # Random orders only: a permutation drawn independently of the data leaves the pairs exchangeable,

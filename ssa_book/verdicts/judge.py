@@ -19,11 +19,17 @@ from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.words import NOT_LEARNED, NOT_TESTED, OPEN, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS
 
 
-def pair_by_seed(treatment: Mapping[int, float], control: Mapping[int, float]) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+def pair_by_seed(
+    treatment: Mapping[int, float], control: Mapping[int, float]
+) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
     """``(seeds, treatment values, control values)`` for the seeds both sides have, in increasing
     order: the inputs of :func:`judge`. A seed only one side has has no pair and is left out."""
     seeds = tuple(sorted(set(treatment) & set(control)))
-    return seeds, np.array([treatment[s] for s in seeds], dtype=float), np.array([control[s] for s in seeds], dtype=float)
+    return (
+        seeds,
+        np.array([treatment[s] for s in seeds], dtype=float),
+        np.array([control[s] for s in seeds], dtype=float),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,15 +68,25 @@ def judge(claim: Claim, treatment: Sequence[float], control: Sequence[float], *,
     return verdict
 
 
-def judge_unrecorded(claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True) -> Verdict:
+def judge_unrecorded(
+    claim: Claim, treatment: Sequence[float], control: Sequence[float], *, resolve: bool = True
+) -> Verdict:
     """The verdict on ``claim`` from outcomes paired by seed (``treatment[i]`` and ``control[i]``
     from seed ``i``). Fewer than :data:`~ssa_book.verdicts.claim.MIN_PAIRS` pairs: too few seeds to decide (the interval, if any, is
     reported).
     ``resolve=False`` skips :func:`~ssa_book.verdicts.rule.seeds_to_resolve` (simulations)."""
     differences = paired_differences(claim, treatment, control)
-    common = dict(claim=claim.name, pairs=len(differences), threshold=claim.threshold, units=claim.units,
-                  differences=tuple(float(d) for d in differences), method=METHOD_BINARY if claim.binary else METHOD,
-                  no_effect_pairs=no_effect_pairs(claim), treatment=claim.treatment, directions=claim.directions)
+    common = dict(
+        claim=claim.name,
+        pairs=len(differences),
+        threshold=claim.threshold,
+        units=claim.units,
+        differences=tuple(float(d) for d in differences),
+        method=METHOD_BINARY if claim.binary else METHOD,
+        no_effect_pairs=no_effect_pairs(claim),
+        treatment=claim.treatment,
+        directions=claim.directions,
+    )
     if len(differences) == 0:
         return not_tested(claim)
     if len(differences) < MIN_PAIRS:
@@ -80,15 +96,27 @@ def judge_unrecorded(claim: Claim, treatment: Sequence[float], control: Sequence
             needed = pairs_to_resolve(claim, differences) if resolve else MIN_PAIRS
             return Verdict(outcome=TOO_FEW_SEEDS, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
         spread = float(differences.std(ddof=1)) if len(differences) > 1 and not all_equal(differences) else 0.0
-        interval = _within_bound(claim, *(float(end) for end in t_interval(differences))) if spread > 0 else (-math.inf, math.inf)
-        needed = (seeds_to_resolve(effect, spread, claim.threshold, no_effect_from=no_effect_pairs(claim)) if spread > 0 and resolve
-                  else MIN_PAIRS)
+        interval = (
+            _within_bound(claim, *(float(end) for end in t_interval(differences)))
+            if spread > 0
+            else (-math.inf, math.inf)
+        )
+        needed = (
+            seeds_to_resolve(effect, spread, claim.threshold, no_effect_from=no_effect_pairs(claim))
+            if spread > 0 and resolve
+            else MIN_PAIRS
+        )
         return Verdict(outcome=TOO_FEW_SEEDS, effect=effect, interval=interval, seeds_to_resolve=needed, **common)
     effects, lows, highs, outcomes = decide(differences[None, :], claim.threshold, claim.binary, no_effect_pairs(claim))
     effect, outcome = float(effects[0]), str(outcomes[0])
     needed = pairs_to_resolve(claim, differences) if outcome in OPEN and resolve else None
-    return Verdict(outcome=outcome, effect=effect, interval=_within_bound(claim, float(lows[0]), float(highs[0])),
-                   seeds_to_resolve=needed, **common)
+    return Verdict(
+        outcome=outcome,
+        effect=effect,
+        interval=_within_bound(claim, float(lows[0]), float(highs[0])),
+        seeds_to_resolve=needed,
+        **common,
+    )
 
 
 def _within_bound(claim: Claim, low: float, high: float) -> tuple[float, float]:
@@ -104,8 +132,14 @@ def premise_not_shown(claim: Claim, measurement: str) -> Verdict:
     ``measurement`` says what was measured, against what cut, and what was found."""
     if not measurement.strip():
         raise ValueError("measurement must say what was measured and what it found")
-    return Verdict(claim.name, PREMISE_NOT_SHOWN, threshold=claim.threshold, units=claim.units, detail=measurement,
-                   treatment=claim.treatment)
+    return Verdict(
+        claim.name,
+        PREMISE_NOT_SHOWN,
+        threshold=claim.threshold,
+        units=claim.units,
+        detail=measurement,
+        treatment=claim.treatment,
+    )
 
 
 def learning_failure(learned: Mapping[str, bool], evidence: str) -> str | None:
@@ -129,8 +163,9 @@ def not_learned(claim: Claim, reason: str) -> Verdict:
     ``reason`` says which, and what showed it."""
     if not reason.strip():
         raise ValueError("reason must say which model did not learn, and what showed it")
-    return Verdict(claim.name, NOT_LEARNED, threshold=claim.threshold, units=claim.units, detail=reason,
-                   treatment=claim.treatment)
+    return Verdict(
+        claim.name, NOT_LEARNED, threshold=claim.threshold, units=claim.units, detail=reason, treatment=claim.treatment
+    )
 
 
 def not_tested(claim: Claim) -> Verdict:

@@ -28,17 +28,26 @@ def _simulated_rate(claim: Claim, pairs: int, sample, simulations: int, seed: in
     treatment, control = sample(np.random.default_rng(seed), (simulations, pairs))
     treatment, control = np.asarray(treatment, dtype=float), np.asarray(control, dtype=float)
     if treatment.shape != (simulations, pairs) or control.shape != (simulations, pairs):
-        raise ValueError(f"sample must return outcomes of shape {(simulations, pairs)}; got {treatment.shape} and {control.shape}")
+        raise ValueError(
+            f"sample must return outcomes of shape {(simulations, pairs)}; got {treatment.shape} and {control.shape}"
+        )
     differences = paired_differences(claim, treatment.ravel(), control.ravel()).reshape(simulations, pairs)
     return float(np.mean(decide(differences, claim.threshold, claim.binary, no_effect_pairs(claim))[3] == BETTER))
 
 
-def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: int = SIMULATIONS, seed: int = 0) -> float:
+def power(
+    claim: Claim, pairs: int, effect: float, spread: float, simulations: int = SIMULATIONS, seed: int = 0
+) -> float:
     """The rate of "better" with ``pairs`` seeds when the paired differences are normal with
     mean ``effect`` (in the paper's direction) and standard deviation ``spread``."""
 
     if spread == 0:  # every simulated study is the same one: judge it once
-        return float(judge_unrecorded(claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False).outcome == BETTER)
+        return float(
+            judge_unrecorded(
+                claim, claim.direction * np.full(pairs, float(effect)), np.zeros(pairs), resolve=False
+            ).outcome
+            == BETTER
+        )
 
     def sample(generator, shape):
         return claim.direction * generator.normal(effect, spread, shape), np.zeros(shape)
@@ -46,9 +55,15 @@ def power(claim: Claim, pairs: int, effect: float, spread: float, simulations: i
     return _simulated_rate(claim, pairs, sample, simulations, seed)
 
 
-def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequence[int], *,
-                effects: Mapping[str, Mapping[str, float]] | None = None, multiples: Sequence[float] = (1, 2),
-                simulations: int = SIMULATIONS, seed: int = 0):
+def power_table(
+    verdicts: Mapping[str, Verdict] | Sequence[Verdict],
+    pairs: Sequence[int],
+    *,
+    effects: Mapping[str, Mapping[str, float]] | None = None,
+    multiples: Sequence[float] = (1, 2),
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+):
     """The rule's power for each judged verdict (one with at least two paired differences): the
     rate of "better" (:func:`power`) at the spread of its observed differences, with each
     number of ``pairs``, for true effects of ``multiples`` of its threshold and, from ``effects``
@@ -64,10 +79,18 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
         if len(verdict.differences) < 2:
             continue
         spread = float(np.std(verdict.differences, ddof=1))
-        claim = Claim(verdict.claim, 1, verdict.threshold, verdict.units or "units", "the claim's own threshold",
-                      min_pairs=max(MIN_PAIRS, verdict.no_effect_pairs))
-        named = {("the threshold" if multiple == 1 else f"{multiple:g} x the threshold"): multiple * verdict.threshold
-                 for multiple in multiples}
+        claim = Claim(
+            verdict.claim,
+            1,
+            verdict.threshold,
+            verdict.units or "units",
+            "the claim's own threshold",
+            min_pairs=max(MIN_PAIRS, verdict.no_effect_pairs),
+        )
+        named = {
+            ("the threshold" if multiple == 1 else f"{multiple:g} x the threshold"): multiple * verdict.threshold
+            for multiple in multiples
+        }
         named.update((effects or {}).get(key, {}))
         for label, effect in named.items():
             row = {"claim": verdict.claim, "true effect": label, "effect": effect, "observed spread": spread}
@@ -78,14 +101,18 @@ def power_table(verdicts: Mapping[str, Verdict] | Sequence[Verdict], pairs: Sequ
     return pd.DataFrame(rows, columns=columns).set_index(["claim", "true effect"])
 
 
-def effect_power_sentence(table, pairs: int, effect: str, names: Mapping[str, str], units: str, treatment: str = "SSA") -> str:
+def effect_power_sentence(
+    table, pairs: int, effect: str, names: Mapping[str, str], units: str, treatment: str = "SSA"
+) -> str:
     """What :func:`power_table`'s ``table`` says of one true ``effect`` (a label of its "true
     effect" level, such as the paper's gap) with ``pairs`` pairs, for the claims ``names`` maps to
     the words that name them on the page: the chance the rule says "better" for each. The table
     has rows only for claims with two paired differences or more; without any, the sentence says so."""
     if not names:
-        return (f"with {pairs} paired seed{'' if pairs == 1 else 's'}, the rule's power cannot be estimated: no claim has the two "
-                "paired differences a spread needs")
+        return (
+            f"with {pairs} paired seed{'' if pairs == 1 else 's'}, the rule's power cannot be estimated: no claim has the two "
+            "paired differences a spread needs"
+        )
     column = f"{pairs} seeds"
     if column not in table.columns:
         raise ValueError(f"pairs: the table has no column {column!r}; it has {', '.join(map(str, table.columns))}")
@@ -96,8 +123,10 @@ def effect_power_sentence(table, pairs: int, effect: str, names: Mapping[str, st
         row = table.loc[(claim, effect)]
         parts.append(f"{name} ({row['effect']:.3g} {units}) {row[column]:.0%}")
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return (f"with {pairs} paired seeds, the chance that the rule says \"{outcome_words(BETTER, treatment)}\" if the true "
-            f"effect were {effect}: {listed}")
+    return (
+        f'with {pairs} paired seeds, the chance that the rule says "{outcome_words(BETTER, treatment)}" if the true '
+        f"effect were {effect}: {listed}"
+    )
 
 
 def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int = SIMULATIONS, seed: int = 0) -> float:
@@ -112,8 +141,9 @@ def false_reproduction_rate(claim: Claim, pairs: int, sample, simulations: int =
 FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL = 'false "better"', 'false "worse"', 'false "better" or "worse"'
 
 
-def _resampled_null_differences(claim: Claim, differences: np.ndarray, shape: tuple[int, int],
-                                generator: np.random.Generator) -> np.ndarray:
+def _resampled_null_differences(
+    claim: Claim, differences: np.ndarray, shape: tuple[int, int], generator: np.random.Generator
+) -> np.ndarray:
     """``shape`` (studies, pairs) paired differences drawn under the null of no effect from the
     observed ``differences``: resampled with replacement after recentring to mean 0; for a binary
     claim, +1 and -1 each with half the observed share of discordant pairs, else 0."""
@@ -128,8 +158,9 @@ def _resampled_null_differences(claim: Claim, differences: np.ndarray, shape: tu
     return recentred[generator.integers(0, len(recentred), size=shape)]
 
 
-def resampled_null_rates(claim: Claim, differences: Sequence[float], pairs: int, simulations: int = SIMULATIONS,
-                         seed: int = 0) -> dict[str, float]:
+def resampled_null_rates(
+    claim: Claim, differences: Sequence[float], pairs: int, simulations: int = SIMULATIONS, seed: int = 0
+) -> dict[str, float]:
     """The rule's false decisions under a null resampled from a study's own paired
     ``differences`` (one per seed, in the paper's direction, as :attr:`~ssa_book.verdicts.verdict.Verdict.differences` holds
     them): ``simulations`` studies of ``pairs`` pairs, each drawn from the differences recentred to
@@ -141,7 +172,9 @@ def resampled_null_rates(claim: Claim, differences: Sequence[float], pairs: int,
     decides nothing. Seeded by ``np.random.default_rng(seed)``."""
     observed = np.asarray(differences, dtype=float)
     if observed.ndim != 1 or len(observed) < 2:
-        raise ValueError(f"differences must be a flat sequence of at least 2 paired differences; got shape {observed.shape}")
+        raise ValueError(
+            f"differences must be a flat sequence of at least 2 paired differences; got shape {observed.shape}"
+        )
     if not np.isfinite(observed).all():
         raise ValueError("differences must be finite")
     if claim.binary and not np.isin(observed, (-1, 0, 1)).all():
@@ -165,8 +198,16 @@ def resampled_null_table(judged: Sequence[tuple[Claim, Verdict]], simulations: i
     directional rate in it (``None`` when no verdict has the differences to resample)."""
     import pandas as pd
 
-    rows = [{"claim": verdict.claim, "pairs": verdict.pairs,
-             **resampled_null_rates(claim, verdict.differences, verdict.pairs, simulations=simulations, seed=seed)}
-            for claim, verdict in judged if len(verdict.differences) >= 2]
-    table = pd.DataFrame(rows, columns=["claim", "pairs", FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL]).set_index("claim")
+    rows = [
+        {
+            "claim": verdict.claim,
+            "pairs": verdict.pairs,
+            **resampled_null_rates(claim, verdict.differences, verdict.pairs, simulations=simulations, seed=seed),
+        }
+        for claim, verdict in judged
+        if len(verdict.differences) >= 2
+    ]
+    table = pd.DataFrame(
+        rows, columns=["claim", "pairs", FALSE_REPRODUCED, FALSE_OPPOSITE, FALSE_DIRECTIONAL]
+    ).set_index("claim")
     return table, (float(table[FALSE_DIRECTIONAL].max()) if len(table) else None)

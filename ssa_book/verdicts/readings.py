@@ -15,7 +15,9 @@ from ssa_book.verdicts.words import NEGLIGIBLE, TOO_FEW_SEEDS, UNDECIDED, WORSE,
 SLOPE, FORM, NOT_SEPARATED, NO_DIFFERENCE = "its starting slope", "its form", "not separated", "no difference"
 
 
-def form_or_slope(difference: Verdict, sharper: Verdict, versus_sharper: Verdict, gentler: Verdict | None = None) -> str:
+def form_or_slope(
+    difference: Verdict, sharper: Verdict, versus_sharper: Verdict, gentler: Verdict | None = None
+) -> str:
     """Whether a scorer's difference from softmax goes with its slope at zero at initialisation
     (a softmax of that slope is a softmax of sharper logits) or with its functional form, from
     paired verdicts: ``difference`` (the scorer vs softmax), ``sharper`` (a softmax with the
@@ -32,27 +34,36 @@ def form_or_slope(difference: Verdict, sharper: Verdict, versus_sharper: Verdict
     never carries an attribution."""
     if difference.outcome not in (BETTER, WORSE):
         return NO_DIFFERENCE
-    if (sharper.outcome == difference.outcome and versus_sharper.outcome == NEGLIGIBLE
-            and (gentler is None or gentler.outcome == NEGLIGIBLE)):
+    if (
+        sharper.outcome == difference.outcome
+        and versus_sharper.outcome == NEGLIGIBLE
+        and (gentler is None or gentler.outcome == NEGLIGIBLE)
+    ):
         return SLOPE
     if sharper.outcome == NEGLIGIBLE and versus_sharper.outcome == difference.outcome:
         return FORM
     return NOT_SEPARATED
 
 
-def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler: str = "", open_facts: str = "") -> str:
+def slope_sentence(
+    reading: str, difference: Verdict, name: str = "SSA", gentler: str = "", open_facts: str = ""
+) -> str:
     """:func:`form_or_slope`'s ``reading`` of ``name``'s ``difference`` from softmax in one
     sentence; ``gentler``: what the gentler start showed, in words, when it was given;
     ``open_facts``: for a reading that does not separate them, the comparisons left open, with
     their numbers."""
     word = "deficit" if difference.outcome == WORSE else "advantage"
     if reading == SLOPE:
-        return (f"{name}'s {word} goes with its starting slope, not its form: a softmax with that slope does the same"
-                + (f", and {gentler}." if gentler else "."))
+        return (
+            f"{name}'s {word} goes with its starting slope, not its form: a softmax with that slope does the same"
+            + (f", and {gentler}." if gentler else ".")
+        )
     if reading == FORM:
         # the sharper softmax's verdict in its own words: a difference below the threshold, not equality
-        return (f"{name}'s {word} goes with its form, not its starting slope: a softmax with that slope shows {NEGLIGIBLE} "
-                f"from softmax, and {name} differs from it as it does from softmax.")
+        return (
+            f"{name}'s {word} goes with its form, not its starting slope: a softmax with that slope shows {NEGLIGIBLE} "
+            f"from softmax, and {name} differs from it as it does from softmax."
+        )
     if reading == NO_DIFFERENCE:
         said = difference.outcome
         if difference.interval is not None and difference.effect is not None:
@@ -61,9 +72,12 @@ def slope_sentence(reading: str, difference: Verdict, name: str = "SSA", gentler
             said += f": {difference.estimate()}" + (f", interval {side} {name}" if side else "")
         return f"{name}'s difference from softmax is not established ({said}), so there is nothing to attribute."
     if reading == NOT_SEPARATED:
-        return (f"These comparisons do not separate {name}'s form from its starting slope"
-                + (f": {open_facts}." if open_facts else "."))
-    raise ValueError(f"reading must be one of {SLOPE!r}, {FORM!r}, {NOT_SEPARATED!r}, {NO_DIFFERENCE!r}; got {reading!r}")
+        return f"These comparisons do not separate {name}'s form from its starting slope" + (
+            f": {open_facts}." if open_facts else "."
+        )
+    raise ValueError(
+        f"reading must be one of {SLOPE!r}, {FORM!r}, {NOT_SEPARATED!r}, {NO_DIFFERENCE!r}; got {reading!r}"
+    )
 
 
 def effect_placement(verdict: Verdict, effect: float) -> str | None:
@@ -77,8 +91,9 @@ def effect_placement(verdict: Verdict, effect: float) -> str | None:
     return "above" if effect > high else "below" if effect < low else "inside"
 
 
-def published_effect_sentence(items: Mapping[str, tuple[Verdict, float]], units: str, effect: str = "the paper's gain",
-                              spec: str = "+.3f") -> str:
+def published_effect_sentence(
+    items: Mapping[str, tuple[Verdict, float]], units: str, effect: str = "the paper's gain", spec: str = "+.3f"
+) -> str:
     """Where a published ``effect`` lies against each interval of ``items`` (``{name on the page:
     (verdict, the published effect)}``): above it (the interval excludes an effect of the
     published size), inside it, or below it; "" when no verdict has an interval."""
@@ -87,11 +102,15 @@ def published_effect_sentence(items: Mapping[str, tuple[Verdict, float]], units:
         where = effect_placement(verdict, published)
         if where is not None:
             low, high = verdict.interval
-            placed[where].append(f"{name}: interval [{low:{spec}}, {high:{spec}}], the paper's {published:{spec.lstrip('+')}}")
+            placed[where].append(
+                f"{name}: interval [{low:{spec}}, {high:{spec}}], the paper's {published:{spec.lstrip('+')}}"
+            )
     parts = []
     if placed["above"]:
-        parts.append(f"{effect} lies above our interval ({'; '.join(placed['above'])} {units}): at this scale the 95% interval "
-                     f"excludes an effect of the paper's size, not one of the threshold's")
+        parts.append(
+            f"{effect} lies above our interval ({'; '.join(placed['above'])} {units}): at this scale the 95% interval "
+            f"excludes an effect of the paper's size, not one of the threshold's"
+        )
     if placed["inside"]:
         parts.append(f"{effect} lies inside our interval ({'; '.join(placed['inside'])} {units})")
     if placed["below"]:
@@ -99,19 +118,25 @@ def published_effect_sentence(items: Mapping[str, tuple[Verdict, float]], units:
     return "; ".join(parts)
 
 
-def exploratory_effect_sentence(items: Mapping[str, tuple[Verdict, float]], units: str, effect: str = "the paper's gain") -> str:
+def exploratory_effect_sentence(
+    items: Mapping[str, tuple[Verdict, float]], units: str, effect: str = "the paper's gain"
+) -> str:
     """Where a published ``effect`` lies against the intervals of ``items`` (``{name on the page:
     (verdict, the published effect)}``) when every one is exploratory (:func:`effect_placement`
     places none): the intervals decide nothing, so the placement is an estimate's, said as such.
     "" when an item is not exploratory or has no interval (:func:`published_effect_sentence` says those)."""
     if not items or any(verdict.outcome != TOO_FEW_SEEDS or verdict.interval is None for verdict, _ in items.values()):
         return ""
-    where = {name: effect_placement(dataclasses.replace(verdict, outcome=UNDECIDED), published)
-             for name, (verdict, published) in items.items()}
+    where = {
+        name: effect_placement(dataclasses.replace(verdict, outcome=UNDECIDED), published)
+        for name, (verdict, published) in items.items()
+    }
     name, (verdict, published) = next(iter(items.items()))
     counted = {place: sum(found == place for found in where.values()) for place in ("above", "inside", "below")}
     said = ", ".join(f"{place} {count} of the {len(items)} intervals" for place, count in counted.items() if count)
     pairs = sorted({found.pairs for found, _ in items.values()})
-    return (f"every interval is exploratory ({'/'.join(map(str, pairs))} pairs), so none decides against {effect}; as estimates, "
-            f"{effect} lies {said} ({name}: [{verdict.interval[0]:+.2f}, {verdict.interval[1]:+.2f}] {units}, the paper's "
-            f"{published:.2f})")
+    return (
+        f"every interval is exploratory ({'/'.join(map(str, pairs))} pairs), so none decides against {effect}; as estimates, "
+        f"{effect} lies {said} ({name}: [{verdict.interval[0]:+.2f}, {verdict.interval[1]:+.2f}] {units}, the paper's "
+        f"{published:.2f})"
+    )

@@ -26,10 +26,23 @@ def bounded_check(verdict: Verdict, bound: float) -> Verdict:
         return verdict
     low, high = bounded_mean_interval(verdict.differences, bound)
     effect, threshold = verdict.effect, verdict.threshold
-    outcome = (BETTER if low > 0 and effect >= threshold else WORSE if high < 0 and effect <= -threshold
-               else NEGLIGIBLE if no_effect(low, high, threshold, len(verdict.differences), MIN_PAIRS) else UNDECIDED)
-    return dataclasses.replace(verdict, outcome=outcome, interval=(low, high), method=METHOD_BOUNDED, seeds_to_resolve=None,
-                               no_effect_pairs=MIN_PAIRS)
+    outcome = (
+        BETTER
+        if low > 0 and effect >= threshold
+        else WORSE
+        if high < 0 and effect <= -threshold
+        else NEGLIGIBLE
+        if no_effect(low, high, threshold, len(verdict.differences), MIN_PAIRS)
+        else UNDECIDED
+    )
+    return dataclasses.replace(
+        verdict,
+        outcome=outcome,
+        interval=(low, high),
+        method=METHOD_BOUNDED,
+        seeds_to_resolve=None,
+        no_effect_pairs=MIN_PAIRS,
+    )
 
 
 def seeds_it_rests_on(verdict: Verdict, seeds: Sequence[int] | None = None) -> tuple[int, ...]:
@@ -45,13 +58,15 @@ def seeds_it_rests_on(verdict: Verdict, seeds: Sequence[int] | None = None) -> t
     if seeds is not None and len(seeds) != len(differences):
         raise ValueError(f"seeds must name each of the {len(differences)} pairs; got {len(seeds)}")
     left = np.stack([np.delete(differences, i) for i in range(len(differences))])
-    outcomes = decide(left, verdict.threshold, verdict.method == METHOD_BINARY, min(verdict.no_effect_pairs, left.shape[1]))[3]
+    outcomes = decide(
+        left, verdict.threshold, verdict.method == METHOD_BINARY, min(verdict.no_effect_pairs, left.shape[1])
+    )[3]
     moved = np.flatnonzero(outcomes != verdict.outcome)
     return tuple(int(seeds[i]) if seeds is not None else int(i) for i in moved)
 
 
 def rests_on_words(seeds: Sequence[int]) -> str:
-    """"rests on seed 104" / "rests on seeds 104 and 117" / beyond three, "leaving out any one of 26
+    """ "rests on seed 104" / "rests on seeds 104 and 117" / beyond three, "leaving out any one of 26
     seeds moves it" ("" for none)."""
     if not seeds:
         return ""

@@ -15,16 +15,19 @@ from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, TOO_FEW_SEEDS, UNDECIDED
 
 
 METHOD = "paired t interval (scipy.stats.ttest_rel), 95%; Wilcoxon signed-rank at 5% for a direction; at least 6 pairs"
-METHOD_BINARY = ("Tango's score interval for paired proportions, 95%; Wilcoxon signed-rank at 5% for a direction; "
-                 "at least 6 pairs")
+METHOD_BINARY = (
+    "Tango's score interval for paired proportions, 95%; Wilcoxon signed-rank at 5% for a direction; at least 6 pairs"
+)
 MAX_SEEDS = 10_000  # seeds_to_resolve searches up to this many pairs
 
 
 def paired_differences(claim: Claim, treatment: Sequence[float], control: Sequence[float]) -> np.ndarray:
     treatment, control = np.asarray(treatment, dtype=float), np.asarray(control, dtype=float)
     if treatment.ndim != 1 or treatment.shape != control.shape:
-        raise ValueError(f"treatment and control must be 1-D with one outcome per seed, paired; got shapes "
-                         f"{treatment.shape} and {control.shape}")
+        raise ValueError(
+            f"treatment and control must be 1-D with one outcome per seed, paired; got shapes "
+            f"{treatment.shape} and {control.shape}"
+        )
     if not (np.isfinite(treatment).all() and np.isfinite(control).all()):
         raise ValueError("treatment and control must be finite")
     if claim.binary and not (np.isin(treatment, (0, 1)).all() and np.isin(control, (0, 1)).all()):
@@ -55,8 +58,9 @@ def _worse(high, effect, threshold: float):
     return (high < 0) & (effect <= -threshold)
 
 
-def decide(differences: np.ndarray, threshold: float, binary: bool = False,
-            no_effect_from: int = MIN_PAIRS) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def decide(
+    differences: np.ndarray, threshold: float, binary: bool = False, no_effect_from: int = MIN_PAIRS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rule on a stack of studies, one per row of ``differences`` (studies, pairs), each with
     at least :data:`~ssa_book.verdicts.claim.MIN_PAIRS` pairs: ``(effect, low, high, outcome)``, one entry per study.
     ``binary``: the outcomes are 0 or 1 per seed, and the interval is Tango's; ``no_effect_from``:
@@ -112,7 +116,7 @@ def signed_rank_p_values(differences: np.ndarray) -> np.ndarray:
     tied_rows = np.flatnonzero(nonzero & tied)
     if differences.shape[1] <= _SIGN_FLIPS_UP_TO:
         for start in range(0, len(tied_rows), _SIGN_FLIP_BATCH):
-            rows = tied_rows[start:start + _SIGN_FLIP_BATCH]
+            rows = tied_rows[start : start + _SIGN_FLIP_BATCH]
             p[rows] = _sign_flip_p(differences[rows])
     else:
         for row in tied_rows:
@@ -139,17 +143,18 @@ def _sign_flip_p(differences: np.ndarray) -> np.ndarray:
     ranks = stats.rankdata(np.where(differences == 0, np.inf, np.abs(differences)), axis=1)  # zeros rank last, unused
     positive = np.where(differences > 0, ranks, 0.0)  # (rows, n)
     negative = np.where(differences < 0, ranks, 0.0)
-    kept = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1  # (2**n, n): 1 keeps a sign, 0 flips it
+    kept = (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1  # (2**n, n): 1 keeps a sign, 0 flips it
     null = kept @ positive.T + (1 - kept) @ negative.T  # (2**n, rows)
     observed = positive.sum(axis=1)
     gamma = np.abs(np.finfo(float).eps * 100 * observed)
-    less = np.count_nonzero(null <= observed + gamma, axis=0) / 2 ** n
-    greater = np.count_nonzero(null >= observed - gamma, axis=0) / 2 ** n
+    less = np.count_nonzero(null <= observed + gamma, axis=0) / 2**n
+    greater = np.count_nonzero(null >= observed - gamma, axis=0) / 2**n
     return np.clip(np.minimum(less, greater) * 2, 0.0, 1.0)
 
 
-def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: int = MAX_SEEDS,
-                     no_effect_from: int = MIN_PAIRS) -> int | None:
+def seeds_to_resolve(
+    effect: float, spread: float, threshold: float, max_seeds: int = MAX_SEEDS, no_effect_from: int = MIN_PAIRS
+) -> int | None:
     """The fewest pairs whose interval, with this mean and standard deviation of the paired
     differences, would no longer be undecided ("no difference" only from ``no_effect_from`` pairs
     on); ``None`` beyond ``max_seeds``."""
@@ -161,8 +166,9 @@ def seeds_to_resolve(effect: float, spread: float, threshold: float, max_seeds: 
     return int(pairs[decided.argmax()]) if decided.any() else None
 
 
-def _binary_pairs_to_resolve(differences: np.ndarray, threshold: float, max_seeds: int = MAX_SEEDS,
-                             no_effect_from: int = MIN_PAIRS) -> int | None:
+def _binary_pairs_to_resolve(
+    differences: np.ndarray, threshold: float, max_seeds: int = MAX_SEEDS, no_effect_from: int = MIN_PAIRS
+) -> int | None:
     """:func:`seeds_to_resolve` for a binary claim: the fewest pairs whose Tango interval would no
     longer be undecided if the observed shares of gains and losses held; ``None`` beyond
     ``max_seeds``."""
@@ -177,5 +183,9 @@ def _binary_pairs_to_resolve(differences: np.ndarray, threshold: float, max_seed
 def pairs_to_resolve(claim: Claim, differences: np.ndarray) -> int | None:
     if claim.binary:
         return _binary_pairs_to_resolve(differences, claim.threshold, no_effect_from=no_effect_pairs(claim))
-    return seeds_to_resolve(float(differences.mean()), float(differences.std(ddof=1)), claim.threshold,
-                            no_effect_from=no_effect_pairs(claim))
+    return seeds_to_resolve(
+        float(differences.mean()),
+        float(differences.std(ddof=1)),
+        claim.threshold,
+        no_effect_from=no_effect_pairs(claim),
+    )

@@ -14,8 +14,22 @@ import numpy as np
 from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.intervals import METHOD_BOUNDED
 from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE, MAX_SEEDS, METHOD, METHOD_BINARY, decide, signed_rank_p_values
-from ssa_book.verdicts.words import (BETTER, MIXED, NEGLIGIBLE, NOT_LEARNED, NOT_TESTED, OPEN, OUTCOMES, PREMISE_NOT_SHOWN,
-                                     TOO_FEW_SEEDS, UNDECIDED, WORSE, claim_phrase, counted_words, outcome_words)
+from ssa_book.verdicts.words import (
+    BETTER,
+    MIXED,
+    NEGLIGIBLE,
+    NOT_LEARNED,
+    NOT_TESTED,
+    OPEN,
+    OUTCOMES,
+    PREMISE_NOT_SHOWN,
+    TOO_FEW_SEEDS,
+    UNDECIDED,
+    WORSE,
+    claim_phrase,
+    counted_words,
+    outcome_words,
+)
 
 
 def _number(value: float, spec: str) -> str:
@@ -38,8 +52,12 @@ def _said(words: str, verdict: "Verdict") -> str:
     if path:
         small = verdict.outcome == NEGLIGIBLE
         problems = () if small else verdict.direction_problems()
-        entry = {"words": words, "problems": list(problems), "effect": verdict.effect,
-                 "interval": list(verdict.interval) if verdict.interval is not None else None}
+        entry = {
+            "words": words,
+            "problems": list(problems),
+            "effect": verdict.effect,
+            "interval": list(verdict.interval) if verdict.interval is not None else None,
+        }
         with open(path, "a", encoding="utf-8") as log:
             log.write(json.dumps(entry) + "\n")
     return words
@@ -88,16 +106,20 @@ class Verdict:
             return self.detail or "no paired seeds"
         low, high = self.interval
         units = f" {self.units}" if self.units else ""
-        text = (f"effect {self.effect:+.3g}{units} in the paper's direction, 95% interval [{low:+.3g}, {high:+.3g}] "
-                f"over {self.pairs} paired seed{'' if self.pairs == 1 else 's'}, threshold {self.threshold:.3g}")
+        text = (
+            f"effect {self.effect:+.3g}{units} in the paper's direction, 95% interval [{low:+.3g}, {high:+.3g}] "
+            f"over {self.pairs} paired seed{'' if self.pairs == 1 else 's'}, threshold {self.threshold:.3g}"
+        )
         if self.outcome == TOO_FEW_SEEDS:
             minimum = max(MIN_PAIRS, self.no_effect_pairs)
             text += f"; exploratory: the rule decides from {minimum} pairs on"
             if self.seeds_to_resolve and self.seeds_to_resolve > minimum:
                 text += f", and about {self.seeds_to_resolve:,} would decide it at the observed spread"
         elif self.uncontrolled is not None:
-            text += (f"; its direction does not survive false-discovery control over the {self.family_size} comparisons "
-                     f"judged with it (adjusted p = {self.adjusted_p:.2g})")
+            text += (
+                f"; its direction does not survive false-discovery control over the {self.family_size} comparisons "
+                f"judged with it (adjusted p = {self.adjusted_p:.2g})"
+            )
         elif self.outcome == UNDECIDED:
             if self.pairs < 2:
                 text += f"; one pair has no spread, and the rule needs {MIN_PAIRS}"
@@ -123,7 +145,9 @@ class Verdict:
         if self.uncontrolled is not None:
             text += f" (its direction does not survive false-discovery control: adjusted p = {self.adjusted_p:.2g})"
         elif self.outcome == UNDECIDED and self.interval is not None and (needed := self.pairs_to_decide()):
-            text += f" (about {needed} seeds would decide)" if needed[0].isdigit() else f" ({needed} seeds would decide)"
+            text += (
+                f" (about {needed} seeds would decide)" if needed[0].isdigit() else f" ({needed} seeds would decide)"
+            )
         elif self.outcome == TOO_FEW_SEEDS and not self.parts:
             text = text.removesuffix(")") + f"; the rule decides from {max(MIN_PAIRS, self.no_effect_pairs)})"
         elif self.outcome == MIXED and self.parts:
@@ -169,7 +193,11 @@ class Verdict:
             return (f"no paired differences the rule decides from ({len(self.differences)} pairs)",)
         differences = np.asarray([self.differences], dtype=float)
         outcome = str(decide(differences, self.threshold, self.method == METHOD_BINARY, self.no_effect_pairs)[3][0])
-        problems = [] if outcome == self.outcome else [f"the rule re-applied to its {len(self.differences)} pairs says {outcome!r}"]
+        problems = (
+            []
+            if outcome == self.outcome
+            else [f"the rule re-applied to its {len(self.differences)} pairs says {outcome!r}"]
+        )
         if self.adjusted_p is not None and self.adjusted_p >= FALSE_DISCOVERY_RATE:
             problems.append(f"its adjusted p {self.adjusted_p:.2g} does not survive false-discovery control")
         return tuple(problems)
@@ -223,23 +251,34 @@ def withheld_direction(verdict: Verdict) -> str:
     control of false discoveries over the comparisons judged with it; for "no difference that
     matters", the tests a small direction needs (:meth:`Verdict.small_direction`). "" for any other
     verdict, one whose interval reaches 0, or one that says a direction."""
-    if (verdict.outcome not in (UNDECIDED, NEGLIGIBLE) or verdict.interval is None or verdict.effect is None
-            or verdict.interval[0] <= 0 <= verdict.interval[1] or verdict.small_direction()):
+    if (
+        verdict.outcome not in (UNDECIDED, NEGLIGIBLE)
+        or verdict.interval is None
+        or verdict.effect is None
+        or verdict.interval[0] <= 0 <= verdict.interval[1]
+        or verdict.small_direction()
+    ):
         return ""
     raw = signed_rank_p(verdict)
     if verdict.outcome == NEGLIGIBLE:
         if verdict.adjusted_p is not None and raw is not None and raw < FALSE_DISCOVERY_RATE:
-            return (f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, adjusted p = "
-                    f"{verdict.adjusted_p:.2g} over the {verdict.family_size} comparisons judged with it, and a direction needs "
-                    f"both below {FALSE_DISCOVERY_RATE:g}")
-        return (f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, and a direction needs it below "
-                f"{FALSE_DISCOVERY_RATE:g}")
+            return (
+                f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, adjusted p = "
+                f"{verdict.adjusted_p:.2g} over the {verdict.family_size} comparisons judged with it, and a direction needs "
+                f"both below {FALSE_DISCOVERY_RATE:g}"
+            )
+        return (
+            f"its interval excludes 0, but no direction is said: signed-rank p = {raw:.2g}, and a direction needs it below "
+            f"{FALSE_DISCOVERY_RATE:g}"
+        )
     if abs(verdict.effect) < verdict.threshold:
         return f"its interval excludes 0, but its estimate {verdict.effect:+.3g} is short of the threshold {verdict.threshold:g}"
     reached = "its interval excludes 0 and its estimate reaches the threshold, but"
     if verdict.uncontrolled is not None:
-        return (f"{reached} the direction fails false-discovery control: adjusted p = {verdict.adjusted_p:.2g} over the "
-                f"{verdict.family_size} comparisons judged with it, and a direction needs it below {FALSE_DISCOVERY_RATE:g}")
+        return (
+            f"{reached} the direction fails false-discovery control: adjusted p = {verdict.adjusted_p:.2g} over the "
+            f"{verdict.family_size} comparisons judged with it, and a direction needs it below {FALSE_DISCOVERY_RATE:g}"
+        )
     return f"{reached} the signed-rank test does not agree: p = {raw:.2g}, and a direction needs it below {FALSE_DISCOVERY_RATE:g}"
 
 

@@ -23,8 +23,19 @@ NOT_TESTED = "not tested"
 HOLDS_IN_PART = "holds in part"
 DOES_NOT_HOLD = "does not hold"
 MIXED = "mixed"  # parts decided both ways: one at least for the claim, one at least against it
-OUTCOMES = (BETTER, WORSE, NEGLIGIBLE, UNDECIDED, TOO_FEW_SEEDS, PREMISE_NOT_SHOWN, NOT_LEARNED, NOT_TESTED, HOLDS_IN_PART,
-            DOES_NOT_HOLD, MIXED)  # the order counts of them are listed in, after the counts themselves
+OUTCOMES = (
+    BETTER,
+    WORSE,
+    NEGLIGIBLE,
+    UNDECIDED,
+    TOO_FEW_SEEDS,
+    PREMISE_NOT_SHOWN,
+    NOT_LEARNED,
+    NOT_TESTED,
+    HOLDS_IN_PART,
+    DOES_NOT_HOLD,
+    MIXED,
+)  # the order counts of them are listed in, after the counts themselves
 # The outcomes that decide a part against the claim: the effect is absent or reversed.
 AGAINST = (NEGLIGIBLE, WORSE, DOES_NOT_HOLD)
 # The outcomes that decide a part for the claim.
@@ -36,9 +47,17 @@ OPEN = (UNDECIDED, TOO_FEW_SEEDS)
 # holds in part, or is undecided; the comparison's own words stay beside it.
 HOLDS = "holds"
 CLAIM_WORDS = {
-    BETTER: HOLDS, NEGLIGIBLE: DOES_NOT_HOLD, WORSE: DOES_NOT_HOLD, DOES_NOT_HOLD: DOES_NOT_HOLD,
-    HOLDS_IN_PART: HOLDS_IN_PART, MIXED: MIXED, UNDECIDED: UNDECIDED, TOO_FEW_SEEDS: UNDECIDED, PREMISE_NOT_SHOWN: PREMISE_NOT_SHOWN,
-    NOT_LEARNED: NOT_TESTED, NOT_TESTED: NOT_TESTED,
+    BETTER: HOLDS,
+    NEGLIGIBLE: DOES_NOT_HOLD,
+    WORSE: DOES_NOT_HOLD,
+    DOES_NOT_HOLD: DOES_NOT_HOLD,
+    HOLDS_IN_PART: HOLDS_IN_PART,
+    MIXED: MIXED,
+    UNDECIDED: UNDECIDED,
+    TOO_FEW_SEEDS: UNDECIDED,
+    PREMISE_NOT_SHOWN: PREMISE_NOT_SHOWN,
+    NOT_LEARNED: NOT_TESTED,
+    NOT_TESTED: NOT_TESTED,
 }
 # The state of a comparison some of whose runs are not cached yet (:func:`not_run_yet`): no verdict
 # is read from a part of its runs, and the page says how many there are.
@@ -47,8 +66,15 @@ NOT_RUN_YET = "not run yet"
 VOCABULARY = tuple(dict.fromkeys((*OUTCOMES, HOLDS, NOT_RUN_YET)))
 # The words this book once used for verdicts; a page that shows one has a verdict outside the
 # vocabulary (ssa_book.page_check).
-RETIRED_WORDS = ("no effect at this scale", "inconclusive", "partly reproduced", "reproduced", "opposite",
-                 "too few seeds to decide", "premise absent")
+RETIRED_WORDS = (
+    "no effect at this scale",
+    "inconclusive",
+    "partly reproduced",
+    "reproduced",
+    "opposite",
+    "too few seeds to decide",
+    "premise absent",
+)
 
 
 def counted_words(labelled: Sequence[tuple[str, str]], of: str = "") -> str:
@@ -59,8 +85,9 @@ def counted_words(labelled: Sequence[tuple[str, str]], of: str = "") -> str:
     for outcome, words in labelled:
         counts[(outcome, words)] = counts.get((outcome, words), 0) + 1
     ordered = sorted(counts.items(), key=lambda item: (-item[1], OUTCOMES.index(item[0][0])))
-    return ", ".join(f"{words} on {n}{f' of {len(labelled)}{of}' if i == 0 else ''}"
-                     for i, ((_, words), n) in enumerate(ordered))
+    return ", ".join(
+        f"{words} on {n}{f' of {len(labelled)}{of}' if i == 0 else ''}" for i, ((_, words), n) in enumerate(ordered)
+    )
 
 
 def not_run_yet(cached: int, planned: int) -> str:

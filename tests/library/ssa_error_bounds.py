@@ -111,8 +111,10 @@ def ssa_truth_and_bounds(q, k, v, b, n, *, scale=None, mask=None, causal=False, 
         # The largest shift a path may use: the row's largest |score|, or the blockwise path's
         # Cauchy-Schwarz bound n log(1 + b scale |q_i| max_j |k_j|).
         key_norm_max = ke.norm(dim=-1).amax(-1)[..., None, None]
-        shift = torch.maximum(s.abs().masked_fill(~visible, 0.0).amax(-1, keepdim=True),
-                              nh * torch.log1p(bh * scale * qe.norm(dim=-1, keepdim=True) * key_norm_max))
+        shift = torch.maximum(
+            s.abs().masked_fill(~visible, 0.0).amax(-1, keepdim=True),
+            nh * torch.log1p(bh * scale * qe.norm(dim=-1, keepdim=True) * key_norm_max),
+        )
         rho = sigma + sigma.amax(-1, keepdim=True) + U * (8 * shift + 2 * n_keys + 16)
         rho = rho.masked_fill(~visible, 0.0)
         # A weight's absolute error: relative, plus float32's underflow (weights below its normal
@@ -124,10 +126,12 @@ def ssa_truth_and_bounds(q, k, v, b, n, *, scale=None, mask=None, causal=False, 
         dw = dO @ ve.transpose(-2, -1)
         d_dw = gamma(dim) * (dO.abs() @ ve.abs().transpose(-2, -1))
         delta = (w * dw).sum(-1, keepdim=True)
-        d_delta = ((dw.abs() * d_w + w * d_dw).sum(-1, keepdim=True)
-                   + gamma(n_keys) * (w * dw.abs()).sum(-1, keepdim=True)
-                   + gamma(dim) * (dO.abs() * output.detach().abs()).sum(-1, keepdim=True)
-                   + (dO.abs() * bound_output).sum(-1, keepdim=True))
+        d_delta = (
+            (dw.abs() * d_w + w * d_dw).sum(-1, keepdim=True)
+            + gamma(n_keys) * (w * dw.abs()).sum(-1, keepdim=True)
+            + gamma(dim) * (dO.abs() * output.detach().abs()).sum(-1, keepdim=True)
+            + (dO.abs() * bound_output).sum(-1, keepdim=True)
+        )
         g = w * (dw - delta)
         dg = (d_w + 2 * U * w) * (dw - delta).abs() + w * (d_dw + d_delta)
         chain = nh / (1 + y.abs())  # d s / d y
@@ -156,8 +160,11 @@ def ssa_truth_and_bounds(q, k, v, b, n, *, scale=None, mask=None, causal=False, 
             bound_b = to_parameter((qe.abs() * (bound_dq + 2 * U * dq.abs())) / bh, b)
         elif b_gradient == "autograd":
             ds_db = nh * x.detach() / (1 + y.abs())
-            terms = (dg * ds_db.abs() + g.abs() * nh * dx * 2 / (1 + y.abs())
-                     + gamma(batch * heads * n_queries * n_keys) * (g * ds_db).abs())
+            terms = (
+                dg * ds_db.abs()
+                + g.abs() * nh * dx * 2 / (1 + y.abs())
+                + gamma(batch * heads * n_queries * n_keys) * (g * ds_db).abs()
+            )
             bound_b = to_parameter(terms, b)
         else:
             raise ValueError(f"b_gradient must be 'q.dq' or 'autograd', got {b_gradient!r}")
@@ -216,8 +223,7 @@ def tile_truth_and_bounds(dots, grad, b, n, scale, row_shift, delta, visible):
     p = torch.exp(s - shift) * visible
     g = p * (grad.double() - row_delta)
     chain = nh * bh * scale / (1 + y.abs())
-    truth = {"p": p, "row_sums": p.sum(-1, keepdim=True), "grad_dots": g * chain,
-             "grad_n": (g * ell).sum((-2, -1))}
+    truth = {"p": p, "row_sums": p.sum(-1, keepdim=True), "grad_dots": g * chain, "grad_n": (g * ell).sum((-2, -1))}
 
     relative_p = 4 * U * nh + 3 * U * s.abs() + U * (s - shift).abs() + 2 * U
     bound_p = (p * relative_p + TINY) * visible
@@ -226,7 +232,9 @@ def tile_truth_and_bounds(dots, grad, b, n, scale, row_shift, delta, visible):
         "p": bound_p,
         "row_sums": bound_p.sum(-1, keepdim=True) + (U + gamma64(dots.shape[-1])) * truth["row_sums"],
         "grad_dots": chain * bound_g + 9 * U * truth["grad_dots"].abs(),
-        "grad_n": ((bound_g * ell.abs() + g.abs() * (4 * U + 2 * U * ell.abs())).sum((-2, -1))
-                   + gamma64(dots.shape[-2] * dots.shape[-1]) * (g * ell).abs().sum((-2, -1))),
+        "grad_n": (
+            (bound_g * ell.abs() + g.abs() * (4 * U + 2 * U * ell.abs())).sum((-2, -1))
+            + gamma64(dots.shape[-2] * dots.shape[-1]) * (g * ell).abs().sum((-2, -1))
+        ),
     }
     return truth, {name: SLACK * value for name, value in bound.items()}

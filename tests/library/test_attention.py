@@ -44,7 +44,9 @@ def test_decoding_queries_align_with_the_last_keys():
     last_two = attention(q[:, :, -2:], k, v, "ssa", causal=True)
     torch.testing.assert_close(last_two, full[:, :, -2:])
     fused_last_two = attention(q[:, :, -2:], k, v, "softmax", causal=True)
-    torch.testing.assert_close(fused_last_two, attention(q, k, v, "softmax", causal=True)[:, :, -2:], atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(
+        fused_last_two, attention(q, k, v, "softmax", causal=True)[:, :, -2:], atol=1e-6, rtol=1e-5
+    )
 
 
 def test_causal_mask_shape_and_alignment():

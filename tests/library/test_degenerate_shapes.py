@@ -32,7 +32,11 @@ def _inputs(shape, seed=0):
     batch, heads, kv_heads, n_queries, n_keys, head_dim, value_dim = shape
     generator = torch.Generator().manual_seed(seed)
     draw = lambda *size: torch.randn(size, generator=generator).requires_grad_()
-    return draw(batch, heads, n_queries, head_dim), draw(batch, kv_heads, n_keys, head_dim), draw(batch, kv_heads, n_keys, value_dim)
+    return (
+        draw(batch, heads, n_queries, head_dim),
+        draw(batch, kv_heads, n_keys, head_dim),
+        draw(batch, kv_heads, n_keys, value_dim),
+    )
 
 
 def _padding(shape):
@@ -80,7 +84,9 @@ def test_degenerate_shapes_give_what_softmax_attention_gives(name, shape_name, m
         expected = _expected(name, shape, *expected_inputs, mask, causal)
         upstream = torch.randn(expected.shape, generator=torch.Generator().manual_seed(1))
         (expected * upstream).sum().backward()
-        expected_grads = [truth.grad if truth.grad is not None else torch.zeros_like(truth) for truth in expected_inputs]
+        expected_grads = [
+            truth.grad if truth.grad is not None else torch.zeros_like(truth) for truth in expected_inputs
+        ]
         for path in SSA_PATHS if name.startswith("ssa") else ("reference", "auto"):
             with subtests.test(masking=masking, path=path):
                 q, k, v = fresh()

@@ -21,10 +21,42 @@ import ssa.hf
 VOCAB = 64
 TINY = dict(vocab_size=VOCAB, bos_token_id=1, eos_token_id=2, pad_token_id=0)
 MODELS = {
-    "gpt2": lambda: GPT2LMHeadModel(GPT2Config(n_layer=2, n_head=4, n_embd=32, n_positions=32, attn_pdrop=0, resid_pdrop=0, embd_pdrop=0, **TINY)),
-    "roberta": lambda: RobertaForMaskedLM(RobertaConfig(num_hidden_layers=2, num_attention_heads=4, hidden_size=32, intermediate_size=64, max_position_embeddings=40, hidden_dropout_prob=0, attention_probs_dropout_prob=0, **TINY)),
-    "llama-gqa": lambda: LlamaForCausalLM(LlamaConfig(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, hidden_size=32, intermediate_size=64, **TINY)),
-    "nemotron-gqa": lambda: NemotronForCausalLM(NemotronConfig(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, hidden_size=32, intermediate_size=64, tie_word_embeddings=True, **TINY)),
+    "gpt2": lambda: GPT2LMHeadModel(
+        GPT2Config(n_layer=2, n_head=4, n_embd=32, n_positions=32, attn_pdrop=0, resid_pdrop=0, embd_pdrop=0, **TINY)
+    ),
+    "roberta": lambda: RobertaForMaskedLM(
+        RobertaConfig(
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            hidden_size=32,
+            intermediate_size=64,
+            max_position_embeddings=40,
+            hidden_dropout_prob=0,
+            attention_probs_dropout_prob=0,
+            **TINY,
+        )
+    ),
+    "llama-gqa": lambda: LlamaForCausalLM(
+        LlamaConfig(
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            hidden_size=32,
+            intermediate_size=64,
+            **TINY,
+        )
+    ),
+    "nemotron-gqa": lambda: NemotronForCausalLM(
+        NemotronConfig(
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            hidden_size=32,
+            intermediate_size=64,
+            tie_word_embeddings=True,
+            **TINY,
+        )
+    ),
 }
 CAUSAL = {"gpt2", "llama-gqa", "nemotron-gqa"}
 

@@ -12,22 +12,103 @@ import ssa.hf
 
 VOCAB = 64
 SEQUENCE = 9
-COMMON = dict(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-              num_key_value_heads=2, head_dim=8, max_position_embeddings=64, bos_token_id=1, eos_token_id=2, pad_token_id=0)
-T5_SIZES = dict(vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4,
-                pad_token_id=0, eos_token_id=2, decoder_start_token_id=0)
-BART_SIZES = dict(vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
-                  decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
-                  pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=2)
+COMMON = dict(
+    vocab_size=VOCAB,
+    hidden_size=32,
+    intermediate_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=8,
+    max_position_embeddings=64,
+    bos_token_id=1,
+    eos_token_id=2,
+    pad_token_id=0,
+)
+T5_SIZES = dict(
+    vocab_size=VOCAB,
+    d_model=32,
+    d_kv=8,
+    d_ff=64,
+    num_layers=2,
+    num_decoder_layers=2,
+    num_heads=4,
+    pad_token_id=0,
+    eos_token_id=2,
+    decoder_start_token_id=0,
+)
+BART_SIZES = dict(
+    vocab_size=VOCAB,
+    d_model=32,
+    encoder_layers=2,
+    decoder_layers=2,
+    encoder_attention_heads=4,
+    decoder_attention_heads=4,
+    encoder_ffn_dim=64,
+    decoder_ffn_dim=64,
+    max_position_embeddings=64,
+    pad_token_id=0,
+    bos_token_id=1,
+    eos_token_id=2,
+    decoder_start_token_id=2,
+)
 
 FAMILY_SIZES = {"gptj": dict(rotary_dim=8), "codegen": dict(rotary_dim=8)}  # rotary dimensions within head_dim
 
-DECODERS = ["gpt2", "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "phi", "phi3", "opt",
-            "gpt_neox", "gptj", "codegen", "gpt_bigcode", "stablelm", "olmo", "olmo2", "starcoder2", "cohere", "granite",
-            "nemotron", "ministral", "mixtral", "qwen2_moe", "smollm3", "exaone4", "glm", "helium", "persimmon", "gpt_oss",
-            "falcon", "bloom", "mpt"]
-ENCODERS = ["bert", "roberta", "xlm-roberta", "electra", "albert", "distilbert", "camembert", "data2vec-text", "ernie",
-            "roberta-prelayernorm", "xlm-roberta-xl", "esm", "modernbert", "deberta-v2", "mpnet", "megatron-bert"]
+DECODERS = [
+    "gpt2",
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "phi",
+    "phi3",
+    "opt",
+    "gpt_neox",
+    "gptj",
+    "codegen",
+    "gpt_bigcode",
+    "stablelm",
+    "olmo",
+    "olmo2",
+    "starcoder2",
+    "cohere",
+    "granite",
+    "nemotron",
+    "ministral",
+    "mixtral",
+    "qwen2_moe",
+    "smollm3",
+    "exaone4",
+    "glm",
+    "helium",
+    "persimmon",
+    "gpt_oss",
+    "falcon",
+    "bloom",
+    "mpt",
+]
+ENCODERS = [
+    "bert",
+    "roberta",
+    "xlm-roberta",
+    "electra",
+    "albert",
+    "distilbert",
+    "camembert",
+    "data2vec-text",
+    "ernie",
+    "roberta-prelayernorm",
+    "xlm-roberta-xl",
+    "esm",
+    "modernbert",
+    "deberta-v2",
+    "mpnet",
+    "megatron-bert",
+]
 ENCODER_DECODERS = ["t5", "mt5", "umt5", "longt5", "switch_transformers", "bart", "mbart", "pegasus", "marian"]
 
 # The families ssa.hf refuses, and the message that says why.
@@ -87,8 +168,10 @@ def float32_tolerance(model, expected: torch.Tensor) -> float:
     model: 4 ulps (2^-23 each, relative) of the largest logit (at least 1) per term of the longest
     sum in a layer (hidden size, feed-forward size, sequence or vocabulary), per layer."""
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
-    sizes = [getattr(config, name, 0) or 0 for name in ("hidden_size", "d_model", "intermediate_size", "d_ff",
-                                                         "encoder_ffn_dim", "vocab_size")]
+    sizes = [
+        getattr(config, name, 0) or 0
+        for name in ("hidden_size", "d_model", "intermediate_size", "d_ff", "encoder_ffn_dim", "vocab_size")
+    ]
     longest_sum = max(*sizes, SEQUENCE)
     layers = len(ssa.hf.attention_modules(model))
     return 4 * torch.finfo(torch.float32).eps * longest_sum * layers * max(1.0, expected.abs().max().item())

@@ -53,15 +53,47 @@ def test_a_batch_of_one_broadcasts_on_every_path(name, path, dtype):
 
 
 BAD_INPUTS = {
-    "value has one more token": (lambda q, k, v: dict(q=q, k=k, v=torch.cat([v, v[:, :, :1]], 2)), ValueError, "same number of tokens"),
-    "query has another head dimension": (lambda q, k, v: dict(q=torch.cat([q, q[..., :1]], -1), k=k, v=v), ValueError, "head dimension"),
-    "batch sizes 2 and 3": (lambda q, k, v: dict(q=q, k=torch.cat([k, k[:1]]), v=torch.cat([v, v[:1]])), ValueError, "batch sizes"),
-    "a mask of the wrong shape": (lambda q, k, v: dict(q=q, k=k, v=v, mask=torch.ones(2, 1, 5, N_KEYS + 1, dtype=torch.bool)), ValueError, "mask of shape"),
-    "a mask of five dimensions": (lambda q, k, v: dict(q=q, k=k, v=v, mask=torch.ones(1, 2, 1, 5, N_KEYS, dtype=torch.bool)), ValueError, "mask of shape"),
-    "an integer mask": (lambda q, k, v: dict(q=q, k=k, v=v, mask=torch.ones(N_KEYS, dtype=torch.long)), ValueError, "mask must be a boolean"),
+    "value has one more token": (
+        lambda q, k, v: dict(q=q, k=k, v=torch.cat([v, v[:, :, :1]], 2)),
+        ValueError,
+        "same number of tokens",
+    ),
+    "query has another head dimension": (
+        lambda q, k, v: dict(q=torch.cat([q, q[..., :1]], -1), k=k, v=v),
+        ValueError,
+        "head dimension",
+    ),
+    "batch sizes 2 and 3": (
+        lambda q, k, v: dict(q=q, k=torch.cat([k, k[:1]]), v=torch.cat([v, v[:1]])),
+        ValueError,
+        "batch sizes",
+    ),
+    "a mask of the wrong shape": (
+        lambda q, k, v: dict(q=q, k=k, v=v, mask=torch.ones(2, 1, 5, N_KEYS + 1, dtype=torch.bool)),
+        ValueError,
+        "mask of shape",
+    ),
+    "a mask of five dimensions": (
+        lambda q, k, v: dict(q=q, k=k, v=v, mask=torch.ones(1, 2, 1, 5, N_KEYS, dtype=torch.bool)),
+        ValueError,
+        "mask of shape",
+    ),
+    "an integer mask": (
+        lambda q, k, v: dict(q=q, k=k, v=v, mask=torch.ones(N_KEYS, dtype=torch.long)),
+        ValueError,
+        "mask must be a boolean",
+    ),
     "key and value in float64": (lambda q, k, v: dict(q=q, k=k.double(), v=v.double()), TypeError, "one dtype"),
-    "integer tensors": (lambda q, k, v: dict(q=q.long(), k=k.long(), v=v.long()), TypeError, "query must be a floating-point"),
-    "three-dimensional query": (lambda q, k, v: dict(q=q[0], k=k, v=v), ValueError, "must be \\(batch, heads, tokens, head_dim\\)"),
+    "integer tensors": (
+        lambda q, k, v: dict(q=q.long(), k=k.long(), v=v.long()),
+        TypeError,
+        "query must be a floating-point",
+    ),
+    "three-dimensional query": (
+        lambda q, k, v: dict(q=q[0], k=k, v=v),
+        ValueError,
+        "must be \\(batch, heads, tokens, head_dim\\)",
+    ),
     "scale NaN": (lambda q, k, v: dict(q=q, k=k, v=v, scale=float("nan")), ValueError, "scale must be"),
     "dropout_p 1": (lambda q, k, v: dict(q=q, k=k, v=v, dropout_p=1.0), ValueError, "dropout_p must be"),
 }
@@ -141,7 +173,9 @@ def test_a_row_of_minus_infinity_gets_zero_weights(name, dtype):
     assert torch.isfinite(weights).all() and (weights[1] == 0).all()
     grads = torch.autograd.grad(weights.float().square().sum(), [logits, *scorer.parameters()])
     assert all(torch.isfinite(grad).all() for grad in grads) and (grads[0][1] == 0).all()
-    fully_masked = make_scorer(name)(torch.randn(2, 3, generator=torch.Generator().manual_seed(0)), torch.tensor([[True] * 3, [False] * 3]))
+    fully_masked = make_scorer(name)(
+        torch.randn(2, 3, generator=torch.Generator().manual_seed(0)), torch.tensor([[True] * 3, [False] * 3])
+    )
     assert (fully_masked[1] == 0).all()
 
 
@@ -220,9 +254,18 @@ def test_integer_logits_are_refused(name):
             scorer(logits)
 
 
-@pytest.mark.parametrize("b, n, parameter", [(-1.0, 1.5, "b"), (0.0, 1.5, "b"), (float("nan"), 1.5, "b"),
-                                             (1.0, 0.5, "n"), (1.0, float("inf"), "n"),
-                                             (torch.tensor([1.0, -2.0]), 1.5, "b"), (1.0, torch.tensor(0.9), "n")])
+@pytest.mark.parametrize(
+    "b, n, parameter",
+    [
+        (-1.0, 1.5, "b"),
+        (0.0, 1.5, "b"),
+        (float("nan"), 1.5, "b"),
+        (1.0, 0.5, "n"),
+        (1.0, float("inf"), "n"),
+        (torch.tensor([1.0, -2.0]), 1.5, "b"),
+        (1.0, torch.tensor(0.9), "n"),
+    ],
+)
 def test_the_functional_ssa_checks_b_and_n_as_the_module_does(b, n, parameter):
     with pytest.raises(ValueError, match=f"^{parameter} must be"):
         ssa(torch.zeros(2, 3), b, n)
@@ -237,7 +280,6 @@ def test_a_fixed_value_is_stored_as_given(n):
     assert scorer.n.item() == n and scorer.b.item() == torch.tensor(0.8).item()  # float32, as a parameter is
     assert list(scorer.parameters()) == []
     torch.testing.assert_close(scorer(torch.tensor([0.3, -1.0, 2.0])), ssa(torch.tensor([0.3, -1.0, 2.0]), 0.8, n))
-
 
 
 @pytest.mark.parametrize("name, path", SCORER_PATHS)

@@ -23,7 +23,13 @@ import torch
 from ssa.attention import attention, attention_path, current_path
 from ssa.kernels import PATHS, choose_path, fast_ssa_attention, ssa_values
 import ssa.kernels as kernels_module
-from ssa.kernels.blockwise import BlockwiseSSAAttention, EAGER_KERNELS, NativeTileKernels, _item_dot_products, blockwise_ssa_attention
+from ssa.kernels.blockwise import (
+    BlockwiseSSAAttention,
+    EAGER_KERNELS,
+    NativeTileKernels,
+    _item_dot_products,
+    blockwise_ssa_attention,
+)
 from ssa.kernels import blockwise as blockwise_module, direct as direct_module, native as native_module
 from ssa.kernels.direct import direct_ssa_attention
 from ssa.kernels.flex import flex_ssa_attention
@@ -120,7 +126,9 @@ def outputs_and_grads(path, q, k, v, scorer, grad_output, **case):
         with attention_path("reference"):
             output = attention(q, k, v, scorer, **case)
     else:
-        output = fast_ssa_attention(q, k, v, scorer, path=path, compile=False, scale=None, **{"mask": None, "causal": False, **case})
+        output = fast_ssa_attention(
+            q, k, v, scorer, path=path, compile=False, scale=None, **{"mask": None, "causal": False, **case}
+        )
     return output, torch.autograd.grad(output, parameters, grad_output)
 
 
@@ -132,7 +140,9 @@ def path_outputs_and_grads(path, q, k, v, b, n, grad_output, **case):
     if path == "direct":
         output = direct_ssa_attention(q, k, v, b, n, **arguments)
     elif path == "blockwise":
-        output = blockwise_ssa_attention(q, k, v, b, n, kernels=kernels_module.tile_kernels(q.device, False), **arguments)
+        output = blockwise_ssa_attention(
+            q, k, v, b, n, kernels=kernels_module.tile_kernels(q.device, False), **arguments
+        )
     elif path == "compiled":  # the reference computation, as torch.compile gets it (here eager)
         output = fast_ssa_attention(q, k, v, FixedSSA(b, n), path="compiled", compile=False, scale=None, **arguments)
     else:
@@ -158,8 +168,9 @@ def check_against_truth(path, q, k, v, b, n, grad_output, **case):
     """The path's output and gradients lie within their float32 error bounds of the float64 truth
     (tests/ssa_error_bounds.py derives the bounds)."""
     got = path_outputs_and_grads(path, q, k, v, b, n, grad_output, **case)
-    truth, bound = ssa_truth_and_bounds(q, k, v, b, n, grad_output=grad_output,
-                                        b_gradient="autograd" if path == "compiled" else "q.dq", **case)
+    truth, bound = ssa_truth_and_bounds(
+        q, k, v, b, n, grad_output=grad_output, b_gradient="autograd" if path == "compiled" else "q.dq", **case
+    )
     assert_within_bounds(got, truth, bound, label=path)
     return truth, bound
 
@@ -202,10 +213,19 @@ def test_blockwise_tiling_and_decoding_alignment(block_q, block_k, n_queries, ti
     for case in ("plain", "causal", "causal+left padding"):
         arguments = {"causal": False, "mask": None, **CASES[case]}
         if arguments["mask"] is not None:
-            arguments["mask"] = arguments["mask"][..., -n_queries:, :] if arguments["mask"].shape[-2] > 1 else arguments["mask"]
+            arguments["mask"] = (
+                arguments["mask"][..., -n_queries:, :] if arguments["mask"].shape[-2] > 1 else arguments["mask"]
+            )
         values = [value.clone().requires_grad_() for value in (b, n)]
-        output = blockwise_ssa_attention(q, k, v, *values, block_q=block_q, block_k=block_k, kernels=kernels, **arguments)
-        got = dict(zip(["output", "q", "k", "v", "b", "n"], [output, *torch.autograd.grad(output, [q, k, v, *values], grad_output)]))
+        output = blockwise_ssa_attention(
+            q, k, v, *values, block_q=block_q, block_k=block_k, kernels=kernels, **arguments
+        )
+        got = dict(
+            zip(
+                ["output", "q", "k", "v", "b", "n"],
+                [output, *torch.autograd.grad(output, [q, k, v, *values], grad_output)],
+            )
+        )
         truth, bound = ssa_truth_and_bounds(q, k, v, b, n, grad_output=grad_output, **arguments)
         assert_within_bounds(got, truth, bound, label=f"{case}, blocks {block_q} x {block_k}")
 
@@ -256,6 +276,7 @@ def test_blockwise_gradcheck_float64(tiles):
     n = torch.tensor([1.2, 2.0], dtype=torch.float64, requires_grad=True)
     mask = padding_mask([4], 5)
     for causal, block in [(True, 2), (False, 3)]:
+
         def function(q, k, v, b, n):
             return BlockwiseSSAAttention.apply(q, k, v, b, n, mask, causal, 0.5, block, block, 1, kernels)
 
@@ -290,7 +311,9 @@ def test_flex_forward_matches_reference_on_cpu(case):
 @pytest.mark.parametrize("case", ["plain", "causal", "padding", "causal+left padding"])
 @pytest.mark.parametrize("per_head", [False, True])
 def test_flex_on_cuda_matches_reference_forward_and_backward(case, per_head):
-    arguments = {key: (value.cuda() if isinstance(value, torch.Tensor) else value) for key, value in CASES[case].items()}
+    arguments = {
+        key: (value.cuda() if isinstance(value, torch.Tensor) else value) for key, value in CASES[case].items()
+    }
     q, k, v = inputs(n_queries=256, n_keys=256, dim=64, device="cuda", batch=2, heads=4, kv_heads=2)
     if "mask" in arguments:  # the cases' masks are for 19 keys: rebuild them for 256
         lengths = [256, 100] if case == "padding" else [0, 77]
@@ -311,7 +334,9 @@ def test_auto_path_on_cuda_is_flex():
     assert choose_path(q, k) == "flex"
 
 
-@pytest.mark.skipif(os.environ.get("SSA_TEST_COMPILE") != "1", reason="torch.compile takes minutes; set SSA_TEST_COMPILE=1")
+@pytest.mark.skipif(
+    os.environ.get("SSA_TEST_COMPILE") != "1", reason="torch.compile takes minutes; set SSA_TEST_COMPILE=1"
+)
 @pytest.mark.parametrize("path", ["blockwise", "compiled"])
 def test_compiled_kernels_match_reference(path):
     q, k, v = inputs(batch=4, heads=4, n_queries=100, n_keys=100, dim=16)
@@ -356,7 +381,9 @@ def test_attention_uses_the_fast_path_and_keeps_the_reference_for_weights(monkey
     assert weights.shape == (2, 4, 19, 19)
 
 
-@pytest.mark.skipif(shutil.which("c++") is None or not native_enabled(), reason="needs a C++ compiler and SSA_NATIVE on")
+@pytest.mark.skipif(
+    shutil.which("c++") is None or not native_enabled(), reason="needs a C++ compiler and SSA_NATIVE on"
+)
 def test_native_kernels_build_and_are_the_cpu_default():
     """With a compiler the direct and blockwise paths run the C++ kernels on a CPU (a failed
     build would only warn and fall back, so this test is what notices it)."""
@@ -371,7 +398,10 @@ def test_native_kernels_build_and_are_the_cpu_default():
             assert tiles.vectorised is None
         else:
             assert tiles.vectorised.instruction_set == variant.capability
-            assert tiles.kernels_for(torch.float32) is tiles.vectorised and tiles.kernels_for(torch.float64) is tiles.kernels
+            assert (
+                tiles.kernels_for(torch.float32) is tiles.vectorised
+                and tiles.kernels_for(torch.float64) is tiles.kernels
+            )
 
 
 def test_native_kernels_reject_bad_inputs():
@@ -388,8 +418,18 @@ def test_native_kernels_reject_bad_inputs():
     with pytest.raises(RuntimeError, match="row statistics must be contiguous"):
         kernels.tile_forward(y, torch.ones(3), torch.ones(3), 0.5, torch.zeros(2, 3, 5, 1), False, 0, None)
     with pytest.raises(RuntimeError, match="one shape"):
-        kernels.tile_backward(y, torch.zeros(2, 3, 4, 4), torch.zeros(2, 3, 4, 1), torch.zeros(2, 3, 4, 1),
-                              torch.ones(3), torch.ones(3), 0.5, False, 0, None)
+        kernels.tile_backward(
+            y,
+            torch.zeros(2, 3, 4, 4),
+            torch.zeros(2, 3, 4, 1),
+            torch.zeros(2, 3, 4, 1),
+            torch.ones(3),
+            torch.ones(3),
+            0.5,
+            False,
+            0,
+            None,
+        )
 
 
 def tile_module(name):
@@ -429,7 +469,9 @@ def run_tile(module, dots, grad, b, n, scale, row_shift, delta, mask, causal_off
     forward_p = dots.clone()
     row_sums = module.tile_forward(forward_p, b, n, scale, row_shift, causal, causal_offset or 0, mask)
     backward_p, grad_dots = dots.clone(), grad.clone()
-    grad_n = module.tile_backward(backward_p, grad_dots, row_shift, delta, b, n, scale, causal, causal_offset or 0, mask)
+    grad_n = module.tile_backward(
+        backward_p, grad_dots, row_shift, delta, b, n, scale, causal, causal_offset or 0, mask
+    )
     return {"p": forward_p, "row_sums": row_sums, "backward p": backward_p, "grad_dots": grad_dots, "grad_n": grad_n}
 
 
@@ -445,7 +487,7 @@ def test_tile_kernels_match_the_truth(tiles, n_keys, mask_kind, causal_offset):
     fall to float32's subnormals; ``causal_offset=-2`` leaves the first rows without a visible key."""
     module = tile_module(tiles)
     dots, grad, b, n, mask = tile_inputs(n_keys, mask_kind, seed=n_keys)
-    scale = 0.125 ** 0.5  # not a float32 number: its rounding is counted
+    scale = 0.125**0.5  # not a float32 number: its rounding is counted
     visible = visible_of(dots.shape, mask, causal_offset)
     y = b.double().reshape(3, 1, 1) * scale * dots.double()
     largest = (n.double().reshape(3, 1, 1) * torch.log1p(y.abs())).amax(-1, keepdim=True)
@@ -472,7 +514,7 @@ def test_tile_kernels_ignore_whatever_hidden_keys_hold(tiles, n_keys):
     visible = visible_of(dots.shape, mask, causal_offset)
     row_shift, delta = torch.full((2, 3, 5, 1), 40.0), torch.full((2, 3, 5, 1), 0.1)
     clean = run_tile(module, dots, grad, b, n, 0.3, row_shift, delta, mask, causal_offset)
-    garbage = torch.tensor([float("-inf"), float("inf"), float("nan")]).repeat(dots.numel() // 3 + 1)[:dots.numel()]
+    garbage = torch.tensor([float("-inf"), float("inf"), float("nan")]).repeat(dots.numel() // 3 + 1)[: dots.numel()]
     hidden = ~visible
     dirty_dots = torch.where(hidden, garbage.reshape(dots.shape), dots)
     dirty_grad = torch.where(hidden, garbage.roll(1).reshape(dots.shape), grad)
@@ -488,8 +530,16 @@ def test_vector_tiles_reject_float64(tiles):
     module = vector_tiles(tiles)
     dots = torch.randn(1, 1, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     with pytest.raises(RuntimeError, match="float32"):
-        module.tile_forward(dots, torch.ones(1, dtype=torch.float64), torch.ones(1, dtype=torch.float64), 0.5,
-                            torch.zeros(1, 1, 2, 1, dtype=torch.float64), False, 0, None)
+        module.tile_forward(
+            dots,
+            torch.ones(1, dtype=torch.float64),
+            torch.ones(1, dtype=torch.float64),
+            0.5,
+            torch.zeros(1, 1, 2, 1, dtype=torch.float64),
+            False,
+            0,
+            None,
+        )
 
 
 def test_tile_variant_needs_the_cpu_flags(monkeypatch):
@@ -506,7 +556,9 @@ def test_tile_variant_needs_the_cpu_flags(monkeypatch):
     assert native_module.tile_variant() is None
 
 
-@pytest.mark.skipif(shutil.which("c++") is None or not native_enabled(), reason="needs a C++ compiler and SSA_NATIVE on")
+@pytest.mark.skipif(
+    shutil.which("c++") is None or not native_enabled(), reason="needs a C++ compiler and SSA_NATIVE on"
+)
 @pytest.mark.parametrize("capability", ["default", None])
 def test_tile_selection_follows_aten_cpu_capability(capability):
     """``ATEN_CPU_CAPABILITY=default`` keeps the scalar tiles; unset, the CPU's own capability
@@ -518,8 +570,11 @@ def test_tile_selection_follows_aten_cpu_capability(capability):
         "import torch\n"
         "from ssa.kernels import tile_kernels\n"
         "tiles = tile_kernels(torch.device('cpu'), False)\n"
-        "print(torch.backends.cpu.get_cpu_capability(), getattr(tiles.vectorised, 'instruction_set', None))\n")
-    result = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True, text=True, timeout=600)
+        "print(torch.backends.cpu.get_cpu_capability(), getattr(tiles.vectorised, 'instruction_set', None))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stderr
     torch_capability, instruction_set = result.stdout.split()
     if capability == "default":
@@ -542,9 +597,19 @@ def test_tile_variants_compile_where_they_cannot_run(capability, tmp_path):
     variant = native_module.TILE_VARIANTS[capability]
     if variant.runs_here():
         pytest.skip(f"this CPU runs the {capability} tiles: the tests above build and load them")
-    command = ["c++", f"-DTORCH_EXTENSION_NAME={variant.name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
-               *(f"-isystem{path}" for path in [*include_paths(), sysconfig.get_paths()["include"]]),
-               "-fPIC", "-std=c++20", *variant.cflags, "-c", str(native_module.VECTOR_SOURCE), "-o", str(tmp_path / "tiles.o")]
+    command = [
+        "c++",
+        f"-DTORCH_EXTENSION_NAME={variant.name}",
+        "-DTORCH_API_INCLUDE_EXTENSION_H",
+        *(f"-isystem{path}" for path in [*include_paths(), sysconfig.get_paths()["include"]]),
+        "-fPIC",
+        "-std=c++20",
+        *variant.cflags,
+        "-c",
+        str(native_module.VECTOR_SOURCE),
+        "-o",
+        str(tmp_path / "tiles.o"),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
 
@@ -555,13 +620,18 @@ def _without_ninja(monkeypatch):
     monkeypatch.setattr(native_module, "_ninja_beside_python", lambda: None)
 
 
-@pytest.mark.parametrize("missing, named", [
-    ("compiler", r"a C\+\+ compiler \('no-such-compiler-for-ssa'.*apt install g\+\+"),
-    ("ninja", r"the ninja build tool \(`pip install ninja`"),
-    ("header", r"the kernel source ssa_cpu\.h \(not in .*reinstall ssa-book"),
-])
+@pytest.mark.parametrize(
+    "missing, named",
+    [
+        ("compiler", r"a C\+\+ compiler \('no-such-compiler-for-ssa'.*apt install g\+\+"),
+        ("ninja", r"the ninja build tool \(`pip install ninja`"),
+        ("header", r"the kernel source ssa_cpu\.h \(not in .*reinstall ssa-book"),
+    ],
+)
 @pytest.mark.parametrize("source", ["rows", "vector tiles"])
-def test_a_build_that_cannot_happen_names_what_is_missing_and_what_it_costs(missing, named, source, monkeypatch, tmp_path):
+def test_a_build_that_cannot_happen_names_what_is_missing_and_what_it_costs(
+    missing, named, source, monkeypatch, tmp_path
+):
     """No build is tried (no minute lost, no compiler traceback): one warning names the missing
     piece, how to get it, and that the numbers then differ in their last bits."""
     if missing == "compiler":
@@ -606,13 +676,22 @@ def test_native_build_directory_follows_torch_extensions_dir(tmp_path, monkeypat
 def test_native_build_lock_survives_a_killed_build(tmp_path):
     """A build killed mid-way (CI stopped, machine restarted) leaves PyTorch's lock file behind,
     on which every later `load` would wait forever; ours is released by the OS and clears it."""
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, time\n"
-        f"lock = open({str(tmp_path / 'ssa_build.lock')!r}, 'a')\n"
-        "fcntl.flock(lock, fcntl.LOCK_EX)\n"
-        f"open({str(tmp_path / 'lock')!r}, 'w').close()\n"
-        "print('held', flush=True)\n"
-        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import fcntl, time\n"
+                f"lock = open({str(tmp_path / 'ssa_build.lock')!r}, 'a')\n"
+                "fcntl.flock(lock, fcntl.LOCK_EX)\n"
+                f"open({str(tmp_path / 'lock')!r}, 'w').close()\n"
+                "print('held', flush=True)\n"
+                "time.sleep(60)\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(TimeoutError, match="building"):

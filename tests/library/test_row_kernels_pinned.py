@@ -21,7 +21,8 @@ RECORDED_ON = ("x86_64", ("glibc", "2.36"))
 
 pytestmark = pytest.mark.skipif(
     (platform.machine(), platform.libc_ver()) != RECORDED_ON,
-    reason=f"digests recorded on {RECORDED_ON[0]} with {' '.join(RECORDED_ON[1])}: other exp/log implementations round differently")
+    reason=f"digests recorded on {RECORDED_ON[0]} with {' '.join(RECORDED_ON[1])}: other exp/log implementations round differently",
+)
 
 SHAPE = (2, 3, 7, 37)  # (B, H, Q, K): K not a multiple of any vector width
 

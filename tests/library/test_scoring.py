@@ -33,8 +33,22 @@ def random_key_mask(batch_shape, n_queries, n_keys, generator, keep=0.6):
 
 
 def test_registry_lists_the_paper_scorers_and_the_newer_ones():
-    expected = {"softmax", "ssa", "ssa_n1.5", "ssa_n2", "temperature_softmax", "sparsemax", "entmax15",
-                "sa_softmax", "sa_softmax_normalized", "cosformer", "ssmax", "sigmoid", "adaptive_temperature", "stick_breaking"}
+    expected = {
+        "softmax",
+        "ssa",
+        "ssa_n1.5",
+        "ssa_n2",
+        "temperature_softmax",
+        "sparsemax",
+        "entmax15",
+        "sa_softmax",
+        "sa_softmax_normalized",
+        "cosformer",
+        "ssmax",
+        "sigmoid",
+        "adaptive_temperature",
+        "stick_breaking",
+    }
     assert expected <= set(ALL)
     assert scoring.SCORER_NAMES == ALL
 
@@ -91,7 +105,9 @@ def test_permuting_keys_permutes_weights(name):
     mask = random_key_mask((2, 3), 5, 8, generator)
     permutation = torch.randperm(8, generator=generator)
     scorer = make_scorer(name)
-    torch.testing.assert_close(scorer(logits, mask)[..., permutation], scorer(logits[..., permutation], mask[..., permutation]))
+    torch.testing.assert_close(
+        scorer(logits, mask)[..., permutation], scorer(logits[..., permutation], mask[..., permutation])
+    )
 
 
 def test_cosformer_rows_with_any_feature_overlap_sum_to_one():
@@ -110,15 +126,20 @@ def test_cosformer_is_the_one_positional_scorer():
     queries, keys = random_qk((), 4, 6, generator)
     permutation = torch.tensor([5, 4, 3, 2, 1, 0])
     cos = CosFormer()
-    assert not torch.allclose(cos.weights_from_qk(queries, keys)[:, permutation], cos.weights_from_qk(queries, keys[permutation]))
+    assert not torch.allclose(
+        cos.weights_from_qk(queries, keys)[:, permutation], cos.weights_from_qk(queries, keys[permutation])
+    )
     with pytest.raises(TypeError, match="weights_from_qk"):
         cos(torch.zeros(2, 2))
 
 
 EXTREMES = [
-    (torch.float32, 1e4), (torch.float32, 1e30),
-    (torch.bfloat16, 1e4), (torch.bfloat16, 1e30),
-    (torch.float16, 1e4), (torch.float16, 65504.0),
+    (torch.float32, 1e4),
+    (torch.float32, 1e30),
+    (torch.bfloat16, 1e4),
+    (torch.bfloat16, 1e30),
+    (torch.float16, 1e4),
+    (torch.float16, 65504.0),
 ]
 
 
@@ -141,7 +162,10 @@ def test_extreme_cosformer_features_give_finite_weights(dtype, magnitude):
 
 
 @pytest.mark.parametrize("name", LOGIT_SCORERS)
-@pytest.mark.parametrize("shape,dim", [((4, 6, 5), 0), ((4, 6, 5), 1), ((4, 6, 5), -1), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 2), ((2, 3, 4, 5), -2)])
+@pytest.mark.parametrize(
+    "shape,dim",
+    [((4, 6, 5), 0), ((4, 6, 5), 1), ((4, 6, 5), -1), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 2), ((2, 3, 4, 5), -2)],
+)
 def test_any_dim_equals_moving_that_axis_last(name, shape, dim):
     # entmax's own dim handling is unreliable on 3-D and 4-D inputs; these are exactly those shapes.
     generator = torch.Generator().manual_seed(6)
@@ -237,7 +261,14 @@ def test_fixed_n_variants_do_not_train_n():
 
 @pytest.mark.parametrize(
     "kwargs,parameter",
-    [({"b": 0.0}, "b"), ({"b": -1.0}, "b"), ({"b": math.inf}, "b"), ({"n": 0.5, "learn_n": False}, "n"), ({"n": 0.99}, "n"), ({"num_heads": 0}, "num_heads")],
+    [
+        ({"b": 0.0}, "b"),
+        ({"b": -1.0}, "b"),
+        ({"b": math.inf}, "b"),
+        ({"n": 0.5, "learn_n": False}, "n"),
+        ({"n": 0.99}, "n"),
+        ({"num_heads": 0}, "num_heads"),
+    ],
 )
 def test_invalid_ssa_arguments_name_the_parameter(kwargs, parameter):
     with pytest.raises(ValueError, match=rf"^{parameter} must"):
@@ -268,13 +299,22 @@ def test_stick_breaking_without_the_current_key_reads_only_the_keys_before_the_q
     assert (without[..., 0, :] == 0).all()  # the first query has nothing before it
     scorer = make_scorer("stick_breaking", attend_current=False)
     torch.testing.assert_close(scorer(logits, mask=causal), without, rtol=0, atol=0)
-    torch.testing.assert_close(make_scorer("stick_breaking")(logits, mask=causal),
-                               scoring.stick_breaking(logits, mask=causal), rtol=0, atol=0)
+    torch.testing.assert_close(
+        make_scorer("stick_breaking")(logits, mask=causal), scoring.stick_breaking(logits, mask=causal), rtol=0, atol=0
+    )
     # with no mask, the last key of each row is left out; along another axis, the same
-    torch.testing.assert_close(scoring.stick_breaking(logits, attend_current=False)[..., :4],
-                               scoring.stick_breaking(logits[..., :4]), rtol=0, atol=0)
-    torch.testing.assert_close(scoring.stick_breaking(logits.transpose(-1, -2), attend_current=False, dim=-2),
-                               scoring.stick_breaking(logits, attend_current=False).transpose(-1, -2), rtol=0, atol=0)
+    torch.testing.assert_close(
+        scoring.stick_breaking(logits, attend_current=False)[..., :4],
+        scoring.stick_breaking(logits[..., :4]),
+        rtol=0,
+        atol=0,
+    )
+    torch.testing.assert_close(
+        scoring.stick_breaking(logits.transpose(-1, -2), attend_current=False, dim=-2),
+        scoring.stick_breaking(logits, attend_current=False).transpose(-1, -2),
+        rtol=0,
+        atol=0,
+    )
     with pytest.raises(ValueError, match="attend_current must be True or False"):
         make_scorer("stick_breaking", attend_current="no")
 
@@ -283,7 +323,7 @@ def test_stick_breaking_is_the_product_formula_and_a_masked_key_is_a_removed_key
     generator = torch.Generator().manual_seed(11)
     logits = torch.randn(3, 4, 7, generator=generator, dtype=torch.float64) * 3
     beta = torch.sigmoid(logits)
-    expected = torch.stack([beta[..., i] * torch.prod(1 - beta[..., i + 1:], dim=-1) for i in range(7)], dim=-1)
+    expected = torch.stack([beta[..., i] * torch.prod(1 - beta[..., i + 1 :], dim=-1) for i in range(7)], dim=-1)
     weights = scoring.stick_breaking(logits)
     torch.testing.assert_close(weights, expected)
     torch.testing.assert_close(weights.sum(-1), 1 - torch.prod(1 - beta, dim=-1))  # the stick left over is unspent
@@ -306,14 +346,17 @@ def test_adaptive_temperature_follows_the_authors_rule_at_inference_only():
     entropy = -(probabilities * torch.log(probabilities + 1e-9)).sum(-1, keepdim=True)
     beta = np.maximum(np.polyval(scoring.ADAPTIVE_TEMPERATURE_FIT, entropy.numpy()), 1.0)
     assert (beta > 2).all()  # the fit sharpens these rows
-    torch.testing.assert_close(scoring.adaptive_temperature_softmax(logits), torch.softmax(logits * torch.from_numpy(beta), -1))
+    torch.testing.assert_close(
+        scoring.adaptive_temperature_softmax(logits), torch.softmax(logits * torch.from_numpy(beta), -1)
+    )
     sharp = torch.tensor([[10.0, 0.0, 0.0]], dtype=torch.float64)  # entropy below 0.5 nats: left alone
     torch.testing.assert_close(scoring.adaptive_temperature_softmax(sharp), torch.softmax(sharp, -1))
     scorer = make_scorer("adaptive_temperature")
     torch.testing.assert_close(scorer(logits), torch.softmax(logits, -1))  # training mode: softmax
     torch.testing.assert_close(scorer.eval()(logits), scoring.adaptive_temperature_softmax(logits))
-    torch.testing.assert_close(make_scorer("adaptive_temperature", during_training=True)(logits),
-                               scoring.adaptive_temperature_softmax(logits))
+    torch.testing.assert_close(
+        make_scorer("adaptive_temperature", during_training=True)(logits), scoring.adaptive_temperature_softmax(logits)
+    )
     with pytest.raises(ValueError, match="during_training must be True or False"):
         make_scorer("adaptive_temperature", during_training="yes")
 

@@ -46,12 +46,24 @@ def _native_tiles():
 
 PATHS = {
     "direct/native": lambda q, k, v, b, n, **masks: direct_ssa_attention(q, k, v, b, n, **masks),
-    "blockwise/native": lambda q, k, v, b, n, **masks: blockwise_ssa_attention(q, k, v, b, n, block_q=2, block_k=3,
-                                                                               kernels=_native_tiles(), **masks),
-    "blockwise/eager": lambda q, k, v, b, n, **masks: blockwise_ssa_attention(q, k, v, b, n, block_q=2, block_k=3,
-                                                                              kernels=EAGER_KERNELS, **masks),
+    "blockwise/native": lambda q, k, v, b, n, **masks: blockwise_ssa_attention(
+        q, k, v, b, n, block_q=2, block_k=3, kernels=_native_tiles(), **masks
+    ),
+    "blockwise/eager": lambda q, k, v, b, n, **masks: blockwise_ssa_attention(
+        q, k, v, b, n, block_q=2, block_k=3, kernels=EAGER_KERNELS, **masks
+    ),
     "compiled, eager": lambda q, k, v, b, n, **masks: kernels_module._fast_ssa_attention(
-        q, k, v, b, n, path="compiled", compile=False, scale=None, mask=masks.get("mask"), causal=masks.get("causal", False)),
+        q,
+        k,
+        v,
+        b,
+        n,
+        path="compiled",
+        compile=False,
+        scale=None,
+        mask=masks.get("mask"),
+        causal=masks.get("causal", False),
+    ),
 }
 
 
@@ -71,7 +83,7 @@ def test_a_second_derivative_through_the_default_paths_is_the_reference_path_s(p
 
     def second_derivative(chosen):
         with attention_path(chosen):
-            first, = grad(attention(x, k, v, "ssa", causal=True).square().sum(), x, create_graph=True)
+            (first,) = grad(attention(x, k, v, "ssa", causal=True).square().sum(), x, create_graph=True)
             return first, grad(first.sum(), x)[0]
 
     first, second = second_derivative(path)
@@ -105,8 +117,11 @@ def test_the_compiled_path_refuses_a_second_derivative(monkeypatch):
 def test_the_flex_path_refuses_a_second_derivative(monkeypatch):
     """FlexAttention runs no backward on a CPU: a differentiable stand-in takes its place, so that
     the test sees the refusal, which comes before FlexAttention's backward would run."""
+
     def stand_in(q, k, v, b, n, *, mask, causal, scale, compiled):
-        return kernels_module.reference_ssa_attention(q, k, v, b, n, mask, k.shape[-2] - q.shape[-2] if causal else None, scale)
+        return kernels_module.reference_ssa_attention(
+            q, k, v, b, n, mask, k.shape[-2] - q.shape[-2] if causal else None, scale
+        )
 
     monkeypatch.setattr(kernels_module, "flex_ssa_attention", stand_in)
     q, k, v, _, _ = _inputs()
@@ -130,17 +145,21 @@ def test_the_refusal_leaves_the_output_writable_and_untouched_without_gradients(
 # ----------------------------------------------------------------------------------------------
 # Every scorer, and softmax through scaled_dot_product_attention
 
-SOFTMAX_REFUSAL = (r"softmax attention through scaled_dot_product_attention's fused kernel \(ScaledDotProduct\w+, whose "
-                   r"backward PyTorch does not differentiate\) does not support second derivatives .*; "
-                   r"use path='reference' .*, which computes them for every scorer")
+SOFTMAX_REFUSAL = (
+    r"softmax attention through scaled_dot_product_attention's fused kernel \(ScaledDotProduct\w+, whose "
+    r"backward PyTorch does not differentiate\) does not support second derivatives .*; "
+    r"use path='reference' .*, which computes them for every scorer"
+)
 
 
 def _scorer_inputs(seed=0):
     """q (1, 2, 5, 3), k and v (1, 2, 6, 3) in float64, and a mask hiding the last key from the
     first queries: rows of several lengths, so that the sparse scorers' supports vary."""
     generator = torch.Generator().manual_seed(seed)
-    q, k, v = (torch.randn(1, 2, tokens, 3, generator=generator, dtype=torch.float64, requires_grad=True)
-               for tokens in (5, 6, 6))
+    q, k, v = (
+        torch.randn(1, 2, tokens, 3, generator=generator, dtype=torch.float64, requires_grad=True)
+        for tokens in (5, 6, 6)
+    )
     return (q, k, v), torch.ones(5, 6, dtype=torch.bool).tril(1)
 
 
@@ -193,9 +212,11 @@ def test_softmax_through_the_fused_kernel_refuses_a_second_derivative_with_the_l
     (q, k, v), _ = _scorer_inputs()
     output = attention(q, k[:, :, :5], v[:, :, :5], "softmax", causal=True)
     assert type(output.grad_fn).__name__.startswith("ScaledDotProduct")  # a fused kernel computed it
-    first, = grad(output.sum(), q, retain_graph=True)  # first derivatives as before, the same numbers
+    (first,) = grad(output.sum(), q, retain_graph=True)  # first derivatives as before, the same numbers
     with attention_path("reference"):
-        torch.testing.assert_close(first, grad(attention(q, k[:, :, :5], v[:, :, :5], "softmax", causal=True).sum(), q)[0])
+        torch.testing.assert_close(
+            first, grad(attention(q, k[:, :, :5], v[:, :, :5], "softmax", causal=True).sum(), q)[0]
+        )
     with pytest.raises(RuntimeError, match=SOFTMAX_REFUSAL):
         grad(output.square().sum(), q, create_graph=True)
 

@@ -16,7 +16,11 @@ def _docstrings(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 found.add(id(first.value))
     return found
 
@@ -60,4 +64,5 @@ module = importlib.import_module("BOOK.results")
 subprocess.run([sys.executable, "-m", "BOOK", "bench"])
 '''.replace("BOOK", book)
     assert sorted(book_imports(source, {"synthetic_runs"})) == sorted(
-        [book, f"{book}.verdicts", f"{book}.results", "synthetic_runs", f"{book}.results", book])
+        [book, f"{book}.verdicts", f"{book}.results", "synthetic_runs", f"{book}.results", book]
+    )

@@ -20,8 +20,21 @@ from ssa_book.icl import experiments
 from ssa_book.icl.experiments import ICLExperiment
 from ssa_book.icl.records import ICLRun, LogitSpread
 from ssa_book.icl.study.design import (
-    ARM_LABELS, ARMS, COMPARISONS, CONTINGENT, ENDPOINTS, FIRST_SEED, LENGTH_TREND, LENGTH_TREND_ENDPOINT, LENGTH_TREND_TASK,
-    Comparison, _tasks_of, check_plan, needed, outcomes, runs,
+    ARM_LABELS,
+    ARMS,
+    COMPARISONS,
+    CONTINGENT,
+    ENDPOINTS,
+    FIRST_SEED,
+    LENGTH_TREND,
+    LENGTH_TREND_ENDPOINT,
+    LENGTH_TREND_TASK,
+    Comparison,
+    _tasks_of,
+    check_plan,
+    needed,
+    outcomes,
+    runs,
 )
 from ssa_book.icl.tasks import TASKS
 from ssa_book.profiles import check_profile
@@ -52,7 +65,9 @@ def length_trend(cache: "StudyCache") -> Verdict | None:
     both comparisons are complete there."""
     three, ten = (comparison(name) for name in LENGTH_TREND)
     if not set(ten.seed_list()) <= set(three.seed_list()):
-        raise ValueError("the length trend pairs the 3 x and 10 x comparisons by seed: the 3 x one must have the 10 x one's seeds")
+        raise ValueError(
+            "the length trend pairs the 3 x and 10 x comparisons by seed: the 3 x one must have the 10 x one's seeds"
+        )
     three = dataclasses.replace(three, seeds=ten.seeds)
     if not (cache.complete(three, LENGTH_TREND_TASK) and cache.complete(ten, LENGTH_TREND_TASK)):
         return None
@@ -61,10 +76,14 @@ def length_trend(cache: "StudyCache") -> Verdict | None:
     for compared in (three, ten):
         treatment, control = outcomes(compared, LENGTH_TREND_TASK, LENGTH_TREND_ENDPOINT, cache)
         advantage[compared.name] = endpoint.claim.direction * (treatment - control)  # positive: SSA better
-    claim = Claim(f"SSA's advantage over softmax ({LENGTH_TREND_ENDPOINT}, \"every\") grows from 3 x to 10 x the steps", 1,
-                  endpoint.claim.threshold, endpoint.claim.units,
-                  "the endpoint's own threshold: a change smaller than the smallest effect that matters is no change",
-                  directions=("SSA's advantage grows", "SSA's advantage shrinks"))
+    claim = Claim(
+        f'SSA\'s advantage over softmax ({LENGTH_TREND_ENDPOINT}, "every") grows from 3 x to 10 x the steps',
+        1,
+        endpoint.claim.threshold,
+        endpoint.claim.units,
+        "the endpoint's own threshold: a change smaller than the smallest effect that matters is no change",
+        directions=("SSA's advantage grows", "SSA's advantage shrinks"),
+    )
     return judge(claim, advantage[ten.name], advantage[three.name])
 
 
@@ -107,7 +126,9 @@ class StudyChapter(Chapter):
     def scorer_hint(self) -> str:
         return " (the scorers of the study's arms; --scorers keeps the arms of the scorers named)"
 
-    def runs(self, profile: str, seeds: Sequence[int], scorers: Sequence[str], arms: Sequence[str] | None = None) -> list[Run]:
+    def runs(
+        self, profile: str, seeds: Sequence[int], scorers: Sequence[str], arms: Sequence[str] | None = None
+    ) -> list[Run]:
         """The plan's runs with ``seeds``, of the arms whose scorer is in ``scorers`` and, when
         ``arms`` is given, of those arms only."""
         if arms is not None:
@@ -116,9 +137,11 @@ class StudyChapter(Chapter):
                 raise ValueError(f"--arms: unknown arm {', '.join(map(repr, unknown))}; choose from {', '.join(ARMS)}")
         # With the cache, the plan includes a contingent comparison once its condition holds.
         comparisons = plan(profile, cache=StudyCache(profile, train=False))
-        return [Run("icl_study", (arm, task, seed), f"{arm} / {task} / seed {seed}", chapters=(self.name,))
-                for arm, task, seed in runs(comparisons, profile=profile)
-                if seed in seeds and ARMS[arm].scorer in scorers and (arms is None or arm in arms)]
+        return [
+            Run("icl_study", (arm, task, seed), f"{arm} / {task} / seed {seed}", chapters=(self.name,))
+            for arm, task, seed in runs(comparisons, profile=profile)
+            if seed in seeds and ARMS[arm].scorer in scorers and (arms is None or arm in arms)
+        ]
 
     def configs(self, profile: str) -> dict:
         """Of its base arm (SSA as in the chapters); each arm's change is in the plan."""
@@ -129,7 +152,9 @@ class StudyChapter(Chapter):
         return experiments.ICL_SETTINGS
 
 
-CHAPTER = StudyChapter("icl_study", "the powered in-context study: its plan's arms, tasks and seeds, primary question first", jobs=2)
+CHAPTER = StudyChapter(
+    "icl_study", "the powered in-context study: its plan's arms, tasks and seeds, primary question first", jobs=2
+)
 
 
 def regenerate_command(profile: str, seed: int | None = None, arm: str | None = None) -> str:
@@ -147,14 +172,24 @@ def _experiment(arm: str, task: str, seed: int, profile: str) -> ICLExperiment:
 def load_run(arm: str, task: str, seed: int, *, profile: str, device: str = "auto", progress: bool = False) -> ICLRun:
     """The run of ``arm`` on ``task`` with ``seed`` through the result cache
     (:func:`ssa_book.icl.experiments.load_run`), computed if missing unless the cache is required."""
-    return experiments.load_run(_experiment(arm, task, seed, profile), profile=profile, device=device, progress=progress,
-                                regenerate=regenerate_command(profile, seed, arm))
+    return experiments.load_run(
+        _experiment(arm, task, seed, profile),
+        profile=profile,
+        device=device,
+        progress=progress,
+        regenerate=regenerate_command(profile, seed, arm),
+    )
 
 
 def compute_study_run(profile: str, device: str, progress: bool, arm: str, task: str, seed: int) -> str:
     """Run kind "icl_study": one study run and its logit spreads through the cache."""
-    return experiments.cached_with_spread(_experiment(arm, task, seed, profile), profile=profile, device=device,
-                                          progress=progress, regenerate=regenerate_command(profile, seed, arm))
+    return experiments.cached_with_spread(
+        _experiment(arm, task, seed, profile),
+        profile=profile,
+        device=device,
+        progress=progress,
+        regenerate=regenerate_command(profile, seed, arm),
+    )
 
 
 KINDS = {"icl_study": RunKind(compute_study_run)}
@@ -173,12 +208,16 @@ class StudyCache:
         self.profile = check_profile(profile)
         self.train = self.profile == "smoke" if train is None else bool(train)
         if self.train and self.profile != "smoke":
-            raise ValueError(f"train: the study's runs are trained at {self.profile} by `{regenerate_command(self.profile)}`, "
-                             "never by reading them")
+            raise ValueError(
+                f"train: the study's runs are trained at {self.profile} by `{regenerate_command(self.profile)}`, "
+                "never by reading them"
+            )
         self._planned = set(runs(plan(profile) + (CONTINGENT if self.profile != "smoke" else ()), profile=profile))
         self._runs: dict[tuple[str, str, int], ICLRun | None] = {}
         self._spreads: dict[tuple[str, str, int], LogitSpread | None] = {}
-        self._controlled = None  # the plan's verdicts under false-discovery control, once judged (judging.controlled_verdicts)
+        self._controlled = (
+            None  # the plan's verdicts under false-discovery control, once judged (judging.controlled_verdicts)
+        )
 
     def _read(self, key: tuple[str, str, int], read: Callable[[], Any]):
         if self.train:
@@ -202,16 +241,30 @@ class StudyCache:
         key = (arm, task, seed)
         if key not in self._spreads:
             experiment = _experiment(arm, task, seed, self.profile)
-            self._spreads[key] = self._read(key, lambda: LogitSpread.from_result(
-                experiments.cached_logit_spread(experiment, profile=self.profile, progress=False,
-                                                regenerate=regenerate_command(self.profile, seed, arm)),
-                task=task, scorer=experiment.train.model.scorer, seed=seed))
+            self._spreads[key] = self._read(
+                key,
+                lambda: LogitSpread.from_result(
+                    experiments.cached_logit_spread(
+                        experiment,
+                        profile=self.profile,
+                        progress=False,
+                        regenerate=regenerate_command(self.profile, seed, arm),
+                    ),
+                    task=task,
+                    scorer=experiment.train.model.scorer,
+                    seed=seed,
+                ),
+            )
         return self._spreads[key]
 
     def cached(self, compared: Comparison, task: str | None = None) -> int:
         """How many of ``compared``'s runs (both arms, every seed; on ``task``, else on every task) are there."""
-        return sum(self.run(arm, each, seed) is not None for each in _tasks_of(compared, task) for seed in compared.seed_list()
-                   for arm in (compared.treatment, compared.control))
+        return sum(
+            self.run(arm, each, seed) is not None
+            for each in _tasks_of(compared, task)
+            for seed in compared.seed_list()
+            for arm in (compared.treatment, compared.control)
+        )
 
     def complete(self, compared: Comparison, task: str) -> bool:
         """Whether every run of ``compared`` on ``task`` is there: only then is it judged on that task."""

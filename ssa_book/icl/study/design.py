@@ -74,8 +74,14 @@ class Arm:
         train = base.train
         model = dataclasses.replace(train.model, n_embd=train.model.n_embd * self.width_multiple, **dict(self.model))
         steps = max(1, round(train.train_steps * self.steps_multiple))
-        train = dataclasses.replace(train, model=model, train_steps=steps, log_every=max(1, min(50, steps // 20)),
-                                    warmup_steps=round(self.warmup_fraction * steps), **dict(self.train))
+        train = dataclasses.replace(
+            train,
+            model=model,
+            train_steps=steps,
+            log_every=max(1, min(50, steps // 20)),
+            warmup_steps=round(self.warmup_fraction * steps),
+            **dict(self.train),
+        )
         # The study reads prompt errors and attention statistics only: no per-point arrays and no
         # attention map (three quarters of an entry), so that its 480 runs keep results/ small.
         # Every profile evaluates the sigma the endpoints read (the smoke profile's sweep lacks it).
@@ -92,16 +98,21 @@ class Arm:
     def cost(self) -> float:
         """Training cost relative to one chapter run of the task: steps x width^2 (the matrix
         products dominate a step at these sizes)."""
-        return self.steps_multiple * self.width_multiple ** 2
+        return self.steps_multiple * self.width_multiple**2
 
 
-SCHEDULE_WORDS = {"constant": "constant", "warmup_cosine": "warm-up + cosine"}  # each training schedule as the pages name it
+SCHEDULE_WORDS = {
+    "constant": "constant",
+    "warmup_cosine": "warm-up + cosine",
+}  # each training schedule as the pages name it
 
 
 def _regime_words(train, *, scorer: bool = True) -> str:
     model = train.model
-    text = (f"{model.n_layer} layers of width {model.n_embd}, {train.train_steps:,} steps at learning rate "
-            f"{train.learning_rate:g} ({SCHEDULE_WORDS[train.schedule]})")
+    text = (
+        f"{model.n_layer} layers of width {model.n_embd}, {train.train_steps:,} steps at learning rate "
+        f"{train.learning_rate:g} ({SCHEDULE_WORDS[train.schedule]})"
+    )
     start = dict(model.scorer_kwargs)
     if scorer and model.scorer == "ssa":
         text += f", SSA from b = {start.get('b', _SSA_B0):.3g}, n = {start.get('n', _SSA_N0):.3g}"
@@ -111,55 +122,124 @@ def _regime_words(train, *, scorer: bool = True) -> str:
 def paper_regime(task: str) -> str:
     """The paper's training regime for ``task`` in words: "12 layers of width 256, 500,000 steps at 0.0001"."""
     paper = experiments.experiment_config(task, "softmax", "paper", FIRST_SEED).train
-    return (f"{paper.model.n_layer} layers of width {paper.model.n_embd}, {paper.train_steps:,} steps at "
-            f"{paper.learning_rate:g}")
+    return (
+        f"{paper.model.n_layer} layers of width {paper.model.n_embd}, {paper.train_steps:,} steps at "
+        f"{paper.learning_rate:g}"
+    )
 
 
-ARMS: dict[str, Arm] = {arm.name: arm for arm in (
-    Arm("softmax", "softmax, as in the chapters", "softmax"),
-    Arm("ssa", f"SSA from b = e, n = e^0.4 (slope {SSA_SLOPE_AT_ZERO:.2f} at zero), both trained: the authors' start", "ssa"),
-    Arm("ssa_b1", "SSA from b = 1 (slope e^0.4 at zero), both trained", "ssa", scorer_kwargs=(("b", 1.0),)),
-    Arm("ssa_frozen", "SSA with b and n frozen at the authors' start", "ssa",
-        scorer_kwargs=(("learn_b", False), ("learn_n", False))),
-    Arm("softmax_slope", f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits: SSA's slope at zero, fixed", "temperature_softmax",
-        scorer_kwargs=(("temperature", 1.0 / SSA_SLOPE_AT_ZERO), ("learn_temperature", False))),
-    Arm("ssa_lr10", "SSA whose b and n learn at 10 x the learning rate", "ssa", train=(("scorer_lr_scale", 10.0),)),
-    Arm("softmax_lr1e-4", "softmax at the authors' learning rate 1e-4, 10 x the steps", "softmax",
-        train=(("learning_rate", 1e-4),), steps_multiple=10.0),
-    Arm("ssa_lr1e-4", "SSA at the authors' learning rate 1e-4, 10 x the steps", "ssa",
-        train=(("learning_rate", 1e-4),), steps_multiple=10.0),
-    Arm("softmax_cosine", "softmax, warm-up (10% of the steps) then cosine decay, gradients clipped at norm 1", "softmax",
-        train=(("schedule", "warmup_cosine"), ("gradient_clip", 1.0)), warmup_fraction=0.1),
-    Arm("ssa_cosine", "SSA, warm-up (10% of the steps) then cosine decay, gradients clipped at norm 1", "ssa",
-        train=(("schedule", "warmup_cosine"), ("gradient_clip", 1.0)), warmup_fraction=0.1),
-    Arm("softmax_channels", "softmax, x and y read in through channels of their own", "softmax", model=(("read_in", "separate"),)),
-    Arm("ssa_channels", "SSA, x and y read in through channels of their own", "ssa", model=(("read_in", "separate"),)),
-    Arm("softmax_3k", "softmax, 3 x the steps", "softmax", steps_multiple=3.0),
-    Arm("ssa_3k", "SSA, 3 x the steps", "ssa", steps_multiple=3.0),
-    Arm("softmax_10k", "softmax, 10 x the steps", "softmax", steps_multiple=10.0),
-    Arm("ssa_10k", "SSA, 10 x the steps", "ssa", steps_multiple=10.0),
-    # The contingency's arms (:data:`LONGER_TRAINING`): trained only if the length trend asks for them.
-    Arm("softmax_30k", "softmax, 30 x the steps", "softmax", steps_multiple=30.0),
-    Arm("ssa_30k", "SSA, 30 x the steps", "ssa", steps_multiple=30.0),
-    Arm("softmax_wide", "softmax, twice the width (4 x the parameters)", "softmax", width_multiple=2),
-    Arm("ssa_wide", "SSA, twice the width (4 x the parameters)", "ssa", width_multiple=2),
-    Arm("softmax_no_first_norm", "softmax without the LayerNorm before the first attention: the input's scale reaches its logits",
-        "softmax", model=(("first_attention_norm", False),)),
-    Arm("ssa_no_first_norm", "SSA without the LayerNorm before the first attention", "ssa", model=(("first_attention_norm", False),)),
-)}
+ARMS: dict[str, Arm] = {
+    arm.name: arm
+    for arm in (
+        Arm("softmax", "softmax, as in the chapters", "softmax"),
+        Arm(
+            "ssa",
+            f"SSA from b = e, n = e^0.4 (slope {SSA_SLOPE_AT_ZERO:.2f} at zero), both trained: the authors' start",
+            "ssa",
+        ),
+        Arm("ssa_b1", "SSA from b = 1 (slope e^0.4 at zero), both trained", "ssa", scorer_kwargs=(("b", 1.0),)),
+        Arm(
+            "ssa_frozen",
+            "SSA with b and n frozen at the authors' start",
+            "ssa",
+            scorer_kwargs=(("learn_b", False), ("learn_n", False)),
+        ),
+        Arm(
+            "softmax_slope",
+            f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits: SSA's slope at zero, fixed",
+            "temperature_softmax",
+            scorer_kwargs=(("temperature", 1.0 / SSA_SLOPE_AT_ZERO), ("learn_temperature", False)),
+        ),
+        Arm("ssa_lr10", "SSA whose b and n learn at 10 x the learning rate", "ssa", train=(("scorer_lr_scale", 10.0),)),
+        Arm(
+            "softmax_lr1e-4",
+            "softmax at the authors' learning rate 1e-4, 10 x the steps",
+            "softmax",
+            train=(("learning_rate", 1e-4),),
+            steps_multiple=10.0,
+        ),
+        Arm(
+            "ssa_lr1e-4",
+            "SSA at the authors' learning rate 1e-4, 10 x the steps",
+            "ssa",
+            train=(("learning_rate", 1e-4),),
+            steps_multiple=10.0,
+        ),
+        Arm(
+            "softmax_cosine",
+            "softmax, warm-up (10% of the steps) then cosine decay, gradients clipped at norm 1",
+            "softmax",
+            train=(("schedule", "warmup_cosine"), ("gradient_clip", 1.0)),
+            warmup_fraction=0.1,
+        ),
+        Arm(
+            "ssa_cosine",
+            "SSA, warm-up (10% of the steps) then cosine decay, gradients clipped at norm 1",
+            "ssa",
+            train=(("schedule", "warmup_cosine"), ("gradient_clip", 1.0)),
+            warmup_fraction=0.1,
+        ),
+        Arm(
+            "softmax_channels",
+            "softmax, x and y read in through channels of their own",
+            "softmax",
+            model=(("read_in", "separate"),),
+        ),
+        Arm(
+            "ssa_channels",
+            "SSA, x and y read in through channels of their own",
+            "ssa",
+            model=(("read_in", "separate"),),
+        ),
+        Arm("softmax_3k", "softmax, 3 x the steps", "softmax", steps_multiple=3.0),
+        Arm("ssa_3k", "SSA, 3 x the steps", "ssa", steps_multiple=3.0),
+        Arm("softmax_10k", "softmax, 10 x the steps", "softmax", steps_multiple=10.0),
+        Arm("ssa_10k", "SSA, 10 x the steps", "ssa", steps_multiple=10.0),
+        # The contingency's arms (:data:`LONGER_TRAINING`): trained only if the length trend asks for them.
+        Arm("softmax_30k", "softmax, 30 x the steps", "softmax", steps_multiple=30.0),
+        Arm("ssa_30k", "SSA, 30 x the steps", "ssa", steps_multiple=30.0),
+        Arm("softmax_wide", "softmax, twice the width (4 x the parameters)", "softmax", width_multiple=2),
+        Arm("ssa_wide", "SSA, twice the width (4 x the parameters)", "ssa", width_multiple=2),
+        Arm(
+            "softmax_no_first_norm",
+            "softmax without the LayerNorm before the first attention: the input's scale reaches its logits",
+            "softmax",
+            model=(("first_attention_norm", False),),
+        ),
+        Arm(
+            "ssa_no_first_norm",
+            "SSA without the LayerNorm before the first attention",
+            "ssa",
+            model=(("first_attention_norm", False),),
+        ),
+    )
+}
 
 
 # Short names for legends (the plan table gives each arm's description).
 ARM_LABELS = {
-    "softmax": "softmax", "ssa": "SSA", "ssa_b1": "SSA from b = 1", "ssa_frozen": "SSA, b and n frozen",
-    "softmax_slope": f"softmax x {SSA_SLOPE_AT_ZERO:.2f}", "ssa_lr10": "SSA, 10 x lr for b, n",
-    "softmax_lr1e-4": "softmax, lr 1e-4, 10 x steps", "ssa_lr1e-4": "SSA, lr 1e-4, 10 x steps",
-    "softmax_cosine": "softmax, warm-up + cosine", "ssa_cosine": "SSA, warm-up + cosine",
-    "softmax_channels": "softmax, separate channels", "ssa_channels": "SSA, separate channels",
-    "softmax_3k": "softmax, 3 x steps", "ssa_3k": "SSA, 3 x steps", "softmax_10k": "softmax, 10 x steps", "ssa_10k": "SSA, 10 x steps",
-    "softmax_30k": "softmax, 30 x steps", "ssa_30k": "SSA, 30 x steps",
-    "softmax_wide": "softmax, 4 x parameters", "ssa_wide": "SSA, 4 x parameters",
-    "softmax_no_first_norm": "softmax, no first LayerNorm", "ssa_no_first_norm": "SSA, no first LayerNorm",
+    "softmax": "softmax",
+    "ssa": "SSA",
+    "ssa_b1": "SSA from b = 1",
+    "ssa_frozen": "SSA, b and n frozen",
+    "softmax_slope": f"softmax x {SSA_SLOPE_AT_ZERO:.2f}",
+    "ssa_lr10": "SSA, 10 x lr for b, n",
+    "softmax_lr1e-4": "softmax, lr 1e-4, 10 x steps",
+    "ssa_lr1e-4": "SSA, lr 1e-4, 10 x steps",
+    "softmax_cosine": "softmax, warm-up + cosine",
+    "ssa_cosine": "SSA, warm-up + cosine",
+    "softmax_channels": "softmax, separate channels",
+    "ssa_channels": "SSA, separate channels",
+    "softmax_3k": "softmax, 3 x steps",
+    "ssa_3k": "SSA, 3 x steps",
+    "softmax_10k": "softmax, 10 x steps",
+    "ssa_10k": "SSA, 10 x steps",
+    "softmax_30k": "softmax, 30 x steps",
+    "ssa_30k": "SSA, 30 x steps",
+    "softmax_wide": "softmax, 4 x parameters",
+    "ssa_wide": "SSA, 4 x parameters",
+    "softmax_no_first_norm": "softmax, no first LayerNorm",
+    "ssa_no_first_norm": "SSA, no first LayerNorm",
 }
 
 
@@ -186,6 +266,7 @@ def error_at(sigma: float, shift: str = "sigma_x") -> Callable[[ICLRun, str], fl
         if sigma not in sigmas:
             raise ValueError(f"endpoint: sigma {sigma:g} is not among the run's sigmas {sigmas.tolist()}")
         return float(error[sigmas == sigma][0])
+
     return measure
 
 
@@ -196,6 +277,7 @@ def mean_error(low: float, high: float, shift: str = "sigma_x") -> Callable[[ICL
         if not inside.any():
             raise ValueError(f"endpoint: no sigma of the run in [{low:g}, {high:g}]")
         return float(error[inside].mean())
+
     return measure
 
 
@@ -204,26 +286,83 @@ def generalises(run: ICLRun, task: str) -> float:
     return float(error_at(10.0)(run, task) < GENERALISES_BELOW)
 
 
-_TENTH = ("a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's threshold of 0.1, "
-          "fixed before any run of this study (the chapters' first results had been read)")
+_TENTH = (
+    "a tenth of the error scale, 0 (exact) to 1 (every prompt wrong); the book's threshold of 0.1, "
+    "fixed before any run of this study (the chapters' first results had been read)"
+)
 # A seed that generalises under one arm and fails under the other moves a prompt error in [0, 1] by
 # up to 1: largest_flip (added after a reading: ssa_book.analysis_changes).
-ENDPOINTS: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in (
-    Endpoint("error at σ = 10", QUANTIFIERS, Claim(
-        "prompt error at σ = 10 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), error_at(10.0)),
-    Endpoint("mean error, σ = 2-29", QUANTIFIERS, Claim(
-        "mean prompt error over σ = 2-29 is lower", -1, 0.1, "prompt error", _TENTH, largest_flip=PROMPT_ERROR_FLIP, bound=1.0), mean_error(2.0, 29.0)),
-    # 0 or 1 per seed: Tango's interval (added after a reading: ssa_book.analysis_changes).
-    Endpoint("generalises at σ = 10", QUANTIFIERS, Claim(
-        f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at σ = 10)", 1, 0.2, "share of seeds",
-        "the plan's smallest difference that matters: one seed in five more that generalises", binary=True), generalises),
-    Endpoint("normalised error, larger inputs", ("linear",), Claim(
-        "mean normalised error over σ of x = 2-10 is lower", -1, 0.1, "normalised MSE",
-        _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_x")),
-    Endpoint("normalised error, larger functions", ("linear",), Claim(
-        "mean normalised error over σ of a, b = 2-10 is lower", -1, 0.1, "normalised MSE",
-        _TENTH + "; a tenth of the zero predictor's squared error"), mean_error(2.0, 10.0, "sigma_ab")),
-)}
+ENDPOINTS: dict[str, Endpoint] = {
+    endpoint.name: endpoint
+    for endpoint in (
+        Endpoint(
+            "error at σ = 10",
+            QUANTIFIERS,
+            Claim(
+                "prompt error at σ = 10 is lower",
+                -1,
+                0.1,
+                "prompt error",
+                _TENTH,
+                largest_flip=PROMPT_ERROR_FLIP,
+                bound=1.0,
+            ),
+            error_at(10.0),
+        ),
+        Endpoint(
+            "mean error, σ = 2-29",
+            QUANTIFIERS,
+            Claim(
+                "mean prompt error over σ = 2-29 is lower",
+                -1,
+                0.1,
+                "prompt error",
+                _TENTH,
+                largest_flip=PROMPT_ERROR_FLIP,
+                bound=1.0,
+            ),
+            mean_error(2.0, 29.0),
+        ),
+        # 0 or 1 per seed: Tango's interval (added after a reading: ssa_book.analysis_changes).
+        Endpoint(
+            "generalises at σ = 10",
+            QUANTIFIERS,
+            Claim(
+                f"more seeds generalise (prompt error below {GENERALISES_BELOW:g} at σ = 10)",
+                1,
+                0.2,
+                "share of seeds",
+                "the plan's smallest difference that matters: one seed in five more that generalises",
+                binary=True,
+            ),
+            generalises,
+        ),
+        Endpoint(
+            "normalised error, larger inputs",
+            ("linear",),
+            Claim(
+                "mean normalised error over σ of x = 2-10 is lower",
+                -1,
+                0.1,
+                "normalised MSE",
+                _TENTH + "; a tenth of the zero predictor's squared error",
+            ),
+            mean_error(2.0, 10.0, "sigma_x"),
+        ),
+        Endpoint(
+            "normalised error, larger functions",
+            ("linear",),
+            Claim(
+                "mean normalised error over σ of a, b = 2-10 is lower",
+                -1,
+                0.1,
+                "normalised MSE",
+                _TENTH + "; a tenth of the zero predictor's squared error",
+            ),
+            mean_error(2.0, 10.0, "sigma_ab"),
+        ),
+    )
+}
 QUANTIFICATION_ENDPOINTS = ("error at σ = 10", "mean error, σ = 2-29", "generalises at σ = 10")
 LINEAR_ENDPOINTS = ("normalised error, larger inputs", "normalised error, larger functions")
 
@@ -257,39 +396,139 @@ _Q = QUANTIFIERS
 PREMISE_COMPARISON = "SSA vs softmax, no first LayerNorm"
 COMPARISONS: tuple[Comparison, ...] = (
     # The primary question, first in line.
-    Comparison("SSA vs softmax", "Does SSA generalise better than softmax under input-scale shift?",
-               "ssa", "softmax", _Q, PRIMARY_SEEDS, QUANTIFICATION_ENDPOINTS, primary=True),
-    Comparison("SSA vs softmax, linear functions", "... and on linear functions, for larger inputs and larger functions?",
-               "ssa", "softmax", ("linear",), PRIMARY_SEEDS // 2, LINEAR_ENDPOINTS, primary=True),
+    Comparison(
+        "SSA vs softmax",
+        "Does SSA generalise better than softmax under input-scale shift?",
+        "ssa",
+        "softmax",
+        _Q,
+        PRIMARY_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+        primary=True,
+    ),
+    Comparison(
+        "SSA vs softmax, linear functions",
+        "... and on linear functions, for larger inputs and larger functions?",
+        "ssa",
+        "softmax",
+        ("linear",),
+        PRIMARY_SEEDS // 2,
+        LINEAR_ENDPOINTS,
+        primary=True,
+    ),
     # Mechanism: the premise made to hold.
-    Comparison(PREMISE_COMPARISON, "Where the input's scale reaches the logits, does softmax fail and SSA help?",
-               "ssa_no_first_norm", "softmax_no_first_norm", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison(
+        PREMISE_COMPARISON,
+        "Where the input's scale reaches the logits, does softmax fail and SSA help?",
+        "ssa_no_first_norm",
+        "softmax_no_first_norm",
+        _Q,
+        ABLATION_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
     # Functional form or starting point?
-    Comparison("SSA from b = 1 vs softmax", "Does SSA still differ from softmax when it starts at b = 1?",
-               "ssa_b1", "softmax", _Q, STARTING_POINT_SEEDS, QUANTIFICATION_ENDPOINTS),
-    Comparison("sharper softmax vs softmax", "Does a softmax with SSA's starting slope do what SSA does?",
-               "softmax_slope", "softmax", _Q, STARTING_POINT_SEEDS, QUANTIFICATION_ENDPOINTS),
-    Comparison("SSA vs sharper softmax", "Is SSA's form better than its starting slope alone?",
-               "ssa", "softmax_slope", _Q, STARTING_POINT_SEEDS, QUANTIFICATION_ENDPOINTS),
-    Comparison("frozen SSA vs SSA", "Does training b and n matter?",
-               "ssa_frozen", "ssa", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
-    Comparison("SSA with 10 x lr for b, n vs SSA", "Does SSA change when b and n can move?",
-               "ssa_lr10", "ssa", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison(
+        "SSA from b = 1 vs softmax",
+        "Does SSA still differ from softmax when it starts at b = 1?",
+        "ssa_b1",
+        "softmax",
+        _Q,
+        STARTING_POINT_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
+    Comparison(
+        "sharper softmax vs softmax",
+        "Does a softmax with SSA's starting slope do what SSA does?",
+        "softmax_slope",
+        "softmax",
+        _Q,
+        STARTING_POINT_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
+    Comparison(
+        "SSA vs sharper softmax",
+        "Is SSA's form better than its starting slope alone?",
+        "ssa",
+        "softmax_slope",
+        _Q,
+        STARTING_POINT_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
+    Comparison(
+        "frozen SSA vs SSA",
+        "Does training b and n matter?",
+        "ssa_frozen",
+        "ssa",
+        _Q,
+        ABLATION_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
+    Comparison(
+        "SSA with 10 x lr for b, n vs SSA",
+        "Does SSA change when b and n can move?",
+        "ssa_lr10",
+        "ssa",
+        _Q,
+        ABLATION_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
     # Setup choices, for both scorers.
-    Comparison("SSA vs softmax, warm-up + cosine", "With a warm-up, cosine decay and clipping?",
-               "ssa_cosine", "softmax_cosine", _Q, REGIME_SEEDS, QUANTIFICATION_ENDPOINTS),
-    Comparison("SSA vs softmax, separate channels", "With x and y read in through channels of their own?",
-               "ssa_channels", "softmax_channels", _Q, ABLATION_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison(
+        "SSA vs softmax, warm-up + cosine",
+        "With a warm-up, cosine decay and clipping?",
+        "ssa_cosine",
+        "softmax_cosine",
+        _Q,
+        REGIME_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
+    Comparison(
+        "SSA vs softmax, separate channels",
+        "With x and y read in through channels of their own?",
+        "ssa_channels",
+        "softmax_channels",
+        _Q,
+        ABLATION_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
     # Training length and size.
-    Comparison("SSA vs softmax, 3 x steps", "After 3 x the training?", "ssa_3k", "softmax_3k", ("every",), LENGTH_AND_SIZE_SEEDS,
-               QUANTIFICATION_ENDPOINTS),
-    Comparison("SSA vs softmax, 10 x steps", "After 10 x the training?", "ssa_10k", "softmax_10k", ("every",), ABLATION_SEEDS,
-               QUANTIFICATION_ENDPOINTS),
-    Comparison("SSA vs softmax, 4 x parameters", "In a model with 4 x the parameters?", "ssa_wide", "softmax_wide", ("every",),
-               LENGTH_AND_SIZE_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison(
+        "SSA vs softmax, 3 x steps",
+        "After 3 x the training?",
+        "ssa_3k",
+        "softmax_3k",
+        ("every",),
+        LENGTH_AND_SIZE_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
+    Comparison(
+        "SSA vs softmax, 10 x steps",
+        "After 10 x the training?",
+        "ssa_10k",
+        "softmax_10k",
+        ("every",),
+        ABLATION_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
+    Comparison(
+        "SSA vs softmax, 4 x parameters",
+        "In a model with 4 x the parameters?",
+        "ssa_wide",
+        "softmax_wide",
+        ("every",),
+        LENGTH_AND_SIZE_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
     # Read on both quantifiers like the other ablations.
-    Comparison("SSA vs softmax, lr 1e-4, 10 x steps", "At the authors' learning rate, trained 10 x longer?",
-               "ssa_lr1e-4", "softmax_lr1e-4", _Q, REGIME_SEEDS, QUANTIFICATION_ENDPOINTS),
+    Comparison(
+        "SSA vs softmax, lr 1e-4, 10 x steps",
+        "At the authors' learning rate, trained 10 x longer?",
+        "ssa_lr1e-4",
+        "softmax_lr1e-4",
+        _Q,
+        REGIME_SEEDS,
+        QUANTIFICATION_ENDPOINTS,
+    ),
 )
 
 
@@ -305,8 +544,15 @@ LENGTH_TREND = ("SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps")
 LENGTH_TREND_ENDPOINT = "error at σ = 10"
 LENGTH_TREND_TASK = "every"
 LONGER_TRAINING = Comparison(
-    "SSA vs softmax, 30 x steps", "After 30 x the training, since the difference still moved from 3 x to 10 x?",
-    "ssa_30k", "softmax_30k", (LENGTH_TREND_TASK,), MIN_PAIRS, QUANTIFICATION_ENDPOINTS, contingent=True)
+    "SSA vs softmax, 30 x steps",
+    "After 30 x the training, since the difference still moved from 3 x to 10 x?",
+    "ssa_30k",
+    "softmax_30k",
+    (LENGTH_TREND_TASK,),
+    MIN_PAIRS,
+    QUANTIFICATION_ENDPOINTS,
+    contingent=True,
+)
 CONTINGENT: tuple[Comparison, ...] = (LONGER_TRAINING,)
 
 
@@ -317,7 +563,9 @@ def check_plan(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str 
     for comparison in comparisons:
         for role in ("treatment", "control"):
             if getattr(comparison, role) not in ARMS:
-                raise ValueError(f"{comparison.name}: {role} arm {getattr(comparison, role)!r} is not one of {', '.join(ARMS)}")
+                raise ValueError(
+                    f"{comparison.name}: {role} arm {getattr(comparison, role)!r} is not one of {', '.join(ARMS)}"
+                )
         for endpoint in comparison.endpoints:
             if endpoint not in ENDPOINTS:
                 raise ValueError(f"{comparison.name}: endpoint {endpoint!r} is not one of {', '.join(ENDPOINTS)}")
@@ -326,8 +574,13 @@ def check_plan(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str 
                 raise ValueError(f"{comparison.name}: endpoint {endpoint!r} is not measured on {', '.join(missing)}")
         for task in comparison.tasks:
             get_task(task)
-        minimum = (MIN_PAIRS if profile == "smoke" or comparison.contingent
-                   else PRIMARY_SEEDS // 2 if comparison.primary else ABLATION_SEEDS)
+        minimum = (
+            MIN_PAIRS
+            if profile == "smoke" or comparison.contingent
+            else PRIMARY_SEEDS // 2
+            if comparison.primary
+            else ABLATION_SEEDS
+        )
         if comparison.seeds < minimum:
             raise ValueError(f"{comparison.name}: {comparison.seeds} seeds, fewer than the plan's {minimum}")
 
@@ -358,7 +611,9 @@ def needed(compared: Comparison, task: str | None = None) -> int:
     return 2 * len(_tasks_of(compared, task)) * compared.seeds
 
 
-def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]) -> tuple[np.ndarray, np.ndarray]:
+def outcomes(
+    compared: Comparison, task: str, endpoint: str, load: Callable[[str, str, int], ICLRun | None]
+) -> tuple[np.ndarray, np.ndarray]:
     """``(treatment, control)`` values of ``endpoint`` on ``task``, one per seed of the
     comparison, in seed order. ``load(arm, task, seed)`` returns a cached run or ``None``; a
     missing seed raises :class:`IncompleteStudyError` naming the runs that are missing."""
@@ -377,8 +632,10 @@ def outcomes(compared: Comparison, task: str, endpoint: str, load: Callable[[str
             else:
                 values[arm].append(measure(run, task))
     if missing:
-        raise IncompleteStudyError(f"{compared.name}: {len(missing)} of {2 * compared.seeds} runs on {task} are not cached "
-                                   f"(first: {', '.join(missing[:3])}); run `python -m ssa_book regenerate icl_study`")
+        raise IncompleteStudyError(
+            f"{compared.name}: {len(missing)} of {2 * compared.seeds} runs on {task} are not cached "
+            f"(first: {', '.join(missing[:3])}); run `python -m ssa_book regenerate icl_study`"
+        )
     return np.asarray(values[compared.treatment]), np.asarray(values[compared.control])
 
 
@@ -387,7 +644,9 @@ def judge(compared: Comparison, task: str, endpoint: str, load: Callable[[str, s
     treatment, control = outcomes(compared, task, endpoint, load)
     claim = ENDPOINTS[endpoint].claim
     title = get_task(task).title
-    where = compared.name if title in compared.name else f"{compared.name}, {title}"  # no "linear functions, linear functions"
+    where = (
+        compared.name if title in compared.name else f"{compared.name}, {title}"
+    )  # no "linear functions, linear functions"
     named = dataclasses.replace(claim, name=f"{where}: {claim.name}", treatment=compared.treatment_label)
     return rule_judge(named, treatment, control)
 

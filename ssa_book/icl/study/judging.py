@@ -27,8 +27,18 @@ from ssa_book.verdicts.words import counted_words
 from ssa_book.claims import before_flip_minimum_verdict, without_minimums
 from ssa_book.verdicts.power import FALSE_DIRECTIONAL, SIMULATIONS, resampled_null_rates, resampled_null_table
 from ssa_book.icl.study.conduct import StudyCache, comparison, plan
-from ssa_book.icl.study.design import (ABLATION_SEEDS, BINARY_ENDPOINT, ENDPOINTS, LENGTH_AND_SIZE_COMPARISONS, REGIME_COMPARISONS,
-                                      SSA_SLOPE_AT_ZERO, Comparison, judge, needed, outcomes)
+from ssa_book.icl.study.design import (
+    ABLATION_SEEDS,
+    BINARY_ENDPOINT,
+    ENDPOINTS,
+    LENGTH_AND_SIZE_COMPARISONS,
+    REGIME_COMPARISONS,
+    SSA_SLOPE_AT_ZERO,
+    Comparison,
+    judge,
+    needed,
+    outcomes,
+)
 from ssa_book.icl.tasks import get_task
 
 
@@ -37,9 +47,18 @@ def verdict_rows(comparisons: Sequence[Comparison], cache: StudyCache) -> list[d
     (:func:`judge`) once every run of the comparison on that task is cached, else "not tested"
     with how many are. Each row: ``comparison, task, endpoint, verdict, seeds`` (the seeds of its
     pairs, in order)."""
-    return [{"comparison": compared.name, "task": task, "endpoint": endpoint, "verdict": verdict, "seeds": compared.seed_list()}
-            for compared in comparisons for task in compared.tasks
-            for endpoint, verdict in _task_verdicts(compared, task, cache).items()]
+    return [
+        {
+            "comparison": compared.name,
+            "task": task,
+            "endpoint": endpoint,
+            "verdict": verdict,
+            "seeds": compared.seed_list(),
+        }
+        for compared in comparisons
+        for task in compared.tasks
+        for endpoint, verdict in _task_verdicts(compared, task, cache).items()
+    ]
 
 
 # The families of false-discovery control: the pre-declared primary comparisons, and all the others
@@ -59,9 +78,13 @@ def controlled_verdicts(cache: StudyCache) -> dict[tuple[str, str, str], Verdict
     (:func:`ssa_book.verdicts.families.control_false_discoveries`): a direction that does not survive reads
     undecided. Computed once per cache."""
     if getattr(cache, "_controlled", None) is None:
-        raw = {(compared.name, task, endpoint): (family(compared), judge(compared, task, endpoint, cache))
-               for compared in plan(cache.profile, cache=cache) for task in compared.tasks if cache.complete(compared, task)
-               for endpoint in compared.endpoints}
+        raw = {
+            (compared.name, task, endpoint): (family(compared), judge(compared, task, endpoint, cache))
+            for compared in plan(cache.profile, cache=cache)
+            for task in compared.tasks
+            if cache.complete(compared, task)
+            for endpoint in compared.endpoints
+        }
         found = {}
         for name in FAMILIES:
             keys = [key for key, (member, _) in raw.items() if member == name]
@@ -82,8 +105,10 @@ def _task_verdicts(compared: Comparison, task: str, cache: StudyCache) -> dict[s
     if cache.complete(compared, task):
         return {endpoint: verdict(compared, task, endpoint, cache) for endpoint in compared.endpoints}
     missing = not_run_yet(cache.cached(compared, task), needed(compared, task))
-    return {endpoint: dataclasses.replace(not_tested(ENDPOINTS[endpoint].claim), detail=missing)
-            for endpoint in compared.endpoints}
+    return {
+        endpoint: dataclasses.replace(not_tested(ENDPOINTS[endpoint].claim), detail=missing)
+        for endpoint in compared.endpoints
+    }
 
 
 def _as_planned(claim: Claim) -> Claim:
@@ -109,12 +134,20 @@ def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache)
                 judged = verdict(compared, task, endpoint, cache)
                 claim = dataclasses.replace(_as_planned(ENDPOINTS[endpoint].claim), treatment=compared.treatment_label)
                 as_planned = rule_judge(claim, *outcomes(compared, task, endpoint, cache))
-                amended = judged.uncontrolled or judged.outcome  # the amended rule's word, before false-discovery control
+                amended = (
+                    judged.uncontrolled or judged.outcome
+                )  # the amended rule's word, before false-discovery control
                 # "undecided" and "too few seeds to decide" were one word under the plan's rule
                 if as_planned.outcome != amended and not {as_planned.outcome, amended} <= set(OPEN):
-                    rows.append({"comparison": compared.name, "task": get_task(task).title, "endpoint": endpoint,
-                                 "as first planned": f"{as_planned.words()} {as_planned.estimate()}",
-                                 "as judged": f"{judged.words()} {judged.estimate()}"})
+                    rows.append(
+                        {
+                            "comparison": compared.name,
+                            "task": get_task(task).title,
+                            "endpoint": endpoint,
+                            "as first planned": f"{as_planned.words()} {as_planned.estimate()}",
+                            "as judged": f"{judged.words()} {judged.estimate()}",
+                        }
+                    )
     return pd.DataFrame(rows, columns=["comparison", "task", "endpoint", "as first planned", "as judged"])
 
 
@@ -126,10 +159,16 @@ def claim_verdict(compared: Comparison, cache: StudyCache) -> Verdict | None:
     parts, pending = {}, []
     for task in compared.tasks:
         if cache.complete(compared, task):
-            parts.update({f"{get_task(task).title}, {endpoint}": verdict
-                          for endpoint, verdict in _task_verdicts(compared, task, cache).items()})
+            parts.update(
+                {
+                    f"{get_task(task).title}, {endpoint}": verdict
+                    for endpoint, verdict in _task_verdicts(compared, task, cache).items()
+                }
+            )
         else:
-            pending.append(f"{get_task(task).title}: {not_run_yet(cache.cached(compared, task), needed(compared, task))}")
+            pending.append(
+                f"{get_task(task).title}: {not_run_yet(cache.cached(compared, task), needed(compared, task))}"
+            )
     if not parts:
         return None
     combined = combine(f"{compared.name}: {compared.question}", parts)
@@ -155,8 +194,11 @@ class SeedAmendment:
 
 
 # The record of the seed amendments, the one source of the comparisons whose seeds were raised after reading.
-SEED_AMENDMENTS = (SeedAmendment("70fbf62", STARTING_POINT[1:], True), SeedAmendment("dd6a276", REGIME_COMPARISONS, True),
-                   SeedAmendment("3db5f6e", LENGTH_AND_SIZE_COMPARISONS, False))
+SEED_AMENDMENTS = (
+    SeedAmendment("70fbf62", STARTING_POINT[1:], True),
+    SeedAmendment("dd6a276", REGIME_COMPARISONS, True),
+    SeedAmendment("3db5f6e", LENGTH_AND_SIZE_COMPARISONS, False),
+)
 RAISED_AFTER_READING = tuple(name for amendment in SEED_AMENDMENTS for name in amendment.comparisons)
 
 
@@ -167,7 +209,9 @@ def read_before_raise(cache: StudyCache, name: str, task: str, endpoint: str) ->
     before that minimum); None where those seeds' runs are not all cached or the plan lacks it."""
     amendment = next((found for found in SEED_AMENDMENTS if name in found.comparisons), None)
     if amendment is None:
-        raise ValueError(f"name must be a comparison whose seeds an amendment raised ({', '.join(RAISED_AFTER_READING)}); got {name!r}")
+        raise ValueError(
+            f"name must be a comparison whose seeds an amendment raised ({', '.join(RAISED_AFTER_READING)}); got {name!r}"
+        )
     compared = comparison(name, cache.profile)
     if compared is None:
         return None
@@ -222,32 +266,61 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
     ssa, from_b1, sharper, versus_sharper = (verdict(c, task, STARTING_POINT_ENDPOINT, cache) for c in compared)
     if bounded:
         flip = ENDPOINTS[STARTING_POINT_ENDPOINT].claim.largest_flip
-        ssa, from_b1, sharper, versus_sharper = (bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper))
+        ssa, from_b1, sharper, versus_sharper = (
+            bounded_check(v, flip) for v in (ssa, from_b1, sharper, versus_sharper)
+        )
 
     def said(label: str, verdict: Verdict) -> str:
         # the pairs that would decide are the rule's count (an undecided verdict's words say it already); the
         # bounded interval has none
-        deciding = f"; {verdict.pairs_to_decide()} pairs would decide it" if verdict.outcome == TOO_FEW_SEEDS and not bounded else ""
+        deciding = (
+            f"; {verdict.pairs_to_decide()} pairs would decide it"
+            if verdict.outcome == TOO_FEW_SEEDS and not bounded
+            else ""
+        )
         return f"{label}: {verdict.words()} ({verdict.estimate()}{deciding})"
 
-    facts = "; ".join([said("SSA vs softmax", ssa), said("SSA from b = 1 vs softmax", from_b1),
-                       said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
-                       said("SSA vs that sharper softmax", versus_sharper)])
+    facts = "; ".join(
+        [
+            said("SSA vs softmax", ssa),
+            said("SSA from b = 1 vs softmax", from_b1),
+            said(f"softmax of {SSA_SLOPE_AT_ZERO:.2f} x the logits vs softmax", sharper),
+            said("SSA vs that sharper softmax", versus_sharper),
+        ]
+    )
     head = f"Form or starting slope, on {get_task(task).title} ({STARTING_POINT_ENDPOINT}, effects in the paper's direction): {facts}."
-    named = {"SSA vs softmax": ssa, "SSA from b = 1 vs softmax": from_b1, "the sharper softmax vs softmax": sharper,
-             "SSA vs the sharper softmax": versus_sharper}
-    still_open = "; ".join(f"{label} is {found.label()} ({found.estimate()})" for label, found in named.items()
-                           if found.outcome not in (BETTER, WORSE, NEGLIGIBLE))
+    named = {
+        "SSA vs softmax": ssa,
+        "SSA from b = 1 vs softmax": from_b1,
+        "the sharper softmax vs softmax": sharper,
+        "SSA vs the sharper softmax": versus_sharper,
+    }
+    still_open = "; ".join(
+        f"{label} is {found.label()} ({found.estimate()})"
+        for label, found in named.items()
+        if found.outcome not in (BETTER, WORSE, NEGLIGIBLE)
+    )
     reading = form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1)
     if reading == NOT_SEPARATED and sharper.outcome == ssa.outcome and from_b1.outcome == NEGLIGIBLE:
         # what is decided points to the slope; the open comparison, said first so that no shorter wording
         # drops it, keeps the form possible
-        pointing = (f"the decided ones point to its starting slope (the sharper softmax vs softmax: {sharper.label()} "
-                    f"{sharper.estimate()}, SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()})")
+        pointing = (
+            f"the decided ones point to its starting slope (the sharper softmax vs softmax: {sharper.label()} "
+            f"{sharper.estimate()}, SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()})"
+        )
         still_open = "; ".join(filter(None, (still_open, pointing)))
-    conclusion = slope_sentence(reading, ssa, gentler=f"SSA started at b = 1 vs softmax reads {from_b1.label()} ({from_b1.estimate()})", open_facts=still_open)
+    conclusion = slope_sentence(
+        reading,
+        ssa,
+        gentler=f"SSA started at b = 1 vs softmax reads {from_b1.label()} ({from_b1.estimate()})",
+        open_facts=still_open,
+    )
     # an attribution rests on the comparisons beside SSA vs softmax, whose seeds were raised after reading
-    note = "" if reading == NO_DIFFERENCE else seeds_raised_note(cache, [(name, task) for name in STARTING_POINT], STARTING_POINT_ENDPOINT)
+    note = (
+        ""
+        if reading == NO_DIFFERENCE
+        else seeds_raised_note(cache, [(name, task) for name in STARTING_POINT], STARTING_POINT_ENDPOINT)
+    )
     return head + " " + _noted(conclusion, note)
 
 
@@ -258,8 +331,11 @@ def bounded_checks(rows: Sequence[dict]) -> list[dict]:
     so a paired difference lies within the largest flip, :data:`PROMPT_ERROR_FLIP`. Each row:
     ``comparison, task, endpoint, verdict, checked``."""
     decided = (BETTER, WORSE, NEGLIGIBLE)
-    return [{**row, "checked": bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
-            for row in rows if row["verdict"].outcome in decided and _prompt_error_flips(row["endpoint"])]
+    return [
+        {**row, "checked": bounded_check(row["verdict"], ENDPOINTS[row["endpoint"]].claim.largest_flip)}
+        for row in rows
+        if row["verdict"].outcome in decided and _prompt_error_flips(row["endpoint"])
+    ]
 
 
 def bounded_check_words(checks: Sequence[dict]) -> str:
@@ -275,25 +351,35 @@ def bounded_check_words(checks: Sequence[dict]) -> str:
     said = []
     if directions:
         words = [row["verdict"].word() for row in directions]
-        by_word = [f"{word}: {_kept(row for row in directions if row['verdict'].word() == word)} of {words.count(word)}"
-                   for word in dict.fromkeys(words)]
+        by_word = [
+            f"{word}: {_kept(row for row in directions if row['verdict'].word() == word)} of {words.count(word)}"
+            for word in dict.fromkeys(words)
+        ]
         # named by their endpoint: beside a claim's count of parts, which the check does not all cover
-        said.append(f"keeps {_kept(directions)} of {len(directions)} prompt-error directions"
-                    + (f" ({'; '.join(by_word)})" if len(by_word) > 1 else ""))
+        said.append(
+            f"keeps {_kept(directions)} of {len(directions)} prompt-error directions"
+            + (f" ({'; '.join(by_word)})" if len(by_word) > 1 else "")
+        )
     if checkable:
-        said.append(f"keeps {_kept(checkable)} of {len(checkable)} \"no difference that matters\"")
+        said.append(f'keeps {_kept(checkable)} of {len(checkable)} "no difference that matters"')
     if unchecked:
         pairs = sorted({row["verdict"].pairs for row in unchecked})
         at = f"{pairs[0]}" if len(pairs) == 1 else f"{pairs[0]} to {pairs[-1]}"
-        said.append(f"at {at} pairs it cannot decide \"no difference that matters\", so those {len(unchecked)} are unchecked")
+        said.append(
+            f'at {at} pairs it cannot decide "no difference that matters", so those {len(unchecked)} are unchecked'
+        )
     return "; ".join(said)
 
 
 def not_kept(checks: Sequence[dict]) -> list[dict]:
     """The rows of :func:`bounded_checks` whose outcome the distribution-free check does not keep,
     among those it can test (a "no difference that matters" it cannot decide at its pairs is unchecked)."""
-    return [row for row in checks if row["checked"].outcome != row["verdict"].outcome
-            and (row["verdict"].outcome != NEGLIGIBLE or _bounded_can_show_no_effect(row))]
+    return [
+        row
+        for row in checks
+        if row["checked"].outcome != row["verdict"].outcome
+        and (row["verdict"].outcome != NEGLIGIBLE or _bounded_can_show_no_effect(row))
+    ]
 
 
 def not_kept_words(row: dict) -> str:
@@ -327,16 +413,19 @@ def false_discovery_rows(comparisons: Sequence[Comparison], rows: Sequence[dict]
     others. Each row: ``comparison, task, endpoint, family, verdict, p, adjusted p, survives``."""
     primary = {compared.name for compared in comparisons if compared.primary}
     found = []
-    for family, members in (("primary", [row for row in rows if row["comparison"] in primary]),
-                            ("other comparisons", [row for row in rows if row["comparison"] not in primary])):
+    for family, members in (
+        ("primary", [row for row in rows if row["comparison"] in primary]),
+        ("other comparisons", [row for row in rows if row["comparison"] not in primary]),
+    ):
         for row, tested in zip(members, false_discoveries([row["verdict"] for row in members])):
             if tested is not None:
                 found.append({**row, "family": family, **tested})
     return found
 
 
-def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simulations: int = SIMULATIONS,
-                    seed: int = 0) -> tuple[Any, str]:
+def resampled_nulls(
+    comparisons: Sequence[Comparison], cache: StudyCache, simulations: int = SIMULATIONS, seed: int = 0
+) -> tuple[Any, str]:
     """The rule's false decisions under nulls drawn from the study's own data: for each comparison,
     task and prompt-error endpoint (:func:`_prompt_error_flips`) whose runs are complete, the
     per-seed paired differences of its verdict recentred to a mean of zero and resampled
@@ -346,34 +435,64 @@ def resampled_nulls(comparisons: Sequence[Comparison], cache: StudyCache, simula
     largest false directional rate and where it is, with its Monte Carlo standard error."""
     import pandas as pd
 
-    judged = [row for row in verdict_rows(comparisons, cache)
-              if _prompt_error_flips(row["endpoint"]) and row["verdict"].outcome != NOT_TESTED]
-    table, largest = resampled_null_table([(ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in judged],
-                                          simulations=simulations, seed=seed)
-    kept = [row for row in judged if len(row["verdict"].differences) >= 2]  # the rows resampled_null_table keeps, in order
-    table.index = pd.MultiIndex.from_tuples([(row["comparison"], get_task(row["task"]).title, row["endpoint"]) for row in kept],
-                                            names=["comparison", "task", "endpoint"])
+    judged = [
+        row
+        for row in verdict_rows(comparisons, cache)
+        if _prompt_error_flips(row["endpoint"]) and row["verdict"].outcome != NOT_TESTED
+    ]
+    table, largest = resampled_null_table(
+        [(ENDPOINTS[row["endpoint"]].claim, row["verdict"]) for row in judged], simulations=simulations, seed=seed
+    )
+    kept = [
+        row for row in judged if len(row["verdict"].differences) >= 2
+    ]  # the rows resampled_null_table keeps, in order
+    table.index = pd.MultiIndex.from_tuples(
+        [(row["comparison"], get_task(row["task"]).title, row["endpoint"]) for row in kept],
+        names=["comparison", "task", "endpoint"],
+    )
     if largest is None:
         return table, "No prompt-error comparison is complete yet, so there are no per-seed differences to resample."
     comparison_name, task_title, endpoint = table[FALSE_DIRECTIONAL].idxmax()
     error = math.sqrt(largest * (1 - largest) / simulations)
-    sentence = (f"Under nulls resampled from the study's own per-seed differences, recentred to a mean of zero, the rule's false "
-                f"'better'/'worse' rate on its prompt-error verdicts is at most {largest:.1%} ({comparison_name}, {task_title}, "
-                f"{endpoint}), at the seed counts used ({simulations} simulated studies each, Monte Carlo standard error "
-                f"{error:.1%}). The 0/1 endpoint \"{BINARY_ENDPOINT}\" is not resampled here; the reproducing page's rate "
-                f"covers it with the study's other verdicts.")
+    sentence = (
+        f"Under nulls resampled from the study's own per-seed differences, recentred to a mean of zero, the rule's false "
+        f"'better'/'worse' rate on its prompt-error verdicts is at most {largest:.1%} ({comparison_name}, {task_title}, "
+        f"{endpoint}), at the seed counts used ({simulations} simulated studies each, Monte Carlo standard error "
+        f'{error:.1%}). The 0/1 endpoint "{BINARY_ENDPOINT}" is not resampled here; the reproducing page\'s rate '
+        f"covers it with the study's other verdicts."
+    )
     return table, sentence
 
 
-def rates_without_minimums(comparisons: Sequence[Comparison], cache: StudyCache, pair_counts: Sequence[int],
-                           simulations: int = SIMULATIONS, seed: int = 0) -> dict[int, float]:
+def rates_without_minimums(
+    comparisons: Sequence[Comparison],
+    cache: StudyCache,
+    pair_counts: Sequence[int],
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> dict[int, float]:
     """``{pairs: rate}``: the largest false direction rate over the study's verdicts with paired
     differences (:func:`verdict_rows`, each once), at each of ``pair_counts`` pairs, by the rule without
     the pair minimums set after reading (:func:`ssa_book.claims.without_minimums`), under nulls resampled
     from each verdict's own differences (:func:`ssa_book.verdicts.power.resampled_null_rates`)."""
-    if not pair_counts or any(isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1 for pairs in pair_counts):
+    if not pair_counts or any(
+        isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1 for pairs in pair_counts
+    ):
         raise ValueError(f"pair_counts must hold positive whole numbers of pairs; got {pair_counts!r}")
-    judged = {(row["verdict"].claim, row["verdict"].differences): (ENDPOINTS[row["endpoint"]].claim, row["verdict"])
-              for row in verdict_rows(comparisons, cache) if len(row["verdict"].differences) >= 2}
-    return {pairs: max((resampled_null_rates(without_minimums(claim), found.differences, pairs, simulations=simulations, seed=seed)
-                        [FALSE_DIRECTIONAL] for claim, found in judged.values()), default=0.0) for pairs in pair_counts}
+    judged = {
+        (row["verdict"].claim, row["verdict"].differences): (ENDPOINTS[row["endpoint"]].claim, row["verdict"])
+        for row in verdict_rows(comparisons, cache)
+        if len(row["verdict"].differences) >= 2
+    }
+    return {
+        pairs: max(
+            (
+                resampled_null_rates(
+                    without_minimums(claim), found.differences, pairs, simulations=simulations, seed=seed
+                )[FALSE_DIRECTIONAL]
+                for claim, found in judged.values()
+            ),
+            default=0.0,
+        )
+        for pairs in pair_counts
+    }

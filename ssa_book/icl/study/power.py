@@ -29,19 +29,39 @@ def pilot(profile: str = "cpu") -> dict | None:
         except CacheMissError:
             return None
     endpoint, share = ENDPOINTS["error at σ = 10"], ENDPOINTS["generalises at σ = 10"]
-    errors = {scorer: np.array([endpoint.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")}
-    generalise = {scorer: np.array([share.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")}
+    errors = {
+        scorer: np.array([endpoint.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")
+    }
+    generalise = {
+        scorer: np.array([share.measure(run, "every") for run in runs[scorer]]) for scorer in ("softmax", "ssa")
+    }
     differences = endpoint.claim.direction * (errors["ssa"] - errors["softmax"])
     share_differences = share.claim.direction * (generalise["ssa"] - generalise["softmax"])
     pairs = (ABLATION_SEEDS, PRIMARY_SEEDS // 2, PRIMARY_SEEDS)
-    power = {("error at σ = 10", effect): pilot_power(differences, effect, pairs, endpoint.claim.threshold) for effect in (0.2, 0.3)}
-    power.update({("generalises at σ = 10", effect): pilot_power(share_differences, effect, pairs, share.claim.threshold)
-                  for effect in (0.2, 0.3)})
-    return {"seeds": PILOT_SEEDS, "errors": errors, "generalise": generalise, "differences": differences,
-            "share_differences": share_differences, "power": power, "pairs": pairs}
+    power = {
+        ("error at σ = 10", effect): pilot_power(differences, effect, pairs, endpoint.claim.threshold)
+        for effect in (0.2, 0.3)
+    }
+    power.update(
+        {
+            ("generalises at σ = 10", effect): pilot_power(share_differences, effect, pairs, share.claim.threshold)
+            for effect in (0.2, 0.3)
+        }
+    )
+    return {
+        "seeds": PILOT_SEEDS,
+        "errors": errors,
+        "generalise": generalise,
+        "differences": differences,
+        "share_differences": share_differences,
+        "power": power,
+        "pairs": pairs,
+    }
 
 
-def pilot_power(differences: Sequence[float], effect: float, pairs: Sequence[int], threshold: float) -> dict[int, float]:
+def pilot_power(
+    differences: Sequence[float], effect: float, pairs: Sequence[int], threshold: float
+) -> dict[int, float]:
     """The rule's power (the rate of "better", :func:`ssa_book.verdicts.power.power`) for a true effect
     ``effect`` at the spread of the pilot's paired ``differences``, with each number of pairs."""
     spread = float(np.std(np.asarray(differences, dtype=float), ddof=1))

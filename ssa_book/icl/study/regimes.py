@@ -9,18 +9,43 @@ from ssa_book.verdicts.words import NEGLIGIBLE, NOT_RUN_YET, NOT_TESTED, TOO_FEW
 from ssa_book.verdicts.verdict import Verdict, withheld_direction
 from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.icl.study.conduct import StudyCache, comparison, longer_training_needed
-from ssa_book.icl.study.design import (_SSA_B0, ABLATION_SEEDS, ARMS, ENDPOINTS, FIRST_SEED, LONGER_TRAINING, SCHEDULE_WORDS, Arm,
-                                      Comparison, needed)
-from ssa_book.icl.study.judging import (RAISED_AFTER_READING, bounded_checks, not_kept, not_kept_words, read_before_raise,
-                                       readings_words, verdict, verdict_rows)
+from ssa_book.icl.study.design import (
+    _SSA_B0,
+    ABLATION_SEEDS,
+    ARMS,
+    ENDPOINTS,
+    FIRST_SEED,
+    LONGER_TRAINING,
+    SCHEDULE_WORDS,
+    Arm,
+    Comparison,
+    needed,
+)
+from ssa_book.icl.study.judging import (
+    RAISED_AFTER_READING,
+    bounded_checks,
+    not_kept,
+    not_kept_words,
+    read_before_raise,
+    readings_words,
+    verdict,
+    verdict_rows,
+)
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 
 
 # The comparisons of SSA with softmax that differ only in how both are trained or where SSA starts:
 # the regimes the primary answer is set against, in the order the regime map lists them.
-REGIME_MAP = ("SSA vs softmax", "SSA from b = 1 vs softmax", "SSA vs softmax, 3 x steps", "SSA vs softmax, 10 x steps",
-              "SSA vs softmax, 30 x steps", "SSA vs softmax, 4 x parameters", "SSA vs softmax, lr 1e-4, 10 x steps",
-              "SSA vs softmax, warm-up + cosine")
+REGIME_MAP = (
+    "SSA vs softmax",
+    "SSA from b = 1 vs softmax",
+    "SSA vs softmax, 3 x steps",
+    "SSA vs softmax, 10 x steps",
+    "SSA vs softmax, 30 x steps",
+    "SSA vs softmax, 4 x parameters",
+    "SSA vs softmax, lr 1e-4, 10 x steps",
+    "SSA vs softmax, warm-up + cosine",
+)
 REGIME_MAP_ENDPOINT = "error at σ = 10"
 
 
@@ -28,8 +53,12 @@ def _regime_settings(arm: Arm, task: str, profile: str) -> dict[str, str]:
     """The arm's training settings in short, by name: learning rate and schedule, steps, width, SSA's start."""
     train = arm.experiment(task, FIRST_SEED, profile).train
     start = dict(train.model.scorer_kwargs)
-    return {"learning rate": f"lr {train.learning_rate:g} ({SCHEDULE_WORDS[train.schedule]})", "steps": f"{train.train_steps:,} steps",
-            "width": f"width {train.model.n_embd}", "start": f"SSA from b = {start.get('b', _SSA_B0):.3g}"}
+    return {
+        "learning rate": f"lr {train.learning_rate:g} ({SCHEDULE_WORDS[train.schedule]})",
+        "steps": f"{train.train_steps:,} steps",
+        "width": f"width {train.model.n_embd}",
+        "start": f"SSA from b = {start.get('b', _SSA_B0):.3g}",
+    }
 
 
 def _short_regime(arm: Arm, task: str, profile: str, reference: Arm | None = None) -> str:
@@ -47,8 +76,12 @@ def _short_regime(arm: Arm, task: str, profile: str, reference: Arm | None = Non
 def _regime_comparisons(cache: "StudyCache") -> list[Comparison]:
     """The comparisons of :data:`REGIME_MAP` the plan at the cache's profile carries out (the
     30 x one once the length trend calls for it)."""
-    found = [comparison(name, cache.profile) if name != LONGER_TRAINING.name else (
-        LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None) for name in REGIME_MAP]
+    found = [
+        comparison(name, cache.profile)
+        if name != LONGER_TRAINING.name
+        else (LONGER_TRAINING if cache.profile != "smoke" and longer_training_needed(cache) else None)
+        for name in REGIME_MAP
+    ]
     return [compared for compared in found if compared is not None]
 
 
@@ -61,29 +94,56 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     length trend calls for it)."""
     import pandas as pd
 
-    found_cells = {(compared.name, task): verdict(compared, task, endpoint, cache) for compared in _regime_comparisons(cache)
-                   if endpoint in compared.endpoints for task in compared.tasks if cache.complete(compared, task)}
+    found_cells = {
+        (compared.name, task): verdict(compared, task, endpoint, cache)
+        for compared in _regime_comparisons(cache)
+        if endpoint in compared.endpoints
+        for task in compared.tasks
+        if cache.complete(compared, task)
+    }
     spec = interval_spec(list(found_cells.values()), ENDPOINTS[endpoint].claim.threshold)
     rows = []
     for compared in _regime_comparisons(cache):
         if endpoint not in compared.endpoints:
             continue
         chapters = compared.treatment == "ssa"
-        regime = _short_regime(ARMS[compared.treatment], compared.tasks[0], cache.profile, None if chapters else ARMS["ssa"])
-        readings = [found for task in compared.tasks if compared.name in RAISED_AFTER_READING
-                    and (found := read_before_raise(cache, compared.name, task, endpoint)) is not None]
-        raised = f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}: {readings_words(readings)})" if readings else ""
-        row = {"regime": f"the chapters': {regime}" if chapters else regime,
-               "comparison": compared.name, "paired seeds": f"{compared.seeds}{raised}"}
+        regime = _short_regime(
+            ARMS[compared.treatment], compared.tasks[0], cache.profile, None if chapters else ARMS["ssa"]
+        )
+        readings = [
+            found
+            for task in compared.tasks
+            if compared.name in RAISED_AFTER_READING
+            and (found := read_before_raise(cache, compared.name, task, endpoint)) is not None
+        ]
+        raised = (
+            f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}: {readings_words(readings)})"
+            if readings
+            else ""
+        )
+        row = {
+            "regime": f"the chapters': {regime}" if chapters else regime,
+            "comparison": compared.name,
+            "paired seeds": f"{compared.seeds}{raised}",
+        }
         for task in QUANTIFIERS:
             if task not in compared.tasks:
                 row[get_task(task).title] = NOT_TESTED
             elif (compared.name, task) in found_cells:
                 found = found_cells[(compared.name, task)]
                 lost = not_kept(bounded_checks([{"verdict": found, "endpoint": endpoint}]))
-                notes = [note for note in (withheld_direction(found), fragility(found, compared.seed_list()),
-                                           *map(not_kept_words, lost)) if note]
-                row[get_task(task).title] = f"{found.label()}, {found.estimate(spec)}" + (f" ({'; '.join(notes)})" if notes else "")
+                notes = [
+                    note
+                    for note in (
+                        withheld_direction(found),
+                        fragility(found, compared.seed_list()),
+                        *map(not_kept_words, lost),
+                    )
+                    if note
+                ]
+                row[get_task(task).title] = f"{found.label()}, {found.estimate(spec)}" + (
+                    f" ({'; '.join(notes)})" if notes else ""
+                )
             else:
                 row[get_task(task).title] = not_run_yet(cache.cached(compared, task), needed(compared, task))
         rows.append(row)
@@ -104,7 +164,7 @@ def interval_spec(found: Sequence[Verdict], threshold: float, fewest: int = 2, m
 
 
 def fragility(found: Verdict, seeds: Sequence[int]) -> str:
-    """"it rests on seed 104" (or "leaving out any one of 26 of its 40 seeds alone changes its word")
+    """ "it rests on seed 104" (or "leaving out any one of 26 of its 40 seeds alone changes its word")
     when leaving one of ``seeds`` out (the seeds of ``found``'s pairs, in order) changes a decided
     verdict's word (:func:`ssa_book.verdicts.robustness.seeds_it_rests_on`); "" otherwise."""
     rests = seeds_it_rests_on(found, seeds)
@@ -138,11 +198,16 @@ def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
         raised = sum(row["comparison"] in RAISED_AFTER_READING for row in found)
         if detail and raised:
             said.append(("" if raised == len(found) else f"{raised} with ") + "seeds raised after reading")
-        for side, excluding in (("below", [row for row in found if row["verdict"].interval[1] < 0]),
-                                ("above", [row for row in found if row["verdict"].interval[0] > 0])):
+        for side, excluding in (
+            ("below", [row for row in found if row["verdict"].interval[1] < 0]),
+            ("above", [row for row in found if row["verdict"].interval[0] > 0]),
+        ):
             if excluding:
                 changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in excluding)
-                said.append(f"{len(excluding)} {side} 0" + (f", {changed} changed by dropping a seed" if changed and detail else ""))
+                said.append(
+                    f"{len(excluding)} {side} 0"
+                    + (f", {changed} changed by dropping a seed" if changed and detail else "")
+                )
     return f" ({'; '.join(said)})" if said else ""
 
 
@@ -156,10 +221,18 @@ def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
     if not outcomes:
         return "No regime of the study is complete yet."
     pending = sum(row["verdict"].outcome == NOT_TESTED for row in rows)
-    compared = [LONGER_TRAINING if name == LONGER_TRAINING.name else comparison(name) for name in {row["comparison"] for row in rows}]
+    compared = [
+        LONGER_TRAINING if name == LONGER_TRAINING.name else comparison(name)
+        for name in {row["comparison"] for row in rows}
+    ]
     unplanned = sum(len(set(QUANTIFIERS) - set(found.tasks)) for found in compared)
-    counted = [f"{outcomes.count(outcome)} {outcome_words(outcome, 'SSA')}" + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, detail))
-               for outcome in sorted(set(outcomes), key=lambda outcome: (outcome == TOO_FEW_SEEDS, outcomes.index(outcome)))]
-    still_open = [f"{pending} {NOT_RUN_YET}"] * bool(pending) + [f"{unplanned} {NOT_TESTED}"] * bool(detail and unplanned)
+    counted = [
+        f"{outcomes.count(outcome)} {outcome_words(outcome, 'SSA')}"
+        + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, detail))
+        for outcome in sorted(set(outcomes), key=lambda outcome: (outcome == TOO_FEW_SEEDS, outcomes.index(outcome)))
+    ]
+    still_open = [f"{pending} {NOT_RUN_YET}"] * bool(pending) + [f"{unplanned} {NOT_TESTED}"] * bool(
+        detail and unplanned
+    )
     cells = f"Of {len(rows) + unplanned} regime-and-task cells" if detail else f"Of {len(rows)} planned cells"
     return f"{cells}, {', '.join(counted)}" + (f"; {', '.join(still_open)}." if still_open else ".")

@@ -18,12 +18,31 @@ from ssa_book.verdicts.judge import judge
 from ssa_book.verdicts.robustness import rests_on_words, seeds_it_rests_on
 from ssa_book.icl.study.conduct import StudyCache, comparison, length_trend, regenerate_command
 from ssa_book.icl.study.design import (
-    ARMS, BINARY_ENDPOINT, COMPARISONS, ENDPOINTS, GENERALISES_BELOW, LENGTH_TREND, LENGTH_TREND_ENDPOINT, LENGTH_TREND_TASK,
+    ARMS,
+    BINARY_ENDPOINT,
+    COMPARISONS,
+    ENDPOINTS,
+    GENERALISES_BELOW,
+    LENGTH_TREND,
+    LENGTH_TREND_ENDPOINT,
+    LENGTH_TREND_TASK,
     LONGER_TRAINING,
-    PRIMARY_SEEDS, Comparison, check_plan, error_at, generalises, needed, runs,
+    PRIMARY_SEEDS,
+    Comparison,
+    check_plan,
+    error_at,
+    generalises,
+    needed,
+    runs,
 )
 from ssa_book.icl.study.judging import (
-    STARTING_POINT, bounded_check_words, bounded_checks, claim_verdict, starting_point_reading, verdict, verdict_rows,
+    STARTING_POINT,
+    bounded_check_words,
+    bounded_checks,
+    claim_verdict,
+    starting_point_reading,
+    verdict,
+    verdict_rows,
 )
 from ssa_book.icl.tasks import QUANTIFIERS, get_task
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, error_curve, trivial_baseline
@@ -35,26 +54,47 @@ def plan_table(comparisons: Sequence[Comparison] = COMPARISONS, *, profile: str 
     import pandas as pd
 
     check_plan(comparisons, profile=profile)
-    return pd.DataFrame([{
-        "comparison": comparison.name, "question": comparison.question,
-        "treatment": ARMS[comparison.treatment].description, "control": ARMS[comparison.control].description,
-        "tasks": ", ".join(comparison.tasks), "seeds": f"{comparison.seed_list()[0]}-{comparison.seed_list()[-1]}",
-        "endpoints": "; ".join(comparison.endpoints), "primary": comparison.primary,
-    } for comparison in comparisons]).set_index("comparison")
+    return pd.DataFrame(
+        [
+            {
+                "comparison": comparison.name,
+                "question": comparison.question,
+                "treatment": ARMS[comparison.treatment].description,
+                "control": ARMS[comparison.control].description,
+                "tasks": ", ".join(comparison.tasks),
+                "seeds": f"{comparison.seed_list()[0]}-{comparison.seed_list()[-1]}",
+                "endpoints": "; ".join(comparison.endpoints),
+                "primary": comparison.primary,
+            }
+            for comparison in comparisons
+        ]
+    ).set_index("comparison")
 
 
 def endpoint_table():
     """The endpoints with the claims they test: direction, threshold, units and reason."""
     import pandas as pd
 
-    return pd.DataFrame([{
-        "endpoint": endpoint.name, "tasks": ", ".join(endpoint.tasks), "claim for the treatment": endpoint.claim.name,
-        "threshold": f"{endpoint.claim.threshold:g} {endpoint.claim.units}", "why this size": endpoint.claim.reason,
-    } for endpoint in ENDPOINTS.values()]).set_index("endpoint")
+    return pd.DataFrame(
+        [
+            {
+                "endpoint": endpoint.name,
+                "tasks": ", ".join(endpoint.tasks),
+                "claim for the treatment": endpoint.claim.name,
+                "threshold": f"{endpoint.claim.threshold:g} {endpoint.claim.units}",
+                "why this size": endpoint.claim.reason,
+            }
+            for endpoint in ENDPOINTS.values()
+        ]
+    ).set_index("endpoint")
 
 
-def budget(comparisons: Sequence[Comparison] = COMPARISONS, seconds_per_run: Mapping[str, float] | None = None,
-           *, cache: "StudyCache | None" = None):
+def budget(
+    comparisons: Sequence[Comparison] = COMPARISONS,
+    seconds_per_run: Mapping[str, float] | None = None,
+    *,
+    cache: "StudyCache | None" = None,
+):
     """A table of each comparison's new runs (those no earlier comparison needs), their cost in
     chapter runs (:meth:`Arm.cost`), and, given ``seconds_per_run`` (``{task: seconds of one
     chapter run on one thread}``), their core-hours; given a ``cache``, the one-thread hours the
@@ -97,13 +137,17 @@ def compute_sentence(comparisons: Sequence[Comparison], cache: "StudyCache", job
             seconds[task] = seconds.get(task, 0.0) + float(wall)
             units[task] = units.get(task, 0.0) + ARMS[arm].cost()
     done = sum(seconds.values())
-    text = (f"The {len(planned) - len(missing)} cached runs took {done / 3600:.1f} h on one thread each (their entries' wall "
-            f"times, training and evaluation): about {done / 3600 / jobs:.1f} h of wall time at {jobs} runs at a time on {jobs} cores.")
+    text = (
+        f"The {len(planned) - len(missing)} cached runs took {done / 3600:.1f} h on one thread each (their entries' wall "
+        f"times, training and evaluation): about {done / 3600 / jobs:.1f} h of wall time at {jobs} runs at a time on {jobs} cores."
+    )
     if missing:
         unmeasured = sorted({task for _, task, _ in missing if not units.get(task)})
         left = sum(ARMS[arm].cost() * seconds[task] / units[task] for arm, task, _ in missing if units.get(task))
-        text += (f" The {len(missing)} runs still missing need about {left / 3600:.1f} h more on one thread "
-                 f"({left / 3600 / jobs:.1f} h at {jobs} at a time), at the speed measured so far")
+        text += (
+            f" The {len(missing)} runs still missing need about {left / 3600:.1f} h more on one thread "
+            f"({left / 3600 / jobs:.1f} h at {jobs} at a time), at the speed measured so far"
+        )
         text += f"; no run of {', '.join(unmeasured)} is cached to time them." if unmeasured else "."
     return text
 
@@ -114,14 +158,18 @@ def length_trend_sentence(cache: "StudyCache") -> str:
     three, ten = (comparison(name) for name in LENGTH_TREND)
     if trend is None:
         cached = cache.cached(three, LENGTH_TREND_TASK) + cache.cached(ten, LENGTH_TREND_TASK)
-        return (f"The length trend cannot be read yet (the 3 x and 10 x comparisons: "
-                f"{not_run_yet(cached, needed(three) + needed(ten))}).")
+        return (
+            f"The length trend cannot be read yet (the 3 x and 10 x comparisons: "
+            f"{not_run_yet(cached, needed(three) + needed(ten))})."
+        )
     head = f"The length trend: {trend.with_evidence()}."
     if trend.outcome == NEGLIGIBLE:
         return head + " The difference no longer moves, so the 30 x arms are not trained."
-    return (head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
-            f"pairs ({plan_progress([LONGER_TRAINING], cache)})."
-            + deciding_cost_sentence(LONGER_TRAINING, LENGTH_TREND_TASK, LENGTH_TREND_ENDPOINT, cache))
+    return (
+        head + f" The difference may still move, so the plan adds {LONGER_TRAINING.name} with {LONGER_TRAINING.seeds} "
+        f"pairs ({plan_progress([LONGER_TRAINING], cache)})."
+        + deciding_cost_sentence(LONGER_TRAINING, LENGTH_TREND_TASK, LENGTH_TREND_ENDPOINT, cache)
+    )
 
 
 def deciding_cost_sentence(compared: Comparison, task: str, endpoint: str, cache: "StudyCache", jobs: int = 2) -> str:
@@ -137,14 +185,19 @@ def deciding_cost_sentence(compared: Comparison, task: str, endpoint: str, cache
         return ""
     seconds = 0.0
     for arm in (compared.treatment, compared.control):
-        walls = [float(found.provenance.wall_time_s) for found in (cache.run(arm, task, seed) for seed in compared.seed_list())
-                 if found is not None and found.provenance is not None and found.provenance.wall_time_s is not None]
+        walls = [
+            float(found.provenance.wall_time_s)
+            for found in (cache.run(arm, task, seed) for seed in compared.seed_list())
+            if found is not None and found.provenance is not None and found.provenance.wall_time_s is not None
+        ]
         if not walls:
             return ""
         seconds += extra * float(np.mean(walls))
-    return (f" Deciding it would take the {minimum} pairs the rule decides from on {endpoint}: {extra} more pairs, "
-            f"{2 * extra} runs, about {seconds / 3600:.0f} h on one thread at the mean time of its cached runs "
-            f"({seconds / 3600 / jobs:.0f} h at {jobs} at a time).")
+    return (
+        f" Deciding it would take the {minimum} pairs the rule decides from on {endpoint}: {extra} more pairs, "
+        f"{2 * extra} runs, about {seconds / 3600:.0f} h on one thread at the mean time of its cached runs "
+        f"({seconds / 3600 / jobs:.0f} h at {jobs} at a time)."
+    )
 
 
 def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
@@ -156,18 +209,28 @@ def progress_table(comparisons: Sequence[Comparison], cache: StudyCache):
     rows = []
     for compared in comparisons:
         found = cache.cached(compared)
-        rows.append({"comparison": compared.name, "tasks": ", ".join(compared.tasks), "seeds": compared.seeds,
-                     "runs": needed(compared), "cached": found, "complete": found == needed(compared),
-                     "runs of its own": int(cost.loc[compared.name, "new runs"]),
-                     "hours on one thread": float(cost.loc[compared.name, "hours on one thread"])})
+        rows.append(
+            {
+                "comparison": compared.name,
+                "tasks": ", ".join(compared.tasks),
+                "seeds": compared.seeds,
+                "runs": needed(compared),
+                "cached": found,
+                "complete": found == needed(compared),
+                "runs of its own": int(cost.loc[compared.name, "new runs"]),
+                "hours on one thread": float(cost.loc[compared.name, "hours on one thread"]),
+            }
+        )
     return pd.DataFrame(rows).set_index("comparison")
 
 
 def progress_sentence(compared: Comparison, cache: StudyCache) -> str:
-    """"not run yet: 12 of 80 runs done; `python -m ssa_book regenerate icl_study ...` computes the rest": what a
+    """ "not run yet: 12 of 80 runs done; `python -m ssa_book regenerate icl_study ...` computes the rest": what a
     page says of a comparison not judged yet."""
-    return (f"{not_run_yet(cache.cached(compared), needed(compared))}; "
-            f"`{regenerate_command(cache.profile)}` computes the rest")
+    return (
+        f"{not_run_yet(cache.cached(compared), needed(compared))}; "
+        f"`{regenerate_command(cache.profile)}` computes the rest"
+    )
 
 
 def verdict_table(rows: Sequence[dict]):
@@ -180,14 +243,23 @@ def verdict_table(rows: Sequence[dict]):
     def interval(verdict):
         return "" if verdict.interval is None else f"[{verdict.interval[0]:+.3g}, {verdict.interval[1]:+.3g}]"
 
-    return pd.DataFrame([{
-        "comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-        "outcome": _outcome(row["verdict"]),
-        "effect": "" if row["verdict"].effect is None else f"{row['verdict'].effect:+.3g}",
-        "95% interval": interval(row["verdict"]), "pairs": row["verdict"].pairs or "",
-        "to decide / missing": row["verdict"].pairs_to_decide() or (row["verdict"].detail if row["verdict"].outcome == NOT_TESTED else ""),
-        "leaving one seed out": _rests_on(row),
-    } for row in rows])
+    return pd.DataFrame(
+        [
+            {
+                "comparison": row["comparison"],
+                "task": get_task(row["task"]).title,
+                "endpoint": row["endpoint"],
+                "outcome": _outcome(row["verdict"]),
+                "effect": "" if row["verdict"].effect is None else f"{row['verdict'].effect:+.3g}",
+                "95% interval": interval(row["verdict"]),
+                "pairs": row["verdict"].pairs or "",
+                "to decide / missing": row["verdict"].pairs_to_decide()
+                or (row["verdict"].detail if row["verdict"].outcome == NOT_TESTED else ""),
+                "leaving one seed out": _rests_on(row),
+            }
+            for row in rows
+        ]
+    )
 
 
 def _outcome(verdict: Verdict) -> str:
@@ -212,8 +284,16 @@ def ablation_table(rows: Sequence[dict]):
     where the comparison does not read that endpoint)."""
     import pandas as pd
 
-    table = pd.DataFrame([{"comparison": row["comparison"], "column": f"{get_task(row['task']).title}: {row['endpoint']}",
-                           "cell": f"{row['verdict'].words()} {row['verdict'].estimate()}".rstrip()} for row in rows])
+    table = pd.DataFrame(
+        [
+            {
+                "comparison": row["comparison"],
+                "column": f"{get_task(row['task']).title}: {row['endpoint']}",
+                "cell": f"{row['verdict'].words()} {row['verdict'].estimate()}".rstrip(),
+            }
+            for row in rows
+        ]
+    )
     if table.empty:
         return table
     wide = table.pivot(index="comparison", columns="column", values="cell").fillna("")
@@ -229,9 +309,13 @@ def chapter_answer(name: str, profile: str) -> dict:
     the distribution-free check does to its decided prompt-error verdicts (:func:`bounded_check_words`)."""
     compared = comparison(name, profile)
     if compared is None:
-        return {"table": None, "outcome": NOT_TESTED, "seeds": 0,
-                "text": f"The study's plan at profile {profile} leaves this comparison out (it trains only the primary "
-                "comparison on \"every\", with the fewest pairs the rule decides on, to exercise the code)."}
+        return {
+            "table": None,
+            "outcome": NOT_TESTED,
+            "seeds": 0,
+            "text": f"The study's plan at profile {profile} leaves this comparison out (it trains only the primary "
+            'comparison on "every", with the fewest pairs the rule decides on, to exercise the code).',
+        }
     cache = StudyCache(profile)
     verdict = claim_verdict(compared, cache)
     if verdict is None:
@@ -240,15 +324,19 @@ def chapter_answer(name: str, profile: str) -> dict:
         outcome, text = verdict.outcome, f"Its answer: **{claim_phrase(verdict.outcome)}** ({verdict.detail})."
     rows = verdict_rows([compared], cache)
     if verdict is not None and (checks := bounded_checks(rows)):
-        text += (f" On its decided prompt-error verdicts, a check that assumes nothing about how the paired differences are "
-                 f"distributed (added after reading) {bounded_check_words(checks)}.")
+        text += (
+            f" On its decided prompt-error verdicts, a check that assumes nothing about how the paired differences are "
+            f"distributed (added after reading) {bounded_check_words(checks)}."
+        )
     return {"table": verdict_table(rows), "outcome": outcome, "text": text, "seeds": compared.seeds}
 
 
 def _directions(found: Sequence[dict]) -> list[dict]:
     """The rows of :func:`false_discovery_rows` whose interval and threshold decide a direction: those
     that keep it after control of false discoveries and those that lose it (and read undecided)."""
-    return [row for row in found if row["verdict"].outcome in (BETTER, WORSE) or row["verdict"].uncontrolled is not None]
+    return [
+        row for row in found if row["verdict"].outcome in (BETTER, WORSE) or row["verdict"].uncontrolled is not None
+    ]
 
 
 def false_discovery_table(found: Sequence[dict]):
@@ -256,12 +344,22 @@ def false_discovery_table(found: Sequence[dict]):
     table: raw and adjusted p, whether the direction survives the adjustment, and the verdict after it."""
     import pandas as pd
 
-    return pd.DataFrame([{
-        "comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-        "family": row["family"], "verdict": row["verdict"].label(), "p": f"{row['p']:.2g}",
-        "adjusted p": f"{row['adjusted p']:.2g}", "survives adjustment": "yes" if row["survives"] else "no",
-    } for row in _directions(found)],
-        columns=["comparison", "task", "endpoint", "family", "verdict", "p", "adjusted p", "survives adjustment"])
+    return pd.DataFrame(
+        [
+            {
+                "comparison": row["comparison"],
+                "task": get_task(row["task"]).title,
+                "endpoint": row["endpoint"],
+                "family": row["family"],
+                "verdict": row["verdict"].label(),
+                "p": f"{row['p']:.2g}",
+                "adjusted p": f"{row['adjusted p']:.2g}",
+                "survives adjustment": "yes" if row["survives"] else "no",
+            }
+            for row in _directions(found)
+        ],
+        columns=["comparison", "task", "endpoint", "family", "verdict", "p", "adjusted p", "survives adjustment"],
+    )
 
 
 def false_discovery_sentence(found: Sequence[dict]) -> str:
@@ -276,11 +374,15 @@ def false_discovery_sentence(found: Sequence[dict]) -> str:
             continue
         directions = _directions(members)
         lost = sum(row["verdict"].uncontrolled is not None for row in directions)
-        parts.append(f"{'the primary comparisons' if family == 'primary' else 'the other comparisons'}: "
-                     f"{len(directions) - lost} of the {len(directions)} directions the interval and threshold decide keep "
-                     f"an adjusted p below {FALSE_DISCOVERY_RATE:g} ({len(members)} tests)"
-                     + (f", {lost} read undecided" if lost else ""))
-    return ("Controlling false discoveries within each family of tests (Benjamini and Hochberg), " + "; ".join(parts) + ".")
+        parts.append(
+            f"{'the primary comparisons' if family == 'primary' else 'the other comparisons'}: "
+            f"{len(directions) - lost} of the {len(directions)} directions the interval and threshold decide keep "
+            f"an adjusted p below {FALSE_DISCOVERY_RATE:g} ({len(members)} tests)"
+            + (f", {lost} read undecided" if lost else "")
+        )
+    return (
+        "Controlling false discoveries within each family of tests (Benjamini and Hochberg), " + "; ".join(parts) + "."
+    )
 
 
 def bounded_check_table(checks: Sequence[dict]):
@@ -288,10 +390,19 @@ def bounded_check_table(checks: Sequence[dict]):
     with its effect and interval."""
     import pandas as pd
 
-    return pd.DataFrame([{"comparison": row["comparison"], "task": get_task(row["task"]).title, "endpoint": row["endpoint"],
-                          "by the rule": f"{row['verdict'].words()} {row['verdict'].estimate()}",
-                          "bounded interval": f"{row['checked'].words()} {row['checked'].estimate()}"} for row in checks],
-                        columns=["comparison", "task", "endpoint", "by the rule", "bounded interval"])
+    return pd.DataFrame(
+        [
+            {
+                "comparison": row["comparison"],
+                "task": get_task(row["task"]).title,
+                "endpoint": row["endpoint"],
+                "by the rule": f"{row['verdict'].words()} {row['verdict'].estimate()}",
+                "bounded interval": f"{row['checked'].words()} {row['checked'].estimate()}",
+            }
+            for row in checks
+        ],
+        columns=["comparison", "task", "endpoint", "by the rule", "bounded interval"],
+    )
 
 
 def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
@@ -301,9 +412,11 @@ def bounded_check_sentence(checks: Sequence[dict], cache: StudyCache) -> str:
     if not checks:
         return "No verdict on a prompt-error endpoint is decided yet."
     low, high = bounded_mean_interval(np.zeros(PRIMARY_SEEDS), PROMPT_ERROR_FLIP)
-    text = (f"On the decided prompt-error verdicts, the check {bounded_check_words(checks)}. "
-            f"Its price for assuming nothing: {PRIMARY_SEEDS} pairs that agree exactly give [{low:+.2f}, {high:+.2f}], "
-            f"wider than the threshold, so no {PRIMARY_SEEDS}-pair comparison can be \"no difference that matters\" under it.")
+    text = (
+        f"On the decided prompt-error verdicts, the check {bounded_check_words(checks)}. "
+        f"Its price for assuming nothing: {PRIMARY_SEEDS} pairs that agree exactly give [{low:+.2f}, {high:+.2f}], "
+        f'wider than the threshold, so no {PRIMARY_SEEDS}-pair comparison can be "no difference that matters" under it.'
+    )
     for task in QUANTIFIERS:
         checked = starting_point_reading(cache, task, bounded=True)
         if checked is not None:
@@ -331,8 +444,11 @@ def outcome_counts(found: Sequence[Verdict]) -> str:
         counts[kind][judged.word()] = counts[kind].get(judged.word(), 0) + 1
     said = []
     if "decided" in counts:
-        said.append(f"{sum(counts['decided'].values())} decided ("
-                    + ", ".join(f"{n} {word}" for word, n in counts.pop("decided").items()) + ")")
+        said.append(
+            f"{sum(counts['decided'].values())} decided ("
+            + ", ".join(f"{n} {word}" for word, n in counts.pop("decided").items())
+            + ")"
+        )
     for kind, words in counts.items():
         note = " (fewer pairs than the rule decides from: estimates, no verdict)" if kind == TOO_FEW_SEEDS else ""
         said.append(", ".join(f"{n} {word}" for word, n in words.items()) + note)
@@ -346,25 +462,34 @@ def summary(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     difference goes with its starting slope (:func:`starting_point_reading`), and how many decided
     prompt-error verdicts the bounded check keeps (:func:`bounded_checks`)."""
     rows = verdict_rows(comparisons, cache)
-    text = (f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, "
-            f"{sum(row['verdict'].outcome != NOT_TESTED for row in rows)} have their runs cached (the plan: "
-            f"{plan_progress(comparisons, cache)}): {outcome_counts([row['verdict'] for row in rows])}.")
+    text = (
+        f"Of the {len(rows)} verdicts the plan names at profile {cache.profile}, "
+        f"{sum(row['verdict'].outcome != NOT_TESTED for row in rows)} have their runs cached (the plan: "
+        f"{plan_progress(comparisons, cache)}): {outcome_counts([row['verdict'] for row in rows])}."
+    )
     primary = [row for row in rows if row["comparison"] == comparisons[0].name and row["verdict"].outcome != NOT_TESTED]
     if primary:
         text += " The primary question: " + " ".join(row["verdict"].sentence() for row in primary)
     else:
-        text += (" The primary question is not answered yet: its runs are still being computed, and none of its verdicts "
-                 "is read before all its seeds are in on a task.")
+        text += (
+            " The primary question is not answered yet: its runs are still being computed, and none of its verdicts "
+            "is read before all its seeds are in on a task."
+        )
     if all(comparison(name, cache.profile) is not None for name in STARTING_POINT):
         readings = [starting_point_reading(cache, task) for task in QUANTIFIERS]
         text += "".join(f" {reading}" for reading in readings if reading)
     checks = bounded_checks(rows)
     if checks:
-        checked_primary = [f"{get_task(row['task']).title}, {row['endpoint']}: {row['checked'].words()}"
-                           for row in checks if row["comparison"] == comparisons[0].name]
-        text += (f" A check that assumes nothing about how the paired differences are distributed (the bounded interval, "
-                 f"after the verdicts), on the decided prompt-error verdicts, {bounded_check_words(checks)}"
-                 + (f"; the primary question's under it: {'; '.join(checked_primary)}." if checked_primary else "."))
+        checked_primary = [
+            f"{get_task(row['task']).title}, {row['endpoint']}: {row['checked'].words()}"
+            for row in checks
+            if row["comparison"] == comparisons[0].name
+        ]
+        text += (
+            f" A check that assumes nothing about how the paired differences are distributed (the bounded interval, "
+            f"after the verdicts), on the decided prompt-error verdicts, {bounded_check_words(checks)}"
+            + (f"; the primary question's under it: {'; '.join(checked_primary)}." if checked_primary else ".")
+        )
     return text
 
 
@@ -383,9 +508,21 @@ def generalising_table(comparisons: Sequence[Comparison], cache: StudyCache):
                 found = [cache.run(arm, task, seed) for seed in compared.seed_list()]
                 successes = int(sum(generalises(run, task) for run in found))
                 share, low, high = rate_interval(successes, len(found), method="wilson")
-                rows.append({"comparison": compared.name, "task": get_task(task).title, "arm": arm, "generalise": successes,
-                             "seeds": len(found), "share": share, "95% low": low, "95% high": high})
-    return pd.DataFrame(rows, columns=["comparison", "task", "arm", "generalise", "seeds", "share", "95% low", "95% high"])
+                rows.append(
+                    {
+                        "comparison": compared.name,
+                        "task": get_task(task).title,
+                        "arm": arm,
+                        "generalise": successes,
+                        "seeds": len(found),
+                        "share": share,
+                        "95% low": low,
+                        "95% high": high,
+                    }
+                )
+    return pd.DataFrame(
+        rows, columns=["comparison", "task", "arm", "generalise", "seeds", "share", "95% low", "95% high"]
+    )
 
 
 GENERALISATION_CUTS = (0.05, GENERALISES_BELOW, 0.2)  # the cuts the binary endpoint is shown at
@@ -403,18 +540,32 @@ def generalisation_cut_table(compared: Comparison, cache: StudyCache, cuts: Sequ
     claim = ENDPOINTS[BINARY_ENDPOINT].claim
     rows = []
     for task in (task for task in compared.tasks if cache.complete(compared, task) and task in QUANTIFIERS):
-        arms = {arm: [cache.run(arm, task, seed) for seed in compared.seed_list()] for arm in (compared.treatment, compared.control)}
+        arms = {
+            arm: [cache.run(arm, task, seed) for seed in compared.seed_list()]
+            for arm in (compared.treatment, compared.control)
+        }
         errors = {arm: np.array([error_at(10.0)(run, task) for run in found]) for arm, found in arms.items()}
         sigmas = np.asarray(arms[compared.control][0].sweep("sigma_x").values, dtype=float)
-        trivial = float(error_curve(arms[compared.control], task, "sigma_x", trivial_baseline(task))[:, sigmas == 10.0].mean())
+        trivial = float(
+            error_curve(arms[compared.control], task, "sigma_x", trivial_baseline(task))[:, sigmas == 10.0].mean()
+        )
         for cut in cuts:
             treated, controlled = ((errors[arm] < cut).astype(float) for arm in (compared.treatment, compared.control))
-            named = dataclasses.replace(claim, name=f"{compared.name}, {get_task(task).title}: generalises below {cut:g}",
-                                        treatment=compared.treatment_label)
+            named = dataclasses.replace(
+                claim,
+                name=f"{compared.name}, {get_task(task).title}: generalises below {cut:g}",
+                treatment=compared.treatment_label,
+            )
             verdict = judge(named, treated, controlled)
-            rows.append({"task": get_task(task).title, "cut": f"{cut:g}" + (" (declared)" if cut == GENERALISES_BELOW else ""),
-                         f"{compared.treatment_label} generalise": f"{int(treated.sum())} of {len(treated)}",
-                         f"{compared.control} generalise": f"{int(controlled.sum())} of {len(controlled)}",
-                         "verdict": verdict.label(), "effect": verdict.estimate(),
-                         "majority class's error at σ = 10": f"{trivial:.3f}"})
+            rows.append(
+                {
+                    "task": get_task(task).title,
+                    "cut": f"{cut:g}" + (" (declared)" if cut == GENERALISES_BELOW else ""),
+                    f"{compared.treatment_label} generalise": f"{int(treated.sum())} of {len(treated)}",
+                    f"{compared.control} generalise": f"{int(controlled.sum())} of {len(controlled)}",
+                    "verdict": verdict.label(),
+                    "effect": verdict.estimate(),
+                    "majority class's error at σ = 10": f"{trivial:.3f}",
+                }
+            )
     return pd.DataFrame(rows)
