@@ -80,6 +80,9 @@ TEST_CELL_TIMEOUT_S := 600
 TEST_JOBS ?= $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 1)
 
 test: kernels
+	@# The linter and the formatter first (seconds): ruff's rules and layout, pyproject's [tool.ruff].
+	$(VENV_PYTHON) -m ruff check .
+	$(VENV_PYTHON) -m ruff format --check .
 	@# The book's tests (tests/) and the library's (tests/library), one worker process per core.
 	$(VENV_PYTHON) -m pytest -q -n auto --durations=15 tests
 	@# Committed results must come from a clean commit, computed by the current code version.
