@@ -27,7 +27,7 @@ from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict, signed_rank_p
 from ssa_book.verdicts.judge import Judged
-from ssa_book.icl import study
+from ssa_book.icl.study import conduct as study_conduct, design as study_design, judging as study_judging
 from ssa_book.icl.tasks import get_task
 from ssa_book.encoder import experiment as encoder
 from ssa_book.lm import experiment as lm
@@ -51,7 +51,7 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
 
     records = []
     for name in names:
-        compared = study.comparison(name, cache.profile)
+        compared = study_conduct.comparison(name, cache.profile)
         if compared is None:
             continue
         before = dataclasses.replace(compared, seeds=min(read_at, compared.seeds))
@@ -60,14 +60,14 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
                 continue
             complete = cache.complete(compared, task)
             for endpoint in compared.endpoints:
-                read = study.judge(before, task, endpoint, cache)
+                read = study_design.judge(before, task, endpoint, cache)
                 if complete:
-                    now = study.verdict(compared, task, endpoint, cache)
+                    now = study_judging.verdict(compared, task, endpoint, cache)
                     if now.outcome == read.outcome:
                         continue
                     after = f"{now.words()} {now.estimate()} ({now.pairs} pairs)"
                 else:
-                    after = not_run_yet(cache.cached(compared, task), study.needed(compared, task))
+                    after = not_run_yet(cache.cached(compared, task), study_design.needed(compared, task))
                 records.append(
                     {
                         "comparison": name,
@@ -89,8 +89,8 @@ def pair_minimum_changes(cache) -> "pd.DataFrame":
     import pandas as pd
 
     records = []
-    for row in study.verdict_rows(study.plan(cache.profile, cache=cache), cache):
-        verdict, claim = row["verdict"], study.ENDPOINTS[row["endpoint"]].claim
+    for row in study_judging.verdict_rows(study_conduct.plan(cache.profile, cache=cache), cache):
+        verdict, claim = row["verdict"], study_design.ENDPOINTS[row["endpoint"]].claim
         if verdict.outcome == NOT_TESTED or not verdict.differences:
             continue
         before = claims.before_flip_minimum_verdict(claim, verdict).outcome

@@ -39,7 +39,8 @@ from ssa_book.claims import without_minimums
 from ssa_book.verdicts.rule import decide
 from ssa_book.verdicts.words import NEGLIGIBLE
 from ssa_book.encoder import claims as encoder_claims, confirmation
-from ssa_book.icl import claims as icl_claims, study
+from ssa_book.icl import claims as icl_claims
+from ssa_book.icl.study import conduct as study_conduct, judging as study_judging
 from ssa_book.leaderboard import claims as leaderboard_claims
 from ssa_book.lm import claims as lm_claims
 from ssa_book.results.cache import cache_required
@@ -80,8 +81,8 @@ def _in_context(profile: str) -> None:
 
 
 def _study(profile: str) -> None:
-    cache = study.StudyCache(profile, train=False)
-    study.verdict_rows(study.plan(profile, cache=cache), cache)
+    cache = study_conduct.StudyCache(profile, train=False)
+    study_judging.verdict_rows(study_conduct.plan(profile, cache=cache), cache)
 
 
 def _max_retrieval(profile: str) -> None:

@@ -44,7 +44,7 @@ from ssa_book.book import toc_documents
 from ssa_book.claims import ORDER, PAPER_REGIME, LedgerRow, comparison_words, paper_figure, plural
 from ssa_book.studies import PAPER, STUDIES
 from ssa_book.encoder import confirmation as encoder_confirmation, experiment as encoder_experiment
-from ssa_book.icl import study as icl_study
+from ssa_book.icl.study import conduct as study_conduct, design as study_design, regimes as study_regimes
 from ssa_book.leaderboard import board as leaderboard_board
 from ssa_book.lm import experiment as decoder_experiment
 from ssa_book.retrieval import analysis as retrieval_analysis
@@ -328,8 +328,7 @@ def regime_map_markdown(profile: str) -> str:
     """The powered study's regime map (:func:`ssa_book.icl.study.regime_map`) as a whole MyST table:
     SSA against softmax in every training regime the study has ("" when the plan at ``profile``
     has only its primary comparison)."""
-    study = icl_study
-    frame = study.regime_map(study.StudyCache(profile, train=False))
+    frame = study_regimes.regime_map(study_conduct.StudyCache(profile, train=False))
     if len(frame) < 2:
         return ""
     return markdown_table(frame, [column for column in frame.columns if column != "comparison"])
@@ -367,16 +366,16 @@ def flip_minimums() -> set[int]:
 def _minimum_kinds() -> tuple[tuple[str, Claim], ...]:
     """Each kind of comparison of the book and the claim that sets its fewest pairs."""
     columns = {column.key: column.claim for column in leaderboard_board.COLUMNS}
-    endpoints = icl_study.ENDPOINTS
+    endpoints = study_design.ENDPOINTS
     kinds = (
         ("the decoder's perplexity", decoder_experiment.CLAIMS["perplexity_id"]),
         ("linear functions' error", endpoints["normalised error, larger inputs"].claim),
         (
             "a yes-or-no outcome (whether a seed generalises: Tango's interval)",
-            endpoints[icl_study.BINARY_ENDPOINT].claim,
+            endpoints[study_design.BINARY_ENDPOINT].claim,
         ),
         ("the encoder's confirmatory test (its plan's rule)", encoder_confirmation.PLAN[0].claim),
-        ("a prompt error (it flips from seed to seed)", endpoints[icl_study.REGIME_MAP_ENDPOINT].claim),
+        ("a prompt error (it flips from seed to seed)", endpoints[study_regimes.REGIME_MAP_ENDPOINT].claim),
         ("max retrieval (both setups)", retrieval_analysis.SHIFTED_ACCURACY),
         ("the leaderboard's max retrieval column in the short setup", columns["retrieval"]),
         ("the encoder's claim on the paper's paradigms", encoder_experiment.CLAIMS[encoder_experiment.HEADLINE]),

@@ -12,7 +12,7 @@ from ssa_book.verdicts.claim import Claim, MIN_PAIRS
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.claims import ORDER, LedgerRow, comparison_words, plural
 from ssa_book.studies import PAPER, STUDIES
-from ssa_book.icl import study as icl_study
+from ssa_book.icl.study import judging as study_judging, regimes as study_regimes
 from ssa_book.retrieval import analysis as retrieval_analysis
 from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import check_profile
@@ -168,8 +168,8 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
     """The powered study's box (:func:`result_box`), from its verdicts at ``cache``: each primary
     comparison's verdicts counted in the glossary's words with its paired seeds (and how many of its
     decided prompt-error verdicts the distribution-free check keeps), then the regime map's takeaway."""
-    rows = icl_study.verdict_rows(comparisons, cache)
-    checks = icl_study.bounded_checks(rows)
+    rows = study_judging.verdict_rows(comparisons, cache)
+    checks = study_judging.bounded_checks(rows)
     bullets = []
     for comparison in (comparison for comparison in comparisons if comparison.primary):
         judged = [
@@ -191,14 +191,14 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
             else ""
         )
         mine = [check for check in checks if check["comparison"] == comparison.name]
-        caveat = f"; a distribution-free check {icl_study.bounded_check_words(mine)}" if mine else ""
+        caveat = f"; a distribution-free check {study_judging.bounded_check_words(mine)}" if mine else ""
         bullets.append([f"{head}{counted}{caveat}.", f"{head}{counted}."])
-    regime_rows = icl_study.regime_rows(cache)
-    takeaway, short = (icl_study.regime_takeaway(regime_rows, detail) for detail in (True, False))
+    regime_rows = study_regimes.regime_rows(cache)
+    takeaway, short = (study_regimes.regime_takeaway(regime_rows, detail) for detail in (True, False))
     takeaway, short = takeaway[:1].lower() + takeaway[1:], short[:1].lower() + short[1:]
     pairs = sorted({row["verdict"].pairs for row in regime_rows if row["verdict"].pairs})
     seeds = f"; {pairs[0]} to {pairs[-1]} paired seeds" if len(pairs) > 1 else ""
-    endpoint = icl_study.REGIME_MAP_ENDPOINT
+    endpoint = study_regimes.REGIME_MAP_ENDPOINT
     bullets.append(
         [
             f"**Training regimes** ({endpoint}{seeds}): {takeaway}",

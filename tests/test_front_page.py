@@ -192,7 +192,7 @@ def test_a_compound_regime_names_the_simple_ones_by_their_codes():
 
 def test_a_row_over_tasks_trained_differently_names_each_regime_with_its_tasks():
     from ssa_book.icl import claims as icl_claims
-    from ssa_book.icl.study import ARMS
+    from ssa_book.icl.study.design import ARMS
 
     regime = icl_claims._tasks_regime(("every", "some", "linear"), "cpu")
     assert regime == (

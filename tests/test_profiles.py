@@ -63,7 +63,7 @@ def _alternatives(profile, task):
 
 
 def _study(profile, task):
-    from ssa_book.icl.study import ARMS, FIRST_SEED
+    from ssa_book.icl.study.design import ARMS, FIRST_SEED
 
     return ARMS["ssa"].experiment(task, FIRST_SEED, profile)
 

@@ -318,18 +318,19 @@ def test_python_m_ssa_dispatches(capsys):
 
 
 def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
-    from ssa_book.icl import study
+    from ssa_book.icl.study.conduct import StudyCache, plan as study_plan
+    from ssa_book.icl.study.design import FIRST_SEED, runs as study_runs
 
     smoke = plan("icl_study", "smoke")
     assert [run.arguments for run in smoke[:2]] == [
-        ("ssa", "every", study.FIRST_SEED),
-        ("softmax", "every", study.FIRST_SEED),
+        ("ssa", "every", FIRST_SEED),
+        ("softmax", "every", FIRST_SEED),
     ]
-    assert {run.arguments[2] for run in smoke} == set(range(study.FIRST_SEED, study.FIRST_SEED + 6))
+    assert {run.arguments[2] for run in smoke} == set(range(FIRST_SEED, FIRST_SEED + 6))
     cpu = plan("icl_study", "cpu")
     # the plan with the contingent comparison once the cache says its condition holds
-    assert [run.arguments for run in cpu] == study.runs(study.plan("cpu", cache=study.StudyCache("cpu", train=False)))
-    assert set(study.runs()) <= {run.arguments for run in cpu}
+    assert [run.arguments for run in cpu] == study_runs(study_plan("cpu", cache=StudyCache("cpu", train=False)))
+    assert set(study_runs()) <= {run.arguments for run in cpu}
     assert {run.arguments[0] for run in plan("icl_study", "cpu", scorers=["temperature_softmax"])} == {"softmax_slope"}
     assert {run.arguments[2] for run in plan("icl_study", "cpu", seeds=[101, 5])} == {101}
     assert (
@@ -351,12 +352,13 @@ def test_the_study_plans_its_arms_tasks_and_seeds_primary_question_first():
 
 
 def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cache):
-    from ssa_book.icl import study
+    from ssa_book.icl.study.conduct import StudyCache, load_run
+    from ssa_book.icl.study.design import FIRST_SEED
     from ssa_book.results.cache import cache_required
     from ssa_book.results.errors import CacheMissError
 
-    assert study.StudyCache("cpu").run("ssa", "every", study.FIRST_SEED) is None
-    assert not is_cached(regenerate.Run("icl_study", ("ssa", "every", study.FIRST_SEED), "x"), "smoke", "cpu")
+    assert StudyCache("cpu").run("ssa", "every", FIRST_SEED) is None
+    assert not is_cached(regenerate.Run("icl_study", ("ssa", "every", FIRST_SEED), "x"), "smoke", "cpu")
     with (
         cache_required(),
         pytest.raises(
@@ -364,9 +366,9 @@ def test_a_missing_study_run_is_not_cached_and_names_the_study_command(empty_cac
             match="python -m ssa_book regenerate icl_study --profile smoke --jobs 2 --arms softmax_slope",
         ),
     ):
-        study.load_run("softmax_slope", "some", study.FIRST_SEED, profile="smoke")
+        load_run("softmax_slope", "some", FIRST_SEED, profile="smoke")
     with pytest.raises(ValueError, match="arm must be one of"):
-        study.load_run("ssa_turbo", "every", study.FIRST_SEED, profile="smoke")
+        load_run("ssa_turbo", "every", FIRST_SEED, profile="smoke")
     assert not (empty_cache / "results").exists() or not any((empty_cache / "results").rglob("*.json"))
 
 

@@ -29,7 +29,15 @@ from ssa_book.claims import (
     sentence,
     short_summary,
 )
-from ssa_book.icl import experiments, study, tasks as icl_tasks, verdicts as icl_verdicts_module
+from ssa_book.icl import experiments, tasks as icl_tasks, verdicts as icl_verdicts_module
+from ssa_book.icl.study import (
+    conduct as study_conduct,
+    curves as study_curves,
+    design as study_design,
+    judging as study_judging,
+    regimes as study_regimes,
+    report as study_report,
+)
 from ssa_book.results.errors import CacheMissError
 from ssa_book.results.provenance import total_wall_time
 
@@ -45,7 +53,7 @@ def _icl_runs(experiments, task: str, profile: str, scorers=("softmax", "ssa")) 
 
 def _icl_regime(task: str, profile: str) -> str:
     """The in-context chapters' training regime on ``task``, the paper's beside it."""
-    return study.ARMS["ssa"].regime(task, profile)
+    return study_design.ARMS["ssa"].regime(task, profile)
 
 
 def _titles(tasks: Sequence[str]) -> str:
@@ -149,13 +157,13 @@ def distribution_free_note(profile: str) -> str:
     beside the claim's parts (:func:`ssa_book.icl.study.bounded_check_words`): "a distribution-free check
     keeps 1 of 4 prompt-error directions" ("" until the primary comparison's runs are complete, or when
     it keeps all)."""
-    compared = study.comparison("SSA vs softmax", profile)
-    cache = study.StudyCache(profile, train=False)
+    compared = study_conduct.comparison("SSA vs softmax", profile)
+    cache = study_conduct.StudyCache(profile, train=False)
     if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
         return ""
-    checks = study.bounded_checks(study.verdict_rows([compared], cache))
+    checks = study_judging.bounded_checks(study_judging.verdict_rows([compared], cache))
     kept = sum(row["checked"].outcome == row["verdict"].outcome for row in checks)
-    return f"a distribution-free check {study.bounded_check_words(checks)}" if kept < len(checks) else ""
+    return f"a distribution-free check {study_judging.bounded_check_words(checks)}" if kept < len(checks) else ""
 
 
 def study_finding(profile: str) -> str:
@@ -164,29 +172,29 @@ def study_finding(profile: str) -> str:
     primary prompt-error verdicts the distribution-free check keeps, and how many directions survive
     control of false discoveries ("" until the primary comparison's runs are complete; the other
     training regimes are in :func:`ssa_book.ledger.regime_map_markdown`)."""
-    compared = study.comparison("SSA vs softmax", profile)
-    cache = study.StudyCache(profile, train=False)
+    compared = study_conduct.comparison("SSA vs softmax", profile)
+    cache = study_conduct.StudyCache(profile, train=False)
     if compared is None or not all(cache.complete(compared, task) for task in compared.tasks):
         return ""
     text, readings = [], {}
     for task in compared.tasks:
-        reading = study.starting_point_reading(cache, task)
+        reading = study_judging.starting_point_reading(cache, task)
         if reading is not None:
             readings.setdefault(reading.rsplit("). ", 1)[-1], []).append(icl_tasks.get_task(task).title)
     text += [
         f"On {' and '.join(tasks)}, {conclusion[0].lower()}{conclusion[1:]}" for conclusion, tasks in readings.items()
     ]
-    checks = study.bounded_checks(study.verdict_rows([compared], cache))
+    checks = study_judging.bounded_checks(study_judging.verdict_rows([compared], cache))
     if checks:
         lost = [
-            f"{icl_tasks.get_task(row['task']).title}, {row['endpoint']} ({study.not_kept_words(row)})"
-            for row in study.not_kept(checks)
+            f"{icl_tasks.get_task(row['task']).title}, {row['endpoint']} ({study_judging.not_kept_words(row)})"
+            for row in study_judging.not_kept(checks)
         ]
         text.append(
             f"on the decided prompt-error verdicts, a distribution-free check (added after reading) "
-            f"{study.bounded_check_words(checks)}" + (f"; it does not keep: {'; '.join(lost)}" if lost else "")
+            f"{study_judging.bounded_check_words(checks)}" + (f"; it does not keep: {'; '.join(lost)}" if lost else "")
         )
-    primary = [row for row in study.verdict_rows([compared], cache) if row["verdict"].adjusted_p is not None]
+    primary = [row for row in study_judging.verdict_rows([compared], cache) if row["verdict"].adjusted_p is not None]
     lost = [row for row in primary if row["verdict"].uncontrolled is not None]
     if lost:
         text.append(
@@ -225,15 +233,13 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
     """``row``, judged on the chapter's few seeds, replaced by the powered study's answer
     (:func:`ssa_book.icl.study.claim_verdict`) on the tasks where the study's runs are complete; while
     none is, ``row`` with how many of the study's runs are cached."""
-    compared = study.comparison(comparison, profile)
+    compared = study_conduct.comparison(comparison, profile)
     if compared is None:  # not in the plan at this profile
         return row
-    cache = study.StudyCache(profile, train=False)
-    verdict = study.claim_verdict(compared, cache)
+    cache = study_conduct.StudyCache(profile, train=False)
+    verdict = study_judging.claim_verdict(compared, cache)
     if verdict is None:
-        pending = (
-            f"The powered study ({compared.seeds} paired seeds a task): {study.progress_sentence(compared, cache)}."
-        )
+        pending = f"The powered study ({compared.seeds} paired seeds a task): {study_report.progress_sentence(compared, cache)}."
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
     provenances = [
         cache.run(arm, task, seed).provenance
@@ -245,9 +251,9 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
     chapter = (
         f"The chapter's {plural(len(row.seeds), 'seed')} alone: {comparison_words(row) or claim_word(row.verdict)}."
     )
-    numbers = f"Powered study (the chapter '{study.TITLE}'), {compared.seeds} paired seeds a task"
+    numbers = f"Powered study (the chapter '{study_conduct.TITLE}'), {compared.seeds} paired seeds a task"
     pending = "".join(
-        f"; {icl_tasks.get_task(task).title}: {not_run_yet(cache.cached(compared, task), study.needed(compared, task))}"
+        f"; {icl_tasks.get_task(task).title}: {not_run_yet(cache.cached(compared, task), study_design.needed(compared, task))}"
         for task in compared.tasks
         if not cache.complete(compared, task)
     )
@@ -260,15 +266,15 @@ def answered_by_study(row: LedgerRow, comparison: str, profile: str) -> LedgerRo
         compared.seed_list(),
         verdict.outcome,
         None,
-        study.regenerate_command(profile),
+        study_conduct.regenerate_command(profile),
         total_wall_time(provenances),
         short_summary(
             verdict,
-            f"powered study (positive: in SSA's favour), {_study_effects(verdict, study.REGIME_MAP_ENDPOINT)}{pending}",
+            f"powered study (positive: in SSA's favour), {_study_effects(verdict, study_regimes.REGIME_MAP_ENDPOINT)}{pending}",
         ),
         parts_of(verdict),
-        f"{study.ARMS[compared.treatment].regime(compared.tasks[0], profile)}; {compared.seeds} paired seeds a task",
-        headline=headline_of(verdict, study.REGIME_MAP_ENDPOINT),
+        f"{study_design.ARMS[compared.treatment].regime(compared.tasks[0], profile)}; {compared.seeds} paired seeds a task",
+        headline=headline_of(verdict, study_regimes.REGIME_MAP_ENDPOINT),
     )
 
 
@@ -309,21 +315,21 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     the first attention layer): softmax's first-layer largest weight along sigma there, and
     whether SSA then generalises better (:func:`ssa_book.icl.study.claim_verdict`), as a second part
     of the claim once the variant's runs are complete on a task."""
-    compared = study.comparison(study.PREMISE_COMPARISON, profile)
+    compared = study_conduct.comparison(study_design.PREMISE_COMPARISON, profile)
     if compared is None or row.verdict == NOT_TESTED:
         return row
-    cache = study.StudyCache(profile, train=False)
-    variant = study.claim_verdict(compared, cache)
+    cache = study_conduct.StudyCache(profile, train=False)
+    variant = study_judging.claim_verdict(compared, cache)
     if variant is None:
         pending = (
             f"Where the input's scale reaches the logits (no LayerNorm before the first attention layer), the powered study: "
-            f"{study.progress_sentence(compared, cache)}."
+            f"{study_report.progress_sentence(compared, cache)}."
         )
         return dataclasses.replace(row, ours=f"{row.ours} {pending}")
     weights, last = [], []
     for task in (task for task in compared.tasks if cache.complete(compared, task)):
-        curves = study.arm_curves(
-            [compared.control], task, compared.seed_list(), study.first_layer(cache, "max_weight")
+        curves = study_curves.arm_curves(
+            [compared.control], task, compared.seed_list(), study_curves.first_layer(cache, "max_weight")
         )
         _, values = curves[compared.control]
         weights.append(
@@ -348,7 +354,7 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
     seeds = tuple(sorted(set(row.seeds) | set(compared.seed_list())))
     changed = differing(
         _icl_regime(compared.tasks[0], profile),
-        PAPER_REGIME.sub("", study.ARMS[compared.treatment].regime(compared.tasks[0], profile)),
+        PAPER_REGIME.sub("", study_design.ARMS[compared.treatment].regime(compared.tasks[0], profile)),
     )
     regime = (
         f"{row.regime}; without the first LayerNorm on {_titles(compared.tasks)}"
@@ -363,7 +369,7 @@ def with_premise_made_to_hold(row: LedgerRow, profile: str) -> LedgerRow:
         summary=sentence(f"{row.summary.rstrip('.')}; {in_short}; variant: {variant.words()}"),
         parts=parts_of(combined),
         regime=regime,
-        headline=row.headline or headline_of(variant, study.REGIME_MAP_ENDPOINT),
+        headline=row.headline or headline_of(variant, study_regimes.REGIME_MAP_ENDPOINT),
     )
 
 

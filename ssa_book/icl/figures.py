@@ -24,7 +24,7 @@ from ssa_book.plotting import (
     seed_style,
     variant_shade,
 )
-from ssa_book.icl.study import ARMS
+from ssa_book.icl.study.design import ARMS
 
 # What each shift scales, as the book writes its sigma: "σ of x = 10".
 SHIFTED = {"sigma_x": "x", "sigma_ab": "a, b"}

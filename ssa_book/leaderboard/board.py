@@ -58,7 +58,7 @@ from ssa_book.verdicts.families import control_false_discoveries
 from ssa_book.alternatives.statement import THRESHOLD as ICL_THRESHOLD, THRESHOLD_REASON as ICL_REASON
 from ssa_book.chapters import Chapter, Run, RunKind
 from ssa_book.icl import experiments
-from ssa_book.icl.study import error_at
+from ssa_book.icl.study.design import error_at
 from ssa_book.icl.tasks import TASKS
 from ssa_book.icl.verdicts import PROMPT_ERROR_FLIP, learned
 from ssa_book.plotting import scorer_label, seed_ranges

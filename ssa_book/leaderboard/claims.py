@@ -30,7 +30,7 @@ from ssa_book.claims import (
     short_summary,
     tally,
 )
-from ssa_book.icl import study as icl_study
+from ssa_book.icl.study import design as study_design
 from ssa_book.retrieval import analysis as retrieval_analysis, experiment as retrieval
 from ssa_book.results.provenance import total_wall_time
 
@@ -42,7 +42,7 @@ ALL_PARTS = 64
 def leaderboard_regime(profile: str, seeds: Sequence[int]) -> str:
     """The in-context columns' regime with their ``seeds``, then max retrieval's in each of its setups."""
     retrieval_seeds = leaderboard.seeds(leaderboard.RETRIEVAL, profile)
-    return f"in-context columns: {icl_study.ARMS['ssa'].regime('every', profile)}, {paired(seeds)}; " + "; ".join(
+    return f"in-context columns: {study_design.ARMS['ssa'].regime('every', profile)}, {paired(seeds)}; " + "; ".join(
         f"max retrieval, {setup} setup: {retrieval_analysis.regime(profile, setup, retrieval_seeds)}"
         for setup in retrieval.SETUPS
     )
@@ -86,7 +86,7 @@ def alternatives_row(profile: str) -> LedgerRow:
                 "comparisons of the paper's alternatives with softmax",
             ),
         ),
-        regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(comparison.chapter_seeds(profile))}",
+        regime=f"{study_design.ARMS['ssa'].regime('every', profile)}; {paired(comparison.chapter_seeds(profile))}",
         headline=headline_of(verdict, limit=ALL_PARTS),
     )
 
@@ -233,7 +233,7 @@ def alternatives_row_at_ten_seeds(profile: str, board, chapter_runs: dict) -> Le
             + f" at σ = {leaderboard.TEN_TIMES}"
             + (f"; {said}" if said else ""),
         ),
-        regime=f"{icl_study.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
+        regime=f"{study_design.ARMS['ssa'].regime('every', profile)}; {paired(seeds)}",
         finding=statement_finding(verdict, len(seeds), chapter_reading(profile, chapter_runs)),
         headline=headline_of(verdict, rests_on_panels(*statement_tasks(verdict)[1:]), limit=ALL_PARTS),
         word_note=note,
