@@ -41,14 +41,20 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.DataFrame":
-    """The comparisons ``names`` of the powered study, judged on their first ``read_at`` seeds
-    (what was read before the amendment) and at their amended count (once cached on a task; else
-    how many runs are): one row per comparison, task and prompt-error endpoint whose verdict the
-    amendment changed or has not yet decided. The amended verdict is the one the pages give, after
-    control of false discoveries within the study's families (:func:`ssa_book.icl.study.verdict`)."""
+def seed_amendment_changes(cache, names: Sequence[str]) -> "pd.DataFrame":
+    """The comparisons ``names`` of the powered study (raised after reading:
+    :data:`ssa_book.icl.study.judging.SEED_AMENDMENTS`), judged on their first
+    :data:`~ssa_book.icl.study.design.ABLATION_SEEDS` seeds by the rule of the amendment's time
+    (:func:`~ssa_book.icl.study.judging.read_before_raise`, naming it:
+    :func:`~ssa_book.icl.study.judging.rule_then`) and by today's rule, and at their amended count
+    (once cached on a task; else how many runs are): one row per comparison, task and prompt-error
+    endpoint whose verdict the amendment changed from either reading, or has not yet decided. The
+    amended verdict is the one the pages give, after control of false discoveries within the study's
+    families (:func:`ssa_book.icl.study.judging.verdict`)."""
     import pandas as pd
 
+    read_at = study_design.ABLATION_SEEDS
+    columns = ["comparison", "task", "endpoint", f"at {read_at}, by the rule then", f"at {read_at}, by today's rule"]
     records = []
     for name in names:
         compared = study_conduct.comparison(name, cache.profile)
@@ -60,24 +66,31 @@ def seed_amendment_changes(cache, names: Sequence[str], read_at: int) -> "pd.Dat
                 continue
             complete = cache.complete(compared, task)
             for endpoint in compared.endpoints:
-                read = study_design.judge(before, task, endpoint, cache)
+                then = study_judging.read_before_raise(cache, name, task, endpoint)
+                today = study_design.judge(before, task, endpoint, cache)
                 if complete:
                     now = study_judging.verdict(compared, task, endpoint, cache)
-                    if now.outcome == read.outcome:
+                    if now.outcome == then.outcome == today.outcome:
                         continue
                     after = f"{now.words()} {now.estimate()} ({now.pairs} pairs)"
                 else:
                     after = not_run_yet(cache.cached(compared, task), study_design.needed(compared, task))
                 records.append(
-                    {
-                        "comparison": name,
-                        "task": get_task(task).title,
-                        "endpoint": endpoint,
-                        "as read": f"{read.words()} {read.estimate()} ({read.pairs} pairs)",
-                        "amended": after,
-                    }
+                    dict(
+                        zip(
+                            columns,
+                            (
+                                name,
+                                get_task(task).title,
+                                endpoint,
+                                f"{then.label()} {then.estimate()} ({study_judging.rule_then(name, endpoint)})",
+                                f"{today.label()} {today.estimate()}",
+                            ),
+                        ),
+                        amended=after,
+                    )
                 )
-    return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "as read", "amended"])
+    return pd.DataFrame(records, columns=[*columns, "amended"])
 
 
 def pair_minimum_changes(cache) -> "pd.DataFrame":

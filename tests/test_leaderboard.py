@@ -469,3 +469,25 @@ def test_the_statement_says_its_direction_plainly_and_on_which_panels_its_word_r
     assert claims.statement_basis(linear_only) == "" and claims.statement_qualifier(linear_only, 10).startswith(
         "(the tally giving"
     )
+
+
+def test_the_false_discovery_sentence_agrees_in_number_with_one_direction():
+    from types import SimpleNamespace
+
+    from ssa_book.verdicts.verdict import Verdict
+
+    def board_of(verdict):
+        first = (lb.scorers()[1], lb.COLUMNS[0].key)
+        return SimpleNamespace(
+            cell=lambda scorer, key: SimpleNamespace(verdict=verdict) if (scorer, key) == first else None
+        )
+
+    kept = Verdict("x", WORSE, treatment="SSA", adjusted_p=0.01)
+    assert findings.false_discovery_sentence(board_of(kept)).endswith(
+        "the 1 direction the interval and threshold decide keeps an adjusted p below 0.05 and its word."
+    )
+    lost = Verdict("x", UNDECIDED, treatment="SSA", uncontrolled=WORSE, adjusted_p=0.2)
+    assert findings.false_discovery_sentence(board_of(lost)).endswith(
+        "the 1 direction the interval and threshold decide does not keep an adjusted p below 0.05 and its word; "
+        "it reads undecided: x."
+    )

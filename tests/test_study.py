@@ -546,7 +546,8 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
         in follows
     )
     assert follows.endswith(
-        "; at 10 seeds: undecided on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise)."
+        "; at 10 seeds, by the rule before the 36-pair prompt-error minimum: undecided on 2 of 3, sharper softmax worse on 1"
+        " (the analysis-changes page lists the raise)."
     )
     assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
     assert "follows" not in follows
@@ -668,6 +669,8 @@ def test_what_deciding_an_exploratory_comparison_costs_comes_from_its_cached_run
     assert extra > 0
     text = study_report.deciding_cost_sentence(compared, "every", "error at σ = 10", timed)
     assert f"the {minimum} pairs the rule decides from on error at σ = 10: {extra} more pairs, {2 * extra} runs" in text
+    # the sentence follows the length trend's: it names the comparison its "it" is
+    assert text.startswith(f" Deciding it ({compared.name}) would take")
     assert (
         f"about {extra * 2 * 360 / 3600:.0f} h on one thread" in text
         and f"({extra * 360 / 3600:.0f} h at 2 at a time)" in text
@@ -712,6 +715,14 @@ def test_the_false_discovery_count_shows_the_directions_control_takes_away():
     assert study_report.false_discovery_sentence(found) == (
         "Controlling false discoveries within each family of tests (Benjamini and Hochberg), the other comparisons: 1 of the "
         "2 directions the interval and threshold decide keep an adjusted p below 0.05 (3 tests), 1 read undecided."
+    )
+    # one direction: its verb agrees with it
+    assert (
+        "the other comparisons: the 1 direction the interval and threshold decide keeps an adjusted p below 0.05 (2 tests)."
+        in (study_report.false_discovery_sentence([found[0], found[2]]))
+    )
+    assert "the 1 direction the interval and threshold decide does not keep an adjusted p below 0.05 (2 tests)." in (
+        study_report.false_discovery_sentence([found[1], found[2]])
     )
 
 
@@ -797,8 +808,10 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     assert takeaway.startswith(f"Of {len(rows) + unplanned} regime-and-task cells, {worse} SSA worse, ")
     assert "no difference that matters (seeds raised after reading" in takeaway
     assert takeaway.endswith(f", {exploratory} exploratory; {pending} not run yet, {unplanned} not tested.")
-    assert study_regimes.regime_takeaway(rows, detail=False).startswith(
-        f"Of {len(rows)} planned cells, {worse} SSA worse, "
+    # the short wording (the study's box) gives the planned cells' counts alone
+    short = study_regimes.regime_takeaway(rows, detail=False)
+    assert short.startswith(f"{worse} SSA worse, ") and short.endswith(
+        f", {exploratory} exploratory; {pending} not run yet."
     )
     assert study_regimes.regime_takeaway([]) == "No regime of the study is complete yet."
 
@@ -844,10 +857,10 @@ def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes
     assert study_regimes.regime_takeaway(rows) == (
         "Of 2 regime-and-task cells, 2 no difference that matters (seeds raised after reading; 1 below 0)."
     )
-    # the short wording keeps the count below 0, so the adverse part is not folded into the milder word
+    # the short wording keeps the raise and the count below 0, so the adverse part is not folded into the milder word
     assert (
         study_regimes.regime_takeaway(rows, detail=False)
-        == "Of 2 planned cells, 2 no difference that matters (1 below 0)."
+        == "2 no difference that matters (seeds raised after reading; 1 below 0)."
     )
     assert study_regimes.regime_takeaway([rows[0], dict(rows[1], comparison="SSA vs softmax")]).startswith(
         "Of 2 regime-and-task cells, 2 no difference that matters (1 with seeds raised after reading; 1 below 0)"
@@ -858,7 +871,7 @@ def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes
     )  # near -0.1
     assert fragile["verdict"].outcome == "no difference that matters" and fragile["verdict"].interval[1] < 0
     assert "; 1 below 0, 1 changed by dropping a seed)" in study_regimes.regime_takeaway([fragile])
-    assert "(1 below 0)" in study_regimes.regime_takeaway([fragile], detail=False)
+    assert "(seeds raised after reading; 1 below 0)" in study_regimes.regime_takeaway([fragile], detail=False)
 
 
 def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
@@ -941,6 +954,23 @@ def test_the_reading_before_a_raise_is_the_first_ten_seeds_by_the_rule_of_its_ti
     )
     assert after.outcome == TOO_FEW_SEEDS and after.pairs == study_design.ABLATION_SEEDS
     assert study_judging.readings_words([after]) == after.label()
+    # with a format, each estimate follows its word, in the order of the readings
+    assert study_judging.readings_words([after], "+.3f") == f"{after.label()}, {after.estimate('+.3f')}"
+    assert study_judging.readings_words([then, then], "+.2f").endswith(
+        f", {then.estimate('+.2f')} / {then.estimate('+.2f')}"
+    )
+    # which rule read each: the flip minimum's pairs named where the amendment came before it
+    claim = study_design.ENDPOINTS[study_judging.STARTING_POINT_ENDPOINT].claim
+    assert (
+        study_judging.rule_then("sharper softmax vs softmax", study_judging.STARTING_POINT_ENDPOINT)
+        == f"the rule before the {no_effect_pairs(claim)}-pair prompt-error minimum"
+    )
+    assert study_judging.rule_then("SSA vs softmax, 3 x steps", study_judging.STARTING_POINT_ENDPOINT) == "today's rule"
+    with pytest.raises(ValueError, match="name must be a comparison whose seeds an amendment raised"):
+        study_judging.rule_then("SSA vs softmax", study_judging.STARTING_POINT_ENDPOINT)
+    # the regime map's seeds column gives the rule and the estimates beside the words
+    seeds = study_regimes.regime_map(cache).set_index("comparison").loc["SSA from b = 1 vs softmax", "paired seeds"]
+    assert ", by the rule before the 36-pair prompt-error minimum: both " in seeds and " / " in seeds
     assert study_judging.readings_words([then, then]) == "both sharper softmax worse"
     assert study_judging.readings_words([then, after]) == f"sharper softmax worse on 1 of 2, {after.label()} on 1"
     # no cached run: nothing to say
@@ -953,6 +983,24 @@ def test_the_reading_before_a_raise_is_the_first_ten_seeds_by_the_rule_of_its_ti
         )
         is None
     )
+
+
+def test_the_analysis_changes_table_gives_the_ten_seed_reading_by_the_rule_then_and_by_todays():
+    from ssa_book import changed_readings
+
+    cache = _Cache(
+        lambda arm, task, seed: 0.4 + 0.01 * (seed % 3) if arm == "softmax_slope" else 0.1 + 0.01 * (seed % 3)
+    )
+    frame = changed_readings.seed_amendment_changes(cache, ("sharper softmax vs softmax",))
+    row = frame.set_index(["task", "endpoint"]).loc[(get_task("every").title, study_judging.STARTING_POINT_ENDPOINT)]
+    then = study_judging.read_before_raise(
+        cache, "sharper softmax vs softmax", "every", study_judging.STARTING_POINT_ENDPOINT
+    )
+    # the same function as the pages' notes, with the rule it read by; today's rule beside it
+    assert row["at 10, by the rule then"] == (
+        f"{then.label()} {then.estimate()} (the rule before the 36-pair prompt-error minimum)"
+    )
+    assert then.outcome == WORSE and row["at 10, by today's rule"].startswith("exploratory (10 pairs) ")
 
 
 def test_a_table_prints_enough_decimals_that_no_bound_inside_the_threshold_reads_on_it():
@@ -994,3 +1042,30 @@ def test_the_rates_without_the_pair_minimums_are_the_largest_over_the_studys_ver
     for bad in ((), (0,), (6.5,), (True,)):
         with pytest.raises(ValueError, match="pair_counts must hold positive whole numbers"):
             study_judging.rates_without_minimums(comparisons, cache, bad)
+
+
+def test_the_appendix_names_the_regime_cells_still_not_run():
+    names = study_design.REGIME_COMPARISONS
+
+    def every_run(arm, task, seed):
+        return 0.1 + 0.01 * (seed % 3)
+
+    assert study_report.pending_cells_sentence(names, _Cache(every_run)) == "All their runs are cached."
+    lr = study_conduct.comparison(names[0])
+    cells = sum(len(study_conduct.comparison(name).tasks) for name in names)
+    missing = _Cache(
+        lambda arm, task, seed: (
+            None
+            if arm == lr.treatment and task == "some" and seed == study_design.FIRST_SEED
+            else every_run(arm, task, seed)
+        )
+    )
+    runs = study_design.needed(lr, "some")
+    assert study_report.pending_cells_sentence(names, missing) == (
+        f"1 of their {cells} cells is not run yet and shows below with how many of its runs are in "
+        f"({lr.name} on {get_task('some').title}: {runs - 1} of {runs})."
+    )
+    # the lr 1e-4 arms not run at all: both its cells, in the plural
+    assert study_report.pending_cells_sentence(names, _Cache(_regime_errors)).startswith(
+        f"2 of their {cells} cells are not run yet and show below with how many of their runs are in ({lr.name} on "
+    )

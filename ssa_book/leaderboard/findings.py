@@ -313,11 +313,17 @@ def false_discovery_sentence(board: Board) -> str:
         return "No cell has enough pairs for a signed-rank test yet."
     kept = [verdict for verdict in tested if verdict.outcome in (BETTER, WORSE)]
     lost = [verdict.claim for verdict in tested if verdict.uncontrolled is not None]
-    return (
-        f"Controlled for false discoveries over the {len(tested)} tested cells (Benjamini and Hochberg), {len(kept)} of "
-        f"the {len(kept) + len(lost)} directions the interval and threshold decide keep an adjusted p below "
+    decided = len(kept) + len(lost)
+    kept_words = (
+        f"the 1 direction the interval and threshold decide {'keeps' if kept else 'does not keep'} an adjusted p below "
+        f"{FALSE_DISCOVERY_RATE:g} and its word"
+        if decided == 1
+        else f"{len(kept)} of the {decided} directions the interval and threshold decide keep an adjusted p below "
         f"{FALSE_DISCOVERY_RATE:g} and their word"
-        + (f"; the others read undecided: {'; '.join(lost)}." if lost else ".")
+    )
+    return (
+        f"Controlled for false discoveries over the {len(tested)} tested cells (Benjamini and Hochberg), {kept_words}"
+        + (f"; {'it reads' if decided == 1 else 'the others read'} undecided: {'; '.join(lost)}." if lost else ".")
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, NOT_TESTED, OPEN, TOO_FEW_SEEDS, WORSE, not_run_yet
-from ssa_book.verdicts.claim import MIN_PAIRS, Claim
+from ssa_book.verdicts.claim import MIN_PAIRS, Claim, no_effect_pairs
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judge as rule_judge, not_tested
 from ssa_book.verdicts.families import combine, control_false_discoveries, false_discoveries
@@ -24,7 +24,7 @@ from ssa_book.verdicts.intervals import bounded_mean_interval
 from ssa_book.verdicts.rule import no_effect
 from ssa_book.verdicts.readings import NO_DIFFERENCE, NOT_SEPARATED, form_or_slope, slope_sentence
 from ssa_book.verdicts.words import counted_words
-from ssa_book.claims import before_flip_minimum_verdict, without_minimums
+from ssa_book.claims import FLIP_MINIMUM, before_flip_minimum_verdict, without_minimums
 from ssa_book.verdicts.power import FALSE_DIRECTIONAL, SIMULATIONS, resampled_null_rates, resampled_null_table
 from ssa_book.icl.study.conduct import StudyCache, comparison, plan
 from ssa_book.icl.study.design import (
@@ -202,16 +202,22 @@ SEED_AMENDMENTS = (
 RAISED_AFTER_READING = tuple(name for amendment in SEED_AMENDMENTS for name in amendment.comparisons)
 
 
+def _amendment(name: str) -> SeedAmendment:
+    """The seed amendment that raised comparison ``name``; ValueError naming ``name`` for one none raised."""
+    found = next((one for one in SEED_AMENDMENTS if name in one.comparisons), None)
+    if found is None:
+        raise ValueError(
+            f"name must be a comparison whose seeds an amendment raised ({', '.join(RAISED_AFTER_READING)}); got {name!r}"
+        )
+    return found
+
+
 def read_before_raise(cache: StudyCache, name: str, task: str, endpoint: str) -> Verdict | None:
     """The verdict of comparison ``name`` (one of :data:`RAISED_AFTER_READING`) on ``task`` at
     ``endpoint`` as it was read before its seeds were raised: on its first :data:`ABLATION_SEEDS` seeds,
     by the rule of that time (:func:`ssa_book.claims.before_flip_minimum_verdict` for an amendment made
     before that minimum); None where those seeds' runs are not all cached or the plan lacks it."""
-    amendment = next((found for found in SEED_AMENDMENTS if name in found.comparisons), None)
-    if amendment is None:
-        raise ValueError(
-            f"name must be a comparison whose seeds an amendment raised ({', '.join(RAISED_AFTER_READING)}); got {name!r}"
-        )
+    amendment = _amendment(name)
     compared = comparison(name, cache.profile)
     if compared is None:
         return None
@@ -222,25 +228,43 @@ def read_before_raise(cache: StudyCache, name: str, task: str, endpoint: str) ->
     return before_flip_minimum_verdict(ENDPOINTS[endpoint].claim, read) if amendment.before_flip_minimum else read
 
 
-def readings_words(readings: Sequence[Verdict]) -> str:
+def rule_then(name: str, endpoint: str) -> str:
+    """Which rule :func:`read_before_raise` reads comparison ``name`` by at ``endpoint``: "the rule
+    before the 36-pair prompt-error minimum" for an amendment made before that minimum on an outcome
+    it covers, "today's rule" otherwise."""
+    amendment = _amendment(name)
+    claim = ENDPOINTS[endpoint].claim
+    if amendment.before_flip_minimum and claim.largest_flip is not None:
+        return f"the rule before the {no_effect_pairs(claim)}-pair {FLIP_MINIMUM}"
+    return "today's rule"
+
+
+def readings_words(readings: Sequence[Verdict], spec: str | None = None) -> str:
     """What ``readings`` (:func:`read_before_raise`) said: "undecided", "both undecided", "undecided
-    on 2 of 3, sharper softmax worse on 1"."""
+    on 2 of 3, sharper softmax worse on 1"; with ``spec``, each estimate after it in that format,
+    "exploratory (10 pairs), -0.450 [-0.720, -0.190]", "both undecided, +0.000 [...] / -0.080 [...]"."""
     labels = [found.label() for found in readings]
     if len(set(labels)) == 1:
-        return f"{'both' if len(labels) == 2 else f'all {len(labels)}'} {labels[0]}" if len(labels) > 1 else labels[0]
-    return counted_words([(found.outcome, found.label()) for found in readings])
+        said = f"{'both' if len(labels) == 2 else f'all {len(labels)}'} {labels[0]}" if len(labels) > 1 else labels[0]
+    else:
+        said = counted_words([(found.outcome, found.label()) for found in readings])
+    return f"{said}, {' / '.join(found.estimate(spec) for found in readings)}" if spec else said
 
 
 def seeds_raised_note(cache: StudyCache, cells: Sequence[tuple[str, str]], endpoint: str) -> str:
     """Beside words that rest on ``cells`` (``(comparison, task)``) at ``endpoint``, what the cells
-    whose comparison an amendment raised (:data:`SEED_AMENDMENTS`) read before it: "at 10 seeds:
-    undecided on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise)" (""
-    for none, or none with its ten-seed runs cached)."""
-    raised = [(name, task) for name, task in cells if name in RAISED_AFTER_READING]
-    readings = [found for name, task in raised if (found := read_before_raise(cache, name, task, endpoint)) is not None]
-    if not readings:
+    whose comparison an amendment raised (:data:`SEED_AMENDMENTS`) read before it, and by which rule
+    (:func:`rule_then`): "at 10 seeds, by the rule before the 36-pair prompt-error minimum: undecided
+    on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise)" ("" for none,
+    or none with its ten-seed runs cached)."""
+    by_rule: dict[str, list[Verdict]] = {}
+    for name, task in cells:
+        if name in RAISED_AFTER_READING and (found := read_before_raise(cache, name, task, endpoint)) is not None:
+            by_rule.setdefault(rule_then(name, endpoint), []).append(found)
+    if not by_rule:
         return ""
-    return f"at {ABLATION_SEEDS} seeds: {readings_words(readings)} (the analysis-changes page lists the raise)"
+    said = "; ".join(f"by {rule}: {readings_words(readings)}" for rule, readings in by_rule.items())
+    return f"at {ABLATION_SEEDS} seeds, {said} (the analysis-changes page lists the raise)"
 
 
 def _noted(sentence: str, note: str) -> str:

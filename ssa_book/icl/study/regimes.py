@@ -28,6 +28,7 @@ from ssa_book.icl.study.judging import (
     not_kept_words,
     read_before_raise,
     readings_words,
+    rule_then,
     verdict,
     verdict_rows,
 )
@@ -88,7 +89,8 @@ def _regime_comparisons(cache: "StudyCache") -> list[Comparison]:
 def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     """SSA against softmax in every training regime the study has (:data:`REGIME_MAP`), at
     ``endpoint``: one row per regime, its settings in short, its paired seeds (for a comparison whose
-    seeds were raised after reading, that and what its ten seeds read then: :func:`read_before_raise`),
+    seeds were raised after reading, that, which rule read its ten seeds then and what they read, with
+    their estimates: :func:`read_before_raise`),
     and per quantifier the verdict in the book's words with its estimate in the table's one format
     (:func:`interval_spec`), or how many runs are cached while it is incomplete. A comparison the plan at the cache's profile leaves out is left out (the 30 x one until the
     length trend calls for it)."""
@@ -117,7 +119,8 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
             and (found := read_before_raise(cache, compared.name, task, endpoint)) is not None
         ]
         raised = (
-            f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}: {readings_words(readings)})"
+            f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}, by "
+            f"{rule_then(compared.name, endpoint)}: {readings_words(readings, spec)})"
             if readings
             else ""
         )
@@ -182,11 +185,11 @@ def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> lis
 def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
     """What goes beside the count of the cells of ``rows`` judged ``outcome``: for directions, how
     many the distribution-free check keeps where it does not keep all it can test; for "no difference
-    that matters", with ``detail`` whether their seeds were raised after reading
+    that matters", whether their seeds were raised after reading
     (:data:`~ssa_book.icl.study.judging.SEED_AMENDMENTS`), then how many intervals exclude 0 and (with
     ``detail``) how many of these a single seed left out changes: " (1 kept by the distribution-free
     check)", " (seeds raised after reading; 2 below 0, 1 changed by dropping a seed)", without
-    ``detail`` " (2 below 0)" ("" for none)."""
+    ``detail`` " (seeds raised after reading; 2 below 0)" ("" for none)."""
     found = [row for row in rows if row["verdict"].outcome == outcome]
     said = []
     if outcome != NEGLIGIBLE:
@@ -196,7 +199,7 @@ def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
             said.append(f"{len(checks) - len(lost)} kept by the distribution-free check")
     else:
         raised = sum(row["comparison"] in RAISED_AFTER_READING for row in found)
-        if detail and raised:
+        if raised:
             said.append(("" if raised == len(found) else f"{raised} with ") + "seeds raised after reading")
         for side, excluding in (
             ("below", [row for row in found if row["verdict"].interval[1] < 0]),
@@ -216,7 +219,8 @@ def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
     worse, better or no different from softmax, each with what goes beside it (:func:`_beside`), and
     how many are still open; with ``detail`` counted among all the map's cells, those the plan does
     not test named ("Of 16 regime-and-task cells, ...; 3 not run yet, 4 not tested."), without it
-    among the planned ones ("Of 12 planned cells, ...")."""
+    the planned ones' counts alone, which add up to them ("2 SSA worse (...), ...; 3 not run yet."), for a
+    box of few words."""
     outcomes = [row["verdict"].outcome for row in rows if row["verdict"].outcome != NOT_TESTED]
     if not outcomes:
         return "No regime of the study is complete yet."
@@ -234,5 +238,5 @@ def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
     still_open = [f"{pending} {NOT_RUN_YET}"] * bool(pending) + [f"{unplanned} {NOT_TESTED}"] * bool(
         detail and unplanned
     )
-    cells = f"Of {len(rows) + unplanned} regime-and-task cells" if detail else f"Of {len(rows)} planned cells"
-    return f"{cells}, {', '.join(counted)}" + (f"; {', '.join(still_open)}." if still_open else ".")
+    cells = f"Of {len(rows) + unplanned} regime-and-task cells, " if detail else ""
+    return f"{cells}{', '.join(counted)}" + (f"; {', '.join(still_open)}." if still_open else ".")

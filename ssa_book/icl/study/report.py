@@ -194,7 +194,7 @@ def deciding_cost_sentence(compared: Comparison, task: str, endpoint: str, cache
             return ""
         seconds += extra * float(np.mean(walls))
     return (
-        f" Deciding it would take the {minimum} pairs the rule decides from on {endpoint}: {extra} more pairs, "
+        f" Deciding it ({compared.name}) would take the {minimum} pairs the rule decides from on {endpoint}: {extra} more pairs, "
         f"{2 * extra} runs, about {seconds / 3600:.0f} h on one thread at the mean time of its cached runs "
         f"({seconds / 3600 / jobs:.0f} h at {jobs} at a time)."
     )
@@ -376,9 +376,13 @@ def false_discovery_sentence(found: Sequence[dict]) -> str:
         lost = sum(row["verdict"].uncontrolled is not None for row in directions)
         parts.append(
             f"{'the primary comparisons' if family == 'primary' else 'the other comparisons'}: "
-            f"{len(directions) - lost} of the {len(directions)} directions the interval and threshold decide keep "
-            f"an adjusted p below {FALSE_DISCOVERY_RATE:g} ({len(members)} tests)"
-            + (f", {lost} read undecided" if lost else "")
+            + (
+                f"the 1 direction the interval and threshold decide {'does not keep' if lost else 'keeps'} "
+                if len(directions) == 1
+                else f"{len(directions) - lost} of the {len(directions)} directions the interval and threshold decide keep "
+            )
+            + f"an adjusted p below {FALSE_DISCOVERY_RATE:g} ({len(members)} tests)"
+            + (f", {lost} read undecided" if lost and len(directions) > 1 else "")
         )
     return (
         "Controlling false discoveries within each family of tests (Benjamini and Hochberg), " + "; ".join(parts) + "."
@@ -430,6 +434,27 @@ def plan_progress(comparisons: Sequence[Comparison], cache: StudyCache) -> str:
     every_run = runs(comparisons, profile=cache.profile)
     found = sum(cache.run(arm, task, seed) is not None for arm, task, seed in every_run)
     return not_run_yet(found, len(every_run)) if found < len(every_run) else f"all {len(every_run)} runs cached"
+
+
+def pending_cells_sentence(names: Sequence[str], cache: StudyCache) -> str:
+    """Which cells (comparison and task) of the comparisons ``names`` are still incomplete, so that a
+    page shows them as not run yet: "1 of their 4 cells is not run yet and shows below with how many
+    of its runs are in (SSA vs softmax, lr 1e-4, 10 x steps on "some": 57 of 80)." ("All their runs
+    are cached." for none; a comparison the plan at the cache's profile leaves out is left out)."""
+    planned = [found for name in names if (found := comparison(name, cache.profile)) is not None]
+    cells = [(compared, task) for compared in planned for task in compared.tasks]
+    pending = [(compared, task) for compared, task in cells if not cache.complete(compared, task)]
+    if not pending:
+        return "All their runs are cached."
+    one = len(pending) == 1
+    listed = "; ".join(
+        f"{compared.name} on {get_task(task).title}: {cache.cached(compared, task)} of {needed(compared, task)}"
+        for compared, task in pending
+    )
+    return (
+        f"{len(pending)} of their {len(cells)} cells {'is' if one else 'are'} not run yet and "
+        f"{'shows' if one else 'show'} below with how many of {'its' if one else 'their'} runs are in ({listed})."
+    )
 
 
 def outcome_counts(found: Sequence[Verdict]) -> str:
