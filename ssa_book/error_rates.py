@@ -35,7 +35,7 @@ from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judged as rule_judged
 from ssa_book.verdicts.power import FALSE_DIRECTIONAL, resampled_null_rates
-from ssa_book.claims import without_minimums
+from ssa_book.claims import minimums_after_reading, plural, without_minimums
 from ssa_book.verdicts.rule import decide
 from ssa_book.verdicts.words import NEGLIGIBLE
 from ssa_book.encoder import claims as encoder_claims, confirmation
@@ -60,6 +60,13 @@ DIRECTION_FROM = "fewest pairs for a direction"  # the table's column of the pai
 WITHOUT = "without the pair minimums set after reading"
 WITHOUT_USED = f"at the pairs used, {WITHOUT}"  # the largest false direction rate with the rule's own minimum
 WITHOUT_WHERE = f"largest {WITHOUT} at"
+# Whether a pair minimum set after reading moved a word of the row's verdicts, so that its pages give what the rule
+# read before it (:func:`ssa_book.claims.minimums_after_reading`): the rows the notes "... minimum set after reading,
+# ... before it" come from.
+NOTED = "a minimum set after reading moved a word"
+# The row of the readings the powered study's pages give of a comparison on its first seeds, before an amendment
+# raised them: readings, not verdicts, so the verdicts the sentences count leave them out.
+READINGS_BEFORE_RAISE = "powered study's readings before a raise of seeds"
 
 
 def without_at(pairs: int) -> str:
@@ -85,6 +92,15 @@ def _study(profile: str) -> None:
     study_judging.verdict_rows(study_conduct.plan(profile, cache=cache), cache)
 
 
+def _readings_before_raise(profile: str) -> None:
+    cache = study_conduct.StudyCache(profile, train=False)
+    for name in study_judging.RAISED_AFTER_READING:
+        compared = study_conduct.comparison(name, profile)
+        for task in compared.tasks if compared is not None else ():
+            for endpoint in compared.endpoints:
+                study_judging.read_before_raise(cache, name, task, endpoint)
+
+
 def _max_retrieval(profile: str) -> None:
     analysis.READER.verdicts(analysis.READER.cached_runs(profile), profile)
 
@@ -102,10 +118,11 @@ def _encoder(profile: str) -> None:
     confirmation.judge(confirmation.cached_runs(profile))
 
 
-# In this order: a verdict two chapters judge (the in-context rows quote the powered study's) counts
-# for the first.
+# In this order: a verdict two chapters judge (the in-context rows quote the powered study's, and their
+# readings before a raise of seeds) counts for the first.
 CHAPTERS = (
     ChapterVerdicts("powered in-context study", _study),
+    ChapterVerdicts(READINGS_BEFORE_RAISE, _readings_before_raise),
     ChapterVerdicts("in-context chapters", _in_context),
     ChapterVerdicts("max retrieval", _max_retrieval),
     ChapterVerdicts("leaderboard and alternatives", _leaderboard),
@@ -185,7 +202,8 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
     (:data:`DIRECTION_FROM`), the largest false direction rate at those pairs (with the verdict it comes
     from), the largest false "no difference that matters" rate at those pairs (:func:`false_no_difference_rate`,
     :data:`NO_DIFFERENCE`), and the largest false direction rate :data:`WITHOUT` (:func:`ssa_book.claims.without_minimums`)
-    at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`);
+    at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`), and
+    whether such a minimum moved a word of the row's (:data:`NOTED`);
     ``pair_counts=None``: the rule as applied only; ``pair_counts=()``: with :data:`WITHOUT_USED`, all the front
     page's sentences read (:func:`sentence`, :func:`notes_sentence`)."""
     import pandas as pd
@@ -221,10 +239,11 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
             if rate >= row[WITHOUT_USED]:
                 row[WITHOUT_USED], row[WITHOUT_WHERE] = rate, where
             row.update({without_at(count): _largest(without, count, draws)[0] for count in pair_counts})
+            row[NOTED] = bool(minimums_after_reading(judged))
         rows.append(row)
     columns = ["chapter", "verdicts", "pairs used", DIRECTION_FROM, USED, "largest at", NO_DIFFERENCE]
     if pair_counts is not None:
-        columns += [WITHOUT_USED, *(without_at(count) for count in pair_counts), WITHOUT_WHERE]
+        columns += [WITHOUT_USED, *(without_at(count) for count in pair_counts), WITHOUT_WHERE, NOTED]
     return pd.DataFrame(rows, columns=columns).set_index("chapter")
 
 
@@ -255,11 +274,15 @@ def sentence(table, draws: int = DRAWS) -> str:
         return "No chapter's verdicts are cached yet, so the rule's error rates are not measured."
     rate, chapter = found
     missed, where = largest(table, NO_DIFFERENCE)
+    chapters = table.drop(index=READINGS_BEFORE_RAISE, errors="ignore")
+    readings = int(table["verdicts"].sum() - chapters["verdicts"].sum())
     return (
         f"Under nulls made of each chapter's own per-seed differences, recentred to a mean of zero, the rule names a "
         f"direction that is not there at most {100 * rate:.1f}% of the time ({chapter}; Monte Carlo standard error "
         f"{100 * _standard_error(rate, draws):.1f} points) for any one verdict at the seeds its chapter uses: a rate per "
-        f"verdict, not over the {int(table['verdicts'].sum())} verdicts of the {len(table)} chapters together, and of a false "
+        f"verdict, not over the {int(chapters['verdicts'].sum())} verdicts of the {len(chapters)} chapters together"
+        + (f" (nor the {plural(readings, 'reading')} before a raise of seeds)" if readings else "")
+        + ", and of a false "
         f'"better" or "worse" only: it does not count the small direction said beside "no difference that matters" '
         f'("SSA slightly better", "SSA slightly worse"); a check added after the results were read, from which the '
         f"fewest pairs of three chapters were then chosen, so it shows the rule's error at those pairs rather than "
@@ -276,25 +299,29 @@ def _rates_listed(rates) -> str:
 
 
 def limit_sentence(table, draws: int = DRAWS) -> str:
-    """Under the reproducing page's table: which of its false direction rates at the pairs used stay at
-    or below :data:`LIMIT` in every chapter and which do not, and which false "no difference that matters"
-    rates exceed the :data:`NOMINAL_NO_DIFFERENCE` the rule aims at (by :func:`_above_nominal`, the front
-    page's yardstick), each chapter with its rate (the largest of each, with its chapter, is in :func:`sentence`)."""
+    """Under the reproducing page's table: which of its false direction rates at the pairs used exceed
+    :data:`LIMIT`, and which false "no difference that matters" rates exceed the :data:`NOMINAL_NO_DIFFERENCE`
+    the rule aims at, each by more than two Monte Carlo standard errors (:func:`_above`, the front page's
+    yardstick), each row with its rate; where none does, the largest with its row and standard error."""
     if not len(table):
         return ""
-    directions = table[USED][table[USED] > LIMIT]
+    directions = table[USED][[_above(rate, LIMIT, draws) for rate in table[USED]]]
+    rate, chapter = largest(table)
     said = [
-        f"Above {LIMIT:.0%} at the seed counts used, the rate of false directions: {_rates_listed(directions)}. "
-        f"There a verdict that names a direction is less certain than the rule's {CONFIDENCE:.0%} suggests."
+        f"Above {LIMIT:.0%} at the seed counts used (by more than two Monte Carlo standard errors), the rate of false "
+        f"directions: {_rates_listed(directions)}. There a verdict that names a direction is less certain than the "
+        f"rule's {CONFIDENCE:.0%} suggests."
         if len(directions)
-        else f"Every chapter's rate of false directions stays at or below {LIMIT:.0%} at the seed counts it uses."
+        else f"Every row's rate of false directions at the seed counts it uses stays within two Monte Carlo standard "
+        f"errors of {LIMIT:.0%}, or below (largest {100 * rate:.1f}%, {chapter}; Monte Carlo standard error "
+        f"{100 * _standard_error(rate, draws):.1f} points)."
     ]
     missed, where = largest(table, NO_DIFFERENCE)
-    above = table[NO_DIFFERENCE][[_above_nominal(rate, draws) for rate in table[NO_DIFFERENCE]]]
+    above = table[NO_DIFFERENCE][[_above(rate, NOMINAL_NO_DIFFERENCE, draws) for rate in table[NO_DIFFERENCE]]]
     nominal = f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at"
     said.append(
         f'The rate of a false "no difference that matters" exceeds {nominal} (by more than two Monte Carlo standard '
-        f"errors) in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}."
+        f"errors) in {len(above)} of the {len(table)} rows: {_rates_listed(above)}."
         if len(above)
         else f'The rate of a false "no difference that matters" stays within two Monte Carlo standard errors of, or below, '
         f"{nominal} (largest {100 * missed:.1f}%, {where})."
@@ -302,10 +329,10 @@ def limit_sentence(table, draws: int = DRAWS) -> str:
     return " ".join(said)
 
 
-def _above_nominal(rate: float, draws: int) -> bool:
-    """Whether ``rate``, a false "no difference that matters" rate from ``draws`` studies of each sign, is
-    above :data:`NOMINAL_NO_DIFFERENCE` by more than two Monte Carlo standard errors."""
-    return rate - NOMINAL_NO_DIFFERENCE > 2 * _standard_error(rate, draws)
+def _above(rate: float, limit: float, draws: int) -> bool:
+    """Whether ``rate``, a rate from ``draws`` studies (of each sign, for a false "no difference that
+    matters"), is above ``limit`` by more than two Monte Carlo standard errors."""
+    return rate - limit > 2 * _standard_error(rate, draws)
 
 
 def _beside_nominal(rate: float, draws: int) -> str:
@@ -315,13 +342,19 @@ def _beside_nominal(rate: float, draws: int) -> str:
         f"the {100 * NOMINAL_NO_DIFFERENCE:.1f}% the rule aims at there (a {CONFIDENCE:.0%} interval within the "
         f"threshold: half of the {1 - CONFIDENCE:.0%} it leaves out)"
     )
-    if _above_nominal(rate, draws):
+    if _above(rate, NOMINAL_NO_DIFFERENCE, draws):
         return f"{rate / NOMINAL_NO_DIFFERENCE:.1f} times {nominal}"
     return f"within two Monte Carlo standard errors of, or below, {nominal}"
 
 
+def _noted(table):
+    """The rows of ``table`` whose words a pair minimum set after reading moved (:data:`NOTED`): the rows the
+    notes "... minimum set after reading, ... before it" come from (none for a table without that column)."""
+    return table[table[NOTED].astype(bool)] if NOTED in table.columns else table.iloc[0:0]
+
+
 def _without_above_applied(table) -> tuple[float, str] | None:
-    """The largest false direction rate :data:`WITHOUT` at the pairs used, and its chapter, where it is
+    """The largest false direction rate :data:`WITHOUT` at the pairs used, and its row, where it is
     above every rate of the rule as applied (so that it comes from verdicts below a minimum set after
     reading, where the two rules differ); None otherwise, or for a table without that column."""
     if WITHOUT_USED not in table.columns:
@@ -330,15 +363,17 @@ def _without_above_applied(table) -> tuple[float, str] | None:
     return found if found is not None and found[0] > applied[0] else None
 
 
-# What the front page says beside :func:`sentence`, and the glossary beside "exploratory", of the rule
-# behind the notes "... set after reading, ... before it" (:func:`_without_above_applied`): its rate, chapter
-# and Monte Carlo standard error fill the fields. A false direction needs the interval to miss the true
-# difference, so that rate is a share of misses at least.
+# What the front page says beside :func:`sentence` of the rule behind the notes "... minimum set after reading,
+# ... before it": its rates in the rows those notes come from (:func:`_noted`), largest first, and the largest's
+# Monte Carlo standard error fill the fields.
 NOTES_RATE = (
-    'The notes "... set after reading, ... before it" give what the rule said without the pair minimums set after '
-    "reading, a rule that names a direction that is not there up to {rate} of the time at the seeds used ({chapter}; "
-    "Monte Carlo standard error {error} points)."
+    'The notes "... minimum set after reading, ... before it" give what the rule said without the pair minimums set '
+    "after reading, a rule that names a direction that is not there, at the seeds used, up to {rate} of the time "
+    "where those minimums moved a word: {listed} (Monte Carlo standard error of the largest {error} points)."
 )
+# What the glossary says beside "exploratory", of any verdict below a minimum set after reading
+# (:func:`_without_above_applied`): the rate and its row fill the fields. A false direction needs the interval to
+# miss the true difference, so that rate is a share of misses at least.
 NOMINAL_INTERVAL = (
     f"Its {CONFIDENCE:.0%} is nominal: with fewer pairs than a minimum set after reading, the book's resampled "
     "nulls had the rule name a false direction, which needs the interval to miss the true difference, up to "
@@ -346,18 +381,31 @@ NOMINAL_INTERVAL = (
 )
 
 
-def notes_sentence(table, template: str = NOTES_RATE, draws: int = DRAWS) -> str:
-    """``template`` (:data:`NOTES_RATE` for the front page, :data:`NOMINAL_INTERVAL` for the glossary) with the
-    largest :data:`WITHOUT_USED` rate of ``table``, its chapter and its Monte Carlo standard error from ``draws``
-    studies ("" where that rate is no larger than the rule's as applied, or is not measured:
+def notes_sentence(table, draws: int = DRAWS) -> str:
+    """:data:`NOTES_RATE` with the :data:`WITHOUT_USED` rates of the rows of ``table`` the notes come from
+    (:func:`_noted`), each with its row, and the largest's Monte Carlo standard error from ``draws`` studies
+    ("" where none of those rates is larger than the rule's as applied, or they are not measured:
     ``error_rate_table(..., pair_counts=None)``)."""
+    noted, applied = _noted(table), largest(table, USED)
+    rates = noted[WITHOUT_USED] if len(noted) else None
+    if rates is None or float(rates.max()) <= applied[0]:
+        return ""
+    rate = float(rates.max())
+    return NOTES_RATE.format(
+        rate=f"{100 * rate:.1f}%",
+        listed=_rates_listed(rates),
+        error=f"{100 * _standard_error(rate, draws):.1f}",
+    )
+
+
+def nominal_interval_sentence(table) -> str:
+    """:data:`NOMINAL_INTERVAL`, the glossary's, with the largest :data:`WITHOUT_USED` rate of ``table`` and its
+    row ("" where it is no larger than the rule's as applied, or is not measured)."""
     found = _without_above_applied(table)
     if found is None:
         return ""
     rate, chapter = found
-    return template.format(
-        rate=f"{100 * rate:.1f}%", chapter=chapter, error=f"{100 * _standard_error(rate, draws):.1f}"
-    )
+    return NOMINAL_INTERVAL.format(rate=f"{100 * rate:.1f}%", chapter=chapter)
 
 
 def without_minimums_sentence(table) -> str:
@@ -372,12 +420,17 @@ def without_minimums_sentence(table) -> str:
         f"With the rule's own {MIN_PAIRS} pairs in place of the minimums set after reading, the rule names a false "
         f"direction at the pairs used up to {100 * rate:.1f}% of the time ({chapter}: {table.loc[chapter, WITHOUT_WHERE]})"
         + (
-            f"; above {LIMIT:.0%} in {len(above)} of the {len(table)} chapters: {_rates_listed(above)}"
+            f"; above {LIMIT:.0%} in {len(above)} of the {len(table)} rows: {_rates_listed(above)}"
             if len(above)
             else ""
         )
-        + ". These rates led to those minimums, and they are the error rates of the rule behind the pages' notes "
-        '"... set after reading, ... before it".'
+        + ". These rates led to those minimums"
+        + (
+            f"; in the rows whose words those minimums moved ({', '.join(_noted(table).index)}) they are the error rates "
+            'of the rule behind the pages\' notes "... minimum set after reading, ... before it".'
+            if len(_noted(table))
+            else "."
+        )
     )
 
 
@@ -413,10 +466,13 @@ __all__ = [
     "chapter_claims",
     "error_rate_table",
     "NOMINAL_INTERVAL",
+    "NOTED",
     "NOTES_RATE",
+    "READINGS_BEFORE_RAISE",
     "false_no_difference_rate",
     "largest",
     "limit_sentence",
+    "nominal_interval_sentence",
     "notes_sentence",
     "page_tables",
     "sentence",

@@ -422,9 +422,7 @@ def glossary_table(profile: str | None = None) -> str:
     exploratory = frame["word"] == TOO_FEW_SEEDS
     frame.loc[exploratory, "meaning"] += f" The fewest pairs that decide: {decision_minimums_sentence()}."
     if profile is not None:
-        nominal = error_rates.notes_sentence(
-            error_rates.error_rate_table(profile, pair_counts=()), error_rates.NOMINAL_INTERVAL
-        )
+        nominal = error_rates.nominal_interval_sentence(error_rates.error_rate_table(profile, pair_counts=()))
         frame.loc[exploratory, "meaning"] += f" {nominal}" if nominal else ""
     return markdown_table(frame)
 
@@ -434,7 +432,8 @@ def _rule_error_sentence(profile: str) -> str:
     under nulls resampled from the chapters' own per-seed differences, and its largest false "no
     difference that matters" rate with the true effect at the threshold
     (:func:`ssa_book.error_rates.sentence`), then the largest false direction rate of the rule behind the
-    notes "... before it" (:func:`ssa_book.error_rates.notes_sentence`; the whole table is on the reproducing page)."""
+    notes "... minimum set after reading, ... before it", where those minimums moved a word
+    (:func:`ssa_book.error_rates.notes_sentence`; the whole table is on the reproducing page)."""
     table = error_rates.error_rate_table(profile, pair_counts=())
     return " ".join(filter(None, (error_rates.sentence(table), error_rates.notes_sentence(table))))
 

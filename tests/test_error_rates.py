@@ -86,7 +86,7 @@ def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_b
     said = error_rates.without_minimums_sentence(table)
     assert (
         f"up to {100 * rate:.1f}% of the time (own minimum: skewed)" in said
-        and "above 5% in 2 of the 2 chapters: " in said
+        and "above 5% in 2 of the 2 rows: " in said
     )
     applied, without = error_rates.page_tables(table)
     assert list(without.columns) == ["pairs used", "at the pairs used", "at 6 pairs", "at 40 pairs", "largest at"]
@@ -95,7 +95,8 @@ def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_b
     # the rule as applied only, and beside it the rates without the minimums at the pairs used only (the front page's)
     assert error_rates.WITHOUT_USED not in error_rates.error_rate_table("cpu", draws=400, pair_counts=None).columns
     front = error_rates.error_rate_table("cpu", draws=400, pair_counts=())
-    assert list(front.columns[-2:]) == [error_rates.WITHOUT_USED, error_rates.WITHOUT_WHERE]
+    assert list(front.columns[-3:]) == [error_rates.WITHOUT_USED, error_rates.WITHOUT_WHERE, error_rates.NOTED]
+    assert list(front[error_rates.NOTED]) == [False, True]  # the raised minimum left "skewed too" exploratory
     assert front.loc["raised minimum", error_rates.WITHOUT_USED] == pytest.approx(rate)
 
 
@@ -107,10 +108,13 @@ def test_the_front_page_and_the_glossary_give_the_error_rate_of_the_rule_behind_
     assert table.loc["raised minimum", error_rates.USED] == 0 and rate > error_rates.LIMIT  # exploratory as applied
     notes = error_rates.notes_sentence(table, draws=400)
     assert notes.startswith(
-        'The notes "... set after reading, ... before it" give what the rule said without the pair minimums'
+        'The notes "... minimum set after reading, ... before it" give what the rule said without the pair minimums'
     )
-    assert f"up to {100 * rate:.1f}% of the time at the seeds used (raised minimum; Monte Carlo standard error" in notes
-    nominal = error_rates.notes_sentence(table, error_rates.NOMINAL_INTERVAL)
+    assert (
+        f"up to {100 * rate:.1f}% of the time where those minimums moved a word: raised minimum ({100 * rate:.1f}%) "
+        "(Monte Carlo standard error of the largest"
+    ) in notes
+    nominal = error_rates.nominal_interval_sentence(table)
     assert nominal.startswith("Its 95% is nominal: with fewer pairs than a minimum set after reading")
     assert (
         f"up to {100 * rate:.1f}% of the time (raised minimum), where a 95% interval misses it 5% of the time."
@@ -118,14 +122,46 @@ def test_the_front_page_and_the_glossary_give_the_error_rate_of_the_rule_behind_
     )
     # not measured (the rule as applied only), or no larger than the rule's as applied: nothing to add
     applied_only = error_rates.error_rate_table("cpu", draws=400, pair_counts=None)
-    assert (
-        error_rates.notes_sentence(applied_only)
-        == error_rates.notes_sentence(applied_only, error_rates.NOMINAL_INTERVAL)
-        == ""
-    )
+    assert error_rates.notes_sentence(applied_only) == error_rates.nominal_interval_sentence(applied_only) == ""
     monkeypatch.setattr(error_rates, "CHAPTERS", (_chapter("own minimum", {"skewed": one_outlier}),))
     same = error_rates.error_rate_table("cpu", draws=400, pair_counts=())
-    assert error_rates.notes_sentence(same) == error_rates.notes_sentence(same, error_rates.NOMINAL_INTERVAL) == ""
+    assert error_rates.notes_sentence(same) == error_rates.nominal_interval_sentence(same) == ""
+
+
+def test_the_notes_rate_is_of_the_rows_whose_words_a_minimum_moved_and_the_glossarys_of_every_row():
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {
+            error_rates.USED: [0.02, 0.03, 0.01],
+            error_rates.WITHOUT_USED: [0.30, 0.19, 0.07],
+            error_rates.NOTED: [False, True, True],
+        },
+        index=pd.Index(["no note", "leaderboard", "retrieval"], name="chapter"),
+    )
+    notes = error_rates.notes_sentence(table)
+    # the 30% of a row without such notes is not theirs: the noted rows' rates, largest first
+    assert "up to 19.0% of the time where those minimums moved a word: leaderboard (19.0%), retrieval (7.0%)" in notes
+    assert "30.0%" not in notes and "no note" not in notes
+    # the glossary's is of any verdict below a minimum set after reading
+    assert "up to 30.0% of the time (no note)" in error_rates.nominal_interval_sentence(table)
+    said = error_rates.without_minimums_sentence(table.assign(**{error_rates.WITHOUT_WHERE: "x"}))
+    assert "in the rows whose words those minimums moved (leaderboard, retrieval) they are the error rates" in said
+    # nothing to add where the noted rows' rates are no larger than the rule's as applied
+    assert error_rates.notes_sentence(table.assign(**{error_rates.USED: 0.2})) == ""
+
+
+def test_the_readings_before_a_raise_are_left_out_of_the_verdicts_counted():
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {error_rates.USED: [0.02, 0.01, 0.03], error_rates.NO_DIFFERENCE: 0.0, "verdicts": [66, 6, 14]},
+        index=pd.Index(["study", error_rates.READINGS_BEFORE_RAISE, "in-context"], name="chapter"),
+    )
+    said = error_rates.sentence(table)
+    assert "not over the 80 verdicts of the 2 chapters together (nor the 6 readings before a raise of seeds)" in said
+    alone = table.drop(index=error_rates.READINGS_BEFORE_RAISE)
+    assert "not over the 80 verdicts of the 2 chapters together, and" in error_rates.sentence(alone)
 
 
 def _rates(used, no_difference):
@@ -140,22 +176,26 @@ def _rates(used, no_difference):
 def test_the_sentence_under_the_table_says_which_rate_stays_within_the_limit_and_the_front_pages_sets_the_nominal_beside():
     table = _rates([0.049, 0.02], [0.101, 0.04])
     said = error_rates.limit_sentence(table)
-    assert "Every chapter's rate of false directions stays at or below 5%" in said
+    # 4.9% from 4,000 draws: within two Monte Carlo standard errors of 5%, said with its error
+    assert (
+        "Every row's rate of false directions at the seed counts it uses stays within two Monte Carlo standard errors "
+        "of 5%, or below (largest 4.9%, chapter 0; Monte Carlo standard error 0.3 points)."
+    ) in said
+    assert "Every row's" in error_rates.limit_sentence(_rates([0.053, 0.02], [0.0, 0.0]))  # 0.3 points above: within
     # against the 2.5% the rule aims at, the yardstick of the front page's sentence, beyond two Monte Carlo standard errors
     assert (
-        "exceeds the 2.5% the rule aims at (by more than two Monte Carlo standard errors) in 2 of the 2 chapters: "
+        "exceeds the 2.5% the rule aims at (by more than two Monte Carlo standard errors) in 2 of the 2 rows: "
         "chapter 0 (10.1%), chapter 1 (4.0%)."
     ) in said
-    assert "in 1 of the 2 chapters: chapter 0 (10.1%)." in error_rates.limit_sentence(
-        _rates([0.049, 0.02], [0.101, 0.027])
-    )
+    assert "in 1 of the 2 rows: chapter 0 (10.1%)." in error_rates.limit_sentence(_rates([0.049, 0.02], [0.101, 0.027]))
     assert (
         f"at most 10.1% of the time (chapter 0; Monte Carlo standard error 0.5 points), "
         f"{0.101 / error_rates.NOMINAL_NO_DIFFERENCE:.1f} times the 2.5% the rule aims at there"
     ) in error_rates.sentence(table)
     within = _rates([0.06, 0.02], [0.026, 0.01])
     assert (
-        "Above 5% at the seed counts used, the rate of false directions: chapter 0 (6.0%)"
+        "Above 5% at the seed counts used (by more than two Monte Carlo standard errors), the rate of false "
+        "directions: chapter 0 (6.0%)"
         in error_rates.limit_sentence(within)
         and (
             "stays within two Monte Carlo standard errors of, or below, the 2.5% the rule aims at (largest 2.6%, chapter 0)"
