@@ -146,7 +146,10 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     gap = scale_gap(rows)
     if gap is not None:
         what, ours, paper = gap.baseline
-        text += f" Caveat: {what}: {ours:.3g} here, {paper:.3g} in the paper."
+        text += (
+            f" Caveat: {what} is {ours:.3g} here, {paper:.3g} in the paper, so that chapter compares the scorers "
+            "from a baseline far from the paper's."
+        )
     return text
 
 
@@ -179,35 +182,34 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
         return f"{short_name(row)}{f' ({code})' if code else ''}"
 
     decided = [row for row in experiments if claim_word(row.verdict) in DECIDED_WORDS]
-    undecided = [named(row) for row in experiments if claim_word(row.verdict) == UNDECIDED]
+    undecided = [row for row in experiments if claim_word(row.verdict) == UNDECIDED]
     excluded = [short_name(row) for row in experiments if row.published_excluded]
     untested = [
         f"{short_name(row)} ({claim_word(row.verdict)})"
         for row in experiments
         if claim_word(row.verdict) not in (*DECIDED_WORDS, UNDECIDED)
     ]
-    others = [
-        text
-        for text in (
-            _listing("**Undecided** so far: ", undecided) if undecided else "",
-            _listing(
-                f"**The paper's effect excluded** by the {confidence_words()} interval at the book's scale: ", excluded
+
+    def others_named(coded: bool) -> list[str]:
+        return [
+            text
+            for text in (
+                _listing("**Undecided** so far: ", [named(row, coded) for row in undecided]) if undecided else "",
+                _listing(
+                    f"**The paper's effect excluded** by the {confidence_words()} interval at the book's scale: ",
+                    excluded,
+                )
+                if excluded
+                else "",
+                _listing("**Not tested or premise not shown**: ", untested) if untested else "",
             )
-            if excluded
-            else "",
-            _listing("**Not tested or premise not shown**: ", untested) if untested else "",
-        )
-        if text
-    ]
-    room = max(0, BULLETS - len(others))
+            if text
+        ]
+
+    room = max(0, BULLETS - len(others_named(True)))
     # decided claims that do not fit a bullet each share the last one: none is left out unsaid
     full, rest = (decided, []) if len(decided) <= room else (decided[: max(0, room - 1)], decided[max(0, room - 1) :])
-    bullets = []
-    for row in full:
-        word, found = claim_word(row.verdict), beside_word(row)
-        bullet = f"**{named(row)}**: {word}{f' ({found})' if found else ''}."
-        noted = f"**{named(row)}**: {word}{f' ({row.note()})' if row.note() else ''}."
-        bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
+    also, coded = "", True
     if rest:
         # each word with its note, in full until the bullet is too long, then the last ones in short, then in brief (what
         # was set after reading stays), then the same without the regimes' codes (the table of codes names the claims),
@@ -224,19 +226,31 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
             ]
 
         wordings = [
-            decided_words(level, shortened, coded)
-            for coded in (True, False)
+            (decided_words(level, shortened, with_codes), with_codes)
+            for with_codes in (True, False)
             for level, shortened in [
                 (0, 0),
                 *((level, shortened) for level in (1, 2) for shortened in range(1, len(rest) + 1)),
             ]
         ]
-        fits = next(
-            (wording for wording in wordings if words("**Also decided**: " + "; ".join(wording) + ".") <= BULLET_WORDS),
+        fits, coded = next(
+            (
+                (wording, with_codes)
+                for wording, with_codes in wordings
+                if words("**Also decided**: " + "; ".join(wording) + ".") <= BULLET_WORDS
+            ),
             wordings[-1],
         )
-        bullets.append(_listing("**Also decided**: ", fits))
-    return (bullets + others)[:BULLETS]
+        also = _listing("**Also decided**: ", fits)
+    # one form in the box: the claims keep their regimes' codes in every bullet, or, where "Also decided" fits only
+    # without them, in none
+    bullets = []
+    for row in full:
+        word, found = claim_word(row.verdict), beside_word(row)
+        bullet = f"**{named(row, coded)}**: {word}{f' ({found})' if found else ''}."
+        noted = f"**{named(row, coded)}**: {word}{f' ({row.note()})' if row.note() else ''}."
+        bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
+    return (bullets + [also] * bool(also) + others_named(coded))[:BULLETS]
 
 
 def _note_at(row: LedgerRow, level: int) -> str:
@@ -293,7 +307,7 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
             if below == count
             else f"{below} of the {count} rows"
         )
-        text += f"; intervals lie below the published effect in {rows_said} with one"
+        text += f"; intervals lie below the paper's effect in {rows_said} where it publishes one"
         text += f" ({'; '.join(exploratory)})" if exploratory else ""
     return text + "."
 

@@ -88,10 +88,14 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
         "the book's own test: 1 is not tested; the theorems' versions: 2 hold."
     ) in text
     # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9), named by its split
-    assert "Caveat: the decoder's softmax out-of-distribution perplexity: 481 here, 24.6 in the paper" in text
+    # and what it warns of
+    assert (
+        "Caveat: the decoder's softmax out-of-distribution perplexity is 481 here, 24.6 in the paper, so that chapter "
+        "compares the scorers from a baseline far from the paper's."
+    ) in text
     # computed: another baseline, another caveat; none, none
     rows[5] = dataclasses.replace(rows[5], baseline=("the decoder's softmax in-distribution perplexity", 2000.0, 21.86))
-    assert "in-distribution perplexity: 2e+03 here, 21.9 in the paper" in front_page.abstract(rows)
+    assert "in-distribution perplexity is 2e+03 here, 21.9 in the paper" in front_page.abstract(rows)
     assert "Caveat" not in front_page.abstract([dataclasses.replace(row, baseline=None) for row in rows])
     # a claim that holds is counted without "none holds"
     rows[4] = dataclasses.replace(rows[4], verdict="better")
@@ -262,7 +266,7 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     # the decoder's intervals (about -0.02 to +0.03) lie below the paper's gains (0.103, 0.108)
     assert (
         text
-        == "None of the paper's 8 experimental claims holds here; intervals lie below the published effect in both rows with one."
+        == "None of the paper's 8 experimental claims holds here; intervals lie below the paper's effect in both rows where it publishes one."
     )
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert front_page.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
@@ -288,13 +292,13 @@ def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_
     )
     # counted among the rows whose interval lies below the effect (not as a further row), named apart as exploratory
     assert front_page.scorecard_takeaway(rows) == (
-        "None of the paper's 8 experimental claims holds here; intervals lie below the published effect in all 3 rows with one "
+        "None of the paper's 8 experimental claims holds here; intervals lie below the paper's effect in all 3 rows where it publishes one "
         "(Encoder probing on Zorro: exploratory, 8 of 40 pairs)."
     )
     # a row whose interval holds the effect is not counted
     decoder = claims.ORDER.index("perplexity_id")
     rows[decoder] = dataclasses.replace(rows[decoder], paper_effect=0.0)
     assert (
-        "intervals lie below the published effect in 2 of the 3 rows with one (Encoder"
+        "intervals lie below the paper's effect in 2 of the 3 rows where it publishes one (Encoder"
         in front_page.scorecard_takeaway(rows)
     )

@@ -176,6 +176,11 @@ def test_max_retrieval_notes_its_pair_minimum_on_the_claim_each_verdict_was_judg
         analysis.noted_words(replication, claim)
         == f"{replication.words()}; {analysis.minimum_note(replication, claim)}"
     )
+    # with its evidence, the pairs and the fewest that decide said once each, then the note
+    evidence = analysis.noted_evidence(replication, claim)
+    assert evidence == f"{replication.with_evidence()}; {analysis.minimum_note(replication, claim)}"
+    assert evidence.count("10 pair") == 1 and evidence.count(f"from {analysis.CHAPTER_MIN_PAIRS}") == 1
+    assert replication.sentence() == f"{replication.claim}: {replication.with_evidence()}."
 
 
 def test_the_winners_of_a_column_name_a_scorer_better_only_before_a_minimum_set_after_reading():

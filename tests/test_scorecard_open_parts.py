@@ -119,7 +119,7 @@ def test_the_caption_says_what_grey_dots_are_only_where_the_scorecard_draws_one(
 
 def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shortened_before_either_is_left_out():
     rows = _rows(
-        quantification=dict(verdict="does not hold", headline=(("", WORSE_PART),)),
+        quantification=dict(verdict="does not hold", headline=(("", WORSE_PART),), regime=ICL),
         linear=dict(verdict="worse", headline=(("", WORSE_PART),)),
         alternatives=dict(verdict="better", word_note=REST_ON, after_reading=(("tally", "undecided"),), regime=ICL),
         across_shifts=dict(verdict="does not hold", word_note=REST_ON, after_reading=MINIMUMS, regime=SHIFTS),
@@ -136,10 +136,15 @@ def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shor
         "it); Own test: two shifts, does not hold (linear panels only; minimums set after reading)."
     )
     assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets)
-    # where they fit, the kinds stay
+    # one form in the box: where "Also decided" fits only without the regimes' codes, no bullet keeps them
+    assert not any(f"({code})" in bullet for bullet in bullets for code in ("R1", "R2"))
+    # where they fit, the kinds stay, and the codes in every bullet
     roomy = [dataclasses.replace(row, after_reading=()) if row.key == "alternatives" else row for row in rows]
-    also = next(bullet for bullet in front_page.key_findings(roomy) if bullet.startswith("**Also decided**"))
+    roomy_bullets = front_page.key_findings(roomy)
+    also = next(bullet for bullet in roomy_bullets if bullet.startswith("**Also decided**"))
     assert (
         "Own test: two shifts (R2), does not hold (linear panels only; set-size and prompt-error minimums set after reading)"
         in also
     )
+    assert "**ICL quantification (R1)**: does not hold." in roomy_bullets
+    assert "**ICL quantification**: does not hold." in bullets

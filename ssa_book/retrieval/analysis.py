@@ -735,6 +735,14 @@ def minimum_note(verdict: Verdict, claim: Claim = SHIFTED_ACCURACY) -> str:
     return minimum_notes([(claim, verdict)])
 
 
+def noted_evidence(verdict: Verdict, claim: Claim = SHIFTED_ACCURACY) -> str:
+    """A verdict on one of the chapter's claims (default :data:`SHIFTED_ACCURACY`) with its evidence, which
+    says the pairs and the fewest that decide once (:meth:`~ssa_book.verdicts.verdict.Verdict.with_evidence`),
+    then :func:`minimum_note`: "exploratory (effect -0.127 accuracy ... over 10 paired seeds, ...; exploratory:
+    the rule decides from 20 pairs on); pair minimum set after reading, SSA worse before it"."""
+    return "; ".join(filter(None, (verdict.with_evidence(), minimum_note(verdict, claim))))
+
+
 def noted_words(verdict: Verdict, claim: Claim = SHIFTED_ACCURACY) -> str:
     """A verdict on one of the chapter's claims (default :data:`SHIFTED_ACCURACY`) in words, with
     :func:`minimum_note`, whichever scorer it judges and whichever way the note cuts: "exploratory (10

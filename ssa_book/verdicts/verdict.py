@@ -232,7 +232,7 @@ class Verdict:
         return counted_words([(part.outcome, part.word()) for _, part in self.parts])
 
     def sentence(self) -> str:
-        """One plain sentence: the outcome and the evidence."""
+        """One plain sentence: the outcome and the evidence, the pairs said once (:meth:`with_evidence`)."""
         if self.outcome in (NOT_TESTED, NOT_LEARNED):
             return f"{self.claim}: {self.outcome}" + (f" ({self.detail})." if self.detail else ".")
         if self.outcome == PREMISE_NOT_SHOWN:
@@ -242,7 +242,7 @@ class Verdict:
             return f"{self.claim}: {claim_phrase(self.outcome)} ({self.tally()}){evidence}."
         if self.interval is None:
             return f"{self.claim}: {self.words()}" + (f" ({self.detail})." if self.detail else ".")
-        return f"{self.claim}: {self.label()}; {self.evidence()}."
+        return f"{self.claim}: {self.with_evidence()}."
 
 
 def withheld_direction(verdict: Verdict) -> str:
