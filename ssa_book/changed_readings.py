@@ -83,7 +83,7 @@ def seed_amendment_changes(cache, names: Sequence[str]) -> "pd.DataFrame":
                                 name,
                                 get_task(task).title,
                                 endpoint,
-                                f"{then.label()} {then.estimate()} ({study_judging.rule_then(name, endpoint)})",
+                                f"{then.label()} {then.estimate()} ({study_judging.rule_then(name, endpoint) or 'as today'})",
                                 f"{today.label()} {today.estimate()}",
                             ),
                         ),

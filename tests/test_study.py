@@ -546,7 +546,7 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
         in follows
     )
     assert follows.endswith(
-        "; at 10 seeds, by the rule before the 36-pair prompt-error minimum: undecided on 2 of 3, sharper softmax worse on 1"
+        "; at 10 seeds, before the 36-pair minimum: undecided on 2 of 3, sharper softmax worse on 1"
         " (the analysis-changes page lists the raise)."
     )
     assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
@@ -956,21 +956,24 @@ def test_the_reading_before_a_raise_is_the_first_ten_seeds_by_the_rule_of_its_ti
     assert study_judging.readings_words([after]) == after.label()
     # with a format, each estimate follows its word, in the order of the readings
     assert study_judging.readings_words([after], "+.3f") == f"{after.label()}, {after.estimate('+.3f')}"
-    assert study_judging.readings_words([then, then], "+.2f").endswith(
-        f", {then.estimate('+.2f')} / {then.estimate('+.2f')}"
+    assert study_judging.readings_words([then, after], "+.2f").endswith(
+        f", {then.estimate('+.2f')} / {after.estimate('+.2f')}"
     )
     # which rule read each: the flip minimum's pairs named where the amendment came before it
     claim = study_design.ENDPOINTS[study_judging.STARTING_POINT_ENDPOINT].claim
     assert (
         study_judging.rule_then("sharper softmax vs softmax", study_judging.STARTING_POINT_ENDPOINT)
-        == f"the rule before the {no_effect_pairs(claim)}-pair prompt-error minimum"
+        == f"before the {no_effect_pairs(claim)}-pair minimum"
     )
-    assert study_judging.rule_then("SSA vs softmax, 3 x steps", study_judging.STARTING_POINT_ENDPOINT) == "today's rule"
+    assert study_judging.rule_then("SSA vs softmax, 3 x steps", study_judging.STARTING_POINT_ENDPOINT) == ""
     with pytest.raises(ValueError, match="name must be a comparison whose seeds an amendment raised"):
         study_judging.rule_then("SSA vs softmax", study_judging.STARTING_POINT_ENDPOINT)
     # the regime map's seeds column gives the rule and the estimates beside the words
     seeds = study_regimes.regime_map(cache).set_index("comparison").loc["SSA from b = 1 vs softmax", "paired seeds"]
-    assert ", by the rule before the 36-pair prompt-error minimum: both " in seeds and " / " in seeds
+    assert "; at 10, before the 36-pair minimum: both " in seeds
+    # undecided readings come without estimates; an exploratory one with its own
+    assert " / " not in seeds
+    assert study_judging.readings_words([then, then], "+.2f") == "both sharper softmax worse"
     assert study_judging.readings_words([then, then]) == "both sharper softmax worse"
     assert study_judging.readings_words([then, after]) == f"sharper softmax worse on 1 of 2, {after.label()} on 1"
     # no cached run: nothing to say
@@ -997,9 +1000,7 @@ def test_the_analysis_changes_table_gives_the_ten_seed_reading_by_the_rule_then_
         cache, "sharper softmax vs softmax", "every", study_judging.STARTING_POINT_ENDPOINT
     )
     # the same function as the pages' notes, with the rule it read by; today's rule beside it
-    assert row["at 10, by the rule then"] == (
-        f"{then.label()} {then.estimate()} (the rule before the 36-pair prompt-error minimum)"
-    )
+    assert row["at 10, by the rule then"] == (f"{then.label()} {then.estimate()} (before the 36-pair minimum)")
     assert then.outcome == WORSE and row["at 10, by today's rule"].startswith("exploratory (10 pairs) ")
 
 

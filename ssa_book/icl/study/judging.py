@@ -24,7 +24,7 @@ from ssa_book.verdicts.intervals import bounded_mean_interval
 from ssa_book.verdicts.rule import no_effect
 from ssa_book.verdicts.readings import NO_DIFFERENCE, NOT_SEPARATED, form_or_slope, slope_sentence
 from ssa_book.verdicts.words import counted_words
-from ssa_book.claims import FLIP_MINIMUM, before_flip_minimum_verdict, without_minimums
+from ssa_book.claims import before_flip_minimum_verdict, without_minimums
 from ssa_book.verdicts.power import FALSE_DIRECTIONAL, SIMULATIONS, resampled_null_rates, resampled_null_table
 from ssa_book.icl.study.conduct import StudyCache, comparison, plan
 from ssa_book.icl.study.design import (
@@ -229,42 +229,44 @@ def read_before_raise(cache: StudyCache, name: str, task: str, endpoint: str) ->
 
 
 def rule_then(name: str, endpoint: str) -> str:
-    """Which rule :func:`read_before_raise` reads comparison ``name`` by at ``endpoint``: "the rule
-    before the 36-pair prompt-error minimum" for an amendment made before that minimum on an outcome
-    it covers, "today's rule" otherwise."""
+    """Which rule :func:`read_before_raise` reads comparison ``name`` by at ``endpoint``, where it is
+    not today's: "before the 36-pair minimum" for an amendment made before the prompt-error minimum
+    on an outcome it covers; "" for today's rule (the rule every other word of the pages is read by)."""
     amendment = _amendment(name)
     claim = ENDPOINTS[endpoint].claim
     if amendment.before_flip_minimum and claim.largest_flip is not None:
-        return f"the rule before the {no_effect_pairs(claim)}-pair {FLIP_MINIMUM}"
-    return "today's rule"
+        return f"before the {no_effect_pairs(claim)}-pair minimum"
+    return ""
 
 
 def readings_words(readings: Sequence[Verdict], spec: str | None = None) -> str:
     """What ``readings`` (:func:`read_before_raise`) said: "undecided", "both undecided", "undecided
-    on 2 of 3, sharper softmax worse on 1"; with ``spec``, each estimate after it in that format,
-    "exploratory (10 pairs), -0.450 [-0.720, -0.190]", "both undecided, +0.000 [...] / -0.080 [...]"."""
+    on 2 of 3, sharper softmax worse on 1"; with ``spec``, where one is exploratory (whose word always
+    comes with its estimate), each estimate after them in that format: "exploratory (10 pairs), -0.450
+    [-0.720, -0.190]", "exploratory (10 pairs) on 1 of 2, undecided on 1, -0.450 [...] / -0.080 [...]"."""
     labels = [found.label() for found in readings]
     if len(set(labels)) == 1:
         said = f"{'both' if len(labels) == 2 else f'all {len(labels)}'} {labels[0]}" if len(labels) > 1 else labels[0]
     else:
         said = counted_words([(found.outcome, found.label()) for found in readings])
-    return f"{said}, {' / '.join(found.estimate(spec) for found in readings)}" if spec else said
+    exploratory = any(found.outcome == TOO_FEW_SEEDS for found in readings)
+    return f"{said}, {' / '.join(found.estimate(spec) for found in readings)}" if spec and exploratory else said
 
 
 def seeds_raised_note(cache: StudyCache, cells: Sequence[tuple[str, str]], endpoint: str) -> str:
     """Beside words that rest on ``cells`` (``(comparison, task)``) at ``endpoint``, what the cells
     whose comparison an amendment raised (:data:`SEED_AMENDMENTS`) read before it, and by which rule
-    (:func:`rule_then`): "at 10 seeds, by the rule before the 36-pair prompt-error minimum: undecided
-    on 2 of 3, sharper softmax worse on 1 (the analysis-changes page lists the raise)" ("" for none,
-    or none with its ten-seed runs cached)."""
+    where not today's (:func:`rule_then`): "at 10 seeds, before the 36-pair minimum: undecided on 2 of
+    3, sharper softmax worse on 1 (the analysis-changes page lists the raise)" ("" for none, or none
+    with its ten-seed runs cached)."""
     by_rule: dict[str, list[Verdict]] = {}
     for name, task in cells:
         if name in RAISED_AFTER_READING and (found := read_before_raise(cache, name, task, endpoint)) is not None:
             by_rule.setdefault(rule_then(name, endpoint), []).append(found)
     if not by_rule:
         return ""
-    said = "; ".join(f"by {rule}: {readings_words(readings)}" for rule, readings in by_rule.items())
-    return f"at {ABLATION_SEEDS} seeds, {said} (the analysis-changes page lists the raise)"
+    said = "; ".join(f"{', ' + rule if rule else ''}: {readings_words(readings)}" for rule, readings in by_rule.items())
+    return f"at {ABLATION_SEEDS} seeds{said} (the analysis-changes page lists the raise)"
 
 
 def _noted(sentence: str, note: str) -> str:

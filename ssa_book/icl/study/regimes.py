@@ -119,8 +119,8 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
             and (found := read_before_raise(cache, compared.name, task, endpoint)) is not None
         ]
         raised = (
-            f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}, by "
-            f"{rule_then(compared.name, endpoint)}: {readings_words(readings, spec)})"
+            f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}"
+            f"{', ' + rule if (rule := rule_then(compared.name, endpoint)) else ''}: {readings_words(readings, spec)})"
             if readings
             else ""
         )
