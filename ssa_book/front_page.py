@@ -146,10 +146,8 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     gap = scale_gap(rows)
     if gap is not None:
         what, ours, paper = gap.baseline
-        text += (
-            f" Caveat: {what} is {ours:.3g} here, {paper:.3g} in the paper, so that chapter compares the scorers "
-            "from a baseline far from the paper's."
-        )
+        # what it warns of, in the form of the scales above: how far from the paper's the smaller scale leaves a baseline
+        text += f" Caveat: at this scale, {what} is {ours:.3g} (paper: {paper:.3g})."
     return text
 
 

@@ -88,14 +88,11 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
         "the book's own test: 1 is not tested; the theorems' versions: 2 hold."
     ) in text
     # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9), named by its split
-    # and what it warns of
-    assert (
-        "Caveat: the decoder's softmax out-of-distribution perplexity is 481 here, 24.6 in the paper, so that chapter "
-        "compares the scorers from a baseline far from the paper's."
-    ) in text
+    # and what it warns of: how far from the paper's this scale leaves it
+    assert "Caveat: at this scale, the decoder's softmax out-of-distribution perplexity is 481 (paper: 24.6)." in text
     # computed: another baseline, another caveat; none, none
     rows[5] = dataclasses.replace(rows[5], baseline=("the decoder's softmax in-distribution perplexity", 2000.0, 21.86))
-    assert "in-distribution perplexity is 2e+03 here, 21.9 in the paper" in front_page.abstract(rows)
+    assert "in-distribution perplexity is 2e+03 (paper: 21.9)" in front_page.abstract(rows)
     assert "Caveat" not in front_page.abstract([dataclasses.replace(row, baseline=None) for row in rows])
     # a claim that holds is counted without "none holds"
     rows[4] = dataclasses.replace(rows[4], verdict="better")
