@@ -85,8 +85,7 @@ def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_b
     assert raised[error_rates.without_at(6)] == pytest.approx(at_six) and at_six > error_rates.LIMIT
     said = error_rates.without_minimums_sentence(table)
     assert (
-        f"up to {100 * rate:.1f}% of the time (own minimum: skewed)" in said
-        and "above 5% in 2 of the 2 rows: " in said
+        f"up to {100 * rate:.1f}% of the time (own minimum: skewed)" in said and "above 5% in 2 of the 2 rows: " in said
     )
     applied, without = error_rates.page_tables(table)
     assert list(without.columns) == ["pairs used", "at the pairs used", "at 6 pairs", "at 40 pairs", "largest at"]
