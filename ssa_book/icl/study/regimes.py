@@ -119,7 +119,7 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
             and (found := read_before_raise(cache, compared.name, task, endpoint)) is not None
         ]
         raised = (
-            f" (raised from {ABLATION_SEEDS} after reading; at {ABLATION_SEEDS}"
+            f" (raised after reading; at {ABLATION_SEEDS}"
             f"{', ' + rule if (rule := rule_then(compared.name, endpoint)) else ''}: {readings_words(readings, spec)})"
             if readings
             else ""
