@@ -300,12 +300,14 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
             for verdict in _exploratory_excluding(row)
         ]
         below, count = excluded + len(exploratory), len(published)
-        rows_said = (
-            {1: "the one row", 2: "both rows"}.get(count, f"all {count} rows")
+        effects_said = (
+            {1: "the paper's one published effect", 2: "both of the paper's published effects"}.get(
+                count, f"all {count} of the paper's published effects"
+            )
             if below == count
-            else f"{below} of the {count} rows"
+            else f"{below} of the paper's {count} published effects"
         )
-        text += f"; intervals lie below the paper's effect in {rows_said} where it publishes one"
+        text += f"; intervals lie below {effects_said}"
         text += f" ({'; '.join(exploratory)})" if exploratory else ""
     return text + "."
 

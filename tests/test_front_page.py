@@ -263,7 +263,7 @@ def test_the_scorecards_takeaway_is_computed_and_short():
     # the decoder's intervals (about -0.02 to +0.03) lie below the paper's gains (0.103, 0.108)
     assert (
         text
-        == "None of the paper's 8 experimental claims holds here; intervals lie below the paper's effect in both rows where it publishes one."
+        == "None of the paper's 8 experimental claims holds here; intervals lie below both of the paper's published effects."
     )
     rows[4] = dataclasses.replace(rows[4], verdict="better")
     assert front_page.scorecard_takeaway(rows).startswith("1 of the paper's 8 experimental claims holds here;")
@@ -289,13 +289,10 @@ def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_
     )
     # counted among the rows whose interval lies below the effect (not as a further row), named apart as exploratory
     assert front_page.scorecard_takeaway(rows) == (
-        "None of the paper's 8 experimental claims holds here; intervals lie below the paper's effect in all 3 rows where it publishes one "
+        "None of the paper's 8 experimental claims holds here; intervals lie below all 3 of the paper's published effects "
         "(Encoder probing on Zorro: exploratory, 8 of 40 pairs)."
     )
     # a row whose interval holds the effect is not counted
     decoder = claims.ORDER.index("perplexity_id")
     rows[decoder] = dataclasses.replace(rows[decoder], paper_effect=0.0)
-    assert (
-        "intervals lie below the paper's effect in 2 of the 3 rows where it publishes one (Encoder"
-        in front_page.scorecard_takeaway(rows)
-    )
+    assert "intervals lie below 2 of the paper's 3 published effects (Encoder" in front_page.scorecard_takeaway(rows)
