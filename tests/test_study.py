@@ -883,6 +883,10 @@ def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():
     assert counted.startswith("2 decided (1 SSA worse, 1 no difference that matters)")
     assert "2 exploratory (fewer pairs than the rule decides from: estimates, no verdict)" in counted
     assert "1 undecided" in counted and "decided (" not in counted.split("exploratory")[1]
+    # a comparison whose runs are not all cached counts as "not run yet", not as the plan's "not tested"
+    waiting = Verdict("SSA's error is lower", NOT_TESTED, treatment="SSA", detail="not run yet: 20 of 80 runs done")
+    untested = Verdict("SSA's error is lower", NOT_TESTED, treatment="SSA")
+    assert study_report.outcome_counts([waiting, waiting, untested]) == "2 not run yet, 1 not tested"
 
 
 def test_the_verdict_table_says_why_a_verdict_beyond_zero_says_no_direction():

@@ -9,7 +9,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ssa_book.verdicts.words import BETTER, NEGLIGIBLE, NOT_TESTED, TOO_FEW_SEEDS, WORSE, claim_phrase, not_run_yet
+from ssa_book.verdicts.words import (
+    BETTER,
+    NEGLIGIBLE,
+    NOT_RUN_YET,
+    NOT_TESTED,
+    TOO_FEW_SEEDS,
+    WORSE,
+    claim_phrase,
+    not_run_yet,
+)
 from ssa_book.verdicts.intervals import bounded_mean_interval, rate_interval
 from ssa_book.verdicts.claim import MIN_PAIRS
 from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE
@@ -461,12 +470,15 @@ def outcome_counts(found: Sequence[Verdict]) -> str:
     """``found`` counted by what the rule made of them, the decided apart from the open, an exploratory
     one never among the decided: "25 decided (5 SSA worse, 16 no difference that matters, 4 sharper
     softmax worse), 20 undecided, 20 exploratory (fewer pairs than the rule decides from: estimates,
-    no verdict), 9 not tested"."""
+    no verdict), 9 not run yet"."""
     counts: dict[str, dict[str, int]] = {}
     for judged in found:
         kind = "decided" if judged.outcome in (BETTER, WORSE, NEGLIGIBLE) else judged.outcome
+        word = judged.word()
+        if judged.outcome == NOT_TESTED and (judged.detail or "").startswith(NOT_RUN_YET):
+            kind = word = NOT_RUN_YET  # its runs are not all cached: the one state the glossary names for it
         counts.setdefault(kind, {})
-        counts[kind][judged.word()] = counts[kind].get(judged.word(), 0) + 1
+        counts[kind][word] = counts[kind].get(word, 0) + 1
     said = []
     if "decided" in counts:
         said.append(
