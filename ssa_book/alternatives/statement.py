@@ -53,6 +53,27 @@ THRESHOLD_REASON = (
     "squared error for linear functions): the smallest effect the In-context learning chapters count, declared "
     "there before any result of this chapter was computed"
 )
+# The columns of a frame of comparisons with softmax, one row per scorer and panel (versus_softmax here,
+# the leaderboard's comparison of its in-context cells).
+COMPARISON_COLUMNS = (
+    "scorer",
+    "task",
+    "shift",
+    "panel",
+    "paper",
+    "learned",
+    "softmax",
+    "error",
+    "outcome",
+    "effect",
+    "low",
+    "high",
+    "pairs",
+    "seeds_to_resolve",
+    "seeds",
+    "differences",
+    "verdict",
+)
 STATEMENT = "None of the alternatives the paper tried is consistently better than softmax"
 POWER_SEEDS = (10, 20)  # seed counts at which the chapter states the power, besides its own
 UNITS = {"quantification": "prompt error", "linear": "normalised squared error"}
@@ -171,26 +192,7 @@ def versus_softmax(runs: dict[str, dict[str, list[ICLRun]]]):
     # discoveries over all of them.
     for row, controlled in zip(rows, control_false_discoveries([row["verdict"] for row in rows])):
         row.update(verdict=controlled, outcome=controlled.outcome)
-    columns = [
-        "scorer",
-        "task",
-        "shift",
-        "panel",
-        "paper",
-        "learned",
-        "softmax",
-        "error",
-        "outcome",
-        "effect",
-        "low",
-        "high",
-        "pairs",
-        "seeds_to_resolve",
-        "seeds",
-        "differences",
-        "verdict",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
 
 
 def outcome_counts(comparison):

@@ -24,7 +24,7 @@ from ssa_book.verdicts.rule import FALSE_DISCOVERY_RATE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.families import combine
 from ssa_book.alternatives.comparison import PAPER_ALTERNATIVES
-from ssa_book.alternatives.statement import judge_statement
+from ssa_book.alternatives.statement import COMPARISON_COLUMNS, judge_statement
 from ssa_book.claims import (
     listed,
     minimum_moved,
@@ -137,26 +137,7 @@ def comparison(board: Board, keys: Sequence[str] = ICL_COLUMNS):
                     "verdict": verdict,
                 }
             )
-    columns = [
-        "scorer",
-        "task",
-        "shift",
-        "panel",
-        "paper",
-        "learned",
-        "softmax",
-        "error",
-        "outcome",
-        "effect",
-        "low",
-        "high",
-        "pairs",
-        "seeds_to_resolve",
-        "seeds",
-        "differences",
-        "verdict",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
 
 
 def statement_verdict(board: Board) -> Verdict:
