@@ -286,11 +286,18 @@ def _rests_on(row: dict) -> str:
     return rests_on_words(seeds_it_rests_on(verdict, row["seeds"])) or "survives"
 
 
+def _runs_missing(judged: Verdict) -> str | None:
+    """How far the runs of a verdict not judged because some are not cached are ("not run yet: 61 of
+    80 runs done", the one state the glossary names for it), else None."""
+    detail = judged.detail or ""
+    return detail if judged.outcome == NOT_TESTED and detail.startswith(NOT_RUN_YET) else None
+
+
 def ablation_table(rows: Sequence[dict]):
     """:func:`verdict_rows` in one compact table, the ablation table: one row per comparison, one
     column per task and endpoint, each cell the outcome with its effect and 95% interval in the
-    paper's direction ("not tested" while the comparison's runs on that task are incomplete; empty
-    where the comparison does not read that endpoint)."""
+    paper's direction ("not run yet: 61 of 80 runs done" while the comparison's runs on that task are
+    incomplete; empty where the comparison does not read that endpoint)."""
     import pandas as pd
 
     table = pd.DataFrame(
@@ -298,7 +305,8 @@ def ablation_table(rows: Sequence[dict]):
             {
                 "comparison": row["comparison"],
                 "column": f"{get_task(row['task']).title}: {row['endpoint']}",
-                "cell": f"{row['verdict'].words()} {row['verdict'].estimate()}".rstrip(),
+                "cell": _runs_missing(row["verdict"])
+                or f"{row['verdict'].words()} {row['verdict'].estimate()}".rstrip(),
             }
             for row in rows
         ]
@@ -475,8 +483,8 @@ def outcome_counts(found: Sequence[Verdict]) -> str:
     for judged in found:
         kind = "decided" if judged.outcome in (BETTER, WORSE, NEGLIGIBLE) else judged.outcome
         word = judged.word()
-        if judged.outcome == NOT_TESTED and (judged.detail or "").startswith(NOT_RUN_YET):
-            kind = word = NOT_RUN_YET  # its runs are not all cached: the one state the glossary names for it
+        if _runs_missing(judged):
+            kind = word = NOT_RUN_YET
         counts.setdefault(kind, {})
         counts[kind][word] = counts[kind].get(word, 0) + 1
     said = []
