@@ -820,6 +820,39 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     assert study_regimes.regime_takeaway([]) == "No regime of the study is complete yet."
 
 
+def test_a_raised_regime_not_run_yet_carries_its_seeds_read_before_the_raise_and_the_figure_draws_them_hollow():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ssa_book.icl import figures
+
+    def errors(arm, task, seed):  # the 3 x steps arms: only the ten seeds read before the raise are in
+        if arm.endswith("_3k"):
+            return (
+                None
+                if seed >= study_design.FIRST_SEED + study_design.ABLATION_SEEDS
+                else _regime_errors(arm, task, seed)
+            )
+        return _regime_errors(arm, task, seed)
+
+    cache = _Cache(errors)
+    rows = study_regimes.regime_rows(cache)
+    three = next(row for row in rows if row["comparison"] == "SSA vs softmax, 3 x steps")
+    assert three["verdict"].detail.startswith("not run yet: 20 of ")
+    earlier = three["read_before_raise"]
+    assert len(earlier.differences) == study_design.ABLATION_SEEDS and earlier.effect == pytest.approx(-0.495)
+    assert all("read_before_raise" not in row for row in rows if row["verdict"].differences)
+    fig, ax = plt.subplots()
+    handles = figures.plot_study_differences(ax, rows, study_regimes.REGIME_MAP_ENDPOINT)
+    assert "seeds read before a raise (exploratory)" in [handle.get_label() for handle in handles]
+    hollow = [line for line in ax.lines if line.get_markerfacecolor() == "white"]
+    assert [line.get_xdata()[0] for line in hollow] == [pytest.approx(earlier.effect)]
+    assert any(text.get_text() == three["verdict"].detail for text in ax.texts)
+    plt.close(fig)
+
+
 def test_a_regime_cell_the_distribution_free_check_does_not_keep_says_so_in_the_map_and_its_takeaway():
     def errors(arm, task, seed):  # SSA worse on "every" by 0.15, spread enough that the bounded interval leaves it open
         if arm == "ssa" and task == "every":

@@ -310,6 +310,29 @@ def _comparison_label(row, tasks_on_row: int) -> str:
     return textwrap.fill(label, 30)
 
 
+def _draw_seeds(ax, verdict, y: float, marker: str, shade, hollow: bool = False) -> None:
+    """One cell of :func:`plot_study_differences` at height ``y``: each seed's paired difference as a
+    small dot, the mean as ``marker`` with its 95% interval; ``hollow``: an open marker and open dots."""
+    spread = np.linspace(-0.07, 0.07, len(verdict.differences))  # seeds side by side, in seed order
+    dots = (
+        {"facecolors": "none", "edgecolors": shade, "linewidths": 0.6}
+        if hollow
+        else {"color": scorer_color("ssa"), "linewidths": 0}
+    )
+    ax.scatter(verdict.differences, y + spread, s=6, alpha=0.6 if hollow else 0.45, zorder=2, **dots)
+    if verdict.interval is not None and all(np.isfinite(verdict.interval)):
+        ax.plot(verdict.interval, [y, y], color=shade, linewidth=1.6, zorder=3)
+    ax.plot(
+        verdict.effect,
+        y,
+        marker=marker,
+        markersize=5,
+        color=shade,
+        markerfacecolor="white" if hollow else shade,
+        zorder=4,
+    )
+
+
 def plot_study_differences(
     ax, rows, endpoint: str, *, labels: bool = True, order=None, tasks=None, legend: bool = True
 ) -> list:
@@ -328,20 +351,34 @@ def plot_study_differences(
     tasks = list(tasks) if tasks is not None else present
     offsets = dict(zip(present, np.linspace(-0.18, 0.18, len(present)) if len(present) > 1 else [0.0]))
     handles, names = [], []
+    drew_earlier = False
     for row in chosen:
         verdict = row["verdict"]
         y = comparisons.index(row["comparison"]) + offsets[row["task"]]
         index = tasks.index(row["task"])
         marker, shade = TASK_MARKERS[index % len(TASK_MARKERS)], TASK_SHADES[index % len(TASK_SHADES)]
+        earlier = row.get("read_before_raise")
+        if not verdict.differences and earlier is not None and earlier.differences:
+            # seeds raised after reading, the rest not run yet: the seeds read before the raise, hollow
+            # and grey (exploratory), and how far the rest are, as the tables say it
+            _draw_seeds(ax, earlier, y, marker, "grey", hollow=True)
+            ax.annotate(
+                verdict.detail or verdict.word(),
+                (max(max(earlier.differences), earlier.interval[1] if earlier.interval else -np.inf), y),
+                xytext=(6, 0),
+                textcoords="offset points",
+                ha="left",
+                va="center",
+                fontsize=8,
+                color="grey",
+            )
+            drew_earlier = True
+            continue
         if not verdict.differences:
             # the state in the book's words, as the tables say it: "not run yet: 34 of 80 runs done"
             ax.text(0, y, verdict.detail or verdict.word(), ha="center", va="center", fontsize=8, color="grey")
             continue
-        spread = np.linspace(-0.07, 0.07, len(verdict.differences))  # seeds side by side, in seed order
-        ax.scatter(verdict.differences, y + spread, s=6, color=scorer_color("ssa"), alpha=0.45, linewidths=0, zorder=2)
-        if verdict.interval is not None and all(np.isfinite(verdict.interval)):
-            ax.plot(verdict.interval, [y, y], color=shade, linewidth=1.6, zorder=3)
-        ax.plot(verdict.effect, y, marker=marker, markersize=5, color=shade, zorder=4)
+        _draw_seeds(ax, verdict, y, marker, shade)
         title = get_task(row["task"]).title
         if title not in names:
             names.append(title)
@@ -366,6 +403,19 @@ def plot_study_differences(
     handles.append(
         Line2D([], [], color=scorer_color("ssa"), marker="o", markersize=3, alpha=0.6, linewidth=0, label="each seed")
     )
+    if drew_earlier:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="grey",
+                marker="o",
+                markersize=5,
+                markerfacecolor="white",
+                linewidth=1.6,
+                label="seeds read before a raise (exploratory)",
+            )
+        )
     from matplotlib.patches import Patch
 
     handles.append(Patch(color="grey", alpha=0.15, label="within the threshold"))

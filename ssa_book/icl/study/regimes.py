@@ -178,8 +178,15 @@ def fragility(found: Verdict, seeds: Sequence[int]) -> str:
 
 def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> list[dict]:
     """The verdict rows (:func:`verdict_rows`) of the regime map's comparisons at ``endpoint``, on
-    the quantifiers each runs on: judged where complete, "not tested" with what is missing."""
-    return [row for row in verdict_rows(_regime_comparisons(cache), cache) if row["endpoint"] == endpoint]
+    the quantifiers each runs on: judged where complete, "not tested" with what is missing; a row of a
+    comparison whose seeds were raised after reading and whose runs are not all cached carries what its
+    first seeds read before the raise under ``"read_before_raise"`` (:func:`read_before_raise`), so a
+    figure can draw them."""
+    rows = [row for row in verdict_rows(_regime_comparisons(cache), cache) if row["endpoint"] == endpoint]
+    for row in rows:
+        if row["verdict"].outcome == NOT_TESTED and row["comparison"] in RAISED_AFTER_READING:
+            row["read_before_raise"] = read_before_raise(cache, row["comparison"], row["task"], endpoint)
+    return rows
 
 
 def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
