@@ -35,7 +35,7 @@ from ssa_book.verdicts.intervals import CONFIDENCE
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.judge import judged as rule_judged
 from ssa_book.verdicts.power import FALSE_DIRECTIONAL, resampled_null_rates
-from ssa_book.claims import minimums_after_reading, plural, without_minimums
+from ssa_book.claims import DIRECTIONS, minimum_moved, plural, without_minimums
 from ssa_book.verdicts.rule import decide
 from ssa_book.verdicts.words import NEGLIGIBLE
 from ssa_book.encoder import claims as encoder_claims, confirmation
@@ -60,10 +60,11 @@ DIRECTION_FROM = "fewest pairs for a direction"  # the table's column of the pai
 WITHOUT = "without the pair minimums set after reading"
 WITHOUT_USED = f"at the pairs used, {WITHOUT}"  # the largest false direction rate with the rule's own minimum
 WITHOUT_WHERE = f"largest {WITHOUT} at"
-# Whether a pair minimum set after reading moved a word of the row's verdicts, so that its pages give what the rule
-# read before it (:func:`ssa_book.claims.minimums_after_reading`): the rows the notes "... minimum set after reading,
-# ... before it" come from.
-NOTED = "a minimum set after reading moved a word"
+# Whether a pair minimum set after reading left exploratory a verdict of the row's that the rule read as a direction
+# before it (:func:`moved_a_direction`), so that its pages say that direction ("... minimum set after reading, SSA worse
+# before it"): the rows whose notes the rule without those minimums stands behind. A minimum that moved only
+# "undecided" to "exploratory" leaves no direction to note.
+NOTED = "a minimum set after reading moved a direction"
 # The row of the readings the powered study's pages give of a comparison on its first seeds, before an amendment
 # raised them: readings, not verdicts, so the verdicts the sentences count leave them out.
 READINGS_BEFORE_RAISE = "powered study's readings before a raise of seeds"
@@ -203,7 +204,7 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
     from), the largest false "no difference that matters" rate at those pairs (:func:`false_no_difference_rate`,
     :data:`NO_DIFFERENCE`), and the largest false direction rate :data:`WITHOUT` (:func:`ssa_book.claims.without_minimums`)
     at those pairs (:data:`WITHOUT_USED`, with its verdict) and at each of ``pair_counts`` (:func:`without_at`), and
-    whether such a minimum moved a word of the row's (:data:`NOTED`);
+    whether such a minimum moved a direction of the row's (:data:`NOTED`);
     ``pair_counts=None``: the rule as applied only; ``pair_counts=()``: with :data:`WITHOUT_USED`, all the front
     page's sentences read (:func:`sentence`, :func:`notes_sentence`)."""
     import pandas as pd
@@ -239,12 +240,18 @@ def error_rate_table(profile: str, draws: int = DRAWS, pair_counts: Sequence[int
             if rate >= row[WITHOUT_USED]:
                 row[WITHOUT_USED], row[WITHOUT_WHERE] = rate, where
             row.update({without_at(count): _largest(without, count, draws)[0] for count in pair_counts})
-            row[NOTED] = bool(minimums_after_reading(judged))
+            row[NOTED] = moved_a_direction(judged)
         rows.append(row)
     columns = ["chapter", "verdicts", "pairs used", DIRECTION_FROM, USED, "largest at", NO_DIFFERENCE]
     if pair_counts is not None:
         columns += [WITHOUT_USED, *(without_at(count) for count in pair_counts), WITHOUT_WHERE, NOTED]
     return pd.DataFrame(rows, columns=columns).set_index("chapter")
+
+
+def moved_a_direction(judged: Sequence[tuple[Claim, Verdict]]) -> bool:
+    """Whether a pair minimum set after reading left a verdict of ``judged`` exploratory that the rule
+    read as "better" or "worse" before it (:func:`ssa_book.claims.minimum_moved`)."""
+    return any((moved := minimum_moved(claim, verdict)) and moved[1].outcome in DIRECTIONS for claim, verdict in judged)
 
 
 def largest(table, column: str = USED) -> tuple[float, str] | None:
@@ -348,7 +355,7 @@ def _beside_nominal(rate: float, draws: int) -> str:
 
 
 def _noted(table):
-    """The rows of ``table`` whose words a pair minimum set after reading moved (:data:`NOTED`): the rows the
+    """The rows of ``table`` where a pair minimum set after reading moved a direction (:data:`NOTED`): the rows the
     notes "... minimum set after reading, ... before it" come from (none for a table without that column)."""
     return table[table[NOTED].astype(bool)] if NOTED in table.columns else table.iloc[0:0]
 
@@ -369,7 +376,9 @@ def _without_above_applied(table) -> tuple[float, str] | None:
 NOTES_RATE = (
     'The notes "... minimum set after reading, ... before it" give what the rule said without the pair minimums set '
     "after reading, a rule that names a direction that is not there, at the seeds used, up to {rate} of the time "
-    "where those minimums moved a word: {listed} (Monte Carlo standard error of the largest {error} points)."
+    "where those minimums moved a direction: {listed}, each the largest over its row's own verdicts at the seeds "
+    "they use (Monte Carlo standard error of the largest {error} points; at other seed counts the rates differ: "
+    "the reproducing page)."
 )
 # What the glossary says beside "exploratory", of any verdict below a minimum set after reading
 # (:func:`_without_above_applied`): the rate and its row fill the fields. A false direction needs the interval to
@@ -426,7 +435,7 @@ def without_minimums_sentence(table) -> str:
         )
         + ". These rates led to those minimums"
         + (
-            f"; in the rows whose words those minimums moved ({', '.join(_noted(table).index)}) they are the error rates "
+            f"; in the rows where those minimums moved a direction ({', '.join(_noted(table).index)}) they are the error rates "
             'of the rule behind the pages\' notes "... minimum set after reading, ... before it".'
             if len(_noted(table))
             else "."
@@ -472,6 +481,7 @@ __all__ = [
     "false_no_difference_rate",
     "largest",
     "limit_sentence",
+    "moved_a_direction",
     "nominal_interval_sentence",
     "notes_sentence",
     "page_tables",

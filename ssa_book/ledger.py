@@ -432,7 +432,7 @@ def _rule_error_sentence(profile: str) -> str:
     under nulls resampled from the chapters' own per-seed differences, and its largest false "no
     difference that matters" rate with the true effect at the threshold
     (:func:`ssa_book.error_rates.sentence`), then the largest false direction rate of the rule behind the
-    notes "... minimum set after reading, ... before it", where those minimums moved a word
+    notes "... minimum set after reading, ... before it", where those minimums moved a direction
     (:func:`ssa_book.error_rates.notes_sentence`; the whole table is on the reproducing page)."""
     table = error_rates.error_rate_table(profile, pair_counts=())
     return " ".join(filter(None, (error_rates.sentence(table), error_rates.notes_sentence(table))))

@@ -95,14 +95,28 @@ def test_the_table_gives_the_rates_without_the_pair_minimums_set_after_reading_b
     assert error_rates.WITHOUT_USED not in error_rates.error_rate_table("cpu", draws=400, pair_counts=None).columns
     front = error_rates.error_rate_table("cpu", draws=400, pair_counts=())
     assert list(front.columns[-3:]) == [error_rates.WITHOUT_USED, error_rates.WITHOUT_WHERE, error_rates.NOTED]
-    assert list(front[error_rates.NOTED]) == [False, True]  # the raised minimum left "skewed too" exploratory
+    # the raised minimum left "skewed too" exploratory, but the rule read it "undecided" before: no direction to note
+    assert list(front[error_rates.NOTED]) == [False, False]
+    ahead = np.r_[np.linspace(0.3, 0.4, 9), -0.1]  # "better" from the rule's own 6 pairs, exploratory below 20
+    assert error_rates.moved_a_direction(
+        [
+            (
+                Claim("ahead", -1, 0.1, "error", "test", min_pairs=20),
+                rule_judge(Claim("ahead", -1, 0.1, "error", "test", min_pairs=20), np.zeros_like(ahead), ahead),
+            )
+        ]
+    )
     assert front.loc["raised minimum", error_rates.WITHOUT_USED] == pytest.approx(rate)
 
 
 def test_the_front_page_and_the_glossary_give_the_error_rate_of_the_rule_behind_the_notes_before_a_minimum(monkeypatch):
     one_outlier = np.r_[np.linspace(0.15, 0.25, 9), -1.8]
-    monkeypatch.setattr(error_rates, "CHAPTERS", (_chapter("raised minimum", {"skewed": one_outlier}, min_pairs=20),))
+    ahead = np.r_[np.linspace(0.3, 0.4, 9), -0.1]  # read "better" before the minimum: a direction the notes give
+    monkeypatch.setattr(
+        error_rates, "CHAPTERS", (_chapter("raised minimum", {"skewed": one_outlier, "ahead": ahead}, min_pairs=20),)
+    )
     table = error_rates.error_rate_table("cpu", draws=400, pair_counts=())
+    assert table.loc["raised minimum", error_rates.NOTED]
     rate = table.loc["raised minimum", error_rates.WITHOUT_USED]
     assert table.loc["raised minimum", error_rates.USED] == 0 and rate > error_rates.LIMIT  # exploratory as applied
     notes = error_rates.notes_sentence(table, draws=400)
@@ -110,8 +124,8 @@ def test_the_front_page_and_the_glossary_give_the_error_rate_of_the_rule_behind_
         'The notes "... minimum set after reading, ... before it" give what the rule said without the pair minimums'
     )
     assert (
-        f"up to {100 * rate:.1f}% of the time where those minimums moved a word: raised minimum ({100 * rate:.1f}%) "
-        "(Monte Carlo standard error of the largest"
+        f"up to {100 * rate:.1f}% of the time where those minimums moved a direction: raised minimum ({100 * rate:.1f}%), "
+        "each the largest over its row's own verdicts at the seeds they use (Monte Carlo standard error of the largest"
     ) in notes
     nominal = error_rates.nominal_interval_sentence(table)
     assert nominal.startswith("Its 95% is nominal: with fewer pairs than a minimum set after reading")
@@ -140,12 +154,17 @@ def test_the_notes_rate_is_of_the_rows_whose_words_a_minimum_moved_and_the_gloss
     )
     notes = error_rates.notes_sentence(table)
     # the 30% of a row without such notes is not theirs: the noted rows' rates, largest first
-    assert "up to 19.0% of the time where those minimums moved a word: leaderboard (19.0%), retrieval (7.0%)" in notes
+    assert (
+        "up to 19.0% of the time where those minimums moved a direction: leaderboard (19.0%), retrieval (7.0%),"
+        in notes
+    )
     assert "30.0%" not in notes and "no note" not in notes
     # the glossary's is of any verdict below a minimum set after reading
     assert "up to 30.0% of the time (no note)" in error_rates.nominal_interval_sentence(table)
     said = error_rates.without_minimums_sentence(table.assign(**{error_rates.WITHOUT_WHERE: "x"}))
-    assert "in the rows whose words those minimums moved (leaderboard, retrieval) they are the error rates" in said
+    assert (
+        "in the rows where those minimums moved a direction (leaderboard, retrieval) they are the error rates" in said
+    )
     # nothing to add where the noted rows' rates are no larger than the rule's as applied
     assert error_rates.notes_sentence(table.assign(**{error_rates.USED: 0.2})) == ""
 
