@@ -171,6 +171,7 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
     rows = study_judging.verdict_rows(comparisons, cache)
     checks = study_judging.bounded_checks(rows)
     bullets = []
+    checked_above = set()  # the comparisons whose bullet, as the box shows it, states their distribution-free check
     for comparison in (comparison for comparison in comparisons if comparison.primary):
         judged = [
             row["verdict"]
@@ -193,9 +194,16 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
         mine = [check for check in checks if check["comparison"] == comparison.name]
         caveat = f"; a distribution-free check {study_judging.bounded_check_words(mine)}" if mine else ""
         bullets.append([f"{head}{counted}{caveat}.", f"{head}{counted}."])
+        if caveat and fitting(bullets[-1]) == bullets[-1][0]:
+            checked_above.add(comparison.name)
     regime_rows = study_regimes.regime_rows(cache)
-    takeaway, short = (study_regimes.regime_takeaway(regime_rows, detail) for detail in (True, False))
-    takeaway, short = takeaway[:1].lower() + takeaway[1:], short[:1].lower() + short[1:]
+    # where the bullets above state the distribution-free check of every regime cell it does not keep, the
+    # short form gives the seed note in its place
+    takeaway, seeds_noted, short = (
+        study_regimes.regime_takeaway(regime_rows, detail, seed_note, checked)
+        for detail, seed_note, checked in ((True, True, ()), (False, True, checked_above), (False, False, ()))
+    )
+    takeaway, seeds_noted, short = (text[:1].lower() + text[1:] for text in (takeaway, seeds_noted, short))
     pairs = sorted({row["verdict"].pairs for row in regime_rows if row["verdict"].pairs})
     seeds = f"; {pairs[0]} to {pairs[-1]} paired seeds" if len(pairs) > 1 else ""
     endpoint = study_regimes.REGIME_MAP_ENDPOINT
@@ -204,6 +212,7 @@ def study_findings(comparisons: Sequence, cache) -> list[list[str]]:
             f"**Training regimes** ({endpoint}{seeds}): {takeaway}",
             f"**Training regimes** ({endpoint}): {takeaway}",
             f"**Training regimes**: {takeaway}",
+            f"**Training regimes**: {seeds_noted}",
             f"**Training regimes**: {short}",
         ]
     )

@@ -872,6 +872,13 @@ def test_a_regime_cell_the_distribution_free_check_does_not_keep_says_so_in_the_
     assert f" SSA worse ({int(worse) - 1} kept by the distribution-free check), " in study_regimes.regime_takeaway(
         study_regimes.regime_rows(cache), detail=False
     )
+    # unless a sentence before it states that comparison's check: then the count stands alone
+    assert f"{worse} SSA worse, " in study_regimes.regime_takeaway(
+        study_regimes.regime_rows(cache), detail=False, checked_above={"SSA vs softmax"}
+    )
+    assert "kept by" in study_regimes.regime_takeaway(
+        study_regimes.regime_rows(cache), detail=False, checked_above={"SSA vs softmax, 3 x steps"}
+    )
     # the front page's sentence and the map say a check that does not keep a verdict in the same words
     checks = study_judging.bounded_checks(study_regimes.regime_rows(cache))
     assert [study_judging.not_kept_words(row) for row in study_judging.not_kept(checks)] == [
@@ -909,6 +916,9 @@ def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes
     assert fragile["verdict"].outcome == "no difference that matters" and fragile["verdict"].interval[1] < 0
     assert "; 1 below 0, 1 changed by dropping a seed)" in study_regimes.regime_takeaway([fragile])
     assert "(seeds raised after reading; 1 below 0)" in study_regimes.regime_takeaway([fragile], detail=False)
+    assert "; 1 below 0, 1 changed by dropping a seed)" in study_regimes.regime_takeaway(
+        [fragile], detail=False, seed_note=True
+    )
 
 
 def test_the_summary_counts_exploratory_verdicts_apart_from_the_decided():

@@ -3,7 +3,7 @@ map the chapter and the front page show, its verdict rows and its takeaway."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ssa_book.verdicts.words import NEGLIGIBLE, NOT_RUN_YET, NOT_TESTED, TOO_FEW_SEEDS, not_run_yet, outcome_words
 from ssa_book.verdicts.verdict import Verdict, withheld_direction
@@ -189,20 +189,21 @@ def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> lis
     return rows
 
 
-def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
+def _beside(rows: Sequence[dict], outcome: str, seed_note: bool = True, checked_above: Collection[str] = ()) -> str:
     """What goes beside the count of the cells of ``rows`` judged ``outcome``: for directions, how
-    many the distribution-free check keeps where it does not keep all it can test; for "no difference
-    that matters", whether their seeds were raised after reading
+    many the distribution-free check keeps where it does not keep all it can test (unless every cell it
+    does not keep is of a comparison in ``checked_above``, whose check a sentence before this one
+    states); for "no difference that matters", whether their seeds were raised after reading
     (:data:`~ssa_book.icl.study.judging.SEED_AMENDMENTS`), then how many intervals exclude 0 and (with
-    ``detail``) how many of these a single seed left out changes: " (1 kept by the distribution-free
+    ``seed_note``) how many of these a single seed left out changes: " (1 kept by the distribution-free
     check)", " (seeds raised after reading; 2 below 0, 1 changed by dropping a seed)", without
-    ``detail`` " (seeds raised after reading; 2 below 0)" ("" for none)."""
+    ``seed_note`` " (seeds raised after reading; 2 below 0)" ("" for none)."""
     found = [row for row in rows if row["verdict"].outcome == outcome]
     said = []
     if outcome != NEGLIGIBLE:
         checks = bounded_checks(found)
         lost = not_kept(checks)
-        if lost:
+        if lost and not all(row["comparison"] in checked_above for row in lost):
             said.append(f"{len(checks) - len(lost)} kept by the distribution-free check")
     else:
         raised = sum(row["comparison"] in RAISED_AFTER_READING for row in found)
@@ -216,18 +217,22 @@ def _beside(rows: Sequence[dict], outcome: str, detail: bool = True) -> str:
                 changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in excluding)
                 said.append(
                     f"{len(excluding)} {side} 0"
-                    + (f", {changed} changed by dropping a seed" if changed and detail else "")
+                    + (f", {changed} changed by dropping a seed" if changed and seed_note else "")
                 )
     return f" ({'; '.join(said)})" if said else ""
 
 
-def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
+def regime_takeaway(
+    rows: Sequence[dict], detail: bool = True, seed_note: bool | None = None, checked_above: Collection[str] = ()
+) -> str:
     """The regime map in one sentence, from :func:`regime_rows`: how many of its cells have SSA
-    worse, better or no different from softmax, each with what goes beside it (:func:`_beside`), and
+    worse, better or no different from softmax, each with what goes beside it (:func:`_beside`, with
+    ``seed_note``, by default ``detail``, and ``checked_above``), and
     how many are still open; with ``detail`` counted among all the map's cells, those the plan does
     not test named ("Of 16 regime-and-task cells, ...; 3 not run yet, 4 not tested."), without it
     the planned ones' counts alone, which add up to them ("2 SSA worse (...), ...; 3 not run yet."), for a
     box of few words."""
+    seed_note = detail if seed_note is None else seed_note
     outcomes = [row["verdict"].outcome for row in rows if row["verdict"].outcome != NOT_TESTED]
     if not outcomes:
         return "No regime of the study is complete yet."
@@ -239,7 +244,7 @@ def regime_takeaway(rows: Sequence[dict], detail: bool = True) -> str:
     unplanned = sum(len(set(QUANTIFIERS) - set(found.tasks)) for found in compared)
     counted = [
         f"{outcomes.count(outcome)} {outcome_words(outcome, 'SSA')}"
-        + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, detail))
+        + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, seed_note, checked_above))
         for outcome in sorted(set(outcomes), key=lambda outcome: (outcome == TOO_FEW_SEEDS, outcomes.index(outcome)))
     ]
     still_open = [f"{pending} {NOT_RUN_YET}"] * bool(pending) + [f"{unplanned} {NOT_TESTED}"] * bool(
