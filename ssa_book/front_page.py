@@ -122,7 +122,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     theorems = [row for row in rows if row.profile == "live"]
     own = [row for row in rows if row.profile != "live" and PAPER[row.key].beyond_paper]
     experiments = [row for row in rows if row.profile != "live" and row not in own]
-    did = [f"derives its own versions of the paper's {plural(len(theorems), 'theorem')}"] if theorems else []
+    did = [f"derives versions of the paper's {plural(len(theorems), 'theorem')}"] if theorems else []
     did.append("re-runs its experiments" + (", smaller: " if scales else ""))
     text = f"This book {' and '.join(did)}"
     # the paper's size in the same units as ours, which name them: "4 × 64, 1,000 steps (paper: 12 × 256, 500,000)"
@@ -146,8 +146,9 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
     gap = scale_gap(rows)
     if gap is not None:
         what, ours, paper = gap.baseline
-        # what it warns of, in the form of the scales above: how far from the paper's the smaller scale leaves a baseline
-        text += f" Caveat: at this scale, {what} is {ours:.3g} (paper: {paper:.3g})."
+        # what it warns of, in the form of the scales above: how far from the paper's the smaller scale leaves a
+        # baseline, and what follows for every verdict above
+        text += f" Caveat: {what} is {ours:.3g} here (paper: {paper:.3g}), so verdicts may not transfer."
     return text
 
 
@@ -295,7 +296,7 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
         )
         # an exploratory interval decides nothing, so it is counted among the rows below the effect but named apart
         exploratory = [
-            f"{short_name(row)}: exploratory, {verdict.pairs} of {max(MIN_PAIRS, verdict.no_effect_pairs)} pairs"
+            f"{short_name(row)}, {verdict.pairs} of {max(MIN_PAIRS, verdict.no_effect_pairs)} pairs"
             for row in published
             for verdict in _exploratory_excluding(row)
         ]
@@ -308,7 +309,7 @@ def scorecard_takeaway(rows: Sequence[LedgerRow]) -> str:
             else f"{below} of the paper's {count} published effects"
         )
         text += f"; intervals lie below {effects_said}"
-        text += f" ({'; '.join(exploratory)})" if exploratory else ""
+        text += f" ({len(exploratory)} exploratory: {'; '.join(exploratory)})" if exploratory else ""
     return text + "."
 
 

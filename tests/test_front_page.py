@@ -78,9 +78,7 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     rows = _rows()
     text = front_page.abstract(rows)
     assert front_page.words(text) <= front_page.ABSTRACT_WORDS, (front_page.words(text), text)
-    assert text.startswith(
-        "This book derives its own versions of the paper's 2 theorems and re-runs its experiments, smaller:"
-    )
+    assert text.startswith("This book derives versions of the paper's 2 theorems and re-runs its experiments, smaller:")
     assert "in-context models 4 × 64, 1,000 steps (paper: 12 × 256, 500,000)" in text
     assert "decoder 4 × 192, 400 steps (paper: 12 × 768, 22,000)" in text
     assert (
@@ -88,11 +86,14 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
         "the book's own test: 1 is not tested; the theorems' versions: 2 hold."
     ) in text
     # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9), named by its split
-    # and what it warns of: how far from the paper's this scale leaves it
-    assert "Caveat: at this scale, the decoder's softmax out-of-distribution perplexity is 481 (paper: 24.6)." in text
+    # and what it warns of: how far from the paper's this scale leaves it, and what follows for the verdicts
+    assert (
+        "Caveat: the decoder's softmax out-of-distribution perplexity is 481 here (paper: 24.6), so verdicts may "
+        "not transfer."
+    ) in text
     # computed: another baseline, another caveat; none, none
     rows[5] = dataclasses.replace(rows[5], baseline=("the decoder's softmax in-distribution perplexity", 2000.0, 21.86))
-    assert "in-distribution perplexity is 2e+03 (paper: 21.9)" in front_page.abstract(rows)
+    assert "in-distribution perplexity is 2e+03 here (paper: 21.9)" in front_page.abstract(rows)
     assert "Caveat" not in front_page.abstract([dataclasses.replace(row, baseline=None) for row in rows])
     # a claim that holds is counted without "none holds"
     rows[4] = dataclasses.replace(rows[4], verdict="better")
@@ -290,9 +291,12 @@ def test_the_takeaway_names_an_exploratory_interval_that_excludes_the_published_
     # counted among the rows whose interval lies below the effect (not as a further row), named apart as exploratory
     assert front_page.scorecard_takeaway(rows) == (
         "None of the paper's 8 experimental claims holds here; intervals lie below all 3 of the paper's published effects "
-        "(Encoder probing on Zorro: exploratory, 8 of 40 pairs)."
+        "(1 exploratory: Encoder probing on Zorro, 8 of 40 pairs)."
     )
     # a row whose interval holds the effect is not counted
     decoder = claims.ORDER.index("perplexity_id")
     rows[decoder] = dataclasses.replace(rows[decoder], paper_effect=0.0)
-    assert "intervals lie below 2 of the paper's 3 published effects (Encoder" in front_page.scorecard_takeaway(rows)
+    assert (
+        "intervals lie below 2 of the paper's 3 published effects (1 exploratory: Encoder"
+        in front_page.scorecard_takeaway(rows)
+    )
