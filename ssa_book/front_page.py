@@ -217,7 +217,7 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
             return [
                 f"{named(row, coded)}, {claim_word(row.verdict)}"
                 + (
-                    f" ({_note_at(row, level if i >= len(rest) - shortened else max(0, level - 1))})"
+                    f" ({note_at(row, level if i >= len(rest) - shortened else max(0, level - 1))})"
                     if row.note()
                     else ""
                 )
@@ -252,7 +252,7 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     return (bullets + [also] * bool(also) + others_named(coded))[:BULLETS]
 
 
-def _note_at(row: LedgerRow, level: int) -> str:
+def note_at(row: LedgerRow, level: int) -> str:
     """The row's note (:meth:`LedgerRow.note`) at ``level`` of brevity: 0 in full, 1 short, 2 brief: the
     short note with the kinds of several changes of one kind left out ("linear panels only; minimums set
     after reading"; what was set after reading stays)."""

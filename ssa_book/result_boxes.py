@@ -17,7 +17,7 @@ from ssa_book.retrieval import analysis as retrieval_analysis
 from ssa_book.icl.tasks import get_task
 from ssa_book.profiles import check_profile
 from ssa_book.ledger import listed_phrases, reading_cache, seed_counts_text, short_name, training_regime
-from ssa_book.front_page import BULLET_WORDS, confidence_words, sentence_case, words
+from ssa_book.front_page import BULLET_WORDS, confidence_words, note_at, sentence_case, words
 
 
 # The box at the top of an experimental chapter: what it found, in at most BOX_BULLETS bullets of
@@ -104,10 +104,22 @@ def row_findings(row: LedgerRow) -> list[list[str]]:
         seeds = seed_counts_text(row)
         regime = training_regime(row)
         shortest = f"{word} ({kept})" if kept else word
+        # the parts' tally kept beside the word with the brief note (kinds of minimum left out), then its leading
+        # clause alone (the small directions beside "no difference that matters" left out), before the word alone
+        brief = "; ".join(filter(None, (note_at(row, 2), row.parts_note, published_excluded_note(row))))
+        tallied = (
+            [
+                f"{name}: {word} ({'; '.join(filter(None, (tally, brief)))}); {seeds}."
+                for tally in dict.fromkeys((found, _clauses(found)[-1].removesuffix(".")))
+            ]
+            if found and found != word
+            else []
+        )
         verdict = [
             f"{name}: {said}; {seeds}; {regime}." if regime else f"{name}: {said}; {seeds}.",
             f"{name}: {said}; {seeds}.",
             *([f"{name}: {word} ({beside}); {seeds}."] if beside else []),
+            *tallied,
             f"{name}: {shortest}; {seeds}.",
         ]
     else:

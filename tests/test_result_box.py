@@ -262,3 +262,23 @@ def test_long_pages_lists_the_chapters_over_the_limit_and_leaves_the_appendix_pa
     }
     with pytest.raises(ValueError, match="limit must be a positive number"):
         page_check.long_pages(tmp_path, ["short.html"], limit=0)
+
+
+def test_a_claim_of_many_parts_keeps_its_tally_beside_the_word_with_the_brief_note_before_the_word_alone():
+    shifts = _row(
+        "across_shifts",
+        "does not hold",
+        seeds=tuple(range(10)),
+        parts=("exploratory",) * 4 + ("no difference that matters",) * 2,
+        word_note="linear panels only",
+        after_reading=(("set-size minimum", "SSA worse"), ("prompt-error minimum", "SSA worse")),
+    )
+    assert shifts.note(short=True) == "linear panels only; set-size and prompt-error minimums set after reading"
+    found = result_boxes.row_findings(shifts)[0]
+    tallied = (
+        "**Own test: two shifts**: does not hold (exploratory on 4 of 6 parts, no difference that matters on 2; "
+        "linear panels only; minimums set after reading); 10 seeds."
+    )
+    assert tallied in found and found.index(tallied) < len(found) - 1  # before the word with its note alone
+    assert front_page.words(tallied) <= front_page.BULLET_WORDS
+    assert result_boxes.chapter_findings([shifts])[0] == tallied
