@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,6 +41,7 @@ from ssa_book.plotting import OTHER_SCORERS_COLOR, OTHER_SCORERS_LABEL, overlay_
 from ssa_book.retrieval import experiment
 from ssa_book.retrieval.experiment import (
     ORIGINAL,
+    ORIGINAL_RUNS,
     REPLICATION_SCORERS,
     SEEDS,
     SETUPS,
@@ -521,17 +522,31 @@ def plot_published(ax) -> None:
         )
 
 
+@dataclasses.dataclass(frozen=True)
 class MaxRetrieval:
-    """The max-retrieval chapter (notebooks/max_retrieval.ipynb): its runs are
-    ``retrieval/runs/<scorer>`` entries, read as :class:`ssa_book.retrieval.records.RetrievalRun`;
-    its verdicts are every scorer's accuracy and top-item share against softmax, the adaptive
-    temperature replication, and the starting-point comparisons with their reading."""
+    """The max-retrieval chapter (notebooks/max_retrieval.ipynb), one setup at a time: its runs in
+    ``setup`` (one of :data:`SETUPS`, each cached in a folder of its own; the short one, which the
+    chapter's verdict table and the leaderboard read, by default) are read as
+    :class:`ssa_book.retrieval.records.RetrievalRun`; its verdicts there are every scorer's accuracy
+    and top-item share against softmax, the adaptive temperature replication, and the
+    starting-point comparisons with their reading. :meth:`in_setup` gives the reader of another
+    setup (:mod:`ssa_book.reruns` reruns runs of both)."""
 
-    chapter = "max_retrieval"
-    tasks = ()
+    setup: str = SHORT
+    chapter: ClassVar[str] = "max_retrieval"
+    tasks: ClassVar[tuple[str, ...]] = ()
+    setups: ClassVar[tuple[str, ...]] = SETUPS  # the first: the setup of a run that names none
+
+    def __post_init__(self) -> None:
+        if self.setup not in SETUPS:
+            raise ValueError(f"setup must be one of {', '.join(SETUPS)}; got {self.setup!r}")
+
+    def in_setup(self, setup: str) -> MaxRetrieval:
+        """The reader of the chapter's runs in ``setup``."""
+        return MaxRetrieval(setup)
 
     def experiment(self, run: SeedRun, profile: str) -> tuple[str, Any]:
-        found = experiment_config(run.scorer, profile, run.seed)
+        found = experiment_config(run.scorer, profile, run.seed, self.setup)
         return found.name, found
 
     def record(self, run: SeedRun, result: Mapping, provenance: Provenance | None = None):
@@ -540,7 +555,7 @@ class MaxRetrieval:
     def endpoints(self, record, profile: str) -> dict[str, float | None]:
         """The accuracy at each test size and its mean over the sizes larger than in training."""
         found: dict[str, float | None] = {_accuracy_at(size): record.at(size) for size in record.sizes}
-        found[_mean_accuracy(profile)] = shifted(record, "accuracy", train_items(profile))
+        found[_mean_accuracy(profile, self.setup)] = shifted(record, "accuracy", train_items(profile, self.setup))
         return found
 
     def with_endpoints(self, runs: Mapping, run: SeedRun, endpoints: Mapping[str, float | None], profile: str):
@@ -558,12 +573,12 @@ class MaxRetrieval:
         rebuilt = dataclasses.replace(
             record, accuracy=np.array([endpoints[_accuracy_at(size)] for size in record.sizes], dtype=float)
         )
-        mean = endpoints.get(_mean_accuracy(profile))
+        mean = endpoints.get(_mean_accuracy(profile, self.setup))
         if mean is not None and not np.isclose(
-            shifted(rebuilt, "accuracy", train_items(profile)), mean, rtol=0, atol=1e-9
+            shifted(rebuilt, "accuracy", train_items(profile, self.setup)), mean, rtol=0, atol=1e-9
         ):
             raise ValueError(
-                f"endpoints: {run.scorer} seed {run.seed}'s {_mean_accuracy(profile)} ({mean}) is not the mean of its "
+                f"endpoints: {run.scorer} seed {run.seed}'s {_mean_accuracy(profile, self.setup)} ({mean}) is not the mean of its "
                 "accuracies at those sizes"
             )
         return rebuilt
@@ -571,7 +586,7 @@ class MaxRetrieval:
     def endpoint_verdicts(self, runs: Mapping, profile: str) -> dict[str, str]:
         """The verdicts of :meth:`verdicts` that read nothing of a run but its accuracies, which
         :meth:`with_endpoints` sets: every one but the top-item share's."""
-        trained = train_items(profile)
+        trained = train_items(profile, self.setup)
         scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
         outcomes = {
             f"accuracy vs softmax: {scorer}": verdict.label()
@@ -586,9 +601,10 @@ class MaxRetrieval:
         return outcomes
 
     def cached_runs(self, profile: str) -> dict:
-        """``{scorer or variant: [runs]}`` at the chapter's seeds, from the book's cache."""
+        """``{scorer or variant: [runs]}`` of the setup at the chapter's seeds, from the book's cache."""
+        scorers = experiment.CHAPTER.published_scorers() if self.setup == SHORT else ORIGINAL_RUNS
         with cache_required():
-            return load_runs(profile, experiment.CHAPTER.published_scorers(), SEEDS[profile], device="cpu")
+            return load_runs(profile, scorers, SEEDS[profile], device="cpu", setup=self.setup)
 
     def swapped(self, runs: Mapping, records: Sequence) -> dict:
         return swapped_by_scorer(runs, records)
@@ -597,7 +613,9 @@ class MaxRetrieval:
         scorers = {name: group for name, group in runs.items() if name not in VARIANTS}
         shares = {
             f"top-item share vs softmax: {scorer}": verdict.label()
-            for scorer, verdict in versus_softmax(scorers, TOP_SHARE, "top_share", train_items(profile)).items()
+            for scorer, verdict in versus_softmax(
+                scorers, TOP_SHARE, "top_share", train_items(profile, self.setup)
+            ).items()
         }
         return {**self.endpoint_verdicts(runs, profile), **shares}
 
@@ -607,9 +625,9 @@ def _accuracy_at(size: int) -> str:
     return f"accuracy at {size:,} items"
 
 
-def _mean_accuracy(profile: str) -> str:
+def _mean_accuracy(profile: str, setup: str = SHORT) -> str:
     """The name of a run's endpoint: its mean accuracy over the sizes larger than in training."""
-    return f"mean accuracy over sizes > {train_items(profile)}"
+    return f"mean accuracy over sizes > {train_items(profile, setup)}"
 
 
 READER = MaxRetrieval()
