@@ -267,7 +267,7 @@ def test_the_subset_is_what_one_regenerate_command_per_chapter_computes():
         "max_retrieval": (("softmax", "ssa"), (0,), (None,)),
         "encoder": (("softmax", "ssa_n1.5", "ssa_n2"), (0,), (None,)),
     }
-    with pytest.raises(ValueError, match="subset: the max_retrieval runs must be each"):
+    with pytest.raises(ValueError, match="subset: the max_retrieval runs of the short setup must be each"):
         comparison.check_subset([SubsetRun("max_retrieval", "ssa", 0), SubsetRun("max_retrieval", "softmax", 1)])
     assert comparison.regenerate_arguments("max_retrieval", "cpu", ["softmax", "ssa"], [0], jobs=2) == [
         "regenerate",
@@ -387,30 +387,36 @@ def test_the_record_round_trips_through_the_cache_and_replaces_the_machines_old_
 
 
 def test_the_table_has_no_row_one_machines_rows_or_two_machines_rows(monkeypatch, book_cache):
-    assert report.rerun_table(PROFILE, book_cache).empty
-    assert list(report.rerun_table(PROFILE, book_cache).columns)[:3] == ["machine", "reran commit", "chapter"]
-    assert report.rerun_summary(PROFILE, book_cache).startswith("No machine has rerun the subset at profile smoke yet")
+    assert report.rerun_table(PROFILE, book_cache, RETRIEVAL_ONLY).empty
+    assert list(report.rerun_table(PROFILE, book_cache, RETRIEVAL_ONLY).columns)[:3] == [
+        "machine",
+        "reran commit",
+        "chapter",
+    ]
+    assert report.rerun_summary(PROFILE, book_cache, RETRIEVAL_ONLY).startswith(
+        "No machine has rerun the subset at profile smoke yet"
+    )
     _rerun(monkeypatch, book_cache, 0.0)
-    one = report.rerun_table(PROFILE, book_cache)
+    one = report.rerun_table(PROFILE, book_cache, RETRIEVAL_ONLY)
     assert list(one["scorer"]) == ["softmax", "ssa"] and set(one["machine"]) == {"Made-up CPU (AVX2)"}
     assert set(one["largest absolute difference"]) == {"0 (same bits)"} and set(
         one["verdicts changed (today's rule)"]
     ) == {"none"}
-    assert report.rerun_summary(PROFILE, book_cache) == (
+    assert report.rerun_summary(PROFILE, book_cache, RETRIEVAL_ONLY) == (
         "On 1 machine (Made-up CPU (AVX2)), the 2 reruns gave the cached results bit for bit (timings apart); judged again by "
         "today's rule, with one rerun or all of a machine's in place of the cached seeds, no verdict the chapters compute changed "
         "(2 of the reruns gave the cached numbers, which no rule can read otherwise)."
     )
     assert one["cached on"].iloc[0] == processor_name("cpu") + f" ({instruction_sets('cpu')['aten_cpu_capability']})"
     _rerun(monkeypatch, book_cache, 0.02, machine=("Another CPU", "AVX512"))
-    two = report.rerun_table(PROFILE, book_cache)
+    two = report.rerun_table(PROFILE, book_cache, RETRIEVAL_ONLY)
     assert list(two["machine"]) == ["Another CPU (AVX512)"] * 2 + ["Made-up CPU (AVX2)"] * 2
     assert two["endpoint differences (rerun − cached)"].iloc[0] == (
         "accuracy at 16 items: +0.02; accuracy at 64 items: +0.02; "
         "accuracy at 256 items: +0.02; mean accuracy over sizes > 16: +0.02"
     )
-    assert report.rerun_summary(PROFILE, book_cache).count("bit for bit") == 0
-    summary = report.rerun_summary(PROFILE, book_cache)
+    assert report.rerun_summary(PROFILE, book_cache, RETRIEVAL_ONLY).count("bit for bit") == 0
+    summary = report.rerun_summary(PROFILE, book_cache, RETRIEVAL_ONLY)
     assert summary.startswith(
         "On 2 machines (Another CPU (AVX512), Made-up CPU (AVX2)), the 4 reruns moved one seed's "
         "endpoint by at most 0.02"
@@ -571,7 +577,7 @@ def test_a_page_says_how_far_reruns_moved_and_each_verdict_todays_rule_changes(m
         report,
         "judged_today",
         lambda record, profile, results_dir=None: {
-            "max_retrieval": report.ChapterToday("max_retrieval", (row,), tuple(alone), (), 5, 7)
+            ("max_retrieval", "short"): report.ChapterToday("max_retrieval", (row,), tuple(alone), (), 5, 7)
         },
     )
     sentence = report.rerun_sentence("max_retrieval", PROFILE)
@@ -614,7 +620,7 @@ def test_a_rerun_that_could_move_no_decided_verdict_says_so_rather_than_that_non
         report,
         "judged_today",
         lambda record, profile, results_dir=None: {
-            "max_retrieval": report.ChapterToday("max_retrieval", (row,), ((),), (), 5, 7, decided[0], 4)
+            ("max_retrieval", "short"): report.ChapterToday("max_retrieval", (row,), ((),), (), 5, 7, decided[0], 4)
         },
     )
     assert report.rerun_sentence("max_retrieval", PROFILE).endswith(

@@ -30,6 +30,11 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="the fresh results folder to rerun into (empty or absent; kept); default: a temporary one",
     )
+    run.add_argument(
+        "--missing",
+        action="store_true",
+        help="rerun only the runs this machine's record lacks (or holds for an older entry), keeping its other rows",
+    )
     table = commands.add_parser("table", help="print every machine's rerun rows at a profile and the summary")
     table.add_argument("--profile", choices=PROFILES, default="cpu", help="smoke | cpu | paper (default: cpu)")
     bits = commands.add_parser(
@@ -72,8 +77,9 @@ def main(argv: list[str] | None = None) -> int:
             jobs=arguments.jobs,
             folder=arguments.folder,
             log=lambda line: print(line, file=sys.stderr, flush=True),
+            missing=arguments.missing,
         )
-        print(f"record written: {stored.path}", file=sys.stderr)
+        print(f"record: {stored.path}", file=sys.stderr)
         arguments.command = "table"
     if arguments.command == "table":
         frame = rerun_table(arguments.profile)

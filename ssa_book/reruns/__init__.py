@@ -12,8 +12,15 @@ a new measurement on a machine replaces its old one, and those of other machines
   (``python -m ssa_book regenerate CHAPTER ...``), and compares each rerun entry with the committed
   one: the chapter's endpoints, the largest difference over every number of the result, and the
   chapter's verdicts re-judged with the rerun in place of the cached seed
-  (:func:`compare_run`). Stored under ``results/<profile>/reruns/compared/``; read by
-  :func:`rerun_table` and :func:`rerun_summary`; ``python -m ssa_book reruns table`` prints them.
+  (:func:`compare_run`). A run of a chapter of several setups names its setup (max retrieval's
+  original one: :class:`SetupReader`); the chapter's one command computes every setup it plans.
+  Stored under ``results/<profile>/reruns/compared/``; read by :func:`rerun_table` and
+  :func:`rerun_summary`, which say of each run of :data:`SUBSET` that a machine's record holds
+  no row of (a record made before the run joined the subset) that it is not in that record's
+  subset; ``python -m ssa_book reruns table`` prints them. ``reruns run --missing`` reruns only
+  the runs this machine's record lacks, or holds for another entry than the cache's today (a
+  changed config or code version), and keeps its other rows, each with the commit it was rerun
+  at (:func:`lacking`, :func:`merged`).
 * ``python -m ssa_book reruns bitwise --profile smoke`` trains one short run of each chapter of the
   subset again and again, each in a fresh process, under the settings of
   :data:`BITWISE_SETTINGS` (ATen's capability pinned, MKL's conditional numerical

@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 
 from ssa_book import paths
@@ -35,14 +35,54 @@ CACHE_ENVIRONMENT = ("SSA_REQUIRE_CACHE", "SSA_RESULTS_MIRROR")
 THROWAWAY_FOLDERS = {"SSA_RESULTS_DIR": "", "SSA_CHECKPOINT_DIR": "checkpoints", "SSA_RUNS_DIR": "runs"}
 
 
+@runtime_checkable
+class SetupReader(Protocol):
+    """A chapter's reader (:class:`ssa_book.chapters.Reader`) whose runs come in several setups, each
+    cached apart and judged by verdicts of its own (max retrieval's short and original setups)."""
+
+    setups: tuple[str, ...]  # the first: the chapter's main setup, which a run naming none is in
+
+    def in_setup(self, setup: str) -> Any:
+        """The reader of the chapter's runs in ``setup``."""
+
+
+def setups_of(chapter: str) -> tuple[str, ...]:
+    """The setups of ``chapter``'s runs (:class:`SetupReader`); empty for a chapter of one setup."""
+    reader = READERS[chapter]
+    return tuple(reader.setups) if isinstance(reader, SetupReader) else ()
+
+
+def part_of(chapter: str, setup: str | None = None) -> tuple[str, str | None]:
+    """``(chapter, setup)``, the chapter's main setup for ``None`` (:func:`setups_of`); ``ValueError``
+    naming ``setup`` when the chapter has no such setup."""
+    setups = setups_of(chapter)
+    if setup is None:
+        return chapter, setups[0] if setups else None
+    if setup not in setups:
+        raise ValueError(
+            f"setup: the {chapter} chapter's runs "
+            + (f"are in one of {', '.join(setups)}" if setups else "have none")
+            + f"; got {setup!r}"
+        )
+    return chapter, setup
+
+
+def part_name(chapter: str, setup: str | None) -> str:
+    """``"max_retrieval (original setup)"``; the chapter alone for a chapter of one setup."""
+    return chapter + (f" ({setup} setup)" if setup else "")
+
+
 @dataclasses.dataclass(frozen=True)
 class SubsetRun:
-    """One cached run of a chapter: its scorer and seed, and for an in-context chapter its task."""
+    """One cached run of a chapter: its scorer and seed, for an in-context chapter its task, and for
+    a chapter of several setups (:class:`SetupReader`) its setup, the chapter's first when none is
+    named (as in the rows of records made before a chapter had setups)."""
 
     chapter: str
     scorer: str
     seed: int
     task: str | None = None
+    setup: str | None = None
 
     def __post_init__(self) -> None:
         if self.chapter not in READERS:
@@ -59,24 +99,48 @@ class SubsetRun:
                 )
                 + f"; got {self.task!r}"
             )
+        # One spelling per run, so that a row naming no setup matches the run of the main one.
+        object.__setattr__(self, "setup", part_of(self.chapter, self.setup)[1])
+
+    @classmethod
+    def of_row(cls, row: Mapping) -> SubsetRun:
+        """The run of a stored comparison's row (:func:`compare_run`; a row of an older record names no setup)."""
+        return cls(row["chapter"], row["scorer"], row["seed"], row.get("task"), row.get("setup"))
+
+    @property
+    def part(self) -> tuple[str, str | None]:
+        """(chapter, setup): the runs one reader judges together."""
+        return self.chapter, self.setup
+
+    @property
+    def reader(self) -> Any:
+        """The reader of the run's chapter, in the run's setup."""
+        return reader_of(self.chapter, self.setup)
 
     @property
     def label(self) -> str:
-        return f"{self.chapter}{f' ({self.task!r})' if self.task else ''} / {self.scorer} / seed {self.seed}"
+        return (
+            f"{part_name(self.chapter, self.setup)}{f' ({self.task!r})' if self.task else ''} / {self.scorer} / "
+            f"seed {self.seed}"
+        )
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
 
 # The subset that every machine reruns: seed 0 of softmax and SSA in two chapters whose models
-# train in minutes at the cpu profile, on the direct attention path, and seed 0 of softmax and
-# the paper's two SSA variants in the encoder chapter, on the blockwise path, whose vectorised
-# tiles differ from CPU to CPU by instruction set.
+# train in minutes at the cpu profile, on the direct attention path; seed 0 of softmax in max
+# retrieval's original setup, whose training is fifteen times the short setup's, so that rounding
+# differences have many more steps to grow; and seed 0 of softmax and the paper's two SSA variants
+# in the encoder chapter, on the blockwise path, whose vectorised tiles differ from CPU to CPU by
+# instruction set. The max-retrieval command computes the original setup's SSA run as well; it is
+# compared as one of the record's other entries.
 SUBSET: tuple[SubsetRun, ...] = (
     SubsetRun("icl_quantification", "softmax", 0, "every"),
     SubsetRun("icl_quantification", "ssa", 0, "every"),
     SubsetRun("max_retrieval", "softmax", 0),
     SubsetRun("max_retrieval", "ssa", 0),
+    SubsetRun("max_retrieval", "softmax", 0, setup="original"),
     *(SubsetRun("encoder", variant, 0) for variant in ("softmax", "ssa_n1.5", "ssa_n2")),
 )
 
@@ -88,11 +152,11 @@ def listed(names: Sequence[str]) -> str:
 
 
 def describe_subset(subset: Sequence[SubsetRun] = SUBSET) -> str:
-    """The subset in words, chapter by chapter: ``max_retrieval: softmax and ssa, seed 0``."""
+    """The subset in words, part by part: ``max_retrieval (short setup): softmax and ssa, seed 0``."""
     parts = []
-    for chapter, (scorers, seeds, tasks) in check_subset(subset).items():
+    for (chapter, setup), (scorers, seeds, tasks) in check_parts(subset).items():
         quoted = [f'"{task}"' for task in tasks if task is not None]
-        named = chapter + (f" ({listed(quoted)} task)" if quoted else "")
+        named = part_name(chapter, setup) + (f" ({listed(quoted)} task)" if quoted else "")
         parts.append(
             f"{named}: {listed(scorers)}, seed{'s' if len(seeds) > 1 else ''} {listed([str(seed) for seed in seeds])}"
         )
@@ -214,9 +278,9 @@ def compare_run(
 ) -> dict:
     """The comparison of one rerun entry with the cached one: the machines of both, the chapter's endpoints, the largest
     difference over every number of the result, and the verdicts that change when the rerun
-    replaces the cached seed in ``cached_runs`` (the chapter's runs, :meth:`cached_runs`);
-    ``verdicts_before``: the verdicts of ``cached_runs``, when already judged."""
-    reader = READERS[run.chapter]
+    replaces the cached seed in ``cached_runs`` (the runs of the chapter in the run's setup,
+    :meth:`cached_runs`); ``verdicts_before``: the verdicts of ``cached_runs``, when already judged."""
+    reader = run.reader
     if cached_entry.config != rerun_entry.config:
         raise ValueError(f"rerun_entry: {run.label} was computed from another config than the cached entry")
     cached_record = reader.record(run, cached_entry.result, cached_entry.provenance)
@@ -229,6 +293,7 @@ def compare_run(
         "cached_on": _machine_of(cached_entry.provenance),
         "rerun_on": _machine_of(rerun_entry.provenance),
         "cached_commit": cached_entry.provenance.git_commit,
+        "rerun_commit": rerun_entry.provenance.git_commit,
         "endpoints": endpoint_differences(reader, cached_record, rerun_record, profile),
         "numbers": number_differences(cached_entry.result, rerun_entry.result),
         "verdicts_changed": changed_verdicts(before, after),
@@ -259,25 +324,40 @@ def record_machine(record: StoredEntry) -> str:
     return machine_label(machine["processor"], machine["aten_cpu_capability"])
 
 
-def check_subset(subset: Sequence[SubsetRun]) -> dict[str, tuple[tuple[str, ...], tuple[int, ...], tuple[str, ...]]]:
-    """``{chapter: (scorers, seeds, tasks)}`` of ``subset``; ``ValueError`` unless each chapter's
-    runs are every scorer x seed (x task) named, which is what one regenerate command computes."""
+Axes = tuple[tuple[str, ...], tuple[int, ...], tuple[str | None, ...]]  # scorers, seeds, tasks
+
+
+def check_parts(subset: Sequence[SubsetRun]) -> dict[tuple[str, str | None], Axes]:
+    """``{(chapter, setup): (scorers, seeds, tasks)}`` of ``subset``; ``ValueError`` unless the runs
+    of each chapter in each setup are every scorer x seed (x task) named, which is what one
+    regenerate command computes."""
     if not subset:
         raise ValueError("subset must name at least one run")
-    grouped: dict[str, list[SubsetRun]] = {}
+    grouped: dict[tuple[str, str | None], list[SubsetRun]] = {}
     for run in subset:
-        grouped.setdefault(run.chapter, []).append(run)
+        grouped.setdefault(run.part, []).append(run)
     found = {}
-    for chapter, runs in grouped.items():
+    for (chapter, setup), runs in grouped.items():
         scorers = tuple(dict.fromkeys(run.scorer for run in runs))
         seeds = tuple(dict.fromkeys(run.seed for run in runs))
         tasks = tuple(dict.fromkeys(run.task for run in runs))
         if len(set(runs)) != len(scorers) * len(seeds) * len(tasks) or len(set(runs)) != len(runs):
             raise ValueError(
-                f"subset: the {chapter} runs must be each of its scorers x seeds (x tasks) once, "
-                "as one regenerate command computes them"
+                f"subset: the {chapter} runs{f' of the {setup} setup' if setup else ''} must be each of its "
+                "scorers x seeds (x tasks) once, as one regenerate command computes them"
             )
-        found[chapter] = (scorers, seeds, tasks)
+        found[chapter, setup] = (scorers, seeds, tasks)
+    return found
+
+
+def check_subset(subset: Sequence[SubsetRun]) -> dict[str, Axes]:
+    """``{chapter: (scorers, seeds, tasks)}``: what each chapter's regenerate command is asked for,
+    the scorers and seeds of its runs in every setup (:func:`check_parts`, whose ``ValueError`` it
+    raises): a chapter's command computes the runs of every setup it plans for them."""
+    found: dict[str, Axes] = {}
+    for (chapter, _), (scorers, seeds, tasks) in check_parts(subset).items():
+        before = found.get(chapter, ((), (), ()))
+        found[chapter] = tuple(tuple(dict.fromkeys((*old, *new))) for old, new in zip(before, (scorers, seeds, tasks)))
     return found
 
 
@@ -343,20 +423,31 @@ def written_entries(folder: Path, profile: str) -> dict[str, Path]:
     return {path.relative_to(folder).as_posix(): path for path in sorted(root.rglob("*.json"))} if root.is_dir() else {}
 
 
+def reader_of(chapter: str, setup: str | None = None) -> Any:
+    """The reader of ``chapter``'s runs in ``setup`` (``None``: the chapter has one setup)."""
+    reader = READERS[chapter]
+    return reader if setup is None else reader.in_setup(setup)
+
+
 def compare_folder(
-    folder: Path, profile: str, subset: Sequence[SubsetRun], cached_runs: Mapping[str, Any], book_cache: Path
+    folder: Path,
+    profile: str,
+    subset: Sequence[SubsetRun],
+    cached_runs: Mapping[tuple[str, str | None], Any],
+    book_cache: Path,
 ) -> dict:
     """The comparison of every entry the rerun wrote under ``folder`` with the book cache's entry at
     the same relative path: one row per run of ``subset`` (:func:`compare_run`), the verdicts that
-    change when all of a chapter's reruns replace their cached seeds at once, and for the other
-    entries the commands wrote (logit spreads, the in-context chapter's other task) their largest
-    difference."""
+    change when all of a chapter's reruns in one setup replace their cached seeds at once (by
+    :func:`part_name`), and for the other entries the commands wrote (logit spreads, the in-context
+    chapter's other task, the runs of another setup) their largest difference. ``cached_runs``:
+    ``{(chapter, setup): the runs its reader judges}`` (:attr:`SubsetRun.part`)."""
 
     written = written_entries(folder, profile)
     rows, records, used = [], {}, set()
-    verdicts_before = {chapter: READERS[chapter].verdicts(runs, profile) for chapter, runs in cached_runs.items()}
+    verdicts_before = {part: reader_of(*part).verdicts(runs, profile) for part, runs in cached_runs.items()}
     for run in subset:
-        reader = READERS[run.chapter]
+        reader = run.reader
         experiment, config = reader.experiment(run, profile)
         relative = entry_path(experiment, config, profile=profile, results_dir=folder).relative_to(folder).as_posix()
         if relative not in written:
@@ -370,20 +461,20 @@ def compare_folder(
                 run,
                 read_entry(committed),
                 rerun_entry,
-                cached_runs[run.chapter],
+                cached_runs[run.part],
                 profile=profile,
                 path=relative,
-                verdicts_before=verdicts_before[run.chapter],
+                verdicts_before=verdicts_before[run.part],
             )
         )
-        records.setdefault(run.chapter, []).append(reader.record(run, rerun_entry.result, rerun_entry.provenance))
+        records.setdefault(run.part, []).append(reader.record(run, rerun_entry.result, rerun_entry.provenance))
         used.add(relative)
     together = {
-        chapter: changed_verdicts(
-            verdicts_before[chapter],
-            READERS[chapter].verdicts(READERS[chapter].swapped(cached_runs[chapter], found), profile),
+        part_name(*part): changed_verdicts(
+            verdicts_before[part],
+            reader_of(*part).verdicts(reader_of(*part).swapped(cached_runs[part], found), profile),
         )
-        for chapter, found in records.items()
+        for part, found in records.items()
     }
     others = []
     for relative, path in written.items():
@@ -400,8 +491,103 @@ def compare_folder(
 def _code_versions(subset: Sequence[SubsetRun], profile: str) -> dict[str, int]:
     """The code versions (:mod:`ssa_book.code_versions`) of the computations that made ``subset``'s entries."""
 
-    names = {computation_of(READERS[run.chapter].experiment(run, profile)[0]) for run in subset}
+    names = {computation_of(run.reader.experiment(run, profile)[0]) for run in subset}
     return {name: version(name) for name in sorted(names - {None})}
+
+
+# ----------------------------------------------------------------------------------------------
+# Adding the runs a machine's record lacks.
+
+
+def machine_record(profile: str, machine: Mapping, results_dir: str | Path | None = None) -> StoredEntry | None:
+    """The stored record of ``machine`` (:func:`machine_identity`) at ``profile``, or ``None``."""
+    return next(
+        (record for record in stored_records(profile, COMPARED, results_dir) if record.config["machine"] == machine),
+        None,
+    )
+
+
+def _is_current(row: Mapping, code_versions: Mapping[str, int], profile: str) -> bool:
+    """Whether a stored row still stands for the run's entry in the book's cache: it compared the
+    entry the run's config names today, made by the code version of today."""
+    run = SubsetRun.of_row(row)
+    experiment, config = run.reader.experiment(run, profile)
+    relative = entry_path(experiment, config, profile=profile, results_dir=Path(".")).as_posix()
+    name = computation_of(experiment)
+    return row["entry"] == relative and (name is None or code_versions.get(name) == version(name))
+
+
+def lacking(
+    record: StoredEntry | None, subset: Sequence[SubsetRun], profile: str
+) -> tuple[tuple[SubsetRun, ...], tuple[Mapping, ...]]:
+    """``(runs to rerun, rows to keep)``: the runs of ``subset`` whose part (:attr:`SubsetRun.part`)
+    a machine's ``record`` (``None``: it has none) lacks a current row of (:func:`_is_current`), all
+    of that part's runs, as one regenerate command computes them; and the record's current rows of
+    every other part."""
+    rows = record.result["rows"] if record is not None else []
+    versions = record.result.get("code_versions", {}) if record is not None else {}
+    current = {SubsetRun.of_row(row): row for row in rows if _is_current(row, versions, profile)}
+    parts = {run.part for run in subset if run not in current}
+    return (
+        tuple(run for run in subset if run.part in parts),
+        tuple(row for run, row in current.items() if run.part not in parts),
+    )
+
+
+def _part_keys(part: tuple[str, str | None]) -> set[str]:
+    """The keys a record's ``verdicts_changed_all_replaced`` gives ``part``: its :func:`part_name`,
+    and in a record made before its chapter had setups, the chapter's name for its main setup."""
+    chapter, setup = part
+    return {part_name(chapter, setup)} | ({chapter} if setup in (None, *setups_of(chapter)[:1]) else set())
+
+
+def merged(
+    previous: StoredEntry, found: Mapping, kept: Sequence[Mapping], profile: str, subset: Sequence[SubsetRun] = SUBSET
+) -> dict:
+    """This session's comparison ``found`` (:func:`rerun`'s result) with ``kept``, the rows of the
+    machine's ``previous`` record it did not rerun (:func:`lacking`), each with the commit it was
+    rerun at, the rows in ``subset``'s order; ``kept_from``: what each earlier session that rows are
+    kept from ran, oldest first."""
+    earlier = previous.result
+    commit = previous.provenance.git_commit
+    rows = [{**row, "rerun_commit": row.get("rerun_commit", commit)} for row in kept]
+    order = {run: index for index, run in enumerate(subset)}  # runs outside it after
+    rows = sorted([*rows, *found["rows"]], key=lambda row: order.get(SubsetRun.of_row(row), len(order)))
+    runs = {SubsetRun.of_row(row) for row in kept}
+    sessions = [
+        *earlier.get("kept_from", []),
+        {
+            "git_commit": commit,
+            "created_utc": previous.provenance.created_utc,
+            **{key: earlier[key] for key in ("commands", "jobs", "rerun_wall_time_s") if key in earlier},
+            "subset": earlier["subset"],
+        },
+    ]
+    kept_from = []
+    for session in sessions:
+        staying = [item for item in session["subset"] if SubsetRun(**item) in runs]
+        if staying:
+            kept_from.append({**session, "subset": staying})
+    renewed = {item["entry"] for item in found["other_entries"]}
+    rerun_keys = set().union(*(_part_keys(SubsetRun(**item).part) for item in found["subset"]))
+    return {
+        **found,
+        "code_versions": _code_versions([SubsetRun.of_row(row) for row in rows], profile),
+        "rows": rows,
+        "verdicts_changed_all_replaced": {
+            **{
+                key: value
+                for key, value in earlier.get("verdicts_changed_all_replaced", {}).items()
+                if key not in rerun_keys
+            },
+            **found["verdicts_changed_all_replaced"],
+        },
+        "other_entries": [
+            *(item for item in earlier.get("other_entries", []) if item["entry"] not in renewed),
+            *found["other_entries"],
+        ],
+        "kept_from": kept_from,
+    }
 
 
 def rerun(
@@ -412,24 +598,41 @@ def rerun(
     subset: Sequence[SubsetRun] = SUBSET,
     results_dir: str | Path | None = None,
     log: Callable[[str], None] = print,
+    missing: bool = False,
 ):
     """Recompute ``subset`` at ``profile`` into a fresh, empty results folder (``folder``, else a
     temporary one) through the reader's regenerate command, ``jobs`` runs at a time, compare it
     with the book's cache (``results_dir``, default :func:`ssa_book.paths.results_dir`) and store the
     comparison as this machine's record (replacing its old one); the stored entry
-    (:class:`ssa_book.results.store.StoredEntry`).
+    (:class:`ssa_book.results.store.StoredEntry`). With ``missing``, only the runs the machine's
+    record lacks are recomputed (:func:`lacking`) and its other rows kept (:func:`merged`); the
+    record as it is when it lacks none.
 
     Before any training, every run the chapters' verdicts read is read from the book's cache: a
-    missing one stops the command with the command that computes it."""
+    missing one stops the command with the command that computes it. The book's cache receives
+    nothing but the record: the commands write into the fresh folder."""
 
     check_profile(profile)
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an int >= 1; got {jobs!r}")
-    commands = check_subset(subset)
     book_cache = Path(results_dir).expanduser().resolve() if results_dir is not None else paths.results_dir()
-    with paths.environment({"SSA_RESULTS_DIR": str(book_cache)}):
-        cached_runs = {chapter: READERS[chapter].cached_runs(profile) for chapter in commands}
     machine = machine_identity()
+    previous, kept, whole = None, (), tuple(subset)
+    if missing:
+        previous = machine_record(profile, machine, book_cache)
+        named = machine_label(machine["processor"], machine["aten_cpu_capability"])
+        subset, kept = lacking(previous, whole, profile)
+        if not subset:
+            log(f"the record of {named} holds a current row of every run of the subset: none rerun")
+            return previous
+        log(
+            f"rerunning what the record of {named} lacks: {'; '.join(run.label for run in subset)}"
+            if previous is not None
+            else f"{named} has no record yet: rerunning the whole subset"
+        )
+    commands = check_subset(subset)
+    with paths.environment({"SSA_RESULTS_DIR": str(book_cache)}):
+        cached_runs = {part: reader_of(*part).cached_runs(profile) for part in check_parts(subset)}
 
     def compute() -> dict:
         with fresh_folder(folder) as work:
@@ -444,7 +647,7 @@ def rerun(
             training_s = time.perf_counter() - started
             with paths.environment({"SSA_RESULTS_DIR": str(book_cache)}):
                 compared = compare_folder(work, profile, subset, cached_runs, book_cache)
-        return {
+        found = {
             "subset": [run.as_dict() for run in subset],
             "commands": run_commands,
             "jobs": jobs,
@@ -456,6 +659,7 @@ def rerun(
             "rerun_wall_time_s": round(training_s, 3),
             **compared,
         }
+        return found if previous is None or not kept else merged(previous, found, kept, profile, whole)
 
     return record_entry(COMPARED, {"machine": machine}, compute, profile=profile, results_dir=book_cache, device="cpu")
 

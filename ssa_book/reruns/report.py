@@ -11,16 +11,19 @@ from typing import Any, Protocol, runtime_checkable
 from ssa_book import paths
 from ssa_book.verdicts.words import NOT_LEARNED, NOT_RUN_YET, NOT_TESTED, PREMISE_NOT_SHOWN, TOO_FEW_SEEDS, UNDECIDED
 from ssa_book.verdicts.readings import NO_DIFFERENCE
-from ssa_book.studies import READERS
 from ssa_book.plotting import scorer_label
 from ssa_book.results.store import StoredEntry
 from ssa_book.reruns.comparison import (
     COMPARED,
+    SUBSET,
     SubsetRun,
     changed_verdicts,
     difference_text,
     listed,
     machine_label,
+    part_name,
+    part_of,
+    reader_of,
     record_machine,
     stored_records,
 )
@@ -82,7 +85,8 @@ def _same_numbers(row: Mapping) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class ChapterToday:
-    """One chapter's reruns in one machine's record, judged again by today's rule.
+    """One chapter's reruns in one setup (``setup``, ``None`` for a chapter of one) in one machine's
+    record, judged again by today's rule.
 
     ``alone``: for each of its rows (in the record's order), the verdicts that change with that
     rerun alone in place of its cached seed (:func:`changed_verdicts`); ``together``: with all of
@@ -99,6 +103,12 @@ class ChapterToday:
     verdicts: int | None
     decided: int | None = None
     exploratory: int = 0
+    setup: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The chapter and its setup in words (:func:`ssa_book.reruns.comparison.part_name`)."""
+        return part_name(self.chapter, self.setup)
 
     @property
     def same_numbers(self) -> bool:
@@ -115,26 +125,37 @@ def is_decided(label: str) -> bool:
     return label != NO_DIFFERENCE and not label.startswith(_OPEN_WORDS)
 
 
-def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | None = None) -> dict[str, ChapterToday]:
-    """``{chapter: ChapterToday}`` for each chapter of a machine's rerun ``record``: its reruns judged
+def judged_today(
+    record: StoredEntry, profile: str, results_dir: str | Path | None = None
+) -> dict[tuple[str, str | None], ChapterToday]:
+    """``{(chapter, setup): ChapterToday}`` for each chapter and setup of a machine's rerun ``record``
+    (:attr:`ssa_book.reruns.comparison.SubsetRun.part`; a row of an older record, which names no
+    setup, is in its chapter's main one): its reruns judged
     again by the rule as it is now, not as it was when the record was made. A rerun that gave the
     cached numbers changes no verdict; one that did not is put in place of its cached seed through the
     chapter's reader from the endpoints the record keeps (:class:`EndpointReader`), and only the
     verdicts that read nothing else are judged again; a reader that cannot rebuild a run from its
     endpoints leaves the chapter not judged again. The chapter's cached runs are read from
     ``results_dir`` (default: the book's cache) only where a rerun moved a number."""
-    found: dict[str, ChapterToday] = {}
-    by_chapter: dict[str, list[Mapping]] = {}
+    found: dict[tuple[str, str | None], ChapterToday] = {}
+    by_part: dict[tuple[str, str | None], list[Mapping]] = {}
     for row in record.result["rows"]:
-        by_chapter.setdefault(row["chapter"], []).append(row)
-    for chapter, rows in by_chapter.items():
-        reader = READERS[chapter]
+        by_part.setdefault(SubsetRun.of_row(row).part, []).append(row)
+    for part, rows in by_part.items():
+        chapter, setup = part
+        reader = reader_of(chapter, setup)
         if all(_same_numbers(row) for row in rows):
-            found[chapter] = ChapterToday(chapter, tuple(rows), tuple(() for _ in rows), (), None, None)
+            found[part] = ChapterToday(chapter, tuple(rows), tuple(() for _ in rows), (), None, None, setup=setup)
             continue
         if not isinstance(reader, EndpointReader):
-            found[chapter] = ChapterToday(
-                chapter, tuple(rows), tuple(() if _same_numbers(row) else None for row in rows), None, None, None
+            found[part] = ChapterToday(
+                chapter,
+                tuple(rows),
+                tuple(() if _same_numbers(row) else None for row in rows),
+                None,
+                None,
+                None,
+                setup=setup,
             )
             continue
         with paths.environment(
@@ -145,7 +166,7 @@ def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | No
         rebuilt = [
             reader.with_endpoints(
                 cached,
-                SubsetRun(row["chapter"], row["scorer"], row["seed"], row.get("task")),
+                SubsetRun.of_row(row),
                 {item["endpoint"]: item["rerun"] for item in row["endpoints"]},
                 profile,
             )
@@ -156,7 +177,7 @@ def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | No
             for one in rebuilt
         )
         together = tuple(changed_verdicts(before, reader.endpoint_verdicts(reader.swapped(cached, rebuilt), profile)))
-        found[chapter] = ChapterToday(
+        found[part] = ChapterToday(
             chapter,
             tuple(rows),
             alone,
@@ -165,6 +186,7 @@ def judged_today(record: StoredEntry, profile: str, results_dir: str | Path | No
             len(reader.verdicts(cached, profile)),
             sum(map(is_decided, before.values())),
             sum(label.startswith(TOO_FEW_SEEDS) for label in before.values()),
+            setup,
         )
     return found
 
@@ -201,13 +223,28 @@ def _move_text(move: tuple[float, Mapping, str]) -> str:
     return f"{abs(difference):.3g} ({_run_name(row)}'s {endpoint}, {_signed(difference)})"
 
 
-def rerun_table(profile: str, results_dir: str | Path | None = None):
-    """One row per machine x rerun run at ``profile``: the machine (and the commit it reran),
-    the run, the machine its cached entry was computed on, the largest absolute difference over
-    every number of the result, the differences of the chapter's endpoints (rerun minus cached), and
-    the verdicts that change when the rerun replaces the cached seed, judged again by today's rule
-    (:func:`judged_today`: "none" or which, from what to what). An empty frame (with these columns)
-    when no machine has a record."""
+# What the table and the summary say of a run of the subset that a machine's record holds no row of.
+NOT_IN_RECORD = "not in this record's subset"
+
+
+def missing_runs(record: StoredEntry, subset: Sequence[SubsetRun] = SUBSET) -> list[SubsetRun]:
+    """The runs of ``subset`` a machine's ``record`` holds no row of (as a record made before they joined the subset)."""
+    present = {SubsetRun.of_row(row) for row in record.result["rows"]}
+    return [run for run in subset if run not in present]
+
+
+def _chapter_text(run: SubsetRun) -> str:
+    return part_name(run.chapter, run.setup) + (f' ("{run.task}")' if run.task else "")
+
+
+def rerun_table(profile: str, results_dir: str | Path | None = None, subset: Sequence[SubsetRun] = SUBSET):
+    """One row per machine x rerun run at ``profile``: the machine (and the commit it reran the
+    run at), the run, the machine its cached entry was computed on, the largest absolute difference
+    over every number of the result, the differences of the chapter's endpoints (rerun minus cached),
+    and the verdicts that change when the rerun replaces the cached seed, judged again by today's rule
+    (:func:`judged_today`: "none" or which, from what to what); and one row per run of ``subset``
+    that a machine's record holds none of, saying so (:data:`NOT_IN_RECORD`) with no number. An
+    empty frame (with these columns) when no machine has a record."""
     import pandas as pd
 
     columns = [
@@ -222,30 +259,57 @@ def rerun_table(profile: str, results_dir: str | Path | None = None):
         "verdicts changed (today's rule)",
     ]
     rows = []
+    order = {run: index for index, run in enumerate(subset)}
     for record in rerun_records(profile, results_dir):
-        commit = (record.provenance.git_commit or "")[:10] or "not recorded"
         today = judged_today(record, profile, results_dir)
-        position = {chapter: 0 for chapter in today}
+        position = {part: 0 for part in today}
+        found = []
         for row in record.result["rows"]:
-            chapter = today[row["chapter"]]
-            changed = chapter.alone[position[row["chapter"]]]
-            position[row["chapter"]] += 1
+            run = SubsetRun.of_row(row)
+            part = today[run.part]
+            changed = part.alone[position[run.part]]
+            position[run.part] += 1
             cached_sets = row["cached_on"].get("instruction_sets") or {}
-            rows.append(
+            # A row names the commit it was rerun at (a record keeps rows of earlier sessions, reruns run
+            # --missing); a row of an older record does not, and was rerun at the record's.
+            commit = row.get("rerun_commit") or record.provenance.git_commit
+            found.append(
+                (
+                    run,
+                    {
+                        "machine": record_machine(record),
+                        "reran commit": (commit or "")[:10] or "not recorded",
+                        "chapter": _chapter_text(run),
+                        "scorer": row["scorer"],
+                        "seed": row["seed"],
+                        "cached on": machine_label(
+                            row["cached_on"].get("processor"), cached_sets.get("aten_cpu_capability")
+                        ),
+                        "largest absolute difference": _largest_text(row["numbers"]),
+                        "endpoint differences (rerun − cached)": _endpoint_text(row["endpoints"]),
+                        "verdicts changed (today's rule)": _today_text(part, changed),
+                    },
+                )
+            )
+        found += [
+            (
+                run,
                 {
                     "machine": record_machine(record),
-                    "reran commit": commit,
-                    "chapter": row["chapter"] + (f' ("{row["task"]}")' if row.get("task") else ""),
-                    "scorer": row["scorer"],
-                    "seed": row["seed"],
-                    "cached on": machine_label(
-                        row["cached_on"].get("processor"), cached_sets.get("aten_cpu_capability")
-                    ),
-                    "largest absolute difference": _largest_text(row["numbers"]),
-                    "endpoint differences (rerun − cached)": _endpoint_text(row["endpoints"]),
-                    "verdicts changed (today's rule)": _today_text(chapter, changed),
-                }
+                    "reran commit": "—",
+                    "chapter": _chapter_text(run),
+                    "scorer": run.scorer,
+                    "seed": run.seed,
+                    "cached on": "—",
+                    "largest absolute difference": NOT_IN_RECORD,
+                    "endpoint differences (rerun − cached)": "—",
+                    "verdicts changed (today's rule)": "—",
+                },
             )
+            for run in missing_runs(record, subset)
+        ]
+        # A machine's rows in the subset's order, runs outside it after (sorted() keeps the record's order).
+        rows += [item for _, item in sorted(found, key=lambda pair: order.get(pair[0], len(order)))]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -254,11 +318,12 @@ def _changes(today: ChapterToday) -> list[Mapping]:
     return [item for changed in (*today.alone, today.together) if changed for item in changed]
 
 
-def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
+def rerun_summary(profile: str, results_dir: str | Path | None = None, subset: Sequence[SubsetRun] = SUBSET) -> str:
     """One sentence: how many machines reran the subset at ``profile``, by how much the chapters'
     endpoints (with the largest move of one seed) and any number moved, and whether any verdict
     changes when today's rule judges them again (:func:`judged_today`: a rerun alone, or all of a
-    machine's together, in place of the cached seeds)."""
+    machine's together, in place of the cached seeds); and which runs of ``subset`` a machine's
+    record holds none of (:func:`missing_runs`)."""
     records = rerun_records(profile, results_dir)
     if not records:
         return f"No machine has rerun the subset at profile {profile} yet."
@@ -275,7 +340,13 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
             f"moved one seed's endpoint by at most {_move_text(move) if move else '0'} and any number of a result by at most "
             f"{max(largest, default=0.0):.3g}"
         )
-    claims = sorted({_verdict_name(item["verdict"]) for chapter in today for item in _changes(chapter)})
+    claims = sorted(
+        {
+            _verdict_name(item["verdict"]) + (f" in {chapter.chapter}'s {chapter.setup} setup" if chapter.setup else "")
+            for chapter in today
+            for item in _changes(chapter)
+        }
+    )
     changed = (
         f"{len(claims)} of the chapters' verdicts changed ({'; '.join(claims)})"
         if claims
@@ -287,21 +358,26 @@ def rerun_summary(profile: str, results_dir: str | Path | None = None) -> str:
             continue
         if chapter.judged is None:
             notes.append(
-                f"{chapter.chapter}'s verdicts cannot be judged again from the record, which keeps the endpoints only"
+                f"{chapter.name}'s verdicts cannot be judged again from the record, which keeps the endpoints only"
             )
         elif chapter.judged < chapter.verdicts:
             notes.append(
-                f"of {chapter.chapter}'s {chapter.verdicts} verdicts, the {chapter.judged} that read only the endpoints the "
+                f"of {chapter.name}'s {chapter.verdicts} verdicts, the {chapter.judged} that read only the endpoints the "
                 f"record keeps were judged again ({_decided_text(chapter)}), the other {chapter.verdicts - chapter.judged} "
                 "cannot be"
             )
         else:
-            notes.append(
-                f"{chapter.chapter}'s {chapter.verdicts} verdicts were judged again ({_decided_text(chapter)})"
-            )
+            notes.append(f"{chapter.name}'s {chapter.verdicts} verdicts were judged again ({_decided_text(chapter)})")
     same = sum(_same_numbers(row) for row in rows)
     if same:
         notes.insert(0, f"{same} of the reruns gave the cached numbers, which no rule can read otherwise")
+    for record in records:
+        missing = missing_runs(record, subset)
+        if missing:
+            notes.append(
+                f"the record of {record_machine(record)} holds no rerun of {listed([run.label for run in missing])}: "
+                f"{NOT_IN_RECORD}"
+            )
     return (
         f"On {counted} ({', '.join(machines)}), the {len(rows)} reruns {moved}; judged again by today's rule, with one rerun "
         f"or all of a machine's in place of the cached seeds, {changed}"
@@ -329,15 +405,23 @@ def _verdict_name(name: str) -> str:
     return f"{scorer_label(scorer)}'s {what} against softmax" if versus else name
 
 
-def rerun_sentence(chapter: str, profile: str, results_dir: str | Path | None = None, where: str = "this page") -> str:
-    """One sentence for a page that shows ``chapter``'s verdicts or reads its runs (``where`` names
-    the chapter on another page): how far the reruns on other machines moved one seed's endpoint at
+def rerun_sentence(
+    chapter: str,
+    profile: str,
+    results_dir: str | Path | None = None,
+    where: str = "this page",
+    setup: str | None = None,
+) -> str:
+    """One sentence for a page that shows ``chapter``'s verdicts in ``setup`` (default: the chapter's
+    main one, :func:`ssa_book.reruns.comparison.part_of`) or reads its runs (``where`` names the
+    chapter on another page): how far the reruns on other machines moved one seed's endpoint at
     most, and which of the chapter's verdicts change, from what to what, when today's rule judges them
     again with a rerun in place of its cached seed (:func:`judged_today`); "" when no machine has
-    rerun the chapter's runs."""
+    rerun the chapter's runs in that setup."""
+    part = part_of(chapter, setup)
     rows, machines, changes, counts, unjudged, decided = [], [], [], set(), False, set()
     for record in rerun_records(profile, results_dir):
-        today = judged_today(record, profile, results_dir).get(chapter)
+        today = judged_today(record, profile, results_dir).get(part)
         if today is None:
             continue
         rows += today.rows
