@@ -74,9 +74,12 @@ RETIRED_ANYWHERE = re.compile(r"\b(no effect at this scale|inconclusive)\b", re.
 VERDICT_ELEMENTS = {"td", "th", "strong", "b"}
 # Verdict phrases the glossary (ssa_book.verdicts.glossary.MEANINGS) does not define, wherever a reader sees
 # them: the old verdicts' words, softer words for a result ("weak evidence", "fragile"), and the other
-# wordings of the states it names once ("not run yet: 34 of 80 runs done", ssa_book.verdicts.words.not_run_yet).
+# wordings of the states it names once ("not run yet: 34 of 80 runs done", ssa_book.verdicts.words.not_run_yet),
+# and the negations that stand in for "undecided" or "exploratory" ("not decided", "not established"; a plan
+# that "has not decided" is the plain sense).
 OUTSIDE_VOCABULARY = re.compile(
     r"\b(?:no effect|no difference(?! that matters)|pending|premise absent|fragile|weak evidence|not complete yet"
+    r"|(?<!has\s)(?<!have\s)(?<!had\s)not (?:decided|established)"
     r"|not (?:tested|judged) yet|\d[\d,]* of (?:the |its )?\d[\d,]* (?:runs|seeds)(?: of [^.;:]*?)? (?:are |is )?cached|(?:runs|seeds) (?:cached|run) so far"
     rf"|{NOT_RUN_YET}: \d[\d,]* of \d[\d,]* seeds)\b".replace(" ", r"\s+"),  # a phrase may break across lines
     re.IGNORECASE,

@@ -141,6 +141,9 @@ def test_page_check_reports_a_verdict_word_outside_the_vocabulary():
     assert page_check.page_problems(_page("<table><tr><td>SSA vs softmax</td><td>opposite</td></tr></table>"))
     assert page_check.page_problems(_page("<p>every claim is inconclusive at best</p>"))
     assert page_check.page_problems(_page("<p>it shows no effect at this scale</p>"))
+    # a negation standing in for "undecided" or "exploratory", across a line break too
+    assert page_check.page_problems(_page("<p>set size not decided (exploratory on 2 of 2)</p>"))
+    assert page_check.page_problems(_page("<p>the difference is not\nestablished (exploratory)</p>"))
     # prose may use the words in their plain sense, and a history page may quote the old verdicts
     assert page_check.page_problems(_page("<p>every figure can be reproduced; the opposite sign</p>")) == []
     assert page_check.page_problems(_page("<p><strong>SSA worse</strong>, <strong>holds in part</strong></p>")) == []
@@ -434,6 +437,7 @@ def test_the_page_check_fails_a_phrase_outside_the_glossary_or_the_sigma_notatio
         # a mention, in quotes, and the plain sense of the words in running text
         "<td>“X better” means the interval excludes zero</td>",
         "<p>SSA's error is worse than softmax's at σ = 10; a larger model does better</p>",
+        "<p>each verdict the amendment changed, or has not decided yet</p>",
     ],
 )
 def test_the_vocabulary_check_passes_the_glossarys_words(html):

@@ -5,7 +5,7 @@ decided on one kind only; max retrieval's fewest pairs set after reading; an ope
 import dataclasses
 
 from ssa_book import analysis_changes
-from ssa_book.verdicts.words import TOO_FEW_SEEDS, UNDECIDED
+from ssa_book.verdicts.words import NEGLIGIBLE, TOO_FEW_SEEDS, UNDECIDED
 from ssa_book.verdicts.claim import Claim
 from ssa_book.verdicts.verdict import Verdict
 from ssa_book.verdicts.families import combine
@@ -86,7 +86,7 @@ def test_a_pair_minimum_set_after_reading_says_what_the_verdict_read_before_it(m
     )
     monkeypatch.setattr(findings, "ssa_by_shift", lambda _: {"set size": combine("set size", {"short": cells[0][1]})})
     assert findings.ssa_shifts_sentence(None) == (
-        "set size not decided (exploratory on 1 of 1; pair minimum set after reading, SSA worse before it)"
+        "undecided on set size (exploratory on 1 of 1; pair minimum set after reading, SSA worse before it)"
     )
     assert claims.minimums_after_reading(None) == (("set-size minimum", "SSA worse"),)
 
@@ -155,9 +155,16 @@ def test_the_changes_the_notes_cite_are_in_the_appendix_with_what_they_changed()
 def test_an_open_difference_says_its_estimate_and_which_way_an_interval_clear_of_zero_lies():
     exploratory = Verdict(CLAIM.name, TOO_FEW_SEEDS, -0.13, (-0.18, -0.07), 10, 0.05)
     said = slope_sentence(NO_DIFFERENCE, exploratory)
-    assert "not established (exploratory: -0.13 [-0.18, -0.07], interval against SSA)" in said
+    assert said == (
+        "SSA's difference from softmax is exploratory (-0.13 [-0.18, -0.07], interval against SSA): nothing to attribute."
+    )
     straddling = Verdict(CLAIM.name, UNDECIDED, 0.02, (-0.05, 0.09), 10, 0.05)
-    assert "(undecided: +0.02 [-0.05, +0.09])" in slope_sentence(NO_DIFFERENCE, straddling)
+    assert "is undecided (+0.02 [-0.05, +0.09]): nothing" in slope_sentence(NO_DIFFERENCE, straddling)
+    # a difference below the threshold is said in the glossary's words, as a finding, not as something missing
+    negligible = Verdict(CLAIM.name, NEGLIGIBLE, 0.01, (-0.02, 0.04), 20, 0.05)
+    assert slope_sentence(NO_DIFFERENCE, negligible).startswith(
+        "SSA shows no difference that matters from softmax (+0.01 [-0.02, +0.04])"
+    )
 
 
 def test_max_retrieval_notes_its_pair_minimum_on_the_claim_each_verdict_was_judged_on():

@@ -388,7 +388,7 @@ def test_ssa_is_judged_kind_of_shift_by_kind_so_a_word_decided_on_one_is_not_sai
     # each kind says what its word rests on, and that set size's fewest pairs came after reading, with its word before them
     assert findings.ssa_shifts_sentence(board) == (
         "does not hold on input and function scale (no difference that matters on 2 of 4, "
-        "exploratory on 2; linear panels only); set size not decided (exploratory on 2 of 2; "
+        "exploratory on 2; linear panels only); undecided on set size (exploratory on 2 of 2; "
         "pair minimum set after reading, no difference that matters before it)"
     )
     # where max retrieval decides too, its kind gets its own word
@@ -400,7 +400,7 @@ def test_ssa_is_judged_kind_of_shift_by_kind_so_a_word_decided_on_one_is_not_sai
     )
     # ten seeds, below its 20 set after reading: what the rule's own 6 would have said stands beside it
     assert findings.ssa_shifts_sentence(decided).endswith(
-        "; set size not decided (exploratory on 2 of 2; pair minimum set after reading, SSA worse before it)"
+        "; undecided on set size (exploratory on 2 of 2; pair minimum set after reading, SSA worse before it)"
     )
     assert (
         findings.ssa_shifts_sentence(

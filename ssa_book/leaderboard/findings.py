@@ -218,13 +218,13 @@ def ssa_by_shift(board: Board) -> dict[str, Verdict]:
 
 def shift_words(verdict: Verdict, kind: str, note: str = "") -> str:
     """SSA's claim on one kind of shift (:func:`ssa_by_shift`) in words: its word where a column
-    decides it, "not decided" while every column is open, its columns counted, then ``note``: "does
+    decides it, "undecided" while every column is open, its columns counted, then ``note``: "does
     not hold on input and function scale (no difference that matters on 2 of 4, exploratory on 2;
-    linear panels only)", "set size not decided (exploratory on 2 of 2; pair minimum set after
+    linear panels only)", "undecided on set size (exploratory on 2 of 2; pair minimum set after
     reading, SSA worse before it)"."""
     inside = "; ".join(filter(None, (verdict.tally() or verdict.label(), note)))
     if verdict.outcome in OPEN:
-        return f"{kind} not decided ({inside})"
+        return f"{UNDECIDED} on {kind} ({inside})"
     return f"{claim_word(verdict.outcome)} on {kind} ({inside})"
 
 
@@ -257,8 +257,8 @@ def ssa_minimums_after_reading(
 def ssa_shifts_sentence(board: Board) -> str:
     """SSA against softmax kind of shift by kind (:func:`shift_words`), so that a word decided on one
     kind is never read as said of both, each with what its word rests on and what was set after
-    reading: "does not hold on input and function scale (...; linear panels only); set size not
-    decided (exploratory on 2 of 2; pair minimum set after reading, SSA worse before it)" ("" before
+    reading: "does not hold on input and function scale (...; linear panels only); undecided on set
+    size (exploratory on 2 of 2; pair minimum set after reading, SSA worse before it)" ("" before
     any SSA cell)."""
     by_kind = ssa_by_shift(board)
     return "; ".join(

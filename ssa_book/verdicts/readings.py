@@ -30,7 +30,7 @@ def form_or_slope(
     sharper softmax ("no difference that matters"), and, if given, the gentler start is decided not
     to differ from softmax. :data:`FORM` when the sharper softmax is decided not to differ from
     softmax and the scorer differs from it as it does from softmax. :data:`NO_DIFFERENCE` when the
-    difference itself is not decided, and :data:`NOT_SEPARATED` otherwise: an open comparison
+    difference is neither better nor worse, and :data:`NOT_SEPARATED` otherwise: an open comparison
     never carries an attribution."""
     if difference.outcome not in (BETTER, WORSE):
         return NO_DIFFERENCE
@@ -65,12 +65,15 @@ def slope_sentence(
             f"from softmax, and {name} differs from it as it does from softmax."
         )
     if reading == NO_DIFFERENCE:
-        said = difference.outcome
+        said = ""
         if difference.interval is not None and difference.effect is not None:
             # the estimate in the paper's direction, and whose way its whole interval lies where it excludes 0
             side = "against" if difference.interval[1] < 0 else "for" if difference.interval[0] > 0 else ""
-            said += f": {difference.estimate()}" + (f", interval {side} {name}" if side else "")
-        return f"{name}'s difference from softmax is not established ({said}), so there is nothing to attribute."
+            said = f" ({difference.estimate()}" + (f", interval {side} {name}" if side else "") + ")"
+        # the outcome in the glossary's words, never a softer synonym of "open"
+        if difference.outcome == NEGLIGIBLE:
+            return f"{name} shows {NEGLIGIBLE} from softmax{said}: nothing to attribute."
+        return f"{name}'s difference from softmax is {difference.outcome}{said}: nothing to attribute."
     if reading == NOT_SEPARATED:
         return f"These comparisons do not separate {name}'s form from its starting slope" + (
             f": {open_facts}." if open_facts else "."
