@@ -550,6 +550,16 @@ def test_form_or_slope_names_a_source_only_when_every_fact_it_predicts_holds():
     # the sharper softmax's verdict in its own words: a difference below the threshold, never equality
     assert f"a softmax with that slope shows {NEGLIGIBLE} from softmax" in slope_sentence(FORM, opposite, "SSA")
     assert "advantage goes with its starting slope" in slope_sentence(SLOPE, v(BETTER), "SSA")
+    # an earlier rule's reading is said as what that rule read, never in the present of a mechanism
+    assert slope_sentence(FORM, opposite, "SSA", past=True).startswith(
+        "the rule read SSA's deficit as going with its form"
+    )
+    assert slope_sentence(SLOPE, v(BETTER), "SSA", past=True).startswith("the rule read SSA's advantage as going with")
+    assert slope_sentence(NOT_SEPARATED, opposite, past=True).startswith("These comparisons did not separate")
+    for reading in (SLOPE, FORM, NOT_SEPARATED, NO_DIFFERENCE):
+        assert not {"goes", "shows", "differs", "is", "do"} & set(
+            slope_sentence(reading, opposite if reading != NO_DIFFERENCE else unsure, past=True).split()
+        )
     with pytest.raises(ValueError, match="reading must be one of"):
         slope_sentence("its colour", opposite)
 

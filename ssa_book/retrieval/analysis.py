@@ -219,7 +219,8 @@ def starting_point(
         )
     )
     if any(minimum_note(verdict) for verdict in found.values()) and _reading(before) != reading:
-        earlier = slope_sentence(_reading(before), before[("ssa", "softmax")]).rstrip(".")  # with what decides it
+        # what the rule then read, not a mechanism: today's rule calls each of these comparisons open
+        earlier = slope_sentence(_reading(before), before[("ssa", "softmax")], past=True).rstrip(".")
         earlier = earlier if earlier.startswith("SSA") else earlier[0].lower() + earlier[1:]
         sentence = f"{sentence.rstrip('.')} (pair minimum set after reading; before it, {earlier})."
     return found, sentence

@@ -46,20 +46,38 @@ def form_or_slope(
 
 
 def slope_sentence(
-    reading: str, difference: Verdict, name: str = "SSA", gentler: str = "", open_facts: str = ""
+    reading: str,
+    difference: Verdict,
+    name: str = "SSA",
+    gentler: str = "",
+    open_facts: str = "",
+    *,
+    past: bool = False,
 ) -> str:
     """:func:`form_or_slope`'s ``reading`` of ``name``'s ``difference`` from softmax in one
     sentence; ``gentler``: what the gentler start showed, in words, when it was given;
     ``open_facts``: for a reading that does not separate them, the comparisons left open, with
-    their numbers."""
+    their numbers. ``past``: the reading an earlier rule gave, said as what that rule read ("the
+    rule read SSA's deficit as going with its form, ..."), never as a mechanism today's rule
+    states."""
     word = "deficit" if difference.outcome == WORSE else "advantage"
     if reading == SLOPE:
+        if past:
+            return (
+                f"the rule read {name}'s {word} as going with its starting slope, not its form: a softmax with that "
+                f"slope read the same" + (f", and {gentler}." if gentler else ".")
+            )
         return (
             f"{name}'s {word} goes with its starting slope, not its form: a softmax with that slope does the same"
             + (f", and {gentler}." if gentler else ".")
         )
     if reading == FORM:
         # the sharper softmax's verdict in its own words: a difference below the threshold, not equality
+        if past:
+            return (
+                f"the rule read {name}'s {word} as going with its form: a softmax with that slope read {NEGLIGIBLE} "
+                f"from softmax, and {name} differed from it as from softmax."
+            )
         return (
             f"{name}'s {word} goes with its form, not its starting slope: a softmax with that slope shows {NEGLIGIBLE} "
             f"from softmax, and {name} differs from it as it does from softmax."
@@ -72,10 +90,10 @@ def slope_sentence(
             said = f" ({difference.estimate()}" + (f", interval {side} {name}" if side else "") + ")"
         # the outcome in the glossary's words, never a softer synonym of "open"
         if difference.outcome == NEGLIGIBLE:
-            return f"{name} shows {NEGLIGIBLE} from softmax{said}: nothing to attribute."
-        return f"{name}'s difference from softmax is {difference.outcome}{said}: nothing to attribute."
+            return f"{name} {'read' if past else 'shows'} {NEGLIGIBLE} from softmax{said}: nothing to attribute."
+        return f"{name}'s difference from softmax {'read' if past else 'is'} {difference.outcome}{said}: nothing to attribute."
     if reading == NOT_SEPARATED:
-        return f"These comparisons do not separate {name}'s form from its starting slope" + (
+        return f"These comparisons {'did' if past else 'do'} not separate {name}'s form from its starting slope" + (
             f": {open_facts}." if open_facts else "."
         )
     raise ValueError(
