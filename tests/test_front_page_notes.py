@@ -267,6 +267,24 @@ def test_the_glossary_says_the_prompt_error_minimum_was_set_after_reading_for_no
     assert ledger.thresholds_declared().startswith("fixed before the results were read in the powered study")
 
 
+def test_the_thresholds_said_set_after_reading_are_the_threshold_changes_the_analysis_changes_page_lists():
+    from ssa_book import ledger
+
+    after = [change for change in analysis_changes.CHANGES if change.kind == "threshold" and change.after_reading]
+    # every threshold set after reading is said so, and nothing is said set after reading that the record lacks
+    assert {commit for _, commit in ledger.THRESHOLDS_AFTER} == {change.commit for change in after}
+    for where, commit in ledger.THRESHOLDS_AFTER:
+        subject = where.removeprefix("the ").split()[0].split("'")[0]  # "decoder", "collapse", "max"
+        assert subject in " ".join(change.change for change in after if change.commit == commit), (where, commit)
+    # max retrieval's replication threshold (its authors' smallest gain) came after the short setup's results were
+    # read; its claim for every scorer, and the original setup, planned later, did not
+    said = ledger.thresholds_declared()
+    before, _, set_after = said.partition("; set after a first reading in ")
+    assert "max retrieval's claim for every scorer" in before and "replication" not in before
+    assert "max retrieval's original setup" in before
+    assert "max retrieval's replication of adaptive temperature in the short setup" in set_after
+
+
 def test_a_word_decided_on_some_tasks_only_draws_the_panels_it_rests_on():
     assert claims.rests_on_panels(["linear"], ['"every"', '"some"']) == "linear, "
     assert (
