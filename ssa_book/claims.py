@@ -121,29 +121,48 @@ class LedgerRow:
         claim's word (``before`` is a word said of a claim, and another than the row's), not only its parts'."""
         return before in set(CLAIM_WORDS.values()) and before != claim_word(self.verdict)
 
-    def note(self, short: bool = False) -> str:
+    def note(self, short: bool = False, brief: bool = False) -> str:
         """What stands beside the word: what it rests on, then what was set after reading: "linear
         panels only; tally set after reading, undecided before it" (``short``: the first clause of
-        what it rests on, and the word before a change only where it was the claim's
-        (:meth:`moved_claim_word`): "linear panels only; tally set after reading, undecided before it",
-        but "linear panels only; set-size minimum set after reading" for a change that moved parts
-        only; such changes of one kind said once, "set-size and prompt-error minimums set after reading")."""
+        what it rests on, and the word before a change where it was the claim's
+        (:meth:`moved_claim_word`) or a direction of its parts' (:func:`directions_before`), whichever
+        way it cut: "linear panels only; tally set after reading, undecided before it", "linear panels
+        only; set-size minimum set after reading, SSA worse before it", but "set-size minimum set after
+        reading" for a change that moved only open parts; such changes of one kind said once, with the
+        one direction they moved, "set-size and prompt-error minimums set after reading, SSA worse
+        before them"; ``brief``, a short form that leaves out their kinds: "minimums set after reading,
+        SSA worse before them")."""
+        short = short or brief
         basis = self.word_note.split(";")[0] if short else self.word_note
         changes = [
-            set_after_reading(what, before, short=short and not self.moved_claim_word(before))
+            set_after_reading(
+                what, before, short=short and not self.moved_claim_word(before) and not directions_before(before)
+            )
             for what, before in self.after_reading
         ]
         kinds = [what.rsplit(" ", 1) for what, _ in self.after_reading]
+        directions = {label for _, before in self.after_reading for label in directions_before(before)}
         if (
             short
             and len(kinds) > 1
             and all(len(kind) == 2 for kind in kinds)
             and len({noun for _, noun in kinds}) == 1
             and not any(self.moved_claim_word(before) for _, before in self.after_reading)
+            and len(directions) <= 1
         ):
-            # "set-size and prompt-error minimums set after reading"
-            changes = [f"{listed([which for which, _ in kinds])} {kinds[0][1]}s set after reading"]
+            which = "" if brief else f"{listed([which for which, _ in kinds])} "
+            direction = directions.pop() if directions else ""
+            # "set-size and prompt-error minimums set after reading, SSA worse before them"
+            changes = [f"{which}{kinds[0][1]}s set after reading" + (f", {direction} before them" if direction else "")]
         return "; ".join(filter(None, (basis, *changes)))
+
+
+def directions_before(before: str) -> set[str]:
+    """The directions a change made after reading moved, from the words before it (``before``):
+    {"SSA worse"} for "SSA worse" or "SSA worse on 1 of 2"; {"sharper softmax worse", "SSA worse"} for
+    "sharper softmax worse on 1 of 24, SSA worse on 4"; empty where it moved none ("undecided")."""
+    labels = {part.split(" on ")[0].strip() for part in before.split(", ")}
+    return {label for label in labels if label.endswith((" better", " worse"))}
 
 
 def missing(

@@ -135,10 +135,10 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
         holding = sum(claim_word(row.verdict) == HOLDS for row in experiments)
         found.append(
             f"of the paper's {plural(len(experiments), 'experimental claim')}, {'' if holding else 'none holds: '}"
-            f"{counted_claims(experiments, short=True)}"
+            f"{counted_claims(experiments, brief=True)}"
         )
     if own:
-        found.append(f"the book's own {'test' if len(own) == 1 else 'tests'}: {counted_claims(own, short=True)}")
+        found.append(f"the book's own {'test' if len(own) == 1 else 'tests'}: {counted_claims(own, brief=True)}")
     if theorems:
         found.append(f"the theorems' versions: {counted_claims(theorems)}")
     if found:
@@ -148,7 +148,7 @@ def abstract(rows: Sequence[LedgerRow]) -> str:
         what, ours, paper = gap.baseline
         # what it warns of, in the form of the scales above: how far from the paper's the smaller scale leaves a
         # baseline, and what follows for every verdict above
-        text += f" Caveat: {what} is {ours:.3g} here (paper: {paper:.3g}), so verdicts may not transfer."
+        text += f" Caveat: {what} is {ours:.3g} (paper: {paper:.3g}), so verdicts may not transfer."
     return text
 
 
@@ -183,24 +183,27 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     decided = [row for row in experiments if claim_word(row.verdict) in DECIDED_WORDS]
     undecided = [row for row in experiments if claim_word(row.verdict) == UNDECIDED]
     excluded = [short_name(row) for row in experiments if row.published_excluded]
-    untested = [
-        f"{short_name(row)} ({claim_word(row.verdict)})"
-        for row in experiments
-        if claim_word(row.verdict) not in (*DECIDED_WORDS, UNDECIDED)
-    ]
+    untested: dict[str, list[str]] = {}  # "not tested" or "premise not shown": the claims it is said of
+    for row in experiments:
+        if claim_word(row.verdict) not in (*DECIDED_WORDS, UNDECIDED):
+            untested.setdefault(claim_word(row.verdict), []).append(short_name(row))
 
     def others_named(coded: bool) -> list[str]:
+        # the open claims in one bullet, undecided first, then those not tested or whose premise is not shown,
+        # so that every decided claim keeps a bullet of its own where six allow
+        still_open = [named(row, coded) for row in undecided] + [
+            f"**{word}**: {', '.join(names)}" for word, names in untested.items()
+        ]
         return [
             text
             for text in (
-                _listing("**Undecided** so far: ", [named(row, coded) for row in undecided]) if undecided else "",
+                _listing("**Undecided** so far: ", still_open) if still_open else "",
                 _listing(
                     f"**The paper's effect excluded** by the {confidence_words()} interval at the book's scale: ",
                     excluded,
                 )
                 if excluded
                 else "",
-                _listing("**Not tested or premise not shown**: ", untested) if untested else "",
             )
             if text
         ]
@@ -247,25 +250,21 @@ def key_findings(rows: Sequence[LedgerRow]) -> list[str]:
     for row in full:
         word, found = claim_word(row.verdict), beside_word(row)
         bullet = f"**{named(row, coded)}**: {word}{f' ({found})' if found else ''}."
-        noted = f"**{named(row, coded)}**: {word}{f' ({row.note()})' if row.note() else ''}."
-        bullets.append(bullet if words(bullet) <= BULLET_WORDS else noted)
+        # where the parts' words do not fit, the word with its note, in full, short or brief (what was set after
+        # reading, and the direction it moved, stays in every form)
+        noted = [
+            f"**{named(row, coded)}**: {word}{f' ({note_at(row, level)})' if row.note() else ''}."
+            for level in (0, 1, 2)
+        ]
+        bullets.append(next((text for text in (bullet, *noted) if words(text) <= BULLET_WORDS), noted[-1]))
     return (bullets + [also] * bool(also) + others_named(coded))[:BULLETS]
 
 
 def note_at(row: LedgerRow, level: int) -> str:
     """The row's note (:meth:`LedgerRow.note`) at ``level`` of brevity: 0 in full, 1 short, 2 brief: the
     short note with the kinds of several changes of one kind left out ("linear panels only; minimums set
-    after reading"; what was set after reading stays)."""
-    short = row.note(short=level > 0)
-    nouns = {what.rsplit(" ", 1)[-1] for what, _ in row.after_reading}
-    if (
-        level < 2
-        or len(row.after_reading) < 2
-        or len(nouns) != 1
-        or any(row.moved_claim_word(before) for _, before in row.after_reading)
-    ):
-        return short
-    return "; ".join(filter(None, (row.word_note.split(";")[0], f"{nouns.pop()}s set after reading")))
+    after reading, SSA worse before them"; what was set after reading, and the direction it moved, stay)."""
+    return row.note(short=level > 0, brief=level > 1)
 
 
 def key_findings_markdown(rows: Sequence[LedgerRow]) -> str:

@@ -271,16 +271,16 @@ def listed_phrases(phrases: Sequence[str]) -> str:
     return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
-def counted_claims(rows: Sequence[LedgerRow], short: bool = False) -> str:
+def counted_claims(rows: Sequence[LedgerRow], short: bool = False, brief: bool = False) -> str:
     """ "1 holds (Alternative scorers: ...), 2 do not hold and 1 is not tested" (the words that occur, in
     :data:`_PREDICATES` order), each with what the words of its rows rest on and what was set after
-    reading (:meth:`LedgerRow.note`, ``short`` or not), named by the claim where ``rows`` are several."""
+    reading (:meth:`LedgerRow.note`, ``short``, ``brief`` or in full), named by the claim where ``rows`` are several."""
 
     def noted(word: str) -> str:
         notes = [
             f"{short_name(row)}: {note}" if len(rows) > 1 else note
             for row in rows
-            if (note := row.note(short)) and claim_word(row.verdict) == word
+            if (note := row.note(short, brief)) and claim_word(row.verdict) == word
         ]
         return f" ({'; '.join(notes)})" if notes else ""
 

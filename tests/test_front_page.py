@@ -88,12 +88,12 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
     # the caveat: the baseline farthest from the paper's (481 against 24.6 is farther than 261 against 21.9), named by its split
     # and what it warns of: how far from the paper's this scale leaves it, and what follows for the verdicts
     assert (
-        "Caveat: the decoder's softmax out-of-distribution perplexity is 481 here (paper: 24.6), so verdicts may "
+        "Caveat: the decoder's softmax out-of-distribution perplexity is 481 (paper: 24.6), so verdicts may "
         "not transfer."
     ) in text
     # computed: another baseline, another caveat; none, none
     rows[5] = dataclasses.replace(rows[5], baseline=("the decoder's softmax in-distribution perplexity", 2000.0, 21.86))
-    assert "in-distribution perplexity is 2e+03 here (paper: 21.9)" in front_page.abstract(rows)
+    assert "in-distribution perplexity is 2e+03 (paper: 21.9)" in front_page.abstract(rows)
     assert "Caveat" not in front_page.abstract([dataclasses.replace(row, baseline=None) for row in rows])
     # a claim that holds is counted without "none holds"
     rows[4] = dataclasses.replace(rows[4], verdict="better")
@@ -115,11 +115,14 @@ def test_the_abstract_says_what_was_rerun_at_what_scale_what_was_found_and_the_c
         word_note="linear panels only",
         after_reading=(("set-size minimum", "SSA worse"),),
     )
-    # a change that moved parts only (the claim's word is the same before it) keeps the parts' words for the long forms
+    # a change that moved parts only (the claim's word is the same before it) keeps a direction it moved in every
+    # form, whichever way it cut, and leaves out an open word before it in the short forms
     assert (
-        "the book's own test: 1 does not hold (linear panels only; set-size minimum set after reading);"
-        in front_page.abstract(rows)
+        "the book's own test: 1 does not hold (linear panels only; set-size minimum set after reading, SSA worse "
+        "before it);" in front_page.abstract(rows)
     )
+    opened = dataclasses.replace(rows[-1], after_reading=(("set-size minimum", "no difference that matters"),))
+    assert "(linear panels only; set-size minimum set after reading);" in front_page.abstract([*rows[:-1], opened])
     assert (
         "1 does not hold (linear panels only; set-size minimum set after reading, SSA worse before it)"
         in ledger.counts_sentence(rows)
@@ -148,9 +151,13 @@ def test_each_decided_claim_in_the_findings_says_what_its_word_rests_on_and_a_ch
     assert "holds (SSA better; linear panels only; tally set after reading, undecided before it)" in " ".join(bullets)
     assert "does not hold (linear panels only" in " ".join(bullets)
     # too long for one bullet: the last claims' notes shortened to their first clause and what was set after reading, none dropped
+    # (more decided claims than bullets left by the open ones: the last ones share a bullet)
     rows[6] = dataclasses.replace(rows[6], verdict="better", word_note="first clause; " + " ".join(["more"] * 20))
-    also = next(bullet for bullet in front_page.key_findings(rows) if bullet.startswith("**Also decided**"))
-    assert "(first clause);" in also and "(linear panels only; set-size minimum set after reading)." in also
+    rows[9] = dataclasses.replace(rows[9], verdict="does not hold")
+    shared = front_page.key_findings(rows)
+    also = next(bullet for bullet in shared if bullet.startswith("**Also decided**"))
+    assert "set-size minimum set after reading, SSA worse before it)." in also
+    assert "(first clause" in " ".join(shared)
     assert "more in the ledger" not in also and front_page.words(also) <= front_page.BULLET_WORDS
     assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets)
     assert "(SSA worse on 2 of 2 parts; a distribution-free check" in ledger.summary_markdown(rows)

@@ -302,7 +302,7 @@ def test_a_word_decided_on_some_tasks_only_draws_the_panels_it_rests_on():
     assert [name for name, _ in headline_of(nested)] == ["a, every"]
 
 
-def test_a_short_note_keeps_the_word_before_a_change_that_moved_the_claims_word_and_drops_only_the_parts_words():
+def test_a_short_note_keeps_the_word_before_a_change_that_moved_the_claims_word_or_a_direction_of_its_parts():
     from ssa_book.claims import LedgerRow
 
     def row(verdict, after_reading):
@@ -326,7 +326,19 @@ def test_a_short_note_keeps_the_word_before_a_change_that_moved_the_claims_word_
     assert moved.note(short=True) == "linear panels only; tally set after reading, undecided before it"
     assert moved.note() == "linear panels only; more; tally set after reading, undecided before it"
     # minimums that moved parts only (the claim does not hold before them too): the short form says that they were set
+    # and the one direction they moved, whichever way it cut; an open word before them only in full
     parts = row("does not hold", (("set-size minimum", "SSA worse"), ("prompt-error minimum", "SSA worse on 1 of 2")))
     assert not parts.moved_claim_word("SSA worse")
-    assert parts.note(short=True) == "linear panels only; set-size and prompt-error minimums set after reading"
+    assert parts.note(short=True) == (
+        "linear panels only; set-size and prompt-error minimums set after reading, SSA worse before them"
+    )
+    assert parts.note(brief=True) == "linear panels only; minimums set after reading, SSA worse before them"
     assert "set-size minimum set after reading, SSA worse before it" in parts.note()
+    opened = row("does not hold", (("set-size minimum", "exploratory"), ("prompt-error minimum", "exploratory")))
+    assert opened.note(short=True) == "linear panels only; set-size and prompt-error minimums set after reading"
+    # directions of either sign, or several, are each said with their change
+    mixed = row("does not hold", (("set-size minimum", "SSA worse"), ("prompt-error minimum", "SSA better on 1 of 2")))
+    assert mixed.note(short=True) == (
+        "linear panels only; set-size minimum set after reading, SSA worse before it; prompt-error minimum set after "
+        "reading, SSA better on 1 of 2 before it"
+    )

@@ -519,11 +519,11 @@ def test_a_study_claims_only_claims_of_the_order_none_another_study_claims_and_e
 
 
 def test_decided_claims_that_do_not_fit_a_bullet_each_share_the_last_one():
-    keys = ["quantification", "linear", "alternatives", "across_shifts", "perplexity_id"]
+    keys = ["quantification", "linear", "alternatives", "across_shifts", "perplexity_id", "perplexity_ood"]
     LedgerRow = claims.LedgerRow
     decided = [
         LedgerRow(key, key, "", "", "cpu", (0,), word, None, None)
-        for key, word in zip(keys, ["does not hold", "does not hold", "better", "does not hold", "worse"])
+        for key, word in zip(keys, ["does not hold", "does not hold", "better", "does not hold", "worse", "worse"])
     ]
     undecided = [LedgerRow(key, key, "", "", "cpu", (0,), "undecided", None, None) for key in ("collapse", "probing")]
     untested = [LedgerRow("benchmarks", "benchmarks", "", "", "cpu", (), "not tested", None, None)]

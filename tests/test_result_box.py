@@ -107,7 +107,7 @@ def test_a_check_the_parts_do_not_all_pass_stays_beside_the_word_and_no_shorter_
     note = "a distribution-free check keeps 1 of 4 decided directions"
     finding = (
         "On every, these comparisons do not separate SSA's form from its starting slope: SSA vs the sharper softmax is "
-        "undecided (+0.08 [-0.00, +0.16]); the decided ones point to its starting slope (the sharper softmax vs "
+        "undecided (+0.08 [-0.00, +0.16]); the decided ones are consistent with its starting slope (the sharper softmax vs "
         "softmax: sharper softmax worse -0.25 [-0.35, -0.16], SSA from b = 1: no difference that matters; see above)."
     )
     quantification = _row(
@@ -264,21 +264,35 @@ def test_long_pages_lists_the_chapters_over_the_limit_and_leaves_the_appendix_pa
         page_check.long_pages(tmp_path, ["short.html"], limit=0)
 
 
-def test_a_claim_of_many_parts_keeps_its_tally_beside_the_word_with_the_brief_note_before_the_word_alone():
-    shifts = _row(
-        "across_shifts",
-        "does not hold",
-        seeds=tuple(range(10)),
-        parts=("exploratory",) * 4 + ("no difference that matters",) * 2,
-        word_note="linear panels only",
-        after_reading=(("set-size minimum", "SSA worse"), ("prompt-error minimum", "SSA worse")),
+def test_a_claim_of_many_parts_keeps_its_tally_beside_the_word_with_the_brief_note_where_it_fits():
+    def shifts(parts):
+        return _row(
+            "across_shifts",
+            "does not hold",
+            seeds=tuple(range(10)),
+            parts=parts,
+            word_note="linear panels only",
+            after_reading=(("set-size minimum", "SSA worse"), ("prompt-error minimum", "SSA worse on 1 of 2")),
+        )
+
+    many = shifts(("exploratory",) * 4 + ("no difference that matters",) * 2)
+    # the direction the minimums moved stays in every form, whichever way it cut
+    assert many.note(short=True) == (
+        "linear panels only; set-size and prompt-error minimums set after reading, SSA worse before them"
     )
-    assert shifts.note(short=True) == "linear panels only; set-size and prompt-error minimums set after reading"
-    found = result_boxes.row_findings(shifts)[0]
+    assert many.note(brief=True) == "linear panels only; minimums set after reading, SSA worse before them"
+    found = result_boxes.row_findings(many)[0]
     tallied = (
         "**Own test: two shifts**: does not hold (exploratory on 4 of 6 parts, no difference that matters on 2; "
-        "linear panels only; minimums set after reading); 10 seeds."
+        "linear panels only; minimums set after reading, SSA worse before them); 10 seeds."
     )
     assert tallied in found and found.index(tallied) < len(found) - 1  # before the word with its note alone
-    assert front_page.words(tallied) <= front_page.BULLET_WORDS
-    assert result_boxes.chapter_findings([shifts])[0] == tallied
+    # too long for the box: the word with its note, the direction before the minimums kept
+    chosen = result_boxes.chapter_findings([many])[0]
+    assert chosen == found[-1] and "SSA worse before them" in chosen
+    # a shorter tally fits beside the short note
+    few = shifts(("exploratory", "exploratory"))
+    assert result_boxes.chapter_findings([few])[0] == (
+        "**Own test: two shifts**: does not hold (exploratory on 2 of 2 parts; linear panels only; set-size and "
+        "prompt-error minimums set after reading, SSA worse before them); 10 seeds."
+    )
