@@ -95,29 +95,48 @@ def seed_amendment_changes(cache, names: Sequence[str]) -> "pd.DataFrame":
 
 def pair_minimum_changes(cache) -> "pd.DataFrame":
     """The powered study's verdicts that the pair minimum for directions on flip-prone outcomes
-    (4e737d3) changed: one row per comparison, task and endpoint whose word before it differs from
-    its word under it before control of false discoveries (a word that control alone moved is that
-    change's, in :func:`symmetric_rule_changes`), each named by its own treatment; "now" is the
-    verdict as the pages give it."""
+    (4e737d3) changed: one row per comparison, task, endpoint and pairs whose word before it differs
+    from its word under it before control of false discoveries (a word that control alone moved is
+    that change's, in :func:`symmetric_rule_changes`), each named by its own treatment; "now" is the
+    verdict as the pages give it. A comparison whose ten seeds were read before the minimum and raised
+    after (:attr:`~ssa_book.icl.study.judging.SeedAmendment.before_flip_minimum`) has those ten-seed
+    verdicts as rows of their own, whether or not its raised runs are all cached ("now": today's rule
+    at those pairs, then the raised count's verdict or how far its runs are)."""
     import pandas as pd
 
     records = []
-    for row in study_judging.verdict_rows(study_conduct.plan(cache.profile, cache=cache), cache):
-        verdict, claim = row["verdict"], study_design.ENDPOINTS[row["endpoint"]].claim
-        if verdict.outcome == NOT_TESTED or not verdict.differences:
-            continue
+
+    def moved(name: str, task: str, endpoint: str, verdict: Verdict, now: str) -> None:
+        claim = study_design.ENDPOINTS[endpoint].claim
         before = claims.before_flip_minimum_verdict(claim, verdict).outcome
         if before != as_then(verdict.uncontrolled or verdict.outcome):
             records.append(
                 {
-                    "comparison": row["comparison"],
-                    "task": get_task(row["task"]).title,
-                    "endpoint": row["endpoint"],
+                    "comparison": name,
+                    "task": get_task(task).title,
+                    "endpoint": endpoint,
                     "pairs": verdict.pairs,
                     "before": f"{outcome_words(before, verdict.treatment)} {verdict.estimate()}",
-                    "now": verdict.words(),
+                    "now": now,
                 }
             )
+
+    for row in study_judging.verdict_rows(study_conduct.plan(cache.profile, cache=cache), cache):
+        name, task, endpoint, verdict = row["comparison"], row["task"], row["endpoint"], row["verdict"]
+        amendment = next((one for one in study_judging.SEED_AMENDMENTS if name in one.comparisons), None)
+        compared = study_conduct.comparison(name, cache.profile)
+        read = dataclasses.replace(compared, seeds=min(study_design.ABLATION_SEEDS, compared.seeds))
+        if (
+            amendment is not None
+            and amendment.before_flip_minimum
+            and read.seeds < compared.seeds
+            and cache.complete(read, task)
+        ):
+            today = study_design.judge(read, task, endpoint, cache)
+            raised = f"{verdict.words()} ({verdict.pairs} pairs)" if verdict.outcome != NOT_TESTED else verdict.detail
+            moved(name, task, endpoint, today, f"{today.words()}; at {compared.seeds}: {raised}")
+        if verdict.outcome != NOT_TESTED and verdict.differences:
+            moved(name, task, endpoint, verdict, verdict.words())
     return pd.DataFrame(records, columns=["comparison", "task", "endpoint", "pairs", "before", "now"])
 
 
@@ -268,43 +287,57 @@ def superseded_rule_readings(profile: str) -> "pd.DataFrame":
     return pd.DataFrame(rows, columns=columns)
 
 
+def _pairs_unsaid(verdict: Verdict) -> str:
+    """ "(10 pairs)" where ``verdict``'s words do not already say its pairs ("" without pairs)."""
+    said = f"{verdict.pairs} pairs"
+    return f"({said})" if verdict.pairs and said not in verdict.words() else ""
+
+
 def replication_changes(profile: str) -> "pd.DataFrame":
     """Adaptive temperature on max retrieval before and after it was judged as a replication
-    (75a550b): the chapter's claim for every scorer, and the replication claim; empty where the
-    runs are not cached at ``profile``."""
+    (75a550b), in each setup the chapter runs (short, then original): the chapter's claim for every
+    scorer, and the replication claim, each verdict with the note on a pair minimum set after reading
+    that the chapter gives it (:func:`ssa_book.retrieval.analysis.minimum_note`); a setup whose runs are not cached at
+    ``profile`` is left out."""
     import pandas as pd
 
-    columns = ["claim", "threshold", "verdict"]
-    try:
-        runs = retrieval.load_runs(profile, ("softmax", "adaptive_temperature"))
-    except CacheMissError:
-        return pd.DataFrame(columns=columns)
-    train_items = retrieval.train_items(profile)
-    judged = (
-        retrieval.versus(runs, "adaptive_temperature", "softmax", retrieval.SHIFTED_ACCURACY, "accuracy", train_items),
-        retrieval.adaptive_temperature_replication(runs, train_items),
-    )
-    claims = (
-        "the chapter's, for every scorer: " + retrieval.SHIFTED_ACCURACY.name,
-        "the replication's: " + retrieval.ADAPTIVE_TEMPERATURE_REPLICATION.name,
-    )
-    return pd.DataFrame(
-        [
-            {
-                "claim": claim,
-                "threshold": f"{verdict.threshold:g} {verdict.units}",
-                "verdict": " ".join(
-                    filter(
-                        None,
-                        (
-                            verdict.words(),
-                            verdict.estimate("+.3f"),
-                            f"({verdict.pairs} pairs)" if verdict.pairs else "",
-                        ),
-                    )
+    from ssa_book.retrieval.experiment import SETUPS
+
+    columns = ["setup", "claim", "threshold", "verdict"]
+    rows = []
+    for setup in SETUPS:
+        try:
+            with cache_required():
+                runs = retrieval.load_whole_seeds(
+                    profile, ("softmax", "adaptive_temperature"), device="cpu", setup=setup
+                )
+        except CacheMissError:
+            continue
+        if not all(runs.values()):
+            continue
+        train_items = retrieval.train_items(profile, setup)
+        judged = (
+            (
+                retrieval.SHIFTED_ACCURACY,
+                retrieval.versus(
+                    runs, "adaptive_temperature", "softmax", retrieval.SHIFTED_ACCURACY, "accuracy", train_items
                 ),
-            }
-            for claim, verdict in zip(claims, judged)
-        ],
-        columns=columns,
-    )
+                "the chapter's, for every scorer",
+            ),
+            (
+                retrieval.ADAPTIVE_TEMPERATURE_REPLICATION,
+                retrieval.adaptive_temperature_replication(runs, train_items),
+                "the replication's",
+            ),
+        )
+        for claim, verdict, whose in judged:
+            said = " ".join(filter(None, (verdict.words(), verdict.estimate("+.3f"), _pairs_unsaid(verdict))))
+            rows.append(
+                {
+                    "setup": setup,
+                    "claim": f"{whose}: {claim.name}",
+                    "threshold": f"{verdict.threshold:g} {verdict.units}",
+                    "verdict": "; ".join(filter(None, (said, retrieval.minimum_note(verdict, claim)))),
+                }
+            )
+    return pd.DataFrame(rows, columns=columns)

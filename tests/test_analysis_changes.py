@@ -106,9 +106,15 @@ def test_the_replication_change_shows_both_verdicts_of_adaptive_temperature(monk
             _sized_run("adaptive_temperature", s, [0.95, 0.44 + 0.002 * (s % 3), 0.29, 0.24 + 0.01 * s]) for s in seeds
         ],
     }
-    monkeypatch.setattr(retrieval, "load_runs", lambda profile, scorers: runs)
-    monkeypatch.setattr(retrieval, "train_items", lambda profile: 16)
+    # the short setup's runs cached, the original's not: its rows are left out
+    monkeypatch.setattr(
+        retrieval,
+        "load_whole_seeds",
+        lambda profile, scorers, device, setup: runs if setup == "short" else {name: [] for name in scorers},
+    )
+    monkeypatch.setattr(retrieval, "train_items", lambda profile, setup: 16)
     frame = changed_readings.replication_changes("cpu")
+    assert list(frame["setup"]) == ["short", "short"]
     assert list(frame["threshold"]) == ["0.05 accuracy", "0.024 accuracy"]
     assert frame.loc[0, "verdict"].startswith("no difference that matters")
     assert frame.loc[1, "verdict"].startswith("adaptive temperature better") and frame.loc[1, "verdict"].endswith(

@@ -312,6 +312,7 @@ def test_the_study_forest_fits_the_column_with_every_comparison_on_one_row():
             threshold=0.1,
             units="prompt error",
             detail="",
+            outcome="worse",
         )
 
     comparisons = [f"SSA vs softmax, variant number {index} of the study's plan" for index in range(12)]

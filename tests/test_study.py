@@ -497,7 +497,8 @@ def test_the_ablation_table_has_one_row_per_comparison_and_a_cell_per_task_and_e
     assert table.loc["SSA from b = 1 vs softmax", '"every": error at σ = 10'].startswith(
         "SSA from b = 1 better +0.51 ["
     )
-    assert table.loc["SSA vs softmax, 3 x steps", '"some": error at σ = 10'] == ""  # 3 x steps is read on "every" only
+    # 3 x steps is read on "every" only: the glossary's word, as the regime map says it
+    assert table.loc["SSA vs softmax, 3 x steps", '"some": error at σ = 10'] == "not tested"
     three = compared[1]
     # its runs are not cached: the cell says how far they are, the glossary's one word for that state
     assert table.loc["SSA vs softmax, 3 x steps", '"every": error at σ = 10'] == (
@@ -553,7 +554,7 @@ def test_the_starting_slope_is_named_only_when_the_three_facts_it_predicts_hold(
         "; at 10 seeds, before the 36-pair minimum: undecided on 2 of 3, sharper softmax worse on 1"
         " (the analysis-changes page lists the raise)."
     )
-    assert "); the decided ones point to its starting slope (the sharper softmax vs softmax: " in follows
+    assert "); the decided ones are consistent with its starting slope (the sharper softmax vs softmax: " in follows
     assert "follows" not in follows
     # an undecided verdict's words say how many seeds would decide it; the reading does not say it again
     assert "seeds would decide)" in follows and "pairs would decide it" not in follows
@@ -809,7 +810,7 @@ def test_the_regime_rows_and_their_takeaway_count_the_cells_in_the_books_words()
     frame = study_regimes.regime_map(_Cache(_regime_errors))
     unplanned = int((frame[[get_task(task).title for task in QUANTIFIERS]] == "not tested").to_numpy().sum())
     assert unplanned > 0 and len(rows) + unplanned == len(frame) * len(QUANTIFIERS)
-    assert takeaway.startswith(f"Of {len(rows) + unplanned} regime-and-task cells, {worse} SSA worse, ")
+    assert takeaway.startswith(f"{worse} SSA worse, ")
     assert "no difference that matters (seeds raised after reading" in takeaway
     assert takeaway.endswith(f", {exploratory} exploratory; {pending} not run yet, {unplanned} not tested.")
     # the short wording (the study's box) gives the planned cells' counts alone
@@ -846,8 +847,11 @@ def test_a_raised_regime_not_run_yet_carries_its_seeds_read_before_the_raise_and
     assert all("read_before_raise" not in row for row in rows if row["verdict"].differences)
     fig, ax = plt.subplots()
     handles = figures.plot_study_differences(ax, rows, study_regimes.REGIME_MAP_ENDPOINT)
-    assert "seeds read before a raise (exploratory)" in [handle.get_label() for handle in handles]
+    assert {"seeds read before a raise", "open (exploratory or undecided)"} <= {
+        handle.get_label() for handle in handles
+    }
     hollow = [line for line in ax.lines if line.get_markerfacecolor() == "white"]
+    assert {line.get_color() for line in hollow} == {figures.OPEN_SHADE}
     assert [line.get_xdata()[0] for line in hollow] == [pytest.approx(earlier.effect)]
     assert any(text.get_text() == three["verdict"].detail for text in ax.texts)
     plt.close(fig)
@@ -888,35 +892,47 @@ def test_a_regime_cell_the_distribution_free_check_does_not_keep_says_so_in_the_
 
 def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes_zero():
     claim = study_design.ENDPOINTS[study_regimes.REGIME_MAP_ENDPOINT].claim
-    below = judge(claim, [0.15 + 0.01 * (i % 5) for i in range(40)], [0.1] * 40)  # SSA's error above softmax's
+    small = judge(claim, [0.15 + 0.01 * (i % 5) for i in range(40)], [0.1] * 40)  # SSA's error above softmax's
+    # the same numbers where false-discovery control over a family withholds the direction
+    below = dataclasses.replace(small, adjusted_p=0.2, family_size=12)
     inside = judge(claim, [0.1] * 40, [0.1 + 0.01 * (i % 5 - 2) for i in range(40)])
     assert (
         below.outcome == inside.outcome == "no difference that matters" and below.interval[1] < 0 < inside.interval[1]
     )
+    assert small.small_direction() == "SSA slightly worse" and withheld_direction(below) and not below.small_direction()
     rows = [
         {"comparison": "SSA vs softmax, warm-up + cosine", "verdict": below, "seeds": list(range(40))},
         {"comparison": "SSA from b = 1 vs softmax", "verdict": inside, "seeds": list(range(40))},
     ]
-    # both comparisons' seeds were raised after reading; both run on every quantifier, so no cell is left untested
+    # both comparisons' seeds were raised after reading; both run on every quantifier, so no cell is left
+    # untested; an interval that excludes 0 is counted in the glossary's terms, its side not said, since the
+    # rule withholds the direction
     assert study_regimes.regime_takeaway(rows) == (
-        "Of 2 regime-and-task cells, 2 no difference that matters (seeds raised after reading; 1 below 0)."
+        "2 no difference that matters (seeds raised after reading; 1 interval excluding 0, no direction said)."
     )
-    # the short wording keeps the raise and the count below 0, so the adverse part is not folded into the milder word
+    # the short wording keeps the raise and the count, so the adverse part is not folded into the milder word
     assert (
         study_regimes.regime_takeaway(rows, detail=False)
-        == "2 no difference that matters (seeds raised after reading; 1 below 0)."
+        == "2 no difference that matters (seeds raised after reading; 1 excluding 0, no direction said)."
     )
     assert study_regimes.regime_takeaway([rows[0], dict(rows[1], comparison="SSA vs softmax")]).startswith(
-        "Of 2 regime-and-task cells, 2 no difference that matters (1 with seeds raised after reading; 1 below 0)"
+        "2 no difference that matters (1 with seeds raised after reading; 1 interval excluding 0, no direction said)"
+    )
+    # a small direction the rule says is counted by its words
+    assert study_regimes.regime_takeaway([dict(rows[0], verdict=small), rows[1]]) == (
+        "2 no difference that matters (seeds raised after reading; 1 SSA slightly worse)."
     )
     # and how many of them a seed left out changes, in the full wording
-    fragile = dict(
-        rows[0], verdict=judge(claim, [0.18 + 0.04 * (i % 5 - 2) for i in range(40)], [0.1] * 40)
-    )  # near -0.1
+    fragile_verdict = judge(claim, [0.18 + 0.04 * (i % 5 - 2) for i in range(40)], [0.1] * 40)  # near -0.1
+    fragile = dict(rows[0], verdict=dataclasses.replace(fragile_verdict, adjusted_p=0.2, family_size=12))
     assert fragile["verdict"].outcome == "no difference that matters" and fragile["verdict"].interval[1] < 0
-    assert "; 1 below 0, 1 changed by dropping a seed)" in study_regimes.regime_takeaway([fragile])
-    assert "(seeds raised after reading; 1 below 0)" in study_regimes.regime_takeaway([fragile], detail=False)
-    assert "; 1 below 0, 1 changed by dropping a seed)" in study_regimes.regime_takeaway(
+    assert "; 1 interval excluding 0, no direction said; 1 that one left-out seed changes)" in (
+        study_regimes.regime_takeaway([fragile])
+    )
+    assert "(seeds raised after reading; 1 excluding 0, no direction said)" in study_regimes.regime_takeaway(
+        [fragile], detail=False
+    )
+    assert "; 1 excluding 0, no direction said; 1 seed-fragile)" in study_regimes.regime_takeaway(
         [fragile], detail=False, seed_note=True
     )
 
@@ -967,11 +983,17 @@ def test_the_seed_amendments_are_the_analysis_changes_record_and_the_rule_then_i
 
     commits = [change.commit for change in analysis_changes.CHANGES]
     flip_minimum = commits.index(claims.FLIP_MINIMUM_SET_AFTER_READING)
+    assert study_judging.FLIP_MINIMUM_MADE_ON == analysis_changes.CHANGES[flip_minimum].date
+    # 3 x steps and 4 x parameters were raised after the flip minimum, their ten seeds read before it
+    late = next(one for one in study_judging.SEED_AMENDMENTS if commits.index(one.commit) > flip_minimum)
+    assert late.before_flip_minimum and set(late.comparisons) == set(study_design.LENGTH_AND_SIZE_COMPARISONS)
     for amendment in study_judging.SEED_AMENDMENTS:
         change = analysis_changes.CHANGES[commits.index(amendment.commit)]
         assert change.kind == "plan" and change.after_reading
-        # the record is in the order the changes were made: before the flip minimum, its ten pairs were read by the rule before it
-        assert amendment.before_flip_minimum == (commits.index(amendment.commit) < flip_minimum)
+        # its ten seeds were read by the rule of the day they were read, not of the day of the raise: before
+        # the flip minimum's day, by the rule before it; a reading on that day could not be placed
+        assert amendment.read_on <= change.date and amendment.read_on != study_judging.FLIP_MINIMUM_MADE_ON
+        assert amendment.before_flip_minimum == (amendment.read_on < study_judging.FLIP_MINIMUM_MADE_ON)
         assert all(study_conduct.comparison(name).seeds > study_design.ABLATION_SEEDS for name in amendment.comparisons)
     # the comparisons the analysis-changes page tables as raised after reading are these
     assert set(study_judging.RAISED_AFTER_READING) == {
@@ -996,35 +1018,41 @@ def test_the_reading_before_a_raise_is_the_first_ten_seeds_by_the_rule_of_its_ti
         cache, "sharper softmax vs softmax", "every", study_judging.STARTING_POINT_ENDPOINT
     )
     assert then.outcome == WORSE and then.pairs == study_design.ABLATION_SEEDS
-    # 3 x the steps was raised after the flip minimum: read by the rule with it
-    after = study_judging.read_before_raise(
-        _Cache(lambda arm, task, seed: 0.4 if arm == "ssa_3k" else 0.1),
-        "SSA vs softmax, 3 x steps",
-        "every",
-        study_judging.STARTING_POINT_ENDPOINT,
+    # 3 x the steps was raised after the flip minimum, but its ten seeds were read before it: by the rule before it
+    raised_late = _Cache(lambda arm, task, seed: 0.4 + 0.01 * (seed % 3) if arm == "ssa_3k" else 0.1)
+    late = study_judging.read_before_raise(
+        raised_late, "SSA vs softmax, 3 x steps", "every", study_judging.STARTING_POINT_ENDPOINT
     )
+    assert late.outcome == WORSE and late.pairs == study_design.ABLATION_SEEDS
+    # today's rule reads the same ten pairs exploratory
+    compared = study_conduct.comparison("SSA vs softmax, 3 x steps")
+    ten = dataclasses.replace(compared, seeds=study_design.ABLATION_SEEDS)
+    after = study_design.judge(ten, "every", study_judging.STARTING_POINT_ENDPOINT, raised_late)
     assert after.outcome == TOO_FEW_SEEDS and after.pairs == study_design.ABLATION_SEEDS
     assert study_judging.readings_words([after]) == after.label()
-    # with a format, each estimate follows its word, in the order of the readings
+    # with a format, each estimate follows its word where one is exploratory or a direction, in the order of the readings
     assert study_judging.readings_words([after], "+.3f") == f"{after.label()}, {after.estimate('+.3f')}"
+    assert study_judging.readings_words([late], "+.3f") == f"{late.label()}, {late.estimate('+.3f')}"
     assert study_judging.readings_words([then, after], "+.2f").endswith(
         f", {then.estimate('+.2f')} / {after.estimate('+.2f')}"
     )
-    # which rule read each: the flip minimum's pairs named where the amendment came before it
+    # which rule read each: the flip minimum's pairs named for ten seeds read before it, whenever the raise came
     claim = study_design.ENDPOINTS[study_judging.STARTING_POINT_ENDPOINT].claim
-    assert (
-        study_judging.rule_then("sharper softmax vs softmax", study_judging.STARTING_POINT_ENDPOINT)
-        == f"before the {no_effect_pairs(claim)}-pair minimum"
-    )
-    assert study_judging.rule_then("SSA vs softmax, 3 x steps", study_judging.STARTING_POINT_ENDPOINT) == ""
+    for name in ("sharper softmax vs softmax", "SSA vs softmax, 3 x steps"):
+        assert (
+            study_judging.rule_then(name, study_judging.STARTING_POINT_ENDPOINT)
+            == f"before the {no_effect_pairs(claim)}-pair minimum"
+        )
     with pytest.raises(ValueError, match="name must be a comparison whose seeds an amendment raised"):
         study_judging.rule_then("SSA vs softmax", study_judging.STARTING_POINT_ENDPOINT)
     # the regime map's seeds column gives the rule and the estimates beside the words
     seeds = study_regimes.regime_map(cache).set_index("comparison").loc["SSA from b = 1 vs softmax", "paired seeds"]
     assert "; at 10, before the 36-pair minimum: both " in seeds
-    # undecided readings come without estimates; an exploratory one with its own
+    # undecided readings come without estimates; an exploratory one or a direction with its own
     assert " / " not in seeds
-    assert study_judging.readings_words([then, then], "+.2f") == "both sharper softmax worse"
+    assert study_judging.readings_words([then, then], "+.2f") == (
+        f"both sharper softmax worse, {then.estimate('+.2f')} / {then.estimate('+.2f')}"
+    )
     assert study_judging.readings_words([then, then]) == "both sharper softmax worse"
     assert study_judging.readings_words([then, after]) == f"sharper softmax worse on 1 of 2, {after.label()} on 1"
     # no cached run: nothing to say
@@ -1053,6 +1081,35 @@ def test_the_analysis_changes_table_gives_the_ten_seed_reading_by_the_rule_then_
     # the same function as the pages' notes, with the rule it read by; today's rule beside it
     assert row["at 10, by the rule then"] == (f"{then.label()} {then.estimate()} (before the 36-pair minimum)")
     assert then.outcome == WORSE and row["at 10, by today's rule"].startswith("exploratory (10 pairs) ")
+
+
+def test_the_ten_seed_readings_a_change_of_rule_moved_are_listed_while_the_raised_runs_are_not_all_in():
+    from ssa_book import changed_readings
+
+    # SSA worse by 0.3 at 3 x the steps, of which only the ten seeds read before the raise are cached
+    def errors(arm, task, seed):
+        if arm == "ssa_3k":
+            return None if seed >= study_design.FIRST_SEED + study_design.ABLATION_SEEDS else 0.4 + 0.01 * (seed % 3)
+        return _regime_errors(arm, task, seed)
+
+    cache = _Cache(errors)
+    endpoint = study_regimes.REGIME_MAP_ENDPOINT
+    # the pair minimum for directions moved it: "SSA worse" before it, exploratory under it
+    moved = changed_readings.pair_minimum_changes(cache).set_index(["comparison", "endpoint"])
+    row = moved.loc[("SSA vs softmax, 3 x steps", endpoint)]
+    assert row["pairs"] == study_design.ABLATION_SEEDS and row["before"].startswith("SSA worse -0.3")
+    assert row["now"].startswith("exploratory (10 pairs") and "; at 40: not run yet: 50 of 80 runs done" in row["now"]
+    # the table of the amendments' changes from the plan's rule lists it at its ten pairs too
+    planned = study_judging.rule_amendment_changes(
+        [study_conduct.comparison("SSA vs softmax, 3 x steps")], cache
+    ).set_index(["comparison", "endpoint"])
+    assert planned.loc[("SSA vs softmax, 3 x steps", endpoint), "pairs"] == study_design.ABLATION_SEEDS
+    assert planned.loc[("SSA vs softmax, 3 x steps", endpoint), "as first planned"].startswith("SSA worse -0.3")
+    # the regime map gives the plan's count with the pairs cached, and the reading by the rule of its day
+    seeds = study_regimes.regime_map(cache).set_index("comparison").loc["SSA vs softmax, 3 x steps", "paired seeds"]
+    assert seeds.startswith(
+        "40 planned (10 cached; raised after reading; at 10, before the 36-pair minimum: SSA worse, -0.3"
+    )
 
 
 def test_a_table_prints_enough_decimals_that_no_bound_inside_the_threshold_reads_on_it():

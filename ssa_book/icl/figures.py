@@ -14,6 +14,7 @@ import numpy as np
 
 from ssa_book.icl.evaluate import bootstrap_band
 from ssa_book.icl.tasks import FIRST_SCORED, get_task
+from ssa_book.verdicts.words import OPEN
 from ssa_book.icl.verdicts import error_curve, length_curve
 from ssa_book.plotting import (
     overlay_color,
@@ -299,6 +300,9 @@ def plot_paired_differences(verdicts, seeds, width: float = 7.2):
 
 TASK_MARKERS = ("o", "s", "^", "D")  # the tasks of a forest, told apart by marker and shade
 TASK_SHADES = ("black", "0.5", "0.25", "0.65")
+# An open cell (exploratory, undecided) cannot carry a word, so it is drawn in a grey lighter than any
+# task's shade, as the front page's scorecard greys its open parts.
+OPEN_SHADE = "0.78"
 
 
 def _comparison_label(row, tasks_on_row: int) -> str:
@@ -339,7 +343,9 @@ def plot_study_differences(
     """The powered study's judged comparisons at one endpoint (rows of
     :func:`ssa_book.icl.study.verdict_rows`), one row per comparison: per task (a marker and shade
     each, side by side on the row), the mean with its 95% interval and each seed's paired difference
-    as a small dot (positive = the paper's direction); the threshold either side of 0 shaded.
+    as a small dot (positive = the paper's direction); the threshold either side of 0 shaded; an open
+    cell (exploratory, undecided) in :data:`OPEN_SHADE`, and a comparison whose seeds were raised after
+    reading and whose runs are not all in, its seeds read before the raise hollow in that grey.
     Comparisons not judged yet are listed with what is missing. ``order``: the comparisons, top to
     bottom (default: as they come); ``tasks``: the tasks, whose order picks their markers; ``labels=False`` leaves the row labels to a panel beside it;
     ``legend``: a legend below the panel (else the caller draws one). Returns the legend's handles."""
@@ -351,7 +357,7 @@ def plot_study_differences(
     tasks = list(tasks) if tasks is not None else present
     offsets = dict(zip(present, np.linspace(-0.18, 0.18, len(present)) if len(present) > 1 else [0.0]))
     handles, names = [], []
-    drew_earlier = False
+    drew_earlier = drew_open = False
     for row in chosen:
         verdict = row["verdict"]
         y = comparisons.index(row["comparison"]) + offsets[row["task"]]
@@ -360,8 +366,8 @@ def plot_study_differences(
         earlier = row.get("read_before_raise")
         if not verdict.differences and earlier is not None and earlier.differences:
             # seeds raised after reading, the rest not run yet: the seeds read before the raise, hollow
-            # and grey (exploratory), and how far the rest are, as the tables say it
-            _draw_seeds(ax, earlier, y, marker, "grey", hollow=True)
+            # and in the open grey (exploratory today), and how far the rest are, as the tables say it
+            _draw_seeds(ax, earlier, y, marker, OPEN_SHADE, hollow=True)
             ax.annotate(
                 verdict.detail or verdict.word(),
                 (max(max(earlier.differences), earlier.interval[1] if earlier.interval else -np.inf), y),
@@ -378,7 +384,8 @@ def plot_study_differences(
             # the state in the book's words, as the tables say it: "not run yet: 34 of 80 runs done"
             ax.text(0, y, verdict.detail or verdict.word(), ha="center", va="center", fontsize=8, color="grey")
             continue
-        _draw_seeds(ax, verdict, y, marker, shade)
+        drew_open = drew_open or verdict.outcome in OPEN
+        _draw_seeds(ax, verdict, y, marker, OPEN_SHADE if verdict.outcome in OPEN else shade)
         title = get_task(row["task"]).title
         if title not in names:
             names.append(title)
@@ -403,17 +410,29 @@ def plot_study_differences(
     handles.append(
         Line2D([], [], color=scorer_color("ssa"), marker="o", markersize=3, alpha=0.6, linewidth=0, label="each seed")
     )
+    if drew_open or drew_earlier:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=OPEN_SHADE,
+                marker="o",
+                markersize=5,
+                linewidth=1.6,
+                label="open (exploratory or undecided)",
+            )
+        )
     if drew_earlier:
         handles.append(
             Line2D(
                 [],
                 [],
-                color="grey",
+                color=OPEN_SHADE,
                 marker="o",
                 markersize=5,
                 markerfacecolor="white",
                 linewidth=1.6,
-                label="seeds read before a raise (exploratory)",
+                label="seeds read before a raise",
             )
         )
     from matplotlib.patches import Patch

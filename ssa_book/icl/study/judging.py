@@ -118,37 +118,48 @@ def _as_planned(claim: Claim) -> Claim:
 
 
 def rule_amendment_changes(comparisons: Sequence[Comparison], cache: StudyCache):
-    """The verdicts that the two amendments to the rule changed from what the plan's rule gave
-    (:func:`_as_planned`): a table with both outcomes and intervals, each named by its own
-    treatment, one row per comparison, task and endpoint where they differ before control of false
-    discoveries (a word that control alone moved is not these amendments'; empty when none differs).
-    "as judged" is the verdict as the pages give it, after that control."""
+    """The verdicts that the amendments to the rule for outcomes that flip changed from what the plan's
+    rule gave (:func:`_as_planned`): a table with both outcomes and intervals, each named by its own
+    treatment, one row per comparison, task, endpoint and pairs where they differ before control of
+    false discoveries (a word that control alone moved is not these amendments'; empty when none
+    differs). "as judged" is the verdict as the pages give it, after that control. A comparison whose
+    seeds were raised after reading (:data:`RAISED_AFTER_READING`) has its verdicts on the
+    :data:`ABLATION_SEEDS` seeds read before the raise as rows of their own, at those pairs, once they are
+    cached, whether or not its raised runs are: the amendments moved them before the raise."""
     import pandas as pd
 
     rows = []
     for compared in comparisons:
+        read = dataclasses.replace(compared, seeds=min(ABLATION_SEEDS, compared.seeds))
         for task in compared.tasks:
-            if not cache.complete(compared, task):
-                continue
-            for endpoint in compared.endpoints:
-                judged = verdict(compared, task, endpoint, cache)
-                claim = dataclasses.replace(_as_planned(ENDPOINTS[endpoint].claim), treatment=compared.treatment_label)
-                as_planned = rule_judge(claim, *outcomes(compared, task, endpoint, cache))
-                amended = (
-                    judged.uncontrolled or judged.outcome
-                )  # the amended rule's word, before false-discovery control
-                # "undecided" and "too few seeds to decide" were one word under the plan's rule
-                if as_planned.outcome != amended and not {as_planned.outcome, amended} <= set(OPEN):
-                    rows.append(
-                        {
-                            "comparison": compared.name,
-                            "task": get_task(task).title,
-                            "endpoint": endpoint,
-                            "as first planned": f"{as_planned.words()} {as_planned.estimate()}",
-                            "as judged": f"{judged.words()} {judged.estimate()}",
-                        }
+            judged_at = []
+            if compared.name in RAISED_AFTER_READING and read.seeds < compared.seeds and cache.complete(read, task):
+                judged_at.append((read, judge))  # no false-discovery family holds the ten-seed verdicts
+            if cache.complete(compared, task):
+                judged_at.append((compared, verdict))
+            for judged_by, judging in judged_at:
+                for endpoint in compared.endpoints:
+                    judged = judging(judged_by, task, endpoint, cache)
+                    claim = dataclasses.replace(
+                        _as_planned(ENDPOINTS[endpoint].claim), treatment=compared.treatment_label
                     )
-    return pd.DataFrame(rows, columns=["comparison", "task", "endpoint", "as first planned", "as judged"])
+                    as_planned = rule_judge(claim, *outcomes(judged_by, task, endpoint, cache))
+                    amended = (
+                        judged.uncontrolled or judged.outcome
+                    )  # the amended rule's word, before false-discovery control
+                    # "undecided" and "too few seeds to decide" were one word under the plan's rule
+                    if as_planned.outcome != amended and not {as_planned.outcome, amended} <= set(OPEN):
+                        rows.append(
+                            {
+                                "comparison": compared.name,
+                                "task": get_task(task).title,
+                                "endpoint": endpoint,
+                                "pairs": judged_by.seeds,
+                                "as first planned": f"{as_planned.words()} {as_planned.estimate()}",
+                                "as judged": f"{judged.words()} {judged.estimate()}",
+                            }
+                        )
+    return pd.DataFrame(rows, columns=["comparison", "task", "endpoint", "pairs", "as first planned", "as judged"])
 
 
 def claim_verdict(compared: Comparison, cache: StudyCache) -> Verdict | None:
@@ -181,6 +192,12 @@ STARTING_POINT = ("SSA vs softmax", "SSA from b = 1 vs softmax", "sharper softma
 STARTING_POINT_ENDPOINT = "error at σ = 10"
 
 
+# The day the pair minimum for directions on outcomes that flip was made (its entry in
+# ssa_book.analysis_changes.CHANGES, ssa_book.claims.FLIP_MINIMUM_SET_AFTER_READING): ten-seed verdicts read
+# before it were read by the rule before it.
+FLIP_MINIMUM_MADE_ON = "2026-12-04"
+
+
 @dataclasses.dataclass(frozen=True)
 class SeedAmendment:
     """An amendment that raised comparisons' seeds from :data:`ABLATION_SEEDS` after their verdicts at
@@ -188,16 +205,25 @@ class SeedAmendment:
 
     commit: str  # its entry in ssa_book.analysis_changes.CHANGES
     comparisons: tuple[str, ...]
-    # made before the pair minimum for directions on outcomes that flip (ssa_book.claims.FLIP_MINIMUM_SET_AFTER_READING),
-    # so that the rule then read its ten pairs as it did before that minimum
-    before_flip_minimum: bool
+    # the day the ten-seed verdicts of its comparisons were read (the results commits that recorded them),
+    # which decides the rule they were read by: not the day of the raise, which may come after a change of rule
+    read_on: str
+
+    @property
+    def before_flip_minimum(self) -> bool:
+        """Whether its ten-seed verdicts were read before the pair minimum for directions on outcomes
+        that flip, and so by the rule before it (:func:`ssa_book.claims.before_flip_minimum_verdict`)."""
+        return self.read_on < FLIP_MINIMUM_MADE_ON
 
 
 # The record of the seed amendments, the one source of the comparisons whose seeds were raised after reading.
+# Their ten seeds were all read on days before the flip minimum's (4e737d3, 2026-12-04), although 3db5f6e
+# raised the last two after it: the starting point's in 6d42749, warm-up + cosine in d71c95b and lr 1e-4 in
+# 3ec9f33 and 71847cd, 3 x steps in d71c95b and 4 x parameters in 91e900e ("SSA worse" then, both).
 SEED_AMENDMENTS = (
-    SeedAmendment("70fbf62", STARTING_POINT[1:], True),
-    SeedAmendment("dd6a276", REGIME_COMPARISONS, True),
-    SeedAmendment("3db5f6e", LENGTH_AND_SIZE_COMPARISONS, False),
+    SeedAmendment("70fbf62", STARTING_POINT[1:], "2026-12-02"),
+    SeedAmendment("dd6a276", REGIME_COMPARISONS, "2026-12-03"),
+    SeedAmendment("3db5f6e", LENGTH_AND_SIZE_COMPARISONS, "2026-12-03"),
 )
 RAISED_AFTER_READING = tuple(name for amendment in SEED_AMENDMENTS for name in amendment.comparisons)
 
@@ -215,8 +241,8 @@ def _amendment(name: str) -> SeedAmendment:
 def read_before_raise(cache: StudyCache, name: str, task: str, endpoint: str) -> Verdict | None:
     """The verdict of comparison ``name`` (one of :data:`RAISED_AFTER_READING`) on ``task`` at
     ``endpoint`` as it was read before its seeds were raised: on its first :data:`ABLATION_SEEDS` seeds,
-    by the rule of that time (:func:`ssa_book.claims.before_flip_minimum_verdict` for an amendment made
-    before that minimum); None where those seeds' runs are not all cached or the plan lacks it."""
+    by the rule of the day they were read (:func:`ssa_book.claims.before_flip_minimum_verdict` for those
+    read before that minimum: :attr:`SeedAmendment.before_flip_minimum`); None where those seeds' runs are not all cached or the plan lacks it."""
     amendment = _amendment(name)
     compared = comparison(name, cache.profile)
     if compared is None:
@@ -230,8 +256,8 @@ def read_before_raise(cache: StudyCache, name: str, task: str, endpoint: str) ->
 
 def rule_then(name: str, endpoint: str) -> str:
     """Which rule :func:`read_before_raise` reads comparison ``name`` by at ``endpoint``, where it is
-    not today's: "before the 36-pair minimum" for an amendment made before the prompt-error minimum
-    on an outcome it covers; "" for today's rule (the rule every other word of the pages is read by)."""
+    not today's: "before the 36-pair minimum" for ten seeds read before the prompt-error minimum, on
+    an outcome it covers; "" for today's rule (the rule every other word of the pages is read by)."""
     amendment = _amendment(name)
     claim = ENDPOINTS[endpoint].claim
     if amendment.before_flip_minimum and claim.largest_flip is not None:
@@ -242,15 +268,16 @@ def rule_then(name: str, endpoint: str) -> str:
 def readings_words(readings: Sequence[Verdict], spec: str | None = None) -> str:
     """What ``readings`` (:func:`read_before_raise`) said: "undecided", "both undecided", "undecided
     on 2 of 3, sharper softmax worse on 1"; with ``spec``, where one is exploratory (whose word always
-    comes with its estimate), each estimate after them in that format: "exploratory (10 pairs), -0.450
-    [-0.720, -0.190]", "exploratory (10 pairs) on 1 of 2, undecided on 1, -0.450 [...] / -0.080 [...]"."""
+    comes with its estimate) or a direction (whose size the reader needs beside today's word), each
+    estimate after them in that format: "SSA worse, -0.455 [-0.721, -0.188]", "exploratory (10 pairs) on
+    1 of 2, undecided on 1, -0.450 [...] / -0.080 [...]"."""
     labels = [found.label() for found in readings]
     if len(set(labels)) == 1:
         said = f"{'both' if len(labels) == 2 else f'all {len(labels)}'} {labels[0]}" if len(labels) > 1 else labels[0]
     else:
         said = counted_words([(found.outcome, found.label()) for found in readings])
-    exploratory = any(found.outcome == TOO_FEW_SEEDS for found in readings)
-    return f"{said}, {' / '.join(found.estimate(spec) for found in readings)}" if spec and exploratory else said
+    estimated = any(found.outcome in (TOO_FEW_SEEDS, BETTER, WORSE) for found in readings)
+    return f"{said}, {' / '.join(found.estimate(spec) for found in readings)}" if spec and estimated else said
 
 
 def seeds_raised_note(cache: StudyCache, cells: Sequence[tuple[str, str]], endpoint: str) -> str:
@@ -328,11 +355,12 @@ def starting_point_reading(cache: StudyCache, task: str, *, bounded: bool = Fals
     )
     reading = form_or_slope(ssa, sharper, versus_sharper, gentler=from_b1)
     if reading == NOT_SEPARATED and sharper.outcome == ssa.outcome and from_b1.outcome == NEGLIGIBLE:
-        # what is decided points to the slope; the open comparison, said first so that no shorter wording
-        # drops it, keeps the form possible
+        # what is decided is consistent with the slope, no more (the gentler start's word rests on seeds raised
+        # after reading, which the note after the sentence says); the open comparison, said first so that no
+        # shorter wording drops it, keeps the form possible
         pointing = (
-            f"the decided ones point to its starting slope (the sharper softmax vs softmax: {sharper.label()} "
-            f"{sharper.estimate()}, SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()})"
+            f"the decided ones are consistent with its starting slope (the sharper softmax vs softmax: "
+            f"{sharper.label()} {sharper.estimate()}, SSA from b = 1 vs softmax: {from_b1.label()} {from_b1.estimate()})"
         )
         still_open = "; ".join(filter(None, (still_open, pointing)))
     conclusion = slope_sentence(

@@ -88,9 +88,10 @@ def _regime_comparisons(cache: "StudyCache") -> list[Comparison]:
 
 def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
     """SSA against softmax in every training regime the study has (:data:`REGIME_MAP`), at
-    ``endpoint``: one row per regime, its settings in short, its paired seeds (for a comparison whose
-    seeds were raised after reading, that, which rule read its ten seeds then and what they read, with
-    their estimates: :func:`read_before_raise`),
+    ``endpoint``: one row per regime, its settings in short, its paired seeds (the plan's count, "40
+    planned (10 cached)" while its runs are not all cached; for a comparison whose seeds were raised
+    after reading, that, which rule read its ten seeds then and what they read, with the estimates of
+    an exploratory reading or a direction: :func:`read_before_raise`),
     and per quantifier the verdict in the book's words with its estimate in the table's one format
     (:func:`interval_spec`), or how many runs are cached while it is incomplete. A comparison the plan at the cache's profile leaves out is left out (the 30 x one until the
     length trend calls for it)."""
@@ -118,16 +119,19 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
             if compared.name in RAISED_AFTER_READING
             and (found := read_before_raise(cache, compared.name, task, endpoint)) is not None
         ]
-        raised = (
-            f" (raised after reading; at {ABLATION_SEEDS}"
-            f"{', ' + rule if (rule := rule_then(compared.name, endpoint)) else ''}: {readings_words(readings, spec)})"
-            if readings
-            else ""
-        )
+        # a comparison whose runs are not all cached: its count is the plan's, beside the pairs there are
+        incomplete = not all(cache.complete(compared, task) for task in compared.tasks)
+        notes = [_cached_pairs(compared, cache)] if incomplete else []
+        if readings:
+            rule = rule_then(compared.name, endpoint)
+            notes.append(
+                f"raised after reading; at {ABLATION_SEEDS}{', ' + rule if rule else ''}: {readings_words(readings, spec)}"
+            )
         row = {
             "regime": f"the chapters': {regime}" if chapters else regime,
             "comparison": compared.name,
-            "paired seeds": f"{compared.seeds}{raised}",
+            "paired seeds": f"{compared.seeds}{' planned' if incomplete else ''}"
+            + (f" ({'; '.join(notes)})" if notes else ""),
         }
         for task in QUANTIFIERS:
             if task not in compared.tasks:
@@ -151,6 +155,24 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
                 row[get_task(task).title] = not_run_yet(cache.cached(compared, task), needed(compared, task))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _cached_pairs(compared: Comparison, cache: "StudyCache") -> str:
+    """How many of ``compared``'s pairs have both runs cached: "10 cached", or per task where they
+    differ ('40 cached on "every", 30 on "some"')."""
+    counts = {
+        get_task(task).title: sum(
+            cache.run(compared.treatment, task, seed) is not None
+            and cache.run(compared.control, task, seed) is not None
+            for seed in compared.seed_list()
+        )
+        for task in compared.tasks
+    }
+    if len(set(counts.values())) == 1:
+        return f"{next(iter(counts.values()))} cached"
+    return ", ".join(
+        f"{count} {'cached ' if i == 0 else ''}on {title}" for i, (title, count) in enumerate(counts.items())
+    )
 
 
 def interval_spec(found: Sequence[Verdict], threshold: float, fewest: int = 2, most: int = 6) -> str:
@@ -189,15 +211,19 @@ def regime_rows(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT) -> lis
     return rows
 
 
-def _beside(rows: Sequence[dict], outcome: str, seed_note: bool = True, checked_above: Collection[str] = ()) -> str:
+def _beside(
+    rows: Sequence[dict], outcome: str, seed_note: bool = True, checked_above: Collection[str] = (), brief: bool = False
+) -> str:
     """What goes beside the count of the cells of ``rows`` judged ``outcome``: for directions, how
     many the distribution-free check keeps where it does not keep all it can test (unless every cell it
     does not keep is of a comparison in ``checked_above``, whose check a sentence before this one
     states); for "no difference that matters", whether their seeds were raised after reading
-    (:data:`~ssa_book.icl.study.judging.SEED_AMENDMENTS`), then how many intervals exclude 0 and (with
-    ``seed_note``) how many of these a single seed left out changes: " (1 kept by the distribution-free
-    check)", " (seeds raised after reading; 2 below 0, 1 changed by dropping a seed)", without
-    ``seed_note`` " (seeds raised after reading; 2 below 0)" ("" for none)."""
+    (:data:`~ssa_book.icl.study.judging.SEED_AMENDMENTS`), the small directions said beside it, how many
+    intervals exclude 0 with no direction said (the rule's tests withhold it:
+    :func:`~ssa_book.verdicts.verdict.withheld_direction`) and (with ``seed_note``) how many of these a
+    single seed left out changes: " (1 kept by the distribution-free check)", " (seeds raised after
+    reading; 2 intervals excluding 0, no direction said; 1 that one left-out seed changes)";
+    ``brief``: " (...; 2 excluding 0, no direction said; 1 seed-fragile)" ("" for none)."""
     found = [row for row in rows if row["verdict"].outcome == outcome]
     said = []
     if outcome != NEGLIGIBLE:
@@ -205,20 +231,19 @@ def _beside(rows: Sequence[dict], outcome: str, seed_note: bool = True, checked_
         lost = not_kept(checks)
         if lost and not all(row["comparison"] in checked_above for row in lost):
             said.append(f"{len(checks) - len(lost)} kept by the distribution-free check")
-    else:
-        raised = sum(row["comparison"] in RAISED_AFTER_READING for row in found)
-        if raised:
-            said.append(("" if raised == len(found) else f"{raised} with ") + "seeds raised after reading")
-        for side, excluding in (
-            ("below", [row for row in found if row["verdict"].interval[1] < 0]),
-            ("above", [row for row in found if row["verdict"].interval[0] > 0]),
-        ):
-            if excluding:
-                changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in excluding)
-                said.append(
-                    f"{len(excluding)} {side} 0"
-                    + (f", {changed} changed by dropping a seed" if changed and seed_note else "")
-                )
+        return f" ({'; '.join(said)})" if said else ""
+    raised = sum(row["comparison"] in RAISED_AFTER_READING for row in found)
+    if raised:
+        said.append(("" if raised == len(found) else f"{raised} with ") + "seeds raised after reading")
+    small = [direction for row in found if (direction := row["verdict"].small_direction())]
+    said.extend(f"{small.count(direction)} {direction}" for direction in dict.fromkeys(small))
+    withheld = [row for row in found if withheld_direction(row["verdict"])]
+    if withheld:
+        intervals = "" if brief else " interval" + "s" * (len(withheld) > 1)
+        said.append(f"{len(withheld)}{intervals} excluding 0, no direction said")
+    changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in found)
+    if changed and seed_note:
+        said.append(f"{changed} {'seed-fragile' if brief else 'that one left-out seed changes'}")
     return f" ({'; '.join(said)})" if said else ""
 
 
@@ -229,9 +254,9 @@ def regime_takeaway(
     worse, better or no different from softmax, each with what goes beside it (:func:`_beside`, with
     ``seed_note``, by default ``detail``, and ``checked_above``), and
     how many are still open; with ``detail`` counted among all the map's cells, those the plan does
-    not test named ("Of 16 regime-and-task cells, ...; 3 not run yet, 4 not tested."), without it
-    the planned ones' counts alone, which add up to them ("2 SSA worse (...), ...; 3 not run yet."), for a
-    box of few words."""
+    not test named ("2 SSA worse (...), ...; 3 not run yet, 4 not tested.", a figure's caption, whose
+    cells the counts add up to), without it the planned ones' counts alone, the notes beside them in
+    brief ("2 SSA worse (...), ...; 3 not run yet."), for a box of few words."""
     seed_note = detail if seed_note is None else seed_note
     outcomes = [row["verdict"].outcome for row in rows if row["verdict"].outcome != NOT_TESTED]
     if not outcomes:
@@ -244,11 +269,10 @@ def regime_takeaway(
     unplanned = sum(len(set(QUANTIFIERS) - set(found.tasks)) for found in compared)
     counted = [
         f"{outcomes.count(outcome)} {outcome_words(outcome, 'SSA')}"
-        + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, seed_note, checked_above))
+        + ("" if outcome == TOO_FEW_SEEDS else _beside(rows, outcome, seed_note, checked_above, brief=not detail))
         for outcome in sorted(set(outcomes), key=lambda outcome: (outcome == TOO_FEW_SEEDS, outcomes.index(outcome)))
     ]
     still_open = [f"{pending} {NOT_RUN_YET}"] * bool(pending) + [f"{unplanned} {NOT_TESTED}"] * bool(
         detail and unplanned
     )
-    cells = f"Of {len(rows) + unplanned} regime-and-task cells, " if detail else ""
-    return f"{cells}{', '.join(counted)}" + (f"; {', '.join(still_open)}." if still_open else ".")
+    return ", ".join(counted) + (f"; {', '.join(still_open)}." if still_open else ".")

@@ -297,7 +297,8 @@ def ablation_table(rows: Sequence[dict]):
     """:func:`verdict_rows` in one compact table, the ablation table: one row per comparison, one
     column per task and endpoint, each cell the outcome with its effect and 95% interval in the
     paper's direction ("not run yet: 61 of 80 runs done" while the comparison's runs on that task are
-    incomplete; empty where the comparison does not read that endpoint)."""
+    incomplete; "not tested" where the comparison does not run that task or read that endpoint, the
+    glossary's word, as the regime map says it)."""
     import pandas as pd
 
     table = pd.DataFrame(
@@ -313,7 +314,7 @@ def ablation_table(rows: Sequence[dict]):
     )
     if table.empty:
         return table
-    wide = table.pivot(index="comparison", columns="column", values="cell").fillna("")
+    wide = table.pivot(index="comparison", columns="column", values="cell").fillna(NOT_TESTED)
     order = list(dict.fromkeys(row["comparison"] for row in rows))
     columns = list(dict.fromkeys(table["column"]))
     return wide.reindex(index=order, columns=columns)
