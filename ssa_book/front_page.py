@@ -408,7 +408,12 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         colour = VERDICT_COLOURS.get(word, OTHER_COLOUR)
         code = regime_code(row, codes)
         units = row.headline[0][1].units if row.headline else ""
-        detail = " · ".join(part for part in (code, units) if part)
+        # a claim about SSA is favoured where SSA does better; one that other scorers do not beat softmax (their parts
+        # each "the scorer better than softmax") where they do worse: drawn with the sign turned, so that positive
+        # favours the claim on every row, and said under the row's name
+        turned = bool({verdict.treatment for _, verdict in row.headline} - {"SSA"})
+        sign = -1.0 if turned else 1.0
+        detail = " · ".join(part for part in (code, units, "positive: softmax better" if turned else "") if part)
         ax.text(
             -0.03,
             0.5,
@@ -470,11 +475,11 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
             ax.axvspan(-threshold, threshold, color="0.88", lw=0, zorder=0)
         ax.axvline(0, color="0.45", lw=0.8, zorder=1)
         for y, verdict in zip(ys, parts):
-            low, high = verdict.interval
+            effect, (low, high) = sign * verdict.effect, sorted(sign * end for end in verdict.interval)
             ax.errorbar(
-                [verdict.effect],
+                [effect],
                 [y],
-                xerr=[[verdict.effect - low], [high - verdict.effect]],
+                xerr=[[effect - low], [high - effect]],
                 fmt="o",
                 color=OTHER_COLOUR if verdict.outcome in OPEN else colour,
                 ms=3.5 if len(parts) > 6 else 4.5,
@@ -482,12 +487,13 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
                 capsize=0,
                 zorder=3,
             )
-        extent = [value for verdict in parts for value in verdict.interval] + [0.0]
+        extent = [sign * value for verdict in parts for value in verdict.interval] + [0.0]
         if threshold:
             extent += [-threshold, threshold]
         if row.paper_effect is not None:
-            ax.plot([row.paper_effect], [0.5], marker="D", ms=6, mfc="white", mec="black", mew=1.2, ls="none", zorder=4)
-            extent.append(row.paper_effect)
+            published = sign * row.paper_effect
+            ax.plot([published], [0.5], marker="D", ms=6, mfc="white", mec="black", mew=1.2, ls="none", zorder=4)
+            extent.append(published)
         low, high = min(extent), max(extent)
         pad = 0.08 * (high - low or 1.0)
         ax.set_xlim(low - pad, high + pad)

@@ -117,7 +117,7 @@ def test_the_caption_says_what_grey_dots_are_only_where_the_scorecard_draws_one(
     )
 
 
-def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shortened_before_either_is_left_out():
+def test_the_findings_give_each_decided_claim_its_own_bullet_with_its_note_and_the_open_claims_one():
     rows = _rows(
         quantification=dict(verdict="does not hold", headline=(("", WORSE_PART),), regime=ICL),
         linear=dict(verdict="worse", headline=(("", WORSE_PART),)),
@@ -128,23 +128,45 @@ def test_the_findings_name_the_own_test_beside_the_alternatives_their_notes_shor
         benchmarks=dict(verdict="premise not shown"),
     )
     bullets = front_page.key_findings(rows)
-    also = next(bullet for bullet in bullets if bullet.startswith("**Also decided**"))
-    # the short notes make 34 words; the own test's kinds of minimum go first, then the regimes' codes; what was set after
-    # reading stays, and the word the tally moved stays beside it
-    assert also == (
-        "**Also decided**: Alternative scorers, holds (linear panels only; tally set after reading, undecided before "
-        "it); Own test: two shifts, does not hold (linear panels only; minimums set after reading)."
-    )
     assert all(front_page.words(bullet) <= front_page.BULLET_WORDS for bullet in bullets)
-    # one form in the box: where "Also decided" fits only without the regimes' codes, no bullet keeps them
-    assert not any(f"({code})" in bullet for bullet in bullets for code in ("R1", "R2"))
-    # where they fit, the kinds stay, and the codes in every bullet
-    roomy = [dataclasses.replace(row, after_reading=()) if row.key == "alternatives" else row for row in rows]
-    roomy_bullets = front_page.key_findings(roomy)
-    also = next(bullet for bullet in roomy_bullets if bullet.startswith("**Also decided**"))
+    assert not any(bullet.startswith("**Also decided**") for bullet in bullets)
+    # what was set after reading stays beside each word, with the word or the direction it moved
     assert (
-        "Own test: two shifts (R2), does not hold (linear panels only; set-size and prompt-error minimums set after reading)"
-        in also
+        "**Alternative scorers (R1)**: holds (linear panels only; tally set after reading, undecided before it)."
+        in (bullets)
     )
-    assert "**ICL quantification (R1)**: does not hold." in roomy_bullets
-    assert "**ICL quantification**: does not hold." in bullets
+    own = next(bullet for bullet in bullets if bullet.startswith("**Own test: two shifts"))
+    assert own.endswith("minimums set after reading, SSA worse before them).")
+    # the open claims in one bullet: the undecided, then the others by their word
+    assert any(
+        bullet.startswith("**Undecided** so far: ") and bullet.endswith("; **premise not shown**: Decoder benchmarks.")
+        for bullet in bullets
+    )
+
+
+def test_a_row_whose_parts_are_other_scorers_against_softmax_is_drawn_so_that_positive_favours_its_claim():
+    # "none of the alternatives is better than softmax": a part's "better" is against the claim, so its sign turns
+    better = dataclasses.replace(
+        WORSE_PART,
+        treatment="sparsemax",
+        effect=-WORSE_PART.effect,
+        interval=tuple(sorted(-end for end in WORSE_PART.interval)),
+    )
+    rows = _rows(
+        alternatives=dict(verdict="does not hold", headline=(("sparsemax, linear", better),)),
+        quantification=dict(verdict="does not hold", headline=(("every", WORSE_PART),)),
+    )
+    fig = front_page.scorecard_figure(rows)
+    try:
+        by_key = {ax.get_gid(): ax for ax in fig.axes if ax.get_gid()}
+
+        def drawn(ax):
+            return [line.get_xdata()[0] for line in ax.lines if line.get_marker() == "o"]
+
+        assert drawn(by_key["alternatives"]) == [-better.effect] and -better.effect < 0  # against the claim: left
+        assert drawn(by_key["quantification"]) == [WORSE_PART.effect]  # SSA's own sign
+        labels = " ".join(text.get_text() for text in by_key["alternatives"].texts)
+        assert "positive: softmax better" in labels
+        assert "positive: softmax better" not in " ".join(text.get_text() for text in by_key["quantification"].texts)
+    finally:
+        plt.close(fig)
