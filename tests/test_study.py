@@ -932,7 +932,7 @@ def test_the_regime_takeaway_counts_the_negligible_cells_whose_interval_excludes
     assert "(seeds raised after reading; 1 excluding 0, no direction said)" in study_regimes.regime_takeaway(
         [fragile], detail=False
     )
-    assert "; 1 excluding 0, no direction said; 1 seed-fragile)" in study_regimes.regime_takeaway(
+    assert "; 1 excluding 0, no direction said; 1 seed-dependent)" in study_regimes.regime_takeaway(
         [fragile], detail=False, seed_note=True
     )
 

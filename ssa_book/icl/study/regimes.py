@@ -158,8 +158,8 @@ def regime_map(cache: "StudyCache", endpoint: str = REGIME_MAP_ENDPOINT):
 
 
 def _cached_pairs(compared: Comparison, cache: "StudyCache") -> str:
-    """How many of ``compared``'s pairs have both runs cached: "10 cached", or per task where they
-    differ ('40 cached on "every", 30 on "some"')."""
+    """How many of ``compared``'s pairs have both runs cached on the tasks where not all are: "10
+    cached", or with the task where another is complete ('30 cached on "some"')."""
     counts = {
         get_task(task).title: sum(
             cache.run(compared.treatment, task, seed) is not None
@@ -167,12 +167,10 @@ def _cached_pairs(compared: Comparison, cache: "StudyCache") -> str:
             for seed in compared.seed_list()
         )
         for task in compared.tasks
+        if not cache.complete(compared, task)
     }
-    if len(set(counts.values())) == 1:
-        return f"{next(iter(counts.values()))} cached"
-    return ", ".join(
-        f"{count} {'cached ' if i == 0 else ''}on {title}" for i, (title, count) in enumerate(counts.items())
-    )
+    where = len(counts) < len(compared.tasks)
+    return ", ".join(f"{count} cached" + (f" on {title}" if where else "") for title, count in counts.items())
 
 
 def interval_spec(found: Sequence[Verdict], threshold: float, fewest: int = 2, most: int = 6) -> str:
@@ -223,7 +221,7 @@ def _beside(
     :func:`~ssa_book.verdicts.verdict.withheld_direction`) and (with ``seed_note``) how many of these a
     single seed left out changes: " (1 kept by the distribution-free check)", " (seeds raised after
     reading; 2 intervals excluding 0, no direction said; 1 that one left-out seed changes)";
-    ``brief``: " (...; 2 excluding 0, no direction said; 1 seed-fragile)" ("" for none)."""
+    ``brief``: " (...; 2 excluding 0, no direction said; 1 seed-dependent)" ("" for none)."""
     found = [row for row in rows if row["verdict"].outcome == outcome]
     said = []
     if outcome != NEGLIGIBLE:
@@ -243,7 +241,7 @@ def _beside(
         said.append(f"{len(withheld)}{intervals} excluding 0, no direction said")
     changed = sum(bool(seeds_it_rests_on(row["verdict"], row["seeds"])) for row in found)
     if changed and seed_note:
-        said.append(f"{changed} {'seed-fragile' if brief else 'that one left-out seed changes'}")
+        said.append(f"{changed} {'seed-dependent' if brief else 'that one left-out seed changes'}")
     return f" ({'; '.join(said)})" if said else ""
 
 
