@@ -18,9 +18,9 @@ from ssa_book.reruns.comparison import SubsetRun
 from ssa_book.studies import CHAPTERS
 from ssa_book.retrieval.analysis import MaxRetrieval
 from ssa_book.retrieval.experiment import ORIGINAL, ORIGINAL_RUNS, SEEDS, SHORT, experiment_config
-from ssa_book.results.cache import cached
 from ssa_book.results.keys import entry_path
 from ssa_book.results.provenance import CodeState, run_git
+from test_rerun_table import cache_made_up_runs, cache_shifted
 
 PROFILE = "smoke"
 SIZES = (16, 64, 256)  # the smoke profile's test sizes in both setups
@@ -32,24 +32,6 @@ WITH_ORIGINAL = (*SHORT_RUNS, ORIGINAL_SOFTMAX)
 
 # ----------------------------------------------------------------------------------------------
 # A subset run's setup.
-
-
-@pytest.mark.parametrize(
-    "arguments, message",
-    [
-        (
-            {"chapter": "encoder", "scorer": "ssa", "seed": 0, "setup": ORIGINAL},
-            "setup: the encoder chapter's runs have none",
-        ),
-        (
-            {"chapter": "max_retrieval", "scorer": "ssa", "seed": 0, "setup": "long"},
-            "setup: the max_retrieval chapter's runs are in one of short, original; got 'long'",
-        ),
-    ],
-)
-def test_a_subset_run_names_a_setup_its_chapter_has(arguments, message):
-    with pytest.raises(ValueError, match=message):
-        SubsetRun(**arguments)
 
 
 def test_a_run_naming_no_setup_is_in_its_chapters_main_one():
@@ -75,18 +57,9 @@ def test_an_original_setup_run_is_the_entry_the_readers_regenerate_command_compu
     assert SHORT_RUNS[0].reader.experiment(SHORT_RUNS[0], "cpu")[0] == "retrieval/runs/softmax"
     commands = comparison.check_subset([ORIGINAL_SOFTMAX])
     assert commands == {"max_retrieval": (("softmax",), (0,), (None,))}
-    assert comparison.regenerate_arguments("max_retrieval", "cpu", *commands["max_retrieval"][:2]) == [
-        "regenerate",
-        "max_retrieval",
-        "--profile",
-        "cpu",
-        "--scorers",
-        "softmax",
-        "--seeds",
-        "0",
-        "--device",
-        "cpu",
-    ]
+    assert comparison.regenerate_arguments("max_retrieval", "cpu", *commands["max_retrieval"][:2]) == (
+        "regenerate max_retrieval --profile cpu --scorers softmax --seeds 0 --device cpu".split()
+    )
     # the command plans that run: the chapter's runs of softmax, seed 0, in the original setup
     planned = CHAPTERS["max_retrieval"].runs("cpu", (0,), ("softmax",))
     assert ("softmax", 0, ORIGINAL) in [run.arguments for run in planned]
@@ -98,17 +71,6 @@ def test_an_original_setup_run_is_the_entry_the_readers_regenerate_command_compu
 # Records: one made before the original setup joined the subset, and the runs it lacks added.
 
 
-def retrieval_result(accuracy, rng):
-    curve = [accuracy, accuracy * 2 / 3 + 0.01 * rng.standard_normal(), accuracy / 3 + 0.01 * rng.standard_normal()]
-    return {
-        "sizes": list(SIZES),
-        "accuracy": [round(min(1.0, max(0.0, value)), 6) for value in curve],
-        "top_share": [0.9, 0.5, 0.3],
-        "entropy": [0.1, 0.4, 0.6],
-        "training": {"history": [[0, 2.3], [39, 0.4]], "wall_time_s": 1.5},
-    }
-
-
 @pytest.fixture(scope="module")
 def made_up_book(tmp_path_factory):
     """A book cache at the smoke profile holding every max-retrieval run the verdicts of both setups
@@ -117,22 +79,16 @@ def made_up_book(tmp_path_factory):
     if head is None:
         pytest.skip("needs the git checkout")
     root = tmp_path_factory.mktemp("made_up") / "book"
-    rng = np.random.default_rng(0)
+    runs = [
+        (scorer, seed, setup)
+        for setup, scorers in ((SHORT, CHAPTERS["max_retrieval"].published_scorers()), (ORIGINAL, ORIGINAL_RUNS))
+        for scorer in scorers
+        for seed in SEEDS[PROFILE]
+    ]
     with pytest.MonkeyPatch.context() as patch:
         for module in ("cache", "provenance"):  # the code state before the computation, and after it
             patch.setattr(f"ssa_book.results.{module}.code_state", lambda: CodeState(head, False))
-        for setup, scorers in ((SHORT, CHAPTERS["max_retrieval"].published_scorers()), (ORIGINAL, ORIGINAL_RUNS)):
-            for scorer in scorers:
-                for seed in SEEDS[PROFILE]:
-                    experiment = experiment_config(scorer, PROFILE, seed, setup)
-                    cached(
-                        experiment.name,
-                        experiment,
-                        lambda: retrieval_result(0.8, rng),
-                        profile=PROFILE,
-                        regenerate="made up",
-                        results_dir=root,
-                    )
+        cache_made_up_runs(root, runs, np.random.default_rng(0))
     return root, head
 
 
@@ -159,19 +115,7 @@ def fake_regenerate(book, shift, commands):
         for scorer in scorers:
             for setup in (SHORT, ORIGINAL) if scorer in ORIGINAL_RUNS else (SHORT,):
                 for seed in seeds:
-                    experiment = experiment_config(scorer, PROFILE, seed, setup)
-                    stored = json.loads(
-                        entry_path(experiment.name, experiment, profile=PROFILE, results_dir=book).read_text()
-                    )
-                    result = {**stored["result"], "accuracy": [value + shift for value in stored["result"]["accuracy"]]}
-                    cached(
-                        experiment.name,
-                        experiment,
-                        lambda: result,
-                        profile=PROFILE,
-                        regenerate="made up",
-                        results_dir=env["SSA_RESULTS_DIR"],
-                    )
+                    cache_shifted(book, env["SSA_RESULTS_DIR"], experiment_config(scorer, PROFILE, seed, setup), shift)
 
     return run
 

@@ -14,7 +14,7 @@ import pytest
 from ssa_book.reruns import bits, comparison, report
 from ssa_book.studies import CHAPTERS, READERS
 from ssa_book.retrieval.analysis import CHAPTER_MIN_PAIRS
-from ssa_book.retrieval.experiment import SEEDS, experiment_config
+from ssa_book.retrieval.experiment import SEEDS, SHORT, experiment_config
 from ssa_book.reruns.comparison import SubsetRun
 from synthetic_runs import provenance_with
 from ssa_book.cli import reruns as cli_reruns
@@ -254,6 +254,14 @@ def test_a_config_that_differs_is_refused():
             {"chapter": "max_retrieval", "scorer": "ssa", "seed": 0, "task": "every"},
             "task: the max_retrieval chapter's runs have none",
         ),
+        (
+            {"chapter": "encoder", "scorer": "ssa", "seed": 0, "setup": "original"},
+            "setup: the encoder chapter's runs have none",
+        ),
+        (
+            {"chapter": "max_retrieval", "scorer": "ssa", "seed": 0, "setup": "long"},
+            "setup: the max_retrieval chapter's runs are in one of short, original; got 'long'",
+        ),
     ],
 )
 def test_a_subset_run_names_the_bad_argument(arguments, message):
@@ -311,19 +319,25 @@ def book_cache(tmp_path, monkeypatch):
     for module in ("cache", "provenance"):  # the code state before the computation, and after it
         monkeypatch.setattr(f"ssa_book.results.{module}.code_state", lambda: CodeState(head, False))
     root = tmp_path / "book"
-    rng = np.random.default_rng(0)
-    for scorer in CHAPTERS["max_retrieval"].published_scorers():
-        for seed in SEEDS[PROFILE]:
-            experiment = experiment_config(scorer, PROFILE, seed)
-            cached(
-                experiment.name,
-                experiment,
-                lambda: retrieval_result(0.8, rng),
-                profile=PROFILE,
-                regenerate="made up",
-                results_dir=root,
-            )
+    runs = [
+        (scorer, seed, SHORT) for scorer in CHAPTERS["max_retrieval"].published_scorers() for seed in SEEDS[PROFILE]
+    ]
+    cache_made_up_runs(root, runs, np.random.default_rng(0))
     return root
+
+
+def cache_made_up_runs(root, runs, rng):
+    """A made-up result (:func:`retrieval_result`) cached under ``root`` for each ``(scorer, seed, setup)`` of ``runs``."""
+    for scorer, seed, setup in runs:
+        experiment = experiment_config(scorer, PROFILE, seed, setup)
+        cached(
+            experiment.name,
+            experiment,
+            lambda: retrieval_result(0.8, rng),
+            profile=PROFILE,
+            regenerate="made up",
+            results_dir=root,
+        )
 
 
 def fake_regenerate(shift):
@@ -335,20 +349,18 @@ def fake_regenerate(shift):
         seeds = [int(seed) for seed in command[command.index("--seeds") + 1 : command.index("--device")]]
         for scorer in scorers:
             for seed in seeds:
-                experiment = experiment_config(scorer, PROFILE, seed)
-                book = entry_path(experiment.name, experiment, profile=PROFILE, results_dir=BOOK[0])
-                stored = json.loads(book.read_text())["result"]
-                stored["accuracy"] = [value + shift for value in stored["accuracy"]]
-                cached(
-                    experiment.name,
-                    experiment,
-                    lambda: stored,
-                    profile=PROFILE,
-                    regenerate="made up",
-                    results_dir=env["SSA_RESULTS_DIR"],
-                )
+                cache_shifted(BOOK[0], env["SSA_RESULTS_DIR"], experiment_config(scorer, PROFILE, seed), shift)
 
     return run
+
+
+def cache_shifted(book, results_dir, experiment, shift):
+    """``experiment``'s entry in ``book`` cached again under ``results_dir``, each accuracy moved by ``shift``."""
+    stored = json.loads(entry_path(experiment.name, experiment, profile=PROFILE, results_dir=book).read_text())[
+        "result"
+    ]
+    stored["accuracy"] = [value + shift for value in stored["accuracy"]]
+    cached(experiment.name, experiment, lambda: stored, profile=PROFILE, regenerate="made up", results_dir=results_dir)
 
 
 BOOK = [None]
