@@ -413,7 +413,7 @@ def scorecard_figure(rows: Sequence[LedgerRow]):
         # favours the claim on every row, and said under the row's name
         turned = bool({verdict.treatment for _, verdict in row.headline} - {"SSA"})
         sign = -1.0 if turned else 1.0
-        detail = " · ".join(part for part in (code, units, "positive: softmax better" if turned else "") if part)
+        detail = " · ".join(part for part in (code, units) if part) + ("\npositive: softmax better" if turned else "")
         ax.text(
             -0.03,
             0.5,
