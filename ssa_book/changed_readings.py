@@ -34,6 +34,7 @@ from ssa_book.lm import experiment as lm
 from ssa_book.results.cache import cache_required
 from ssa_book.results.errors import CacheMissError
 from ssa_book.retrieval import analysis as retrieval
+from ssa_book.retrieval.experiment import SETUPS
 from ssa_book.leaderboard import board as leaderboard
 from ssa_book.plotting import scorer_label
 
@@ -300,8 +301,6 @@ def replication_changes(profile: str) -> "pd.DataFrame":
     that the chapter gives it (:func:`ssa_book.retrieval.analysis.minimum_note`); a setup whose runs are not cached at
     ``profile`` is left out."""
     import pandas as pd
-
-    from ssa_book.retrieval.experiment import SETUPS
 
     columns = ["setup", "claim", "threshold", "verdict"]
     rows = []
